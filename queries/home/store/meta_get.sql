@@ -1,0 +1,1 @@
+SELECT value FROM tlc_meta WHERE key = ?1

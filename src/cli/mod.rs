@@ -1,0 +1,59 @@
+//! The command line: clap definitions and one module per command group. Each module parses,
+//! calls the domain, and renders; nothing here owns SQL or business rules.
+
+mod config_cmd;
+mod context;
+mod db;
+mod demo;
+
+pub use context::Ctx;
+
+use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+
+#[derive(Debug, Parser)]
+#[command(name = "tlc", version, about = "The local data service of an AI coding-agent harness", propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create, upgrade, inspect and check the project and home databases.
+    #[command(subcommand)]
+    Db(db::DbCommand),
+    /// Show the effective configuration.
+    #[command(subcommand)]
+    Config(config_cmd::ConfigCommand),
+    /// Replay a sample agent session into a scratch directory and show what was recorded.
+    Demo(demo::DemoArgs),
+}
+
+/// `tlc harness <cmd>` is accepted as `tlc <cmd>` everywhere: the seeds' spelling.
+pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    if args.get(1).is_some_and(|a| a == "harness") {
+        args.remove(1);
+    }
+    args
+}
+
+/// Parses `args` and runs the command.
+pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = e.exit_code();
+            let _ = e.print();
+            // clap's usage errors are "unusable input" (2); --help and --version succeed.
+            std::process::exit(if code == 0 { 0 } else { 2 });
+        }
+    };
+    let ctx = Ctx::new();
+    match cli.command {
+        Command::Db(cmd) => db::run(&ctx, cmd),
+        Command::Config(cmd) => config_cmd::run(&ctx, cmd),
+        Command::Demo(args) => demo::run(&ctx, args),
+    }
+}

@@ -1,0 +1,124 @@
+//! The one format-preserving editor every config write goes through: it keeps the file's
+//! comments and layout (toml_edit), refuses a file it cannot parse, and replaces the file
+//! atomically so a reader never sees half a write.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// An open config file being edited.
+pub struct ConfigEdit {
+    path: PathBuf,
+    original: Option<String>,
+    pub doc: toml_edit::DocumentMut,
+}
+
+impl ConfigEdit {
+    /// Opens `path` for editing; a missing file starts empty.
+    pub fn open(path: &Path) -> Result<ConfigEdit, String> {
+        let original = match std::fs::read_to_string(path) {
+            Ok(t) => Some(t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+        };
+        let doc = match &original {
+            Some(t) => t.parse::<toml_edit::DocumentMut>().map_err(|e| {
+                let line = e.span().map(|s| super::line_of(t, s.start)).map(|l| format!(":{l}")).unwrap_or_default();
+                format!("{}{line}: TOML syntax error: {}", path.display(), e.message().trim())
+            })?,
+            None => toml_edit::DocumentMut::new(),
+        };
+        Ok(ConfigEdit { path: path.to_path_buf(), original, doc })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Sets a dotted key (`grind.testCommand`), creating its tables as needed.
+    pub fn set(&mut self, dotted: &str, value: toml_edit::Value) {
+        let parts: Vec<&str> = dotted.split('.').collect();
+        let (last, tables) = parts.split_last().expect("a key has at least one part");
+        let mut table = self.doc.as_table_mut();
+        for t in tables {
+            let entry = table.entry(t).or_insert_with(|| {
+                let mut new = toml_edit::Table::new();
+                new.set_implicit(true);
+                toml_edit::Item::Table(new)
+            });
+            if !entry.is_table() {
+                *entry = toml_edit::Item::Table(toml_edit::Table::new());
+            }
+            table = entry.as_table_mut().expect("made a table above");
+        }
+        match table.get_mut(last) {
+            Some(item) if item.is_value() => {
+                let decor = item.as_value().map(|v| v.decor().clone());
+                let mut value = value;
+                if let Some(decor) = decor {
+                    *value.decor_mut() = decor;
+                }
+                *item = toml_edit::Item::Value(value);
+            }
+            _ => {
+                table.insert(last, toml_edit::Item::Value(value));
+            }
+        }
+    }
+
+    /// Removes a dotted key or table; true when something was removed.
+    pub fn remove(&mut self, dotted: &str) -> bool {
+        let parts: Vec<&str> = dotted.split('.').collect();
+        let (last, tables) = parts.split_last().expect("a key has at least one part");
+        let mut table = self.doc.as_table_mut();
+        for t in tables {
+            match table.get_mut(t).and_then(|i| i.as_table_mut()) {
+                Some(next) => table = next,
+                None => return false,
+            }
+        }
+        table.remove(last).is_some()
+    }
+
+    /// Whether the edit changes the file.
+    pub fn changed(&self) -> bool {
+        self.original.as_deref() != Some(self.doc.to_string().as_str())
+    }
+
+    /// The text that would be written.
+    pub fn render(&self) -> String {
+        self.doc.to_string()
+    }
+
+    /// Writes the file atomically (a temp file beside it, then rename), keeping its mode.
+    /// Returns false when nothing changed and nothing was written.
+    pub fn save(&self) -> Result<bool, String> {
+        if !self.changed() {
+            return Ok(false);
+        }
+        write_atomic(&self.path, self.render().as_bytes())?;
+        Ok(true)
+    }
+}
+
+/// Replaces `path` with `bytes` through a temp file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    crate::store::create_private_dir(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tlc-{}.tmp", std::process::id()));
+    let mode = std::fs::metadata(path).ok().map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        if let Some(mode) = mode {
+            std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(mode))?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(format!("{}: cannot write: {e}", path.display()));
+    }
+    Ok(())
+}

@@ -1,0 +1,273 @@
+//! The three config tiers, nearest wins: the shipped defaults (compiled in), the machine tier
+//! (`$TLC_HOME/config.toml`, the operator's alone) and the project tier
+//! (`<repo>/.tlc/harness/config.toml`).
+//!
+//! Loading validates every key: an unknown key, a wrong type, or a table a tier may not declare
+//! (`[stable.*]` in a project file) is a [`ConfigError`] naming the file, the key and the line.
+
+pub mod edit;
+pub mod registry;
+mod settings;
+mod value;
+
+pub use settings::*;
+pub use value::Value;
+
+use crate::paths::Paths;
+use registry::{KeySpec, Tiers, KEYS, NAMED_TABLES};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The compiled-in template: every key with its default and one line on what it does. It is
+/// byte-identical to `docs/config-template.toml` (a test keeps it so).
+pub const TEMPLATE: &str = include_str!("default-config.toml");
+
+/// A tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    Default,
+    Machine,
+    Project,
+}
+
+impl Tier {
+    pub fn name(self) -> &'static str {
+        match self {
+            Tier::Default => "default",
+            Tier::Machine => "machine",
+            Tier::Project => "project",
+        }
+    }
+}
+
+/// Where an effective value came from.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Origin {
+    pub tier: Tier,
+    /// The file, for the machine and project tiers.
+    pub file: Option<PathBuf>,
+    /// The line in that file.
+    pub line: Option<usize>,
+}
+
+/// A config file that could not be used. Names the file, and the key and line where there is one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub file: PathBuf,
+    pub line: Option<usize>,
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ": key `{key}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// An operator-named table (`[stable.acme]`, `[harness.pr-reviewer]`): its keys as read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedTable {
+    pub kind: String,
+    pub name: String,
+    pub tier: Tier,
+    pub file: PathBuf,
+    pub line: Option<usize>,
+    /// Each key with its value and line.
+    pub entries: BTreeMap<String, (Value, Option<usize>)>,
+}
+
+impl NamedTable {
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.entries.get(key).map(|(v, _)| v)
+    }
+}
+
+/// One tier file as read.
+#[derive(Debug, Clone)]
+pub struct TierFile {
+    pub tier: Tier,
+    pub path: PathBuf,
+    pub exists: bool,
+    /// The file's bytes, kept for policy-integrity hashing.
+    pub bytes: Option<Vec<u8>>,
+}
+
+/// The effective configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    values: BTreeMap<&'static str, (Value, Origin)>,
+    /// Every value each tier file set, by key (for `doctor`'s restated keys).
+    pub declared: Vec<(Tier, &'static str, Value, Option<usize>)>,
+    /// Operator-named tables, in tier order (machine first).
+    pub tables: Vec<NamedTable>,
+    pub files: Vec<TierFile>,
+    pub settings: Settings,
+}
+
+impl Config {
+    /// The shipped defaults alone.
+    pub fn defaults() -> Config {
+        let values = KEYS.iter().map(|s| (s.key, (Value::from_default(s.default), Origin { tier: Tier::Default, file: None, line: None }))).collect();
+        Self::build(values, Vec::new(), Vec::new(), Vec::new())
+    }
+
+    fn build(values: BTreeMap<&'static str, (Value, Origin)>, declared: Vec<(Tier, &'static str, Value, Option<usize>)>, tables: Vec<NamedTable>, files: Vec<TierFile>) -> Config {
+        let settings = Settings::from_values(&|k: &str| values.get(k).map(|(v, _)| v));
+        Config { values, declared, tables, files, settings }
+    }
+
+    /// Loads the machine tier and, unless `root` is the home itself, the project tier.
+    pub fn load(paths: &Paths) -> Result<Config, ConfigError> {
+        let machine = paths.machine_config();
+        let project = if paths.root_overlaps_home() { None } else { Some(paths.project_config()) };
+        Self::load_files(&machine, project.as_deref())
+    }
+
+    /// Loads the given tier files (a missing file is an empty tier).
+    pub fn load_files(machine: &Path, project: Option<&Path>) -> Result<Config, ConfigError> {
+        let mut values: BTreeMap<&'static str, (Value, Origin)> =
+            KEYS.iter().map(|s| (s.key, (Value::from_default(s.default), Origin { tier: Tier::Default, file: None, line: None }))).collect();
+        let mut declared = Vec::new();
+        let mut tables = Vec::new();
+        let mut files = Vec::new();
+        let tiers = [(Tier::Machine, Some(machine)), (Tier::Project, project)];
+        for (tier, path) in tiers {
+            let Some(path) = path else { continue };
+            let bytes = match std::fs::read(path) {
+                Ok(b) => Some(b),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(ConfigError { file: path.to_path_buf(), line: None, key: None, message: format!("cannot read: {e}") }),
+            };
+            if let Some(bytes) = &bytes {
+                let parsed = parse_tier(tier, path, bytes)?;
+                for (key, value, line) in parsed.values {
+                    values.insert(key, (value.clone(), Origin { tier, file: Some(path.to_path_buf()), line }));
+                    declared.push((tier, key, value, line));
+                }
+                tables.extend(parsed.tables);
+            }
+            files.push(TierFile { tier, path: path.to_path_buf(), exists: bytes.is_some(), bytes });
+        }
+        Ok(Self::build(values, declared, tables, files))
+    }
+
+    /// The effective value of `key` and where it came from.
+    pub fn get(&self, key: &str) -> Option<&(Value, Origin)> {
+        self.values.get(key)
+    }
+
+    /// Every effective value, in template order.
+    pub fn entries(&self) -> Vec<(&'static KeySpec, &Value, &Origin)> {
+        KEYS.iter().filter_map(|s| self.values.get(s.key).map(|(v, o)| (s, v, o))).collect()
+    }
+
+    /// Named tables of one kind (`"stable"`, `"harness"`, ...), machine tier first.
+    pub fn named(&self, kind: &str) -> impl Iterator<Item = &NamedTable> {
+        let kind = kind.to_string();
+        self.tables.iter().filter(move |t| t.kind == kind)
+    }
+
+    /// The value `key` would have without the project tier (what a project key restates).
+    pub fn inherited(&self, key: &str) -> Option<Value> {
+        let spec = registry::spec(key)?;
+        let machine = self.declared.iter().rev().find(|(t, k, _, _)| *t == Tier::Machine && *k == key);
+        Some(machine.map(|(_, _, v, _)| v.clone()).unwrap_or_else(|| Value::from_default(spec.default)))
+    }
+}
+
+struct ParsedTier {
+    values: Vec<(&'static str, Value, Option<usize>)>,
+    tables: Vec<NamedTable>,
+}
+
+/// 1-based line of a byte offset.
+pub(crate) fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())].iter().filter(|b| **b == b'\n').count() + 1
+}
+
+fn parse_tier(tier: Tier, path: &Path, bytes: &[u8]) -> Result<ParsedTier, ConfigError> {
+    let err = |line: Option<usize>, key: Option<String>, message: String| ConfigError { file: path.to_path_buf(), line, key, message };
+    let text = std::str::from_utf8(bytes).map_err(|e| err(None, None, format!("not UTF-8 text: {e}")))?;
+    let doc = toml_edit::Document::parse(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start));
+        let msg = e.message().trim().to_string();
+        err(line, None, format!("TOML syntax error: {msg}"))
+    })?;
+    let mut out = ParsedTier { values: Vec::new(), tables: Vec::new() };
+    walk(tier, path, text, "", doc.as_table(), &mut out)?;
+    Ok(out)
+}
+
+fn span_line(text: &str, item: &toml_edit::Item, key: Option<&toml_edit::Key>) -> Option<usize> {
+    key.and_then(|k| k.span()).or_else(|| item.span()).map(|s| line_of(text, s.start))
+}
+
+fn walk(tier: Tier, path: &Path, text: &str, prefix: &str, table: &toml_edit::Table, out: &mut ParsedTier) -> Result<(), ConfigError> {
+    let err = |line: Option<usize>, key: &str, message: String| ConfigError { file: path.to_path_buf(), line, key: Some(key.to_string()), message };
+    for (key, item) in table.iter() {
+        let full = if prefix.is_empty() { key.to_string() } else { format!("{prefix}.{key}") };
+        let key_repr = table.key(key);
+        let line = span_line(text, item, key_repr).or_else(|| table.span().map(|s| line_of(text, s.start)));
+        if prefix.is_empty() {
+            if let Some((kind, tiers)) = NAMED_TABLES.iter().find(|(k, _)| *k == key) {
+                if *tiers == Tiers::MachineOnly && tier != Tier::Machine {
+                    return Err(err(line, &full, format!("[{kind}.*] may only be declared in the machine tier ($TLC_HOME/config.toml), not in a project config")));
+                }
+                let Some(inner) = item.as_table_like() else {
+                    return Err(err(line, &full, format!("expected a table of [{kind}.<name>] tables")));
+                };
+                for (name, named) in inner.iter() {
+                    let nline = span_line(text, named, inner.key(name)).or(line);
+                    let Some(body) = named.as_table_like() else {
+                        return Err(err(nline, &format!("{kind}.{name}"), "expected a table".into()));
+                    };
+                    let mut entries = BTreeMap::new();
+                    for (k, v) in body.iter() {
+                        let vline = span_line(text, v, body.key(k)).or(nline);
+                        let value = Value::from_item(v).map_err(|m| err(vline, &format!("{kind}.{name}.{k}"), m))?;
+                        entries.insert(k.to_string(), (value, vline));
+                    }
+                    out.tables.push(NamedTable { kind: kind.to_string(), name: name.to_string(), tier, file: path.to_path_buf(), line: nline, entries });
+                }
+                continue;
+            }
+        }
+        if let Some(spec) = registry::spec(&full) {
+            if spec.tiers == Tiers::MachineOnly && tier != Tier::Machine {
+                return Err(err(line, &full, "may only be set in the machine tier ($TLC_HOME/config.toml)".into()));
+            }
+            let value = Value::from_item(item).map_err(|m| err(line, &full, m))?;
+            let value = value.check(spec.kind).map_err(|m| err(line, &full, m))?;
+            out.values.push((spec.key, value, line));
+            continue;
+        }
+        if registry::is_section(&full) {
+            if let Some(t) = item.as_table() {
+                walk(tier, path, text, &full, t, out)?;
+                continue;
+            }
+            if let Some(t) = item.as_inline_table() {
+                let t = t.clone().into_table();
+                walk(tier, path, text, &full, &t, out)?;
+                continue;
+            }
+            return Err(err(line, &full, "expected a table".into()));
+        }
+        return Err(err(line, &full, "unknown key".into()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,15 @@
+//! tlc: the local data service of an AI coding-agent harness.
+//!
+//! The binary is a thin shell over this library: [`cli`] parses and renders, [`hook`] adapts
+//! provider payloads, the domains ([`obs`], [`cost`], [`policy`], [`gate`], [`lesson`], [`agent`])
+//! own their tables and SQL, and [`store`], [`config`] and [`render`] are shared by all of them.
+
+pub mod clock;
+pub mod cli;
+pub mod config;
+pub mod error;
+pub mod hashing;
+pub mod paths;
+pub mod project;
+pub mod render;
+pub mod store;

@@ -1,0 +1,131 @@
+//! Where things live: the runtime home, the project root, the state folders and databases.
+//!
+//! `TLC_HOME` (default `~/.tlc/harness`) holds the machine tier and the home database. The
+//! project root is `TLC_PROJECT_DIR` when set, else the git top level of the working directory
+//! (found by walking up to a `.git` entry, never by running git: this runs on every hook), else
+//! the working directory itself.
+
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone)]
+pub struct Paths {
+    /// The runtime home (`TLC_HOME`).
+    pub home: PathBuf,
+    /// The project root.
+    pub root: PathBuf,
+    /// Whether `root` is a git working tree.
+    pub in_git: bool,
+}
+
+impl Paths {
+    /// Resolves every location from the environment and the process's working directory.
+    pub fn from_env() -> Result<Paths, String> {
+        let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+        Self::from_env_at(&cwd)
+    }
+
+    /// Resolves every location as if the process ran in `cwd`.
+    pub fn from_env_at(cwd: &Path) -> Result<Paths, String> {
+        let home = home_dir()?;
+        let (root, in_git) = match std::env::var_os("TLC_PROJECT_DIR").filter(|v| !v.is_empty()) {
+            Some(dir) => {
+                let dir = absolute(cwd, Path::new(&dir));
+                let in_git = dir.join(".git").exists();
+                (dir, in_git)
+            }
+            None => match git_top_level(cwd) {
+                Some(top) => (top, true),
+                None => (cwd.to_path_buf(), false),
+            },
+        };
+        Ok(Paths { home, root, in_git })
+    }
+
+    /// `$TLC_HOME/config.toml`, the machine tier.
+    pub fn machine_config(&self) -> PathBuf {
+        self.home.join("config.toml")
+    }
+
+    /// `$TLC_HOME/state/`.
+    pub fn home_state_dir(&self) -> PathBuf {
+        self.home.join("state")
+    }
+
+    /// `$TLC_HOME/state/tlc.db`.
+    pub fn home_db(&self) -> PathBuf {
+        self.home_state_dir().join("tlc.db")
+    }
+
+    /// `<root>/.tlc/harness/`.
+    pub fn project_harness_dir(&self) -> PathBuf {
+        self.root.join(".tlc").join("harness")
+    }
+
+    /// `<root>/.tlc/harness/config.toml`, the project tier.
+    pub fn project_config(&self) -> PathBuf {
+        self.project_harness_dir().join("config.toml")
+    }
+
+    /// `<root>/.tlc/harness/state/`.
+    pub fn project_state_dir(&self) -> PathBuf {
+        self.project_harness_dir().join("state")
+    }
+
+    /// `<root>/.tlc/harness/state/tlc.db`.
+    pub fn project_db(&self) -> PathBuf {
+        self.project_state_dir().join("tlc.db")
+    }
+
+    /// The folder under the home that holds the state of a repository tlc must not write into
+    /// (a guest), keyed by the repository's path.
+    pub fn guest_state_dir(&self) -> PathBuf {
+        let name = self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let slug: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect();
+        let digest = crate::hashing::sha256_hex(self.root.to_string_lossy().as_bytes());
+        self.home_state_dir().join("guests").join(format!("{slug}-{}", &digest[..12]))
+    }
+
+    /// True when the project tier would be the machine tier's own file (a "project" rooted at
+    /// the folder that holds the runtime home): such a root is never adopted or written as a project.
+    pub fn root_overlaps_home(&self) -> bool {
+        let cfg = self.project_harness_dir();
+        cfg == self.home || self.home.starts_with(&cfg) || self.project_state_dir() == self.home_state_dir()
+    }
+
+    /// The project's name: the root folder's name.
+    pub fn project_name(&self) -> String {
+        self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| self.root.display().to_string())
+    }
+}
+
+/// `TLC_HOME`, else `$HOME/.tlc/harness`.
+pub fn home_dir() -> Result<PathBuf, String> {
+    if let Some(h) = std::env::var_os("TLC_HOME").filter(|v| !v.is_empty()) {
+        let p = PathBuf::from(h);
+        return Ok(if p.is_absolute() { p } else { std::env::current_dir().map(|c| c.join(&p)).unwrap_or(p) });
+    }
+    match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
+        Some(h) => Ok(PathBuf::from(h).join(".tlc").join("harness")),
+        None => Err("neither TLC_HOME nor HOME is set: cannot place the runtime home".to_string()),
+    }
+}
+
+/// The nearest ancestor of `start` (itself included) that holds a `.git` entry.
+pub fn git_top_level(start: &Path) -> Option<PathBuf> {
+    let mut dir = Some(start);
+    while let Some(d) = dir {
+        if d.join(".git").exists() {
+            return Some(d.to_path_buf());
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+fn absolute(base: &Path, p: &Path) -> PathBuf {
+    if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        base.join(p)
+    }
+}

@@ -1,0 +1,343 @@
+//! The store: opening the project and home databases, their pragmas, their migrations, the
+//! schema-version check, the views kept in `reports/` and the compiled-in queries.
+//!
+//! Nothing here knows a domain: each domain's repository type runs its own statements from
+//! [`queries`] over a connection this module opened.
+
+mod fsutil;
+mod schema;
+pub mod typed_queries;
+
+pub use fsutil::{create_private_dir, create_private_file};
+pub use schema::{applied_migrations, AppliedMigration, MigrationReport};
+
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::{Connection, OpenFlags};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The named statements under `queries/`, compiled in by build.rs.
+pub mod queries {
+    include!(concat!(env!("OUT_DIR"), "/queries.rs"));
+}
+
+/// The views under `reports/`, compiled in by build.rs.
+pub mod reports {
+    include!(concat!(env!("OUT_DIR"), "/reports.rs"));
+}
+
+mod versions {
+    include!(concat!(env!("OUT_DIR"), "/schema_versions.rs"));
+}
+
+/// How long a connection waits for another writer before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);
+
+/// Which of the two databases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DbKind {
+    /// `<repo>/.tlc/harness/state/tlc.db`
+    Project,
+    /// `$TLC_HOME/state/tlc.db`
+    Home,
+}
+
+impl DbKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DbKind::Project => "project",
+            DbKind::Home => "home",
+        }
+    }
+
+    /// The newest migration this binary carries.
+    pub fn latest_version(self) -> u32 {
+        match self {
+            DbKind::Project => versions::PROJECT_LATEST,
+            DbKind::Home => versions::HOME_LATEST,
+        }
+    }
+
+    /// The views this binary keeps in the database: (name, CREATE VIEW statement).
+    pub fn views(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            DbKind::Project => reports::PROJECT,
+            DbKind::Home => reports::HOME,
+        }
+    }
+
+    fn views_fingerprint(self) -> u64 {
+        match self {
+            DbKind::Project => reports::PROJECT_FINGERPRINT,
+            DbKind::Home => reports::HOME_FINGERPRINT,
+        }
+    }
+
+    /// The `user_version` a database fully in step with this binary carries: the schema version
+    /// times a million plus six digits of the views' fingerprint. The hook path compares this one
+    /// integer and runs the migrator only when it differs.
+    pub fn expected_user_version(self) -> i64 {
+        i64::from(self.latest_version()) * 1_000_000 + (self.views_fingerprint() % 1_000_000) as i64
+    }
+}
+
+/// Everything that can go wrong opening a database; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("{path}: not a usable SQLite database ({detail}); it was left as it is")]
+    NotADatabase { path: PathBuf, detail: String },
+    #[error("{path}: schema version {found} is newer than this tlc knows (version {known}); upgrade tlc — the database was not written")]
+    TooNew { path: PathBuf, found: u32, known: u32 },
+    #[error("{path}: schema version {found} is older than this tlc (version {known}); run `tlc db migrate`")]
+    NeedsMigration { path: PathBuf, found: u32, known: u32 },
+    #[error("{path}: cannot create: {source}")]
+    Create { path: PathBuf, source: std::io::Error },
+    #[error("{path}: migration failed: {detail}")]
+    Migration { path: PathBuf, detail: String },
+    #[error("{path}: {source}")]
+    Sqlite { path: PathBuf, source: rusqlite::Error },
+    #[error("{path}: connection pool: {detail}")]
+    Pool { path: PathBuf, detail: String },
+}
+
+impl StoreError {
+    pub(crate) fn sqlite(path: &Path, source: rusqlite::Error) -> StoreError {
+        if is_not_a_database(&source) {
+            return StoreError::NotADatabase { path: path.to_path_buf(), detail: source.to_string() };
+        }
+        StoreError::Sqlite { path: path.to_path_buf(), source }
+    }
+
+    /// True when another writer held the database past the busy timeout.
+    pub fn is_busy(&self) -> bool {
+        matches!(self, StoreError::Sqlite { source: rusqlite::Error::SqliteFailure(e, _), .. }
+            if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
+    }
+}
+
+fn is_not_a_database(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::NotADatabase)
+}
+
+/// The pragmas every read-write connection runs.
+fn init_write(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
+}
+
+/// The pragmas of a connection that must never write.
+fn init_read(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA query_only = ON;")
+}
+
+/// An open database: its path and a pool of connections that all ran the init pragmas.
+pub struct Store {
+    kind: DbKind,
+    path: PathBuf,
+    pool: r2d2::Pool<SqliteConnectionManager>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("kind", &self.kind).field("path", &self.path).finish()
+    }
+}
+
+impl Store {
+    /// Opens `path` for writing: creates the file (0600, in a 0700 folder) when missing, sets WAL,
+    /// and migrates it when its schema is behind this binary. Refuses a newer schema.
+    pub fn open(kind: DbKind, path: &Path) -> Result<Store, StoreError> {
+        let (_conn, _report) = open_and_migrate(kind, path)?;
+        Self::pool(kind, path, false)
+    }
+
+    /// Opens `path` for writing and returns what the migrator applied.
+    pub fn open_reporting(kind: DbKind, path: &Path) -> Result<(Store, MigrationReport), StoreError> {
+        let (_conn, report) = open_and_migrate(kind, path)?;
+        Ok((Self::pool(kind, path, false)?, report))
+    }
+
+    /// Opens an existing database for reading only; `None` when there is no file. Creates nothing,
+    /// writes nothing, and refuses a schema that is not this binary's.
+    pub fn open_existing(kind: DbKind, path: &Path) -> Result<Option<Store>, StoreError> {
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let conn = open_read_connection(path)?;
+        check_readable(kind, path, &conn)?;
+        drop(conn);
+        Self::pool(kind, path, true).map(Some)
+    }
+
+    fn pool(kind: DbKind, path: &Path, read_only: bool) -> Result<Store, StoreError> {
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let manager = SqliteConnectionManager::file(path).with_flags(flags).with_init(if read_only { init_read } else { init_write });
+        let pool = r2d2::Pool::builder()
+            .max_size(4)
+            .min_idle(Some(0))
+            .connection_timeout(BUSY_TIMEOUT)
+            .thread_pool(Arc::new(scheduled_thread_pool::ScheduledThreadPool::new(1)))
+            .build_unchecked(manager);
+        Ok(Store { kind, path: path.to_path_buf(), pool })
+    }
+
+    pub fn kind(&self) -> DbKind {
+        self.kind
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// A connection from the pool.
+    pub fn conn(&self) -> Result<r2d2::PooledConnection<SqliteConnectionManager>, StoreError> {
+        self.pool.get().map_err(|e| StoreError::Pool { path: self.path.clone(), detail: e.to_string() })
+    }
+}
+
+/// Opens one read-write connection to `path`, creating and migrating the database as needed.
+/// The hook path uses this directly: one connection, one cheap `user_version` read when the
+/// schema is current.
+pub fn open_and_migrate(kind: DbKind, path: &Path) -> Result<(Connection, MigrationReport), StoreError> {
+    let created = !path.exists();
+    if created {
+        if let Some(dir) = path.parent() {
+            create_private_dir(dir).map_err(|source| StoreError::Create { path: dir.to_path_buf(), source })?;
+        }
+        create_private_file(path).map_err(|source| StoreError::Create { path: path.to_path_buf(), source })?;
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
+    init_write(&mut conn).map_err(|e| StoreError::sqlite(path, e))?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| StoreError::sqlite(path, e))?;
+    if version == kind.expected_user_version() {
+        return Ok((conn, MigrationReport::default()));
+    }
+    let found = (version / 1_000_000) as u32;
+    if found > kind.latest_version() {
+        return Err(StoreError::TooNew { path: path.to_path_buf(), found, known: kind.latest_version() });
+    }
+    let report = schema::migrate_locked(kind, path, &mut conn)?;
+    Ok((conn, report))
+}
+
+/// Opens an existing file for reading without creating anything next to it.
+fn open_read_connection(path: &Path) -> Result<Connection, StoreError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
+    init_read(&mut conn).map_err(|e| StoreError::sqlite(path, e))?;
+    Ok(conn)
+}
+
+fn check_readable(kind: DbKind, path: &Path, conn: &Connection) -> Result<(), StoreError> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| StoreError::sqlite(path, e))?;
+    if version == kind.expected_user_version() {
+        return Ok(());
+    }
+    let found = schema::applied_version(conn).map_err(|e| StoreError::sqlite(path, e))?;
+    if found > kind.latest_version() {
+        return Err(StoreError::TooNew { path: path.to_path_buf(), found, known: kind.latest_version() });
+    }
+    Err(StoreError::NeedsMigration { path: path.to_path_buf(), found, known: kind.latest_version() })
+}
+
+/// What `tlc db status` shows of one database, read without writing.
+#[derive(Debug, serde::Serialize)]
+pub struct DbStatus {
+    pub database: &'static str,
+    pub path: String,
+    pub exists: bool,
+    pub schema_version: Option<u32>,
+    pub binary_schema_version: u32,
+    pub applied_migrations: Vec<AppliedMigration>,
+    pub size_bytes: Option<u64>,
+    pub journal_mode: Option<String>,
+    pub error: Option<String>,
+}
+
+/// Reads the status of the database at `path` without creating or writing anything.
+pub fn status(kind: DbKind, path: &Path) -> DbStatus {
+    let mut st = DbStatus {
+        database: kind.name(),
+        path: path.display().to_string(),
+        exists: path.is_file(),
+        schema_version: None,
+        binary_schema_version: kind.latest_version(),
+        applied_migrations: Vec::new(),
+        size_bytes: None,
+        journal_mode: None,
+        error: None,
+    };
+    if !st.exists {
+        return st;
+    }
+    st.size_bytes = std::fs::metadata(path).ok().map(|m| m.len());
+    let read = || -> Result<(u32, Vec<AppliedMigration>, String), StoreError> {
+        let conn = open_read_connection(path)?;
+        let applied = applied_migrations(&conn).map_err(|e| StoreError::sqlite(path, e))?;
+        let version = applied.iter().map(|m| m.version).max().unwrap_or(0);
+        let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(|e| StoreError::sqlite(path, e))?;
+        Ok((version, applied, mode))
+    };
+    match read() {
+        Ok((version, applied, mode)) => {
+            st.schema_version = Some(version);
+            st.applied_migrations = applied;
+            st.journal_mode = Some(mode);
+        }
+        Err(e) => st.error = Some(e.to_string()),
+    }
+    st
+}
+
+/// The outcome of `PRAGMA integrity_check` and `PRAGMA foreign_key_check` on one database.
+#[derive(Debug, serde::Serialize)]
+pub struct CheckReport {
+    pub database: &'static str,
+    pub path: String,
+    pub exists: bool,
+    pub integrity: Vec<String>,
+    pub foreign_key_faults: Vec<String>,
+    pub ok: bool,
+}
+
+/// Runs the integrity and foreign-key checks without writing.
+pub fn check(kind: DbKind, path: &Path) -> Result<CheckReport, StoreError> {
+    let mut report = CheckReport {
+        database: kind.name(),
+        path: path.display().to_string(),
+        exists: path.is_file(),
+        integrity: Vec::new(),
+        foreign_key_faults: Vec::new(),
+        ok: true,
+    };
+    if !report.exists {
+        return Ok(report);
+    }
+    let conn = open_read_connection(path)?;
+    let sq = |e| StoreError::sqlite(path, e);
+    let mut stmt = conn.prepare("PRAGMA integrity_check").map_err(sq)?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(0)).map_err(sq)?;
+    for r in rows {
+        report.integrity.push(r.map_err(sq)?);
+    }
+    let mut stmt = conn.prepare("PRAGMA foreign_key_check").map_err(sq)?;
+    let rows = stmt
+        .query_map([], |r| {
+            let table: String = r.get(0)?;
+            let rowid: Option<i64> = r.get(1)?;
+            let parent: String = r.get(2)?;
+            Ok(format!("{table} row {} references a missing {parent} row", rowid.map_or("?".into(), |v| v.to_string())))
+        })
+        .map_err(sq)?;
+    for r in rows {
+        report.foreign_key_faults.push(r.map_err(sq)?);
+    }
+    report.ok = report.integrity == ["ok"] && report.foreign_key_faults.is_empty();
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,138 @@
+//! Migrations (refinery, embedded per database) and the views kept from `reports/`.
+
+use super::{DbKind, StoreError};
+use rusqlite::Connection;
+use std::fs::File;
+use std::path::Path;
+
+mod project {
+    refinery::embed_migrations!("migrations/project");
+}
+
+mod home {
+    refinery::embed_migrations!("migrations/home");
+}
+
+const HISTORY_TABLE: &str = "refinery_schema_history";
+
+/// One migration recorded in a database.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AppliedMigration {
+    pub version: u32,
+    pub name: String,
+    pub applied_on: String,
+}
+
+/// What one migration run changed.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct MigrationReport {
+    /// Migrations applied by this run, oldest first.
+    pub applied: Vec<AppliedMigration>,
+    /// Whether the views were (re)created from `reports/`.
+    pub views_recreated: bool,
+}
+
+impl MigrationReport {
+    pub fn changed(&self) -> bool {
+        !self.applied.is_empty() || self.views_recreated
+    }
+}
+
+fn runner(kind: DbKind) -> refinery::Runner {
+    match kind {
+        DbKind::Project => project::migrations::runner(),
+        DbKind::Home => home::migrations::runner(),
+    }
+    .set_grouped(true)
+}
+
+/// The highest migration version recorded in `conn` (0 for a database without history).
+pub fn applied_version(conn: &Connection) -> rusqlite::Result<u32> {
+    Ok(applied_migrations(conn)?.iter().map(|m| m.version).max().unwrap_or(0))
+}
+
+/// Every migration recorded in `conn`, oldest first.
+pub fn applied_migrations(conn: &Connection) -> rusqlite::Result<Vec<AppliedMigration>> {
+    let exists: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
+        [HISTORY_TABLE],
+        |r| r.get(0),
+    )?;
+    if !exists {
+        return Ok(Vec::new());
+    }
+    let mut stmt = conn.prepare(&format!("SELECT version, name, applied_on FROM {HISTORY_TABLE} ORDER BY version"))?;
+    let rows = stmt.query_map([], |r| Ok(AppliedMigration { version: r.get(0)?, name: r.get(1)?, applied_on: r.get(2)? }))?;
+    rows.collect()
+}
+
+/// Migrates `conn` while holding an exclusive lock on the database's folder, so that many hook
+/// processes meeting a fresh database at once migrate it exactly once.
+pub(super) fn migrate_locked(kind: DbKind, path: &Path, conn: &mut Connection) -> Result<MigrationReport, StoreError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let lock = File::open(dir).map_err(|source| StoreError::Create { path: dir.to_path_buf(), source })?;
+    lock.lock().map_err(|source| StoreError::Create { path: dir.to_path_buf(), source })?;
+    let result = migrate(kind, path, conn);
+    // The lock is released when `lock` is dropped, also on error.
+    drop(lock);
+    result
+}
+
+fn migrate(kind: DbKind, path: &Path, conn: &mut Connection) -> Result<MigrationReport, StoreError> {
+    let sq = |e| StoreError::sqlite(path, e);
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sq)?;
+    if version == kind.expected_user_version() {
+        return Ok(MigrationReport::default());
+    }
+    let found = applied_version(conn).map_err(sq)?;
+    if found > kind.latest_version() {
+        return Err(StoreError::TooNew { path: path.to_path_buf(), found, known: kind.latest_version() });
+    }
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(sq)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(StoreError::Migration { path: path.to_path_buf(), detail: format!("journal mode is {mode}, WAL could not be set") });
+    }
+    let report = runner(kind).run(conn).map_err(|e| StoreError::Migration { path: path.to_path_buf(), detail: e.to_string() })?;
+    let applied = report
+        .applied_migrations()
+        .iter()
+        .map(|m| AppliedMigration {
+            version: m.version() as u32,
+            name: m.name().to_string(),
+            applied_on: crate::clock::now_stamp(),
+        })
+        .collect();
+    sync_views(kind, conn).map_err(|e| StoreError::Migration { path: path.to_path_buf(), detail: e })?;
+    conn.execute_batch(&format!("PRAGMA user_version = {}", kind.expected_user_version())).map_err(sq)?;
+    Ok(MigrationReport { applied, views_recreated: true })
+}
+
+/// Drops every view and creates this binary's from `reports/`, in one transaction. Views may
+/// name each other, so creation repeats until no view is left or a pass makes no progress.
+fn sync_views(kind: DbKind, conn: &mut Connection) -> Result<(), String> {
+    let tx = conn.transaction().map_err(|e| e.to_string())?;
+    let existing: Vec<String> = {
+        let mut stmt = tx.prepare("SELECT name FROM sqlite_master WHERE type = 'view'").map_err(|e| e.to_string())?;
+        let rows = stmt.query_map([], |r| r.get(0)).map_err(|e| e.to_string())?;
+        rows.collect::<Result<_, _>>().map_err(|e| e.to_string())?
+    };
+    for name in existing {
+        tx.execute_batch(&format!("DROP VIEW IF EXISTS \"{}\"", name.replace('"', "\"\""))).map_err(|e| e.to_string())?;
+    }
+    let mut pending: Vec<(&str, &str)> = kind.views().to_vec();
+    while !pending.is_empty() {
+        let mut failed = Vec::new();
+        let mut last_error = String::new();
+        for (name, sql) in &pending {
+            if let Err(e) = tx.execute_batch(sql) {
+                last_error = format!("view {name} (reports/{}/{name}.sql): {e}", kind.name());
+                failed.push((*name, *sql));
+            }
+        }
+        if failed.len() == pending.len() {
+            return Err(last_error);
+        }
+        pending = failed;
+    }
+    tx.commit().map_err(|e| e.to_string())
+}
