@@ -7,6 +7,7 @@
 pub mod clock;
 pub mod cli;
 pub mod config;
+pub mod cost;
 pub mod error;
 pub mod hashing;
 pub mod paths;
