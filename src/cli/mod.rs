@@ -5,6 +5,8 @@ mod config_cmd;
 mod context;
 mod db;
 mod demo;
+mod obs;
+mod prices;
 
 pub use context::Ctx;
 
@@ -28,6 +30,12 @@ pub enum Command {
     Config(config_cmd::ConfigCommand),
     /// Replay a sample agent session into a scratch directory and show what was recorded.
     Demo(demo::DemoArgs),
+    /// The price catalog: refresh planes, look up a model, list, status.
+    #[command(subcommand)]
+    Prices(prices::PricesCommand),
+    /// Observability: import transcripts, cost reports.
+    #[command(subcommand)]
+    Obs(obs::ObsCommand),
 }
 
 /// `tlc harness <cmd>` is accepted as `tlc <cmd>` everywhere: the seeds' spelling.
@@ -55,5 +63,7 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Db(cmd) => db::run(&ctx, cmd),
         Command::Config(cmd) => config_cmd::run(&ctx, cmd),
         Command::Demo(args) => demo::run(&ctx, args),
+        Command::Prices(cmd) => prices::run(&ctx, cmd),
+        Command::Obs(cmd) => obs::run(&ctx, cmd),
     }
 }

@@ -405,3 +405,26 @@ impl PriceCatalog {
         Ok(out)
     }
 }
+
+/// Resolutions remembered per model, for paths that price many responses of few models
+/// (the import, a hook reading a transcript).
+pub struct CachedResolver<'a> {
+    catalog: &'a PriceCatalog,
+    provider: Option<String>,
+    known: std::collections::HashMap<String, Option<ResolvedPrice>>,
+}
+
+impl<'a> CachedResolver<'a> {
+    pub fn new(catalog: &'a PriceCatalog, provider: Option<&str>) -> CachedResolver<'a> {
+        CachedResolver { catalog, provider: provider.map(str::to_string), known: std::collections::HashMap::new() }
+    }
+
+    /// The price of `model` as the provider given at construction is charged.
+    pub fn resolve(&mut self, model: &str) -> Result<Option<&ResolvedPrice>, CostError> {
+        if !self.known.contains_key(model) {
+            let found = self.catalog.resolve(model, self.provider.as_deref())?;
+            self.known.insert(model.to_string(), found);
+        }
+        Ok(self.known.get(model).and_then(Option::as_ref))
+    }
+}

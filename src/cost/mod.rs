@@ -7,8 +7,10 @@
 
 pub mod catalog;
 pub mod fetch;
+pub mod import;
 pub mod normalize;
 pub mod parse;
+pub mod report;
 pub mod rates;
 pub mod snapshot;
 pub mod transcript;

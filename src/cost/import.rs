@@ -1,0 +1,334 @@
+//! `tlc obs import transcripts`: every Claude Code transcript under a `projects/` folder into the
+//! home database's `usage` table, tagged with its project (the folder name under `projects/`).
+//!
+//! Idempotent twice over: `transcript_files` keeps how far each file was read, so a re-import
+//! reads only new bytes; and every response carries its dedup key (`usage.dedup_key` is UNIQUE,
+//! rows are `INSERT OR IGNORE`), so a file that shrank or was replaced (another inode, or its first
+//! bytes changed) is read again from the top without counting anything twice.
+//!
+//! Throughput: worker threads read and scan files while this thread prices and inserts; rows are
+//! committed in batches (one file is never split over two transactions) so that hooks writing to
+//! the same database are never kept waiting long.
+
+use super::catalog::{CachedResolver, CostError, PriceCatalog};
+use super::rates::priced_cost;
+use super::transcript::{scan_usage, UsageScan};
+use crate::store::queries::home::cost as q;
+use rusqlite::{params, Connection};
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The provider whose transcripts these are, and whose price plane is asked first.
+pub const PROVIDER: &str = "claude";
+/// `usage.source` of imported rows.
+pub const SOURCE: &str = "transcript";
+
+/// How many leading bytes identify a file's content across imports.
+const HEAD_BYTES: u64 = 4096;
+/// Commit after this many rows or this much time, at a file boundary.
+const BATCH_ROWS: usize = 100_000;
+const BATCH_TIME: Duration = Duration::from_millis(1000);
+
+/// What an import did.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct ImportSummary {
+    /// Transcript files found.
+    pub files: u64,
+    /// Files that had new bytes and were read.
+    pub files_read: u64,
+    /// Files read again from the top because they shrank or were replaced.
+    pub files_restarted: u64,
+    /// Bytes read.
+    pub bytes: u64,
+    /// Responses found in the bytes read (after in-file dedup).
+    pub responses: u64,
+    /// Responses newly stored (the rest were already there).
+    pub inserted: u64,
+    /// Malformed lines skipped in the bytes read.
+    pub malformed: u64,
+    /// Newly stored responses whose model has no price.
+    pub unpriced: u64,
+}
+
+/// The stored state of one file.
+#[derive(Debug, Clone, Default)]
+struct FileState {
+    file_id: Option<String>,
+    head_hash: Option<String>,
+    offset: u64,
+    malformed: u64,
+    generations: u64,
+}
+
+/// One file to read, and from where.
+struct Job {
+    path: PathBuf,
+    key: String,
+    project: String,
+    file_id: String,
+    size: u64,
+    prior: Option<FileState>,
+}
+
+struct Scanned {
+    job_index: usize,
+    start: u64,
+    head_hash: String,
+    scan: Result<UsageScan, String>,
+}
+
+/// Every `*.jsonl` under `dir`, with its project (first folder under `dir`), sorted.
+pub fn find_transcripts(dir: &Path) -> Result<Vec<(PathBuf, String)>, String> {
+    let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !meta.is_dir() {
+        return Err(format!("{}: not a folder", dir.display()));
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        for e in entries.flatten() {
+            let p = e.path();
+            let ft = match e.file_type() {
+                Ok(t) => t,
+                Err(_) => continue,
+            };
+            if ft.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                let rel = p.strip_prefix(dir).unwrap_or(&p);
+                let project = if rel.components().count() > 1 {
+                    rel.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned()).unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                out.push((p, project));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+fn head_hash(path: &Path, len: u64) -> std::io::Result<String> {
+    let mut f = std::fs::File::open(path)?;
+    let mut buf = Vec::with_capacity(len as usize);
+    f.by_ref().take(len).read_to_end(&mut buf)?;
+    Ok(format!("{}:{}", buf.len(), crate::hashing::sha256_hex(&buf)))
+}
+
+/// Where to start reading a file, given what was stored: 0 when it is new, shrank, is another
+/// inode, or its first bytes changed; else the stored offset.
+fn start_offset(job: &Job) -> std::io::Result<(u64, String)> {
+    let Some(prior) = &job.prior else {
+        return Ok((0, head_hash(&job.path, HEAD_BYTES.min(job.size))?));
+    };
+    if prior.file_id.as_deref() != Some(job.file_id.as_str()) || job.size < prior.offset {
+        return Ok((0, head_hash(&job.path, HEAD_BYTES.min(job.size))?));
+    }
+    let stored_len = prior.head_hash.as_deref().and_then(|h| h.split_once(':')).and_then(|(n, _)| n.parse::<u64>().ok()).unwrap_or(0);
+    let now = head_hash(&job.path, stored_len)?;
+    if prior.head_hash.as_deref() != Some(now.as_str()) {
+        return Ok((0, head_hash(&job.path, HEAD_BYTES.min(job.size))?));
+    }
+    // Keep identifying the file by the longest head seen so far.
+    let head = if stored_len < HEAD_BYTES.min(job.size) { head_hash(&job.path, HEAD_BYTES.min(job.size))? } else { now };
+    Ok((prior.offset, head))
+}
+
+fn read_from(path: &Path, start: u64) -> std::io::Result<Vec<u8>> {
+    let mut f = std::fs::File::open(path)?;
+    f.seek(SeekFrom::Start(start))?;
+    let mut buf = Vec::new();
+    f.read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+fn scan_job(job: &Job, index: usize) -> Scanned {
+    let (start, head) = match start_offset(job) {
+        Ok(v) => v,
+        Err(e) => return Scanned { job_index: index, start: 0, head_hash: String::new(), scan: Err(format!("{}: {e}", job.path.display())) },
+    };
+    let scan = read_from(&job.path, start).map(|bytes| scan_usage(&bytes, start, &job.key)).map_err(|e| format!("{}: {e}", job.path.display()));
+    Scanned { job_index: index, start, head_hash: head, scan }
+}
+
+fn sq(path: &Path) -> impl Fn(rusqlite::Error) -> CostError + '_ {
+    move |e| CostError::Sqlite { path: path.to_path_buf(), source: e }
+}
+
+fn load_states(conn: &Connection, db: &Path) -> Result<HashMap<String, FileState>, CostError> {
+    let mut st = conn.prepare_cached(q::TRANSCRIPT_FILES_ALL).map_err(sq(db))?;
+    let rows = st
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                FileState {
+                    file_id: r.get(1)?,
+                    head_hash: r.get(2)?,
+                    offset: r.get::<_, i64>(3)?.max(0) as u64,
+                    malformed: r.get::<_, i64>(4)?.max(0) as u64,
+                    generations: r.get::<_, i64>(5)?.max(0) as u64,
+                },
+            ))
+        })
+        .map_err(sq(db))?;
+    rows.collect::<Result<_, _>>().map_err(sq(db))
+}
+
+/// Imports every transcript under `dir` into the home database `conn` (at `db`), pricing each
+/// new response with `catalog` as the `claude` provider. `progress(bytes_done, bytes_total)`.
+pub fn import_transcripts(
+    conn: &mut Connection,
+    db: &Path,
+    catalog: &PriceCatalog,
+    dir: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<ImportSummary, CostError> {
+    let files = find_transcripts(dir).map_err(CostError::Unusable)?;
+    let states = load_states(conn, db)?;
+    let mut summary = ImportSummary { files: files.len() as u64, ..ImportSummary::default() };
+    let mut jobs = Vec::new();
+    let mut total_bytes = 0u64;
+    for (path, project) in files {
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()).display().to_string();
+        let Ok(meta) = std::fs::metadata(&path) else { continue };
+        let file_id = format!("{}:{}", meta.dev(), meta.ino());
+        let prior = states.get(&key).cloned();
+        // Unchanged since the last import (same inode, same length): nothing to read.
+        if prior.as_ref().is_some_and(|p| p.offset == meta.len() && p.file_id.as_deref() == Some(file_id.as_str())) {
+            continue;
+        }
+        total_bytes += meta.len().saturating_sub(prior.as_ref().map_or(0, |p| p.offset));
+        jobs.push(Job { path, key, project, file_id, size: meta.len(), prior });
+    }
+    progress(0, total_bytes);
+    if jobs.is_empty() {
+        return Ok(summary);
+    }
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::sync_channel::<Scanned>(workers * 2);
+    let mut resolver = CachedResolver::new(catalog, Some(PROVIDER));
+    let now = crate::clock::now_stamp();
+    std::thread::scope(|scope| -> Result<(), CostError> {
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (jobs, next) = (&jobs, &next);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                if tx.send(scan_job(job, i)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let result = write_all(conn, db, &jobs, rx, &mut resolver, &now, &mut summary, progress, total_bytes);
+        // On an error the receiver is dropped here, so the workers stop at their next send.
+        result
+    })?;
+    Ok(summary)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_all(
+    conn: &Connection,
+    db: &Path,
+    jobs: &[Job],
+    rx: mpsc::Receiver<Scanned>,
+    resolver: &mut CachedResolver<'_>,
+    now: &str,
+    summary: &mut ImportSummary,
+    progress: &mut dyn FnMut(u64, u64),
+    total_bytes: u64,
+) -> Result<(), CostError> {
+    let mut done_bytes = 0u64;
+    // Transactions are opened at the first file of a batch and committed at a file boundary; an
+    // error leaves the open one to be rolled back when the connection closes.
+    let mut in_tx = false;
+    let mut batch_rows = 0usize;
+    let mut batch_started = Instant::now();
+    for scanned in rx {
+        let job = &jobs[scanned.job_index];
+        let scan = scanned.scan.map_err(CostError::Unusable)?;
+        let restarted = job.prior.is_some() && scanned.start == 0;
+        summary.files_read += 1;
+        summary.files_restarted += u64::from(restarted);
+        summary.bytes += scan.consumed;
+        summary.responses += scan.records.len() as u64;
+        summary.malformed += scan.malformed;
+        let session_fallback = job.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        if !in_tx {
+            conn.execute_batch("BEGIN IMMEDIATE").map_err(sq(db))?;
+            in_tx = true;
+        }
+        let t: &Connection = conn;
+        let mut inserted = 0u64;
+        {
+            let mut ins = t.prepare_cached(q::USAGE_INSERT).map_err(sq(db))?;
+            for r in &scan.records {
+                let price = resolver.resolve(&r.model)?;
+                let cost = price.map(|p| priced_cost(p.rates(), &r.usage));
+                let source = price.map(|p| p.source());
+                let pool = price.and_then(|p| p.entry.pool.clone());
+                let session = if r.session_id.is_empty() { session_fallback.as_str() } else { r.session_id.as_str() };
+                let n = ins
+                    .execute(params![
+                        r.dedup_key,
+                        SOURCE,
+                        job.project,
+                        Option::<String>::None,
+                        session,
+                        PROVIDER,
+                        r.ts,
+                        r.model,
+                        r.usage.input as i64,
+                        r.usage.output as i64,
+                        r.usage.cache_read as i64,
+                        r.usage.cache_write as i64,
+                        cost,
+                        source,
+                        pool
+                    ])
+                    .map_err(sq(db))?;
+                inserted += n as u64;
+                summary.unpriced += u64::from(n == 1 && price.is_none());
+            }
+        }
+        summary.inserted += inserted;
+        let base = if restarted { FileState::default() } else { job.prior.clone().unwrap_or_default() };
+        t.prepare_cached(q::TRANSCRIPT_FILE_UPSERT)
+            .and_then(|mut s| {
+                s.execute(params![
+                    job.key,
+                    job.project,
+                    job.file_id,
+                    scanned.head_hash,
+                    (scanned.start + scan.consumed) as i64,
+                    (base.malformed + scan.malformed) as i64,
+                    (base.generations + inserted) as i64,
+                    now
+                ])
+            })
+            .map_err(sq(db))?;
+        batch_rows += scan.records.len();
+        done_bytes += job.size.saturating_sub(job.prior.as_ref().filter(|_| !restarted).map_or(0, |p| p.offset));
+        progress(done_bytes, total_bytes);
+        if batch_rows >= BATCH_ROWS || batch_started.elapsed() >= BATCH_TIME {
+            conn.execute_batch("COMMIT").map_err(sq(db))?;
+            in_tx = false;
+            batch_rows = 0;
+            batch_started = Instant::now();
+        }
+    }
+    if in_tx {
+        conn.execute_batch("COMMIT").map_err(sq(db))?;
+    }
+    Ok(())
+}
