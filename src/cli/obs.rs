@@ -39,8 +39,8 @@ pub struct CostArgs {
     /// Last day included (YYYY-MM-DD, UTC).
     #[arg(long)]
     pub until: Option<String>,
-    /// Only this project (the folder name under `projects/`).
-    #[arg(long)]
+    /// Only this project (the folder name under `projects/`, often starting with `-`).
+    #[arg(long, allow_hyphen_values = true)]
     pub project: Option<String>,
     /// Read the current project's database instead of the home database.
     #[arg(long)]
@@ -80,11 +80,18 @@ fn day_arg(flag: &str, v: Option<String>) -> anyhow::Result<Option<String>> {
 fn default_dirs() -> anyhow::Result<Vec<PathBuf>> {
     if let Some(v) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
         let v = v.to_string_lossy().into_owned();
-        return Ok(v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|s| PathBuf::from(s).join("projects")).collect());
+        return Ok(v
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| PathBuf::from(s).join("projects"))
+            .collect());
     }
     match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
         Some(h) => Ok(vec![PathBuf::from(h).join(".claude").join("projects")]),
-        None => Err(crate::error::unusable("neither CLAUDE_CONFIG_DIR nor HOME is set: name the transcripts folder")),
+        None => Err(crate::error::unusable(
+            "neither CLAUDE_CONFIG_DIR nor HOME is set: name the transcripts folder",
+        )),
     }
 }
 
@@ -102,7 +109,8 @@ fn import(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
     let db = paths.home_db();
     let (mut conn, _) = store::open_and_migrate(DbKind::Home, &db)?;
     // A bigger page cache keeps the dedup index's pages in memory through a large import.
-    conn.execute_batch("PRAGMA cache_size = -131072").map_err(|e| anyhow::anyhow!("{}: {e}", db.display()))?;
+    conn.execute_batch("PRAGMA cache_size = -131072")
+        .map_err(|e| anyhow::anyhow!("{}: {e}", db.display()))?;
     let catalog = PriceCatalog::open_read_only(paths).map_err(cost_err)?;
     let mut total = ImportSummary::default();
     for d in &dirs {
@@ -157,11 +165,21 @@ fn row_json(r: &CostRow) -> serde_json::Value {
 
 fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
     let format = if args.json { Format::Json } else { args.format };
-    let filter = CostFilter { since: day_arg("since", args.since)?, until: day_arg("until", args.until)?, project: args.project };
+    let filter = CostFilter {
+        since: day_arg("since", args.since)?,
+        until: day_arg("until", args.until)?,
+        project: args.project,
+    };
     if args.here && filter.project.is_some() {
-        return Err(crate::error::unusable("--project does not apply with --here (the project database holds one repository)"));
+        return Err(crate::error::unusable(
+            "--project does not apply with --here (the project database holds one repository)",
+        ));
     }
-    let (kind, path) = if args.here { (DbKind::Project, ctx.project()?.db_path()) } else { (DbKind::Home, ctx.paths()?.home_db()) };
+    let (kind, path) = if args.here {
+        (DbKind::Project, ctx.project()?.db_path())
+    } else {
+        (DbKind::Home, ctx.paths()?.home_db())
+    };
     let report = match Store::open_existing(kind, &path)? {
         Some(store) => {
             let conn = store.conn()?;
@@ -171,7 +189,14 @@ fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
             if format != Format::Json {
                 eprintln!("tlc: no {} database at {}: nothing recorded yet", kind.name(), path.display());
             }
-            CostReport { totals: CostRow { key: "total".into(), cost_complete: true, ..CostRow::default() }, ..CostReport::default() }
+            CostReport {
+                totals: CostRow {
+                    key: "total".into(),
+                    cost_complete: true,
+                    ..CostRow::default()
+                },
+                ..CostReport::default()
+            }
         }
     };
     if format == Format::Json {
@@ -182,7 +207,16 @@ fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
         }));
     }
     let key_header = format!("{:?}", args.by).to_lowercase();
-    let mut t = Table::new([key_header.as_str(), "models", "input", "output", "cache create", "cache read", "total tokens", "cost (USD)"]);
+    let mut t = Table::new([
+        key_header.as_str(),
+        "models",
+        "input",
+        "output",
+        "cache create",
+        "cache read",
+        "total tokens",
+        "cost (USD)",
+    ]);
     let human = format != Format::Csv;
     let mut any_partial = false;
     let mut cells = |r: &CostRow| -> Vec<Cell> {

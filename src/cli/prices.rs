@@ -55,7 +55,9 @@ fn cost_err(e: CostError) -> anyhow::Error {
 }
 
 fn valid_plane(p: &str) -> bool {
-    !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+    !p.is_empty()
+        && p.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
 }
 
 pub fn run(ctx: &Ctx, cmd: PricesCommand) -> anyhow::Result<()> {
@@ -109,12 +111,17 @@ fn store_plane(cat: &PriceCatalog, plane: &str, source: &str, entries: &[PriceEn
 
 fn refresh(ctx: &Ctx, plane: &str, from: Option<String>) -> anyhow::Result<()> {
     if !valid_plane(plane) {
-        return Err(crate::error::unusable(format!("{plane:?} is not a plane name (lowercase letters, digits, - and _)")));
+        return Err(crate::error::unusable(format!(
+            "{plane:?} is not a plane name (lowercase letters, digits, - and _)"
+        )));
     }
     let paths = ctx.paths()?;
     let override_path = catalog::override_file(paths);
     if plane == OVERRIDE && from.is_some() {
-        return Err(crate::error::unusable(format!("the override plane is always read from {}; --from does not apply", override_path.display())));
+        return Err(crate::error::unusable(format!(
+            "the override plane is always read from {}; --from does not apply",
+            override_path.display()
+        )));
     }
     let cat = PriceCatalog::open(paths).map_err(cost_err)?;
     if plane != OVERRIDE {
@@ -211,7 +218,11 @@ fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyh
     if let Some(w) = p.entry.context_window {
         text += &format!("  context      {} tokens\n", render::thousands(w));
     }
-    for (label, v) in [("provider", &p.entry.provider), ("pool", &p.entry.pool), ("billing", &p.entry.billing)] {
+    for (label, v) in [
+        ("provider", &p.entry.provider),
+        ("pool", &p.entry.pool),
+        ("billing", &p.entry.billing),
+    ] {
         if let Some(v) = v {
             text += &format!("  {label:<12} {v}\n");
         }
@@ -241,7 +252,11 @@ fn list(ctx: &Ctx, provider: Option<&str>, search: Option<&str>, format: Format)
     for l in rows {
         let e = l.entry;
         let r = e.rates;
-        let plane = if l.builtin && l.plane == LITELLM { "litellm (built-in)".to_string() } else { l.plane };
+        let plane = if l.builtin && l.plane == LITELLM {
+            "litellm (built-in)".to_string()
+        } else {
+            l.plane
+        };
         t.push(vec![
             plane.into(),
             e.model_key.into(),
@@ -262,7 +277,16 @@ fn list(ctx: &Ctx, provider: Option<&str>, search: Option<&str>, format: Format)
     if format == Format::Table {
         // The terminal shows the columns people compare; csv and json carry them all.
         let keep = [0usize, 1, 2, 3, 4, 5, 6, 11];
-        let mut narrow = Table::new(["plane", "model", "provider", "input $/1M", "output $/1M", "cache read", "cache write", "context"]);
+        let mut narrow = Table::new([
+            "plane",
+            "model",
+            "provider",
+            "input $/1M",
+            "output $/1M",
+            "cache read",
+            "cache write",
+            "context",
+        ]);
         for row in &t.rows {
             narrow.push(keep.iter().map(|i| row[*i].clone()).collect());
         }
@@ -283,7 +307,13 @@ fn status(ctx: &Ctx, as_json: bool) -> anyhow::Result<()> {
     }
     let mut t = Table::new(["plane", "source", "refreshed", "entries", "last failure"]);
     for p in planes {
-        t.push(vec![p.plane.into(), p.source.into(), p.refreshed_at.unwrap_or_else(|| "never (built in / live)".into()).into(), Cell::Int(p.entries), p.last_failure.into()]);
+        t.push(vec![
+            p.plane.into(),
+            p.source.into(),
+            p.refreshed_at.unwrap_or_else(|| "never (built in / live)".into()).into(),
+            Cell::Int(p.entries),
+            p.last_failure.into(),
+        ]);
     }
     t.print(Format::Table)
 }

@@ -138,7 +138,10 @@ pub struct PriceCatalog {
 
 impl std::fmt::Debug for PriceCatalog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PriceCatalog").field("store", &self.store).field("litellm_stored", &self.litellm_stored).finish()
+        f.debug_struct("PriceCatalog")
+            .field("store", &self.store)
+            .field("litellm_stored", &self.litellm_stored)
+            .finish()
     }
 }
 
@@ -158,17 +161,34 @@ impl PriceCatalog {
 
     /// Only what is compiled in: the snapshot answers for litellm, nothing else is known.
     pub fn snapshot_only() -> PriceCatalog {
-        PriceCatalog { store: None, override_live: None, litellm_stored: false }
+        PriceCatalog {
+            store: None,
+            override_live: None,
+            litellm_stored: false,
+        }
     }
 
     fn with_store(store: Option<Store>, override_path: &Path) -> Result<PriceCatalog, CostError> {
-        let mut cat = PriceCatalog { store, override_live: None, litellm_stored: false };
+        let mut cat = PriceCatalog {
+            store,
+            override_live: None,
+            litellm_stored: false,
+        };
         let (override_loaded, litellm_stored) = match &cat.store {
             Some(s) => {
                 let conn = s.conn()?;
-                let sq = |e| CostError::Sqlite { path: s.path().to_path_buf(), source: e };
-                let loaded: bool = conn.prepare_cached(q::PLANE_LOADED).and_then(|mut st| st.query_row([OVERRIDE], |r| r.get(0))).map_err(sq)?;
-                let has: bool = conn.prepare_cached(q::PLANE_HAS_ROWS).and_then(|mut st| st.query_row([LITELLM], |r| r.get(0))).map_err(sq)?;
+                let sq = |e| CostError::Sqlite {
+                    path: s.path().to_path_buf(),
+                    source: e,
+                };
+                let loaded: bool = conn
+                    .prepare_cached(q::PLANE_LOADED)
+                    .and_then(|mut st| st.query_row([OVERRIDE], |r| r.get(0)))
+                    .map_err(sq)?;
+                let has: bool = conn
+                    .prepare_cached(q::PLANE_HAS_ROWS)
+                    .and_then(|mut st| st.query_row([LITELLM], |r| r.get(0)))
+                    .map_err(sq)?;
                 (loaded, has)
             }
             None => (false, false),
@@ -181,12 +201,17 @@ impl PriceCatalog {
     }
 
     fn sq(&self, e: rusqlite::Error) -> CostError {
-        CostError::Sqlite { path: self.store.as_ref().map(|s| s.path().to_path_buf()).unwrap_or_default(), source: e }
+        CostError::Sqlite {
+            path: self.store.as_ref().map(|s| s.path().to_path_buf()).unwrap_or_default(),
+            source: e,
+        }
     }
 
     fn stored_get(&self, conn: &Connection, plane: &str, key: &str) -> Result<Option<PriceEntry>, CostError> {
         let mut st = conn.prepare_cached(q::PRICE_GET).map_err(|e| self.sq(e))?;
-        st.query_row(params![plane, key], |r| row_entry(r, 0)).optional().map_err(|e| self.sq(e))
+        st.query_row(params![plane, key], |r| row_entry(r, 0))
+            .optional()
+            .map_err(|e| self.sq(e))
     }
 
     /// The price of `model` as `provider` (a plane name such as `claude`) would be charged, or
@@ -198,7 +223,12 @@ impl PriceCatalog {
             None => None,
         };
         let found = |key: &str, plane: &str, builtin: bool, entry: PriceEntry| {
-            Some(ResolvedPrice { key: key.to_string(), plane: plane.to_string(), builtin, entry })
+            Some(ResolvedPrice {
+                key: key.to_string(),
+                plane: plane.to_string(),
+                builtin,
+                entry,
+            })
         };
         // 1. override
         match (&self.override_live, &conn) {
@@ -249,11 +279,25 @@ impl PriceCatalog {
     /// Replaces `plane` with `entries` in one transaction, unless the new plane has fewer than half
     /// the entries stored (the override plane, the operator's own file, is exempt). Every call
     /// leaves one history row.
-    pub fn replace_plane(&self, plane: &str, source: &str, entries: &[PriceEntry], progress: &mut dyn FnMut(u64)) -> Result<RefreshOutcome, CostError> {
-        let store = self.store.as_ref().ok_or_else(|| CostError::Unusable("the price catalog was opened read-only".into()))?;
+    pub fn replace_plane(
+        &self,
+        plane: &str,
+        source: &str,
+        entries: &[PriceEntry],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<RefreshOutcome, CostError> {
+        let store = self
+            .store
+            .as_ref()
+            .ok_or_else(|| CostError::Unusable("the price catalog was opened read-only".into()))?;
         let mut conn = store.conn()?;
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(|e| self.sq(e))?;
-        let stored: i64 = tx.prepare_cached(q::PLANE_COUNT).and_then(|mut s| s.query_row([plane], |r| r.get(0))).map_err(|e| self.sq(e))?;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| self.sq(e))?;
+        let stored: i64 = tx
+            .prepare_cached(q::PLANE_COUNT)
+            .and_then(|mut s| s.query_row([plane], |r| r.get(0)))
+            .map_err(|e| self.sq(e))?;
         let now = crate::clock::now_stamp();
         if plane != OVERRIDE && (entries.len() as i64) * 2 < stored {
             let detail = format!("new plane has {} entries, {stored} stored: fewer than half", entries.len());
@@ -261,9 +305,14 @@ impl PriceCatalog {
                 .and_then(|mut s| s.execute(params![plane, source, entries.len() as i64, now, "refused", detail]))
                 .map_err(|e| self.sq(e))?;
             tx.commit().map_err(|e| self.sq(e))?;
-            return Ok(RefreshOutcome::Refused { entries: entries.len(), stored });
+            return Ok(RefreshOutcome::Refused {
+                entries: entries.len(),
+                stored,
+            });
         }
-        tx.prepare_cached(q::PLANE_DELETE).and_then(|mut s| s.execute([plane])).map_err(|e| self.sq(e))?;
+        tx.prepare_cached(q::PLANE_DELETE)
+            .and_then(|mut s| s.execute([plane]))
+            .map_err(|e| self.sq(e))?;
         {
             let mut ins = tx.prepare_cached(q::PRICE_INSERT).map_err(|e| self.sq(e))?;
             for (i, e) in entries.iter().enumerate() {
@@ -301,12 +350,18 @@ impl PriceCatalog {
             .map_err(|e| self.sq(e))?;
         tx.commit().map_err(|e| self.sq(e))?;
         progress(entries.len() as u64);
-        Ok(RefreshOutcome::Replaced { entries: entries.len(), previous: stored })
+        Ok(RefreshOutcome::Replaced {
+            entries: entries.len(),
+            previous: stored,
+        })
     }
 
     /// Records a refresh that failed before anything could be stored (a bad file or download).
     pub fn record_failure(&self, plane: &str, source: &str, detail: &str) -> Result<(), CostError> {
-        let store = self.store.as_ref().ok_or_else(|| CostError::Unusable("the price catalog was opened read-only".into()))?;
+        let store = self
+            .store
+            .as_ref()
+            .ok_or_else(|| CostError::Unusable("the price catalog was opened read-only".into()))?;
         let conn = store.conn()?;
         conn.prepare_cached(q::REFRESH_INSERT)
             .and_then(|mut s| s.execute(params![plane, source, 0i64, crate::clock::now_stamp(), "failed", detail]))
@@ -323,7 +378,10 @@ impl PriceCatalog {
             let conn = s.conn()?;
             let mut counts = std::collections::BTreeMap::new();
             let mut st = conn.prepare_cached(q::PLANE_COUNTS).map_err(|e| self.sq(e))?;
-            for r in st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))).map_err(|e| self.sq(e))? {
+            for r in st
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                .map_err(|e| self.sq(e))?
+            {
                 let (p, n) = r.map_err(|e| self.sq(e))?;
                 counts.insert(p, n);
             }
@@ -334,14 +392,35 @@ impl PriceCatalog {
             for r in rows {
                 let (plane, source, ts) = r.map_err(|e| self.sq(e))?;
                 let entries = counts.remove(&plane).unwrap_or(0);
-                out.push(PlaneStatus { plane, source, refreshed_at: Some(ts), entries, builtin: false, last_failure: None });
+                out.push(PlaneStatus {
+                    plane,
+                    source,
+                    refreshed_at: Some(ts),
+                    entries,
+                    builtin: false,
+                    last_failure: None,
+                });
             }
             for (plane, entries) in counts {
-                out.push(PlaneStatus { plane, source: "unknown".into(), refreshed_at: None, entries, builtin: false, last_failure: None });
+                out.push(PlaneStatus {
+                    plane,
+                    source: "unknown".into(),
+                    refreshed_at: None,
+                    entries,
+                    builtin: false,
+                    last_failure: None,
+                });
             }
             let mut st = conn.prepare_cached(q::REFRESH_LAST).map_err(|e| self.sq(e))?;
             let rows = st
-                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(3)?, r.get::<_, String>(4)?, r.get::<_, Option<String>>(5)?)))
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, String>(4)?,
+                        r.get::<_, Option<String>>(5)?,
+                    ))
+                })
                 .map_err(|e| self.sq(e))?;
             for r in rows {
                 let (plane, ts, outcome, detail) = r.map_err(|e| self.sq(e))?;
@@ -352,18 +431,43 @@ impl PriceCatalog {
         }
         if let Some(live) = &self.override_live {
             out.retain(|p| p.plane != OVERRIDE);
-            let source = if override_path.is_file() { format!("{} (read live; not loaded by a refresh yet)", override_path.display()) } else { format!("{} (absent)", override_path.display()) };
-            out.push(PlaneStatus { plane: OVERRIDE.into(), source, refreshed_at: None, entries: live.len() as i64, builtin: true, last_failure: None });
+            let source = if override_path.is_file() {
+                format!("{} (read live; not loaded by a refresh yet)", override_path.display())
+            } else {
+                format!("{} (absent)", override_path.display())
+            };
+            out.push(PlaneStatus {
+                plane: OVERRIDE.into(),
+                source,
+                refreshed_at: None,
+                entries: live.len() as i64,
+                builtin: true,
+                last_failure: None,
+            });
         }
         if !self.litellm_stored {
             out.retain(|p| p.plane != LITELLM);
-            out.push(PlaneStatus { plane: LITELLM.into(), source: snapshot::SOURCE.into(), refreshed_at: None, entries: snapshot::entries().len() as i64, builtin: true, last_failure: None });
+            out.push(PlaneStatus {
+                plane: LITELLM.into(),
+                source: snapshot::SOURCE.into(),
+                refreshed_at: None,
+                entries: snapshot::entries().len() as i64,
+                builtin: true,
+                last_failure: None,
+            });
         }
         for (plane, f) in failures {
             if let Some(p) = out.iter_mut().find(|p| p.plane == plane) {
                 p.last_failure = Some(f);
             } else {
-                out.push(PlaneStatus { plane, source: "never loaded".into(), refreshed_at: None, entries: 0, builtin: false, last_failure: Some(f) });
+                out.push(PlaneStatus {
+                    plane,
+                    source: "never loaded".into(),
+                    refreshed_at: None,
+                    entries: 0,
+                    builtin: false,
+                    last_failure: Some(f),
+                });
             }
         }
         let rank = |p: &str| match p {
@@ -385,22 +489,36 @@ impl PriceCatalog {
                 && needle.as_deref().is_none_or(|n| e.model_key.to_lowercase().contains(n))
         };
         if let Some(live) = &self.override_live {
-            out.extend(live.iter().filter(|e| keep(OVERRIDE, e)).map(|e| ListedPrice { plane: OVERRIDE.into(), builtin: true, entry: e.clone() }));
+            out.extend(live.iter().filter(|e| keep(OVERRIDE, e)).map(|e| ListedPrice {
+                plane: OVERRIDE.into(),
+                builtin: true,
+                entry: e.clone(),
+            }));
         }
         if let Some(s) = &self.store {
             let conn = s.conn()?;
             let mut st = conn.prepare_cached(q::PRICES_LIST).map_err(|e| self.sq(e))?;
-            let rows = st.query_map(params![provider, search], |r| Ok((r.get::<_, String>(0)?, row_entry(r, 1)?))).map_err(|e| self.sq(e))?;
+            let rows = st
+                .query_map(params![provider, search], |r| Ok((r.get::<_, String>(0)?, row_entry(r, 1)?)))
+                .map_err(|e| self.sq(e))?;
             for r in rows {
                 let (plane, entry) = r.map_err(|e| self.sq(e))?;
                 if plane == OVERRIDE && self.override_live.is_some() {
                     continue;
                 }
-                out.push(ListedPrice { plane, builtin: false, entry });
+                out.push(ListedPrice {
+                    plane,
+                    builtin: false,
+                    entry,
+                });
             }
         }
         if !self.litellm_stored {
-            out.extend(snapshot::entries().iter().filter(|e| keep(LITELLM, e)).map(|e| ListedPrice { plane: LITELLM.into(), builtin: true, entry: e.clone() }));
+            out.extend(snapshot::entries().iter().filter(|e| keep(LITELLM, e)).map(|e| ListedPrice {
+                plane: LITELLM.into(),
+                builtin: true,
+                entry: e.clone(),
+            }));
         }
         Ok(out)
     }
@@ -416,7 +534,11 @@ pub struct CachedResolver<'a> {
 
 impl<'a> CachedResolver<'a> {
     pub fn new(catalog: &'a PriceCatalog, provider: Option<&str>) -> CachedResolver<'a> {
-        CachedResolver { catalog, provider: provider.map(str::to_string), known: std::collections::HashMap::new() }
+        CachedResolver {
+            catalog,
+            provider: provider.map(str::to_string),
+            known: std::collections::HashMap::new(),
+        }
     }
 
     /// The price of `model` as the provider given at construction is charged.

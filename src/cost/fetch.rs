@@ -65,21 +65,35 @@ fn parse_url(url: &str) -> Result<Url<'_>, String> {
 fn get(url: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Response, String> {
     let u = parse_url(url)?;
     let err = |what: &str, e: std::io::Error| format!("{url}: {what}: {e}");
-    let addr = (u.host, u.port).to_socket_addrs().map_err(|e| err("cannot resolve the host", e))?.next().ok_or_else(|| format!("{url}: the host has no address"))?;
+    let addr = (u.host, u.port)
+        .to_socket_addrs()
+        .map_err(|e| err("cannot resolve the host", e))?
+        .next()
+        .ok_or_else(|| format!("{url}: the host has no address"))?;
     let mut stream = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(|e| err("cannot connect", e))?;
     stream.set_read_timeout(Some(TIMEOUT)).map_err(|e| err("socket", e))?;
     stream.set_write_timeout(Some(TIMEOUT)).map_err(|e| err("socket", e))?;
-    let host_header = if u.port == 80 { u.host.to_string() } else { format!("{}:{}", u.host, u.port) };
+    let host_header = if u.port == 80 {
+        u.host.to_string()
+    } else {
+        format!("{}:{}", u.host, u.port)
+    };
     let request = format!(
         "GET {} HTTP/1.1\r\nHost: {host_header}\r\nUser-Agent: tlc/{}\r\nAccept: */*\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n",
         u.path,
         env!("CARGO_PKG_VERSION")
     );
-    stream.write_all(request.as_bytes()).map_err(|e| err("cannot send the request", e))?;
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|e| err("cannot send the request", e))?;
     let mut r = BufReader::new(stream);
     let mut status_line = String::new();
     r.read_line(&mut status_line).map_err(|e| err("cannot read the response", e))?;
-    let status: u16 = status_line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).ok_or_else(|| format!("{url}: not an HTTP response: {:?}", status_line.trim()))?;
+    let status: u16 = status_line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("{url}: not an HTTP response: {:?}", status_line.trim()))?;
     let mut length: Option<u64> = None;
     let mut chunked = false;
     let mut location = None;
@@ -104,7 +118,11 @@ fn get(url: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Response, String
     }
     if (300..400).contains(&status) {
         let to = location.ok_or_else(|| format!("{url}: HTTP {status} without a Location"))?;
-        let to = if to.starts_with('/') { format!("http://{host_header}{to}") } else { to };
+        let to = if to.starts_with('/') {
+            format!("http://{host_header}{to}")
+        } else {
+            to
+        };
         return Ok(Response::Redirect(to));
     }
     if status != 200 {
@@ -116,7 +134,8 @@ fn get(url: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Response, String
         loop {
             let mut size_line = String::new();
             r.read_line(&mut size_line).map_err(|e| err("cannot read a chunk", e))?;
-            let size = u64::from_str_radix(size_line.trim().split(';').next().unwrap_or(""), 16).map_err(|_| format!("{url}: bad chunk size {:?}", size_line.trim()))?;
+            let size = u64::from_str_radix(size_line.trim().split(';').next().unwrap_or(""), 16)
+                .map_err(|_| format!("{url}: bad chunk size {:?}", size_line.trim()))?;
             if size == 0 {
                 break;
             }
@@ -171,7 +190,8 @@ mod tests {
             let (mut s, _) = listener.accept().unwrap();
             let mut req = [0u8; 1024];
             let _ = s.read(&mut req).unwrap();
-            s.write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n").unwrap();
+            s.write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+                .unwrap();
         });
         let body = fetch(&format!("http://127.0.0.1:{port}/x"), &mut |_, _| {}).unwrap();
         assert_eq!(body, b"hello world");

@@ -13,6 +13,7 @@
 use super::catalog::{CachedResolver, CostError, PriceCatalog};
 use super::rates::priced_cost;
 use super::transcript::{scan_usage, UsageScan};
+use super::usage::{UsageRow, UsageWriter};
 use crate::store::queries::home::cost as q;
 use rusqlite::{params, Connection};
 use std::collections::HashMap;
@@ -103,7 +104,10 @@ pub fn find_transcripts(dir: &Path) -> Result<Vec<(PathBuf, String)>, String> {
             } else if p.extension().is_some_and(|x| x == "jsonl") {
                 let rel = p.strip_prefix(dir).unwrap_or(&p);
                 let project = if rel.components().count() > 1 {
-                    rel.components().next().map(|c| c.as_os_str().to_string_lossy().into_owned()).unwrap_or_default()
+                    rel.components()
+                        .next()
+                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                        .unwrap_or_default()
                 } else {
                     String::new()
                 };
@@ -131,13 +135,22 @@ fn start_offset(job: &Job) -> std::io::Result<(u64, String)> {
     if prior.file_id.as_deref() != Some(job.file_id.as_str()) || job.size < prior.offset {
         return Ok((0, head_hash(&job.path, HEAD_BYTES.min(job.size))?));
     }
-    let stored_len = prior.head_hash.as_deref().and_then(|h| h.split_once(':')).and_then(|(n, _)| n.parse::<u64>().ok()).unwrap_or(0);
+    let stored_len = prior
+        .head_hash
+        .as_deref()
+        .and_then(|h| h.split_once(':'))
+        .and_then(|(n, _)| n.parse::<u64>().ok())
+        .unwrap_or(0);
     let now = head_hash(&job.path, stored_len)?;
     if prior.head_hash.as_deref() != Some(now.as_str()) {
         return Ok((0, head_hash(&job.path, HEAD_BYTES.min(job.size))?));
     }
     // Keep identifying the file by the longest head seen so far.
-    let head = if stored_len < HEAD_BYTES.min(job.size) { head_hash(&job.path, HEAD_BYTES.min(job.size))? } else { now };
+    let head = if stored_len < HEAD_BYTES.min(job.size) {
+        head_hash(&job.path, HEAD_BYTES.min(job.size))?
+    } else {
+        now
+    };
     Ok((prior.offset, head))
 }
 
@@ -152,14 +165,31 @@ fn read_from(path: &Path, start: u64) -> std::io::Result<Vec<u8>> {
 fn scan_job(job: &Job, index: usize) -> Scanned {
     let (start, head) = match start_offset(job) {
         Ok(v) => v,
-        Err(e) => return Scanned { job_index: index, start: 0, head_hash: String::new(), scan: Err(format!("{}: {e}", job.path.display())) },
+        Err(e) => {
+            return Scanned {
+                job_index: index,
+                start: 0,
+                head_hash: String::new(),
+                scan: Err(format!("{}: {e}", job.path.display())),
+            }
+        }
     };
-    let scan = read_from(&job.path, start).map(|bytes| scan_usage(&bytes, start, &job.key)).map_err(|e| format!("{}: {e}", job.path.display()));
-    Scanned { job_index: index, start, head_hash: head, scan }
+    let scan = read_from(&job.path, start)
+        .map(|bytes| scan_usage(&bytes, start, &job.key))
+        .map_err(|e| format!("{}: {e}", job.path.display()));
+    Scanned {
+        job_index: index,
+        start,
+        head_hash: head,
+        scan,
+    }
 }
 
 fn sq(path: &Path) -> impl Fn(rusqlite::Error) -> CostError + '_ {
-    move |e| CostError::Sqlite { path: path.to_path_buf(), source: e }
+    move |e| CostError::Sqlite {
+        path: path.to_path_buf(),
+        source: e,
+    }
 }
 
 fn load_states(conn: &Connection, db: &Path) -> Result<HashMap<String, FileState>, CostError> {
@@ -192,7 +222,10 @@ pub fn import_transcripts(
 ) -> Result<ImportSummary, CostError> {
     let files = find_transcripts(dir).map_err(CostError::Unusable)?;
     let states = load_states(conn, db)?;
-    let mut summary = ImportSummary { files: files.len() as u64, ..ImportSummary::default() };
+    let mut summary = ImportSummary {
+        files: files.len() as u64,
+        ..ImportSummary::default()
+    };
     let mut jobs = Vec::new();
     let mut total_bytes = 0u64;
     for (path, project) in files {
@@ -201,11 +234,21 @@ pub fn import_transcripts(
         let file_id = format!("{}:{}", meta.dev(), meta.ino());
         let prior = states.get(&key).cloned();
         // Unchanged since the last import (same inode, same length): nothing to read.
-        if prior.as_ref().is_some_and(|p| p.offset == meta.len() && p.file_id.as_deref() == Some(file_id.as_str())) {
+        if prior
+            .as_ref()
+            .is_some_and(|p| p.offset == meta.len() && p.file_id.as_deref() == Some(file_id.as_str()))
+        {
             continue;
         }
         total_bytes += meta.len().saturating_sub(prior.as_ref().map_or(0, |p| p.offset));
-        jobs.push(Job { path, key, project, file_id, size: meta.len(), prior });
+        jobs.push(Job {
+            path,
+            key,
+            project,
+            file_id,
+            size: meta.len(),
+            prior,
+        });
     }
     progress(0, total_bytes);
     if jobs.is_empty() {
@@ -252,6 +295,7 @@ fn write_all(
     // Transactions are opened at the first file of a batch and committed at a file boundary; an
     // error leaves the open one to be rolled back when the connection closes.
     let mut in_tx = false;
+    let mut writer = UsageWriter::new(conn);
     let mut batch_rows = 0usize;
     let mut batch_started = Instant::now();
     for scanned in rx {
@@ -268,42 +312,39 @@ fn write_all(
             conn.execute_batch("BEGIN IMMEDIATE").map_err(sq(db))?;
             in_tx = true;
         }
-        let t: &Connection = conn;
         let mut inserted = 0u64;
-        {
-            let mut ins = t.prepare_cached(q::USAGE_INSERT).map_err(sq(db))?;
-            for r in &scan.records {
-                let price = resolver.resolve(&r.model)?;
-                let cost = price.map(|p| priced_cost(p.rates(), &r.usage));
-                let source = price.map(|p| p.source());
-                let pool = price.and_then(|p| p.entry.pool.clone());
-                let session = if r.session_id.is_empty() { session_fallback.as_str() } else { r.session_id.as_str() };
-                let n = ins
-                    .execute(params![
-                        r.dedup_key,
-                        SOURCE,
-                        job.project,
-                        Option::<String>::None,
-                        session,
-                        PROVIDER,
-                        r.ts,
-                        r.model,
-                        r.usage.input as i64,
-                        r.usage.output as i64,
-                        r.usage.cache_read as i64,
-                        r.usage.cache_write as i64,
-                        cost,
-                        source,
-                        pool
-                    ])
-                    .map_err(sq(db))?;
-                inserted += n as u64;
-                summary.unpriced += u64::from(n == 1 && price.is_none());
-            }
+        for r in &scan.records {
+            let price = resolver.resolve(&r.model)?;
+            let source = price.map(|p| p.source());
+            let row = UsageRow {
+                dedup_key: &r.dedup_key,
+                source: SOURCE,
+                project: &job.project,
+                repo_path: None,
+                session_id: if r.session_id.is_empty() {
+                    session_fallback.as_str()
+                } else {
+                    r.session_id.as_str()
+                },
+                provider: Some(PROVIDER),
+                ts: &r.ts,
+                model: &r.model,
+                usage: r.usage,
+                cost_usd: price.map(|p| priced_cost(p.rates(), &r.usage)),
+                cost_source: source.as_deref(),
+                cost_pool: price.and_then(|p| p.entry.pool.as_deref()),
+            };
+            let new = writer.insert(&row).map_err(sq(db))?;
+            inserted += u64::from(new);
+            summary.unpriced += u64::from(new && row.cost_usd.is_none());
         }
         summary.inserted += inserted;
-        let base = if restarted { FileState::default() } else { job.prior.clone().unwrap_or_default() };
-        t.prepare_cached(q::TRANSCRIPT_FILE_UPSERT)
+        let base = if restarted {
+            FileState::default()
+        } else {
+            job.prior.clone().unwrap_or_default()
+        };
+        conn.prepare_cached(q::TRANSCRIPT_FILE_UPSERT)
             .and_then(|mut s| {
                 s.execute(params![
                     job.key,
@@ -318,9 +359,12 @@ fn write_all(
             })
             .map_err(sq(db))?;
         batch_rows += scan.records.len();
-        done_bytes += job.size.saturating_sub(job.prior.as_ref().filter(|_| !restarted).map_or(0, |p| p.offset));
+        done_bytes += job
+            .size
+            .saturating_sub(job.prior.as_ref().filter(|_| !restarted).map_or(0, |p| p.offset));
         progress(done_bytes, total_bytes);
         if batch_rows >= BATCH_ROWS || batch_started.elapsed() >= BATCH_TIME {
+            writer.flush().map_err(sq(db))?;
             conn.execute_batch("COMMIT").map_err(sq(db))?;
             in_tx = false;
             batch_rows = 0;
@@ -328,6 +372,7 @@ fn write_all(
         }
     }
     if in_tx {
+        writer.flush().map_err(sq(db))?;
         conn.execute_batch("COMMIT").map_err(sq(db))?;
     }
     Ok(())

@@ -10,10 +10,11 @@ pub mod fetch;
 pub mod import;
 pub mod normalize;
 pub mod parse;
-pub mod report;
 pub mod rates;
+pub mod report;
 pub mod snapshot;
 pub mod transcript;
+pub mod usage;
 
 pub use catalog::{CostError, PriceCatalog, ResolvedPrice};
 pub use rates::{cost, PriceEntry, Rates, TokenUsage};

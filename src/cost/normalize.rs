@@ -18,7 +18,18 @@
 //! and finally the lowercase form of each, when the name has capitals.
 
 const REGIONS: &[&str] = &["us.", "eu.", "apac.", "global.", "jp.", "au.", "us-gov."];
-const VENDORS: &[&str] = &["anthropic.", "meta.", "amazon.", "mistral.", "cohere.", "ai21.", "deepseek.", "openai.", "qwen.", "writer."];
+const VENDORS: &[&str] = &[
+    "anthropic.",
+    "meta.",
+    "amazon.",
+    "mistral.",
+    "cohere.",
+    "ai21.",
+    "deepseek.",
+    "openai.",
+    "qwen.",
+    "writer.",
+];
 
 fn push(out: &mut Vec<String>, s: &str) {
     if !s.is_empty() && !out.iter().any(|c| c == s) {
@@ -109,9 +120,19 @@ mod tests {
 
     #[test]
     fn provider_prefixes_are_stripped_segment_by_segment() {
-        assert_eq!(c("anthropic/claude-sonnet-4-5"), ["anthropic/claude-sonnet-4-5", "claude-sonnet-4-5"]);
+        assert_eq!(
+            c("anthropic/claude-sonnet-4-5"),
+            ["anthropic/claude-sonnet-4-5", "claude-sonnet-4-5"]
+        );
         assert_eq!(c("vertex_ai/gemini-2.5-pro"), ["vertex_ai/gemini-2.5-pro", "gemini-2.5-pro"]);
-        assert_eq!(c("openrouter/anthropic/claude-opus-4-5"), ["openrouter/anthropic/claude-opus-4-5", "anthropic/claude-opus-4-5", "claude-opus-4-5"]);
+        assert_eq!(
+            c("openrouter/anthropic/claude-opus-4-5"),
+            [
+                "openrouter/anthropic/claude-opus-4-5",
+                "anthropic/claude-opus-4-5",
+                "claude-opus-4-5"
+            ]
+        );
     }
 
     #[test]
@@ -133,7 +154,10 @@ mod tests {
 
     #[test]
     fn vertex_at_suffix_and_dashed_dates() {
-        assert_eq!(c("vertex_ai/claude-opus-4-5@20251101"), ["vertex_ai/claude-opus-4-5@20251101", "claude-opus-4-5@20251101", "claude-opus-4-5"]);
+        assert_eq!(
+            c("vertex_ai/claude-opus-4-5@20251101"),
+            ["vertex_ai/claude-opus-4-5@20251101", "claude-opus-4-5@20251101", "claude-opus-4-5"]
+        );
         assert_eq!(c("gpt-4o-2024-08-06"), ["gpt-4o-2024-08-06", "gpt-4o"]);
         assert_eq!(c("claude-3-5-haiku-20241022"), ["claude-3-5-haiku-20241022", "claude-3-5-haiku"]);
     }

@@ -82,7 +82,9 @@ pub fn parse_litellm(bytes: &[u8]) -> Result<LiteLlmCatalog, String> {
             cache_read_above_200k: per("cache_read_input_token_cost_above_200k_tokens"),
             cache_write_above_200k: per("cache_creation_input_token_cost_above_200k_tokens"),
         };
-        let context_window = number(obj.get("max_input_tokens")).filter(|w| *w >= 1.0 && w.fract() == 0.0).map(|w| w as i64);
+        let context_window = number(obj.get("max_input_tokens"))
+            .filter(|w| *w >= 1.0 && w.fract() == 0.0)
+            .map(|w| w as i64);
         out.entries.push(LiteLlmEntry {
             entry: PriceEntry {
                 model_key: key.clone(),
@@ -141,7 +143,9 @@ pub fn parse_plane(text: &str, format: PlaneFormat) -> Result<Vec<PriceEntry>, S
     let mut out = Vec::with_capacity(doc.models.len());
     for (key, m) in doc.models {
         let (Some(input), Some(output)) = (m.input, m.output) else {
-            return Err(format!("model {key:?}: a price needs both `input` and `output` (USD per 1M tokens)"));
+            return Err(format!(
+                "model {key:?}: a price needs both `input` and `output` (USD per 1M tokens)"
+            ));
         };
         let rates = Rates {
             input,
@@ -153,7 +157,16 @@ pub fn parse_plane(text: &str, format: PlaneFormat) -> Result<Vec<PriceEntry>, S
             cache_read_above_200k: m.cache_read_above_200k,
             cache_write_above_200k: m.cache_write_above_200k,
         };
-        let all = [Some(input), Some(output), m.cache_read, m.cache_write, m.input_above_200k, m.output_above_200k, m.cache_read_above_200k, m.cache_write_above_200k];
+        let all = [
+            Some(input),
+            Some(output),
+            m.cache_read,
+            m.cache_write,
+            m.input_above_200k,
+            m.output_above_200k,
+            m.cache_read_above_200k,
+            m.cache_write_above_200k,
+        ];
         if all.iter().flatten().any(|v| !v.is_finite() || *v < 0.0) {
             return Err(format!("model {key:?}: prices must be finite and not negative"));
         }
@@ -184,7 +197,8 @@ pub fn sniff(name: &str, bytes: &[u8]) -> SourceFormat {
     if name.ends_with(".toml") || first != Some(b'{') {
         return SourceFormat::Plane(PlaneFormat::Toml);
     }
-    let is_plane = serde_json::from_slice::<BTreeMap<String, serde::de::IgnoredAny>>(bytes).is_ok_and(|m| m.len() == 1 && m.contains_key("models"));
+    let is_plane =
+        serde_json::from_slice::<BTreeMap<String, serde::de::IgnoredAny>>(bytes).is_ok_and(|m| m.len() == 1 && m.contains_key("models"));
     if is_plane {
         SourceFormat::Plane(PlaneFormat::Json)
     } else {
@@ -244,7 +258,9 @@ mod tests {
         assert_eq!(parse_source("x.json", json.as_bytes()).unwrap()[0].model_key, "m-2");
         let err = parse_plane("[models.m]\ninput = 1.0\n", PlaneFormat::Toml).unwrap_err();
         assert!(err.contains("\"m\"") && err.contains("output"), "{err}");
-        assert!(parse_plane("[models.m]\ninput = 1.0\noutput = 1.0\ninptu = 3\n", PlaneFormat::Toml).unwrap_err().contains("inptu"));
+        assert!(parse_plane("[models.m]\ninput = 1.0\noutput = 1.0\ninptu = 3\n", PlaneFormat::Toml)
+            .unwrap_err()
+            .contains("inptu"));
     }
 
     #[test]

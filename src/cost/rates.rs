@@ -71,7 +71,8 @@ pub fn priced_cost(r: &Rates, u: &TokenUsage) -> f64 {
     let output = pick(Some(r.output), r.output_above_200k).unwrap_or(r.output);
     let cache_read = pick(r.cache_read, r.cache_read_above_200k).unwrap_or(0.0);
     let cache_write = pick(r.cache_write, r.cache_write_above_200k).unwrap_or(0.0);
-    (u.input as f64 * input + u.output as f64 * output + u.cache_read as f64 * cache_read + u.cache_write as f64 * cache_write) / 1_000_000.0
+    (u.input as f64 * input + u.output as f64 * output + u.cache_read as f64 * cache_read + u.cache_write as f64 * cache_write)
+        / 1_000_000.0
 }
 
 /// A per-token price as USD per 1M tokens, rounded to 12 significant digits so that the float
@@ -93,7 +94,13 @@ mod tests {
     use super::*;
 
     fn sonnet() -> Rates {
-        Rates { input: 3.0, output: 15.0, cache_read: Some(0.3), cache_write: Some(3.75), ..Rates::default() }
+        Rates {
+            input: 3.0,
+            output: 15.0,
+            cache_read: Some(0.3),
+            cache_write: Some(3.75),
+            ..Rates::default()
+        }
     }
 
     fn gemini() -> Rates {
@@ -111,7 +118,12 @@ mod tests {
 
     #[test]
     fn base_rates_times_tokens() {
-        let u = TokenUsage { input: 1000, output: 2000, cache_read: 10_000, cache_write: 4000 };
+        let u = TokenUsage {
+            input: 1000,
+            output: 2000,
+            cache_read: 10_000,
+            cache_write: 4000,
+        };
         let c = priced_cost(&sonnet(), &u);
         let want = (1000.0 * 3.0 + 2000.0 * 15.0 + 10_000.0 * 0.3 + 4000.0 * 3.75) / 1e6;
         assert!((c - want).abs() < 1e-15, "{c} {want}");
@@ -119,29 +131,63 @@ mod tests {
 
     #[test]
     fn the_tier_applies_to_the_whole_request_above_200k_prompt_tokens() {
-        let at = TokenUsage { input: 0, output: 100, cache_read: 200_000, cache_write: 0 };
-        let over = TokenUsage { input: 1, output: 100, cache_read: 200_000, cache_write: 0 };
+        let at = TokenUsage {
+            input: 0,
+            output: 100,
+            cache_read: 200_000,
+            cache_write: 0,
+        };
+        let over = TokenUsage {
+            input: 1,
+            output: 100,
+            cache_read: 200_000,
+            cache_write: 0,
+        };
         let g = gemini();
         assert!((priced_cost(&g, &at) - (100.0 * 10.0 + 200_000.0 * 0.125) / 1e6).abs() < 1e-15);
         assert!((priced_cost(&g, &over) - (2.5 + 100.0 * 15.0 + 200_000.0 * 0.25) / 1e6).abs() < 1e-15);
         // Cache write has no base rate but has an above-tier rate: 0 below, the tier rate above.
-        let cw = TokenUsage { input: 0, output: 0, cache_read: 0, cache_write: 1000 };
+        let cw = TokenUsage {
+            input: 0,
+            output: 0,
+            cache_read: 0,
+            cache_write: 1000,
+        };
         assert_eq!(priced_cost(&g, &cw), 0.0);
-        let cw_over = TokenUsage { input: 0, output: 0, cache_read: 200_000, cache_write: 1000 };
+        let cw_over = TokenUsage {
+            input: 0,
+            output: 0,
+            cache_read: 200_000,
+            cache_write: 1000,
+        };
         assert!((priced_cost(&g, &cw_over) - (200_000.0 * 0.25 + 1000.0 * 0.25) / 1e6).abs() < 1e-15);
     }
 
     #[test]
     fn without_above_rates_the_base_rate_holds_past_the_tier() {
-        let u = TokenUsage { input: 10, output: 10, cache_read: 250_000, cache_write: 10 };
+        let u = TokenUsage {
+            input: 10,
+            output: 10,
+            cache_read: 250_000,
+            cache_write: 10,
+        };
         let want = (10.0 * 3.0 + 10.0 * 15.0 + 250_000.0 * 0.3 + 10.0 * 3.75) / 1e6;
         assert!((priced_cost(&sonnet(), &u) - want).abs() < 1e-15);
     }
 
     #[test]
     fn a_missing_cache_rate_is_zero_and_an_unknown_model_is_none() {
-        let r = Rates { input: 1.0, output: 2.0, ..Rates::default() };
-        let u = TokenUsage { input: 1_000_000, output: 1_000_000, cache_read: 5_000_000, cache_write: 7_000_000 };
+        let r = Rates {
+            input: 1.0,
+            output: 2.0,
+            ..Rates::default()
+        };
+        let u = TokenUsage {
+            input: 1_000_000,
+            output: 1_000_000,
+            cache_read: 5_000_000,
+            cache_write: 7_000_000,
+        };
         assert_eq!(priced_cost(&r, &u), 3.0);
         assert_eq!(cost(None, &u), None);
         assert_eq!(cost(Some(&r), &TokenUsage::default()), Some(0.0));

@@ -103,7 +103,12 @@ pub fn cost_report(conn: &Connection, kind: DbKind, by: CostBy, filter: &CostFil
     let mut st = conn.prepare_cached(query(kind, by))?;
     let rows = st.query_map(params![filter.since, filter.until, filter.project], |r| {
         let models: Option<String> = r.get(1)?;
-        let mut models: Vec<String> = models.unwrap_or_default().split(',').filter(|m| !m.is_empty()).map(str::to_string).collect();
+        let mut models: Vec<String> = models
+            .unwrap_or_default()
+            .split(',')
+            .filter(|m| !m.is_empty())
+            .map(str::to_string)
+            .collect();
         models.sort();
         Ok(CostRow {
             key: r.get::<_, Option<String>>(0)?.unwrap_or_default(),
@@ -119,7 +124,13 @@ pub fn cost_report(conn: &Connection, kind: DbKind, by: CostBy, filter: &CostFil
             cost_complete: false,
         })
     })?;
-    let mut report = CostReport { rows: Vec::new(), totals: CostRow { key: "total".into(), ..CostRow::default() } };
+    let mut report = CostReport {
+        rows: Vec::new(),
+        totals: CostRow {
+            key: "total".into(),
+            ..CostRow::default()
+        },
+    };
     for r in rows {
         let mut row = r?;
         row.finish();
@@ -139,10 +150,35 @@ mod tests {
     fn unpriced_rows_have_no_cost_and_make_totals_incomplete() {
         let dir = tempfile::tempdir().unwrap();
         let (conn, _) = crate::store::open_and_migrate(DbKind::Home, &dir.path().join("h.db")).unwrap();
-        let ins = "INSERT INTO usage (dedup_key, source, project, session_id, ts, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd) VALUES (?1, 't', ?2, 's', ?3, ?4, 1, 2, 3, 4, ?5)";
-        conn.execute(ins, params!["a", "p1", "2026-11-20T10:00:00.000Z", "m1", 0.5]).unwrap();
-        conn.execute(ins, params!["b", "p1", "2026-11-21T10:00:00.000Z", "m1", 0.25]).unwrap();
-        conn.execute(ins, params!["c", "p2", "2026-11-21T11:00:00.000Z", "unknown", Option::<f64>::None]).unwrap();
+        let mut w = crate::cost::usage::UsageWriter::new(&conn);
+        let u = crate::cost::TokenUsage {
+            input: 1,
+            output: 2,
+            cache_read: 3,
+            cache_write: 4,
+        };
+        for (k, project, ts, model, cost) in [
+            ("a", "p1", "2026-11-20T10:00:00.000Z", "m1", Some(0.5)),
+            ("b", "p1", "2026-11-21T10:00:00.000Z", "m1", Some(0.25)),
+            ("c", "p2", "2026-11-21T11:00:00.000Z", "unknown", None),
+        ] {
+            let row = crate::cost::usage::UsageRow {
+                dedup_key: k,
+                source: "t",
+                project,
+                repo_path: None,
+                session_id: "s",
+                provider: None,
+                ts,
+                model,
+                usage: u,
+                cost_usd: cost,
+                cost_source: None,
+                cost_pool: None,
+            };
+            w.insert(&row).unwrap();
+        }
+        w.flush().unwrap();
         let r = cost_report(&conn, DbKind::Home, CostBy::Model, &CostFilter::default()).unwrap();
         assert_eq!(r.rows.len(), 2);
         assert_eq!(r.rows[0].key, "m1");
@@ -154,7 +190,11 @@ mod tests {
         assert_eq!(r.totals.cost_usd, Some(0.75));
         assert!(!r.totals.cost_complete);
         assert_eq!(r.totals.responses, 3);
-        let f = CostFilter { since: Some("2026-11-21".into()), until: None, project: Some("p1".into()) };
+        let f = CostFilter {
+            since: Some("2026-11-21".into()),
+            until: None,
+            project: Some("p1".into()),
+        };
         let r = cost_report(&conn, DbKind::Home, CostBy::Day, &f).unwrap();
         assert_eq!(r.rows.len(), 1);
         assert_eq!((r.rows[0].key.as_str(), r.rows[0].cost_usd), ("2026-11-21", Some(0.25)));

@@ -71,13 +71,26 @@ mod tests {
     fn every_snapshot_row_equals_what_the_refresh_parser_yields_from_the_fixture() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/prices/litellm-model-prices.json");
         let bytes = std::fs::read(path).unwrap();
-        let parsed: Vec<PriceEntry> =
-            parse_litellm(&bytes).unwrap().entries.into_iter().filter(|e| e.mode.as_deref() == Some("chat")).map(|e| e.entry).collect();
+        let parsed: Vec<PriceEntry> = parse_litellm(&bytes)
+            .unwrap()
+            .entries
+            .into_iter()
+            .filter(|e| e.mode.as_deref() == Some("chat"))
+            .map(|e| e.entry)
+            .collect();
         let snap = entries();
-        assert_eq!(SNAPSHOT.lines().filter(|l| !l.starts_with('#')).count(), snap.len(), "a snapshot row failed to parse");
+        assert_eq!(
+            SNAPSHOT.lines().filter(|l| !l.starts_with('#')).count(),
+            snap.len(),
+            "a snapshot row failed to parse"
+        );
         assert_eq!(snap.len(), parsed.len());
         for (s, p) in snap.iter().zip(&parsed) {
-            assert_eq!(s, p, "snapshot row {} differs from the parser's; run tools/gen-price-snapshot.py", s.model_key);
+            assert_eq!(
+                s, p,
+                "snapshot row {} differs from the parser's; run tools/gen-price-snapshot.py",
+                s.model_key
+            );
         }
         assert!(snap.len() > 3000);
     }

@@ -123,7 +123,9 @@ pub fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
         }
         let Some(msg) = parsed.message else { continue };
         let Some(u) = msg.usage else { continue };
-        let (Some(input), Some(output)) = (u.input_tokens, u.output_tokens) else { continue };
+        let (Some(input), Some(output)) = (u.input_tokens, u.output_tokens) else {
+            continue;
+        };
         let Some(ts) = parsed.timestamp.as_deref().and_then(normalise_ts) else {
             scan.malformed += 1;
             continue;
@@ -163,7 +165,8 @@ mod tests {
     const A1: &str = r#"{"type":"assistant","sessionId":"s1","requestId":"req_1","timestamp":"2026-11-20T09:00:00.000Z","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"text","text":"a \"usage\" word"}],"usage":{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"output_tokens":7}}}"#;
     const A1_AGAIN: &str = r#"{"type":"assistant","sessionId":"s1","requestId":"req_1","timestamp":"2026-11-20T09:00:01.000Z","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"tool_use"}],"usage":{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"output_tokens":7}}}"#;
     const NO_IDS: &str = r#"{"type":"assistant","timestamp":"2026-11-20T10:00:00+02:00","message":{"model":"m","usage":{"input_tokens":1,"output_tokens":2}}}"#;
-    const USER: &str = r#"{"type":"user","sessionId":"s1","timestamp":"2026-11-20T09:00:00.000Z","message":{"role":"user","content":"hi"}}"#;
+    const USER: &str =
+        r#"{"type":"user","sessionId":"s1","timestamp":"2026-11-20T09:00:00.000Z","message":{"role":"user","content":"hi"}}"#;
 
     #[test]
     fn a_response_over_several_lines_counts_once() {
@@ -175,7 +178,15 @@ mod tests {
         assert_eq!(r.session_id, "s1");
         assert_eq!(r.model, "claude-sonnet-4-5");
         assert_eq!(r.ts, "2026-11-20T09:00:00.000Z");
-        assert_eq!(r.usage, TokenUsage { input: 3, output: 7, cache_read: 100, cache_write: 10 });
+        assert_eq!(
+            r.usage,
+            TokenUsage {
+                input: 3,
+                output: 7,
+                cache_read: 100,
+                cache_write: 10
+            }
+        );
         assert_eq!(s.malformed, 0);
         assert_eq!(s.lines, 3);
         assert_eq!(s.consumed, text.len() as u64);
