@@ -5,6 +5,7 @@ mod config_cmd;
 mod context;
 mod db;
 mod demo;
+mod hook;
 
 pub use context::Ctx;
 
@@ -28,6 +29,11 @@ pub enum Command {
     Config(config_cmd::ConfigCommand),
     /// Replay a sample agent session into a scratch directory and show what was recorded.
     Demo(demo::DemoArgs),
+    /// Handle one provider hook payload on stdin (called by Claude Code and Cursor).
+    Hook {
+        #[arg(value_enum)]
+        provider: hook::HookProvider,
+    },
 }
 
 /// `tlc harness <cmd>` is accepted as `tlc <cmd>` everywhere: the seeds' spelling.
@@ -41,6 +47,17 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
 
 /// Parses `args` and runs the command.
 pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
+    // The hot path skips building the whole command tree: `tlc hook <provider>` runs on every
+    // tool call, and clap's full parse costs a sizable share of the hook's budget.
+    if let [_, cmd, provider] = args.as_slice() {
+        if cmd == "hook" {
+            match provider.to_str() {
+                Some("claude") => return hook::run(hook::HookProvider::Claude),
+                Some("cursor") => return hook::run(hook::HookProvider::Cursor),
+                _ => {}
+            }
+        }
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -55,5 +72,6 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Db(cmd) => db::run(&ctx, cmd),
         Command::Config(cmd) => config_cmd::run(&ctx, cmd),
         Command::Demo(args) => demo::run(&ctx, args),
+        Command::Hook { provider } => hook::run(provider),
     }
 }
