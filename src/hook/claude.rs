@@ -50,6 +50,9 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     ev.transcript_path = str_field(v, "transcript_path");
     ev.model = str_field(v, "model").or_else(|| v.get("tool_input").and_then(|t| str_field(t, "model")));
     ev.tool = tool.clone();
+    if kind == Kind::SessionStart {
+        ev.session_model = ev.model.clone();
+    }
     let tool_use_id = str_field(v, "tool_use_id");
     match name.as_str() {
         "PreToolUse" => ev.phase = Some(Phase::Start),

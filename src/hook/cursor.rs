@@ -42,6 +42,9 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     ev.cwd = v.get("workspace_roots").and_then(|r| r.get(0)).and_then(Value::as_str).map(str::to_string).or_else(|| str_field(v, "cwd"));
     ev.transcript_path = str_field(v, "transcript_path");
     ev.model = str_field(v, "model").or_else(|| str_field(v, "subagent_model"));
+    if kind == Kind::SessionStart {
+        ev.session_model = ev.model.clone();
+    }
     let command = str_field(v, "command");
     ev.tool = match kind {
         Kind::ShellStart | Kind::ShellEnd => Some("shell".into()),

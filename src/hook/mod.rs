@@ -132,10 +132,10 @@ pub fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> S
     let now = crate::clock::now();
     let mut faults: Vec<String> = read_fault.into_iter().collect();
     let value = match parse_payload(input) {
-        Ok(v) => v,
+        Ok(v) => Some(v),
         Err(e) => {
             faults.push(e);
-            Value::Object(Map::new())
+            None
         }
     };
     let outcome = record::process(provider, value, now, faults);

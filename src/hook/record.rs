@@ -25,7 +25,11 @@ pub struct Outcome {
     pub decision: Decision,
 }
 
-pub fn process(provider: Provider, mut value: Value, now: chrono::DateTime<chrono::Utc>, mut faults: Vec<String>) -> Outcome {
+/// Handles a payload; `None` when it could not be used (the faults say why), in which case only
+/// the faults are recorded.
+pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<chrono::Utc>, mut faults: Vec<String>) -> Outcome {
+    let usable = value.is_some();
+    let mut value = value.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
     let paths = match Paths::from_env() {
         Ok(p) => Some(p),
         Err(e) => {
@@ -47,19 +51,19 @@ pub fn process(provider: Provider, mut value: Value, now: chrono::DateTime<chron
         Redactor::new(&salt).redact_value(&mut value);
     }
     let mut mapped = provider.map(&value, now);
+    let hook_event = mapped.hook_event.clone();
     mapped.event.payload = Some(audit_payload(value));
     if settings.obs.include_payloads {
         mapped.event.attrs.extend(std::mem::take(&mut mapped.tool_payload));
     }
     truncate_attrs(&mut mapped.event.attrs, settings.obs.max_attr_chars);
-
-    let hook_event = mapped.hook_event.clone();
+    let mapped = Some(mapped);
     let Some(paths) = paths else {
         fault_log::append_best_effort(provider.name(), &faults.join("; "));
         return Outcome { hook_event, decision: Decision::allow() };
     };
     let project = Project::locate(&paths, &config);
-    let decision = match record(provider, &project, &config, mapped, &mut faults) {
+    let decision = match record(provider, &project, &config, mapped.filter(|_| usable), &mut faults) {
         Ok(d) => d,
         Err(e) => {
             faults.push(format!("{}: not recorded: {e}", project.db_path().display()));
@@ -84,7 +88,7 @@ fn audit_payload(value: Value) -> Value {
 
 /// Opens the project database, decides, and records the event, its decision and any faults in
 /// one transaction.
-fn record(provider: Provider, project: &Project, config: &Config, mapped: Mapped, faults: &mut Vec<String>) -> Result<Decision, String> {
+fn record(provider: Provider, project: &Project, config: &Config, mapped: Option<Mapped>, faults: &mut Vec<String>) -> Result<Decision, String> {
     let db = project.db_path();
     let (mut conn, _) = store::open_and_migrate(DbKind::Project, &db).map_err(|e| e.to_string())?;
     conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
@@ -95,15 +99,18 @@ fn record(provider: Provider, project: &Project, config: &Config, mapped: Mapped
     let posture = resolve_posture(mode_state.as_deref(), &settings.mode);
     let decision = Decision::allow();
 
-    let Mapped { mut event, action, .. } = mapped;
-    let plane = plane_for(&event, action.is_some() && decision.interrupts(), settings.obs.debug);
     let mut written: Vec<(Event, Plane)> = Vec::new();
-    let id = es.record(&mut event, plane).map_err(|e| e.to_string())?;
-    if let Some(action) = &action {
-        es.record_decision(id, &event, action.subject.as_str(), &decision, posture.posture.as_str(), Some(&action.detail)).map_err(|e| e.to_string())?;
+    let mut session = None;
+    if let Some(Mapped { mut event, action, .. }) = mapped {
+        let plane = plane_for(&event, action.is_some() && decision.interrupts(), settings.obs.debug);
+        let id = es.record(&mut event, plane).map_err(|e| e.to_string())?;
+        if let Some(action) = &action {
+            es.record_decision(id, &event, action.subject.as_str(), &decision, posture.posture.as_str(), Some(&action.detail))
+                .map_err(|e| e.to_string())?;
+        }
+        session = event.session_id.clone();
+        written.push((event, plane));
     }
-    let session = event.session_id.clone();
-    written.push((event, plane));
     for fault in faults.drain(..) {
         let mut f = Event::new(provider.name(), Kind::HookFault, crate::clock::now());
         f.session_id = session.clone();

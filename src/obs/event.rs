@@ -151,6 +151,8 @@ pub struct Event {
     pub dedup_key: Option<String>,
     /// Session facts the payload carried (recorded as data, never used as a place to write).
     pub cwd: Option<String>,
+    /// The session's own model, where the event states it (a subagent's model is not it).
+    pub session_model: Option<String>,
     pub transcript_path: Option<String>,
 }
 
@@ -177,6 +179,7 @@ impl Event {
             cost_pool: None,
             dedup_key: None,
             cwd: None,
+            session_model: None,
             transcript_path: None,
         }
     }

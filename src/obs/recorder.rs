@@ -38,7 +38,7 @@ impl<'c> EventStore<'c> {
                 ev.provider,
                 session,
                 ts,
-                ev.model,
+                ev.session_model,
                 ev.cwd,
                 ev.transcript_path,
                 ended
