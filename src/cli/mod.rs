@@ -6,6 +6,7 @@ mod context;
 mod db;
 mod demo;
 mod hook;
+mod install;
 
 pub use context::Ctx;
 
@@ -13,7 +14,12 @@ use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 
 #[derive(Debug, Parser)]
-#[command(name = "tlc", version, about = "The local data service of an AI coding-agent harness", propagate_version = true)]
+#[command(
+    name = "tlc",
+    version,
+    about = "The local data service of an AI coding-agent harness",
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -34,6 +40,10 @@ pub enum Command {
         #[arg(value_enum)]
         provider: hook::HookProvider,
     },
+    /// Add tlc's hook entries to Claude Code's settings.json and Cursor's hooks.json.
+    Install(install::InstallArgs),
+    /// Remove exactly tlc's hook entries from the providers' settings.
+    Uninstall(install::UninstallArgs),
 }
 
 /// `tlc harness <cmd>` is accepted as `tlc <cmd>` everywhere: the seeds' spelling.
@@ -73,5 +83,7 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Config(cmd) => config_cmd::run(&ctx, cmd),
         Command::Demo(args) => demo::run(&ctx, args),
         Command::Hook { provider } => hook::run(provider),
+        Command::Install(args) => install::install(args),
+        Command::Uninstall(args) => install::uninstall(args),
     }
 }

@@ -27,7 +27,9 @@ const ENTROPY_BITS: f64 = 4.2;
 
 impl Redactor {
     pub fn new(session_salt: &str) -> Redactor {
-        Redactor { salt: session_salt.to_string() }
+        Redactor {
+            salt: session_salt.to_string(),
+        }
     }
 
     fn placeholder(&self, kind: &str, secret: &str) -> String {
@@ -95,7 +97,10 @@ fn find_secrets(s: &str) -> Vec<Hit> {
     pem_blocks(s, &mut hits);
     prefixed(b, &mut hits);
     jwts(b, &mut hits);
-    high_entropy(b, &mut hits);
+    // Unlabelled runs only count where no labelled detector matched: `token=ghp_…` is a GitHub
+    // token, not one long random string.
+    let labelled = hits.clone();
+    high_entropy(b, &mut hits, &labelled);
     hits.sort_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
     let mut merged: Vec<Hit> = Vec::new();
     for h in hits {
@@ -134,7 +139,11 @@ fn pem_blocks(s: &str, hits: &mut Vec<Hit>) {
             }
             None => s.len(),
         };
-        hits.push(Hit { start, end, kind: "private_key" });
+        hits.push(Hit {
+            start,
+            end,
+            kind: "private_key",
+        });
         from = end;
         if from >= s.len() {
             break;
@@ -142,8 +151,10 @@ fn pem_blocks(s: &str, hits: &mut Vec<Hit>) {
     }
 }
 
-/// Tokens recognised by a fixed prefix: (prefix, kind, allowed body bytes, minimum body length).
-const PREFIXES: &[(&str, &str, fn(u8) -> bool, usize)] = &[
+/// A token recognised by a fixed prefix: (prefix, kind, allowed body bytes, minimum body length).
+type PrefixRule = (&'static str, &'static str, fn(u8) -> bool, usize);
+
+const PREFIXES: &[PrefixRule] = &[
     ("AKIA", "aws_access_key", upper_digit, 16),
     ("ASIA", "aws_access_key", upper_digit, 16),
     ("ABIA", "aws_access_key", upper_digit, 16),
@@ -243,7 +254,7 @@ fn jwts(b: &[u8], hits: &mut Vec<Hit>) {
     }
 }
 
-fn high_entropy(b: &[u8], hits: &mut Vec<Hit>) {
+fn high_entropy(b: &[u8], hits: &mut Vec<Hit>, labelled: &[Hit]) {
     let mut i = 0;
     while i < b.len() {
         if !is_token_byte(b[i]) {
@@ -255,8 +266,13 @@ fn high_entropy(b: &[u8], hits: &mut Vec<Hit>) {
             i += 1;
         }
         let run = &b[start..i];
-        if run.len() >= ENTROPY_MIN_LEN && looks_random(run) {
-            hits.push(Hit { start, end: i, kind: "high_entropy" });
+        let overlaps = labelled.iter().any(|h| h.start < i && start < h.end);
+        if !overlaps && run.len() >= ENTROPY_MIN_LEN && looks_random(run) {
+            hits.push(Hit {
+                start,
+                end: i,
+                kind: "high_entropy",
+            });
         }
     }
 }
@@ -279,10 +295,14 @@ fn entropy(run: &[u8]) -> f64 {
         counts[c as usize] += 1;
     }
     let n = run.len() as f64;
-    counts.iter().filter(|&&c| c > 0).map(|&c| {
-        let p = f64::from(c) / n;
-        -p * p.log2()
-    }).sum()
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
 }
 
 #[cfg(test)]
@@ -298,7 +318,13 @@ mod tests {
         let r = Redactor::new("s1");
         let text = format!("key {AWS} token={GH}\n{PEM}\nslack xoxb-123456789012-abcdefABCDEF stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc");
         let out = r.redact_str(&text).unwrap();
-        for secret in [AWS, GH, "MIIEowIBAAKCAQEA7bq9", "xoxb-123456789012", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"] {
+        for secret in [
+            AWS,
+            GH,
+            "MIIEowIBAAKCAQEA7bq9",
+            "xoxb-123456789012",
+            "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+        ] {
             assert!(!out.contains(secret), "{secret} survived: {out}");
         }
         for kind in ["aws_access_key", "github_token", "private_key", "slack_token", "stripe_key"] {

@@ -47,12 +47,22 @@ pub fn resolve_posture(mode_state: Option<&str>, config_mode: &str) -> PostureRe
     let mut rejected = None;
     if let Some(word) = mode_state {
         match Posture::parse(word) {
-            Some(p) => return PostureResolution { posture: p, source: "mode-state", rejected: None },
+            Some(p) => {
+                return PostureResolution {
+                    posture: p,
+                    source: "mode-state",
+                    rejected: None,
+                }
+            }
             None => rejected = Some((word.to_string(), "mode-state")),
         }
     }
     match Posture::parse(config_mode) {
-        Some(p) => PostureResolution { posture: p, source: "config", rejected },
+        Some(p) => PostureResolution {
+            posture: p,
+            source: "config",
+            rejected,
+        },
         None => PostureResolution {
             posture: Posture::DEFAULT,
             source: "default",
@@ -94,11 +104,23 @@ pub struct Decision {
 impl Decision {
     /// No rail objected.
     pub fn allow() -> Decision {
-        Decision { permission: Permission::Allow, rule: "none".into(), reason: None, follow_up: None, context: None }
+        Decision {
+            permission: Permission::Allow,
+            rule: "none".into(),
+            reason: None,
+            follow_up: None,
+            context: None,
+        }
     }
 
     pub fn deny(rule: &str, reason: String) -> Decision {
-        Decision { permission: Permission::Deny, rule: rule.into(), reason: Some(reason), follow_up: None, context: None }
+        Decision {
+            permission: Permission::Deny,
+            rule: rule.into(),
+            reason: Some(reason),
+            follow_up: None,
+            context: None,
+        }
     }
 
     /// Whether this decision interrupts the agent (lands on the signal plane).
