@@ -4,13 +4,16 @@
 //! provider payloads, the domains ([`obs`], [`cost`], [`policy`], [`gate`], [`lesson`], [`agent`])
 //! own their tables and SQL, and [`store`], [`config`] and [`render`] are shared by all of them.
 
-pub mod clock;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod cost;
 pub mod error;
 pub mod hashing;
+pub mod hook;
+pub mod obs;
 pub mod paths;
+pub mod policy;
 pub mod project;
 pub mod render;
 pub mod store;

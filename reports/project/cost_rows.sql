@@ -6,6 +6,6 @@ SELECT substr(ts, 1, 10) AS day, '' AS project, coalesce(session_id, '') AS sess
        coalesce(model, '') AS model, 1 AS responses, cost_usd IS NOT NULL AS priced,
        coalesce(input_tokens, 0) AS input_tokens, coalesce(output_tokens, 0) AS output_tokens,
        coalesce(cache_read_tokens, 0) AS cache_read_tokens, coalesce(cache_write_tokens, 0) AS cache_write_tokens,
-       coalesce(cost_usd, 0.0) AS cost_usd, 'events' AS origin
+       coalesce(cost_usd, 0.0) AS cost_usd
 FROM events
 WHERE kind = 'generation.end'

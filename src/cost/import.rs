@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 /// The provider whose transcripts these are, and whose price plane is asked first.
 pub const PROVIDER: &str = "claude";
 /// `usage.source` of imported rows.
-pub const SOURCE: &str = "transcript";
+pub const SOURCE: &str = super::usage::ROLLED_UP_BY_WRITER;
 
 /// How many leading bytes identify a file's content across imports.
 const HEAD_BYTES: u64 = 4096;

@@ -164,7 +164,7 @@ mod tests {
         ] {
             let row = crate::cost::usage::UsageRow {
                 dedup_key: k,
-                source: "t",
+                source: crate::cost::usage::ROLLED_UP_BY_WRITER,
                 project,
                 repo_path: None,
                 session_id: "s",

@@ -1,13 +1,17 @@
-//! `UsageWriter`: the one writer of the home database's `usage` table. It inserts responses
-//! idempotently (`INSERT OR IGNORE` on the dedup key) and adds the sums of the rows it actually
-//! inserted to `usage_rollup` when flushed — in the caller's transaction, so the rollup never
-//! disagrees with `usage`. (V2 dropped the per-row insert trigger that did this before: it cost
-//! about 40% of a bulk import.) Call [`UsageWriter::flush`] before committing.
+//! `UsageWriter`: the bulk writer of the home database's `usage` table. It inserts responses
+//! idempotently (`INSERT OR IGNORE` on the dedup key) and, for rows of source `transcript`, adds
+//! the sums of the rows it actually inserted to `usage_rollup` when flushed — in the caller's
+//! transaction, so the rollup never disagrees with `usage`. The per-row insert trigger (V2) skips
+//! `transcript` rows because it cost about 40% of a bulk import; rows of any other source are
+//! still rolled up by it. Call [`UsageWriter::flush`] before committing.
 
 use super::rates::TokenUsage;
 use crate::store::queries::home::cost as q;
 use rusqlite::{params, Connection};
 use std::collections::HashMap;
+
+/// The source whose rows this writer adds to `usage_rollup` itself; the insert trigger skips them.
+pub const ROLLED_UP_BY_WRITER: &str = "transcript";
 
 /// One response to store.
 #[derive(Debug, Clone)]
@@ -77,6 +81,10 @@ impl<'c> UsageWriter<'c> {
         if n == 0 {
             return Ok(false);
         }
+        // Rows of other sources are rolled up by the `usage_rollup_insert` trigger (V2).
+        if row.source != ROLLED_UP_BY_WRITER {
+            return Ok(true);
+        }
         let day = row.ts.get(..10).unwrap_or(row.ts);
         let s = self
             .pending
@@ -134,7 +142,9 @@ mod tests {
     use super::*;
     use crate::store::DbKind;
 
-    fn rollup(conn: &Connection) -> Vec<(String, String, String, String, i64, i64, i64, i64, i64, i64, f64)> {
+    type RollupRow = (String, String, String, String, i64, i64, i64, i64, i64, i64, f64);
+
+    fn rollup(conn: &Connection) -> Vec<RollupRow> {
         let mut st = conn.prepare("SELECT * FROM usage_rollup ORDER BY 1, 2, 3, 4").unwrap();
         st.query_map([], |r| {
             Ok((
@@ -169,7 +179,7 @@ mod tests {
         };
         let row = |k: &'static str, day: &'static str, cost: Option<f64>| UsageRow {
             dedup_key: k,
-            source: "transcript",
+            source: ROLLED_UP_BY_WRITER,
             project: "p",
             repo_path: None,
             session_id: "s",
@@ -192,8 +202,25 @@ mod tests {
         assert_eq!(incremental[0].5, 1);
         rebuild_rollup(&conn).unwrap();
         assert_eq!(rollup(&conn), incremental);
+        // Rows of another source are rolled up by the trigger, once, whoever inserts them.
+        let spool = UsageRow {
+            source: "spool",
+            dedup_key: "d",
+            ..row("x", "2026-11-21T03:00:00.000Z", Some(1.0))
+        };
+        assert!(w.insert(&spool).unwrap());
+        w.flush().unwrap();
+        conn.execute(
+            "INSERT INTO usage (dedup_key, source, project, session_id, ts, model, cost_usd) VALUES ('e', 'spool', 'p', 's', '2026-11-21T04:00:00.000Z', 'm', 2.0)",
+            [],
+        )
+        .unwrap();
+        let with_spool = rollup(&conn);
+        rebuild_rollup(&conn).unwrap();
+        assert_eq!(rollup(&conn), with_spool);
+        assert_eq!(with_spool[1].4, 3);
         // The delete trigger still keeps the rollup right.
         conn.execute("DELETE FROM usage WHERE dedup_key = 'c'", []).unwrap();
-        assert_eq!(rollup(&conn).len(), 1);
+        assert_eq!(rollup(&conn)[1].4, 2);
     }
 }
