@@ -46,7 +46,9 @@ struct Sums {
 /// Inserts usage rows and keeps `usage_rollup` in step.
 pub struct UsageWriter<'c> {
     conn: &'c Connection,
-    pending: HashMap<(String, String, String, String), Sums>,
+    /// Sums per `day \0 project \0 session \0 model`, built in `key` to avoid an allocation per row.
+    pending: HashMap<String, Sums>,
+    key: String,
 }
 
 impl<'c> UsageWriter<'c> {
@@ -54,6 +56,7 @@ impl<'c> UsageWriter<'c> {
         UsageWriter {
             conn,
             pending: HashMap::new(),
+            key: String::new(),
         }
     }
 
@@ -86,15 +89,19 @@ impl<'c> UsageWriter<'c> {
             return Ok(true);
         }
         let day = row.ts.get(..10).unwrap_or(row.ts);
-        let s = self
-            .pending
-            .entry((
-                day.to_string(),
-                row.project.to_string(),
-                row.session_id.to_string(),
-                row.model.to_string(),
-            ))
-            .or_default();
+        self.key.clear();
+        for (i, part) in [day, row.project, row.session_id, row.model].into_iter().enumerate() {
+            if i > 0 {
+                self.key.push('\0');
+            }
+            self.key.push_str(part);
+        }
+        if !self.pending.contains_key(self.key.as_str()) {
+            self.pending.insert(self.key.clone(), Sums::default());
+        }
+        let Some(s) = self.pending.get_mut(self.key.as_str()) else {
+            return Ok(true);
+        };
         s.responses += 1;
         s.priced += i64::from(row.cost_usd.is_some());
         s.input += u.input as i64;
@@ -111,7 +118,10 @@ impl<'c> UsageWriter<'c> {
             return Ok(());
         }
         let mut st = self.conn.prepare_cached(q::ROLLUP_ADD)?;
-        for ((day, project, session, model), s) in self.pending.drain() {
+        for (key, s) in self.pending.drain() {
+            let mut parts = key.splitn(4, '\0');
+            let mut next = || parts.next().unwrap_or("");
+            let (day, project, session, model) = (next(), next(), next(), next());
             st.execute(params![
                 day,
                 project,
