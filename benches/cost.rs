@@ -27,7 +27,10 @@ fn tlc() -> PathBuf {
     let dir = exe.parent().and_then(Path::parent).expect("target dir");
     let bin = dir.join("tlc");
     if !bin.exists() {
-        let status = Command::new(env!("CARGO")).args(["build", "--release", "--bin", "tlc"]).status().expect("cargo build");
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--release", "--bin", "tlc"])
+            .status()
+            .expect("cargo build");
         assert!(status.success(), "building tlc failed");
     }
     bin
@@ -47,7 +50,12 @@ fn run(program: &Path, args: &[&str], home: &Path) -> (Duration, Output) {
 
 fn ok(program: &Path, args: &[&str], home: &Path) -> (Duration, String) {
     let (d, out) = run(program, args, home);
-    assert!(out.status.success(), "{} {args:?}: {}", program.display(), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{} {args:?}: {}",
+        program.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     (d, String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
@@ -91,7 +99,10 @@ fn main() {
         refreshes.push(d);
         refreshed = out.lines().next().unwrap_or("").to_string();
     }
-    println!("refresh of the full LiteLLM catalog: median {} of 5 ({refreshed})", ms(median(refreshes)));
+    println!(
+        "refresh of the full LiteLLM catalog: median {} of 5 ({refreshed})",
+        ms(median(refreshes))
+    );
 
     // 2. lookups, whole process
     let noop = Path::new("true");
@@ -114,9 +125,14 @@ fn main() {
     assert!(!fresh.exists(), "lookup on a fresh home created files");
 
     // 3. import throughput
-    let set = std::env::var_os("TLC_COST_BENCH_SET").map(PathBuf::from).unwrap_or_else(|| manifest().join("target/cost-bench-set"));
+    let set = std::env::var_os("TLC_COST_BENCH_SET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| manifest().join("target/cost-bench-set"));
     if !set.join("projects").is_dir() {
-        println!("generating the transcript set in {} (3000 sessions x 300 messages)...", set.display());
+        println!(
+            "generating the transcript set in {} (3000 sessions x 300 messages)...",
+            set.display()
+        );
         let gen = manifest().join("../shared/fixtures/transcripts/generate.py");
         let status = Command::new("python3")
             .arg(gen)
@@ -137,7 +153,10 @@ fn main() {
         gb,
         secs,
         secs / gb,
-        out.lines().filter(|l| l.starts_with("responses") || l.starts_with("files")).collect::<Vec<_>>().join("; ")
+        out.lines()
+            .filter(|l| l.starts_with("responses") || l.starts_with("files"))
+            .collect::<Vec<_>>()
+            .join("; ")
     );
     let (again, _) = ok(&tlc, &["obs", "import", "transcripts", projects.to_str().expect("utf-8")], &ihome);
     println!("second import of the same files (nothing new): {:.2} s", again.as_secs_f64());
@@ -155,11 +174,19 @@ fn main() {
         totals["responses"],
         ms(median(costs))
     );
-    let ours = [&totals["input_tokens"], &totals["output_tokens"], &totals["cache_write_tokens"], &totals["cache_read_tokens"]].map(|v| v.as_i64().unwrap_or(-1));
+    let ours = [
+        &totals["input_tokens"],
+        &totals["output_tokens"],
+        &totals["cache_write_tokens"],
+        &totals["cache_read_tokens"],
+    ]
+    .map(|v| v.as_i64().unwrap_or(-1));
 
     // 4. ccusage on the same files
     let Some(cc) = std::env::var_os("TLC_CCUSAGE_DIR").map(PathBuf::from) else {
-        println!("ccusage: skipped (set TLC_CCUSAGE_DIR to a folder where `npm install ccusage@20.0.24 @ccusage/ccusage-linux-x64@20.0.24` ran)");
+        println!(
+            "ccusage: skipped (set TLC_CCUSAGE_DIR to a folder where `npm install ccusage@20.0.24 @ccusage/ccusage-linux-x64@20.0.24` ran)"
+        );
         return;
     };
     let start = Instant::now();
@@ -173,7 +200,13 @@ fn main() {
     assert!(out.status.success(), "ccusage: {}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("ccusage json");
     let t = &v["totals"];
-    let theirs = [&t["inputTokens"], &t["outputTokens"], &t["cacheCreationTokens"], &t["cacheReadTokens"]].map(|v| v.as_i64().unwrap_or(-2));
+    let theirs = [
+        &t["inputTokens"],
+        &t["outputTokens"],
+        &t["cacheCreationTokens"],
+        &t["cacheReadTokens"],
+    ]
+    .map(|v| v.as_i64().unwrap_or(-2));
     println!(
         "ccusage 20.0.24 daily --offline --json on the same files: {:.2} s; tlc import is {:.1}x faster (budget >= 5x); token totals (input, output, cache create, cache read) tlc {:?} ccusage {:?}: {}",
         cc_secs,

@@ -25,12 +25,18 @@ impl Env {
     }
 
     fn run(&self, args: &[&str]) -> Output {
+        self.run_env(args, &[])
+    }
+
+    fn run_env(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
         Command::new(env!("CARGO_BIN_EXE_tlc"))
             .args(args)
+            .envs(vars.iter().copied())
             .env("TLC_HOME", &self.home)
             .env_remove("TLC_PROJECT_DIR")
             .env_remove("TLC_NOW")
             .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("TLC_IMPORT_BULK_MIN_BYTES")
             .current_dir(&self.cwd)
             .output()
             .unwrap()
@@ -445,4 +451,48 @@ fn cost_here_reads_the_project_database_and_creates_nothing() {
         ),
         (Some("s1"), Some(200), Some(0.5), Some(false))
     );
+}
+
+#[test]
+fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
+    let slow = Env::new();
+    let bulk = Env::new();
+    let projects = format!("{SAMPLE}/projects");
+    slow.ok(&["obs", "import", "transcripts", &projects]);
+    let out = bulk.run_env(&["obs", "import", "transcripts", &projects], &[("TLC_IMPORT_BULK_MIN_BYTES", "0")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = |e: &Env| -> Vec<(String, String, i64, Option<f64>)> {
+        let conn = e.db();
+        let mut st = conn
+            .prepare("SELECT dedup_key, ts, cache_read_tokens, cost_usd FROM usage ORDER BY dedup_key")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(rows(&slow), rows(&bulk));
+    assert_eq!(
+        slow.json(&["obs", "cost", "--by", "session", "--json"]),
+        bulk.json(&["obs", "cost", "--by", "session", "--json"])
+    );
+    let conn = bulk.db();
+    assert_eq!(
+        count(
+            &conn,
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('usage_dedup', 'usage_ts')"
+        ),
+        2
+    );
+    // The bulk path again over the same files, with the rows already there: nothing added.
+    let out = bulk.run_env(&["obs", "import", "transcripts", &projects], &[("TLC_IMPORT_BULK_MIN_BYTES", "0")]);
+    assert!(out.status.success());
+    assert_eq!(count(&conn, "SELECT count(*) FROM usage"), 60);
+    let err = conn
+        .execute(
+            "INSERT INTO usage (dedup_key, source, ts) SELECT dedup_key, 'spool', ts FROM usage LIMIT 1",
+            [],
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("UNIQUE"), "{err}");
 }

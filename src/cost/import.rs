@@ -16,7 +16,8 @@ use super::transcript::{scan_usage, UsageScan};
 use super::usage::{UsageRow, UsageWriter};
 use crate::store::queries::home::cost as q;
 use rusqlite::{params, Connection};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,8 @@ const HEAD_BYTES: u64 = 4096;
 /// Commit after this many rows or this much time, at a file boundary.
 const BATCH_ROWS: usize = 100_000;
 const BATCH_TIME: Duration = Duration::from_millis(1000);
+/// Imports smaller than this always take the row-by-row path (see [`use_bulk_path`]).
+const BULK_MIN_BYTES: u64 = 128 << 20;
 
 /// What an import did.
 #[derive(Debug, Default, Clone, serde::Serialize)]
@@ -279,6 +282,50 @@ pub fn import_transcripts(
     Ok(summary)
 }
 
+/// One file's scan waiting in a batch.
+struct Pending {
+    job_index: usize,
+    start: u64,
+    head_hash: String,
+    scan: UsageScan,
+}
+
+/// Keys already stored or inserted, by a 128-bit hash, while the bulk path has the unique index dropped.
+struct SeenKeys {
+    hashers: (std::collections::hash_map::RandomState, std::collections::hash_map::RandomState),
+    keys: HashSet<u128>,
+}
+
+impl SeenKeys {
+    fn new() -> SeenKeys {
+        SeenKeys {
+            hashers: Default::default(),
+            keys: HashSet::new(),
+        }
+    }
+
+    /// True when `key` was not seen before.
+    fn insert(&mut self, key: &str) -> bool {
+        let h = (u128::from(self.hashers.0.hash_one(key)) << 64) | u128::from(self.hashers.1.hash_one(key));
+        self.keys.insert(h)
+    }
+}
+
+/// Whether to take the bulk path: a large import into a home database holding few rows compared
+/// with it. The bulk path keeps one transaction open for the whole import, drops the `usage`
+/// indexes, inserts in arrival order, and rebuilds the indexes by sorting before it commits —
+/// several times faster than maintaining two indexes row by row, at the price of holding the
+/// write lock for the whole import (hooks wait, then record a fault) — so only when it pays.
+/// `TLC_IMPORT_BULK_MIN_BYTES` moves the size threshold (tests force the bulk path with 0).
+fn use_bulk_path(new_bytes: u64, stored_rows: u64) -> bool {
+    let min = std::env::var("TLC_IMPORT_BULK_MIN_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(BULK_MIN_BYTES);
+    // About 1.8 KB of transcript per response in Claude Code's files.
+    new_bytes >= min && stored_rows <= new_bytes / 2000
+}
+
 #[allow(clippy::too_many_arguments)]
 fn write_all(
     conn: &Connection,
@@ -291,29 +338,95 @@ fn write_all(
     progress: &mut dyn FnMut(u64, u64),
     total_bytes: u64,
 ) -> Result<(), CostError> {
+    let stored: i64 = conn
+        .prepare_cached(q::USAGE_COUNT)
+        .and_then(|mut s| s.query_row([], |r| r.get(0)))
+        .map_err(sq(db))?;
+    let mut seen = if use_bulk_path(total_bytes, stored.max(0) as u64) {
+        // One transaction for the whole import; an error leaves it to roll back when the
+        // connection closes, indexes included.
+        conn.execute_batch("BEGIN IMMEDIATE").map_err(sq(db))?;
+        let mut seen = SeenKeys::new();
+        {
+            let mut st = conn.prepare_cached(q::USAGE_DEDUP_KEYS).map_err(sq(db))?;
+            let mut rows = st.query([]).map_err(sq(db))?;
+            while let Some(r) = rows.next().map_err(sq(db))? {
+                seen.insert(r.get_ref(0).map_err(sq(db))?.as_str().unwrap_or(""));
+            }
+        }
+        for drop in [q::USAGE_DROP_DEDUP_INDEX, q::USAGE_DROP_TS_INDEX] {
+            conn.prepare(drop).and_then(|mut s| s.execute([])).map_err(sq(db))?;
+        }
+        Some(seen)
+    } else {
+        None
+    };
     let mut done_bytes = 0u64;
-    // Transactions are opened at the first file of a batch and committed at a file boundary; an
-    // error leaves the open one to be rolled back when the connection closes.
-    let mut in_tx = false;
     let mut writer = UsageWriter::new(conn);
+    let mut batch: Vec<Pending> = Vec::new();
     let mut batch_rows = 0usize;
     let mut batch_started = Instant::now();
     for scanned in rx {
-        let job = &jobs[scanned.job_index];
         let scan = scanned.scan.map_err(CostError::Unusable)?;
-        let restarted = job.prior.is_some() && scanned.start == 0;
-        summary.files_read += 1;
-        summary.files_restarted += u64::from(restarted);
-        summary.bytes += scan.consumed;
-        summary.responses += scan.records.len() as u64;
-        summary.malformed += scan.malformed;
-        let session_fallback = job.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        if !in_tx {
-            conn.execute_batch("BEGIN IMMEDIATE").map_err(sq(db))?;
-            in_tx = true;
+        batch_rows += scan.records.len();
+        batch.push(Pending {
+            job_index: scanned.job_index,
+            start: scanned.start,
+            head_hash: scanned.head_hash,
+            scan,
+        });
+        if batch_rows >= BATCH_ROWS || batch_started.elapsed() >= BATCH_TIME {
+            write_batch(conn, db, jobs, &batch, &mut writer, resolver, seen.as_mut(), now, summary)?;
+            for p in batch.drain(..) {
+                done_bytes += jobs[p.job_index].size.saturating_sub(p.start);
+            }
+            progress(done_bytes, total_bytes);
+            batch_rows = 0;
+            batch_started = Instant::now();
         }
+    }
+    if !batch.is_empty() {
+        write_batch(conn, db, jobs, &batch, &mut writer, resolver, seen.as_mut(), now, summary)?;
+    }
+    if seen.is_some() {
+        for create in [q::USAGE_CREATE_DEDUP_INDEX, q::USAGE_CREATE_TS_INDEX] {
+            conn.prepare(create).and_then(|mut s| s.execute([])).map_err(sq(db))?;
+        }
+        conn.execute_batch("COMMIT").map_err(sq(db))?;
+    }
+    progress(total_bytes, total_bytes);
+    Ok(())
+}
+
+/// Writes one batch of files: their responses, their rollup sums and their file states; in its own
+/// transaction, or inside the bulk path's one transaction when `seen` is given (the unique index is
+/// dropped then, so `seen` is what keeps a response from being stored twice).
+#[allow(clippy::too_many_arguments)]
+fn write_batch(
+    conn: &Connection,
+    db: &Path,
+    jobs: &[Job],
+    batch: &[Pending],
+    writer: &mut UsageWriter<'_>,
+    resolver: &mut CachedResolver<'_>,
+    mut seen: Option<&mut SeenKeys>,
+    now: &str,
+    summary: &mut ImportSummary,
+) -> Result<(), CostError> {
+    let own_tx = seen.is_none();
+    if own_tx {
+        conn.execute_batch("BEGIN IMMEDIATE").map_err(sq(db))?;
+    }
+    for p in batch {
+        let job = &jobs[p.job_index];
+        let session_fallback = job.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let mut inserted = 0u64;
-        for r in &scan.records {
+        for r in &p.scan.records {
+            if let Some(seen) = seen.as_deref_mut() {
+                if !seen.insert(&r.dedup_key) {
+                    continue;
+                }
+            }
             let price = resolver.resolve(&r.model)?;
             let source = price.map(|p| p.source());
             let row = UsageRow {
@@ -338,6 +451,12 @@ fn write_all(
             inserted += u64::from(new);
             summary.unpriced += u64::from(new && row.cost_usd.is_none());
         }
+        let restarted = job.prior.is_some() && p.start == 0;
+        summary.files_read += 1;
+        summary.files_restarted += u64::from(restarted);
+        summary.bytes += p.scan.consumed;
+        summary.responses += p.scan.records.len() as u64;
+        summary.malformed += p.scan.malformed;
         summary.inserted += inserted;
         let base = if restarted {
             FileState::default()
@@ -350,30 +469,39 @@ fn write_all(
                     job.key,
                     job.project,
                     job.file_id,
-                    scanned.head_hash,
-                    (scanned.start + scan.consumed) as i64,
-                    (base.malformed + scan.malformed) as i64,
+                    p.head_hash,
+                    (p.start + p.scan.consumed) as i64,
+                    (base.malformed + p.scan.malformed) as i64,
                     (base.generations + inserted) as i64,
                     now
                 ])
             })
             .map_err(sq(db))?;
-        batch_rows += scan.records.len();
-        done_bytes += job
-            .size
-            .saturating_sub(job.prior.as_ref().filter(|_| !restarted).map_or(0, |p| p.offset));
-        progress(done_bytes, total_bytes);
-        if batch_rows >= BATCH_ROWS || batch_started.elapsed() >= BATCH_TIME {
-            writer.flush().map_err(sq(db))?;
-            conn.execute_batch("COMMIT").map_err(sq(db))?;
-            in_tx = false;
-            batch_rows = 0;
-            batch_started = Instant::now();
-        }
     }
-    if in_tx {
-        writer.flush().map_err(sq(db))?;
+    writer.flush().map_err(sq(db))?;
+    if own_tx {
         conn.execute_batch("COMMIT").map_err(sq(db))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bulk_path_is_for_large_imports_into_a_small_table() {
+        assert!(use_bulk_path(2_000_000_000, 0));
+        assert!(use_bulk_path(2_000_000_000, 900_000));
+        assert!(!use_bulk_path(2_000_000_000, 2_000_000));
+        assert!(!use_bulk_path(10_000_000, 0));
+    }
+
+    #[test]
+    fn seen_keys_tell_new_from_repeated() {
+        let mut s = SeenKeys::new();
+        assert!(s.insert("msg_1:req_1"));
+        assert!(s.insert("msg_1:req_2"));
+        assert!(!s.insert("msg_1:req_1"));
+    }
 }
