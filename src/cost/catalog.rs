@@ -60,6 +60,9 @@ pub struct ResolvedPrice {
     /// True when the litellm plane answered from the compiled-in snapshot.
     pub builtin: bool,
     pub entry: PriceEntry,
+    /// `<plane>:<key>`, as stored beside a cost.
+    #[serde(skip)]
+    pub source: String,
 }
 
 impl ResolvedPrice {
@@ -68,8 +71,8 @@ impl ResolvedPrice {
     }
 
     /// Where the price came from, as stored beside a cost: `<plane>:<key>` (`litellm:claude-sonnet-4-5`).
-    pub fn source(&self) -> String {
-        format!("{}:{}", self.plane, self.key)
+    pub fn source(&self) -> &str {
+        &self.source
     }
 }
 
@@ -228,6 +231,7 @@ impl PriceCatalog {
                 plane: plane.to_string(),
                 builtin,
                 entry,
+                source: format!("{plane}:{key}"),
             })
         };
         // 1. override
