@@ -4,4 +4,4 @@
 CREATE VIEW cost_by_model AS
 SELECT model AS key, day, project, model, responses, priced, input_tokens, output_tokens,
        cache_read_tokens, cache_write_tokens, cost_usd
-FROM cost_rows
+FROM cost_daily_rows

@@ -108,9 +108,6 @@ fn import(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
     let paths = ctx.paths()?;
     let db = paths.home_db();
     let (mut conn, _) = store::open_and_migrate(DbKind::Home, &db)?;
-    // A bigger page cache keeps the dedup index's pages in memory through a large import.
-    conn.execute_batch("PRAGMA cache_size = -131072")
-        .map_err(|e| anyhow::anyhow!("{}: {e}", db.display()))?;
     let catalog = PriceCatalog::open_read_only(paths).map_err(cost_err)?;
     let mut total = ImportSummary::default();
     for d in &dirs {

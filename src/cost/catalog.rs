@@ -272,7 +272,7 @@ impl PriceCatalog {
             _ => {
                 for k in &keys {
                     if let Some(e) = snapshot::get(k) {
-                        return Ok(found(k, LITELLM, true, e.clone()));
+                        return Ok(found(k, LITELLM, true, e));
                     }
                 }
             }

@@ -12,12 +12,13 @@
 
 use super::catalog::{CachedResolver, CostError, PriceCatalog};
 use super::rates::priced_cost;
+use super::transcript::Fx;
 use super::transcript::{scan_usage, UsageScan};
 use super::usage::{UsageRow, UsageWriter};
 use crate::store::queries::home::cost as q;
 use rusqlite::{params, Connection};
 use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, BuildHasherDefault};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
@@ -84,6 +85,8 @@ struct Scanned {
     start: u64,
     head_hash: String,
     scan: Result<UsageScan, String>,
+    /// The 128-bit hash of each record's dedup key, computed on the worker thread.
+    hashes: Vec<u128>,
 }
 
 /// Every `*.jsonl` under `dir`, with its project (first folder under `dir`), sorted.
@@ -231,7 +234,7 @@ fn scan_from(path: &Path, start: u64, key: &str) -> std::io::Result<UsageScan> {
     }
 }
 
-fn scan_job(job: &Job, index: usize) -> Scanned {
+fn scan_job(job: &Job, index: usize, hasher: &KeyHasher) -> Scanned {
     let (start, head) = match start_offset(job) {
         Ok(v) => v,
         Err(e) => {
@@ -240,15 +243,21 @@ fn scan_job(job: &Job, index: usize) -> Scanned {
                 start: 0,
                 head_hash: String::new(),
                 scan: Err(format!("{}: {e}", job.path.display())),
+                hashes: Vec::new(),
             }
         }
     };
     let scan = scan_from(&job.path, start, &job.key).map_err(|e| format!("{}: {e}", job.path.display()));
+    let hashes = scan
+        .as_ref()
+        .map(|s| s.records.iter().map(|r| hasher.hash(&r.dedup_key)).collect())
+        .unwrap_or_default();
     Scanned {
         job_index: index,
         start,
         head_hash: head,
         scan,
+        hashes,
     }
 }
 
@@ -288,6 +297,10 @@ pub fn import_transcripts(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ImportSummary, CostError> {
     let files = find_transcripts(dir).map_err(CostError::Unusable)?;
+    // A bigger page cache keeps the dedup index's pages in memory through a large import, and
+    // sorter threads build the bulk path's indexes on both cores.
+    conn.execute_batch("PRAGMA cache_size = -131072; PRAGMA threads = 2")
+        .map_err(sq(db))?;
     let states = load_states(conn, db)?;
     let mut summary = ImportSummary {
         files: files.len() as u64,
@@ -326,20 +339,32 @@ pub fn import_transcripts(
     let (tx, rx) = mpsc::sync_channel::<Scanned>(workers * 2);
     let mut resolver = CachedResolver::new(catalog, Some(PROVIDER));
     let now = crate::clock::now_stamp();
+    let hasher = KeyHasher::default();
     std::thread::scope(|scope| -> Result<(), CostError> {
         for _ in 0..workers {
             let tx = tx.clone();
-            let (jobs, next) = (&jobs, &next);
+            let (jobs, next, hasher) = (&jobs, &next, &hasher);
             scope.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(i) else { break };
-                if tx.send(scan_job(job, i)).is_err() {
+                if tx.send(scan_job(job, i, hasher)).is_err() {
                     break;
                 }
             });
         }
         drop(tx);
-        let result = write_all(conn, db, &jobs, rx, &mut resolver, &now, &mut summary, progress, total_bytes);
+        let result = write_all(
+            conn,
+            db,
+            &jobs,
+            rx,
+            &hasher,
+            &mut resolver,
+            &now,
+            &mut summary,
+            progress,
+            total_bytes,
+        );
         // On an error the receiver is dropped here, so the workers stop at their next send.
         result
     })?;
@@ -352,25 +377,35 @@ struct Pending {
     start: u64,
     head_hash: String,
     scan: UsageScan,
+    hashes: Vec<u128>,
 }
 
-/// Keys already stored or inserted, by a 128-bit hash, while the bulk path has the unique index dropped.
+/// A 128-bit hash of a dedup key (two independently seeded SipHashes): what the bulk path
+/// compares instead of the key, so that the workers can hash in parallel.
+#[derive(Default)]
+struct KeyHasher(std::collections::hash_map::RandomState, std::collections::hash_map::RandomState);
+
+impl KeyHasher {
+    fn hash(&self, key: &str) -> u128 {
+        (u128::from(self.0.hash_one(key)) << 64) | u128::from(self.1.hash_one(key))
+    }
+}
+
+/// Keys already stored or inserted, by their [`KeyHasher`] hash, while the bulk path has the
+/// unique index dropped. The hashes are uniform already, so the set uses a cheap hasher.
 struct SeenKeys {
-    hashers: (std::collections::hash_map::RandomState, std::collections::hash_map::RandomState),
-    keys: HashSet<u128>,
+    keys: HashSet<u128, BuildHasherDefault<Fx>>,
 }
 
 impl SeenKeys {
     fn with_capacity(n: usize) -> SeenKeys {
         SeenKeys {
-            hashers: Default::default(),
-            keys: HashSet::with_capacity(n),
+            keys: HashSet::with_capacity_and_hasher(n, BuildHasherDefault::default()),
         }
     }
 
-    /// True when `key` was not seen before.
-    fn insert(&mut self, key: &str) -> bool {
-        let h = (u128::from(self.hashers.0.hash_one(key)) << 64) | u128::from(self.hashers.1.hash_one(key));
+    /// True when the key hashed to `h` was not seen before.
+    fn insert(&mut self, h: u128) -> bool {
         self.keys.insert(h)
     }
 }
@@ -396,6 +431,7 @@ fn write_all(
     db: &Path,
     jobs: &[Job],
     rx: mpsc::Receiver<Scanned>,
+    hasher: &KeyHasher,
     resolver: &mut CachedResolver<'_>,
     now: &str,
     summary: &mut ImportSummary,
@@ -416,7 +452,7 @@ fn write_all(
             let mut st = conn.prepare_cached(q::USAGE_DEDUP_KEYS).map_err(sq(db))?;
             let mut rows = st.query([]).map_err(sq(db))?;
             while let Some(r) = rows.next().map_err(sq(db))? {
-                seen.insert(r.get_ref(0).map_err(sq(db))?.as_str().unwrap_or(""));
+                seen.insert(hasher.hash(r.get_ref(0).map_err(sq(db))?.as_str().unwrap_or("")));
             }
         }
         for drop in [q::USAGE_DROP_DEDUP_INDEX, q::USAGE_DROP_TS_INDEX] {
@@ -439,6 +475,7 @@ fn write_all(
             start: scanned.start,
             head_hash: scanned.head_hash,
             scan,
+            hashes: scanned.hashes,
         });
         if batch_rows >= BATCH_ROWS || batch_started.elapsed() >= BATCH_TIME {
             write_batch(conn, db, jobs, &batch, &mut writer, resolver, seen.as_mut(), now, summary)?;
@@ -486,9 +523,9 @@ fn write_batch(
         let job = &jobs[p.job_index];
         let session_fallback = job.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         let mut inserted = 0u64;
-        for r in &p.scan.records {
+        for (r, &h) in p.scan.records.iter().zip(&p.hashes) {
             if let Some(seen) = seen.as_deref_mut() {
-                if !seen.insert(&r.dedup_key) {
+                if !seen.insert(h) {
                     continue;
                 }
             }
@@ -563,9 +600,10 @@ mod tests {
 
     #[test]
     fn seen_keys_tell_new_from_repeated() {
-        let mut s = SeenKeys::with_capacity(4);
-        assert!(s.insert("msg_1:req_1"));
-        assert!(s.insert("msg_1:req_2"));
-        assert!(!s.insert("msg_1:req_1"));
+        let (mut s, h) = (SeenKeys::with_capacity(4), KeyHasher::default());
+        assert!(s.insert(h.hash("msg_1:req_1")));
+        assert!(s.insert(h.hash("msg_1:req_2")));
+        assert!(!s.insert(h.hash("msg_1:req_1")));
+        assert_ne!(h.hash("a"), h.hash("b"));
     }
 }

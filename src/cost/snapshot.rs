@@ -3,7 +3,6 @@
 //! lookup answers offline from the first run without creating any file.
 
 use super::rates::{PriceEntry, Rates};
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 const SNAPSHOT: &str = include_str!("litellm-snapshot.tsv");
@@ -54,12 +53,16 @@ pub fn entries() -> &'static [PriceEntry] {
     ENTRIES.get_or_init(|| SNAPSHOT.lines().filter_map(parse_row).collect())
 }
 
-/// The snapshot entry for exactly `model_key`.
-pub fn get(model_key: &str) -> Option<&'static PriceEntry> {
-    static INDEX: OnceLock<HashMap<&'static str, usize>> = OnceLock::new();
-    let all = entries();
-    let index = INDEX.get_or_init(|| all.iter().enumerate().map(|(i, e)| (e.model_key.as_str(), i)).collect());
-    index.get(model_key).map(|i| &all[*i])
+/// The snapshot entry for exactly `model_key`. A lookup searches the text for the one row rather
+/// than parsing all of them: `prices lookup` on a fresh home pays microseconds, not milliseconds.
+pub fn get(model_key: &str) -> Option<PriceEntry> {
+    if model_key.is_empty() || model_key.contains(['\t', '\n']) {
+        return None;
+    }
+    let needle = format!("\n{model_key}\t");
+    let at = memchr::memmem::find(SNAPSHOT.as_bytes(), needle.as_bytes())? + 1;
+    let end = SNAPSHOT[at..].find('\n').map_or(SNAPSHOT.len(), |e| at + e);
+    parse_row(&SNAPSHOT[at..end])
 }
 
 #[cfg(test)]
@@ -93,6 +96,9 @@ mod tests {
             );
         }
         assert!(snap.len() > 3000);
+        for e in snap {
+            assert_eq!(get(&e.model_key).as_ref(), Some(e), "get({}) finds its row", e.model_key);
+        }
     }
 
     #[test]

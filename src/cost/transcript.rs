@@ -99,7 +99,7 @@ fn normalise_ts(ts: &str) -> Option<String> {
 
 /// A fast, non-cryptographic hash for the in-file dedup table (keys are verified on a hit).
 #[derive(Default)]
-struct Fx(u64);
+pub(crate) struct Fx(u64);
 
 impl Hasher for Fx {
     fn finish(&self) -> u64 {

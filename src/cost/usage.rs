@@ -6,9 +6,11 @@
 //! still rolled up by it. Call [`UsageWriter::flush`] before committing.
 
 use super::rates::TokenUsage;
+use super::transcript::Fx;
 use crate::store::queries::home::cost as q;
 use rusqlite::{params, Connection};
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 
 /// The source whose rows this writer adds to `usage_rollup` itself; the insert trigger skips them.
 pub const ROLLED_UP_BY_WRITER: &str = "transcript";
@@ -32,7 +34,7 @@ pub struct UsageRow<'a> {
     pub cost_pool: Option<&'a str>,
 }
 
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
 struct Sums {
     responses: i64,
     priced: i64,
@@ -43,11 +45,23 @@ struct Sums {
     cost: f64,
 }
 
-/// Inserts usage rows and keeps `usage_rollup` in step.
+impl Sums {
+    fn add(&mut self, o: &Sums) {
+        self.responses += o.responses;
+        self.priced += o.priced;
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.cost += o.cost;
+    }
+}
+
+/// Inserts usage rows and keeps `usage_rollup` and `usage_daily` in step.
 pub struct UsageWriter<'c> {
     conn: &'c Connection,
     /// Sums per `day \0 project \0 session \0 model`, built in `key` to avoid an allocation per row.
-    pending: HashMap<String, Sums>,
+    pending: HashMap<String, Sums, BuildHasherDefault<Fx>>,
     key: String,
 }
 
@@ -55,7 +69,7 @@ impl<'c> UsageWriter<'c> {
     pub fn new(conn: &'c Connection) -> UsageWriter<'c> {
         UsageWriter {
             conn,
-            pending: HashMap::new(),
+            pending: HashMap::default(),
             key: String::new(),
         }
     }
@@ -117,6 +131,7 @@ impl<'c> UsageWriter<'c> {
         if self.pending.is_empty() {
             return Ok(());
         }
+        let mut daily: HashMap<(String, String, String), Sums> = HashMap::new();
         let mut st = self.conn.prepare_cached(q::ROLLUP_ADD)?;
         for (key, s) in self.pending.drain() {
             let mut parts = key.splitn(4, '\0');
@@ -135,15 +150,36 @@ impl<'c> UsageWriter<'c> {
                 s.cache_write,
                 s.cost
             ])?;
+            daily
+                .entry((day.to_string(), project.to_string(), model.to_string()))
+                .or_default()
+                .add(&s);
+        }
+        let mut st = self.conn.prepare_cached(q::DAILY_ADD)?;
+        for ((day, project, model), s) in daily {
+            st.execute(params![
+                day,
+                project,
+                model,
+                s.responses,
+                s.priced,
+                s.input,
+                s.output,
+                s.cache_read,
+                s.cache_write,
+                s.cost
+            ])?;
         }
         Ok(())
     }
 }
 
-/// Rebuilds `usage_rollup` from `usage` (the repair path).
+/// Rebuilds `usage_rollup` and `usage_daily` from `usage` (the repair path).
 pub fn rebuild_rollup(conn: &Connection) -> rusqlite::Result<()> {
     conn.prepare_cached(q::ROLLUP_CLEAR)?.execute([])?;
     conn.prepare_cached(q::ROLLUP_REBUILD)?.execute([])?;
+    conn.prepare_cached(q::DAILY_CLEAR)?.execute([])?;
+    conn.prepare_cached(q::DAILY_REBUILD)?.execute([])?;
     Ok(())
 }
 
@@ -226,8 +262,20 @@ mod tests {
         )
         .unwrap();
         let with_spool = rollup(&conn);
+        let daily = |c: &Connection| -> Vec<(String, String, i64, f64)> {
+            let mut st = c
+                .prepare("SELECT day, model, responses, cost_usd FROM usage_daily ORDER BY 1, 2")
+                .unwrap();
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        let daily_before = daily(&conn);
+        assert_eq!(daily_before.len(), 2);
         rebuild_rollup(&conn).unwrap();
         assert_eq!(rollup(&conn), with_spool);
+        assert_eq!(daily(&conn), daily_before);
         assert_eq!(with_spool[1].4, 3);
         // The delete trigger still keeps the rollup right.
         conn.execute("DELETE FROM usage WHERE dedup_key = 'c'", []).unwrap();
