@@ -7,6 +7,8 @@ mod db;
 mod demo;
 mod hook;
 mod install;
+mod obs;
+mod obs_spool;
 
 pub use context::Ctx;
 
@@ -44,6 +46,9 @@ pub enum Command {
     Install(install::InstallArgs),
     /// Remove exactly tlc's hook entries from the providers' settings.
     Uninstall(install::UninstallArgs),
+    /// Read the record back: reports, events, decisions, live feed, export, prune, import.
+    #[command(subcommand)]
+    Obs(obs::ObsCommand),
 }
 
 /// `tlc harness <cmd>` is accepted as `tlc <cmd>` everywhere: the seeds' spelling.
@@ -85,5 +90,6 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Hook { provider } => hook::run(provider),
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
+        Command::Obs(cmd) => obs::run(&ctx, cmd),
     }
 }

@@ -113,6 +113,10 @@ fn record(
     let mut written: Vec<(Event, Plane)> = Vec::new();
     let mut session = None;
     if let Some(Mapped { mut event, action, .. }) = mapped {
+        if action.is_some() {
+            event.attrs.insert("decision".into(), decision.permission.as_str().into());
+            event.attrs.insert("rule".into(), decision.rule.clone().into());
+        }
         let plane = plane_for(&event, action.is_some() && decision.interrupts(), settings.obs.debug);
         let id = es.record(&mut event, plane).map_err(|e| e.to_string())?;
         if let Some(action) = &action {

@@ -4,6 +4,7 @@
 pub mod event;
 pub mod recorder;
 pub mod redact;
+pub mod report;
 pub mod spool;
 
 pub use event::{Event, Kind, Phase, Plane, Tokens};
