@@ -8,6 +8,7 @@ mod demo;
 mod hook;
 mod install;
 mod obs;
+mod obs_data;
 mod obs_spool;
 
 pub use context::Ctx;

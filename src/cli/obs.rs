@@ -19,6 +19,58 @@ pub enum ObsCommand {
     Why(WhyArgs),
     /// Follow new signal events as they are written, until interrupted.
     Live(LiveArgs),
+    /// Export any view as CSV or JSON, optionally within a time window.
+    Export(ExportArgs),
+    /// List the views and their columns.
+    Views {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Drop records older than obs.retentionDays from the project database and the spool.
+    Prune {
+        /// Report what would be dropped and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Import records from elsewhere.
+    #[command(subcommand)]
+    Import(ImportCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// The TypeScript harness's JSONL state (observability, audit, ship-ledger and spool lines).
+    Jsonl {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// The view to export (see `tlc obs views`).
+    pub view: String,
+    #[arg(long, value_enum, default_value_t = ExportFormatArg::Csv)]
+    pub format: ExportFormatArg,
+    /// Only rows at or after this time (RFC 3339 or YYYY-MM-DD).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only rows at or before this time (a date includes its whole day).
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Write to FILE instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormatArg {
+    Csv,
+    Json,
 }
 
 #[derive(Debug, clap::Args)]
@@ -82,6 +134,10 @@ pub fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
         ObsCommand::Events(a) => events(ctx, a),
         ObsCommand::Why(a) => why(ctx, a),
         ObsCommand::Live(a) => live(ctx, a),
+        ObsCommand::Export(a) => super::obs_data::export(ctx, a),
+        ObsCommand::Views { json } => super::obs_data::views(json),
+        ObsCommand::Prune { dry_run, json } => super::obs_data::prune(ctx, dry_run, json),
+        ObsCommand::Import(ImportCommand::Jsonl { files, json }) => super::obs_data::import_jsonl(ctx, &files, json),
     }
 }
 

@@ -2,6 +2,9 @@
 //! the spool and retention. Nothing here branches on a provider's name.
 
 pub mod event;
+pub mod export;
+pub mod import;
+pub mod prune;
 pub mod recorder;
 pub mod redact;
 pub mod report;
