@@ -71,13 +71,26 @@ fn every_registry_key_is_documented_with_its_type_default_and_tiers() {
         };
         let default = Value::from_default(spec.default).to_toml_text();
         if code(&row[2]) != default {
-            problems.push(format!("{}: documented default {} but the registry's is {default}", spec.key, row[2]));
+            problems.push(format!(
+                "{}: documented default {} but the registry's is {default}",
+                spec.key, row[2]
+            ));
         }
         if row[1] != spec.kind.describe() {
-            problems.push(format!("{}: documented type {:?} but the registry's is {:?}", spec.key, row[1], spec.kind.describe()));
+            problems.push(format!(
+                "{}: documented type {:?} but the registry's is {:?}",
+                spec.key,
+                row[1],
+                spec.kind.describe()
+            ));
         }
         if row[3] != tiers_word(spec.tiers) {
-            problems.push(format!("{}: documented tiers {:?} but the registry's are {:?}", spec.key, row[3], tiers_word(spec.tiers)));
+            problems.push(format!(
+                "{}: documented tiers {:?} but the registry's are {:?}",
+                spec.key,
+                row[3],
+                tiers_word(spec.tiers)
+            ));
         }
         if row[4].is_empty() {
             problems.push(format!("{}: says nothing about what it does", spec.key));
@@ -88,7 +101,11 @@ fn every_registry_key_is_documented_with_its_type_default_and_tiers() {
             problems.push(format!("{key}: documented but not a key tlc knows"));
         }
     }
-    assert!(problems.is_empty(), "docs/config.md disagrees with src/config/registry.rs:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "docs/config.md disagrees with src/config/registry.rs:\n{}",
+        problems.join("\n")
+    );
 }
 
 #[test]
@@ -103,7 +120,11 @@ fn every_operator_named_table_is_documented_with_its_tiers() {
             .unwrap_or_else(|| panic!("docs/config.md lacks the {name} row"));
         assert_eq!(row[1], tiers_word(*tiers), "tiers of {name}");
     }
-    assert_eq!(rows.len(), NAMED_TABLES.len(), "docs/config.md lists a named table tlc does not know");
+    assert_eq!(
+        rows.len(),
+        NAMED_TABLES.len(),
+        "docs/config.md lists a named table tlc does not know"
+    );
 }
 
 #[test]
