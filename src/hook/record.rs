@@ -104,7 +104,7 @@ fn record(
     faults: &mut Vec<String>,
 ) -> Result<Decision, String> {
     let db = project.db_path();
-    let (mut conn, _) = store::open_and_migrate(DbKind::Project, &db).map_err(|e| e.to_string())?;
+    let mut conn = store::open_for_hook(DbKind::Project, &db).map_err(|e| e.to_string())?;
     conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
     let settings = &config.settings;
     let tx = conn
@@ -146,6 +146,7 @@ fn record(
         written.push((f, Plane::Signal));
     }
     tx.commit().map_err(|e| e.to_string())?;
+    store::checkpoint_if_large(&conn);
     drop(conn);
 
     if settings.obs.global_spool {
@@ -171,7 +172,7 @@ fn plane_for(event: &Event, interrupts: bool, debug_on: bool) -> Plane {
 
 fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), String> {
     let home_db = project.paths.home_db();
-    let (mut conn, _) = store::open_and_migrate(DbKind::Home, &home_db).map_err(|e| e.to_string())?;
+    let mut conn = store::open_for_hook(DbKind::Home, &home_db).map_err(|e| e.to_string())?;
     conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -182,5 +183,7 @@ fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), String> {
     for (ev, plane) in written {
         spool.append(&repo, &name, ev, *plane).map_err(|e| e.to_string())?;
     }
-    tx.commit().map_err(|e| e.to_string())
+    tx.commit().map_err(|e| e.to_string())?;
+    store::checkpoint_if_large(&conn);
+    Ok(())
 }

@@ -254,6 +254,38 @@ pub fn open_and_migrate(kind: DbKind, path: &Path) -> Result<(Connection, Migrat
     Ok((conn, report))
 }
 
+/// WAL pages after the last commit on a hook connection (see [`open_for_hook`]).
+static HOOK_WAL_PAGES: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// The WAL is truncated once it holds this many pages.
+const HOOK_WAL_LIMIT_PAGES: i32 = 64;
+
+/// Opens the database for one short-lived hook process.
+///
+/// Every hook is its own process, so each would be the last connection to close, and the
+/// default close checkpoints the WAL, fsyncs, and deletes the WAL and shared-memory files — file
+/// creation and deletion on every tool call, which on some disks costs more than all the rest of
+/// the hook. Here the close leaves the WAL in place; [`checkpoint_if_large`] truncates it once it
+/// has grown past a few dozen pages, so the next process rebuilds its index from a short log.
+pub fn open_for_hook(kind: DbKind, path: &Path) -> Result<Connection, StoreError> {
+    let (conn, _) = open_and_migrate(kind, path)?;
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+        .map_err(|e| StoreError::sqlite(path, e))?;
+    conn.wal_hook(Some(|_, pages| {
+        HOOK_WAL_PAGES.store(pages, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }));
+    Ok(conn)
+}
+
+/// After a commit on a hook connection: checkpoints and truncates the WAL when it has grown past
+/// its limit. Best effort: a checkpoint blocked by a reader is left for a later hook.
+pub fn checkpoint_if_large(conn: &Connection) {
+    if HOOK_WAL_PAGES.load(std::sync::atomic::Ordering::Relaxed) >= HOOK_WAL_LIMIT_PAGES {
+        let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    }
+}
+
 /// Opens an existing file for reading without creating anything next to it.
 fn open_read_connection(path: &Path) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
