@@ -20,7 +20,10 @@ fn tlc() -> PathBuf {
     let dir = exe.parent().and_then(Path::parent).expect("target dir");
     let bin = dir.join("tlc");
     if !bin.exists() {
-        let status = Command::new(env!("CARGO")).args(["build", "--release", "--bin", "tlc"]).status().expect("cargo build");
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--release", "--bin", "tlc"])
+            .status()
+            .expect("cargo build");
         assert!(status.success(), "building tlc failed");
     }
     bin
@@ -63,7 +66,11 @@ fn main() {
     let repo = scratch.join("repo");
     let home = scratch.join("home");
     std::fs::create_dir_all(repo.join(".git")).expect("repo");
-    let true_bin = PathBuf::from(if Path::new("/bin/true").exists() { "/bin/true" } else { "/usr/bin/true" });
+    let true_bin = PathBuf::from(if Path::new("/bin/true").exists() {
+        "/bin/true"
+    } else {
+        "/usr/bin/true"
+    });
 
     // Warm up: the first hook creates and migrates the database.
     for _ in 0..10 {
@@ -83,9 +90,15 @@ fn main() {
     let noop = median(noop_times);
     println!("hook: one PostToolUse hook, whole process, {runs} runs");
     println!("  median hook       {:.3} ms", hook.as_secs_f64() * 1e3);
-    println!("  median no-op      {:.3} ms (true, started the same way)", noop.as_secs_f64() * 1e3);
+    println!(
+        "  median no-op      {:.3} ms (true, started the same way)",
+        noop.as_secs_f64() * 1e3
+    );
     println!("  ratio             {:.2}x", hook.as_secs_f64() / noop.as_secs_f64());
-    println!("  peak memory       {:.1} MiB (max RSS of the hook processes)", max_rss_kib as f64 / 1024.0);
+    println!(
+        "  peak memory       {:.1} MiB (max RSS of the hook processes)",
+        max_rss_kib as f64 / 1024.0
+    );
 
     // Concurrency: 32 processes at once, 100 events each, into a fresh repository.
     let repo2 = scratch.join("repo-concurrent");
@@ -129,8 +142,12 @@ fn main() {
     let wall = start.elapsed();
     let db = repo2.join(".tlc/harness/state/tlc.db");
     let conn = rusqlite::Connection::open(&db).expect("open db");
-    let rows: i64 = conn.query_row("SELECT count(*) FROM events WHERE kind = 'shell.end'", [], |r| r.get(0)).expect("count");
-    let faults: i64 = conn.query_row("SELECT count(*) FROM events WHERE kind = 'hook.fault'", [], |r| r.get(0)).expect("faults");
+    let rows: i64 = conn
+        .query_row("SELECT count(*) FROM events WHERE kind = 'shell.end'", [], |r| r.get(0))
+        .expect("count");
+    let faults: i64 = conn
+        .query_row("SELECT count(*) FROM events WHERE kind = 'hook.fault'", [], |r| r.get(0))
+        .expect("faults");
     let integrity: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("integrity");
     let fault_log = std::fs::read_to_string(home.join("state/hook-faults.log")).unwrap_or_default();
     let locked = fault_log.lines().filter(|l| l.contains("locked") || l.contains("busy")).count();
@@ -138,6 +155,10 @@ fn main() {
     println!("  rows stored       {rows} of {}", procs * per);
     println!("  lock errors       {locked} (\"database is locked\" in the fault log), failed processes {process_errors}, hook.fault rows {faults}");
     println!("  integrity check   {integrity}");
-    println!("  wall time         {:.2} s ({:.0} events/s)", wall.as_secs_f64(), (procs * per) as f64 / wall.as_secs_f64());
+    println!(
+        "  wall time         {:.2} s ({:.0} events/s)",
+        wall.as_secs_f64(),
+        (procs * per) as f64 / wall.as_secs_f64()
+    );
     let _ = std::fs::remove_dir_all(&scratch);
 }

@@ -4,12 +4,15 @@
 //! provider payloads, the domains ([`obs`], [`cost`], [`policy`], [`gate`], [`lesson`], [`agent`])
 //! own their tables and SQL, and [`store`], [`config`] and [`render`] are shared by all of them.
 
-pub mod clock;
 pub mod cli;
+pub mod clock;
 pub mod config;
+pub mod doctor;
 pub mod error;
+pub mod gate;
 pub mod hashing;
 pub mod hook;
+pub mod lesson;
 pub mod obs;
 pub mod paths;
 pub mod policy;

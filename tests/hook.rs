@@ -9,7 +9,9 @@ fn valid_claude(out: &str) -> bool {
     if out.is_empty() {
         return true;
     }
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(out) else { return false };
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(out) else {
+        return false;
+    };
     let Some(o) = v.as_object() else { return false };
     if let Some(h) = o.get("hookSpecificOutput") {
         return h.get("hookEventName").and_then(|e| e.as_str()).is_some();
@@ -18,10 +20,22 @@ fn valid_claude(out: &str) -> bool {
 }
 
 fn valid_cursor(out: &str) -> bool {
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(out.trim()) else { return false };
-    let allowed = ["permission", "user_message", "agent_message", "continue", "followup_message", "additional_context", "env", "updated_input"];
+    let Ok(v) = serde_json::from_str::<serde_json::Value>(out.trim()) else {
+        return false;
+    };
+    let allowed = [
+        "permission",
+        "user_message",
+        "agent_message",
+        "continue",
+        "followup_message",
+        "additional_context",
+        "env",
+        "updated_input",
+    ];
     v.as_object().is_some_and(|o| o.keys().all(|k| allowed.contains(&k.as_str())))
-        && v.get("permission").is_none_or(|p| ["allow", "deny", "ask"].contains(&p.as_str().unwrap_or("")))
+        && v.get("permission")
+            .is_none_or(|p| ["allow", "deny", "ask"].contains(&p.as_str().unwrap_or("")))
 }
 
 const CLAUDE: &[(&str, &str)] = &[
@@ -73,15 +87,30 @@ const CURSOR: &[(&str, &str)] = &[
 #[test]
 fn every_fixture_payload_exits_0_with_a_valid_response_and_leaves_its_row() {
     let w = World::new();
-    for (provider, table, valid) in [("claude", CLAUDE, valid_claude as fn(&str) -> bool), ("cursor", CURSOR, valid_cursor)] {
+    for (provider, table, valid) in [
+        ("claude", CLAUDE, valid_claude as fn(&str) -> bool),
+        ("cursor", CURSOR, valid_cursor),
+    ] {
         for (file, kind) in table {
-            let before = if w.project_db().exists() { w.count("SELECT count(*) FROM events") } else { 0 };
+            let before = if w.project_db().exists() {
+                w.count("SELECT count(*) FROM events")
+            } else {
+                0
+            };
             let out = w.hook(provider, w.payload(&format!("providers/{provider}/{file}")).as_bytes());
             assert_eq!(out.status.code(), Some(0), "{provider}/{file}: {}", stderr(&out));
             assert!(valid(&stdout(&out)), "{provider}/{file}: invalid response {:?}", stdout(&out));
-            assert_eq!(w.count("SELECT count(*) FROM events"), before + 1, "{provider}/{file} leaves exactly one row");
-            let (got, p): (String, String) =
-                w.db().query_row("SELECT kind, provider FROM events ORDER BY id DESC LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+            assert_eq!(
+                w.count("SELECT count(*) FROM events"),
+                before + 1,
+                "{provider}/{file} leaves exactly one row"
+            );
+            let (got, p): (String, String) = w
+                .db()
+                .query_row("SELECT kind, provider FROM events ORDER BY id DESC LIMIT 1", [], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .unwrap();
             assert_eq!((got.as_str(), p.as_str()), (*kind, provider), "{provider}/{file}");
         }
     }
@@ -96,11 +125,21 @@ fn a_replayed_session_pairs_tools_and_records_shell_decisions() {
     let w = World::new();
     let transcript = w.dir.path().join("transcript.jsonl");
     std::fs::copy(fixtures().join("providers/claude/session/transcript.jsonl"), &transcript).unwrap();
-    let mut files: Vec<_> = std::fs::read_dir(fixtures().join("providers/claude/session")).unwrap().flatten().map(|e| e.path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(fixtures().join("providers/claude/session"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     files.sort();
     let mut n = 0;
-    for f in files.iter().filter(|f| f.file_name().unwrap().to_string_lossy().chars().next().unwrap().is_ascii_digit()) {
-        let text = std::fs::read_to_string(f).unwrap().replace("\"/repo", &format!("\"{}", w.repo.display())).replace("TRANSCRIPT", &transcript.display().to_string());
+    for f in files
+        .iter()
+        .filter(|f| f.file_name().unwrap().to_string_lossy().chars().next().unwrap().is_ascii_digit())
+    {
+        let text = std::fs::read_to_string(f)
+            .unwrap()
+            .replace("\"/repo", &format!("\"{}", w.repo.display()))
+            .replace("TRANSCRIPT", &transcript.display().to_string());
         let out = w.hook("claude", text.as_bytes());
         assert_eq!(out.status.code(), Some(0));
         assert!(valid_claude(&stdout(&out)));
@@ -116,19 +155,39 @@ fn a_replayed_session_pairs_tools_and_records_shell_decisions() {
     assert_eq!(kinds("subagent.start"), 1);
     assert_eq!(kinds("session.end"), 1);
     // Each ended tool call found its start by tool_use_id.
-    assert_eq!(w.count("SELECT count(*) FROM events WHERE phase IN ('end','fail') AND duration_ms IS NOT NULL"), 5);
-    assert_eq!(w.count("SELECT count(*) FROM events WHERE phase = 'end' AND span_id = 'toolu_01Bash0003'"), 1);
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE phase IN ('end','fail') AND duration_ms IS NOT NULL"),
+        5
+    );
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE phase = 'end' AND span_id = 'toolu_01Bash0003'"),
+        1
+    );
     assert_eq!(w.count("SELECT count(*) FROM open_spans"), 0, "session end closes open spans");
     // The shell decision: allow, no rule, the posture; an allow lands off the signal plane.
     let (perm, rule, posture, detail): (String, String, String, String) = w
         .db()
-        .query_row("SELECT permission, rule, posture, detail FROM decisions WHERE subject = 'shell'", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .query_row(
+            "SELECT permission, rule, posture, detail FROM decisions WHERE subject = 'shell'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
         .unwrap();
-    assert_eq!((perm.as_str(), rule.as_str(), posture.as_str(), detail.as_str()), ("allow", "none", "solo", "cargo test --quiet report"));
-    assert_eq!(w.count("SELECT count(*) FROM events WHERE kind = 'shell.start' AND plane = 'signal'"), 0);
+    assert_eq!(
+        (perm.as_str(), rule.as_str(), posture.as_str(), detail.as_str()),
+        ("allow", "none", "solo", "cargo test --quiet report")
+    );
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE kind = 'shell.start' AND plane = 'signal'"),
+        0
+    );
     let (model, tp, ended): (Option<String>, Option<String>, Option<String>) = w
         .db()
-        .query_row("SELECT model, transcript_path, ended_at FROM sessions WHERE session_id = ?1", [sid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .query_row(
+            "SELECT model, transcript_path, ended_at FROM sessions WHERE session_id = ?1",
+            [sid],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
         .unwrap();
     assert_eq!(model.as_deref(), Some("claude-sonnet-4-5-20250929"));
     assert_eq!(tp.as_deref(), Some(transcript.to_str().unwrap()));
@@ -147,7 +206,9 @@ fn assert_neutral(out: &std::process::Output, provider: &str, what: &str) {
 #[test]
 fn hostile_input_still_gets_a_valid_response_and_the_fault_is_recorded() {
     let w = World::new();
-    let mut big = String::from(r#"{"hook_event_name":"PostToolUse","session_id":"big","tool_name":"Bash","tool_input":{"command":"x"},"tool_response":{"stdout":""#);
+    let mut big = String::from(
+        r#"{"hook_event_name":"PostToolUse","session_id":"big","tool_name":"Bash","tool_input":{"command":"x"},"tool_response":{"stdout":""#,
+    );
     big.push_str(&"y".repeat(20 * 1024 * 1024));
     big.push_str(r#""}}"#);
     let mut invalid_utf8 = br#"{"hook_event_name":"UserPromptSubmit","session_id":"u8","prompt":"caf"#.to_vec();
@@ -170,11 +231,20 @@ fn hostile_input_still_gets_a_valid_response_and_the_fault_is_recorded() {
     }
     // Empty, not JSON and not an object are faults recorded in the project database (per provider).
     assert_eq!(w.count("SELECT count(*) FROM events WHERE kind = 'hook.fault'"), 6);
-    assert_eq!(w.count("SELECT count(*) FROM events WHERE kind = 'unknown' AND json_extract(attrs, '$.event') = 'SomethingNew'"), 2);
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE kind = 'unknown' AND json_extract(attrs, '$.event') = 'SomethingNew'"),
+        2
+    );
     let big_payload: i64 = w.count("SELECT max(length(payload)) FROM events WHERE session_id = 'big'");
-    assert!(big_payload < 2 * 1024 * 1024, "the audit copy of a 20 MB payload is capped: {big_payload}");
+    assert!(
+        big_payload < 2 * 1024 * 1024,
+        "the audit copy of a 20 MB payload is capped: {big_payload}"
+    );
     // Invalid UTF-8 is replaced, the rest of the payload is kept (Cursor does not know the event).
-    assert_eq!(w.count("SELECT count(*) FROM events WHERE session_id = 'u8' AND kind = 'prompt.submit' AND attrs LIKE '%caf%'"), 1);
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE session_id = 'u8' AND kind = 'prompt.submit' AND attrs LIKE '%caf%'"),
+        1
+    );
     assert_eq!(w.count("SELECT count(*) FROM events WHERE session_id = 'u8'"), 2);
 }
 
@@ -186,7 +256,9 @@ fn a_locked_database_an_unwritable_state_folder_and_an_unwritable_home_still_ans
 
     // Another writer holds the database past the hook's budget.
     let holder = rusqlite::Connection::open(w.project_db()).unwrap();
-    holder.execute_batch("BEGIN EXCLUSIVE; INSERT INTO state (key, value, updated_at) VALUES ('x','y','z');").unwrap();
+    holder
+        .execute_batch("BEGIN EXCLUSIVE; INSERT INTO state (key, value, updated_at) VALUES ('x','y','z');")
+        .unwrap();
     let t = Instant::now();
     let out = w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes());
     assert!(t.elapsed() < Duration::from_secs(10), "bounded wait: {:?}", t.elapsed());
@@ -196,12 +268,23 @@ fn a_locked_database_an_unwritable_state_folder_and_an_unwritable_home_still_ans
     holder.execute_batch("ROLLBACK").unwrap();
     drop(holder);
     let log = std::fs::read_to_string(w.home.join("state/hook-faults.log")).unwrap();
-    assert!(log.contains("locked") || log.contains("busy"), "the lock fault is logged under the home: {log}");
+    assert!(
+        log.contains("locked") || log.contains("busy"),
+        "the lock fault is logged under the home: {log}"
+    );
 
     // A state folder nothing can be written into.
     let state = w.repo.join(".tlc/harness/state");
-    let immutable = std::process::Command::new("chattr").arg("+i").arg(&state).status().is_ok_and(|s| s.success())
-        && std::process::Command::new("chattr").arg("+i").arg(w.project_db()).status().is_ok_and(|s| s.success());
+    let immutable = std::process::Command::new("chattr")
+        .arg("+i")
+        .arg(&state)
+        .status()
+        .is_ok_and(|s| s.success())
+        && std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(w.project_db())
+            .status()
+            .is_ok_and(|s| s.success());
     if !immutable {
         std::fs::remove_dir_all(&state).unwrap();
         std::fs::write(&state, "not a folder").unwrap();
@@ -256,7 +339,10 @@ fn secrets_never_reach_the_database_files() {
         let mut st = db.prepare("SELECT attrs FROM events WHERE session_id = 'sec-1'").unwrap();
         st.query_map([], |r| r.get::<_, String>(0)).unwrap().map(|r| r.unwrap()).collect()
     };
-    assert!(placeholders.iter().any(|a| a.contains("[REDACTED:aws_access_key:")), "{placeholders:?}");
+    assert!(
+        placeholders.iter().any(|a| a.contains("[REDACTED:aws_access_key:")),
+        "{placeholders:?}"
+    );
 }
 
 #[test]
@@ -278,17 +364,28 @@ fn the_global_spool_mirrors_records_and_degrades_when_the_home_is_unwritable() {
     std::fs::create_dir_all(&w.home).unwrap();
     std::fs::write(w.home.join("config.toml"), "[obs]\nglobalSpool = true\n").unwrap();
     for f in ["session-start.json", "user-prompt-submit.json", "stop.json"] {
-        assert_neutral(&w.hook("claude", w.payload(&format!("providers/claude/{f}")).as_bytes()), "claude", f);
+        assert_neutral(
+            &w.hook("claude", w.payload(&format!("providers/claude/{f}")).as_bytes()),
+            "claude",
+            f,
+        );
     }
     let home = rusqlite::Connection::open(w.home_db()).unwrap();
-    let (rows, repo, project): (i64, String, String) =
-        home.query_row("SELECT count(*), min(repo_path), min(project) FROM spool", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap();
+    let (rows, repo, project): (i64, String, String) = home
+        .query_row("SELECT count(*), min(repo_path), min(project) FROM spool", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap();
     assert_eq!(rows, 3);
     assert_eq!(repo, w.repo.display().to_string());
     assert_eq!(project, "repo");
 
     // The spool is off by default: a project with no machine config writes nothing under the home.
     let w2 = World::new();
-    assert_neutral(&w2.hook("claude", w2.payload("providers/claude/stop.json").as_bytes()), "claude", "no spool");
+    assert_neutral(
+        &w2.hook("claude", w2.payload("providers/claude/stop.json").as_bytes()),
+        "claude",
+        "no spool",
+    );
     assert!(!w2.home_db().exists());
 }

@@ -70,7 +70,20 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     }
     let mut attrs = Map::new();
     attrs.insert("event".into(), name.clone().into());
-    for key in ["source", "reason", "prompt", "message", "notification_type", "trigger", "status", "error", "agent_type", "subagent_type", "text", "permission_mode"] {
+    for key in [
+        "source",
+        "reason",
+        "prompt",
+        "message",
+        "notification_type",
+        "trigger",
+        "status",
+        "error",
+        "agent_type",
+        "subagent_type",
+        "text",
+        "permission_mode",
+    ] {
         if let Some(val) = v.get(key).filter(|x| !x.is_null()) {
             attrs.insert(key.into(), val.clone());
         }
@@ -95,9 +108,18 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
             Kind::FileRead => (Subject::FileRead, input.and_then(|i| str_field(i, "file_path")).unwrap_or_default()),
             _ => (Subject::Tool, t.clone()),
         };
-        Action { subject, detail, reads_only: READ_TOOLS.contains(&t.as_str()) }
+        Action {
+            subject,
+            detail,
+            reads_only: READ_TOOLS.contains(&t.as_str()),
+        }
     });
-    Mapped { event: ev, hook_event: name, action, tool_payload: tool_payload(v) }
+    Mapped {
+        event: ev,
+        hook_event: name,
+        action,
+        tool_payload: tool_payload(v),
+    }
 }
 
 fn tool_payload(v: &Value) -> Map<String, Value> {

@@ -10,7 +10,16 @@ use serde_json::{json, Map, Value};
 
 pub const PROVIDER: &str = "cursor";
 
-const READ_TOOLS: &[&str] = &["Read", "read_file", "Grep", "grep", "Glob", "list_dir", "codebase_search", "web_search"];
+const READ_TOOLS: &[&str] = &[
+    "Read",
+    "read_file",
+    "Grep",
+    "grep",
+    "Glob",
+    "list_dir",
+    "codebase_search",
+    "web_search",
+];
 
 pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     let name = str_field(v, "hook_event_name").unwrap_or_default();
@@ -39,7 +48,12 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     let mut ev = Event::new(PROVIDER, kind, now);
     ev.session_id = str_field(v, "session_id").or_else(|| str_field(v, "conversation_id"));
     ev.trace_id = str_field(v, "generation_id").or_else(|| str_field(v, "conversation_id"));
-    ev.cwd = v.get("workspace_roots").and_then(|r| r.get(0)).and_then(Value::as_str).map(str::to_string).or_else(|| str_field(v, "cwd"));
+    ev.cwd = v
+        .get("workspace_roots")
+        .and_then(|r| r.get(0))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| str_field(v, "cwd"));
     ev.transcript_path = str_field(v, "transcript_path");
     ev.model = str_field(v, "model").or_else(|| str_field(v, "subagent_model"));
     if kind == Kind::SessionStart {
@@ -94,12 +108,28 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     ev.attrs = attrs;
 
     let action = match kind {
-        Kind::ShellStart => Some(Action { subject: Subject::Shell, detail: command.unwrap_or_default(), reads_only: false }),
-        Kind::McpStart => Some(Action { subject: Subject::Mcp, detail: tool.unwrap_or_default(), reads_only: false }),
-        Kind::FileRead => Some(Action { subject: Subject::FileRead, detail: str_field(v, "file_path").unwrap_or_default(), reads_only: true }),
+        Kind::ShellStart => Some(Action {
+            subject: Subject::Shell,
+            detail: command.unwrap_or_default(),
+            reads_only: false,
+        }),
+        Kind::McpStart => Some(Action {
+            subject: Subject::Mcp,
+            detail: tool.unwrap_or_default(),
+            reads_only: false,
+        }),
+        Kind::FileRead => Some(Action {
+            subject: Subject::FileRead,
+            detail: str_field(v, "file_path").unwrap_or_default(),
+            reads_only: true,
+        }),
         Kind::ToolStart => {
             let t = tool.unwrap_or_default();
-            Some(Action { subject: Subject::Tool, reads_only: READ_TOOLS.contains(&t.as_str()), detail: t })
+            Some(Action {
+                subject: Subject::Tool,
+                reads_only: READ_TOOLS.contains(&t.as_str()),
+                detail: t,
+            })
         }
         _ => None,
     };
@@ -109,14 +139,22 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
             tool_payload.insert(key.into(), x.clone());
         }
     }
-    Mapped { event: ev, hook_event: name, action, tool_payload }
+    Mapped {
+        event: ev,
+        hook_event: name,
+        action,
+        tool_payload,
+    }
 }
 
 /// The response Cursor expects for `hook_event` under `decision`.
 pub fn render(hook_event: &str, decision: &Decision) -> String {
     let reason = decision.reason.clone().unwrap_or_default();
     let can_ask = matches!(hook_event, "beforeShellExecution" | "beforeMCPExecution");
-    let acting = matches!(hook_event, "beforeShellExecution" | "beforeMCPExecution" | "beforeReadFile" | "preToolUse");
+    let acting = matches!(
+        hook_event,
+        "beforeShellExecution" | "beforeMCPExecution" | "beforeReadFile" | "preToolUse"
+    );
     let permission = match decision.permission {
         Permission::Ask if !can_ask => Permission::Deny,
         p => p,

@@ -16,7 +16,11 @@ pub fn append_best_effort(provider: &str, message: &str) {
     }
     let path = dir.join(FAULT_LOG_NAME);
     let _ = trim(&path);
-    let line = format!("{}\t{provider}\t{}\n", crate::clock::now_stamp(), message.replace(['\n', '\t'], " "));
+    let line = format!(
+        "{}\t{provider}\t{}\n",
+        crate::clock::now_stamp(),
+        message.replace(['\n', '\t'], " ")
+    );
     let file = std::fs::OpenOptions::new().create(true).append(true).mode_private().open(&path);
     if let Ok(mut f) = file {
         let _ = f.write_all(line.as_bytes());
@@ -46,5 +50,7 @@ fn trim(path: &Path) -> std::io::Result<()> {
 
 /// The fault log's lines (newest last), if there is one.
 pub fn read_fault_log(home: &Path) -> Vec<String> {
-    std::fs::read_to_string(home.join("state").join(FAULT_LOG_NAME)).map(|t| t.lines().map(str::to_string).collect()).unwrap_or_default()
+    std::fs::read_to_string(home.join("state").join(FAULT_LOG_NAME))
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default()
 }

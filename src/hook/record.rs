@@ -60,7 +60,10 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
     let mapped = Some(mapped);
     let Some(paths) = paths else {
         fault_log::append_best_effort(provider.name(), &faults.join("; "));
-        return Outcome { hook_event, decision: Decision::allow() };
+        return Outcome {
+            hook_event,
+            decision: Decision::allow(),
+        };
     };
     let project = Project::locate(&paths, &config);
     let decision = match record(provider, &project, &config, mapped.filter(|_| usable), &mut faults) {
@@ -88,16 +91,40 @@ fn audit_payload(value: Value) -> Value {
 
 /// Opens the project database, decides, and records the event, its decision and any faults in
 /// one transaction.
-fn record(provider: Provider, project: &Project, config: &Config, mapped: Option<Mapped>, faults: &mut Vec<String>) -> Result<Decision, String> {
+fn record(
+    provider: Provider,
+    project: &Project,
+    config: &Config,
+    mapped: Option<Mapped>,
+    faults: &mut Vec<String>,
+) -> Result<Decision, String> {
+    // Issue 6 (adoption): an unadopted repository gets its project config before the first write.
+    let adopted = mapped
+        .as_ref()
+        .filter(|m| crate::config::scaffold::adopts_on(m.event.kind))
+        .and_then(|_| crate::config::scaffold::adopt(project));
     let db = project.db_path();
     let (mut conn, _) = store::open_and_migrate(DbKind::Project, &db).map_err(|e| e.to_string())?;
     conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
     let settings = &config.settings;
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| e.to_string())?;
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| e.to_string())?;
     let es = EventStore::new(&tx);
     let mode_state = es.state("mode").map_err(|e| e.to_string())?;
     let posture = resolve_posture(mode_state.as_deref(), &settings.mode);
-    let decision = Decision::allow();
+    // Issue 6 (policy integrity): baseline the session, or deny an acting call after an out-of-band policy edit.
+    let facts = mapped.as_ref().map(|m| crate::policy::integrity::HookFacts {
+        provider: provider.name(),
+        session: m.event.session_id.as_deref(),
+        starts_session: m.event.kind == Kind::SessionStart,
+        acting: m.action.as_ref().is_some_and(|a| !a.reads_only),
+    });
+    let written_config = match &adopted {
+        Some(crate::config::scaffold::ScaffoldOutcome::Written(p)) => Some(p.as_path()),
+        _ => None,
+    };
+    let decision = crate::policy::integrity::on_hook(&tx, &project.paths, written_config, facts).map_err(|e| e.to_string())?;
 
     let mut written: Vec<(Event, Plane)> = Vec::new();
     let mut session = None;
@@ -105,8 +132,15 @@ fn record(provider: Provider, project: &Project, config: &Config, mapped: Option
         let plane = plane_for(&event, action.is_some() && decision.interrupts(), settings.obs.debug);
         let id = es.record(&mut event, plane).map_err(|e| e.to_string())?;
         if let Some(action) = &action {
-            es.record_decision(id, &event, action.subject.as_str(), &decision, posture.posture.as_str(), Some(&action.detail))
-                .map_err(|e| e.to_string())?;
+            es.record_decision(
+                id,
+                &event,
+                action.subject.as_str(),
+                &decision,
+                posture.posture.as_str(),
+                Some(&action.detail),
+            )
+            .map_err(|e| e.to_string())?;
         }
         session = event.session_id.clone();
         written.push((event, plane));
@@ -146,7 +180,9 @@ fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), String> {
     let home_db = project.paths.home_db();
     let (mut conn, _) = store::open_and_migrate(DbKind::Home, &home_db).map_err(|e| e.to_string())?;
     conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| e.to_string())?;
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| e.to_string())?;
     let spool = Spool::new(&tx);
     let repo = project.root().display().to_string();
     let name = project.name();

@@ -45,7 +45,9 @@ impl<'c> EventStore<'c> {
             ])?;
             self.pair_span(ev, session)?;
             if ev.kind == Kind::SessionEnd {
-                self.conn.prepare_cached(q::SPANS_CLOSE_SESSION)?.execute(params![ev.provider, session])?;
+                self.conn
+                    .prepare_cached(q::SPANS_CLOSE_SESSION)?
+                    .execute(params![ev.provider, session])?;
             }
         }
         let tokens = ev.tokens;
@@ -77,12 +79,16 @@ impl<'c> EventStore<'c> {
     }
 
     fn pair_span(&self, ev: &mut Event, session: &str) -> rusqlite::Result<()> {
-        let (Some(phase), Some(key)) = (ev.phase, ev.pair_key.clone()) else { return Ok(()) };
+        let (Some(phase), Some(key)) = (ev.phase, ev.pair_key.clone()) else {
+            return Ok(());
+        };
         let ms = clock::millis(ev.ts);
         match phase {
             Phase::Start => {
                 let span = ev.span_id.get_or_insert_with(super::new_span_id).clone();
-                self.conn.prepare_cached(q::SPAN_OPEN)?.execute(params![ev.provider, session, key, span, clock::stamp(ev.ts), ms])?;
+                self.conn
+                    .prepare_cached(q::SPAN_OPEN)?
+                    .execute(params![ev.provider, session, key, span, clock::stamp(ev.ts), ms])?;
             }
             Phase::End | Phase::Fail => {
                 let open: Option<(String, i64)> = self
@@ -95,7 +101,9 @@ impl<'c> EventStore<'c> {
                     if ev.span_id.is_none() {
                         ev.span_id = Some(span.clone());
                     }
-                    self.conn.prepare_cached(q::SPAN_CLOSE)?.execute(params![ev.provider, session, key, span])?;
+                    self.conn
+                        .prepare_cached(q::SPAN_CLOSE)?
+                        .execute(params![ev.provider, session, key, span])?;
                 }
             }
         }
@@ -103,7 +111,15 @@ impl<'c> EventStore<'c> {
     }
 
     /// Records the permission a hook answered for the action behind `event_id`.
-    pub fn record_decision(&self, event_id: Option<i64>, ev: &Event, subject: &str, decision: &Decision, posture: &str, detail: Option<&str>) -> rusqlite::Result<()> {
+    pub fn record_decision(
+        &self,
+        event_id: Option<i64>,
+        ev: &Event,
+        subject: &str,
+        decision: &Decision,
+        posture: &str,
+        detail: Option<&str>,
+    ) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::DECISION_INSERT)?.execute(params![
             event_id,
             clock::stamp(ev.ts),
@@ -125,7 +141,9 @@ impl<'c> EventStore<'c> {
     }
 
     pub fn set_state(&self, key: &str, value: &str) -> rusqlite::Result<()> {
-        self.conn.prepare_cached(q::STATE_SET)?.execute(params![key, value, clock::now_stamp()])?;
+        self.conn
+            .prepare_cached(q::STATE_SET)?
+            .execute(params![key, value, clock::now_stamp()])?;
         Ok(())
     }
 
@@ -136,14 +154,22 @@ impl<'c> EventStore<'c> {
 
     /// The session's estimated cost so far and how many cost alerts it already has.
     pub fn session_cost(&self, provider: &str, session: &str) -> rusqlite::Result<(f64, i64)> {
-        self.conn.prepare_cached(q::SESSION_COST)?.query_row(params![session, provider], |r| Ok((r.get(0)?, r.get(1)?)))
+        self.conn
+            .prepare_cached(q::SESSION_COST)?
+            .query_row(params![session, provider], |r| Ok((r.get(0)?, r.get(1)?)))
     }
 
     pub fn transcript_offset(&self, path: &str) -> rusqlite::Result<Option<TranscriptOffset>> {
         self.conn
             .prepare_cached(q::TRANSCRIPT_GET)?
             .query_row([path], |r| {
-                Ok(TranscriptOffset { file_id: r.get(0)?, head_hash: r.get(1)?, offset: r.get(2)?, malformed_lines: r.get(3)?, generations: r.get(4)? })
+                Ok(TranscriptOffset {
+                    file_id: r.get(0)?,
+                    head_hash: r.get(1)?,
+                    offset: r.get(2)?,
+                    malformed_lines: r.get(3)?,
+                    generations: r.get(4)?,
+                })
             })
             .optional()
     }

@@ -27,7 +27,9 @@ const ENTROPY_BITS: f64 = 4.2;
 
 impl Redactor {
     pub fn new(session_salt: &str) -> Redactor {
-        Redactor { salt: session_salt.to_string() }
+        Redactor {
+            salt: session_salt.to_string(),
+        }
     }
 
     fn placeholder(&self, kind: &str, secret: &str) -> String {
@@ -134,7 +136,11 @@ fn pem_blocks(s: &str, hits: &mut Vec<Hit>) {
             }
             None => s.len(),
         };
-        hits.push(Hit { start, end, kind: "private_key" });
+        hits.push(Hit {
+            start,
+            end,
+            kind: "private_key",
+        });
         from = end;
         if from >= s.len() {
             break;
@@ -256,7 +262,11 @@ fn high_entropy(b: &[u8], hits: &mut Vec<Hit>) {
         }
         let run = &b[start..i];
         if run.len() >= ENTROPY_MIN_LEN && looks_random(run) {
-            hits.push(Hit { start, end: i, kind: "high_entropy" });
+            hits.push(Hit {
+                start,
+                end: i,
+                kind: "high_entropy",
+            });
         }
     }
 }
@@ -279,10 +289,14 @@ fn entropy(run: &[u8]) -> f64 {
         counts[c as usize] += 1;
     }
     let n = run.len() as f64;
-    counts.iter().filter(|&&c| c > 0).map(|&c| {
-        let p = f64::from(c) / n;
-        -p * p.log2()
-    }).sum()
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
 }
 
 #[cfg(test)]
@@ -298,7 +312,13 @@ mod tests {
         let r = Redactor::new("s1");
         let text = format!("key {AWS} token={GH}\n{PEM}\nslack xoxb-123456789012-abcdefABCDEF stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc");
         let out = r.redact_str(&text).unwrap();
-        for secret in [AWS, GH, "MIIEowIBAAKCAQEA7bq9", "xoxb-123456789012", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"] {
+        for secret in [
+            AWS,
+            GH,
+            "MIIEowIBAAKCAQEA7bq9",
+            "xoxb-123456789012",
+            "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+        ] {
             assert!(!out.contains(secret), "{secret} survived: {out}");
         }
         for kind in ["aws_access_key", "github_token", "private_key", "slack_token", "stripe_key"] {

@@ -1,6 +1,8 @@
 //! Policy: the operator's posture, and the decisions the hook path answers with. A rail only
 //! produces a [`Decision`]; the provider adapter renders it.
 
+pub mod integrity;
+
 /// How much the agent surfaces and what earns an interruption.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -47,18 +49,38 @@ pub fn resolve_posture(mode_state: Option<&str>, config_mode: &str) -> PostureRe
     let mut rejected = None;
     if let Some(word) = mode_state {
         match Posture::parse(word) {
-            Some(p) => return PostureResolution { posture: p, source: "mode-state", rejected: None },
+            Some(p) => {
+                return PostureResolution {
+                    posture: p,
+                    source: "mode-state",
+                    rejected: None,
+                }
+            }
             None => rejected = Some((word.to_string(), "mode-state")),
         }
     }
     match Posture::parse(config_mode) {
-        Some(p) => PostureResolution { posture: p, source: "config", rejected },
+        Some(p) => PostureResolution {
+            posture: p,
+            source: "config",
+            rejected,
+        },
         None => PostureResolution {
             posture: Posture::DEFAULT,
             source: "default",
             rejected: rejected.or_else(|| (!config_mode.is_empty()).then(|| (config_mode.to_string(), "config"))),
         },
     }
+}
+
+/// [`resolve_posture`] over a loaded config: a `mode` only the shipped defaults set counts as
+/// the default, not as a config choice.
+pub fn resolve_for(mode_state: Option<&str>, config: &crate::config::Config) -> PostureResolution {
+    let chosen = config
+        .get("mode")
+        .filter(|(_, o)| o.tier != crate::config::Tier::Default)
+        .map_or("", |_| config.settings.mode.as_str());
+    resolve_posture(mode_state, chosen)
 }
 
 /// A permission.
@@ -94,11 +116,23 @@ pub struct Decision {
 impl Decision {
     /// No rail objected.
     pub fn allow() -> Decision {
-        Decision { permission: Permission::Allow, rule: "none".into(), reason: None, follow_up: None, context: None }
+        Decision {
+            permission: Permission::Allow,
+            rule: "none".into(),
+            reason: None,
+            follow_up: None,
+            context: None,
+        }
     }
 
     pub fn deny(rule: &str, reason: String) -> Decision {
-        Decision { permission: Permission::Deny, rule: rule.into(), reason: Some(reason), follow_up: None, context: None }
+        Decision {
+            permission: Permission::Deny,
+            rule: rule.into(),
+            reason: Some(reason),
+            follow_up: None,
+            context: None,
+        }
     }
 
     /// Whether this decision interrupts the agent (lands on the signal plane).

@@ -30,7 +30,11 @@ impl World {
         let repo = dir.path().join("repo");
         let home = dir.path().join("home");
         std::fs::create_dir_all(&repo).unwrap();
-        let st = Command::new("git").args(["init", "-q"]).current_dir(&repo).status().expect("git init");
+        let st = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&repo)
+            .status()
+            .expect("git init");
         assert!(st.success());
         World { dir, repo, home }
     }
@@ -42,8 +46,14 @@ impl World {
 
     pub fn cmd_in(&self, cwd: &Path, args: &[&str]) -> Command {
         let mut c = Command::new(TLC);
-        c.args(args).current_dir(cwd).env("TLC_HOME", &self.home).env_remove("TLC_PROJECT_DIR").env_remove("TLC_NOW");
-        c.env_remove("CLAUDE_CONFIG_DIR").env_remove("CURSOR_CONFIG_DIR").env("HOME", self.dir.path().join("user"));
+        c.args(args)
+            .current_dir(cwd)
+            .env("TLC_HOME", &self.home)
+            .env_remove("TLC_PROJECT_DIR")
+            .env_remove("TLC_NOW");
+        c.env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CURSOR_CONFIG_DIR")
+            .env("HOME", self.dir.path().join("user"));
         c
     }
 
@@ -54,7 +64,13 @@ impl World {
     /// Runs and asserts success; returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert!(out.status.success(), "tlc {args:?} failed ({:?}):\nstdout: {}\nstderr: {}", out.status.code(), stdout(&out), stderr(&out));
+        assert!(
+            out.status.success(),
+            "tlc {args:?} failed ({:?}):\nstdout: {}\nstderr: {}",
+            out.status.code(),
+            stdout(&out),
+            stderr(&out)
+        );
         stdout(&out)
     }
 
@@ -92,7 +108,12 @@ impl World {
 }
 
 pub fn pipe(mut c: Command, payload: &[u8]) -> Output {
-    let mut child = c.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn tlc");
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tlc");
     let mut stdin = child.stdin.take().expect("stdin");
     let data = payload.to_vec();
     let writer = std::thread::spawn(move || {
@@ -134,6 +155,10 @@ pub fn bytes_occur_under(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
         .into_iter()
         .map(|p| dir.join(p))
         .filter(|p| p.is_file())
-        .filter(|p| std::fs::read(p).map(|b| b.windows(needle.len()).any(|w| w == needle)).unwrap_or(false))
+        .filter(|p| {
+            std::fs::read(p)
+                .map(|b| b.windows(needle.len()).any(|w| w == needle))
+                .unwrap_or(false)
+        })
         .collect()
 }
