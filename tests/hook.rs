@@ -320,9 +320,7 @@ fn secrets_never_reach_the_database_files() {
         "tool_input": {"command": format!("AWS_ACCESS_KEY_ID={aws} ./deploy.sh --marker plain-marker-42")},
         "tool_response": {"stdout": format!("token {gh}\n-----BEGIN PRIVATE KEY-----\n{pem_body}\nabc\n-----END PRIVATE KEY-----\n")},
     });
-    for provider in ["claude"] {
-        assert_neutral(&w.hook(provider, payload.to_string().as_bytes()), provider, "secrets");
-    }
+    assert_neutral(&w.hook("claude", payload.to_string().as_bytes()), "claude", "secrets");
     // Also with payloads kept in attributes.
     std::fs::create_dir_all(&w.home).unwrap();
     std::fs::write(w.home.join("config.toml"), "[obs]\nincludePayloads = true\nglobalSpool = true\n").unwrap();

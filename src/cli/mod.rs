@@ -14,6 +14,10 @@ mod mode;
 pub mod mutating;
 mod policy_cmd;
 mod status;
+mod install;
+mod obs;
+mod obs_data;
+mod obs_spool;
 
 pub use context::Ctx;
 
@@ -47,6 +51,13 @@ pub enum Command {
         #[arg(value_enum)]
         provider: hook::HookProvider,
     },
+    /// Add tlc's hook entries to Claude Code's settings.json and Cursor's hooks.json.
+    Install(install::InstallArgs),
+    /// Remove exactly tlc's hook entries from the providers' settings.
+    Uninstall(install::UninstallArgs),
+    /// Read the record back: reports, events, decisions, live feed, export, prune, import.
+    #[command(subcommand)]
+    Obs(obs::ObsCommand),
     /// Adopt this repository: write the default project config if there is none.
     Init(init::InitArgs),
     /// Check databases, config tiers, hook wiring, faults, gate commands, prices (read-only).
@@ -106,6 +117,9 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Config(cmd) => config_cmd::run(&ctx, cmd),
         Command::Demo(args) => demo::run(&ctx, args),
         Command::Hook { provider } => hook::run(provider),
+        Command::Install(args) => install::install(args),
+        Command::Uninstall(args) => install::uninstall(args),
+        Command::Obs(cmd) => obs::run(&ctx, cmd),
         Command::Init(args) => init::run(&ctx, args),
         Command::Doctor(args) => doctor::run(&ctx, args),
         Command::Status(args) => status::run(&ctx, args),

@@ -99,10 +99,7 @@ fn record(
     faults: &mut Vec<String>,
 ) -> Result<Decision, String> {
     // Issue 6 (adoption): an unadopted repository gets its project config before the first write.
-    let adopted = mapped
-        .as_ref()
-        .filter(|m| crate::config::scaffold::adopts_on(m.event.kind))
-        .and_then(|_| crate::config::scaffold::adopt(project));
+    let adopted = mapped.as_ref().filter(|m| crate::config::scaffold::adopts_on(m.event.kind)).and_then(|_| crate::config::scaffold::adopt(project));
     let db = project.db_path();
     let (mut conn, _) = store::open_and_migrate(DbKind::Project, &db).map_err(|e| e.to_string())?;
     conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
@@ -129,6 +126,10 @@ fn record(
     let mut written: Vec<(Event, Plane)> = Vec::new();
     let mut session = None;
     if let Some(Mapped { mut event, action, .. }) = mapped {
+        if action.is_some() {
+            event.attrs.insert("decision".into(), decision.permission.as_str().into());
+            event.attrs.insert("rule".into(), decision.rule.clone().into());
+        }
         let plane = plane_for(&event, action.is_some() && decision.interrupts(), settings.obs.debug);
         let id = es.record(&mut event, plane).map_err(|e| e.to_string())?;
         if let Some(action) = &action {

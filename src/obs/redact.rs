@@ -97,7 +97,10 @@ fn find_secrets(s: &str) -> Vec<Hit> {
     pem_blocks(s, &mut hits);
     prefixed(b, &mut hits);
     jwts(b, &mut hits);
-    high_entropy(b, &mut hits);
+    // Unlabelled runs only count where no labelled detector matched: `token=ghp_…` is a GitHub
+    // token, not one long random string.
+    let labelled = hits.clone();
+    high_entropy(b, &mut hits, &labelled);
     hits.sort_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
     let mut merged: Vec<Hit> = Vec::new();
     for h in hits {
@@ -148,8 +151,10 @@ fn pem_blocks(s: &str, hits: &mut Vec<Hit>) {
     }
 }
 
-/// Tokens recognised by a fixed prefix: (prefix, kind, allowed body bytes, minimum body length).
-const PREFIXES: &[(&str, &str, fn(u8) -> bool, usize)] = &[
+/// A token recognised by a fixed prefix: (prefix, kind, allowed body bytes, minimum body length).
+type PrefixRule = (&'static str, &'static str, fn(u8) -> bool, usize);
+
+const PREFIXES: &[PrefixRule] = &[
     ("AKIA", "aws_access_key", upper_digit, 16),
     ("ASIA", "aws_access_key", upper_digit, 16),
     ("ABIA", "aws_access_key", upper_digit, 16),
@@ -249,7 +254,7 @@ fn jwts(b: &[u8], hits: &mut Vec<Hit>) {
     }
 }
 
-fn high_entropy(b: &[u8], hits: &mut Vec<Hit>) {
+fn high_entropy(b: &[u8], hits: &mut Vec<Hit>, labelled: &[Hit]) {
     let mut i = 0;
     while i < b.len() {
         if !is_token_byte(b[i]) {
@@ -261,7 +266,8 @@ fn high_entropy(b: &[u8], hits: &mut Vec<Hit>) {
             i += 1;
         }
         let run = &b[start..i];
-        if run.len() >= ENTROPY_MIN_LEN && looks_random(run) {
+        let overlaps = labelled.iter().any(|h| h.start < i && start < h.end);
+        if !overlaps && run.len() >= ENTROPY_MIN_LEN && looks_random(run) {
             hits.push(Hit {
                 start,
                 end: i,

@@ -9,7 +9,7 @@ mod schema;
 pub mod typed_queries;
 
 pub use fsutil::{create_private_dir, create_private_file};
-pub use schema::{applied_migrations, AppliedMigration, MigrationReport};
+pub use schema::{applied_migrations, in_memory, AppliedMigration, MigrationReport};
 
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags};
