@@ -15,7 +15,11 @@ fn config_path(w: &World) -> std::path::PathBuf {
 }
 
 fn set_origin(repo: &Path, url: &str) {
-    let st = std::process::Command::new("git").args(["remote", "add", "origin", url]).current_dir(repo).status().unwrap();
+    let st = std::process::Command::new("git")
+        .args(["remote", "add", "origin", url])
+        .current_dir(repo)
+        .status()
+        .unwrap();
     assert!(st.success());
 }
 
@@ -35,7 +39,12 @@ fn deny_reason(out: &std::process::Output) -> Option<String> {
 }
 
 fn check<'a>(doctor: &'a Value, id: &str) -> &'a Value {
-    doctor["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("no check {id}: {doctor}"))
+    doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no check {id}: {doctor}"))
 }
 
 #[test]
@@ -43,7 +52,10 @@ fn a_first_hook_adopts_a_second_changes_nothing_and_a_mid_session_edit_is_denied
     let w = World::new();
     set_origin(&w.repo, "git@github.com:acme/widgets.git");
     assert!(!config_path(&w).exists());
-    assert_eq!(deny_reason(&w.hook("claude", w.payload("providers/claude/session-start.json").as_bytes())), None);
+    assert_eq!(
+        deny_reason(&w.hook("claude", w.payload("providers/claude/session-start.json").as_bytes())),
+        None
+    );
 
     let text = std::fs::read_to_string(config_path(&w)).expect("adopted by the first hook");
     let lines: Vec<&str> = text.lines().collect();
@@ -59,10 +71,17 @@ fn a_first_hook_adopts_a_second_changes_nothing_and_a_mid_session_edit_is_denied
     // A second hook changes nothing.
     let bytes = std::fs::read(config_path(&w)).unwrap();
     let mtime = std::fs::metadata(config_path(&w)).unwrap().modified().unwrap();
-    assert_eq!(deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())), None);
+    assert_eq!(
+        deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())),
+        None
+    );
     assert_eq!(std::fs::read(config_path(&w)).unwrap(), bytes);
     assert_eq!(std::fs::metadata(config_path(&w)).unwrap().modified().unwrap(), mtime);
-    assert_eq!(w.count("SELECT count(*) FROM events WHERE kind = 'config.scaffolded'"), 1, "present records nothing");
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE kind = 'config.scaffolded'"),
+        1,
+        "present records nothing"
+    );
 
     // The operator (or an agent) edits the project config mid-session, without a tlc command.
     let edited = format!("mode = \"focus\"\n{text}");
@@ -70,21 +89,38 @@ fn a_first_hook_adopts_a_second_changes_nothing_and_a_mid_session_edit_is_denied
     let reason = deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())).expect("denied");
     assert!(reason.contains(&config_path(&w).display().to_string()), "{reason}");
     assert!(reason.contains("tlc policy accept"), "{reason}");
-    for f in ["pre-tool-use-edit.json", "pre-tool-use-write.json", "pre-tool-use-mcp.json", "pre-tool-use-task.json"] {
-        assert!(deny_reason(&w.hook("claude", w.payload(&format!("providers/claude/{f}")).as_bytes())).is_some(), "{f} acts");
+    for f in [
+        "pre-tool-use-edit.json",
+        "pre-tool-use-write.json",
+        "pre-tool-use-mcp.json",
+        "pre-tool-use-task.json",
+    ] {
+        assert!(
+            deny_reason(&w.hook("claude", w.payload(&format!("providers/claude/{f}")).as_bytes())).is_some(),
+            "{f} acts"
+        );
     }
     // Reads still pass, and events that are not tool calls are not refused.
-    assert_eq!(deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-read.json").as_bytes())), None);
+    assert_eq!(
+        deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-read.json").as_bytes())),
+        None
+    );
     let post = w.hook("claude", w.payload("providers/claude/post-tool-use-bash.json").as_bytes());
     assert!(stdout(&post).trim().is_empty());
-    assert_eq!(w.count("SELECT count(*) FROM decisions WHERE rule = 'policy-integrity' AND permission = 'deny'"), 5);
+    assert_eq!(
+        w.count("SELECT count(*) FROM decisions WHERE rule = 'policy-integrity' AND permission = 'deny'"),
+        5
+    );
 
     // status and doctor report it without clearing it.
     let status = json(&w.ok(&["status", "--json"]));
     assert_eq!(status["policy_diverged"], true);
     let doctor = json(&w.ok(&["doctor", "--json"]));
     assert_eq!(check(&doctor, "policy-integrity")["status"], "warn");
-    assert!(check(&doctor, "policy-integrity")["detail"].as_str().unwrap().contains("tlc policy accept"));
+    assert!(check(&doctor, "policy-integrity")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("tlc policy accept"));
     let policy = json(&w.ok(&["policy", "--json"]));
     assert_eq!(policy["diverged"], true);
     assert_eq!(policy["divergences"][0]["source"], config_path(&w).display().to_string());
@@ -96,10 +132,16 @@ fn a_first_hook_adopts_a_second_changes_nothing_and_a_mid_session_edit_is_denied
     assert_eq!(unknown.status.code(), Some(2));
     assert!(stderr(&unknown).contains("README.md is not a policy source"));
     w.ok(&["policy", "accept", "--yes", ".tlc/harness/config.toml"]);
-    assert_eq!(deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())), None);
+    assert_eq!(
+        deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())),
+        None
+    );
     let policy = json(&w.ok(&["policy", "--json"]));
     assert_eq!(policy["diverged"], false);
-    assert!(policy["history"][0]["accepted_at"].is_string(), "the acceptance is recorded, not erased: {policy}");
+    assert!(
+        policy["history"][0]["accepted_at"].is_string(),
+        "the acceptance is recorded, not erased: {policy}"
+    );
     // The posture the operator wrote is running now.
     assert_eq!(json(&w.ok(&["status", "--json"]))["posture"], "focus");
 }
@@ -114,7 +156,11 @@ fn edits_between_sessions_and_edits_behind_a_tlc_command_never_deny() {
     let text = std::fs::read_to_string(config_path(&w)).unwrap();
     std::fs::write(config_path(&w), format!("mode = \"paired\"\n{text}")).unwrap();
     let session2 = w.payload("providers/cursor/shell-before.json").replace("sess-1", "sess-2");
-    assert_eq!(stdout(&w.hook("cursor", session2.as_bytes())).trim(), "{}", "a new session baselines what is there");
+    assert_eq!(
+        stdout(&w.hook("cursor", session2.as_bytes())).trim(),
+        "{}",
+        "a new session baselines what is there"
+    );
 
     // A tlc command behind the change re-records the live session's baselines.
     w.ok(&["mode", "solo"]);
@@ -126,7 +172,13 @@ fn edits_between_sessions_and_edits_behind_a_tlc_command_never_deny() {
     let out = stdout(&w.hook("cursor", session2.as_bytes()));
     let v = json(out.trim());
     assert_eq!(v["permission"], "deny");
-    assert!(v["user_message"].as_str().unwrap().contains(&w.home.join("config.toml").display().to_string()), "{v}");
+    assert!(
+        v["user_message"]
+            .as_str()
+            .unwrap()
+            .contains(&w.home.join("config.toml").display().to_string()),
+        "{v}"
+    );
     let read = w.payload("providers/cursor/read-before.json").replace("sess-1", "sess-2");
     assert_eq!(stdout(&w.hook("cursor", read.as_bytes())).trim(), "{}");
     // An unrelated tlc command does not launder a detected divergence.
@@ -153,7 +205,10 @@ fn abuse_owner_repo_injection_through_the_remote_url_is_dropped() {
         let out = w.ok(&["init"]);
         assert!(out.contains("written"), "{out}");
         let text = std::fs::read_to_string(config_path(&w)).unwrap();
-        assert!(text.contains("owner = \"\"\n") && text.contains("repo = \"\"\n"), "{url:?} was not dropped:\n{text}");
+        assert!(
+            text.contains("owner = \"\"\n") && text.contains("repo = \"\"\n"),
+            "{url:?} was not dropped:\n{text}"
+        );
         let shown = json(&w.ok(&["config", "show", "--json"]));
         assert_eq!(shown["project.owner"], "", "{url:?}");
         assert_eq!(shown["mode"], "solo", "{url:?} re-keyed the file");
@@ -167,9 +222,20 @@ fn abuse_a_hook_payload_naming_another_directory_never_adopts_it() {
     let w = World::new();
     let elsewhere = w.dir.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
-    assert!(std::process::Command::new("git").args(["init", "-q"]).current_dir(&elsewhere).status().unwrap().success());
+    assert!(std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&elsewhere)
+        .status()
+        .unwrap()
+        .success());
     let before = tree(&elsewhere);
-    for f in ["session-start.json", "user-prompt-submit.json", "pre-tool-use-bash.json", "post-tool-use-write.json", "stop.json"] {
+    for f in [
+        "session-start.json",
+        "user-prompt-submit.json",
+        "pre-tool-use-bash.json",
+        "post-tool-use-write.json",
+        "stop.json",
+    ] {
         let payload = fixture(&format!("providers/claude/{f}")).replace("\"/repo", &format!("\"{}", elsewhere.display()));
         w.hook("claude", payload.as_bytes());
     }
@@ -210,13 +276,24 @@ fn abuse_a_guest_repository_is_never_written_and_its_records_are_found_under_the
             machine_config(&w, &format!("[guest]\npaths = [\"{}\"]\n", w.repo.display()));
         }
         let before = tree(&w.repo);
-        for f in ["session-start.json", "user-prompt-submit.json", "pre-tool-use-bash.json", "post-tool-use-write.json", "stop.json"] {
+        for f in [
+            "session-start.json",
+            "user-prompt-submit.json",
+            "pre-tool-use-bash.json",
+            "post-tool-use-write.json",
+            "stop.json",
+        ] {
             w.hook("claude", w.payload(&format!("providers/claude/{f}")).as_bytes());
         }
         w.ok(&["mode", "focus"]);
         w.ok(&["lessons", "add", "Guests keep their state at home."]);
         let refused = w.run(&["gate", "test-command", "--yes", "true"]);
-        assert_eq!(refused.status.code(), Some(1), "a guest's config is never written: {}", stderr(&refused));
+        assert_eq!(
+            refused.status.code(),
+            Some(1),
+            "a guest's config is never written: {}",
+            stderr(&refused)
+        );
         let init = w.run(&["init"]);
         assert_eq!(init.status.code(), Some(1));
         assert!(stderr(&init).contains("guest"), "{}", stderr(&init));
@@ -262,7 +339,10 @@ fn abuse_a_committed_tlc_symlink_pointing_outside_is_refused() {
     assert!(tree(&outside).is_empty(), "written outside the repository: {:?}", tree(&outside));
     let doctor = json(&w.ok(&["doctor", "--json"]));
     assert_eq!(check(&doctor, "adoption")["status"], "warn");
-    assert!(check(&doctor, "adoption")["detail"].as_str().unwrap().contains("outside the repository"));
+    assert!(check(&doctor, "adoption")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("outside the repository"));
     // A symlinked harness folder or state folder is refused the same way.
     let w2 = World::new();
     std::fs::create_dir_all(w2.repo.join(".tlc")).unwrap();
@@ -324,7 +404,10 @@ fn every_read_only_command_leaves_a_fresh_repository_and_home_untouched() {
 fn posture_precedence_mode_pause_resume_and_rejected_words() {
     let w = World::new();
     let st = json(&w.ok(&["status", "--json"]));
-    assert_eq!((st["posture"].as_str(), st["posture_source"].as_str()), (Some("solo"), Some("default")));
+    assert_eq!(
+        (st["posture"].as_str(), st["posture_source"].as_str()),
+        (Some("solo"), Some("default"))
+    );
     machine_config(&w, "mode = \"turbo\"\n");
     let st = json(&w.ok(&["status", "--json"]));
     assert_eq!(st["posture"], "solo");
@@ -344,10 +427,16 @@ fn posture_precedence_mode_pause_resume_and_rejected_words() {
     w.ok(&["mode", "focus"]);
     assert!(config_path(&w).is_file(), "mode adopts");
     let st = json(&w.ok(&["status", "--json"]));
-    assert_eq!((st["posture"].as_str(), st["posture_source"].as_str()), (Some("focus"), Some("mode-state")));
+    assert_eq!(
+        (st["posture"].as_str(), st["posture_source"].as_str()),
+        (Some("focus"), Some("mode-state"))
+    );
     assert_eq!(w.ok(&["mode"]).trim(), "focus (from mode-state)");
     // The hook records decisions under the running posture's state.
-    let state: String = w.db().query_row("SELECT value FROM state WHERE key = 'mode'", [], |r| r.get(0)).unwrap();
+    let state: String = w
+        .db()
+        .query_row("SELECT value FROM state WHERE key = 'mode'", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(state, "focus");
 
     assert_eq!(json(&w.ok(&["status", "--json"]))["paused"], false);
@@ -356,7 +445,11 @@ fn posture_precedence_mode_pause_resume_and_rejected_words() {
     w.ok(&["harness", "resume"]);
     assert_eq!(json(&w.ok(&["status", "--json"]))["paused"], false);
     let rails = json(&w.ok(&["status", "--json"]))["rails"].clone();
-    assert!(rails.as_array().unwrap().iter().any(|r| r["rail"] == "policy integrity" && r["on"] == true));
+    assert!(rails
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["rail"] == "policy integrity" && r["on"] == true));
 }
 
 #[test]
@@ -365,12 +458,19 @@ fn doctor_names_restated_keys_hook_wiring_faults_and_gate_shapes() {
     machine_config(&w, "[obs]\nretentionDays = 14\n");
     w.ok(&["init"]);
     let text = std::fs::read_to_string(config_path(&w)).unwrap();
-    std::fs::write(config_path(&w), format!("{text}\n[obs]\nretentionDays = 14\ndebug = false\nmaxAttrChars = 500\n")).unwrap();
+    std::fs::write(
+        config_path(&w),
+        format!("{text}\n[obs]\nretentionDays = 14\ndebug = false\nmaxAttrChars = 500\n"),
+    )
+    .unwrap();
     let doctor = json(&w.ok(&["doctor", "--json"]));
     let restated = check(&doctor, "restated-keys");
     assert_eq!(restated["status"], "warn");
     let detail = restated["detail"].as_str().unwrap();
-    assert!(detail.contains("obs.retentionDays") && detail.contains(&w.home.join("config.toml").display().to_string()), "{detail}");
+    assert!(
+        detail.contains("obs.retentionDays") && detail.contains(&w.home.join("config.toml").display().to_string()),
+        "{detail}"
+    );
     assert!(detail.contains("obs.debug") && detail.contains("shipped default"), "{detail}");
     assert!(!detail.contains("maxAttrChars"), "a decided value is not restated: {detail}");
     assert!(detail.starts_with("2 in"), "{detail}");
@@ -382,22 +482,45 @@ fn doctor_names_restated_keys_hook_wiring_faults_and_gate_shapes() {
     let bin = Path::new(TLC).display().to_string();
     let mut hooks = serde_json::Map::new();
     for ev in ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"] {
-        hooks.insert(ev.into(), serde_json::json!([{"matcher": "*", "hooks": [{"type": "command", "command": format!("{bin} hook claude")}]}]));
+        hooks.insert(
+            ev.into(),
+            serde_json::json!([{"matcher": "*", "hooks": [{"type": "command", "command": format!("{bin} hook claude")}]}]),
+        );
     }
-    hooks.insert("Stop".into(), serde_json::json!([{"hooks": [{"type": "command", "command": "other-tool --stop"}]}]));
-    std::fs::write(user.join(".claude/settings.json"), serde_json::json!({ "hooks": hooks }).to_string()).unwrap();
-    std::fs::write(user.join(".cursor/hooks.json"), r#"{"version":1,"hooks":{"stop":[{"command":"other-tool"}]}}"#).unwrap();
+    hooks.insert(
+        "Stop".into(),
+        serde_json::json!([{"hooks": [{"type": "command", "command": "other-tool --stop"}]}]),
+    );
+    std::fs::write(
+        user.join(".claude/settings.json"),
+        serde_json::json!({ "hooks": hooks }).to_string(),
+    )
+    .unwrap();
+    std::fs::write(
+        user.join(".cursor/hooks.json"),
+        r#"{"version":1,"hooks":{"stop":[{"command":"other-tool"}]}}"#,
+    )
+    .unwrap();
     let doctor = json(&w.ok(&["doctor", "--json"]));
     let claude = check(&doctor, "hooks-claude");
     assert_eq!(claude["status"], "warn");
     assert!(claude["detail"].as_str().unwrap().contains("Stop: no tlc entry"), "{claude}");
-    assert!(!claude["detail"].as_str().unwrap().contains("other-tool"), "another tool's entry is never reported");
-    assert!(check(&doctor, "hooks-cursor")["detail"].as_str().unwrap().contains("detected but not wired"));
+    assert!(
+        !claude["detail"].as_str().unwrap().contains("other-tool"),
+        "another tool's entry is never reported"
+    );
+    assert!(check(&doctor, "hooks-cursor")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("detected but not wired"));
     // CLAUDE_CONFIG_DIR wins over ~/.claude.
     let elsewhere = w.dir.path().join("claude-elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     let out = w.cmd(&["doctor", "--json"]).env("CLAUDE_CONFIG_DIR", &elsewhere).output().unwrap();
-    assert!(check(&json(&stdout(&out)), "hooks-claude")["detail"].as_str().unwrap().contains("claude-elsewhere"));
+    assert!(check(&json(&stdout(&out)), "hooks-claude")["detail"]
+        .as_str()
+        .unwrap()
+        .contains("claude-elsewhere"));
 
     // A hook fault (a payload that is not JSON) shows up.
     w.hook("claude", b"not json");
@@ -412,7 +535,11 @@ fn doctor_names_restated_keys_hook_wiring_faults_and_gate_shapes() {
     assert_eq!(check(&doctor, "gate-lint")["status"], "warn");
     assert!(check(&doctor, "gate-lint")["detail"].as_str().unwrap().contains("recipe runner"));
     let text = std::fs::read_to_string(config_path(&w)).unwrap();
-    std::fs::write(config_path(&w), text.replace("testCommand = []", "") + "testCommand = [\"no-such-runner-xyz\"]\n").unwrap();
+    std::fs::write(
+        config_path(&w),
+        text.replace("testCommand = []", "") + "testCommand = [\"no-such-runner-xyz\"]\n",
+    )
+    .unwrap();
     let out = w.run(&["doctor", "--json"]);
     assert_eq!(out.status.code(), Some(1));
     let doctor = json(&stdout(&out));
@@ -444,14 +571,20 @@ fn gate_commands_are_written_through_the_editor_and_runs_record_verdicts() {
     assert!(text.starts_with("# Written by tlc at "));
     assert!(text.contains("# The lint gate's argv"));
     let shown = json(&w.ok(&["config", "show", "--json"]));
-    assert_eq!(shown["grind.testCommand"], serde_json::json!(["sh", "-c", "echo tests-ran; exit 3"]));
+    assert_eq!(
+        shown["grind.testCommand"],
+        serde_json::json!(["sh", "-c", "echo tests-ran; exit 3"])
+    );
     assert_eq!(shown["grind.lintCommand"], serde_json::json!(["true"]));
 
     let out = w.run(&["gate", "run"]);
     assert_eq!(out.status.code(), Some(1), "the test gate fails");
     assert!(stdout(&out).contains("tests-ran"));
     assert_eq!(w.count("SELECT count(*) FROM gate_runs"), 2);
-    assert_eq!(w.count("SELECT count(*) FROM gate_runs WHERE gate = 'lint' AND verdict = 'pass' AND exit_code = 0"), 1);
+    assert_eq!(
+        w.count("SELECT count(*) FROM gate_runs WHERE gate = 'lint' AND verdict = 'pass' AND exit_code = 0"),
+        1
+    );
     assert_eq!(w.count("SELECT count(*) FROM gate_lock"), 0, "the lock is released");
     let v1 = json(&w.ok(&["gate", "show", "--json"]));
     assert_eq!(v1["schema"], "harness.gate.v1");
@@ -462,7 +595,14 @@ fn gate_commands_are_written_through_the_editor_and_runs_record_verdicts() {
     assert_eq!(json(&w.ok(&["gate", "show", "lint", "--json"]))["verdict"], "pass");
 
     // A command that cannot start is a config verdict (exit 127), with findings from HARNESS_GATE_REPORT.
-    w.ok(&["gate", "test-command", "--yes", "sh", "-c", "echo '{\"findings\":[{\"summary\":\"x broke\"}]}' > \"$HARNESS_GATE_REPORT\"; exit 127"]);
+    w.ok(&[
+        "gate",
+        "test-command",
+        "--yes",
+        "sh",
+        "-c",
+        "echo '{\"findings\":[{\"summary\":\"x broke\"}]}' > \"$HARNESS_GATE_REPORT\"; exit 127",
+    ]);
     assert_eq!(w.run(&["gate", "run", "test"]).status.code(), Some(1));
     let v1 = json(&w.ok(&["gate", "show", "--json"]));
     assert_eq!(v1["verdict"], "config");
@@ -470,7 +610,10 @@ fn gate_commands_are_written_through_the_editor_and_runs_record_verdicts() {
 
     // A live holder of the lock refuses a second run, naming it.
     w.db()
-        .execute("INSERT INTO gate_lock (id, session_id, pid, host, acquired_at) VALUES (1, 'other', 1, ?1, ?2)", [hostname(), now_stamp()])
+        .execute(
+            "INSERT INTO gate_lock (id, session_id, pid, host, acquired_at) VALUES (1, 'other', 1, ?1, ?2)",
+            [hostname(), now_stamp()],
+        )
         .unwrap();
     let held = w.run(&["gate", "run", "lint"]);
     assert_eq!(held.status.code(), Some(1));
@@ -478,21 +621,40 @@ fn gate_commands_are_written_through_the_editor_and_runs_record_verdicts() {
 }
 
 fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_default()
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default()
 }
 
 fn now_stamp() -> String {
-    let out = std::process::Command::new("date").args(["-u", "+%Y-%m-%dT%H:%M:%S.000Z"]).output().unwrap();
+    let out = std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%dT%H:%M:%S.000Z"])
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 #[test]
 fn lessons_are_added_by_instruction_hash_and_listed() {
     let w = World::new();
-    let out = w.ok(&["lessons", "add", "Grep for a producer before calling a new field done.", "--tokens", "producer,dead", "--gate", "test"]);
+    let out = w.ok(&[
+        "lessons",
+        "add",
+        "Grep for a producer before calling a new field done.",
+        "--tokens",
+        "producer,dead",
+        "--gate",
+        "test",
+    ]);
     assert!(out.contains("recorded"), "{out}");
     assert!(config_path(&w).is_file(), "lessons add adopts");
-    w.ok(&["lessons", "add", "Grep for a producer  before calling a new field done.", "--tokens", "producer"]);
+    w.ok(&[
+        "lessons",
+        "add",
+        "Grep for a producer  before calling a new field done.",
+        "--tokens",
+        "producer",
+    ]);
     w.ok(&["lessons", "add", "Re-run the suite after the last edit.", "--global"]);
     let list = json(&w.ok(&["lessons", "list", "--json"]));
     let list = list.as_array().unwrap();
@@ -501,7 +663,9 @@ fn lessons_are_added_by_instruction_hash_and_listed() {
     assert_eq!(project["tokens"], serde_json::json!(["producer"]));
     assert_eq!(project["source"], "manual");
     assert_eq!(project["id"].as_str().unwrap().len(), 16);
-    assert!(list.iter().any(|l| l["tier"] == "global" && l["instruction"] == "Re-run the suite after the last edit."));
+    assert!(list
+        .iter()
+        .any(|l| l["tier"] == "global" && l["instruction"] == "Re-run the suite after the last edit."));
     assert!(w.ok(&["lessons", "list"]).contains("Re-run the suite"));
     assert_eq!(w.run(&["lessons", "add", "x", "--until", "someday"]).status.code(), Some(2));
 }

@@ -9,15 +9,15 @@ mod doctor;
 mod gate;
 mod hook;
 mod init;
+mod install;
 mod lessons;
 mod mode;
 pub mod mutating;
-mod policy_cmd;
-mod status;
-mod install;
 mod obs;
 mod obs_data;
 mod obs_spool;
+mod policy_cmd;
+mod status;
 
 pub use context::Ctx;
 

@@ -214,6 +214,11 @@ pub fn adopt(project: &Project) -> Option<ScaffoldOutcome> {
     if project.guest || !project.paths.in_git {
         return None;
     }
+    // The common case on the hook path: already adopted. One lstat, no remote read.
+    let dest = project.paths.project_config();
+    if std::fs::symlink_metadata(&dest).is_ok() {
+        return Some(scaffold(&project.paths, None));
+    }
     let origin = crate::project::origin_url(project.root());
     Some(scaffold(&project.paths, origin.as_deref()))
 }

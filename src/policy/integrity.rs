@@ -226,15 +226,16 @@ impl<'c> IntegrityStore<'c> {
     }
 
     /// The hook's part: baseline a session at its start or first sight; on an acting call,
-    /// compare with the baseline and deny naming what changed.
-    pub fn on_hook(&self, now: &[Source], facts: HookFacts<'_>) -> rusqlite::Result<Decision> {
+    /// compare with the baseline and deny naming what changed. `now` is only asked for when a
+    /// hash is needed, so most events read no policy file.
+    pub fn on_hook(&self, now: &mut dyn FnMut() -> rusqlite::Result<Vec<Source>>, facts: HookFacts<'_>) -> rusqlite::Result<Decision> {
         let Some(session) = facts.session else {
             return Ok(Decision::allow());
         };
         let baselines = self.baselines(facts.provider, session)?;
         if facts.starts_session || baselines.is_empty() {
             let reason = if facts.starts_session { "session-start" } else { "first-seen" };
-            for source in now {
+            for source in &now()? {
                 self.set_baseline(facts.provider, session, source, reason)?;
             }
             return Ok(Decision::allow());
@@ -243,7 +244,7 @@ impl<'c> IntegrityStore<'c> {
             return Ok(Decision::allow());
         }
         let mut changed = Vec::new();
-        for source in now {
+        for source in &now()? {
             match baselines.iter().find(|(name, _)| *name == source.name) {
                 Some((_, hash)) if *hash != source.hash => {
                     self.conn.prepare_cached(q::DIVERGENCE_INSERT)?.execute(params![
@@ -289,16 +290,18 @@ fn shell_word(s: &str) -> String {
 /// when this hook adopted the repository (and re-baselines live sessions, since adoption is a tlc
 /// change to a policy source), then baselines or checks the session.
 pub fn on_hook(conn: &Connection, paths: &Paths, adopted: Option<&Path>, facts: Option<HookFacts<'_>>) -> rusqlite::Result<Decision> {
-    let mode = EventStore::new(conn).state("mode")?;
-    let now = sources(paths, mode.as_deref());
     let store = IntegrityStore::new(conn);
+    let mut now = || -> rusqlite::Result<Vec<Source>> {
+        let mode = EventStore::new(conn).state("mode")?;
+        Ok(sources(paths, mode.as_deref()))
+    };
     if let Some(path) = adopted {
         let session = facts.and_then(|f| f.session);
         record_scaffolded(conn, facts.map_or("tlc", |f| f.provider), session, path, "hook")?;
-        store.rerecord_live(&now, "adoption")?;
+        store.rerecord_live(&now()?, "adoption")?;
     }
     match facts {
-        Some(f) => store.on_hook(&now, f),
+        Some(f) => store.on_hook(&mut now, f),
         None => Ok(Decision::allow()),
     }
 }
@@ -377,8 +380,8 @@ mod tests {
                 hash: ABSENT.into(),
             },
         ];
-        assert!(!st.on_hook(&a, facts("s1", true, true)).unwrap().interrupts());
-        assert!(!st.on_hook(&a, facts("s1", false, true)).unwrap().interrupts());
+        assert!(!st.on_hook(&mut || Ok(a.clone()), facts("s1", true, true)).unwrap().interrupts());
+        assert!(!st.on_hook(&mut || Ok(a.clone()), facts("s1", false, true)).unwrap().interrupts());
         let b = vec![
             Source {
                 name: "/p/config.toml".into(),
@@ -386,16 +389,19 @@ mod tests {
             },
             a[1].clone(),
         ];
-        assert!(!st.on_hook(&b, facts("s1", false, false)).unwrap().interrupts(), "reads pass");
-        let d = st.on_hook(&b, facts("s1", false, true)).unwrap();
+        assert!(
+            !st.on_hook(&mut || Ok(b.clone()), facts("s1", false, false)).unwrap().interrupts(),
+            "reads pass"
+        );
+        let d = st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap();
         assert!(d.interrupts());
         assert!(d.reason.unwrap().contains("/p/config.toml changed during this session"));
         // An unrelated tlc command does not launder it.
         st.rerecord_live(&b, "tlc-command").unwrap();
-        assert!(st.on_hook(&b, facts("s1", false, true)).unwrap().interrupts());
+        assert!(st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap().interrupts());
         assert_eq!(st.current_divergences(&b).unwrap().len(), 1);
         st.accept(&b[0]).unwrap();
-        assert!(!st.on_hook(&b, facts("s1", false, true)).unwrap().interrupts());
+        assert!(!st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap().interrupts());
         let recs = st.divergence_records().unwrap();
         assert_eq!(recs.len(), 1);
         assert!(recs[0].accepted_at.is_some());
@@ -408,7 +414,7 @@ mod tests {
             a[1].clone(),
         ];
         assert!(
-            !st.on_hook(&c, facts("s2", false, true)).unwrap().interrupts(),
+            !st.on_hook(&mut || Ok(c.clone()), facts("s2", false, true)).unwrap().interrupts(),
             "first sight baselines"
         );
     }
