@@ -669,3 +669,33 @@ fn lessons_are_added_by_instruction_hash_and_listed() {
     assert!(w.ok(&["lessons", "list"]).contains("Re-run the suite"));
     assert_eq!(w.run(&["lessons", "add", "x", "--until", "someday"]).status.code(), Some(2));
 }
+
+#[test]
+fn concurrent_first_hooks_adopt_exactly_once() {
+    let w = World::new();
+    let payload = w.payload("providers/claude/user-prompt-submit.json");
+    let children: Vec<_> = (0..8)
+        .map(|_| {
+            let mut c = w.cmd(&["hook", "claude"]);
+            c.stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = c.spawn().unwrap();
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(payload.as_bytes()).unwrap();
+            child
+        })
+        .collect();
+    for c in children {
+        assert!(c.wait_with_output().unwrap().status.success());
+    }
+    assert_eq!(w.count("SELECT count(*) FROM events WHERE kind = 'config.scaffolded'"), 1);
+    assert_eq!(w.count("SELECT count(*) FROM events WHERE kind = 'prompt.submit'"), 8);
+    assert_eq!(w.count("SELECT count(*) FROM events WHERE kind = 'hook.fault'"), 0);
+    let leftovers: Vec<_> = tree(&w.repo.join(".tlc/harness"))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    assert_eq!(json(&w.ok(&["doctor", "--json"]))["failed"], 0);
+}

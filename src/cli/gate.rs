@@ -113,8 +113,8 @@ fn run_gates(ctx: &Ctx, only: Option<Gate>) -> anyhow::Result<()> {
         ));
     }
     let m = Mutation::begin(ctx, "gate run")?;
-    let mut conn = rusqlite::Connection::open(m.store.path())?;
-    conn.busy_timeout(crate::store::BUSY_TIMEOUT)?;
+    // One plain connection (with the store's pragmas): the lock takes its own transaction.
+    let (mut conn, _) = crate::store::open_and_migrate(DbKind::Project, m.store.path())?;
     if let Err(h) = GateStore::try_lock(&mut conn, None)? {
         return Err(crate::error::refused(format!(
             "the gate lock in {} is held by pid {} on {} since {}{}; try again when it finishes",

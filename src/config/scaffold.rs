@@ -194,16 +194,30 @@ fn scaffold_inner(paths: &Paths, origin: Option<&str>) -> ScaffoldOutcome {
     if let Some(why) = escape_from(&paths.root) {
         return ScaffoldOutcome::NotWritten(format!("{why}; nothing was written"));
     }
-    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&dest);
-    let mut file = match file {
-        Ok(f) => f,
+    // Written whole to a private temp name, then linked into place: link() never replaces an
+    // existing file, and a concurrent reader never sees half a config.
+    let tmp = paths
+        .project_harness_dir()
+        .join(format!(".config.toml.tlc-{}.tmp", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| {
+            f.write_all(text.as_bytes())?;
+            f.sync_all()
+        });
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return ScaffoldOutcome::NotWritten(format!("{}: cannot write: {e}", dest.display()));
+    }
+    let linked = std::fs::hard_link(&tmp, &dest);
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return ScaffoldOutcome::Present(dest),
         Err(e) => return ScaffoldOutcome::NotWritten(format!("{}: cannot create: {e}", dest.display())),
-    };
-    if let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.sync_all()) {
-        drop(file);
-        let _ = std::fs::remove_file(&dest);
-        return ScaffoldOutcome::NotWritten(format!("{}: cannot write: {e}", dest.display()));
     }
     ScaffoldOutcome::Written(dest)
 }
