@@ -479,23 +479,14 @@ fn doctor_names_restated_keys_hook_wiring_faults_and_gate_shapes() {
     let user = w.dir.path().join("user");
     std::fs::create_dir_all(user.join(".claude")).unwrap();
     std::fs::create_dir_all(user.join(".cursor")).unwrap();
-    let bin = Path::new(TLC).display().to_string();
-    let mut hooks = serde_json::Map::new();
-    for ev in ["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse"] {
-        hooks.insert(
-            ev.into(),
-            serde_json::json!([{"matcher": "*", "hooks": [{"type": "command", "command": format!("{bin} hook claude")}]}]),
-        );
-    }
-    hooks.insert(
-        "Stop".into(),
-        serde_json::json!([{"hooks": [{"type": "command", "command": "other-tool --stop"}]}]),
-    );
-    std::fs::write(
-        user.join(".claude/settings.json"),
-        serde_json::json!({ "hooks": hooks }).to_string(),
-    )
-    .unwrap();
+    w.ok(&["install", "--claude"]);
+    let doctor = json(&w.ok(&["doctor", "--json"]));
+    assert_eq!(check(&doctor, "hooks-claude")["status"], "ok", "{doctor}");
+    // Another tool's Stop hook stays; tlc's Stop entry goes.
+    let settings_path = user.join(".claude/settings.json");
+    let mut settings = json(&std::fs::read_to_string(&settings_path).unwrap());
+    settings["hooks"]["Stop"] = serde_json::json!([{"hooks": [{"type": "command", "command": "other-tool --stop"}]}]);
+    std::fs::write(&settings_path, settings.to_string()).unwrap();
     std::fs::write(
         user.join(".cursor/hooks.json"),
         r#"{"version":1,"hooks":{"stop":[{"command":"other-tool"}]}}"#,

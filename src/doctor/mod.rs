@@ -387,7 +387,7 @@ const PROVIDERS: &[Provider] = &[
         dir: ".claude",
         file: "settings.json",
         hook: "claude",
-        events: &["SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"],
+        events: crate::hook::wiring::CLAUDE_EVENTS,
     },
     Provider {
         id: "hooks-cursor",
@@ -396,13 +396,7 @@ const PROVIDERS: &[Provider] = &[
         dir: ".cursor",
         file: "hooks.json",
         hook: "cursor",
-        events: &[
-            "beforeSubmitPrompt",
-            "beforeShellExecution",
-            "beforeMCPExecution",
-            "afterFileEdit",
-            "stop",
-        ],
+        events: crate::hook::wiring::CURSOR_EVENTS,
     },
 ];
 
@@ -419,18 +413,10 @@ fn provider_dir(p: &Provider) -> Option<PathBuf> {
         .map(|h| PathBuf::from(h).join(p.dir))
 }
 
-/// Whether a hook command runs `tlc hook <provider>` (or `tlc harness hook <provider>`).
-pub fn is_tlc_command(command: &str, provider: &str) -> bool {
-    let words: Vec<&str> = command
-        .split_whitespace()
-        .map(|w| w.trim_matches(|c| c == '"' || c == '\''))
-        .collect();
-    words
-        .windows(3)
-        .any(|w| (w[0] == "tlc" || w[0].ends_with("/tlc")) && w[1] == "hook" && w[2] == provider)
-        || words
-            .windows(4)
-            .any(|w| (w[0] == "tlc" || w[0].ends_with("/tlc")) && w[1] == "harness" && w[2] == "hook" && w[3] == provider)
+/// The program a hook command starts (`<tlc> hook <provider>`, the path possibly quoted).
+fn launcher<'c>(command: &'c str, provider: &str) -> &'c str {
+    let rest = command.trim().strip_suffix(&format!(" hook {provider}")).unwrap_or(command);
+    rest.trim().trim_matches(|c| c == '\'' || c == '"')
 }
 
 /// The commands wired per event in a provider's hook file (Claude's nested matcher form and
@@ -476,7 +462,10 @@ fn wiring(p: &Provider) -> Check {
         Err(e) => return check(p.id, p.name, Status::Warn, format!("{}: not valid JSON ({e})", file.display())),
     };
     // Another tool's entries are never reported: only ours are judged.
-    let ours: Vec<(String, String)> = wired_commands(&v).into_iter().filter(|(_, c)| is_tlc_command(c, p.hook)).collect();
+    let ours: Vec<(String, String)> = wired_commands(&v)
+        .into_iter()
+        .filter(|(_, c)| crate::hook::wiring::is_tlc_command(c, p.hook))
+        .collect();
     if ours.is_empty() {
         return check(
             p.id,
@@ -492,11 +481,7 @@ fn wiring(p: &Provider) -> Check {
         }
     }
     for (event, command) in &ours {
-        let launcher = command
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .trim_matches(|c| c == '"' || c == '\'');
+        let launcher = launcher(command, p.hook);
         if crate::gate::resolve_on_path(launcher).is_none() {
             problems.push(format!("{event}: launcher `{launcher}` not found"));
         }
@@ -614,11 +599,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn recognises_tlc_hook_commands() {
-        assert!(is_tlc_command("tlc hook claude", "claude"));
-        assert!(is_tlc_command("/usr/local/bin/tlc harness hook cursor", "cursor"));
-        assert!(!is_tlc_command("tlc hook cursor", "claude"));
-        assert!(!is_tlc_command("other-tool hook claude", "claude"));
+    fn launchers_are_read_quoted_or_not() {
+        assert_eq!(launcher("/usr/bin/tlc hook claude", "claude"), "/usr/bin/tlc");
+        assert_eq!(launcher("'/a b/tlc' hook cursor", "cursor"), "/a b/tlc");
     }
 
     #[test]
