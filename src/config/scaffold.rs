@@ -354,6 +354,17 @@ mod tests {
     }
 
     #[test]
+    fn only_events_that_start_or_drive_work_adopt() {
+        use crate::obs::Kind;
+        for k in [Kind::SessionStart, Kind::PromptSubmit, Kind::ToolStart, Kind::ShellEnd, Kind::McpStart, Kind::FileEdit, Kind::ToolFail, Kind::Stop] {
+            assert!(adopts_on(k), "{k:?}");
+        }
+        for k in [Kind::SessionEnd, Kind::Notification, Kind::Compact, Kind::Unknown, Kind::AgentThought, Kind::HookFault] {
+            assert!(!adopts_on(k), "{k:?}");
+        }
+    }
+
+    #[test]
     fn scaffold_is_idempotent_and_never_overwrites() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("r");
