@@ -217,7 +217,20 @@ fn scaffold_inner(paths: &Paths, origin: Option<&str>) -> ScaffoldOutcome {
     match linked {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return ScaffoldOutcome::Present(dest),
-        Err(e) => return ScaffoldOutcome::NotWritten(format!("{}: cannot create: {e}", dest.display())),
+        // A filesystem without hard links: create the file exclusively and write it in place.
+        Err(_) => {
+            let direct = std::fs::OpenOptions::new().write(true).create_new(true).open(&dest);
+            let mut f = match direct {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return ScaffoldOutcome::Present(dest),
+                Err(e) => return ScaffoldOutcome::NotWritten(format!("{}: cannot create: {e}", dest.display())),
+            };
+            if let Err(e) = f.write_all(text.as_bytes()).and_then(|()| f.sync_all()) {
+                drop(f);
+                let _ = std::fs::remove_file(&dest);
+                return ScaffoldOutcome::NotWritten(format!("{}: cannot write: {e}", dest.display()));
+            }
+        }
     }
     ScaffoldOutcome::Written(dest)
 }
@@ -356,10 +369,26 @@ mod tests {
     #[test]
     fn only_events_that_start_or_drive_work_adopt() {
         use crate::obs::Kind;
-        for k in [Kind::SessionStart, Kind::PromptSubmit, Kind::ToolStart, Kind::ShellEnd, Kind::McpStart, Kind::FileEdit, Kind::ToolFail, Kind::Stop] {
+        for k in [
+            Kind::SessionStart,
+            Kind::PromptSubmit,
+            Kind::ToolStart,
+            Kind::ShellEnd,
+            Kind::McpStart,
+            Kind::FileEdit,
+            Kind::ToolFail,
+            Kind::Stop,
+        ] {
             assert!(adopts_on(k), "{k:?}");
         }
-        for k in [Kind::SessionEnd, Kind::Notification, Kind::Compact, Kind::Unknown, Kind::AgentThought, Kind::HookFault] {
+        for k in [
+            Kind::SessionEnd,
+            Kind::Notification,
+            Kind::Compact,
+            Kind::Unknown,
+            Kind::AgentThought,
+            Kind::HookFault,
+        ] {
             assert!(!adopts_on(k), "{k:?}");
         }
     }
