@@ -313,6 +313,17 @@ fn abuse_a_guest_repository_is_never_written_and_its_records_are_found_under_the
 }
 
 #[test]
+fn a_broken_machine_tier_never_lets_a_hook_adopt() {
+    let w = World::new();
+    // The guest list cannot be read from a machine tier that does not load: adopt nothing.
+    machine_config(&w, &format!("[guest]\npaths = [\"{}\"]\nthis is not toml\n", w.repo.display()));
+    for f in ["session-start.json", "pre-tool-use-bash.json"] {
+        w.hook("claude", w.payload(&format!("providers/claude/{f}")).as_bytes());
+    }
+    assert!(!config_path(&w).exists());
+}
+
+#[test]
 fn abuse_a_committed_tlc_symlink_pointing_outside_is_refused() {
     let w = World::new();
     let outside = w.dir.path().join("outside");

@@ -271,6 +271,16 @@ pub fn adopts_on(kind: crate::obs::Kind) -> bool {
     )
 }
 
+/// The hook path's adoption: only on an event that starts or drives work, and only when the
+/// configuration really loaded — with the shipped defaults standing in for a broken machine tier,
+/// its `[guest]` list is unknown, and a guest must never be adopted by accident.
+pub fn adopt_on_hook(project: &Project, config: &super::Config, kind: crate::obs::Kind) -> Option<ScaffoldOutcome> {
+    if !adopts_on(kind) || config.files.is_empty() {
+        return None;
+    }
+    adopt(project)
+}
+
 /// Opens the project config for an edit by a tlc command. The file must exist (made by
 /// [`scaffold`]): the editor never creates a project config, and never writes through a `.tlc`
 /// that leaves the repository or into a guest.

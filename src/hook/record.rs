@@ -106,8 +106,7 @@ fn record(
     // Issue 6 (adoption): an unadopted repository gets its project config before the first write.
     let adopted = mapped
         .as_ref()
-        .filter(|m| crate::config::scaffold::adopts_on(m.event.kind))
-        .and_then(|_| crate::config::scaffold::adopt(project));
+        .and_then(|m| crate::config::scaffold::adopt_on_hook(project, config, m.event.kind));
     let db = project.db_path();
     let (mut conn, _) = store::open_and_migrate(DbKind::Project, &db).map_err(|e| e.to_string())?;
     conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
