@@ -16,9 +16,13 @@ pub fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
     let project = ctx.project()?;
     let path = project.paths.project_config();
     if project.guest {
+        let why = match crate::config::scaffold::escape_from(project.root()) {
+            Some(escape) => escape,
+            None if project.paths.root_overlaps_home() => format!("{} holds the runtime home", project.root().display()),
+            None => format!("{} is a guest repository (machine tier [guest])", project.root().display()),
+        };
         return Err(crate::error::refused(format!(
-            "{} is a guest repository (machine tier [guest]), holds the runtime home, or its .tlc leaves the repository: tlc never writes into it (its records live in {})",
-            project.root().display(),
+            "{why}: tlc never writes into it; its records live in {}",
             project.state_dir.display()
         )));
     }
