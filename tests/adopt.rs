@@ -701,3 +701,27 @@ fn concurrent_first_hooks_adopt_exactly_once() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
     assert_eq!(json(&w.ok(&["doctor", "--json"]))["failed"], 0);
 }
+
+#[test]
+fn an_out_of_band_mode_state_edit_is_caught_and_accepted_by_name() {
+    let w = World::new();
+    w.hook("claude", w.payload("providers/claude/session-start.json").as_bytes());
+    w.ok(&["mode", "paired"]);
+    assert_eq!(
+        deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())),
+        None
+    );
+    // Somebody writes the state row directly, with no tlc command behind it.
+    w.db().execute("UPDATE state SET value = 'focus' WHERE key = 'mode'", []).unwrap();
+    let reason = deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())).expect("denied");
+    assert!(reason.starts_with("mode-state changed during this session"), "{reason}");
+    w.ok(&["harness", "policy", "accept", "--yes", "mode-state"]);
+    assert_eq!(
+        deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())),
+        None
+    );
+    // Hyphenated arguments belong to the gate command, not to tlc.
+    w.ok(&["gate", "test-command", "--yes", "sh", "-c", "exit 0", "--", "-x"]);
+    let shown = json(&w.ok(&["config", "show", "--json"]));
+    assert_eq!(shown["grind.testCommand"], serde_json::json!(["sh", "-c", "exit 0", "--", "-x"]));
+}
