@@ -243,8 +243,9 @@ pub fn adopt(project: &Project) -> Option<ScaffoldOutcome> {
     }
     // The common case on the hook path: already adopted. One lstat, no remote read.
     let dest = project.paths.project_config();
+    // (`Project::locate` already refused a `.tlc` that escapes: `guest` is set for it.)
     if std::fs::symlink_metadata(&dest).is_ok() {
-        return Some(scaffold(&project.paths, None));
+        return Some(ScaffoldOutcome::Present(dest));
     }
     let origin = crate::project::origin_url(project.root());
     Some(scaffold(&project.paths, origin.as_deref()))
