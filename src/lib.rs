@@ -7,9 +7,12 @@
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod doctor;
 pub mod error;
+pub mod gate;
 pub mod hashing;
 pub mod hook;
+pub mod lesson;
 pub mod obs;
 pub mod paths;
 pub mod policy;

@@ -222,6 +222,9 @@ fn prune_a_month_ahead_drops_exactly_the_records_past_retention() {
     let w = World::new();
     std::fs::create_dir_all(&w.home).unwrap();
     std::fs::write(w.home.join("config.toml"), "[obs]\nretentionDays = 30\nglobalSpool = true\n").unwrap();
+    // Already adopted, so the counts below are the hooks' own rows (no config.scaffolded event).
+    std::fs::create_dir_all(w.repo.join(".tlc/harness")).unwrap();
+    std::fs::write(w.repo.join(".tlc/harness/config.toml"), "").unwrap();
     let at = |t: &str, file: &str| {
         let out = w.hook_with(
             "claude",

@@ -103,6 +103,10 @@ fn record(
     mapped: Option<Mapped>,
     faults: &mut Vec<String>,
 ) -> Result<Decision, String> {
+    // Issue 6 (adoption): an unadopted repository gets its project config before the first write.
+    let adopted = mapped
+        .as_ref()
+        .and_then(|m| crate::config::scaffold::adopt_on_hook(project, config, m.event.kind));
     let db = project.db_path();
     let mut conn = store::open_for_hook(DbKind::Project, &db).map_err(|e| e.to_string())?;
     conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
@@ -113,7 +117,18 @@ fn record(
     let es = EventStore::new(&tx);
     let mode_state = es.state("mode").map_err(|e| e.to_string())?;
     let posture = resolve_posture(mode_state.as_deref(), &settings.mode);
-    let decision = Decision::allow();
+    // Issue 6 (policy integrity): baseline the session, or deny an acting call after an out-of-band policy edit.
+    let facts = mapped.as_ref().map(|m| crate::policy::integrity::HookFacts {
+        provider: provider.name(),
+        session: m.event.session_id.as_deref(),
+        starts_session: m.event.kind == Kind::SessionStart,
+        acting: m.action.as_ref().is_some_and(|a| !a.reads_only),
+    });
+    let written_config = match &adopted {
+        Some(crate::config::scaffold::ScaffoldOutcome::Written(p)) => Some(p.as_path()),
+        _ => None,
+    };
+    let decision = crate::policy::integrity::on_hook(&tx, &project.paths, written_config, facts).map_err(|e| e.to_string())?;
 
     let mut written: Vec<(Event, Plane)> = Vec::new();
     let mut session = None;
