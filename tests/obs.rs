@@ -101,7 +101,15 @@ fn a_replayed_session_reports_the_counts_it_was_fed() {
     let before = tree(&w.repo);
     let md = w.ok(&["obs", "report", "5b1f6c2e", "--format", "markdown"]);
     assert!(md.starts_with("# tlc session report") && md.contains("## Tools"), "{md}");
-    assert_eq!(tree(&w.repo), before, "a report writes nothing into the repository");
+    for _ in 0..5 {
+        w.ok(&["obs", "report", "--json"]);
+        w.ok(&["obs", "events"]);
+    }
+    assert_eq!(
+        tree(&w.repo),
+        before,
+        "a report neither writes nor removes anything in the repository"
+    );
     let out = w.dir.path().join("report.md");
     w.ok(&["obs", "report", "5b1f6c2e", "--out", out.to_str().unwrap()]);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), md);

@@ -37,10 +37,12 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
             None
         }
     };
+    let mut config_broken = false;
     let config = match paths.as_ref().map(Config::load) {
         Some(Ok(c)) => c,
         Some(Err(e)) => {
-            faults.push(format!("config not loaded, shipped defaults used: {e}"));
+            config_broken = true;
+            faults.push(format!("config not loaded: {e}"));
             Config::defaults()
         }
         None => Config::defaults(),
@@ -70,6 +72,15 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
             decision: Decision::allow(),
         };
     };
+    // A config that does not load hides the machine tier's guest list: writing anywhere in the
+    // repository could write into a guest, so the fault goes to the home's log instead.
+    if config_broken {
+        fault_log::append_best_effort(provider.name(), &faults.join("; "));
+        return Outcome {
+            hook_event,
+            decision: Decision::allow(),
+        };
+    }
     let project = Project::locate(&paths, &config);
     let decision = match record(provider, &project, &config, mapped.filter(|_| usable), &mut faults) {
         Ok(d) => d,
