@@ -158,7 +158,7 @@ enum Conns {
 
 /// A connection borrowed from a [`Store`].
 pub enum Conn<'a> {
-    Pooled(r2d2::PooledConnection<SqliteConnectionManager>),
+    Pooled(Box<r2d2::PooledConnection<SqliteConnectionManager>>),
     Single(std::sync::MutexGuard<'a, Connection>),
 }
 
@@ -175,7 +175,7 @@ impl std::ops::Deref for Conn<'_> {
 impl std::ops::DerefMut for Conn<'_> {
     fn deref_mut(&mut self) -> &mut Connection {
         match self {
-            Conn::Pooled(c) => &mut *c,
+            Conn::Pooled(c) => &mut **c,
             Conn::Single(c) => &mut *c,
         }
     }
@@ -250,7 +250,7 @@ impl Store {
     /// A connection from the pool.
     pub fn conn(&self) -> Result<Conn<'_>, StoreError> {
         match &self.conns {
-            Conns::Pool(pool) => pool.get().map(Conn::Pooled).map_err(|e| StoreError::Pool {
+            Conns::Pool(pool) => pool.get().map(|c| Conn::Pooled(Box::new(c))).map_err(|e| StoreError::Pool {
                 path: self.path.clone(),
                 detail: e.to_string(),
             }),
