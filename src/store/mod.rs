@@ -175,7 +175,7 @@ impl std::ops::Deref for Conn<'_> {
 impl std::ops::DerefMut for Conn<'_> {
     fn deref_mut(&mut self) -> &mut Connection {
         match self {
-            Conn::Pooled(c) => &mut **c,
+            Conn::Pooled(c) => c,
             Conn::Single(c) => &mut *c,
         }
     }
