@@ -2,8 +2,12 @@
 //! the spool and retention. Nothing here branches on a provider's name.
 
 pub mod event;
+pub mod export;
+pub mod import;
+pub mod prune;
 pub mod recorder;
 pub mod redact;
+pub mod report;
 pub mod spool;
 
 pub use event::{Event, Kind, Phase, Plane, Tokens};

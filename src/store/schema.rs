@@ -78,11 +78,11 @@ pub(super) fn migrate_locked(kind: DbKind, path: &Path, conn: &mut Connection) -
     let dir = path.parent().unwrap_or(Path::new("."));
     let lock = File::open(dir).map_err(|source| StoreError::Create {
         path: dir.to_path_buf(),
-        source,
+        cause: source,
     })?;
     lock.lock().map_err(|source| StoreError::Create {
         path: dir.to_path_buf(),
-        source,
+        cause: source,
     })?;
     let result = migrate(kind, path, conn);
     // The lock is released when `lock` is dropped, also on error.
@@ -167,4 +167,13 @@ fn sync_views(kind: DbKind, conn: &mut Connection) -> Result<(), String> {
         pending = failed;
     }
     tx.commit().map_err(|e| e.to_string())
+}
+
+/// A fresh in-memory database at this binary's schema, views included: for describing views
+/// without touching (or creating) any file.
+pub fn in_memory(kind: DbKind) -> Result<Connection, String> {
+    let mut conn = Connection::open_in_memory().map_err(|e| e.to_string())?;
+    runner(kind).run(&mut conn).map_err(|e| e.to_string())?;
+    sync_views(kind, &mut conn)?;
+    Ok(conn)
 }
