@@ -132,7 +132,7 @@ fn row_entry(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<PriceEntry> {
 
 /// The price catalog: the stored planes (when the home database exists) plus what is read live.
 pub struct PriceCatalog {
-    store: Option<Store>,
+    store: Option<Db>,
     /// The override file's entries while no refresh has loaded the override plane.
     override_live: Option<Vec<PriceEntry>>,
     /// Whether the litellm plane answers from the database (else the snapshot).
@@ -148,18 +148,88 @@ impl std::fmt::Debug for PriceCatalog {
     }
 }
 
+/// One connection to the home database. A read-only catalog opens it like `Store::open_existing`
+/// (no file created, `query_only`) but without a connection pool and its thread: `prices lookup`
+/// pays for one open, not two, inside its 5 ms budget.
+struct Db {
+    conn: Connection,
+    path: PathBuf,
+    writable: bool,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("path", &self.path)
+            .field("writable", &self.writable)
+            .finish()
+    }
+}
+
+impl Db {
+    fn open_existing(path: &Path) -> Result<Option<Db>, CostError> {
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let sq = |e| StoreError::sqlite(path, e);
+        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(sq)?;
+        conn.busy_timeout(crate::store::BUSY_TIMEOUT).map_err(sq)?;
+        conn.execute_batch("PRAGMA query_only = ON").map_err(sq)?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sq)?;
+        if version != DbKind::Home.expected_user_version() {
+            // Not this binary's schema: the store says precisely why (too new, needs migrating).
+            drop(conn);
+            Store::open_existing(DbKind::Home, path)?;
+            return Err(CostError::Unusable(format!(
+                "{}: schema is not this tlc's; run `tlc db migrate`",
+                path.display()
+            )));
+        }
+        Ok(Some(Db {
+            conn,
+            path: path.to_path_buf(),
+            writable: false,
+        }))
+    }
+
+    fn conn(&self) -> Result<&Connection, CostError> {
+        Ok(&self.conn)
+    }
+
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn writable_conn(&self) -> Result<&Connection, CostError> {
+        if self.writable {
+            Ok(&self.conn)
+        } else {
+            Err(CostError::Unusable("the price catalog was opened read-only".into()))
+        }
+    }
+}
+
 impl PriceCatalog {
     /// The catalog for reading: the home database when it exists (opened read-only), else only the
     /// override file and the snapshot. Creates nothing.
     pub fn open_read_only(paths: &Paths) -> Result<PriceCatalog, CostError> {
-        let store = Store::open_existing(DbKind::Home, &paths.home_db())?;
+        let store = Db::open_existing(&paths.home_db())?;
         Self::with_store(store, &override_file(paths))
     }
 
     /// The catalog for writing: creates and migrates the home database when needed.
     pub fn open(paths: &Paths) -> Result<PriceCatalog, CostError> {
-        let store = Store::open(DbKind::Home, &paths.home_db())?;
-        Self::with_store(Some(store), &override_file(paths))
+        let path = paths.home_db();
+        let (conn, _) = crate::store::open_and_migrate(DbKind::Home, &path)?;
+        Self::with_store(
+            Some(Db {
+                conn,
+                path,
+                writable: true,
+            }),
+            &override_file(paths),
+        )
     }
 
     /// Only what is compiled in: the snapshot answers for litellm, nothing else is known.
@@ -171,7 +241,7 @@ impl PriceCatalog {
         }
     }
 
-    fn with_store(store: Option<Store>, override_path: &Path) -> Result<PriceCatalog, CostError> {
+    fn with_store(store: Option<Db>, override_path: &Path) -> Result<PriceCatalog, CostError> {
         let mut cat = PriceCatalog {
             store,
             override_live: None,
@@ -294,10 +364,8 @@ impl PriceCatalog {
             .store
             .as_ref()
             .ok_or_else(|| CostError::Unusable("the price catalog was opened read-only".into()))?;
-        let mut conn = store.conn()?;
-        let tx = conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(|e| self.sq(e))?;
+        let conn = store.writable_conn()?;
+        let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate).map_err(|e| self.sq(e))?;
         let stored: i64 = tx
             .prepare_cached(q::PLANE_COUNT)
             .and_then(|mut s| s.query_row([plane], |r| r.get(0)))
@@ -366,7 +434,7 @@ impl PriceCatalog {
             .store
             .as_ref()
             .ok_or_else(|| CostError::Unusable("the price catalog was opened read-only".into()))?;
-        let conn = store.conn()?;
+        let conn = store.writable_conn()?;
         conn.prepare_cached(q::REFRESH_INSERT)
             .and_then(|mut s| s.execute(params![plane, source, 0i64, crate::clock::now_stamp(), "failed", detail]))
             .map_err(|e| self.sq(e))?;
