@@ -601,7 +601,7 @@ impl PriceCatalog {
 pub struct CachedResolver<'a> {
     catalog: &'a PriceCatalog,
     provider: Option<String>,
-    known: std::collections::HashMap<String, Option<ResolvedPrice>>,
+    known: std::collections::HashMap<String, Option<ResolvedPrice>, std::hash::BuildHasherDefault<super::transcript::Fx>>,
 }
 
 impl<'a> CachedResolver<'a> {
@@ -609,7 +609,7 @@ impl<'a> CachedResolver<'a> {
         CachedResolver {
             catalog,
             provider: provider.map(str::to_string),
-            known: std::collections::HashMap::new(),
+            known: std::collections::HashMap::default(),
         }
     }
 

@@ -463,7 +463,7 @@ fn write_all(
         None
     };
     let mut done_bytes = 0u64;
-    let mut writer = UsageWriter::new(conn);
+    let mut writer = UsageWriter::new(conn).map_err(sq(db))?;
     let mut batch: Vec<Pending> = Vec::new();
     let mut batch_rows = 0usize;
     let mut batch_started = Instant::now();

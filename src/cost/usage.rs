@@ -60,23 +60,26 @@ impl Sums {
 /// Inserts usage rows and keeps `usage_rollup` and `usage_daily` in step.
 pub struct UsageWriter<'c> {
     conn: &'c Connection,
+    insert: rusqlite::CachedStatement<'c>,
     /// Sums per `day \0 project \0 session \0 model`, built in `key` to avoid an allocation per row.
     pending: HashMap<String, Sums, BuildHasherDefault<Fx>>,
     key: String,
 }
 
 impl<'c> UsageWriter<'c> {
-    pub fn new(conn: &'c Connection) -> UsageWriter<'c> {
-        UsageWriter {
+    /// A writer over `conn`; the insert statement is prepared once here, not per row.
+    pub fn new(conn: &'c Connection) -> rusqlite::Result<UsageWriter<'c>> {
+        Ok(UsageWriter {
             conn,
+            insert: conn.prepare_cached(q::USAGE_INSERT)?,
             pending: HashMap::default(),
             key: String::new(),
-        }
+        })
     }
 
     /// Stores `row`; `false` when its dedup key was already stored (nothing changed).
     pub fn insert(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
-        let mut st = self.conn.prepare_cached(q::USAGE_INSERT)?;
+        let st = &mut self.insert;
         let u = &row.usage;
         let n = st.execute(params![
             row.dedup_key,
@@ -216,7 +219,7 @@ mod tests {
     fn the_rollup_matches_a_rebuild_and_duplicates_add_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let (conn, _) = crate::store::open_and_migrate(DbKind::Home, &dir.path().join("h.db")).unwrap();
-        let mut w = UsageWriter::new(&conn);
+        let mut w = UsageWriter::new(&conn).unwrap();
         let u = TokenUsage {
             input: 1,
             output: 2,
