@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod cost;
 pub mod doctor;
 pub mod error;
 pub mod gate;

@@ -14,9 +14,11 @@ mod lessons;
 mod mode;
 pub mod mutating;
 mod obs;
+mod obs_cost;
 mod obs_data;
 mod obs_spool;
 mod policy_cmd;
+mod prices;
 mod status;
 
 pub use context::Ctx;
@@ -78,6 +80,9 @@ pub enum Command {
     /// Add and list lessons.
     #[command(subcommand)]
     Lessons(lessons::LessonsCommand),
+    /// The price catalog: refresh planes, look up a model, list, status.
+    #[command(subcommand)]
+    Prices(prices::PricesCommand),
 }
 
 /// `tlc harness <cmd>` is accepted as `tlc <cmd>` everywhere: the seeds' spelling.
@@ -129,5 +134,6 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Policy(args) => policy_cmd::run(&ctx, args),
         Command::Gate(cmd) => gate::run(&ctx, cmd),
         Command::Lessons(cmd) => lessons::run(&ctx, cmd),
+        Command::Prices(cmd) => prices::run(&ctx, cmd),
     }
 }

@@ -37,6 +37,8 @@ pub enum ObsCommand {
     /// Import records from elsewhere.
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Token usage and estimated cost by day, week, month, model, session or project (read-only).
+    Cost(super::obs_cost::CostArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -47,6 +49,11 @@ pub enum ImportCommand {
         files: Vec<PathBuf>,
         #[arg(long)]
         json: bool,
+    },
+    /// Claude Code transcripts (`<dir>/<project>/<session>.jsonl`) into the home database; idempotent.
+    Transcripts {
+        /// Default: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
+        dir: Option<PathBuf>,
     },
 }
 
@@ -138,6 +145,8 @@ pub fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
         ObsCommand::Views { json } => super::obs_data::views(json),
         ObsCommand::Prune { dry_run, json } => super::obs_data::prune(ctx, dry_run, json),
         ObsCommand::Import(ImportCommand::Jsonl { files, json }) => super::obs_data::import_jsonl(ctx, &files, json),
+        ObsCommand::Import(ImportCommand::Transcripts { dir }) => super::obs_cost::import(ctx, dir),
+        ObsCommand::Cost(a) => super::obs_cost::cost(ctx, a),
     }
 }
 

@@ -1,0 +1,1 @@
+SELECT count(*) FROM prices WHERE plane = ?1

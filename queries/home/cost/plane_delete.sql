@@ -1,0 +1,1 @@
+DELETE FROM prices WHERE plane = ?1

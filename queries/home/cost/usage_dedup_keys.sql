@@ -1,0 +1,1 @@
+SELECT dedup_key FROM usage

@@ -1,0 +1,319 @@
+//! `tlc prices refresh|lookup|list|status`.
+
+use super::Ctx;
+use crate::cost::catalog::{self, CostError, PriceCatalog, RefreshOutcome, LITELLM, OVERRIDE};
+use crate::cost::{fetch, parse, PriceEntry};
+use crate::render::{self, Cell, Format, Progress, Table};
+use clap::Subcommand;
+use serde_json::json;
+
+/// Where `prices refresh litellm` downloads from when no `--from` is given.
+pub const LITELLM_URL: &str = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json";
+
+#[derive(Debug, Subcommand)]
+pub enum PricesCommand {
+    /// Replace one plane of the catalog from a file or URL, then reload the override file.
+    Refresh {
+        /// `litellm` (default), `override`, or a provider plane (`claude`, `cursor`, ...).
+        plane: Option<String>,
+        /// A file path or an http(s):// URL (default: LiteLLM's catalog for litellm,
+        /// `$TLC_HOME/prices/<plane>.toml|.json` for a provider plane).
+        #[arg(long = "from", value_name = "FILE|URL")]
+        from: Option<String>,
+    },
+    /// The price of one model: override, then the provider's plane, then litellm (read-only).
+    Lookup {
+        model: String,
+        /// The asking provider's plane (`claude`, `cursor`, ...).
+        provider: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every entry, in resolution order (read-only).
+    List {
+        /// Only entries of this plane or this catalog provider (`anthropic`, `cursor`, ...).
+        #[arg(long)]
+        provider: Option<String>,
+        /// Only keys containing this text (case-insensitive).
+        #[arg(long)]
+        search: Option<String>,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
+    /// Per plane: where its prices came from, when, and how many (read-only).
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn cost_err(e: CostError) -> anyhow::Error {
+    match e {
+        CostError::Unusable(m) => crate::error::unusable(m),
+        other => anyhow::Error::new(other),
+    }
+}
+
+fn valid_plane(p: &str) -> bool {
+    !p.is_empty()
+        && p.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+}
+
+pub fn run(ctx: &Ctx, cmd: PricesCommand) -> anyhow::Result<()> {
+    match cmd {
+        PricesCommand::Refresh { plane, from } => refresh(ctx, plane.as_deref().unwrap_or(LITELLM), from),
+        PricesCommand::Lookup { model, provider, json } => lookup(ctx, &model, provider.as_deref(), json),
+        PricesCommand::List { provider, search, format } => list(ctx, provider.as_deref(), search.as_deref(), format),
+        PricesCommand::Status { json } => status(ctx, json),
+    }
+}
+
+/// The default source of a provider plane: `$TLC_HOME/prices/<plane>.toml`, else `.json`.
+fn provider_source(ctx: &Ctx, plane: &str) -> anyhow::Result<String> {
+    let dir = ctx.paths()?.home.join("prices");
+    for ext in ["toml", "json"] {
+        let p = dir.join(format!("{plane}.{ext}"));
+        if p.is_file() {
+            return Ok(p.display().to_string());
+        }
+    }
+    Err(crate::error::unusable(format!(
+        "no source for the {plane} plane: pass --from FILE|URL, or write {}",
+        dir.join(format!("{plane}.toml")).display()
+    )))
+}
+
+fn read_source(source: &str) -> Result<Vec<PriceEntry>, String> {
+    let mut progress = Progress::new(format!("downloading {source}"), 0);
+    let mut last = 0u64;
+    let bytes = fetch::fetch(source, &mut |done, total| {
+        progress.set_total(total);
+        progress.inc(done.saturating_sub(last));
+        last = done;
+    })?;
+    progress.finish();
+    parse::parse_source(source, &bytes).map_err(|e| format!("{source}: {e}"))
+}
+
+fn store_plane(cat: &PriceCatalog, plane: &str, source: &str, entries: &[PriceEntry]) -> anyhow::Result<RefreshOutcome> {
+    let mut progress = Progress::new(format!("storing {plane}"), entries.len() as u64);
+    let mut last = 0u64;
+    let outcome = cat
+        .replace_plane(plane, source, entries, &mut |done| {
+            progress.inc(done.saturating_sub(last));
+            last = done;
+        })
+        .map_err(cost_err)?;
+    progress.finish();
+    Ok(outcome)
+}
+
+fn refresh(ctx: &Ctx, plane: &str, from: Option<String>) -> anyhow::Result<()> {
+    if !valid_plane(plane) {
+        return Err(crate::error::unusable(format!(
+            "{plane:?} is not a plane name (lowercase letters, digits, - and _)"
+        )));
+    }
+    let paths = ctx.paths()?;
+    let override_path = catalog::override_file(paths);
+    if plane == OVERRIDE && from.is_some() {
+        return Err(crate::error::unusable(format!(
+            "the override plane is always read from {}; --from does not apply",
+            override_path.display()
+        )));
+    }
+    let cat = PriceCatalog::open(paths).map_err(cost_err)?;
+    if plane != OVERRIDE {
+        let source = match from {
+            Some(s) => s,
+            None if plane == LITELLM => LITELLM_URL.to_string(),
+            None => provider_source(ctx, plane)?,
+        };
+        let entries = match read_source(&source) {
+            Ok(e) => e,
+            Err(e) => {
+                cat.record_failure(plane, &source, &e).map_err(cost_err)?;
+                return Err(crate::error::unusable(e));
+            }
+        };
+        match store_plane(&cat, plane, &source, &entries)? {
+            RefreshOutcome::Refused { entries, stored } => {
+                return Err(crate::error::refused(format!(
+                    "refused to refresh the {plane} plane from {source}: it has {entries} entries, fewer than half of the {stored} stored; the stored plane was kept"
+                )));
+            }
+            RefreshOutcome::Replaced { entries, previous } => {
+                render::out(&format!("{plane}: {entries} entries from {source} (was {previous})\n"))?;
+            }
+        }
+    }
+    // The operator's overrides are reloaded on every refresh.
+    let source = override_path.display().to_string();
+    let entries = match catalog::read_override_file(&override_path) {
+        Ok(e) => e,
+        Err(e) => {
+            cat.record_failure(OVERRIDE, &source, &e.to_string()).map_err(cost_err)?;
+            return Err(cost_err(e));
+        }
+    };
+    if let RefreshOutcome::Replaced { entries, previous } = store_plane(&cat, OVERRIDE, &source, &entries)? {
+        if entries > 0 || previous > 0 || plane == OVERRIDE {
+            render::out(&format!("override: {entries} entries from {source} (was {previous})\n"))?;
+        }
+    }
+    Ok(())
+}
+
+fn opt(v: Option<f64>) -> serde_json::Value {
+    v.map_or(serde_json::Value::Null, |f| json!(f))
+}
+
+fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyhow::Result<()> {
+    let cat = PriceCatalog::open_read_only(ctx.paths()?).map_err(cost_err)?;
+    let Some(p) = cat.resolve(model, provider).map_err(cost_err)? else {
+        return Err(crate::error::unusable(format!("no price for {model}")));
+    };
+    let r = p.rates();
+    if as_json {
+        return render::json(&json!({
+            "model": model,
+            "provider": provider,
+            "key": p.key,
+            "plane": p.plane,
+            "builtin": p.builtin,
+            "unit": "USD per 1M tokens",
+            "input": r.input,
+            "output": r.output,
+            "cache_read": opt(r.cache_read),
+            "cache_write": opt(r.cache_write),
+            "input_above_200k": opt(r.input_above_200k),
+            "output_above_200k": opt(r.output_above_200k),
+            "cache_read_above_200k": opt(r.cache_read_above_200k),
+            "cache_write_above_200k": opt(r.cache_write_above_200k),
+            "context_window": p.entry.context_window,
+            "catalog_provider": p.entry.provider,
+            "display_name": p.entry.display_name,
+            "pool": p.entry.pool,
+            "billing": p.entry.billing,
+        }));
+    }
+    let origin = if p.builtin && p.plane == LITELLM {
+        "litellm (built-in snapshot)".to_string()
+    } else if p.builtin {
+        format!("{} (read from the file)", p.plane)
+    } else {
+        p.plane.clone()
+    };
+    let mut text = format!("{model}: {} from the {origin} plane, USD per 1M tokens\n", p.key);
+    let price = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("${v}"));
+    let tier = |base: Option<f64>, above: Option<f64>| match above {
+        Some(a) => format!("{}  (above 200k prompt tokens: ${a})", price(base)),
+        None => price(base),
+    };
+    text += &format!("  input        {}\n", tier(Some(r.input), r.input_above_200k));
+    text += &format!("  output       {}\n", tier(Some(r.output), r.output_above_200k));
+    text += &format!("  cache read   {}\n", tier(r.cache_read, r.cache_read_above_200k));
+    text += &format!("  cache write  {}\n", tier(r.cache_write, r.cache_write_above_200k));
+    if let Some(w) = p.entry.context_window {
+        text += &format!("  context      {} tokens\n", render::thousands(w));
+    }
+    for (label, v) in [
+        ("provider", &p.entry.provider),
+        ("pool", &p.entry.pool),
+        ("billing", &p.entry.billing),
+    ] {
+        if let Some(v) = v {
+            text += &format!("  {label:<12} {v}\n");
+        }
+    }
+    render::out(&text)
+}
+
+fn list(ctx: &Ctx, provider: Option<&str>, search: Option<&str>, format: Format) -> anyhow::Result<()> {
+    let cat = PriceCatalog::open_read_only(ctx.paths()?).map_err(cost_err)?;
+    let rows = cat.list(provider, search).map_err(cost_err)?;
+    let mut t = Table::new([
+        "plane",
+        "model",
+        "provider",
+        "input",
+        "output",
+        "cache_read",
+        "cache_write",
+        "input_above_200k",
+        "output_above_200k",
+        "cache_read_above_200k",
+        "cache_write_above_200k",
+        "context_window",
+        "pool",
+        "billing",
+    ]);
+    for l in rows {
+        let e = l.entry;
+        let r = e.rates;
+        let plane = if l.builtin && l.plane == LITELLM {
+            "litellm (built-in)".to_string()
+        } else {
+            l.plane
+        };
+        t.push(vec![
+            plane.into(),
+            e.model_key.into(),
+            e.provider.into(),
+            Cell::Float(r.input),
+            Cell::Float(r.output),
+            r.cache_read.into(),
+            r.cache_write.into(),
+            r.input_above_200k.into(),
+            r.output_above_200k.into(),
+            r.cache_read_above_200k.into(),
+            r.cache_write_above_200k.into(),
+            e.context_window.into(),
+            e.pool.into(),
+            e.billing.into(),
+        ]);
+    }
+    if format == Format::Table {
+        // The terminal shows the columns people compare; csv and json carry them all.
+        let keep = [0usize, 1, 2, 3, 4, 5, 6, 11];
+        let mut narrow = Table::new([
+            "plane",
+            "model",
+            "provider",
+            "input $/1M",
+            "output $/1M",
+            "cache read",
+            "cache write",
+            "context",
+        ]);
+        for row in &t.rows {
+            narrow.push(keep.iter().map(|i| row[*i].clone()).collect());
+        }
+        return narrow.print_with(Format::Table, &|i, c| match (i, c) {
+            (7, Cell::Int(v)) => render::thousands(*v),
+            _ => c.plain(),
+        });
+    }
+    t.print(format)
+}
+
+fn status(ctx: &Ctx, as_json: bool) -> anyhow::Result<()> {
+    let paths = ctx.paths()?;
+    let cat = PriceCatalog::open_read_only(paths).map_err(cost_err)?;
+    let planes = cat.status(&catalog::override_file(paths)).map_err(cost_err)?;
+    if as_json {
+        return render::json(&json!({ "planes": planes }));
+    }
+    let mut t = Table::new(["plane", "source", "refreshed", "entries", "last failure"]);
+    for p in planes {
+        t.push(vec![
+            p.plane.into(),
+            p.source.into(),
+            p.refreshed_at.unwrap_or_else(|| "never (built in / live)".into()).into(),
+            Cell::Int(p.entries),
+            p.last_failure.into(),
+        ]);
+    }
+    t.print(Format::Table)
+}

@@ -1,0 +1,556 @@
+//! `PriceCatalog`: the price planes in the home database, their refresh history, and resolution.
+//!
+//! Resolution order (plane-major, see [`super::normalize`] for the keys tried in each plane):
+//! 1. `override` — the operator's `$TLC_HOME/model-prices.local.toml`, as loaded by the last
+//!    refresh; read straight from the file while no refresh ever loaded it;
+//! 2. the asking provider's plane (`claude`, `cursor`, …) when a provider is given;
+//! 3. `litellm` — the stored plane when it has entries, else the compiled-in snapshot;
+//! 4. nothing: the cost is unknown (`None`), never 0.
+
+use super::normalize::candidates;
+use super::parse::{parse_plane, PlaneFormat};
+use super::rates::{PriceEntry, Rates};
+use super::snapshot;
+use crate::paths::Paths;
+use crate::store::queries::home::cost as q;
+use crate::store::{DbKind, Store, StoreError};
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// The operator's plane.
+pub const OVERRIDE: &str = "override";
+/// The LiteLLM plane.
+pub const LITELLM: &str = "litellm";
+
+/// Everything the catalog can fail with; each names the file it is about.
+#[derive(Debug, thiserror::Error)]
+pub enum CostError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{path}: {source}")]
+    Sqlite { path: PathBuf, source: rusqlite::Error },
+    /// Input that cannot be used (a malformed price file, a bad download): exit 2.
+    #[error("{0}")]
+    Unusable(String),
+}
+
+/// `$TLC_HOME/model-prices.local.toml`.
+pub fn override_file(paths: &Paths) -> PathBuf {
+    paths.home.join("model-prices.local.toml")
+}
+
+/// Reads the override file; `Ok(empty)` when it does not exist.
+pub fn read_override_file(path: &Path) -> Result<Vec<PriceEntry>, CostError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(CostError::Unusable(format!("{}: cannot read: {e}", path.display()))),
+    };
+    parse_plane(&text, PlaneFormat::Toml).map_err(|e| CostError::Unusable(format!("{}: {e}", path.display())))
+}
+
+/// A price found for a model: the key it was found under, the plane, and the entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResolvedPrice {
+    /// The key that matched (after normalisation).
+    pub key: String,
+    /// `override`, the provider's plane, or `litellm`.
+    pub plane: String,
+    /// True when the litellm plane answered from the compiled-in snapshot.
+    pub builtin: bool,
+    pub entry: PriceEntry,
+    /// `<plane>:<key>`, as stored beside a cost.
+    #[serde(skip)]
+    pub source: String,
+}
+
+impl ResolvedPrice {
+    pub fn rates(&self) -> &Rates {
+        &self.entry.rates
+    }
+
+    /// Where the price came from, as stored beside a cost: `<plane>:<key>` (`litellm:claude-sonnet-4-5`).
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+}
+
+/// One plane as `prices status` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlaneStatus {
+    pub plane: String,
+    /// Where the entries in use came from (a URL, a file, or the built-in snapshot).
+    pub source: String,
+    /// When they were loaded; `None` for the built-in snapshot and an unloaded override file.
+    pub refreshed_at: Option<String>,
+    pub entries: i64,
+    /// True when the plane answers from something compiled in or read live, not from the database.
+    pub builtin: bool,
+    /// The latest refresh attempt when it did not succeed.
+    pub last_failure: Option<String>,
+}
+
+/// What a refresh did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum RefreshOutcome {
+    /// The plane now holds `entries` rows (it held `previous`).
+    Replaced { entries: usize, previous: i64 },
+    /// The new plane had fewer than half the stored entries; nothing was changed.
+    Refused { entries: usize, stored: i64 },
+}
+
+/// A listed entry with its plane.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListedPrice {
+    pub plane: String,
+    pub builtin: bool,
+    #[serde(flatten)]
+    pub entry: PriceEntry,
+}
+
+fn row_entry(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<PriceEntry> {
+    Ok(PriceEntry {
+        model_key: r.get(at)?,
+        provider: r.get(at + 1)?,
+        display_name: r.get(at + 2)?,
+        rates: Rates {
+            input: r.get::<_, Option<f64>>(at + 3)?.unwrap_or(0.0),
+            output: r.get::<_, Option<f64>>(at + 4)?.unwrap_or(0.0),
+            cache_read: r.get(at + 5)?,
+            cache_write: r.get(at + 6)?,
+            input_above_200k: r.get(at + 7)?,
+            output_above_200k: r.get(at + 8)?,
+            cache_read_above_200k: r.get(at + 9)?,
+            cache_write_above_200k: r.get(at + 10)?,
+        },
+        context_window: r.get(at + 11)?,
+        pool: r.get(at + 12)?,
+        billing: r.get(at + 13)?,
+    })
+}
+
+/// The price catalog: the stored planes (when the home database exists) plus what is read live.
+pub struct PriceCatalog {
+    store: Option<Store>,
+    /// The override file's entries while no refresh has loaded the override plane.
+    override_live: Option<Vec<PriceEntry>>,
+    /// Whether the litellm plane answers from the database (else the snapshot).
+    litellm_stored: bool,
+}
+
+impl std::fmt::Debug for PriceCatalog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PriceCatalog")
+            .field("store", &self.store)
+            .field("litellm_stored", &self.litellm_stored)
+            .finish()
+    }
+}
+
+impl PriceCatalog {
+    /// The catalog for reading: the home database when it exists (opened read-only), else only the
+    /// override file and the snapshot. Creates nothing.
+    pub fn open_read_only(paths: &Paths) -> Result<PriceCatalog, CostError> {
+        let store = Store::open_existing(DbKind::Home, &paths.home_db())?;
+        Self::with_store(store, &override_file(paths))
+    }
+
+    /// The catalog for writing: creates and migrates the home database when needed.
+    pub fn open(paths: &Paths) -> Result<PriceCatalog, CostError> {
+        let store = Store::open(DbKind::Home, &paths.home_db())?;
+        Self::with_store(Some(store), &override_file(paths))
+    }
+
+    /// Only what is compiled in: the snapshot answers for litellm, nothing else is known.
+    pub fn snapshot_only() -> PriceCatalog {
+        PriceCatalog {
+            store: None,
+            override_live: None,
+            litellm_stored: false,
+        }
+    }
+
+    fn with_store(store: Option<Store>, override_path: &Path) -> Result<PriceCatalog, CostError> {
+        let mut cat = PriceCatalog {
+            store,
+            override_live: None,
+            litellm_stored: false,
+        };
+        let (override_loaded, litellm_stored) = match &cat.store {
+            Some(s) => {
+                let conn = s.conn()?;
+                let sq = |e| CostError::Sqlite {
+                    path: s.path().to_path_buf(),
+                    source: e,
+                };
+                let loaded: bool = conn
+                    .prepare_cached(q::PLANE_LOADED)
+                    .and_then(|mut st| st.query_row([OVERRIDE], |r| r.get(0)))
+                    .map_err(sq)?;
+                let has: bool = conn
+                    .prepare_cached(q::PLANE_HAS_ROWS)
+                    .and_then(|mut st| st.query_row([LITELLM], |r| r.get(0)))
+                    .map_err(sq)?;
+                (loaded, has)
+            }
+            None => (false, false),
+        };
+        cat.litellm_stored = litellm_stored;
+        if !override_loaded {
+            cat.override_live = Some(read_override_file(override_path)?);
+        }
+        Ok(cat)
+    }
+
+    fn sq(&self, e: rusqlite::Error) -> CostError {
+        CostError::Sqlite {
+            path: self.store.as_ref().map(|s| s.path().to_path_buf()).unwrap_or_default(),
+            source: e,
+        }
+    }
+
+    fn stored_get(&self, conn: &Connection, plane: &str, key: &str) -> Result<Option<PriceEntry>, CostError> {
+        let mut st = conn.prepare_cached(q::PRICE_GET).map_err(|e| self.sq(e))?;
+        st.query_row(params![plane, key], |r| row_entry(r, 0))
+            .optional()
+            .map_err(|e| self.sq(e))
+    }
+
+    /// The price of `model` as `provider` (a plane name such as `claude`) would be charged, or
+    /// `None` when no plane knows it.
+    pub fn resolve(&self, model: &str, provider: Option<&str>) -> Result<Option<ResolvedPrice>, CostError> {
+        let keys = candidates(model);
+        let conn = match &self.store {
+            Some(s) => Some(s.conn()?),
+            None => None,
+        };
+        let found = |key: &str, plane: &str, builtin: bool, entry: PriceEntry| {
+            Some(ResolvedPrice {
+                key: key.to_string(),
+                plane: plane.to_string(),
+                builtin,
+                entry,
+                source: format!("{plane}:{key}"),
+            })
+        };
+        // 1. override
+        match (&self.override_live, &conn) {
+            (Some(live), _) => {
+                for k in &keys {
+                    if let Some(e) = live.iter().find(|e| &e.model_key == k) {
+                        return Ok(found(k, OVERRIDE, true, e.clone()));
+                    }
+                }
+            }
+            (None, Some(c)) => {
+                for k in &keys {
+                    if let Some(e) = self.stored_get(c, OVERRIDE, k)? {
+                        return Ok(found(k, OVERRIDE, false, e));
+                    }
+                }
+            }
+            (None, None) => {}
+        }
+        // 2. the provider's own plane
+        if let (Some(p), Some(c)) = (provider.filter(|p| !p.is_empty() && *p != OVERRIDE && *p != LITELLM), &conn) {
+            for k in &keys {
+                if let Some(e) = self.stored_get(c, p, k)? {
+                    return Ok(found(k, p, false, e));
+                }
+            }
+        }
+        // 3. litellm: stored, else the snapshot
+        match (&conn, self.litellm_stored) {
+            (Some(c), true) => {
+                for k in &keys {
+                    if let Some(e) = self.stored_get(c, LITELLM, k)? {
+                        return Ok(found(k, LITELLM, false, e));
+                    }
+                }
+            }
+            _ => {
+                for k in &keys {
+                    if let Some(e) = snapshot::get(k) {
+                        return Ok(found(k, LITELLM, true, e));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Replaces `plane` with `entries` in one transaction, unless the new plane has fewer than half
+    /// the entries stored (the override plane, the operator's own file, is exempt). Every call
+    /// leaves one history row.
+    pub fn replace_plane(
+        &self,
+        plane: &str,
+        source: &str,
+        entries: &[PriceEntry],
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<RefreshOutcome, CostError> {
+        let store = self
+            .store
+            .as_ref()
+            .ok_or_else(|| CostError::Unusable("the price catalog was opened read-only".into()))?;
+        let mut conn = store.conn()?;
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(|e| self.sq(e))?;
+        let stored: i64 = tx
+            .prepare_cached(q::PLANE_COUNT)
+            .and_then(|mut s| s.query_row([plane], |r| r.get(0)))
+            .map_err(|e| self.sq(e))?;
+        let now = crate::clock::now_stamp();
+        if plane != OVERRIDE && (entries.len() as i64) * 2 < stored {
+            let detail = format!("new plane has {} entries, {stored} stored: fewer than half", entries.len());
+            tx.prepare_cached(q::REFRESH_INSERT)
+                .and_then(|mut s| s.execute(params![plane, source, entries.len() as i64, now, "refused", detail]))
+                .map_err(|e| self.sq(e))?;
+            tx.commit().map_err(|e| self.sq(e))?;
+            return Ok(RefreshOutcome::Refused {
+                entries: entries.len(),
+                stored,
+            });
+        }
+        tx.prepare_cached(q::PLANE_DELETE)
+            .and_then(|mut s| s.execute([plane]))
+            .map_err(|e| self.sq(e))?;
+        {
+            let mut ins = tx.prepare_cached(q::PRICE_INSERT).map_err(|e| self.sq(e))?;
+            for (i, e) in entries.iter().enumerate() {
+                let r = &e.rates;
+                ins.execute(params![
+                    plane,
+                    e.model_key,
+                    e.provider,
+                    e.display_name,
+                    r.input,
+                    r.output,
+                    r.cache_read,
+                    r.cache_write,
+                    r.input_above_200k,
+                    r.output_above_200k,
+                    r.cache_read_above_200k,
+                    r.cache_write_above_200k,
+                    e.context_window,
+                    e.pool,
+                    e.billing
+                ])
+                .map_err(|err| match err {
+                    rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ConstraintViolation => {
+                        CostError::Unusable(format!("{source}: model {:?} appears twice", e.model_key))
+                    }
+                    other => self.sq(other),
+                })?;
+                if i % 256 == 0 {
+                    progress(i as u64);
+                }
+            }
+        }
+        tx.prepare_cached(q::REFRESH_INSERT)
+            .and_then(|mut s| s.execute(params![plane, source, entries.len() as i64, now, "ok", Option::<String>::None]))
+            .map_err(|e| self.sq(e))?;
+        tx.commit().map_err(|e| self.sq(e))?;
+        progress(entries.len() as u64);
+        Ok(RefreshOutcome::Replaced {
+            entries: entries.len(),
+            previous: stored,
+        })
+    }
+
+    /// Records a refresh that failed before anything could be stored (a bad file or download).
+    pub fn record_failure(&self, plane: &str, source: &str, detail: &str) -> Result<(), CostError> {
+        let store = self
+            .store
+            .as_ref()
+            .ok_or_else(|| CostError::Unusable("the price catalog was opened read-only".into()))?;
+        let conn = store.conn()?;
+        conn.prepare_cached(q::REFRESH_INSERT)
+            .and_then(|mut s| s.execute(params![plane, source, 0i64, crate::clock::now_stamp(), "failed", detail]))
+            .map_err(|e| self.sq(e))?;
+        Ok(())
+    }
+
+    /// Every plane: the stored ones with their latest successful refresh, the override file while
+    /// unloaded, and the snapshot when litellm was never refreshed.
+    pub fn status(&self, override_path: &Path) -> Result<Vec<PlaneStatus>, CostError> {
+        let mut out: Vec<PlaneStatus> = Vec::new();
+        let mut failures: Vec<(String, String)> = Vec::new();
+        if let Some(s) = &self.store {
+            let conn = s.conn()?;
+            let mut counts = std::collections::BTreeMap::new();
+            let mut st = conn.prepare_cached(q::PLANE_COUNTS).map_err(|e| self.sq(e))?;
+            for r in st
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                .map_err(|e| self.sq(e))?
+            {
+                let (p, n) = r.map_err(|e| self.sq(e))?;
+                counts.insert(p, n);
+            }
+            let mut st = conn.prepare_cached(q::REFRESH_LAST_OK).map_err(|e| self.sq(e))?;
+            let rows = st
+                .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(3)?)))
+                .map_err(|e| self.sq(e))?;
+            for r in rows {
+                let (plane, source, ts) = r.map_err(|e| self.sq(e))?;
+                let entries = counts.remove(&plane).unwrap_or(0);
+                out.push(PlaneStatus {
+                    plane,
+                    source,
+                    refreshed_at: Some(ts),
+                    entries,
+                    builtin: false,
+                    last_failure: None,
+                });
+            }
+            for (plane, entries) in counts {
+                out.push(PlaneStatus {
+                    plane,
+                    source: "unknown".into(),
+                    refreshed_at: None,
+                    entries,
+                    builtin: false,
+                    last_failure: None,
+                });
+            }
+            let mut st = conn.prepare_cached(q::REFRESH_LAST).map_err(|e| self.sq(e))?;
+            let rows = st
+                .query_map([], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, String>(3)?,
+                        r.get::<_, String>(4)?,
+                        r.get::<_, Option<String>>(5)?,
+                    ))
+                })
+                .map_err(|e| self.sq(e))?;
+            for r in rows {
+                let (plane, ts, outcome, detail) = r.map_err(|e| self.sq(e))?;
+                if outcome != "ok" {
+                    failures.push((plane, format!("{outcome} at {ts}: {}", detail.unwrap_or_default())));
+                }
+            }
+        }
+        if let Some(live) = &self.override_live {
+            out.retain(|p| p.plane != OVERRIDE);
+            let source = if override_path.is_file() {
+                format!("{} (read live; not loaded by a refresh yet)", override_path.display())
+            } else {
+                format!("{} (absent)", override_path.display())
+            };
+            out.push(PlaneStatus {
+                plane: OVERRIDE.into(),
+                source,
+                refreshed_at: None,
+                entries: live.len() as i64,
+                builtin: true,
+                last_failure: None,
+            });
+        }
+        if !self.litellm_stored {
+            out.retain(|p| p.plane != LITELLM);
+            out.push(PlaneStatus {
+                plane: LITELLM.into(),
+                source: snapshot::SOURCE.into(),
+                refreshed_at: None,
+                entries: snapshot::entries().len() as i64,
+                builtin: true,
+                last_failure: None,
+            });
+        }
+        for (plane, f) in failures {
+            if let Some(p) = out.iter_mut().find(|p| p.plane == plane) {
+                p.last_failure = Some(f);
+            } else {
+                out.push(PlaneStatus {
+                    plane,
+                    source: "never loaded".into(),
+                    refreshed_at: None,
+                    entries: 0,
+                    builtin: false,
+                    last_failure: Some(f),
+                });
+            }
+        }
+        let rank = |p: &str| match p {
+            OVERRIDE => 0,
+            LITELLM => 2,
+            _ => 1,
+        };
+        out.sort_by(|a, b| rank(&a.plane).cmp(&rank(&b.plane)).then_with(|| a.plane.cmp(&b.plane)));
+        Ok(out)
+    }
+
+    /// Entries of every plane in resolution order, filtered by plane-or-provider and a
+    /// case-insensitive substring of the key.
+    pub fn list(&self, provider: Option<&str>, search: Option<&str>) -> Result<Vec<ListedPrice>, CostError> {
+        let mut out = Vec::new();
+        let needle = search.map(str::to_lowercase);
+        let keep = |plane: &str, e: &PriceEntry| {
+            provider.is_none_or(|p| p == plane || e.provider.as_deref() == Some(p))
+                && needle.as_deref().is_none_or(|n| e.model_key.to_lowercase().contains(n))
+        };
+        if let Some(live) = &self.override_live {
+            out.extend(live.iter().filter(|e| keep(OVERRIDE, e)).map(|e| ListedPrice {
+                plane: OVERRIDE.into(),
+                builtin: true,
+                entry: e.clone(),
+            }));
+        }
+        if let Some(s) = &self.store {
+            let conn = s.conn()?;
+            let mut st = conn.prepare_cached(q::PRICES_LIST).map_err(|e| self.sq(e))?;
+            let rows = st
+                .query_map(params![provider, search], |r| Ok((r.get::<_, String>(0)?, row_entry(r, 1)?)))
+                .map_err(|e| self.sq(e))?;
+            for r in rows {
+                let (plane, entry) = r.map_err(|e| self.sq(e))?;
+                if plane == OVERRIDE && self.override_live.is_some() {
+                    continue;
+                }
+                out.push(ListedPrice {
+                    plane,
+                    builtin: false,
+                    entry,
+                });
+            }
+        }
+        if !self.litellm_stored {
+            out.extend(snapshot::entries().iter().filter(|e| keep(LITELLM, e)).map(|e| ListedPrice {
+                plane: LITELLM.into(),
+                builtin: true,
+                entry: e.clone(),
+            }));
+        }
+        Ok(out)
+    }
+}
+
+/// Resolutions remembered per model, for paths that price many responses of few models
+/// (the import, a hook reading a transcript).
+pub struct CachedResolver<'a> {
+    catalog: &'a PriceCatalog,
+    provider: Option<String>,
+    known: std::collections::HashMap<String, Option<ResolvedPrice>>,
+}
+
+impl<'a> CachedResolver<'a> {
+    pub fn new(catalog: &'a PriceCatalog, provider: Option<&str>) -> CachedResolver<'a> {
+        CachedResolver {
+            catalog,
+            provider: provider.map(str::to_string),
+            known: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The price of `model` as the provider given at construction is charged.
+    pub fn resolve(&mut self, model: &str) -> Result<Option<&ResolvedPrice>, CostError> {
+        if !self.known.contains_key(model) {
+            let found = self.catalog.resolve(model, self.provider.as_deref())?;
+            self.known.insert(model.to_string(), found);
+        }
+        Ok(self.known.get(model).and_then(Option::as_ref))
+    }
+}

@@ -1,0 +1,21 @@
+//! Prices and cost: the price catalog (planes in the home database, the compiled-in LiteLLM
+//! snapshot, resolution and normalisation), the one cost function, the transcript usage scanner,
+//! the transcript import and the cost reports.
+//!
+//! For the hook path: [`PriceCatalog::open_read_only`] (creates nothing; falls back to the
+//! snapshot), [`PriceCatalog::resolve`], [`cost`] and [`scan_usage`].
+
+pub mod catalog;
+pub mod fetch;
+pub mod import;
+pub mod normalize;
+pub mod parse;
+pub mod rates;
+pub mod report;
+pub mod snapshot;
+pub mod transcript;
+pub mod usage;
+
+pub use catalog::{CostError, PriceCatalog, ResolvedPrice};
+pub use rates::{cost, PriceEntry, Rates, TokenUsage};
+pub use transcript::{scan_usage, UsageRecord, UsageScan};

@@ -1,0 +1,335 @@
+//! Token usage from Claude Code session transcripts (JSONL), for the import and the hook alike.
+//!
+//! Claude Code writes each assistant response's `message.usage` into the transcript; one API
+//! response is often written over several lines that share `message.id` and `requestId` (one per
+//! content block), all carrying the same usage. It counts once: the dedup key is
+//! `"<message.id>:<requestId>"`, and a line without both ids gets `"<file_key>@<byte offset>"`.
+//!
+//! The scanner is built for throughput: a line is JSON-parsed only when a byte search finds
+//! `"usage"` in it (a key, never escaped text), and the parse borrows from the buffer and skips
+//! every field it does not name. Lines without `"usage"` are only checked to look like one JSON
+//! object (`{` … `}`); a non-blank line that does not, or a candidate that fails to parse, is
+//! malformed: skipped and counted. Only complete lines (ending in `\n`) are consumed, so a line
+//! being written is read on the next scan.
+
+use super::rates::TokenUsage;
+use memchr::memmem::Finder;
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// One API response's usage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageRecord {
+    /// `"<message.id>:<requestId>"`, or `"<file_key>@<offset>"` for a line without both.
+    pub dedup_key: String,
+    /// The line's `sessionId`; empty when the line has none (the caller knows the file's).
+    pub session_id: String,
+    /// UTC RFC 3339 (`2026-11-20T09:14:00.000Z`).
+    pub ts: String,
+    /// `message.model` (empty when absent).
+    pub model: String,
+    pub usage: TokenUsage,
+    /// Byte offset of the line in the file.
+    pub offset: u64,
+}
+
+/// What one scan found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct UsageScan {
+    /// One record per response, in file order, duplicates within the scan removed.
+    pub records: Vec<UsageRecord>,
+    /// Lines that were not JSON, or had usage without a usable timestamp.
+    pub malformed: u64,
+    /// Complete lines read.
+    pub lines: u64,
+    /// Bytes consumed: the offset just after the last complete line, relative to the buffer.
+    pub consumed: u64,
+}
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(rename = "requestId", borrow)]
+    request_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    message: Option<Message<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<u64>,
+    cache_read_input_tokens: Option<u64>,
+}
+
+/// `ts` as the stored form: already-normalised UTC stamps pass through untouched and whole-second
+/// UTC stamps gain `.000` (the common cases, and cheap); anything else is parsed and re-stamped;
+/// `None` when it is not a time.
+fn normalise_ts(ts: &str) -> Option<String> {
+    let b = ts.as_bytes();
+    let shape = |b: &[u8]| b[4] == b'-' && b[7] == b'-' && b[10] == b'T' && b[13] == b':' && b[16] == b':';
+    if b.len() == 24 && b[23] == b'Z' && b[19] == b'.' && shape(b) {
+        return Some(ts.to_string());
+    }
+    if b.len() == 20 && b[19] == b'Z' && shape(b) && b[..19].iter().all(|c| c.is_ascii_digit() || b"-T:".contains(c)) {
+        let mut out = String::with_capacity(24);
+        out.push_str(&ts[..19]);
+        out.push_str(".000Z");
+        return Some(out);
+    }
+    crate::clock::parse(ts).ok().filter(|_| ts.contains('T')).map(crate::clock::stamp)
+}
+
+/// A fast, non-cryptographic hash for the in-file dedup table (keys are verified on a hit).
+#[derive(Default)]
+pub(crate) struct Fx(u64);
+
+impl Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &byte in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(K);
+        }
+    }
+}
+
+fn key_hash(message_id: &[u8], request_id: &[u8]) -> u64 {
+    let mut h = Fx::default();
+    h.write(message_id);
+    h.write(b":");
+    h.write(request_id);
+    h.finish()
+}
+
+fn key_is(stored: &str, message_id: &[u8], request_id: &[u8]) -> bool {
+    let s = stored.as_bytes();
+    s.len() == message_id.len() + 1 + request_id.len()
+        && &s[..message_id.len()] == message_id
+        && s[message_id.len()] == b':'
+        && &s[message_id.len() + 1..] == request_id
+}
+
+/// The JSON string value right after the only occurrence of `pattern` in `line`; `None` when the
+/// pattern is absent or repeated, or the value has an escape (the full parse decides those).
+fn only_string_after<'a>(line: &'a [u8], pattern: &Finder<'_>) -> Option<&'a [u8]> {
+    let at = pattern.find(line)?;
+    let rest = &line[at + pattern.needle().len()..];
+    if pattern.find(rest).is_some() {
+        return None;
+    }
+    let end = memchr::memchr(b'"', rest)?;
+    let value = &rest[..end];
+    (!value.is_empty() && !value.contains(&b'\\')).then_some(value)
+}
+
+/// Scans `bytes` (read from a transcript starting at `base_offset`) for usage records.
+/// `file_key` names the file in dedup keys of lines without ids (use the path).
+///
+/// A line repeating a response already recorded in this scan is recognised from its two ids
+/// (each found exactly once by a byte search) and skipped without a JSON parse: about four lines
+/// in ten in Claude Code's transcripts.
+pub fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
+    let usage_key = Finder::new(b"\"usage\"");
+    let request_key = Finder::new(b"\"requestId\":\"");
+    let message_key = Finder::new(b"\"message\":{\"id\":\"");
+    let mut scan = UsageScan::default();
+    let mut seen: HashMap<u64, u32, BuildHasherDefault<Fx>> = HashMap::default();
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let Some(nl) = memchr::memchr(b'\n', &bytes[pos..]) else { break };
+        let line = &bytes[pos..pos + nl];
+        let offset = base_offset + pos as u64;
+        pos += nl + 1;
+        scan.lines += 1;
+        let line = line.trim_ascii();
+        if line.is_empty() {
+            continue;
+        }
+        if usage_key.find(line).is_none() {
+            if line[0] != b'{' || line[line.len() - 1] != b'}' {
+                scan.malformed += 1;
+            }
+            continue;
+        }
+        if let (Some(m), Some(r)) = (only_string_after(line, &message_key), only_string_after(line, &request_key)) {
+            let known = seen
+                .get(&key_hash(m, r))
+                .is_some_and(|&i| key_is(&scan.records[i as usize].dedup_key, m, r));
+            if known && line[line.len() - 1] == b'}' {
+                continue;
+            }
+        }
+        let parsed: Line<'_> = match serde_json::from_slice(line) {
+            Ok(l) => l,
+            Err(_) => {
+                scan.malformed += 1;
+                continue;
+            }
+        };
+        if parsed.kind.as_deref().is_some_and(|k| k != "assistant") {
+            continue;
+        }
+        let Some(msg) = parsed.message else { continue };
+        let Some(u) = msg.usage else { continue };
+        let (Some(input), Some(output)) = (u.input_tokens, u.output_tokens) else {
+            continue;
+        };
+        let Some(ts) = parsed.timestamp.as_deref().and_then(normalise_ts) else {
+            scan.malformed += 1;
+            continue;
+        };
+        let (dedup_key, hash) = match (msg.id.as_deref(), parsed.request_id.as_deref()) {
+            (Some(m), Some(r)) if !m.is_empty() && !r.is_empty() => {
+                let h = key_hash(m.as_bytes(), r.as_bytes());
+                if seen
+                    .get(&h)
+                    .is_some_and(|&i| key_is(&scan.records[i as usize].dedup_key, m.as_bytes(), r.as_bytes()))
+                {
+                    continue;
+                }
+                let mut key = String::with_capacity(m.len() + 1 + r.len());
+                key.push_str(m);
+                key.push(':');
+                key.push_str(r);
+                (key, Some(h))
+            }
+            _ => (format!("{file_key}@{offset}"), None),
+        };
+        if let Some(h) = hash {
+            // On a (vanishingly rare) hash collision the first key keeps the slot; a repeat of the
+            // second may then be recorded twice here, and the store's unique key drops it.
+            seen.entry(h).or_insert(scan.records.len() as u32);
+        }
+        scan.records.push(UsageRecord {
+            dedup_key,
+            session_id: parsed.session_id.map(Cow::into_owned).unwrap_or_default(),
+            ts,
+            model: msg.model.map(Cow::into_owned).unwrap_or_default(),
+            usage: TokenUsage {
+                input,
+                output,
+                cache_read: u.cache_read_input_tokens.unwrap_or(0),
+                cache_write: u.cache_creation_input_tokens.unwrap_or(0),
+            },
+            offset,
+        });
+    }
+    scan.consumed = pos as u64;
+    scan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A1: &str = r#"{"type":"assistant","sessionId":"s1","requestId":"req_1","timestamp":"2026-11-20T09:00:00.000Z","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"text","text":"a \"usage\" word"}],"usage":{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"output_tokens":7}}}"#;
+    const A1_AGAIN: &str = r#"{"type":"assistant","sessionId":"s1","requestId":"req_1","timestamp":"2026-11-20T09:00:01.000Z","message":{"id":"msg_1","model":"claude-sonnet-4-5","content":[{"type":"tool_use"}],"usage":{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"output_tokens":7}}}"#;
+    const NO_IDS: &str = r#"{"type":"assistant","timestamp":"2026-11-20T10:00:00+02:00","message":{"model":"m","usage":{"input_tokens":1,"output_tokens":2}}}"#;
+    const USER: &str =
+        r#"{"type":"user","sessionId":"s1","timestamp":"2026-11-20T09:00:00.000Z","message":{"role":"user","content":"hi"}}"#;
+
+    #[test]
+    fn a_response_over_several_lines_counts_once() {
+        let text = format!("{A1}\n{A1_AGAIN}\n{USER}\n");
+        let s = scan_usage(text.as_bytes(), 0, "f");
+        assert_eq!(s.records.len(), 1);
+        let r = &s.records[0];
+        assert_eq!(r.dedup_key, "msg_1:req_1");
+        assert_eq!(r.session_id, "s1");
+        assert_eq!(r.model, "claude-sonnet-4-5");
+        assert_eq!(r.ts, "2026-11-20T09:00:00.000Z");
+        assert_eq!(
+            r.usage,
+            TokenUsage {
+                input: 3,
+                output: 7,
+                cache_read: 100,
+                cache_write: 10
+            }
+        );
+        assert_eq!(s.malformed, 0);
+        assert_eq!(s.lines, 3);
+        assert_eq!(s.consumed, text.len() as u64);
+    }
+
+    #[test]
+    fn malformed_lines_are_skipped_and_counted_and_blank_lines_are_not() {
+        let text = format!("{{\"type\":\"assistant\",\"message\":{{\"id\":\"msg_cut\n\n{USER}\n{{\"usage\": broken}}\n{A1}\n");
+        let s = scan_usage(text.as_bytes(), 0, "f");
+        assert_eq!(s.malformed, 2);
+        assert_eq!(s.records.len(), 1);
+    }
+
+    #[test]
+    fn only_complete_lines_are_consumed() {
+        let text = format!("{USER}\n{A1}");
+        let s = scan_usage(text.as_bytes(), 0, "f");
+        assert!(s.records.is_empty());
+        assert_eq!(s.consumed, USER.len() as u64 + 1);
+        let rest = &text.as_bytes()[s.consumed as usize..];
+        let mut more = rest.to_vec();
+        more.push(b'\n');
+        let s2 = scan_usage(&more, s.consumed, "f");
+        assert_eq!(s2.records.len(), 1);
+        assert_eq!(s2.records[0].offset, USER.len() as u64 + 1);
+    }
+
+    #[test]
+    fn lines_without_ids_are_keyed_by_file_and_offset_and_times_become_utc() {
+        let text = format!("{USER}\n{NO_IDS}\n");
+        let s = scan_usage(text.as_bytes(), 1000, "/t/a.jsonl");
+        assert_eq!(s.records.len(), 1);
+        assert_eq!(s.records[0].dedup_key, format!("/t/a.jsonl@{}", 1000 + USER.len() + 1));
+        assert_eq!(s.records[0].ts, "2026-11-20T08:00:00.000Z");
+        assert_eq!(s.records[0].session_id, "");
+    }
+
+    #[test]
+    fn timestamps_take_the_stored_form() {
+        assert_eq!(normalise_ts("2027-06-08T11:01:00Z").as_deref(), Some("2027-06-08T11:01:00.000Z"));
+        assert_eq!(
+            normalise_ts("2027-06-08T11:01:00.123Z").as_deref(),
+            Some("2027-06-08T11:01:00.123Z")
+        );
+        assert_eq!(
+            normalise_ts("2027-06-08T13:01:00+02:00").as_deref(),
+            Some("2027-06-08T11:01:00.000Z")
+        );
+        assert_eq!(normalise_ts("2027-06-08"), None);
+        assert_eq!(normalise_ts("yesterday"), None);
+    }
+
+    #[test]
+    fn a_repeated_line_cut_short_is_malformed_not_skipped() {
+        let cut = &A1_AGAIN[..A1_AGAIN.len() - 3];
+        let text = format!("{A1}\n{cut}\n");
+        let s = scan_usage(text.as_bytes(), 0, "f");
+        assert_eq!((s.records.len(), s.malformed), (1, 1));
+    }
+}

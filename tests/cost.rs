@@ -1,0 +1,498 @@
+//! Prices and cost through the real binary: real SQLite files, real transcripts, a real HTTP
+//! server on 127.0.0.1.
+
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const CATALOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/prices/litellm-model-prices.json");
+const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/transcripts/sample");
+
+struct Env {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    cwd: PathBuf,
+}
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let cwd = dir.path().join("work");
+        std::fs::create_dir_all(&cwd).unwrap();
+        Env { home, cwd, _dir: dir }
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.run_env(args, &[])
+    }
+
+    fn run_env(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_tlc"))
+            .args(args)
+            .envs(vars.iter().copied())
+            .env("TLC_HOME", &self.home)
+            .env_remove("TLC_PROJECT_DIR")
+            .env_remove("TLC_NOW")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("TLC_IMPORT_BULK_MIN_BYTES")
+            .current_dir(&self.cwd)
+            .output()
+            .unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "tlc {args:?} failed: {}\n{}",
+            String::from_utf8_lossy(&out.stderr),
+            String::from_utf8_lossy(&out.stdout)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let s = self.ok(args);
+        serde_json::from_str(&s).unwrap_or_else(|e| panic!("tlc {args:?}: not one JSON value ({e}): {s}"))
+    }
+
+    fn db(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(self.home.join("state/tlc.db")).unwrap()
+    }
+}
+
+fn count(conn: &rusqlite::Connection, sql: &str) -> i64 {
+    conn.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    ((a - b) / b).abs() < 1e-9
+}
+
+#[test]
+fn imported_sample_matches_expected_totals_and_a_second_import_adds_nothing() {
+    let env = Env::new();
+    let projects = format!("{SAMPLE}/projects");
+    let out = env.ok(&["obs", "import", "transcripts", &projects]);
+    assert!(
+        out.contains("files: 4") && out.contains("60 new") && out.contains("malformed lines skipped: 7"),
+        "{out}"
+    );
+    let expected: Value = serde_json::from_str(&std::fs::read_to_string(format!("{SAMPLE}/expected.json")).unwrap()).unwrap();
+    let report = env.json(&["obs", "cost", "--by", "model", "--json"]);
+    let rows = report["rows"].as_array().unwrap();
+    let models = expected["models"].as_object().unwrap();
+    assert_eq!(rows.len(), models.len());
+    for row in rows {
+        let key = row["key"].as_str().unwrap();
+        let want = &models[key];
+        for f in ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"] {
+            assert_eq!(row[f], want[f], "{key} {f}");
+        }
+        let total = ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"]
+            .iter()
+            .map(|f| want[*f].as_i64().unwrap())
+            .sum::<i64>();
+        assert_eq!(row["total_tokens"].as_i64().unwrap(), total);
+        if want["cost_complete"].as_bool().unwrap() {
+            assert!(
+                close(row["cost_usd"].as_f64().unwrap(), want["cost_usd"].as_f64().unwrap()),
+                "{key}: {} vs {}",
+                row["cost_usd"],
+                want["cost_usd"]
+            );
+            assert_eq!(row["cost_complete"], true);
+        } else {
+            assert_eq!(row["cost_usd"], Value::Null, "{key}: an unlisted model has no cost");
+            assert_eq!(row["cost_complete"], false);
+        }
+    }
+    let totals = &report["totals"];
+    assert_eq!(totals["cost_complete"], false);
+    assert!(close(totals["cost_usd"].as_f64().unwrap(), expected["cost_usd"].as_f64().unwrap()));
+    assert_eq!(totals["responses"], expected["responses"]);
+
+    // By day and by session agree with the expected buckets too.
+    let by_day = env.json(&["obs", "cost", "--by", "day", "--json"]);
+    for row in by_day["rows"].as_array().unwrap() {
+        let want = &expected["days"][row["key"].as_str().unwrap()];
+        assert_eq!(row["input_tokens"], want["input_tokens"]);
+        assert_eq!(row["cache_read_tokens"], want["cache_read_tokens"]);
+        assert!(close(row["cost_usd"].as_f64().unwrap(), want["cost_usd"].as_f64().unwrap()));
+    }
+    let by_session = env.json(&["obs", "cost", "--by", "session", "--json"]);
+    assert_eq!(
+        by_session["rows"].as_array().unwrap().len(),
+        expected["sessions"].as_object().unwrap().len()
+    );
+    let by_project = env.json(&["obs", "cost", "--by", "project", "--json"]);
+    let keys: Vec<&str> = by_project["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["-home-dev-project-0", "-home-dev-project-1"]);
+    let one = env.json(&[
+        "obs",
+        "cost",
+        "--by",
+        "model",
+        "--project",
+        "-home-dev-project-0",
+        "--since",
+        "2026-11-20",
+        "--until",
+        "2026-11-21",
+        "--json",
+    ]);
+    assert!(one["totals"]["responses"].as_i64().unwrap() < 60);
+
+    let before = count(&env.db(), "SELECT count(*) FROM usage");
+    let again = env.ok(&["obs", "import", "transcripts", &projects]);
+    assert!(again.contains("0 new"), "{again}");
+    assert_eq!(count(&env.db(), "SELECT count(*) FROM usage"), before);
+    assert_eq!(env.json(&["obs", "cost", "--by", "model", "--json"]), report);
+
+    let table = env.ok(&["obs", "cost", "--by", "model"]);
+    assert!(
+        table.contains("cache create") && table.contains("unknown") && table.contains("total"),
+        "{table}"
+    );
+    let csv = env.ok(&["obs", "cost", "--by", "model", "--format", "csv"]);
+    assert_eq!(csv.lines().count(), 6, "{csv}");
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::write(&dest, std::fs::read(e.path()).unwrap()).unwrap();
+        }
+    }
+}
+
+#[test]
+fn reimport_reads_only_new_lines_and_a_replaced_file_is_not_counted_twice() {
+    let env = Env::new();
+    let projects = env.cwd.join("projects");
+    copy_dir(Path::new(&format!("{SAMPLE}/projects")), &projects);
+    let p = projects.to_str().unwrap();
+    env.ok(&["obs", "import", "transcripts", p]);
+    let conn = env.db();
+    assert_eq!(count(&conn, "SELECT count(*) FROM usage"), 60);
+
+    let file = projects.join("-home-dev-project-0/0ce6ff6c-1d76-c09b-b4d7-072c9a870e44.jsonl");
+    let line = r#"{"type":"assistant","sessionId":"0ce6ff6c-1d76-c09b-b4d7-072c9a870e44","requestId":"req_new","timestamp":"2026-11-22T10:00:00.000Z","message":{"id":"msg_new","model":"claude-sonnet-4-5","usage":{"input_tokens":10,"output_tokens":20,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}}"#;
+    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    // A half-written line is not read until it is complete.
+    write!(f, "{line}\n{}", &line[..40]).unwrap();
+    drop(f);
+    let out = env.ok(&["obs", "import", "transcripts", p]);
+    assert!(
+        out.contains("1 read, 0 restarted") && out.contains("responses: 1 read, 1 new"),
+        "{out}"
+    );
+    assert_eq!(count(&conn, "SELECT count(*) FROM usage"), 61);
+
+    // Replaced by a shorter file (another inode): read from the top, nothing counted twice.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let keep: String = text.lines().take(10).map(|l| format!("{l}\n")).collect();
+    std::fs::remove_file(&file).unwrap();
+    std::fs::write(&file, keep).unwrap();
+    let out = env.ok(&["obs", "import", "transcripts", p]);
+    assert!(out.contains("1 restarted") && out.contains(" 0 new"), "{out}");
+    assert_eq!(count(&conn, "SELECT count(*) FROM usage"), 61);
+    assert_eq!(
+        count(&conn, "SELECT sum(responses) FROM usage_rollup"),
+        61,
+        "the rollup holds every stored response once"
+    );
+}
+
+#[test]
+fn a_fresh_home_looks_up_from_the_snapshot_and_creates_nothing() {
+    let env = Env::new();
+    let v = env.json(&["prices", "lookup", "claude-sonnet-4-5", "--json"]);
+    assert_eq!(v["model"], "claude-sonnet-4-5");
+    assert_eq!(v["key"], "claude-sonnet-4-5");
+    assert_eq!(v["plane"], "litellm");
+    assert_eq!(v["builtin"], true);
+    assert_eq!(v["input"], 3.0);
+    assert_eq!(v["output"], 15.0);
+    assert_eq!(v["cache_read"], 0.3);
+    assert_eq!(v["cache_write"], 3.75);
+    let status = env.json(&["prices", "status", "--json"]);
+    let litellm = status["planes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["plane"] == "litellm")
+        .unwrap()
+        .clone();
+    assert_eq!(litellm["builtin"], true);
+    assert!(litellm["entries"].as_i64().unwrap() > 3000);
+    env.ok(&["prices", "list", "--search", "sonnet-4-5", "--format", "json"]);
+    env.json(&["obs", "cost", "--json"]);
+    assert!(!env.home.exists(), "a read-only command created {}", env.home.display());
+
+    let out = env.run(&["prices", "lookup", "acme-unlisted-model-1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no price for acme-unlisted-model-1"));
+}
+
+#[test]
+fn normalised_names_resolve() {
+    let env = Env::new();
+    for (asked, key) in [
+        ("anthropic/claude-sonnet-4-5", "claude-sonnet-4-5"),
+        ("vertex_ai/claude-opus-4-5@20251101", "vertex_ai/claude-opus-4-5@20251101"),
+        ("claude-opus-4-5@20991231", "claude-opus-4-5"),
+        (
+            "bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        ),
+        ("bedrock/eu-west-1/eu.anthropic.claude-haiku-4-5-29990101-v1:0", "claude-haiku-4-5"),
+        ("claude-haiku-4-5-29990101", "claude-haiku-4-5"),
+        ("openrouter/acme/gemini-2.5-pro", "gemini-2.5-pro"),
+    ] {
+        let v = env.json(&["prices", "lookup", asked, "--json"]);
+        assert_eq!(v["key"], key, "{asked}");
+    }
+}
+
+#[test]
+fn override_then_provider_plane_then_litellm() {
+    let env = Env::new();
+    std::fs::create_dir_all(&env.home).unwrap();
+    std::fs::write(
+        env.home.join("model-prices.local.toml"),
+        "[models.\"claude-sonnet-4-5\"]\ninput = 1.0\noutput = 2.0\n",
+    )
+    .unwrap();
+    // Read straight from the file before any refresh, without creating the database.
+    let v = env.json(&["prices", "lookup", "anthropic/claude-sonnet-4-5", "--json"]);
+    assert_eq!((v["plane"].as_str(), v["input"].as_f64()), (Some("override"), Some(1.0)));
+    assert!(!env.home.join("state").exists());
+
+    let cursor = env.cwd.join("cursor.toml");
+    std::fs::write(
+        &cursor,
+        "[models.\"claude-opus-4-5\"]\ninput = 7.0\noutput = 8.0\npool = \"included\"\nbilling = \"request\"\n",
+    )
+    .unwrap();
+    let out = env.ok(&["prices", "refresh", "cursor", "--from", cursor.to_str().unwrap()]);
+    assert!(out.contains("cursor: 1 entries") && out.contains("override: 1 entries"), "{out}");
+    let v = env.json(&["prices", "lookup", "claude-opus-4-5", "cursor", "--json"]);
+    assert_eq!(
+        (v["plane"].as_str(), v["input"].as_f64(), v["pool"].as_str()),
+        (Some("cursor"), Some(7.0), Some("included"))
+    );
+    let v = env.json(&["prices", "lookup", "claude-opus-4-5", "claude", "--json"]);
+    assert_eq!(v["plane"], "litellm");
+    let v = env.json(&["prices", "lookup", "claude-sonnet-4-5", "cursor", "--json"]);
+    assert_eq!((v["plane"].as_str(), v["builtin"].as_bool()), (Some("override"), Some(false)));
+}
+
+#[test]
+fn a_refresh_to_fewer_than_half_the_entries_is_refused_and_changes_nothing() {
+    let env = Env::new();
+    let out = env.ok(&["prices", "refresh", "litellm", "--from", CATALOG]);
+    assert!(out.contains("litellm: 3882 entries"), "{out}");
+    let v = env.json(&["prices", "lookup", "claude-sonnet-4-5", "--json"]);
+    assert_eq!(v["builtin"], false);
+    let conn = env.db();
+    let before: Vec<(String, f64)> = {
+        let mut st = conn
+            .prepare("SELECT model_key, input FROM prices WHERE plane = 'litellm' ORDER BY model_key")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+
+    let doc: serde_json::Map<String, Value> = serde_json::from_str(&std::fs::read_to_string(CATALOG).unwrap()).unwrap();
+    let ten: serde_json::Map<String, Value> = doc
+        .into_iter()
+        .filter(|(k, v)| k != "sample_spec" && v.get("input_cost_per_token").is_some() && v.get("output_cost_per_token").is_some())
+        .take(10)
+        .collect();
+    let small = env.cwd.join("ten.json");
+    std::fs::write(&small, serde_json::to_string(&ten).unwrap()).unwrap();
+    let out = env.run(&["prices", "refresh", "litellm", "--from", small.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("10") && err.contains("3882") && err.contains("refused"), "{err}");
+    let after: Vec<(String, f64)> = {
+        let mut st = conn
+            .prepare("SELECT model_key, input FROM prices WHERE plane = 'litellm' ORDER BY model_key")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(before, after);
+    let outcomes: Vec<String> = {
+        let mut st = conn
+            .prepare("SELECT outcome FROM price_refreshes WHERE plane = 'litellm' ORDER BY id")
+            .unwrap();
+        st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    };
+    assert_eq!(outcomes, ["ok", "refused"]);
+    let status = env.json(&["prices", "status", "--json"]);
+    let litellm = status["planes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["plane"] == "litellm")
+        .unwrap()
+        .clone();
+    assert_eq!(litellm["entries"], 3882);
+    assert!(litellm["last_failure"].as_str().unwrap().contains("refused"));
+}
+
+#[test]
+fn refresh_downloads_from_a_real_http_server() {
+    let env = Env::new();
+    let body = std::fs::read(CATALOG).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        // A redirect first, then the catalog.
+        for i in 0..2 {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut req = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+                let n = s.read(&mut buf).unwrap();
+                if n == 0 {
+                    break;
+                }
+                req.extend_from_slice(&buf[..n]);
+            }
+            let req = String::from_utf8_lossy(&req).into_owned();
+            if i == 0 {
+                assert!(req.starts_with("GET /old.json HTTP/1.1"), "{req}");
+                s.write_all(b"HTTP/1.1 301 Moved\r\nLocation: /prices.json\r\nContent-Length: 0\r\n\r\n")
+                    .unwrap();
+            } else {
+                assert!(req.starts_with("GET /prices.json HTTP/1.1"), "{req}");
+                s.write_all(
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                        body.len()
+                    )
+                    .as_bytes(),
+                )
+                .unwrap();
+                s.write_all(&body).unwrap();
+            }
+        }
+    });
+    let url = format!("http://127.0.0.1:{port}/old.json");
+    let out = env.ok(&["prices", "refresh", "litellm", "--from", &url]);
+    server.join().unwrap();
+    assert!(out.contains("litellm: 3882 entries") && out.contains(&url), "{out}");
+    let status = env.json(&["prices", "status", "--json"]);
+    let litellm = status["planes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["plane"] == "litellm")
+        .unwrap()
+        .clone();
+    assert_eq!(litellm["source"], url.as_str());
+    assert_eq!(litellm["builtin"], false);
+    let v = env.json(&["prices", "lookup", "gemini-2.5-pro", "--json"]);
+    assert_eq!((v["input_above_200k"].as_f64(), v["builtin"].as_bool()), (Some(2.5), Some(false)));
+
+    // A server that is not there: the refresh fails, names the URL, and leaves a history row.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_url = format!("http://127.0.0.1:{}/x.json", dead.local_addr().unwrap().port());
+    drop(dead);
+    let out = env.run(&["prices", "refresh", "litellm", "--from", &dead_url]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&dead_url));
+    assert_eq!(count(&env.db(), "SELECT count(*) FROM price_refreshes WHERE outcome = 'failed'"), 1);
+}
+
+#[test]
+fn cost_here_reads_the_project_database_and_creates_nothing() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.cwd.join(".git")).unwrap();
+    let v = env.json(&["obs", "cost", "--here", "--by", "session", "--json"]);
+    assert_eq!(v["rows"], Value::Array(vec![]));
+    assert!(!env.cwd.join(".tlc").exists());
+    // With generation events recorded by the hook path, --here sums them.
+    let db = env.cwd.join(".tlc/harness/state/tlc.db");
+    env.ok(&["db", "migrate"]);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let ins = "INSERT INTO events (ts, provider, kind, plane, session_id, model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd) VALUES (?1, 'claude', 'generation.end', 'signal', 's1', ?2, 10, 20, 30, 40, ?3)";
+    conn.execute(ins, rusqlite::params!["2026-11-20T10:00:00.000Z", "claude-sonnet-4-5", 0.5])
+        .unwrap();
+    conn.execute(ins, rusqlite::params!["2026-11-20T11:00:00.000Z", "acme", Option::<f64>::None])
+        .unwrap();
+    let v = env.json(&["obs", "cost", "--here", "--by", "session", "--json"]);
+    let row = &v["rows"][0];
+    assert_eq!(
+        (
+            row["key"].as_str(),
+            row["total_tokens"].as_i64(),
+            row["cost_usd"].as_f64(),
+            row["cost_complete"].as_bool()
+        ),
+        (Some("s1"), Some(200), Some(0.5), Some(false))
+    );
+}
+
+#[test]
+fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
+    let slow = Env::new();
+    let bulk = Env::new();
+    let projects = format!("{SAMPLE}/projects");
+    slow.ok(&["obs", "import", "transcripts", &projects]);
+    let out = bulk.run_env(&["obs", "import", "transcripts", &projects], &[("TLC_IMPORT_BULK_MIN_BYTES", "0")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows = |e: &Env| -> Vec<(String, String, i64, Option<f64>)> {
+        let conn = e.db();
+        let mut st = conn
+            .prepare("SELECT dedup_key, ts, cache_read_tokens, cost_usd FROM usage ORDER BY dedup_key")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    assert_eq!(rows(&slow), rows(&bulk));
+    assert_eq!(
+        slow.json(&["obs", "cost", "--by", "session", "--json"]),
+        bulk.json(&["obs", "cost", "--by", "session", "--json"])
+    );
+    let conn = bulk.db();
+    assert_eq!(
+        count(
+            &conn,
+            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('usage_dedup', 'usage_ts')"
+        ),
+        2
+    );
+    // The bulk path again over the same files, with the rows already there: nothing added.
+    let out = bulk.run_env(&["obs", "import", "transcripts", &projects], &[("TLC_IMPORT_BULK_MIN_BYTES", "0")]);
+    assert!(out.status.success());
+    assert_eq!(count(&conn, "SELECT count(*) FROM usage"), 60);
+    let err = conn
+        .execute(
+            "INSERT INTO usage (dedup_key, source, ts) SELECT dedup_key, 'spool', ts FROM usage LIMIT 1",
+            [],
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("UNIQUE"), "{err}");
+}
