@@ -1,10 +1,12 @@
 //! The command line: clap definitions and one module per command group. Each module parses,
 //! calls the domain, and renders; nothing here owns SQL or business rules.
 
+mod agent;
 mod config_cmd;
 mod context;
 mod db;
 mod demo;
+mod stable;
 
 pub use context::Ctx;
 
@@ -28,6 +30,12 @@ pub enum Command {
     Config(config_cmd::ConfigCommand),
     /// Replay a sample agent session into a scratch directory and show what was recorded.
     Demo(demo::DemoArgs),
+    /// Trusted git remotes that hold agent packages.
+    #[command(subcommand)]
+    Stable(stable::StableCommand),
+    /// Install, inspect and maintain agent packages.
+    #[command(subcommand)]
+    Agent(agent::AgentCommand),
 }
 
 /// `tlc harness <cmd>` is accepted as `tlc <cmd>` everywhere: the seeds' spelling.
@@ -55,5 +63,7 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Db(cmd) => db::run(&ctx, cmd),
         Command::Config(cmd) => config_cmd::run(&ctx, cmd),
         Command::Demo(args) => demo::run(&ctx, args),
+        Command::Stable(cmd) => stable::run(&ctx, cmd),
+        Command::Agent(cmd) => agent::run(&ctx, cmd),
     }
 }

@@ -36,8 +36,7 @@ impl Progress {
     }
 
     fn draw(&self) {
-        let line = if self.total > 0 {
-            let pct = (self.done.min(self.total) * 100) / self.total;
+        let line = if let Some(pct) = (self.done.min(self.total) * 100).checked_div(self.total) {
             let filled = (pct as usize) / 4;
             format!("\r{} [{}{}] {pct:>3}% {}/{}", self.label, "#".repeat(filled), " ".repeat(25 - filled), self.done, self.total)
         } else {
