@@ -14,7 +14,9 @@ pub fn now() -> DateTime<Utc> {
 /// Checks `TLC_NOW` so a command can refuse a malformed value instead of silently using the clock.
 pub fn check_env() -> Result<(), String> {
     match std::env::var("TLC_NOW") {
-        Ok(v) if !v.is_empty() => parse(&v).map(|_| ()).map_err(|e| format!("TLC_NOW={v:?} is not an RFC 3339 time: {e}")),
+        Ok(v) if !v.is_empty() => parse(&v)
+            .map(|_| ())
+            .map_err(|e| format!("TLC_NOW={v:?} is not an RFC 3339 time: {e}")),
         _ => Ok(()),
     }
 }

@@ -38,17 +38,26 @@ impl std::error::Error for Exit {}
 
 /// A refused request or failed check (exit 1).
 pub fn refused(message: impl Into<String>) -> anyhow::Error {
-    anyhow::Error::new(Exit { kind: ExitKind::Refused, message: message.into() })
+    anyhow::Error::new(Exit {
+        kind: ExitKind::Refused,
+        message: message.into(),
+    })
 }
 
 /// Not found, or unusable input (exit 2).
 pub fn unusable(message: impl Into<String>) -> anyhow::Error {
-    anyhow::Error::new(Exit { kind: ExitKind::Unusable, message: message.into() })
+    anyhow::Error::new(Exit {
+        kind: ExitKind::Unusable,
+        message: message.into(),
+    })
 }
 
 /// A failed check whose details were already printed: exit 1 with no further message.
 pub fn silent_failure() -> anyhow::Error {
-    anyhow::Error::new(Exit { kind: ExitKind::Refused, message: String::new() })
+    anyhow::Error::new(Exit {
+        kind: ExitKind::Refused,
+        message: String::new(),
+    })
 }
 
 /// The exit code for an error that reached `main`.
@@ -62,9 +71,9 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
         }
         if let Some(e) = cause.downcast_ref::<crate::store::StoreError>() {
             return match e {
-                crate::store::StoreError::TooNew { .. } | crate::store::StoreError::NotADatabase { .. } | crate::store::StoreError::NeedsMigration { .. } => {
-                    ExitKind::Unusable.code()
-                }
+                crate::store::StoreError::TooNew { .. }
+                | crate::store::StoreError::NotADatabase { .. }
+                | crate::store::StoreError::NeedsMigration { .. } => ExitKind::Unusable.code(),
                 _ => ExitKind::Refused.code(),
             };
         }

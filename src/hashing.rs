@@ -17,6 +17,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 mod tests {
     #[test]
     fn known_digest() {
-        assert_eq!(super::sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(
+            super::sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 }

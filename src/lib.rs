@@ -5,8 +5,8 @@
 //! own their tables and SQL, and [`store`], [`config`] and [`render`] are shared by all of them.
 
 pub mod agent;
-pub mod clock;
 pub mod cli;
+pub mod clock;
 pub mod config;
 pub mod error;
 pub mod hashing;

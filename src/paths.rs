@@ -80,7 +80,16 @@ impl Paths {
     /// (a guest), keyed by the repository's path.
     pub fn guest_state_dir(&self) -> PathBuf {
         let name = self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let slug: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect();
+        let slug: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect();
         let digest = crate::hashing::sha256_hex(self.root.to_string_lossy().as_bytes());
         self.home_state_dir().join("guests").join(format!("{slug}-{}", &digest[..12]))
     }
@@ -94,7 +103,10 @@ impl Paths {
 
     /// The project's name: the root folder's name.
     pub fn project_name(&self) -> String {
-        self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| self.root.display().to_string())
+        self.root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.root.display().to_string())
     }
 }
 
@@ -102,7 +114,11 @@ impl Paths {
 pub fn home_dir() -> Result<PathBuf, String> {
     if let Some(h) = std::env::var_os("TLC_HOME").filter(|v| !v.is_empty()) {
         let p = PathBuf::from(h);
-        return Ok(if p.is_absolute() { p } else { std::env::current_dir().map(|c| c.join(&p)).unwrap_or(p) });
+        return Ok(if p.is_absolute() {
+            p
+        } else {
+            std::env::current_dir().map(|c| c.join(&p)).unwrap_or(p)
+        });
     }
     match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
         Some(h) => Ok(PathBuf::from(h).join(".tlc").join("harness")),

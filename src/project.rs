@@ -19,8 +19,16 @@ impl Project {
     /// Locates the project state for `paths` under `config`'s guest rules.
     pub fn locate(paths: &Paths, config: &Config) -> Project {
         let guest = paths.root_overlaps_home() || is_guest(paths, config);
-        let state_dir = if guest { paths.guest_state_dir() } else { paths.project_state_dir() };
-        Project { paths: paths.clone(), guest, state_dir }
+        let state_dir = if guest {
+            paths.guest_state_dir()
+        } else {
+            paths.project_state_dir()
+        };
+        Project {
+            paths: paths.clone(),
+            guest,
+            state_dir,
+        }
     }
 
     pub fn db_path(&self) -> PathBuf {
@@ -75,7 +83,11 @@ pub fn origin_url(root: &Path) -> Option<String> {
         // A worktree or submodule: `.git` is a file naming the git directory.
         let text = std::fs::read_to_string(&git).ok()?;
         let dir = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim().to_string();
-        let dir = if Path::new(&dir).is_absolute() { PathBuf::from(dir) } else { root.join(dir) };
+        let dir = if Path::new(&dir).is_absolute() {
+            PathBuf::from(dir)
+        } else {
+            root.join(dir)
+        };
         let common = std::fs::read_to_string(dir.join("commondir")).ok().map(|c| dir.join(c.trim()));
         common.unwrap_or(dir).join("config")
     };

@@ -18,7 +18,17 @@
 use crate::config::Value;
 
 /// The keys `[defaults]` may hold, in the fixed order install offers them.
-pub const DEFAULT_KEYS: &[&str] = &["schedule", "triggers", "timeout", "on_overlap", "catch_up", "operating_hours", "restart", "restart_delay", "workdir"];
+pub const DEFAULT_KEYS: &[&str] = &[
+    "schedule",
+    "triggers",
+    "timeout",
+    "on_overlap",
+    "catch_up",
+    "operating_hours",
+    "restart",
+    "restart_delay",
+    "workdir",
+];
 
 pub const ON_OVERLAP: &[&str] = &["skip", "queue", "replace"];
 pub const RESTART: &[&str] = &["never", "on-failure", "always"];
@@ -28,7 +38,9 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), String> {
     match key {
         "schedule" => parse_schedule(str_of(value)?),
         "triggers" => {
-            let list = value.as_strings().ok_or_else(|| format!("expected an array of strings, found {}", value.type_name()))?;
+            let list = value
+                .as_strings()
+                .ok_or_else(|| format!("expected an array of strings, found {}", value.type_name()))?;
             for t in &list {
                 parse_trigger(t)?;
             }
@@ -37,7 +49,10 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), String> {
         "timeout" => parse_duration(str_of(value)?).map(|_| ()),
         "on_overlap" => one_of(str_of(value)?, ON_OVERLAP),
         "restart" => one_of(str_of(value)?, RESTART),
-        "catch_up" => value.as_bool().map(|_| ()).ok_or_else(|| format!("expected a boolean, found {}", value.type_name())),
+        "catch_up" => value
+            .as_bool()
+            .map(|_| ())
+            .ok_or_else(|| format!("expected a boolean, found {}", value.type_name())),
         "restart_delay" => match value {
             Value::Int(i) if *i >= 0 => Ok(()),
             Value::Int(i) => Err(format!("expected a non-negative integer of seconds, found {i}")),
@@ -57,14 +72,19 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), String> {
 }
 
 fn str_of(value: &Value) -> Result<&str, String> {
-    value.as_str().ok_or_else(|| format!("expected a string, found {}", value.type_name()))
+    value
+        .as_str()
+        .ok_or_else(|| format!("expected a string, found {}", value.type_name()))
 }
 
 fn one_of(s: &str, allowed: &[&str]) -> Result<(), String> {
     if allowed.contains(&s) {
         Ok(())
     } else {
-        Err(format!("expected one of {}, found {s:?}", allowed.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(", ")))
+        Err(format!(
+            "expected one of {}, found {s:?}",
+            allowed.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(", ")
+        ))
     }
 }
 
@@ -73,7 +93,8 @@ pub fn parse_trigger(s: &str) -> Result<(&str, &str), String> {
     let Some((kind, name)) = s.split_once('.') else {
         return Err(format!("trigger {s:?} is not `channel.<name>` or `webhook.<name>`"));
     };
-    if !matches!(kind, "channel" | "webhook") || name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+    if !matches!(kind, "channel" | "webhook") || name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
         return Err(format!("trigger {s:?} is not `channel.<name>` or `webhook.<name>`"));
     }
     Ok((kind, name))
@@ -145,24 +166,45 @@ pub fn parse_schedule(s: &str) -> Result<(), String> {
     }
     for prefix in ["CRON_TZ=", "TZ="] {
         if let Some(rest) = spec.strip_prefix(prefix) {
-            let (zone, rest) = rest.split_once(char::is_whitespace).ok_or_else(|| format!("{s:?}: {prefix}<zone> must be followed by a schedule"))?;
+            let (zone, rest) = rest
+                .split_once(char::is_whitespace)
+                .ok_or_else(|| format!("{s:?}: {prefix}<zone> must be followed by a schedule"))?;
             check_zone(zone).map_err(|e| format!("{s:?}: {e}"))?;
             spec = rest.trim();
         }
     }
     if let Some(d) = spec.strip_prefix("@every ") {
         let ns = parse_duration(d.trim()).map_err(|e| format!("{s:?}: @every {e}"))?;
-        return if ns == 0 { Err(format!("{s:?}: @every needs a positive duration")) } else { Ok(()) };
+        return if ns == 0 {
+            Err(format!("{s:?}: @every needs a positive duration"))
+        } else {
+            Ok(())
+        };
     }
     if spec.starts_with('@') {
-        return if DESCRIPTORS.contains(&spec) { Ok(()) } else { Err(format!("{s:?}: unknown descriptor {spec:?} (expected one of {})", DESCRIPTORS.join(", "))) };
+        return if DESCRIPTORS.contains(&spec) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{s:?}: unknown descriptor {spec:?} (expected one of {})",
+                DESCRIPTORS.join(", ")
+            ))
+        };
     }
     let fields: Vec<&str> = spec.split_whitespace().collect();
     if fields.len() != 5 {
-        return Err(format!("{s:?}: expected 5 fields (minute hour day-of-month month day-of-week), found {}", fields.len()));
+        return Err(format!(
+            "{s:?}: expected 5 fields (minute hour day-of-month month day-of-week), found {}",
+            fields.len()
+        ));
     }
-    let specs: [(&str, u32, u32, &[&str], bool); 5] =
-        [("minute", 0, 59, &[], false), ("hour", 0, 23, &[], false), ("day-of-month", 1, 31, &[], true), ("month", 1, 12, MONTHS, false), ("day-of-week", 0, 6, WEEKDAYS, true)];
+    let specs: [(&str, u32, u32, &[&str], bool); 5] = [
+        ("minute", 0, 59, &[], false),
+        ("hour", 0, 23, &[], false),
+        ("day-of-month", 1, 31, &[], true),
+        ("month", 1, 12, MONTHS, false),
+        ("day-of-week", 0, 6, WEEKDAYS, true),
+    ];
     for (field, (name, min, max, names, question)) in fields.iter().zip(specs) {
         cron_field(field, min, max, names, question).map_err(|e| format!("{s:?}: {name} field {field:?}: {e}"))?;
     }
@@ -217,12 +259,18 @@ pub fn check_zone(zone: &str) -> Result<(), String> {
     if matches!(zone, "UTC" | "Local" | "GMT") {
         return Ok(());
     }
-    let ok_part = |p: &str| !p.is_empty() && p.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && p.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+'));
+    let ok_part = |p: &str| {
+        !p.is_empty()
+            && p.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+            && p.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '+'))
+    };
     let parts: Vec<&str> = zone.split('/').collect();
     if parts.len() >= 2 && parts.iter().all(|p| ok_part(p)) {
         Ok(())
     } else {
-        Err(format!("{zone:?} is not a time zone (expected an IANA name such as Europe/Berlin, or UTC)"))
+        Err(format!(
+            "{zone:?} is not a time zone (expected an IANA name such as Europe/Berlin, or UTC)"
+        ))
     }
 }
 
@@ -242,10 +290,14 @@ pub fn parse_operating_hours(s: &str) -> Result<(), String> {
     }
     for window in text.split(';') {
         let window = window.trim();
-        let (days, hours) = window.split_once(char::is_whitespace).ok_or_else(|| bad(format!("window {window:?} needs days and hours")))?;
+        let (days, hours) = window
+            .split_once(char::is_whitespace)
+            .ok_or_else(|| bad(format!("window {window:?} needs days and hours")))?;
         check_days(days).map_err(bad)?;
         let hours = hours.trim();
-        let (a, b) = hours.split_once('-').ok_or_else(|| bad(format!("hours {hours:?} are not HH:MM-HH:MM")))?;
+        let (a, b) = hours
+            .split_once('-')
+            .ok_or_else(|| bad(format!("hours {hours:?} are not HH:MM-HH:MM")))?;
         let (a, b) = (clock_minutes(a).map_err(bad)?, clock_minutes(b).map_err(bad)?);
         if a == b {
             return Err(bad(format!("window {hours:?} is empty")));
@@ -258,7 +310,12 @@ fn check_days(days: &str) -> Result<(), String> {
     if days.eq_ignore_ascii_case("daily") {
         return Ok(());
     }
-    let day = |d: &str| WEEKDAYS.iter().position(|w| w.eq_ignore_ascii_case(d)).ok_or_else(|| format!("{d:?} is not a day (Mon..Sun)"));
+    let day = |d: &str| {
+        WEEKDAYS
+            .iter()
+            .position(|w| w.eq_ignore_ascii_case(d))
+            .ok_or_else(|| format!("{d:?} is not a day (Mon..Sun)"))
+    };
     for part in days.split(',') {
         match part.split_once('-') {
             Some((a, b)) => {
@@ -278,7 +335,10 @@ fn clock_minutes(t: &str) -> Result<u32, String> {
     if h.len() != 2 || m.len() != 2 {
         return Err(format!("{t:?} is not HH:MM"));
     }
-    let (h, m): (u32, u32) = (h.parse().map_err(|_| format!("{t:?} is not HH:MM"))?, m.parse().map_err(|_| format!("{t:?} is not HH:MM"))?);
+    let (h, m): (u32, u32) = (
+        h.parse().map_err(|_| format!("{t:?} is not HH:MM"))?,
+        m.parse().map_err(|_| format!("{t:?} is not HH:MM"))?,
+    );
     if m > 59 || h > 24 || (h == 24 && m != 0) {
         return Err(format!("{t:?} is not a time of day"));
     }
@@ -295,10 +355,29 @@ mod tests {
 
     #[test]
     fn cron_lines_and_descriptors() {
-        for ok in ["30 9 * * *", "CRON_TZ=UTC 30 9 * * *", "TZ=Europe/Berlin 0 */2 * * Mon-Fri", "@hourly", "@every 1h30m", "0 0 1 jan,jul ?", "*/15 8-18 * * 1-5"] {
+        for ok in [
+            "30 9 * * *",
+            "CRON_TZ=UTC 30 9 * * *",
+            "TZ=Europe/Berlin 0 */2 * * Mon-Fri",
+            "@hourly",
+            "@every 1h30m",
+            "0 0 1 jan,jul ?",
+            "*/15 8-18 * * 1-5",
+        ] {
             assert!(parse_schedule(ok).is_ok(), "{ok}: {:?}", parse_schedule(ok));
         }
-        for bad in ["", "30 9 * *", "61 9 * * *", "30 25 * * *", "CRON_TZ=nowhere 30 9 * * *", "@sometimes", "@every 0", "5-1 * * * *", "*/0 * * * *", "0 0 * * 7"] {
+        for bad in [
+            "",
+            "30 9 * *",
+            "61 9 * * *",
+            "30 25 * * *",
+            "CRON_TZ=nowhere 30 9 * * *",
+            "@sometimes",
+            "@every 0",
+            "5-1 * * * *",
+            "*/0 * * * *",
+            "0 0 * * 7",
+        ] {
             assert!(parse_schedule(bad).is_err(), "{bad} should fail");
         }
     }
@@ -317,10 +396,23 @@ mod tests {
 
     #[test]
     fn operating_hours_grammar() {
-        for ok in ["Mon-Fri 09:00-17:00 Europe/Berlin", "Mon,Wed 08:00-12:00; Sat 10:00-14:00 UTC", "daily 22:00-06:00", "Sun 00:00-24:00"] {
+        for ok in [
+            "Mon-Fri 09:00-17:00 Europe/Berlin",
+            "Mon,Wed 08:00-12:00; Sat 10:00-14:00 UTC",
+            "daily 22:00-06:00",
+            "Sun 00:00-24:00",
+        ] {
             assert!(parse_operating_hours(ok).is_ok(), "{ok}: {:?}", parse_operating_hours(ok));
         }
-        for bad in ["", "weekdays 9-5", "Mon-Fri 09:00", "Mon-Fri 09:00-09:00", "Mon-Fri 25:00-26:00", "Mon-Fri 09:00-17:00 Berlin", "Funday 09:00-10:00"] {
+        for bad in [
+            "",
+            "weekdays 9-5",
+            "Mon-Fri 09:00",
+            "Mon-Fri 09:00-09:00",
+            "Mon-Fri 25:00-26:00",
+            "Mon-Fri 09:00-17:00 Berlin",
+            "Funday 09:00-10:00",
+        ] {
             assert!(parse_operating_hours(bad).is_err(), "{bad} should fail");
         }
     }

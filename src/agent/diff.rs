@@ -17,7 +17,11 @@ pub fn unified(old: &str, new: &str) -> String {
     let mut lcs = vec![vec![0u32; m + 1]; n + 1];
     for i in (0..n).rev() {
         for j in (0..m).rev() {
-            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+            lcs[i][j] = if a[i] == b[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
         }
     }
     let mut ops: Vec<(char, &str)> = Vec::new();
@@ -36,7 +40,9 @@ pub fn unified(old: &str, new: &str) -> String {
         }
     }
     // Keep changed lines and 3 lines of context around them.
-    let keep: Vec<bool> = (0..ops.len()).map(|k| (k.saturating_sub(3)..(k + 4).min(ops.len())).any(|x| ops[x].0 != ' ')).collect();
+    let keep: Vec<bool> = (0..ops.len())
+        .map(|k| (k.saturating_sub(3)..(k + 4).min(ops.len())).any(|x| ops[x].0 != ' '))
+        .collect();
     let mut out = String::new();
     let mut gap = false;
     for (k, (op, line)) in ops.iter().enumerate() {

@@ -108,13 +108,25 @@ impl PackageFiles {
                 let ft = meta.file_type();
                 if ft.is_symlink() {
                     let target = std::fs::read_link(&p)?.to_string_lossy().into_owned();
-                    files.push(PackageFile { path: rel, kind: EntryKind::Symlink(target), bytes: Vec::new() });
+                    files.push(PackageFile {
+                        path: rel,
+                        kind: EntryKind::Symlink(target),
+                        bytes: Vec::new(),
+                    });
                 } else if ft.is_dir() {
                     stack.push(p);
                 } else if ft.is_file() {
-                    files.push(PackageFile { path: rel, kind: EntryKind::File, bytes: std::fs::read(&p)? });
+                    files.push(PackageFile {
+                        path: rel,
+                        kind: EntryKind::File,
+                        bytes: std::fs::read(&p)?,
+                    });
                 } else {
-                    files.push(PackageFile { path: rel, kind: EntryKind::Other("a special file".into()), bytes: Vec::new() });
+                    files.push(PackageFile {
+                        path: rel,
+                        kind: EntryKind::Other("a special file".into()),
+                        bytes: Vec::new(),
+                    });
                 }
             }
         }
@@ -141,7 +153,10 @@ pub fn check_package_path(path: &str, files: Option<&PackageFiles>) -> Result<()
             EntryKind::Symlink(t) => t.as_str(),
             _ => "",
         };
-        return Err(format!("path {path:?} reaches outside the package through the symlink {} (to {target:?})", link.path));
+        return Err(format!(
+            "path {path:?} reaches outside the package through the symlink {} (to {target:?})",
+            link.path
+        ));
     }
     Ok(())
 }
@@ -153,8 +168,16 @@ mod tests {
     #[test]
     fn package_paths_stay_inside() {
         let files = PackageFiles::new(vec![
-            PackageFile { path: "prompt.md".into(), kind: EntryKind::File, bytes: b"hi".to_vec() },
-            PackageFile { path: "linked".into(), kind: EntryKind::Symlink("/etc".into()), bytes: Vec::new() },
+            PackageFile {
+                path: "prompt.md".into(),
+                kind: EntryKind::File,
+                bytes: b"hi".to_vec(),
+            },
+            PackageFile {
+                path: "linked".into(),
+                kind: EntryKind::Symlink("/etc".into()),
+                bytes: Vec::new(),
+            },
         ]);
         assert!(check_package_path("prompt.md", Some(&files)).is_ok());
         assert!(check_package_path("./skills/a", Some(&files)).is_ok());

@@ -19,7 +19,10 @@ fn git(dir: Option<&Path>) -> Command {
 }
 
 fn run(mut c: Command, what: &str) -> Result<Vec<u8>, String> {
-    let out = c.stdin(Stdio::null()).output().map_err(|e| format!("cannot run git ({what}): {e}"))?;
+    let out = c
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run git ({what}): {e}"))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
         return Err(format!("git {what} failed: {err}"));
@@ -37,7 +40,14 @@ pub fn clone(remote: &str, dest: &Path) -> Result<(), String> {
 /// Fetches every branch and tag and refreshes `origin/HEAD`.
 pub fn fetch(dir: &Path) -> Result<(), String> {
     let mut c = git(Some(dir));
-    c.args(["fetch", "--quiet", "--prune", "--tags", "origin", "+refs/heads/*:refs/remotes/origin/*"]);
+    c.args([
+        "fetch",
+        "--quiet",
+        "--prune",
+        "--tags",
+        "origin",
+        "+refs/heads/*:refs/remotes/origin/*",
+    ]);
     run(c, "fetch")?;
     let mut c = git(Some(dir));
     c.args(["remote", "set-head", "origin", "--auto"]);
@@ -50,7 +60,10 @@ pub fn fetch(dir: &Path) -> Result<(), String> {
 pub fn rev_parse(dir: &Path, rev: &str) -> Option<String> {
     let mut c = git(Some(dir));
     c.args(["rev-parse", "--verify", "--quiet", "--end-of-options", &format!("{rev}^{{commit}}")]);
-    run(c, "rev-parse").ok().map(|o| String::from_utf8_lossy(&o).trim().to_string()).filter(|s| s.len() == 40)
+    run(c, "rev-parse")
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o).trim().to_string())
+        .filter(|s| s.len() == 40)
 }
 
 /// Whether `s` looks like a full commit SHA.
@@ -73,7 +86,9 @@ pub fn resolve_version(dir: &Path, version: Option<&str>) -> Result<String, Stri
     }
     Err(match version {
         None => "the stable's clone has no default branch".to_string(),
-        Some(v) => format!("version {v:?} is neither a branch, a tag nor a full commit SHA of the stable's clone (run `tlc stable update` to fetch)"),
+        Some(v) => format!(
+            "version {v:?} is neither a branch, a tag nor a full commit SHA of the stable's clone (run `tlc stable update` to fetch)"
+        ),
     })
 }
 
@@ -82,7 +97,11 @@ pub fn list_packages(dir: &Path, sha: &str) -> Result<Vec<String>, String> {
     let mut c = git(Some(dir));
     c.args(["ls-tree", "-z", "--name-only", sha, "packages/"]);
     let out = run(c, "ls-tree")?;
-    Ok(out.split(|b| *b == 0).filter(|s| !s.is_empty()).map(|s| String::from_utf8_lossy(s).trim_start_matches("packages/").to_string()).collect())
+    Ok(out
+        .split(|b| *b == 0)
+        .filter(|s| !s.is_empty())
+        .map(|s| String::from_utf8_lossy(s).trim_start_matches("packages/").to_string())
+        .collect())
 }
 
 /// Every entry of `packages/<package>/` at `sha`, read from git objects (never the working tree).
@@ -106,18 +125,38 @@ pub fn read_package(dir: &Path, sha: &str, package: &str) -> Result<PackageFiles
     if entries.is_empty() {
         return Err(format!("package {package:?} does not exist at {}", &sha[..12.min(sha.len())]));
     }
-    let objects: Vec<&str> = entries.iter().filter(|(m, t, _, _)| t == "blob" && (m == "100644" || m == "100755" || m == "120000")).map(|(_, _, o, _)| o.as_str()).collect();
+    let objects: Vec<&str> = entries
+        .iter()
+        .filter(|(m, t, _, _)| t == "blob" && (m == "100644" || m == "100755" || m == "120000"))
+        .map(|(_, _, o, _)| o.as_str())
+        .collect();
     let blobs = cat_blobs(dir, &objects)?;
     let mut files = Vec::new();
     for (mode, kind, object, rel) in entries {
         let entry = match (mode.as_str(), kind.as_str()) {
-            ("100644" | "100755", "blob") => PackageFile { path: rel, kind: EntryKind::File, bytes: blobs.get(&object).cloned().unwrap_or_default() },
+            ("100644" | "100755", "blob") => PackageFile {
+                path: rel,
+                kind: EntryKind::File,
+                bytes: blobs.get(&object).cloned().unwrap_or_default(),
+            },
             ("120000", _) => {
                 let target = String::from_utf8_lossy(blobs.get(&object).map(Vec::as_slice).unwrap_or_default()).into_owned();
-                PackageFile { path: rel, kind: EntryKind::Symlink(target), bytes: Vec::new() }
+                PackageFile {
+                    path: rel,
+                    kind: EntryKind::Symlink(target),
+                    bytes: Vec::new(),
+                }
             }
-            ("160000", _) => PackageFile { path: rel, kind: EntryKind::Other("a git submodule".into()), bytes: Vec::new() },
-            (m, t) => PackageFile { path: rel, kind: EntryKind::Other(format!("a {t} of mode {m}")), bytes: Vec::new() },
+            ("160000", _) => PackageFile {
+                path: rel,
+                kind: EntryKind::Other("a git submodule".into()),
+                bytes: Vec::new(),
+            },
+            (m, t) => PackageFile {
+                path: rel,
+                kind: EntryKind::Other(format!("a {t} of mode {m}")),
+                bytes: Vec::new(),
+            },
         };
         files.push(entry);
     }

@@ -37,11 +37,17 @@ impl Prompter {
     /// Standard input, interactive when it is a terminal (or `TLC_ASSUME_TTY=1`).
     pub fn from_stdin() -> Prompter {
         let assume = std::env::var("TLC_ASSUME_TTY").is_ok_and(|v| v == "1");
-        Prompter { interactive: assume || std::io::stdin().is_terminal(), input: Box::new(std::io::BufReader::new(std::io::stdin())) }
+        Prompter {
+            interactive: assume || std::io::stdin().is_terminal(),
+            input: Box::new(std::io::BufReader::new(std::io::stdin())),
+        }
     }
 
     pub fn scripted(interactive: bool, answers: &str) -> Prompter {
-        Prompter { interactive, input: Box::new(std::io::Cursor::new(answers.to_string().into_bytes())) }
+        Prompter {
+            interactive,
+            input: Box::new(std::io::Cursor::new(answers.to_string().into_bytes())),
+        }
     }
 
     /// Prints `prompt` on stderr and reads one line; `None` at the end of input.
@@ -79,7 +85,11 @@ pub struct Candidate {
 
 impl Candidate {
     pub fn source(&self) -> SourceRef {
-        SourceRef { stable: self.stable.clone(), package: self.package.clone(), sha: self.sha.clone() }
+        SourceRef {
+            stable: self.stable.clone(),
+            package: self.package.clone(),
+            sha: self.sha.clone(),
+        }
     }
 
     pub fn name(&self) -> String {
@@ -100,7 +110,10 @@ pub fn validate_files(files: &PackageFiles, package: &str, ctx: &TableContext) -
     match manifest::parse(text, Some(files), ctx) {
         Ok(m) => {
             if m.name != package {
-                problems.push(format!("package.toml: `package.name`: {:?} does not match the package folder {package:?}", m.name));
+                problems.push(format!(
+                    "package.toml: `package.name`: {:?} does not match the package folder {package:?}",
+                    m.name
+                ));
             }
             if problems.is_empty() {
                 Ok(m)
@@ -118,26 +131,55 @@ pub fn validate_files(files: &PackageFiles, package: &str, ctx: &TableContext) -
 /// Resolves, reads, validates and scans a package. A full SHA already in the pin store is read
 /// from the store with no clone at all.
 pub fn load_candidate(paths: &Paths, cfg: &Config, ctx: &TableContext, r: &PackageRef) -> anyhow::Result<Candidate> {
-    let stored = r.version.as_deref().filter(|v| git::is_full_sha(v)).map(|sha| SourceRef { stable: r.stable.clone(), package: r.package.clone(), sha: sha.to_string() });
+    let stored = r.version.as_deref().filter(|v| git::is_full_sha(v)).map(|sha| SourceRef {
+        stable: r.stable.clone(),
+        package: r.package.clone(),
+        sha: sha.to_string(),
+    });
     let (sha, files, from_store) = match stored.filter(|s| pins::has_pin(paths, s)) {
         Some(src) => (src.sha.clone(), pins::read_pin(paths, &src).map_err(anyhow::Error::msg)?, true),
         None => {
             if stable::find(cfg, &r.stable).is_none() {
-                return Err(unusable(format!("stable {} is not declared in {} (add it with `tlc stable add {} <remote>`)", r.stable, paths.machine_config().display(), r.stable)));
+                return Err(unusable(format!(
+                    "stable {} is not declared in {} (add it with `tlc stable add {} <remote>`)",
+                    r.stable,
+                    paths.machine_config().display(),
+                    r.stable
+                )));
             }
             let dir = stable::clone_dir(paths, &r.stable);
             if !dir.exists() {
-                return Err(unusable(format!("stable {} has no local clone at {} (run `tlc stable update {}`)", r.stable, dir.display(), r.stable)));
+                return Err(unusable(format!(
+                    "stable {} has no local clone at {} (run `tlc stable update {}`)",
+                    r.stable,
+                    dir.display(),
+                    r.stable
+                )));
             }
             let sha = git::resolve_version(&dir, r.version.as_deref()).map_err(|e| unusable(format!("{}: {e}", r.name())))?;
             let files = git::read_package(&dir, &sha, &r.package).map_err(|e| unusable(format!("{}: {e}", r.name())))?;
             (sha, files, false)
         }
     };
-    let manifest =
-        validate_files(&files, &r.package, ctx).map_err(|p| refused(format!("{}@{}: the package is refused:\n  {}", r.name(), short(&sha), p.join("\n  "))))?;
+    let manifest = validate_files(&files, &r.package, ctx).map_err(|p| {
+        refused(format!(
+            "{}@{}: the package is refused:\n  {}",
+            r.name(),
+            short(&sha),
+            p.join("\n  ")
+        ))
+    })?;
     let findings = scan::scan_package(&files, manifest.homepage.as_deref());
-    Ok(Candidate { stable: r.stable.clone(), package: r.package.clone(), sha, version_asked: r.version.clone(), files, manifest, findings, from_store })
+    Ok(Candidate {
+        stable: r.stable.clone(),
+        package: r.package.clone(),
+        sha,
+        version_asked: r.version.clone(),
+        files,
+        manifest,
+        findings,
+        from_store,
+    })
 }
 
 pub fn short(sha: &str) -> &str {
@@ -148,7 +190,12 @@ pub fn short(sha: &str) -> &str {
 pub fn review_text(c: &Candidate) -> String {
     let mut s = String::new();
     let asked = c.version_asked.clone().unwrap_or_else(|| "the stable's default branch".into());
-    s.push_str(&format!("== {}@{} (version asked: {asked}{})\n", c.name(), c.sha, if c.from_store { "; read from the local pin store" } else { "" }));
+    s.push_str(&format!(
+        "== {}@{} (version asked: {asked}{})\n",
+        c.name(),
+        c.sha,
+        if c.from_store { "; read from the local pin store" } else { "" }
+    ));
     s.push_str("\n-- manifest: package.toml (verbatim) --\n");
     s.push_str(&c.manifest.text);
     if !c.manifest.text.ends_with('\n') {
@@ -225,9 +272,16 @@ fn confirm(c: &Candidate, opts: &InstallOptions, prompter: &mut Prompter, questi
                 reasons.join(" and ")
             )));
         }
-        let answer = prompter.ask(&format!("This needs typed confirmation ({}). Type {name} to go on: ", reasons.join(", "))).unwrap_or_default();
+        let answer = prompter
+            .ask(&format!(
+                "This needs typed confirmation ({}). Type {name} to go on: ",
+                reasons.join(", ")
+            ))
+            .unwrap_or_default();
         if answer.trim() != name {
-            return Err(refused(format!("{name}: the typed confirmation did not match; nothing was changed")));
+            return Err(refused(format!(
+                "{name}: the typed confirmation did not match; nothing was changed"
+            )));
         }
         typed.extend(reasons.iter().map(|r| format!("typed:{r}")));
         return Ok(typed);
@@ -237,7 +291,9 @@ fn confirm(c: &Candidate, opts: &InstallOptions, prompter: &mut Prompter, questi
         return Ok(typed);
     }
     if !prompter.interactive {
-        return Err(refused(format!("{name}: no terminal to confirm on and no --yes: nothing was changed")));
+        return Err(refused(format!(
+            "{name}: no terminal to confirm on and no --yes: nothing was changed"
+        )));
     }
     let answer = prompter.ask(&format!("{question} [y/N] ")).unwrap_or_default();
     if !matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
@@ -252,18 +308,54 @@ fn local_table(cfg: &Config, name: &str) -> BTreeMap<String, (Value, KeyOrigin)>
     let mut out = BTreeMap::new();
     for t in cfg.named("harness").filter(|t| t.name == name) {
         for (k, (v, line)) in &t.entries {
-            out.insert(k.clone(), (v.clone(), KeyOrigin { origin: "local", file: Some(t.file.clone()), line: *line }));
+            out.insert(
+                k.clone(),
+                (
+                    v.clone(),
+                    KeyOrigin {
+                        origin: "local",
+                        file: Some(t.file.clone()),
+                        line: *line,
+                    },
+                ),
+            );
         }
     }
     out
 }
 
 /// Validates the table as the config loader would, with `extra` local keys set on it.
-fn check_table(c: &Candidate, paths: &Paths, ctx: &TableContext, local: &BTreeMap<String, (Value, KeyOrigin)>, extra: &[(String, Value)]) -> Result<(), String> {
+fn check_table(
+    c: &Candidate,
+    paths: &Paths,
+    ctx: &TableContext,
+    local: &BTreeMap<String, (Value, KeyOrigin)>,
+    extra: &[(String, Value)],
+) -> Result<(), String> {
     let mut local = local.clone();
-    local.insert("source".into(), (Value::Str(c.source().to_string()), KeyOrigin { origin: "local", file: None, line: None }));
+    local.insert(
+        "source".into(),
+        (
+            Value::Str(c.source().to_string()),
+            KeyOrigin {
+                origin: "local",
+                file: None,
+                line: None,
+            },
+        ),
+    );
     for (k, v) in extra {
-        local.insert(k.clone(), (v.clone(), KeyOrigin { origin: "local", file: None, line: None }));
+        local.insert(
+            k.clone(),
+            (
+                v.clone(),
+                KeyOrigin {
+                    origin: "local",
+                    file: None,
+                    line: None,
+                },
+            ),
+        );
     }
     let pkg = resolve::package_values(&c.manifest, &pins::pin_dir(paths, &c.source()), c.files.has_dir("skills"));
     let merged = resolve::merge(&local, Some(&pkg));
@@ -299,11 +391,20 @@ fn offer_defaults(
         if opts.accept_defaults {
             // Taken as suggested.
         } else if opts.yes || !prompter.interactive {
-            choice.skipped.push((key.into(), suggested.clone(), "not accepted (--yes accepts no default; --accept-defaults does)".into()));
+            choice.skipped.push((
+                key.into(),
+                suggested.clone(),
+                "not accepted (--yes accepts no default; --accept-defaults does)".into(),
+            ));
             continue;
         } else {
             loop {
-                let a = prompter.ask(&format!("default {key} = {}: [k]eep, [o]verride or [s]kip? ", suggested.to_toml_text())).unwrap_or_else(|| "s".into());
+                let a = prompter
+                    .ask(&format!(
+                        "default {key} = {}: [k]eep, [o]verride or [s]kip? ",
+                        suggested.to_toml_text()
+                    ))
+                    .unwrap_or_else(|| "s".into());
                 match a.trim().to_ascii_lowercase().as_str() {
                     "k" | "keep" => break,
                     "o" | "override" => {
@@ -325,21 +426,37 @@ fn offer_defaults(
                 }
             }
             if value == Value::Off {
-                choice.skipped.push((key.into(), suggested.clone(), "skipped by the operator".into()));
+                choice
+                    .skipped
+                    .push((key.into(), suggested.clone(), "skipped by the operator".into()));
                 continue;
             }
         }
         if key == "triggers" {
-            let missing: Vec<String> = value.as_strings().unwrap_or_default().into_iter().filter(|t| !ctx.sources.contains(t)).collect();
+            let missing: Vec<String> = value
+                .as_strings()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|t| !ctx.sources.contains(t))
+                .collect();
             if !missing.is_empty() {
-                choice.skipped.push((key.into(), suggested.clone(), format!("trigger source {} does not exist as a table in the machine tier", missing.join(", "))));
+                choice.skipped.push((
+                    key.into(),
+                    suggested.clone(),
+                    format!(
+                        "trigger source {} does not exist as a table in the machine tier",
+                        missing.join(", ")
+                    ),
+                ));
                 continue;
             }
         }
         let mut trial = choice.written.clone();
         trial.push((key.into(), value.clone()));
         if let Err(e) = check_table(c, paths, ctx, local, &trial) {
-            choice.skipped.push((key.into(), suggested.clone(), format!("the table would not load: {e}")));
+            choice
+                .skipped
+                .push((key.into(), suggested.clone(), format!("the table would not load: {e}")));
             continue;
         }
         choice.written.push((key.into(), value));
@@ -364,17 +481,27 @@ fn target_file(paths: &Paths, cfg: &Config, project: bool) -> anyhow::Result<Pat
         return Ok(paths.machine_config());
     }
     if paths.root_overlaps_home() {
-        return Err(unusable(format!("{} is the runtime home, not a project: --project has nowhere to write", paths.root.display())));
+        return Err(unusable(format!(
+            "{} is the runtime home, not a project: --project has nowhere to write",
+            paths.root.display()
+        )));
     }
     if crate::project::is_guest(paths, cfg) {
-        return Err(refused(format!("{} is a guest repository: tlc never writes into it", paths.root.display())));
+        return Err(refused(format!(
+            "{} is a guest repository: tlc never writes into it",
+            paths.root.display()
+        )));
     }
     Ok(paths.project_config())
 }
 
 /// The `source` the target file's `[harness.<name>]` names, if any.
 fn current_source(cfg: &Config, file: &Path, name: &str) -> Option<String> {
-    cfg.named("harness").find(|t| t.name == name && t.file == file).and_then(|t| t.get("source")).and_then(|v| v.as_str()).map(str::to_string)
+    cfg.named("harness")
+        .find(|t| t.name == name && t.file == file)
+        .and_then(|t| t.get("source"))
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
 }
 
 /// Pins the candidate, writes `source` (and chosen defaults) in one edit, records it all.
@@ -399,7 +526,12 @@ fn commit(
     }
     edit.save().map_err(anyhow::Error::msg)?;
     let store = AgentStore::open(&paths.home_db())?;
-    let digests: Vec<(String, String, i64)> = c.files.files.iter().map(|f| (f.path.clone(), f.sha256(), f.bytes.len() as i64)).collect();
+    let digests: Vec<(String, String, i64)> = c
+        .files
+        .files
+        .iter()
+        .map(|f| (f.path.clone(), f.sha256(), f.bytes.len() as i64))
+        .collect();
     store.record_pin(&src.stable, &src.package, &src.sha, &c.manifest.text, &digests)?;
     let written: serde_json::Map<String, serde_json::Value> = defaults.written.iter().map(|(k, v)| (k.clone(), v.to_json())).collect();
     let skipped: serde_json::Map<String, serde_json::Value> = defaults.skipped.iter().map(|(k, v, _)| (k.clone(), v.to_json())).collect();
@@ -483,12 +615,33 @@ pub fn install(paths: &Paths, r: &PackageRef, opts: &InstallOptions, prompter: &
     let c = load_candidate(paths, &cfg, &ctx, r)?;
     render::out(&review_text(&c))?;
     let local = local_table(&cfg, &name);
-    check_table(&c, paths, &ctx, &local, &[]).map_err(|e| refused(format!("[harness.{name}] would not load with {}: {e}; nothing was changed", c.source())))?;
+    check_table(&c, paths, &ctx, &local, &[]).map_err(|e| {
+        refused(format!(
+            "[harness.{name}] would not load with {}: {e}; nothing was changed",
+            c.source()
+        ))
+    })?;
     let action = if current.is_some() { "rollback" } else { "install" };
-    let typed = confirm(&c, opts, prompter, &format!("Install {}@{} as [harness.{name}] in {}?", c.name(), short(&c.sha), file.display()), false)?;
+    let typed = confirm(
+        &c,
+        opts,
+        prompter,
+        &format!("Install {}@{} as [harness.{name}] in {}?", c.name(), short(&c.sha), file.display()),
+        false,
+    )?;
     let forced = typed.iter().any(|t| t == "typed:force-unsafe");
     let chosen = offer_defaults(&c, paths, &ctx, &local, opts, prompter, None);
-    commit(paths, &c, action, &name, &file, current.and_then(|s| SourceRef::parse(&s).ok()).map(|s| s.sha), typed, forced, &chosen)
+    commit(
+        paths,
+        &c,
+        action,
+        &name,
+        &file,
+        current.and_then(|s| SourceRef::parse(&s).ok()).map(|s| s.sha),
+        typed,
+        forced,
+        &chosen,
+    )
 }
 
 /// `tlc agent upgrade <stable>/<package> | <name>`: moves every matching table (or the named
@@ -498,20 +651,32 @@ pub fn upgrade(paths: &Paths, target: &str, opts: &InstallOptions, prompter: &mu
     let ctx = TableContext::from_config(&cfg);
     let mut tables: Vec<(String, PathBuf, SourceRef)> = Vec::new();
     for t in cfg.named("harness") {
-        let Some(src) = t.get("source").and_then(|v| v.as_str()).and_then(|s| SourceRef::parse(s).ok()) else { continue };
+        let Some(src) = t.get("source").and_then(|v| v.as_str()).and_then(|s| SourceRef::parse(s).ok()) else {
+            continue;
+        };
         if t.name == target || src.package_ref() == target {
             tables.push((t.name.clone(), t.file.clone(), src));
         }
     }
     if tables.is_empty() {
-        return Err(unusable(format!("no [harness.*] table names {target} (by table name or <stable>/<package>) with a source")));
+        return Err(unusable(format!(
+            "no [harness.*] table names {target} (by table name or <stable>/<package>) with a source"
+        )));
     }
     let mut done = 0;
     for (name, file, old) in tables {
-        let r = PackageRef { stable: old.stable.clone(), package: old.package.clone(), version: None };
+        let r = PackageRef {
+            stable: old.stable.clone(),
+            package: old.package.clone(),
+            version: None,
+        };
         let c = load_candidate(paths, &cfg, &ctx, &r)?;
         if c.sha == old.sha {
-            render::out(&format!("[harness.{name}] in {} is already at {} (the stable's fetched head; `tlc stable update` fetches)\n", file.display(), c.source()))?;
+            render::out(&format!(
+                "[harness.{name}] in {} is already at {} (the stable's fetched head; `tlc stable update` fetches)\n",
+                file.display(),
+                c.source()
+            ))?;
             continue;
         }
         let old_files = if pins::has_pin(paths, &old) {
@@ -521,12 +686,25 @@ pub fn upgrade(paths: &Paths, target: &str, opts: &InstallOptions, prompter: &mu
             git::read_package(&dir, &old.sha, &old.package).unwrap_or_default()
         };
         let old_findings = scan::scan_package(&old_files, c.manifest.homepage.as_deref());
-        let new_high = c.findings.iter().any(|f| f.severity == scan::Severity::High && !old_findings.iter().any(|o| o.rule == f.rule && o.file == f.file && o.excerpt == f.excerpt));
-        let mut s = format!("== upgrade [harness.{name}] in {}: {} -> {}\n", file.display(), short(&old.sha), short(&c.sha));
+        let new_high = c.findings.iter().any(|f| {
+            f.severity == scan::Severity::High
+                && !old_findings
+                    .iter()
+                    .any(|o| o.rule == f.rule && o.file == f.file && o.excerpt == f.excerpt)
+        });
+        let mut s = format!(
+            "== upgrade [harness.{name}] in {}: {} -> {}\n",
+            file.display(),
+            short(&old.sha),
+            short(&c.sha)
+        );
         s.push_str(&diff_text(&old_files, &c.files));
         s.push_str(&review_text(&c));
         // Defaults: report new or changed suggestions against the old pin's.
-        let old_manifest = old_files.manifest_text().ok().and_then(|t| manifest::parse(t, Some(&old_files), &ctx).ok());
+        let old_manifest = old_files
+            .manifest_text()
+            .ok()
+            .and_then(|t| manifest::parse(t, Some(&old_files), &ctx).ok());
         let old_defaults = old_manifest.map(|m| m.defaults).unwrap_or_default();
         let local = local_table(&cfg, &name);
         let store = AgentStore::open_existing(&paths.home_db())?;
@@ -539,7 +717,11 @@ pub fn upgrade(paths: &Paths, target: &str, opts: &InstallOptions, prompter: &mu
             let changed = old_defaults.get(k) != Some(v);
             if changed {
                 let was = old_defaults.get(k).map(|o| o.to_toml_text()).unwrap_or_else(|| "(none)".into());
-                let kept = if local.contains_key(k) { "; your table's value is kept as it is" } else { "" };
+                let kept = if local.contains_key(k) {
+                    "; your table's value is kept as it is"
+                } else {
+                    ""
+                };
                 s.push_str(&format!("default {k}: {was} -> {}{kept}\n", v.to_toml_text()));
             }
             let skipped_same = skipped_before.get(k).is_some_and(|sv| *sv == v.to_json());
@@ -548,8 +730,19 @@ pub fn upgrade(paths: &Paths, target: &str, opts: &InstallOptions, prompter: &mu
             }
         }
         render::out(&s)?;
-        check_table(&c, paths, &ctx, &local, &[]).map_err(|e| refused(format!("[harness.{name}] would not load with {}: {e}; nothing was changed", c.source())))?;
-        let typed = confirm(&c, opts, prompter, &format!("Upgrade [harness.{name}] to {}?", c.source()), new_high)?;
+        check_table(&c, paths, &ctx, &local, &[]).map_err(|e| {
+            refused(format!(
+                "[harness.{name}] would not load with {}: {e}; nothing was changed",
+                c.source()
+            ))
+        })?;
+        let typed = confirm(
+            &c,
+            opts,
+            prompter,
+            &format!("Upgrade [harness.{name}] to {}?", c.source()),
+            new_high,
+        )?;
         let forced = typed.iter().any(|t| t == "typed:force-unsafe");
         let chosen = offer_defaults(&c, paths, &ctx, &local, opts, prompter, Some(&offer));
         commit(paths, &c, "upgrade", &name, &file, Some(old.sha.clone()), typed, forced, &chosen)?;
@@ -570,11 +763,20 @@ pub fn diff_text(old: &PackageFiles, new: &PackageFiles) -> String {
     let mut any = false;
     for p in paths {
         let (a, b) = (old.get(p), new.get(p));
-        let text = |f: Option<&super::files::PackageFile>| f.map(|f| f.text().map(str::to_string).unwrap_or_else(|| format!("(binary, sha256 {})", f.sha256())));
+        let text = |f: Option<&super::files::PackageFile>| {
+            f.map(|f| {
+                f.text()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| format!("(binary, sha256 {})", f.sha256()))
+            })
+        };
         match (text(a), text(b)) {
             (None, Some(t)) => {
                 any = true;
-                s.push_str(&format!("+++ added {p}\n{}", t.lines().map(|l| format!("+{l}\n")).collect::<String>()));
+                s.push_str(&format!(
+                    "+++ added {p}\n{}",
+                    t.lines().map(|l| format!("+{l}\n")).collect::<String>()
+                ));
             }
             (Some(_), None) => {
                 any = true;
@@ -602,23 +804,35 @@ pub fn uninstall(paths: &Paths, name: &str, project: bool, yes: bool, prompter: 
     }
     if !yes {
         if !prompter.interactive {
-            return Err(refused(format!("[harness.{name}]: no terminal to confirm on and no --yes: nothing was changed")));
+            return Err(refused(format!(
+                "[harness.{name}]: no terminal to confirm on and no --yes: nothing was changed"
+            )));
         }
-        let a = prompter.ask(&format!("Remove the whole [harness.{name}] table from {}? [y/N] ", file.display())).unwrap_or_default();
+        let a = prompter
+            .ask(&format!("Remove the whole [harness.{name}] table from {}? [y/N] ", file.display()))
+            .unwrap_or_default();
         if !matches!(a.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
             return Err(refused(format!("[harness.{name}]: declined; nothing was changed")));
         }
     }
     let mut edit = ConfigEdit::open(&file).map_err(unusable)?;
     edit.remove(&format!("harness.{name}"));
-    if edit.doc.get("harness").and_then(|t| t.as_table_like()).is_some_and(|t| t.is_empty()) {
+    if edit
+        .doc
+        .get("harness")
+        .and_then(|t| t.as_table_like())
+        .is_some_and(|t| t.is_empty())
+    {
         edit.remove("harness");
     }
     edit.save().map_err(anyhow::Error::msg)?;
     if AgentStore::open_existing(&paths.home_db())?.is_some() {
         AgentStore::open(&paths.home_db())?.delete_reference(&file.display().to_string(), name)?;
     }
-    render::out(&format!("removed [harness.{name}] from {} (its pin stays in the store until `tlc agent prune`)\n", file.display()))
+    render::out(&format!(
+        "removed [harness.{name}] from {} (its pin stays in the store until `tlc agent prune`)\n",
+        file.display()
+    ))
 }
 
 /// What prune did (or would do).
@@ -649,12 +863,22 @@ pub fn prune(paths: &Paths, dry_run: bool) -> anyhow::Result<Pruned> {
     for f in &files {
         let Ok(text) = std::fs::read_to_string(f) else { continue };
         let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
-            return Err(refused(format!("{}: cannot be parsed, so prune cannot tell which pins it names; nothing was removed", f.display())));
+            return Err(refused(format!(
+                "{}: cannot be parsed, so prune cannot tell which pins it names; nothing was removed",
+                f.display()
+            )));
         };
         if let Some(h) = doc.get("harness").and_then(|h| h.as_table_like()) {
             for (tname, t) in h.iter() {
-                if let Some(src) = t.as_table_like().and_then(|t| t.get("source")).and_then(|v| v.as_str()).and_then(|s| SourceRef::parse(s).ok()) {
-                    referenced.entry(src).or_insert_with(|| format!("[harness.{tname}] in {}", f.display()));
+                if let Some(src) = t
+                    .as_table_like()
+                    .and_then(|t| t.get("source"))
+                    .and_then(|v| v.as_str())
+                    .and_then(|s| SourceRef::parse(s).ok())
+                {
+                    referenced
+                        .entry(src)
+                        .or_insert_with(|| format!("[harness.{tname}] in {}", f.display()));
                 }
             }
         }
@@ -709,7 +933,11 @@ pub fn lint(dir: &Path) -> anyhow::Result<Vec<Linted>> {
             Err(e) => (e, None),
         };
         let findings = scan::scan_package(&files, homepage.as_deref());
-        out.push(Linted { package: name, errors, findings });
+        out.push(Linted {
+            package: name,
+            errors,
+            findings,
+        });
     }
     Ok(out)
 }

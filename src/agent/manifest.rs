@@ -56,7 +56,11 @@ impl Requests {
             (true, false) => "mcp_allow: MCP servers may read".to_string(),
             _ => "mcp_allow: no MCP access requested".to_string(),
         });
-        out.push(if self.network { "network: asks for network access".to_string() } else { "network: no network access requested".to_string() });
+        out.push(if self.network {
+            "network: asks for network access".to_string()
+        } else {
+            "network: no network access requested".to_string()
+        });
         out
     }
 }
@@ -81,7 +85,10 @@ pub struct Manifest {
 impl Manifest {
     /// The defaults in the fixed order install offers them.
     pub fn ordered_defaults(&self) -> Vec<(&'static str, &Value)> {
-        defaults::DEFAULT_KEYS.iter().filter_map(|k| self.defaults.get(*k).map(|v| (*k, v))).collect()
+        defaults::DEFAULT_KEYS
+            .iter()
+            .filter_map(|k| self.defaults.get(*k).map(|v| (*k, v)))
+            .collect()
     }
 }
 
@@ -101,10 +108,16 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
         Ok(d) => d,
         Err(e) => {
             let line = e.span().map(|s| line_of(text, s.start));
-            return Err(vec![ManifestError { key: "package.toml".into(), line, message: format!("TOML syntax error: {}", e.message().trim()) }]);
+            return Err(vec![ManifestError {
+                key: "package.toml".into(),
+                line,
+                message: format!("TOML syntax error: {}", e.message().trim()),
+            }]);
         }
     };
-    let line = |item: &toml_edit::Item, key: Option<&toml_edit::Key>| key.and_then(|k| k.span()).or_else(|| item.span()).map(|s| line_of(text, s.start));
+    let line = |item: &toml_edit::Item, key: Option<&toml_edit::Key>| {
+        key.and_then(|k| k.span()).or_else(|| item.span()).map(|s| line_of(text, s.start))
+    };
     let root = doc.as_table();
 
     // Walk everything first for the bans that hold anywhere.
@@ -125,7 +138,11 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
     for (key, item) in root.iter() {
         let kline = line(item, root.key(key));
         let Some(table) = item.as_table_like() else {
-            errors.push(ManifestError { key: key.to_string(), line: kline, message: "unknown key: a manifest holds only the tables [package], [harness], [requests] and [defaults]".into() });
+            errors.push(ManifestError {
+                key: key.to_string(),
+                line: kline,
+                message: "unknown key: a manifest holds only the tables [package], [harness], [requests] and [defaults]".into(),
+            });
             continue;
         };
         let entries = || table.iter().map(|(k, v)| (k.to_string(), v, line(v, table.key(k)).or(kline)));
@@ -135,7 +152,11 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                     let full = format!("package.{k}");
                     if !PACKAGE_KEYS.contains(&k.as_str()) {
                         if !FORBIDDEN_ANYWHERE.contains(&k.as_str()) {
-                            errors.push(ManifestError { key: full, line: l, message: format!("unknown key (allowed: {})", PACKAGE_KEYS.join(", ")) });
+                            errors.push(ManifestError {
+                                key: full,
+                                line: l,
+                                message: format!("unknown key (allowed: {})", PACKAGE_KEYS.join(", ")),
+                            });
                         }
                         continue;
                     }
@@ -151,13 +172,25 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                                 _ => m.homepage = s,
                             }
                         }
-                        None => errors.push(ManifestError { key: full, line: l, message: "expected a string".into() }),
+                        None => errors.push(ManifestError {
+                            key: full,
+                            line: l,
+                            message: "expected a string".into(),
+                        }),
                     }
                 }
                 if m.name.is_empty() {
-                    errors.push(ManifestError { key: "package.name".into(), line: kline, message: "is required".into() });
+                    errors.push(ManifestError {
+                        key: "package.name".into(),
+                        line: kline,
+                        message: "is required".into(),
+                    });
                 } else if !valid_package_name(&m.name) {
-                    errors.push(ManifestError { key: "package.name".into(), line: kline, message: format!("{:?} does not match ^[a-z][a-z0-9-]*$", m.name) });
+                    errors.push(ManifestError {
+                        key: "package.name".into(),
+                        line: kline,
+                        message: format!("{:?} does not match ^[a-z][a-z0-9-]*$", m.name),
+                    });
                 }
             }
             "harness" => {
@@ -173,18 +206,30 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                         } else {
                             "unknown key: not a harness value key a package may set".to_string()
                         };
-                        errors.push(ManifestError { key: full, line: l, message: why });
+                        errors.push(ManifestError {
+                            key: full,
+                            line: l,
+                            message: why,
+                        });
                         continue;
                     };
                     let value = match Value::from_item(v) {
                         Ok(v) => v,
                         Err(e) => {
-                            errors.push(ManifestError { key: full, line: l, message: e });
+                            errors.push(ManifestError {
+                                key: full,
+                                line: l,
+                                message: e,
+                            });
                             continue;
                         }
                     };
                     if let Err(e) = schema::check_type(&k, kind, &value) {
-                        errors.push(ManifestError { key: full, line: l, message: e });
+                        errors.push(ManifestError {
+                            key: full,
+                            line: l,
+                            message: e,
+                        });
                         continue;
                     }
                     match kind {
@@ -194,19 +239,30 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                                 errors.push(ManifestError {
                                     key: full.clone(),
                                     line: l,
-                                    message: format!("unknown adapter {name:?}: a package selects an adapter (one of {}), it never defines one", ctx.adapter_list()),
+                                    message: format!(
+                                        "unknown adapter {name:?}: a package selects an adapter (one of {}), it never defines one",
+                                        ctx.adapter_list()
+                                    ),
                                 });
                             }
                         }
                         KeyType::Path => {
                             if let Err(e) = check_package_path(value.as_str().unwrap_or_default(), files) {
-                                errors.push(ManifestError { key: full.clone(), line: l, message: e });
+                                errors.push(ManifestError {
+                                    key: full.clone(),
+                                    line: l,
+                                    message: e,
+                                });
                             }
                         }
                         KeyType::PathList => {
                             for p in value.as_strings().unwrap_or_default() {
                                 if let Err(e) = check_package_path(&p, files) {
-                                    errors.push(ManifestError { key: full.clone(), line: l, message: e });
+                                    errors.push(ManifestError {
+                                        key: full.clone(),
+                                        line: l,
+                                        message: e,
+                                    });
                                 }
                             }
                         }
@@ -215,14 +271,22 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                     m.harness.insert(k, value);
                 }
                 if !m.harness.contains_key("harness") && !table.contains_key("harness") {
-                    errors.push(ManifestError { key: "harness.harness".into(), line: kline, message: "is required: it selects the adapter".into() });
+                    errors.push(ManifestError {
+                        key: "harness.harness".into(),
+                        line: kline,
+                        message: "is required: it selects the adapter".into(),
+                    });
                 }
                 let prompts: Vec<&str> = schema::PROMPT_KEYS.iter().copied().filter(|k| table.contains_key(k)).collect();
                 if prompts.len() > 1 {
                     errors.push(ManifestError {
                         key: format!("harness.{}", prompts[1]),
                         line: kline,
-                        message: format!("at most one of {} may be set; found {}", schema::PROMPT_KEYS.join(", "), prompts.join(" and ")),
+                        message: format!(
+                            "at most one of {} may be set; found {}",
+                            schema::PROMPT_KEYS.join(", "),
+                            prompts.join(" and ")
+                        ),
                     });
                 }
             }
@@ -234,7 +298,11 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                         "skill_paths" | "network" => match value.as_bool() {
                             Some(b) if k == "network" => m.requests.network = b,
                             Some(b) => m.requests.skill_paths = b,
-                            None => errors.push(ManifestError { key: full, line: l, message: "expected a boolean".into() }),
+                            None => errors.push(ManifestError {
+                                key: full,
+                                line: l,
+                                message: "expected a boolean".into(),
+                            }),
                         },
                         "mcp_allow" => {
                             let list = match &value {
@@ -243,11 +311,19 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                             };
                             match list {
                                 Some(list) if list.iter().all(|a| a == "read" || a == "write") => m.requests.mcp_allow = list,
-                                _ => errors.push(ManifestError { key: full, line: l, message: "expected \"read\", \"write\" or a list of them".into() }),
+                                _ => errors.push(ManifestError {
+                                    key: full,
+                                    line: l,
+                                    message: "expected \"read\", \"write\" or a list of them".into(),
+                                }),
                             }
                         }
                         other if FORBIDDEN_ANYWHERE.contains(&other) => {}
-                        _ => errors.push(ManifestError { key: full, line: l, message: "unknown key (allowed: skill_paths, mcp_allow, network)".into() }),
+                        _ => errors.push(ManifestError {
+                            key: full,
+                            line: l,
+                            message: "unknown key (allowed: skill_paths, mcp_allow, network)".into(),
+                        }),
                     }
                 }
             }
@@ -258,43 +334,73 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                         continue;
                     }
                     if k == "enabled" {
-                        errors.push(ManifestError { key: full, line: l, message: "a package may never suggest `enabled`: it must not start itself".into() });
+                        errors.push(ManifestError {
+                            key: full,
+                            line: l,
+                            message: "a package may never suggest `enabled`: it must not start itself".into(),
+                        });
                         continue;
                     }
                     if !defaults::DEFAULT_KEYS.contains(&k.as_str()) {
-                        errors.push(ManifestError { key: full, line: l, message: format!("unknown key (allowed: {})", defaults::DEFAULT_KEYS.join(", ")) });
+                        errors.push(ManifestError {
+                            key: full,
+                            line: l,
+                            message: format!("unknown key (allowed: {})", defaults::DEFAULT_KEYS.join(", ")),
+                        });
                         continue;
                     }
                     let value = match Value::from_item(v) {
                         Ok(v) => v,
                         Err(e) => {
-                            errors.push(ManifestError { key: full, line: l, message: e });
+                            errors.push(ManifestError {
+                                key: full,
+                                line: l,
+                                message: e,
+                            });
                             continue;
                         }
                     };
                     if let Err(e) = defaults::check_value(&k, &value) {
-                        errors.push(ManifestError { key: full, line: l, message: e });
+                        errors.push(ManifestError {
+                            key: full,
+                            line: l,
+                            message: e,
+                        });
                         continue;
                     }
                     m.defaults.insert(k, value);
                 }
             }
             other => {
-                let names: Vec<String> = table.iter().filter(|(_, v)| v.is_table_like()).map(|(n, _)| format!("[{other}.{n}]")).collect();
+                let names: Vec<String> = table
+                    .iter()
+                    .filter(|(_, v)| v.is_table_like())
+                    .map(|(n, _)| format!("[{other}.{n}]"))
+                    .collect();
                 let shown = if names.is_empty() { format!("[{other}]") } else { names.join(", ") };
                 errors.push(ManifestError {
                     key: other.to_string(),
                     line: kline,
-                    message: format!("table {shown} is not allowed in a package manifest (only [package], [harness], [requests] and [defaults])"),
+                    message: format!(
+                        "table {shown} is not allowed in a package manifest (only [package], [harness], [requests] and [defaults])"
+                    ),
                 });
             }
         }
     }
     if !root.contains_key("package") {
-        errors.push(ManifestError { key: "package".into(), line: None, message: "the [package] table is required".into() });
+        errors.push(ManifestError {
+            key: "package".into(),
+            line: None,
+            message: "the [package] table is required".into(),
+        });
     }
     if !seen_harness {
-        errors.push(ManifestError { key: "harness".into(), line: None, message: "the [harness] table is required".into() });
+        errors.push(ManifestError {
+            key: "harness".into(),
+            line: None,
+            message: "the [harness] table is required".into(),
+        });
     }
     if errors.is_empty() {
         Ok(m)
@@ -308,8 +414,16 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
 /// `env_file`/`secrets_env` at any depth, and any string containing `${`.
 fn scan_bans(text: &str, prefix: &str, table: &dyn toml_edit::TableLike, errors: &mut Vec<ManifestError>) {
     for (k, item) in table.iter() {
-        let full = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
-        let l = table.key(k).and_then(|key| key.span()).or_else(|| item.span()).map(|s| line_of(text, s.start));
+        let full = if prefix.is_empty() {
+            k.to_string()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        let l = table
+            .key(k)
+            .and_then(|key| key.span())
+            .or_else(|| item.span())
+            .map(|s| line_of(text, s.start));
         if FORBIDDEN_ANYWHERE.contains(&k) {
             errors.push(ManifestError {
                 key: full.clone(),
@@ -379,7 +493,10 @@ timeout = "45m"
         assert_eq!(m.name, "pr-reviewer");
         assert_eq!(m.harness.get("harness"), Some(&Value::Str("claude-code".into())));
         assert_eq!(m.requests.mcp_allow, vec!["read".to_string()]);
-        assert_eq!(m.ordered_defaults().iter().map(|(k, _)| *k).collect::<Vec<_>>(), vec!["schedule", "timeout"]);
+        assert_eq!(
+            m.ordered_defaults().iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+            vec!["schedule", "timeout"]
+        );
     }
 
     #[test]
@@ -393,7 +510,11 @@ timeout = "45m"
             ("[server]\nport = 1\n", "server", "[server]"),
             ("[harness]\nschedule = \"@daily\"\n", "harness.schedule", "[defaults]"),
             ("[harness]\nfrobnicate = 1\n", "harness.frobnicate", "unknown key"),
-            ("[harness]\nsystem_prompt_file = \"/etc/passwd\"\n", "harness.system_prompt_file", "absolute"),
+            (
+                "[harness]\nsystem_prompt_file = \"/etc/passwd\"\n",
+                "harness.system_prompt_file",
+                "absolute",
+            ),
             ("[harness]\nprompt_file = \"../x.md\"\n", "harness.prompt_file", ".."),
             ("[harness]\nskill_paths = [\"~/skills\"]\n", "harness.skill_paths", "`~`"),
             ("[defaults]\nenabled = true\n", "defaults.enabled", "enabled"),
@@ -403,9 +524,16 @@ timeout = "45m"
         ];
         let base = "[package]\nname = \"p\"\n\n[harness]\nharness = \"cursor\"\n";
         for (extra, key, msg) in cases {
-            let text = if extra.starts_with("[harness]") { format!("[package]\nname = \"p\"\n\n{extra}harness = \"cursor\"\n") } else { format!("{base}{extra}") };
+            let text = if extra.starts_with("[harness]") {
+                format!("[package]\nname = \"p\"\n\n{extra}harness = \"cursor\"\n")
+            } else {
+                format!("{base}{extra}")
+            };
             let errs = errors(&text);
-            let hit = errs.iter().find(|e| e.key == *key).unwrap_or_else(|| panic!("{key} not named in {errs:?}"));
+            let hit = errs
+                .iter()
+                .find(|e| e.key == *key)
+                .unwrap_or_else(|| panic!("{key} not named in {errs:?}"));
             assert!(hit.to_string().contains(msg), "{hit}");
             assert!(hit.line.is_some(), "{hit}");
         }

@@ -22,7 +22,8 @@ pub mod stable;
 /// A stable's name: `^[a-z0-9][a-z0-9_-]*$` (no dots: it is a TOML table name and a folder).
 pub fn valid_stable_name(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+    chars.next().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
 }
 
 /// `<stable>/<package>[@<version>]` as typed on the command line.
@@ -40,14 +41,20 @@ impl PackageRef {
             Some(_) => return Err(format!("{s:?}: an empty version after `@`")),
             None => (s, None),
         };
-        let (stable, package) = sp.split_once('/').ok_or_else(|| format!("{s:?} is not <stable>/<package>[@<version>]"))?;
+        let (stable, package) = sp
+            .split_once('/')
+            .ok_or_else(|| format!("{s:?} is not <stable>/<package>[@<version>]"))?;
         if !valid_stable_name(stable) {
             return Err(format!("{s:?}: {stable:?} is not a stable name"));
         }
         if !manifest::valid_package_name(package) {
             return Err(format!("{s:?}: {package:?} is not a package name (^[a-z][a-z0-9-]*$)"));
         }
-        Ok(PackageRef { stable: stable.into(), package: package.into(), version })
+        Ok(PackageRef {
+            stable: stable.into(),
+            package: package.into(),
+            version,
+        })
     }
 
     pub fn name(&self) -> String {
@@ -62,7 +69,10 @@ mod tests {
     #[test]
     fn package_refs() {
         let r = PackageRef::parse("acme/pr-reviewer@v1.2").unwrap();
-        assert_eq!((r.stable.as_str(), r.package.as_str(), r.version.as_deref()), ("acme", "pr-reviewer", Some("v1.2")));
+        assert_eq!(
+            (r.stable.as_str(), r.package.as_str(), r.version.as_deref()),
+            ("acme", "pr-reviewer", Some("v1.2"))
+        );
         assert!(PackageRef::parse("acme").is_err());
         assert!(PackageRef::parse("acme/Bad").is_err());
         assert!(PackageRef::parse("a.b/x").is_err());

@@ -23,7 +23,11 @@ impl SourceRef {
         if !super::valid_stable_name(stable) || !super::manifest::valid_package_name(package) || !super::git::is_full_sha(sha) {
             return Err(bad());
         }
-        Ok(SourceRef { stable: stable.into(), package: package.into(), sha: sha.into() })
+        Ok(SourceRef {
+            stable: stable.into(),
+            package: package.into(),
+            sha: sha.into(),
+        })
     }
 
     pub fn package_ref(&self) -> String {
@@ -142,13 +146,24 @@ pub fn list_pins(paths: &Paths) -> Vec<SourceRef> {
     let mut out = Vec::new();
     let root = installed_root(paths);
     let dirs = |p: &Path| -> Vec<String> {
-        std::fs::read_dir(p).map(|it| it.flatten().filter(|e| e.path().is_dir()).map(|e| e.file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default()
+        std::fs::read_dir(p)
+            .map(|it| {
+                it.flatten()
+                    .filter(|e| e.path().is_dir())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
     };
     for stable in dirs(&root) {
         for package in dirs(&root.join(&stable)) {
             for sha in dirs(&root.join(&stable).join(&package)) {
                 if super::git::is_full_sha(&sha) {
-                    out.push(SourceRef { stable: stable.clone(), package: package.clone(), sha });
+                    out.push(SourceRef {
+                        stable: stable.clone(),
+                        package: package.clone(),
+                        sha,
+                    });
                 }
             }
         }

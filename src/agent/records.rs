@@ -82,7 +82,9 @@ fn json_col(s: String) -> serde_json::Value {
 impl AgentStore {
     /// Opens (creating and migrating) the home database: for commands that write.
     pub fn open(path: &Path) -> anyhow::Result<AgentStore> {
-        Ok(AgentStore { store: Store::open(DbKind::Home, path)? })
+        Ok(AgentStore {
+            store: Store::open(DbKind::Home, path)?,
+        })
     }
 
     /// Opens the home database read-only; `None` when there is none (nothing is created).
@@ -95,7 +97,10 @@ impl AgentStore {
     }
 
     pub fn upsert_stable(&self, s: &StableState) -> anyhow::Result<()> {
-        self.conn()?.execute(q::STABLE_UPSERT, params![s.name, s.remote, s.added_at, s.last_fetch, s.head, s.fetch_error])?;
+        self.conn()?.execute(
+            q::STABLE_UPSERT,
+            params![s.name, s.remote, s.added_at, s.last_fetch, s.head, s.fetch_error],
+        )?;
         Ok(())
     }
 
@@ -103,7 +108,14 @@ impl AgentStore {
         let c = self.conn()?;
         let mut st = c.prepare(q::STABLE_LIST)?;
         let rows = st.query_map([], |r| {
-            Ok(StableState { name: r.get(0)?, remote: r.get(1)?, added_at: r.get(2)?, last_fetch: r.get(3)?, head: r.get(4)?, fetch_error: r.get(5)? })
+            Ok(StableState {
+                name: r.get(0)?,
+                remote: r.get(1)?,
+                added_at: r.get(2)?,
+                last_fetch: r.get(3)?,
+                head: r.get(4)?,
+                fetch_error: r.get(5)?,
+            })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -114,7 +126,14 @@ impl AgentStore {
     }
 
     /// Records a pin and each file's digest, in one transaction (a pin already recorded stays).
-    pub fn record_pin(&self, stable: &str, package: &str, sha: &str, manifest: &str, files: &[(String, String, i64)]) -> anyhow::Result<()> {
+    pub fn record_pin(
+        &self,
+        stable: &str,
+        package: &str,
+        sha: &str,
+        manifest: &str,
+        files: &[(String, String, i64)],
+    ) -> anyhow::Result<()> {
         let mut c = self.conn()?;
         let tx = c.transaction()?;
         tx.execute(q::PIN_INSERT, params![stable, package, sha, manifest, crate::clock::now_stamp()])?;
@@ -128,14 +147,27 @@ impl AgentStore {
     pub fn pins(&self) -> anyhow::Result<Vec<PinRow>> {
         let c = self.conn()?;
         let mut st = c.prepare(q::PIN_LIST)?;
-        let rows = st.query_map([], |r| Ok(PinRow { stable: r.get(0)?, package: r.get(1)?, sha: r.get(2)?, installed_at: r.get(3)? }))?;
+        let rows = st.query_map([], |r| {
+            Ok(PinRow {
+                stable: r.get(0)?,
+                package: r.get(1)?,
+                sha: r.get(2)?,
+                installed_at: r.get(3)?,
+            })
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
     pub fn pin_files(&self, stable: &str, package: &str, sha: &str) -> anyhow::Result<Vec<PinFileRow>> {
         let c = self.conn()?;
         let mut st = c.prepare(q::PIN_FILES)?;
-        let rows = st.query_map(params![stable, package, sha], |r| Ok(PinFileRow { path: r.get(0)?, sha256: r.get(1)?, size: r.get(2)? }))?;
+        let rows = st.query_map(params![stable, package, sha], |r| {
+            Ok(PinFileRow {
+                path: r.get(0)?,
+                sha256: r.get(1)?,
+                size: r.get(2)?,
+            })
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -200,14 +232,24 @@ impl AgentStore {
     pub fn last_skipped_defaults(&self, name: &str, config_file: &str) -> anyhow::Result<serde_json::Map<String, serde_json::Value>> {
         let c = self.conn()?;
         let s: Option<String> = c.query_row(q::INSTALL_LAST, params![name, config_file], |r| r.get(0)).optional()?;
-        Ok(s.and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok()).and_then(|v| v.as_object().cloned()).unwrap_or_default())
+        Ok(s.and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+            .and_then(|v| v.as_object().cloned())
+            .unwrap_or_default())
     }
 
     pub fn resolutions(&self, name: Option<&str>) -> anyhow::Result<Vec<ResolutionRow>> {
         let c = self.conn()?;
         let mut st = c.prepare(q::RESOLUTION_LIST)?;
         let rows = st.query_map([name], |r| {
-            Ok(ResolutionRow { id: r.get(0)?, ts: r.get(1)?, config_file: r.get(2)?, table_name: r.get(3)?, source: r.get(4)?, outcome: r.get(5)?, detail: r.get(6)? })
+            Ok(ResolutionRow {
+                id: r.get(0)?,
+                ts: r.get(1)?,
+                config_file: r.get(2)?,
+                table_name: r.get(3)?,
+                source: r.get(4)?,
+                outcome: r.get(5)?,
+                detail: r.get(6)?,
+            })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -219,7 +261,13 @@ impl AgentStore {
     pub fn references(&self) -> anyhow::Result<Vec<Reference>> {
         let c = self.conn()?;
         let mut st = c.prepare(q::REFERENCE_LIST)?;
-        let rows = st.query_map([], |r| Ok(Reference { config_file: r.get(0)?, table_name: r.get(1)?, source: r.get(2)? }))?;
+        let rows = st.query_map([], |r| {
+            Ok(Reference {
+                config_file: r.get(0)?,
+                table_name: r.get(1)?,
+                source: r.get(2)?,
+            })
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -253,7 +301,10 @@ pub fn append_resolutions(home_db: &Path, events: &[ResolutionEvent]) -> anyhow:
     let tx = c.transaction()?;
     let ts = crate::clock::now_stamp();
     for e in events {
-        tx.execute(q::RESOLUTION_INSERT, params![ts, e.config_file, e.table_name, e.source, e.outcome, e.detail])?;
+        tx.execute(
+            q::RESOLUTION_INSERT,
+            params![ts, e.config_file, e.table_name, e.source, e.outcome, e.detail],
+        )?;
         upsert_reference(&tx, &e.config_file, &e.table_name, &e.source)?;
     }
     tx.commit()?;

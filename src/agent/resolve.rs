@@ -39,7 +39,11 @@ impl ResolvedHarness {
     /// The effective values without their origins (and without `source`): what two tables must
     /// agree on to be the same harness.
     pub fn plain_values(&self) -> BTreeMap<String, Value> {
-        self.values.iter().filter(|(k, _)| k.as_str() != "source").map(|(k, (v, _))| (k.clone(), v.clone())).collect()
+        self.values
+            .iter()
+            .filter(|(k, _)| k.as_str() != "source")
+            .map(|(k, (v, _))| (k.clone(), v.clone()))
+            .collect()
     }
 }
 
@@ -75,7 +79,17 @@ fn local_entries(cfg: &Config, name: &str) -> (BTreeMap<String, (Value, KeyOrigi
     let mut nearest = None;
     for t in cfg.named("harness").filter(|t| t.name == name) {
         for (k, (v, line)) in &t.entries {
-            values.insert(k.clone(), (v.clone(), KeyOrigin { origin: "local", file: Some(t.file.clone()), line: *line }));
+            values.insert(
+                k.clone(),
+                (
+                    v.clone(),
+                    KeyOrigin {
+                        origin: "local",
+                        file: Some(t.file.clone()),
+                        line: *line,
+                    },
+                ),
+            );
         }
         nearest = Some((t.file.clone(), t.line, t.tier));
     }
@@ -83,9 +97,28 @@ fn local_entries(cfg: &Config, name: &str) -> (BTreeMap<String, (Value, KeyOrigi
 }
 
 /// Merges a package's values under local ones.
-pub fn merge(local: &BTreeMap<String, (Value, KeyOrigin)>, package: Option<&BTreeMap<String, Value>>) -> BTreeMap<String, (Value, KeyOrigin)> {
+pub fn merge(
+    local: &BTreeMap<String, (Value, KeyOrigin)>,
+    package: Option<&BTreeMap<String, Value>>,
+) -> BTreeMap<String, (Value, KeyOrigin)> {
     let mut out: BTreeMap<String, (Value, KeyOrigin)> = package
-        .map(|p| p.iter().map(|(k, v)| (k.clone(), (v.clone(), KeyOrigin { origin: "package", file: None, line: None }))).collect())
+        .map(|p| {
+            p.iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        (
+                            v.clone(),
+                            KeyOrigin {
+                                origin: "package",
+                                file: None,
+                                line: None,
+                            },
+                        ),
+                    )
+                })
+                .collect()
+        })
         .unwrap_or_default();
     for (k, v) in local {
         out.insert(k.clone(), v.clone());
@@ -94,21 +127,54 @@ pub fn merge(local: &BTreeMap<String, (Value, KeyOrigin)>, package: Option<&BTre
 }
 
 fn err(file: &Path, line: Option<usize>, key: String, message: String) -> ConfigError {
-    ConfigError { file: file.to_path_buf(), line, key: Some(key), message }
+    ConfigError {
+        file: file.to_path_buf(),
+        line,
+        key: Some(key),
+        message,
+    }
 }
 
 /// Resolves one table name. `events` receives a history row when the table names a source.
-pub fn resolve_one(paths: &Paths, cfg: &Config, ctx: &TableContext, name: &str, events: &mut Vec<ResolutionEvent>) -> Result<ResolvedHarness, ConfigError> {
+pub fn resolve_one(
+    paths: &Paths,
+    cfg: &Config,
+    ctx: &TableContext,
+    name: &str,
+    events: &mut Vec<ResolutionEvent>,
+) -> Result<ResolvedHarness, ConfigError> {
     let (local, nearest) = local_entries(cfg, name);
     let (file, line, tier) = nearest.unwrap_or_else(|| (paths.machine_config(), None, Tier::Machine));
-    let mut resolved = ResolvedHarness { name: name.to_string(), file: file.clone(), line, tier, source: None, pin_dir: None, manifest: None, values: BTreeMap::new() };
+    let mut resolved = ResolvedHarness {
+        name: name.to_string(),
+        file: file.clone(),
+        line,
+        tier,
+        source: None,
+        pin_dir: None,
+        manifest: None,
+        values: BTreeMap::new(),
+    };
     let source_entry = local.get("source").cloned();
     let mut package = None;
     if let Some((value, origin)) = &source_entry {
         let sfile = origin.file.clone().unwrap_or(file.clone());
         let key = format!("harness.{name}.source");
-        let text = value.as_str().ok_or_else(|| err(&sfile, origin.line, key.clone(), format!("expected a string, found {}", value.type_name())))?;
-        let mut event = ResolutionEvent { config_file: sfile.display().to_string(), table_name: name.to_string(), source: text.to_string(), outcome: "resolved", detail: None };
+        let text = value.as_str().ok_or_else(|| {
+            err(
+                &sfile,
+                origin.line,
+                key.clone(),
+                format!("expected a string, found {}", value.type_name()),
+            )
+        })?;
+        let mut event = ResolutionEvent {
+            config_file: sfile.display().to_string(),
+            table_name: name.to_string(),
+            source: text.to_string(),
+            outcome: "resolved",
+            detail: None,
+        };
         let src = match SourceRef::parse(text) {
             Ok(s) => s,
             Err(e) => {
@@ -138,11 +204,23 @@ pub fn resolve_one(paths: &Paths, cfg: &Config, ctx: &TableContext, name: &str, 
                 return Err(err(&sfile, origin.line, key, e));
             }
         };
-        let parsed = files.manifest_text().map_err(|e| vec![manifest::ManifestError { key: "package.toml".into(), line: None, message: e }]).and_then(|t| manifest::parse(t, Some(&files), ctx));
+        let parsed = files
+            .manifest_text()
+            .map_err(|e| {
+                vec![manifest::ManifestError {
+                    key: "package.toml".into(),
+                    line: None,
+                    message: e,
+                }]
+            })
+            .and_then(|t| manifest::parse(t, Some(&files), ctx));
         let m = match parsed {
             Ok(m) => m,
             Err(errors) => {
-                let msg = format!("[harness.{name}] source {text:?}: the pinned manifest does not load:\n{}", manifest::describe_errors(&errors));
+                let msg = format!(
+                    "[harness.{name}] source {text:?}: the pinned manifest does not load:\n{}",
+                    manifest::describe_errors(&errors)
+                );
                 event.outcome = "invalid";
                 event.detail = Some(msg.clone());
                 events.push(event);

@@ -57,7 +57,12 @@ const RULES: &[Rule] = &[
         what: "pipes a download straight into a shell",
         pattern: r"(?i)\b(curl|wget|fetch)\b[^\n|]*\|\s*(sudo\s+)?(ba|z|k|da|fi)?sh\b",
     },
-    Rule { id: "H004-encoded-blob", severity: Severity::High, what: "an encoded run of 400 or more base64 characters", pattern: r"[A-Za-z0-9+/]{400,}={0,2}" },
+    Rule {
+        id: "H004-encoded-blob",
+        severity: Severity::High,
+        what: "an encoded run of 400 or more base64 characters",
+        pattern: r"[A-Za-z0-9+/]{400,}={0,2}",
+    },
     Rule {
         id: "L001-imperative",
         severity: Severity::Low,
@@ -76,7 +81,9 @@ fn compiled() -> &'static Vec<(&'static Rule, Regex)> {
 
 fn link_re() -> &'static Regex {
     static L: OnceLock<Option<Regex>> = OnceLock::new();
-    L.get_or_init(|| Regex::new(r#"(?i)\bhttps?://([a-z0-9.-]+)"#).ok()).as_ref().unwrap_or_else(|| unreachable!("constant pattern"))
+    L.get_or_init(|| Regex::new(r#"(?i)\bhttps?://([a-z0-9.-]+)"#).ok())
+        .as_ref()
+        .unwrap_or_else(|| unreachable!("constant pattern"))
 }
 
 /// One finding.
@@ -92,13 +99,25 @@ pub struct Finding {
 
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:<4} {} {}:{}: {} — {}", self.severity.name().to_uppercase(), self.rule, self.file, self.line, self.what, self.excerpt)
+        write!(
+            f,
+            "{:<4} {} {}:{}: {} — {}",
+            self.severity.name().to_uppercase(),
+            self.rule,
+            self.file,
+            self.line,
+            self.what,
+            self.excerpt
+        )
     }
 }
 
 /// The host of a URL, lower-cased.
 pub fn host_of(url: &str) -> Option<String> {
-    link_re().captures(url).and_then(|c| c.get(1)).map(|m| m.as_str().trim_end_matches('.').to_ascii_lowercase())
+    link_re()
+        .captures(url)
+        .and_then(|c| c.get(1))
+        .map(|m| m.as_str().trim_end_matches('.').to_ascii_lowercase())
 }
 
 /// Scans one text. `homepage_host`: links to it (or its subdomains) are not findings.
@@ -118,7 +137,10 @@ pub fn scan_text(file: &str, text: &str, homepage_host: Option<&str>) -> Vec<Fin
             }
         }
         for cap in link_re().captures_iter(line) {
-            let host = cap.get(1).map(|m| m.as_str().trim_end_matches('.').to_ascii_lowercase()).unwrap_or_default();
+            let host = cap
+                .get(1)
+                .map(|m| m.as_str().trim_end_matches('.').to_ascii_lowercase())
+                .unwrap_or_default();
             let own = homepage_host.is_some_and(|h| host == h || host.ends_with(&format!(".{h}")));
             if !own {
                 out.push(Finding {
@@ -148,7 +170,12 @@ fn excerpt(line: &str) -> String {
 /// Scans every UTF-8 file of a package (the manifest included), highest severity first.
 pub fn scan_package(files: &PackageFiles, homepage: Option<&str>) -> Vec<Finding> {
     let host = homepage.and_then(host_of);
-    let mut out: Vec<Finding> = files.files.iter().filter_map(|f| f.text().map(|t| scan_text(&f.path, t, host.as_deref()))).flatten().collect();
+    let mut out: Vec<Finding> = files
+        .files
+        .iter()
+        .filter_map(|f| f.text().map(|t| scan_text(&f.path, t, host.as_deref())))
+        .flatten()
+        .collect();
     out.sort_by(|a, b| b.severity.cmp(&a.severity).then(a.file.cmp(&b.file)).then(a.line.cmp(&b.line)));
     out
 }

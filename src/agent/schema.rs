@@ -81,14 +81,23 @@ pub fn table_key(key: &str) -> Option<KeyType> {
 pub fn check_type(key: &str, kind: KeyType, value: &Value) -> Result<(), String> {
     let found = value.type_name();
     match kind {
-        KeyType::Str | KeyType::Path | KeyType::Adapter => value.as_str().map(|_| ()).ok_or_else(|| format!("expected a string, found {found}")),
-        KeyType::Bool => value.as_bool().map(|_| ()).ok_or_else(|| format!("expected a boolean, found {found}")),
+        KeyType::Str | KeyType::Path | KeyType::Adapter => value
+            .as_str()
+            .map(|_| ())
+            .ok_or_else(|| format!("expected a string, found {found}")),
+        KeyType::Bool => value
+            .as_bool()
+            .map(|_| ())
+            .ok_or_else(|| format!("expected a boolean, found {found}")),
         KeyType::Count => match value {
             Value::Int(i) if *i >= 1 => Ok(()),
             Value::Int(i) => Err(format!("expected an integer >= 1, found {i}")),
             _ => Err(format!("expected an integer >= 1, found {found}")),
         },
-        KeyType::StrList | KeyType::PathList => value.as_strings().map(|_| ()).ok_or_else(|| format!("expected an array of strings, found {found}")),
+        KeyType::StrList | KeyType::PathList => value
+            .as_strings()
+            .map(|_| ())
+            .ok_or_else(|| format!("expected an array of strings, found {found}")),
         KeyType::Supervision => defaults::check_value(key, value),
     }
 }
@@ -104,7 +113,12 @@ pub struct TableContext {
 
 impl TableContext {
     pub fn from_config(cfg: &crate::config::Config) -> TableContext {
-        let machine = |kind: &str| cfg.named(kind).filter(|t| t.tier == crate::config::Tier::Machine).map(|t| t.name.clone()).collect::<Vec<_>>();
+        let machine = |kind: &str| {
+            cfg.named(kind)
+                .filter(|t| t.tier == crate::config::Tier::Machine)
+                .map(|t| t.name.clone())
+                .collect::<Vec<_>>()
+        };
         let adapters = machine("adapter").into_iter().collect();
         let mut sources = BTreeSet::new();
         for kind in ["channel", "webhook"] {
@@ -120,7 +134,12 @@ impl TableContext {
     }
 
     pub fn adapter_list(&self) -> String {
-        BUILTIN_ADAPTERS.iter().map(|s| s.to_string()).chain(self.adapters.iter().cloned()).collect::<Vec<_>>().join(", ")
+        BUILTIN_ADAPTERS
+            .iter()
+            .map(|s| s.to_string())
+            .chain(self.adapters.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -133,28 +152,50 @@ pub fn validate_table(values: &BTreeMap<String, Value>, ctx: &TableContext) -> R
         if kind == KeyType::Adapter {
             let name = value.as_str().unwrap_or_default();
             if !ctx.adapter_known(name) {
-                return Err((key.clone(), format!("unknown adapter {name:?} (known: {}; or declare [adapter.{name}] in the machine tier)", ctx.adapter_list())));
+                return Err((
+                    key.clone(),
+                    format!(
+                        "unknown adapter {name:?} (known: {}; or declare [adapter.{name}] in the machine tier)",
+                        ctx.adapter_list()
+                    ),
+                ));
             }
         }
     }
     if !values.contains_key("harness") {
-        return Err(("harness".into(), "a harness table must select an adapter with `harness = \"<adapter>\"` (or name a package with `source`)".into()));
+        return Err((
+            "harness".into(),
+            "a harness table must select an adapter with `harness = \"<adapter>\"` (or name a package with `source`)".into(),
+        ));
     }
     let prompts: Vec<&str> = PROMPT_KEYS.iter().copied().filter(|k| values.contains_key(*k)).collect();
     if prompts.len() > 1 {
-        return Err((prompts[1].to_string(), format!("at most one of {} may be set; found {}", PROMPT_KEYS.join(", "), prompts.join(" and "))));
+        return Err((
+            prompts[1].to_string(),
+            format!(
+                "at most one of {} may be set; found {}",
+                PROMPT_KEYS.join(", "),
+                prompts.join(" and ")
+            ),
+        ));
     }
     if let Some(triggers) = values.get("triggers").and_then(Value::as_strings) {
         for t in triggers {
             if !ctx.sources.contains(&t) {
-                return Err(("triggers".into(), format!("trigger source {t:?} does not exist: declare [{t}] in the machine tier")));
+                return Err((
+                    "triggers".into(),
+                    format!("trigger source {t:?} does not exist: declare [{t}] in the machine tier"),
+                ));
             }
         }
     }
     if values.get("enabled").and_then(Value::as_bool) == Some(true) {
         for k in ["schedule", "triggers"] {
             if values.contains_key(k) {
-                return Err(("enabled".into(), format!("a harness with `{k}` is started by its {k}; `enabled = true` (autostart) cannot be combined with it")));
+                return Err((
+                    "enabled".into(),
+                    format!("a harness with `{k}` is started by its {k}; `enabled = true` (autostart) cannot be combined with it"),
+                ));
             }
         }
     }
@@ -178,7 +219,11 @@ mod tests {
         assert!(e.1.contains("unknown adapter"));
         let e = validate_table(&table(&[("model", Value::Str("x".into()))]), &ctx).unwrap_err();
         assert_eq!(e.0, "harness");
-        let two = table(&[("harness", Value::Str("cursor".into())), ("prompt", Value::Str("a".into())), ("prompt_file", Value::Str("b".into()))]);
+        let two = table(&[
+            ("harness", Value::Str("cursor".into())),
+            ("prompt", Value::Str("a".into())),
+            ("prompt_file", Value::Str("b".into())),
+        ]);
         assert!(validate_table(&two, &ctx).unwrap_err().1.contains("at most one"));
         let e = validate_table(&table(&[("harness", Value::Str("cursor".into())), ("colour", Value::Int(1))]), &ctx).unwrap_err();
         assert_eq!(e.0, "colour");
@@ -187,11 +232,18 @@ mod tests {
     #[test]
     fn triggers_need_machine_sources_and_enabled_excludes_schedules() {
         let mut ctx = TableContext::default();
-        let t = table(&[("harness", Value::Str("cursor".into())), ("triggers", Value::List(vec![Value::Str("channel.ops".into())]))]);
+        let t = table(&[
+            ("harness", Value::Str("cursor".into())),
+            ("triggers", Value::List(vec![Value::Str("channel.ops".into())])),
+        ]);
         assert!(validate_table(&t, &ctx).unwrap_err().1.contains("channel.ops"));
         ctx.sources.insert("channel.ops".into());
         assert!(validate_table(&t, &ctx).is_ok());
-        let t = table(&[("harness", Value::Str("cursor".into())), ("enabled", Value::Bool(true)), ("schedule", Value::Str("@daily".into()))]);
+        let t = table(&[
+            ("harness", Value::Str("cursor".into())),
+            ("enabled", Value::Bool(true)),
+            ("schedule", Value::Str("@daily".into())),
+        ]);
         assert_eq!(validate_table(&t, &ctx).unwrap_err().0, "enabled");
     }
 }

@@ -43,7 +43,12 @@ fn expand(p: &str, base: &Path) -> PathBuf {
 /// Skills (folders with SKILL.md) directly under `dir`.
 fn skills_in(dir: &Path) -> Vec<(String, PathBuf)> {
     let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
-        .map(|it| it.flatten().filter(|e| e.path().join("SKILL.md").is_file()).map(|e| (e.file_name().to_string_lossy().into_owned(), e.path())).collect())
+        .map(|it| {
+            it.flatten()
+                .filter(|e| e.path().join("SKILL.md").is_file())
+                .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+                .collect()
+        })
         .unwrap_or_default();
     out.sort();
     out
@@ -87,11 +92,22 @@ pub fn tiers(paths: &Paths, cfg: &Config, h: &ResolvedHarness) -> Vec<Skill> {
             let path = path.display().to_string();
             match out.iter_mut().find(|s| s.name == name) {
                 Some(s) if s.path != path => {
-                    s.shadowed.insert(0, Copy { tier: s.tier, path: std::mem::replace(&mut s.path, path) });
+                    s.shadowed.insert(
+                        0,
+                        Copy {
+                            tier: s.tier,
+                            path: std::mem::replace(&mut s.path, path),
+                        },
+                    );
                     s.tier = tier;
                 }
                 Some(_) => {}
-                None => out.push(Skill { name, tier, path, shadowed: Vec::new() }),
+                None => out.push(Skill {
+                    name,
+                    tier,
+                    path,
+                    shadowed: Vec::new(),
+                }),
             }
         }
     }

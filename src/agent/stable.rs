@@ -49,7 +49,11 @@ pub fn add(paths: &Paths, cfg: &Config, name: &str, remote: &str, public: bool) 
         return Err(unusable(format!("stable {name}: the remote is empty")));
     }
     if let Some(d) = find(cfg, name) {
-        return Err(refused(format!("stable {name} is already declared in {} (remote {}); `tlc stable update {name}` fetches it", paths.machine_config().display(), d.remote)));
+        return Err(refused(format!(
+            "stable {name} is already declared in {} (remote {}); `tlc stable update {name}` fetches it",
+            paths.machine_config().display(),
+            d.remote
+        )));
     }
     let root = pins::stables_root(paths);
     crate::store::create_private_dir(&root).map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", root.display()))?;
@@ -67,8 +71,14 @@ pub fn add(paths: &Paths, cfg: &Config, name: &str, remote: &str, public: bool) 
     edit.set(&format!("stable.{name}.public"), public.into());
     edit.save().map_err(anyhow::Error::msg)?;
     let now = crate::clock::now_stamp();
-    let state =
-        StableState { name: name.into(), remote: remote.into(), added_at: now.clone(), last_fetch: Some(now), head: git::resolve_version(&dest, None).ok(), fetch_error: None };
+    let state = StableState {
+        name: name.into(),
+        remote: remote.into(),
+        added_at: now.clone(),
+        last_fetch: Some(now),
+        head: git::resolve_version(&dest, None).ok(),
+        fetch_error: None,
+    };
     AgentStore::open(&paths.home_db())?.upsert_stable(&state)?;
     Ok(state)
 }
@@ -86,7 +96,10 @@ pub struct Updated {
 pub fn update(paths: &Paths, cfg: &Config, only: Option<&str>) -> anyhow::Result<Vec<Updated>> {
     let all = declared(cfg);
     let targets: Vec<Declared> = match only {
-        Some(n) => vec![all.into_iter().find(|d| d.name == n).ok_or_else(|| unusable(format!("stable {n} is not declared in {}", paths.machine_config().display())))?],
+        Some(n) => vec![all
+            .into_iter()
+            .find(|d| d.name == n)
+            .ok_or_else(|| unusable(format!("stable {n} is not declared in {}", paths.machine_config().display())))?],
         None => all,
     };
     let store = AgentStore::open(&paths.home_db())?;
@@ -96,19 +109,35 @@ pub fn update(paths: &Paths, cfg: &Config, only: Option<&str>) -> anyhow::Result
     for d in targets {
         let dir = clone_dir(paths, &d.name);
         let before = git::resolve_version(&dir, None).ok();
-        let result = if dir.join(".git").exists() || dir.join("HEAD").exists() { git::fetch(&dir) } else { git::clone(&d.remote, &dir) };
+        let result = if dir.join(".git").exists() || dir.join("HEAD").exists() {
+            git::fetch(&dir)
+        } else {
+            git::clone(&d.remote, &dir)
+        };
         let head = git::resolve_version(&dir, None).ok();
-        let added_at = known.iter().find(|k| k.name == d.name).map(|k| k.added_at.clone()).unwrap_or_else(crate::clock::now_stamp);
+        let added_at = known
+            .iter()
+            .find(|k| k.name == d.name)
+            .map(|k| k.added_at.clone())
+            .unwrap_or_else(crate::clock::now_stamp);
         let state = StableState {
             name: d.name.clone(),
             remote: d.remote.clone(),
             added_at,
-            last_fetch: result.is_ok().then(crate::clock::now_stamp).or_else(|| known.iter().find(|k| k.name == d.name).and_then(|k| k.last_fetch.clone())),
+            last_fetch: result
+                .is_ok()
+                .then(crate::clock::now_stamp)
+                .or_else(|| known.iter().find(|k| k.name == d.name).and_then(|k| k.last_fetch.clone())),
             head: head.clone(),
             fetch_error: result.as_ref().err().cloned(),
         };
         store.upsert_stable(&state)?;
-        out.push(Updated { name: d.name, before, head, error: result.err() });
+        out.push(Updated {
+            name: d.name,
+            before,
+            head,
+            error: result.err(),
+        });
         progress.inc(1);
     }
     progress.finish();
@@ -153,7 +182,10 @@ pub fn list(paths: &Paths, cfg: &Config) -> anyhow::Result<Vec<Listed>> {
 /// package still installed from the stable (tables naming it, and pins in the store).
 pub fn remove(paths: &Paths, cfg: &Config, name: &str) -> anyhow::Result<Vec<String>> {
     if find(cfg, name).is_none() {
-        return Err(unusable(format!("stable {name} is not declared in {}", paths.machine_config().display())));
+        return Err(unusable(format!(
+            "stable {name} is not declared in {}",
+            paths.machine_config().display()
+        )));
     }
     let mut edit = ConfigEdit::open(&paths.machine_config()).map_err(unusable)?;
     edit.remove(&format!("stable.{name}"));

@@ -82,16 +82,41 @@ pub enum AgentCommand {
 
 pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
     match cmd {
-        AgentCommand::Install { package, as_name, project, yes, force_unsafe, accept_defaults } => {
+        AgentCommand::Install {
+            package,
+            as_name,
+            project,
+            yes,
+            force_unsafe,
+            accept_defaults,
+        } => {
             let r = PackageRef::parse(&package).map_err(unusable)?;
-            let opts = InstallOptions { as_name, project, yes, force_unsafe, accept_defaults };
+            let opts = InstallOptions {
+                as_name,
+                project,
+                yes,
+                force_unsafe,
+                accept_defaults,
+            };
             install::install(ctx.paths()?, &r, &opts, &mut Prompter::from_stdin())
         }
-        AgentCommand::Upgrade { target, yes, force_unsafe, accept_defaults } => {
-            let opts = InstallOptions { yes, force_unsafe, accept_defaults, ..Default::default() };
+        AgentCommand::Upgrade {
+            target,
+            yes,
+            force_unsafe,
+            accept_defaults,
+        } => {
+            let opts = InstallOptions {
+                yes,
+                force_unsafe,
+                accept_defaults,
+                ..Default::default()
+            };
             install::upgrade(ctx.paths()?, &target, &opts, &mut Prompter::from_stdin())
         }
-        AgentCommand::Uninstall { name, project, yes } => install::uninstall(ctx.paths()?, &name, project, yes, &mut Prompter::from_stdin()),
+        AgentCommand::Uninstall { name, project, yes } => {
+            install::uninstall(ctx.paths()?, &name, project, yes, &mut Prompter::from_stdin())
+        }
         AgentCommand::Prune { dry_run, json } => {
             let p = install::prune(ctx.paths()?, dry_run)?;
             if json {
@@ -118,7 +143,11 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
 }
 
 fn describe(ctx: &Ctx, name: &str, json: bool) -> anyhow::Result<()> {
-    let h = ctx.harnesses()?.iter().find(|h| h.name == name).ok_or_else(|| unusable(format!("[harness.{name}] is not declared in any config tier")))?;
+    let h = ctx
+        .harnesses()?
+        .iter()
+        .find(|h| h.name == name)
+        .ok_or_else(|| unusable(format!("[harness.{name}] is not declared in any config tier")))?;
     let skills = skills::tiers(ctx.paths()?, ctx.config()?, h);
     if json {
         let values: serde_json::Map<String, serde_json::Value> = h
@@ -151,7 +180,17 @@ fn describe(ctx: &Ctx, name: &str, json: bool) -> anyhow::Result<()> {
     if !skills.is_empty() {
         let mut t = Table::new(["skill", "tier", "path", "shadows"]);
         for sk in &skills {
-            t.push(vec![sk.name.clone().into(), sk.tier.into(), sk.path.clone().into(), sk.shadowed.iter().map(|x| format!("{} ({})", x.path, x.tier)).collect::<Vec<_>>().join("; ").into()]);
+            t.push(vec![
+                sk.name.clone().into(),
+                sk.tier.into(),
+                sk.path.clone().into(),
+                sk.shadowed
+                    .iter()
+                    .map(|x| format!("{} ({})", x.path, x.tier))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+                    .into(),
+            ]);
         }
         t.print(render::Format::Table)?;
     }
@@ -164,14 +203,27 @@ fn history(ctx: &Ctx, name: Option<&str>, json: bool) -> anyhow::Result<()> {
         if json {
             return render::json(&serde_json::json!({ "installs": [], "resolutions": [] }));
         }
-        return render::out(&format!("no home database yet at {}: nothing was installed or resolved\n", paths.home_db().display()));
+        return render::out(&format!(
+            "no home database yet at {}: nothing was installed or resolved\n",
+            paths.home_db().display()
+        ));
     };
     let installs = store.installs(name)?;
     let resolutions = store.resolutions(name)?;
     if json {
         return render::json(&serde_json::json!({ "installs": installs, "resolutions": resolutions }));
     }
-    let mut t = Table::new(["time", "action", "harness", "package", "sha", "previous", "forced", "confirmations", "config file"]);
+    let mut t = Table::new([
+        "time",
+        "action",
+        "harness",
+        "package",
+        "sha",
+        "previous",
+        "forced",
+        "confirmations",
+        "config file",
+    ]);
     for i in &installs {
         t.push(vec![
             i.ts.clone().into(),
@@ -189,7 +241,13 @@ fn history(ctx: &Ctx, name: Option<&str>, json: bool) -> anyhow::Result<()> {
     t.print(render::Format::Table)?;
     let mut t = Table::new(["time", "harness", "source", "outcome", "config file"]);
     for r in &resolutions {
-        t.push(vec![r.ts.clone().into(), r.table_name.clone().into(), r.source.clone().into(), r.outcome.clone().into(), r.config_file.clone().into()]);
+        t.push(vec![
+            r.ts.clone().into(),
+            r.table_name.clone().into(),
+            r.source.clone().into(),
+            r.outcome.clone().into(),
+            r.config_file.clone().into(),
+        ]);
     }
     render::out("resolutions:\n")?;
     t.print(render::Format::Table)
@@ -215,7 +273,10 @@ fn search(ctx: &Ctx, query: Option<&str>, json: bool) -> anyhow::Result<()> {
         let Ok(head) = git::resolve_version(&dir, None) else { continue };
         for pkg in git::list_packages(&dir, &head).unwrap_or_default() {
             let files = git::read_package(&dir, &head, &pkg).unwrap_or_default();
-            let m = files.manifest_text().ok().and_then(|t| agent::manifest::parse(t, Some(&files), &tctx).ok());
+            let m = files
+                .manifest_text()
+                .ok()
+                .and_then(|t| agent::manifest::parse(t, Some(&files), &tctx).ok());
             let f = Found {
                 package: format!("{}/{pkg}", d.name),
                 version: m.as_ref().and_then(|m| m.version.clone()),
@@ -237,7 +298,12 @@ fn search(ctx: &Ctx, query: Option<&str>, json: bool) -> anyhow::Result<()> {
     }
     let mut t = Table::new(["package", "version", "description", "manifest"]);
     for f in found {
-        t.push(vec![f.package.into(), f.version.into(), f.description.into(), (if f.valid { "ok" } else { "refused" }).into()]);
+        t.push(vec![
+            f.package.into(),
+            f.version.into(),
+            f.description.into(),
+            (if f.valid { "ok" } else { "refused" }).into(),
+        ]);
     }
     t.print(render::Format::Table)
 }
@@ -248,11 +314,20 @@ fn info(ctx: &Ctx, package: &str, json: bool) -> anyhow::Result<()> {
     let cfg = ctx.config()?;
     let tctx = TableContext::from_config(cfg);
     if stable::find(cfg, &r.stable).is_none() {
-        return Err(unusable(format!("stable {} is not declared in {}", r.stable, paths.machine_config().display())));
+        return Err(unusable(format!(
+            "stable {} is not declared in {}",
+            r.stable,
+            paths.machine_config().display()
+        )));
     }
     let dir = stable::clone_dir(paths, &r.stable);
     if !dir.exists() {
-        return Err(unusable(format!("stable {} has no local clone at {} (run `tlc stable update {}`)", r.stable, dir.display(), r.stable)));
+        return Err(unusable(format!(
+            "stable {} has no local clone at {} (run `tlc stable update {}`)",
+            r.stable,
+            dir.display(),
+            r.stable
+        )));
     }
     let sha = git::resolve_version(&dir, r.version.as_deref()).map_err(|e| unusable(format!("{}: {e}", r.name())))?;
     let files = git::read_package(&dir, &sha, &r.package).map_err(|e| unusable(format!("{}: {e}", r.name())))?;

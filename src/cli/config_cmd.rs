@@ -34,7 +34,11 @@ pub fn run(ctx: &Ctx, cmd: ConfigCommand) -> anyhow::Result<()> {
                 }
                 return render::json(&serde_json::Value::Object(values));
             }
-            let mut t = if origin { Table::new(["key", "value", "tier", "file"]) } else { Table::new(["key", "value"]) };
+            let mut t = if origin {
+                Table::new(["key", "value", "tier", "file"])
+            } else {
+                Table::new(["key", "value"])
+            };
             for (spec, value, o) in cfg.entries() {
                 let mut row = vec![Cell::Text(spec.key.to_string()), Cell::Text(value.to_toml_text())];
                 if origin {

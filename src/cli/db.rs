@@ -30,13 +30,23 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
             for (kind, path) in &targets {
                 let (_store, report) = Store::open_reporting(*kind, path)?;
                 if report.applied.is_empty() && !report.views_recreated {
-                    render::out(&format!("{} {}: up to date (schema {})\n", kind.name(), path.display(), kind.latest_version()))?;
+                    render::out(&format!(
+                        "{} {}: up to date (schema {})\n",
+                        kind.name(),
+                        path.display(),
+                        kind.latest_version()
+                    ))?;
                 } else {
                     for m in &report.applied {
                         render::out(&format!("{} {}: applied V{}__{}\n", kind.name(), path.display(), m.version, m.name))?;
                     }
                     if report.views_recreated && !kind.views().is_empty() {
-                        render::out(&format!("{} {}: views created ({})\n", kind.name(), path.display(), kind.views().len()))?;
+                        render::out(&format!(
+                            "{} {}: views created ({})\n",
+                            kind.name(),
+                            path.display(),
+                            kind.views().len()
+                        ))?;
                     }
                 }
             }
@@ -49,16 +59,27 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
             }
             for st in &statuses {
                 if !st.exists {
-                    render::out(&format!("{} database: {} — does not exist (nothing recorded yet)\n", st.database, st.path))?;
+                    render::out(&format!(
+                        "{} database: {} — does not exist (nothing recorded yet)\n",
+                        st.database, st.path
+                    ))?;
                     continue;
                 }
                 let mut t = Table::new(["database", "path", "schema", "migrations", "size", "journal"]);
                 t.push(vec![
                     st.database.into(),
                     st.path.clone().into(),
-                    st.schema_version.map_or(Cell::Null, |v| Cell::Text(format!("{v} (binary {})", st.binary_schema_version))),
-                    Cell::Text(st.applied_migrations.iter().map(|m| format!("V{}__{}", m.version, m.name)).collect::<Vec<_>>().join(", ")),
-                    st.size_bytes.map_or(Cell::Null, |s| Cell::Text(format!("{} bytes", render::thousands(s as i64)))),
+                    st.schema_version
+                        .map_or(Cell::Null, |v| Cell::Text(format!("{v} (binary {})", st.binary_schema_version))),
+                    Cell::Text(
+                        st.applied_migrations
+                            .iter()
+                            .map(|m| format!("V{}__{}", m.version, m.name))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
+                    st.size_bytes
+                        .map_or(Cell::Null, |s| Cell::Text(format!("{} bytes", render::thousands(s as i64)))),
                     st.journal_mode.clone().into(),
                 ]);
                 t.print(render::Format::Table)?;

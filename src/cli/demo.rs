@@ -23,7 +23,12 @@ pub fn run(_ctx: &Ctx, args: DemoArgs) -> anyhow::Result<()> {
     let project_db = dir.join("repo/.tlc/harness/state/tlc.db");
     for (kind, path) in [(DbKind::Project, project_db), (DbKind::Home, home.join("state/tlc.db"))] {
         let (_s, report) = Store::open_reporting(kind, &path)?;
-        render::out(&format!("{} database {}: {} migration(s) applied\n", kind.name(), path.display(), report.applied.len()))?;
+        render::out(&format!(
+            "{} database {}: {} migration(s) applied\n",
+            kind.name(),
+            path.display(),
+            report.applied.len()
+        ))?;
     }
     render::out(&format!("scratch directory: {}\n", dir.display()))
 }

@@ -14,7 +14,12 @@ use clap::{Parser, Subcommand};
 use std::ffi::OsString;
 
 #[derive(Debug, Parser)]
-#[command(name = "tlc", version, about = "The local data service of an AI coding-agent harness", propagate_version = true)]
+#[command(
+    name = "tlc",
+    version,
+    about = "The local data service of an AI coding-agent harness",
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

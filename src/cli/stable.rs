@@ -39,7 +39,12 @@ pub enum StableCommand {
 
 pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
     match cmd {
-        StableCommand::Add { name, remote, public: _, private } => {
+        StableCommand::Add {
+            name,
+            remote,
+            public: _,
+            private,
+        } => {
             let paths = ctx.paths()?;
             let cfg = ctx.raw_config()?;
             let st = stable::add(paths, &cfg, &name, &remote, !private)?;
@@ -63,8 +68,16 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
                         eprintln!("tlc: stable {}: {e}", u.name);
                     }
                     None => {
-                        let moved = if u.before == u.head { "unchanged".to_string() } else { format!("{} -> {}", short(u.before.as_deref()), short(u.head.as_deref())) };
-                        render::out(&format!("stable {}: fetched, head {} ({moved})\n", u.name, u.head.as_deref().unwrap_or("-")))?;
+                        let moved = if u.before == u.head {
+                            "unchanged".to_string()
+                        } else {
+                            format!("{} -> {}", short(u.before.as_deref()), short(u.head.as_deref()))
+                        };
+                        render::out(&format!(
+                            "stable {}: fetched, head {} ({moved})\n",
+                            u.name,
+                            u.head.as_deref().unwrap_or("-")
+                        ))?;
                     }
                 }
             }
@@ -101,7 +114,13 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
             }
             let mut t = Table::new(["stable", "remote", "visibility", "last fetch", "head"]);
             for r in rows {
-                t.push(vec![r.name.into(), r.remote.into(), r.visibility.into(), r.last_fetch.into(), Cell::from(r.head.map(|h| h[..12.min(h.len())].to_string()))]);
+                t.push(vec![
+                    r.name.into(),
+                    r.remote.into(),
+                    r.visibility.into(),
+                    r.last_fetch.into(),
+                    Cell::from(r.head.map(|h| h[..12.min(h.len())].to_string())),
+                ]);
             }
             t.print(render::Format::Table)
         }
@@ -111,13 +130,21 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
                 None => std::env::current_dir()?,
             };
             let report = agent::install::lint(&dir)?;
-            let failed = report.iter().any(|p| !p.errors.is_empty() || p.findings.iter().any(|f| f.severity == agent::scan::Severity::High));
+            let failed = report
+                .iter()
+                .any(|p| !p.errors.is_empty() || p.findings.iter().any(|f| f.severity == agent::scan::Severity::High));
             if json {
-                render::json(&serde_json::json!({ "scan_rules": agent::scan::RULES_VERSION, "notice": agent::scan::TRIPWIRE_NOTICE, "ok": !failed, "packages": report }))?;
+                render::json(
+                    &serde_json::json!({ "scan_rules": agent::scan::RULES_VERSION, "notice": agent::scan::TRIPWIRE_NOTICE, "ok": !failed, "packages": report }),
+                )?;
             } else {
                 let mut s = String::new();
                 for p in &report {
-                    s.push_str(&format!("{}: {}\n", p.package, if p.errors.is_empty() { "manifest ok" } else { "REFUSED" }));
+                    s.push_str(&format!(
+                        "{}: {}\n",
+                        p.package,
+                        if p.errors.is_empty() { "manifest ok" } else { "REFUSED" }
+                    ));
                     for e in &p.errors {
                         s.push_str(&format!("  error: {e}\n"));
                     }
@@ -129,7 +156,10 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
                 render::out(&s)?;
             }
             if failed {
-                return Err(refused(format!("{}: lint failed (a refused manifest or a high-severity finding)", dir.display())));
+                return Err(refused(format!(
+                    "{}: lint failed (a refused manifest or a high-severity finding)",
+                    dir.display()
+                )));
             }
             Ok(())
         }

@@ -22,12 +22,20 @@ impl ConfigEdit {
         };
         let doc = match &original {
             Some(t) => t.parse::<toml_edit::DocumentMut>().map_err(|e| {
-                let line = e.span().map(|s| super::line_of(t, s.start)).map(|l| format!(":{l}")).unwrap_or_default();
+                let line = e
+                    .span()
+                    .map(|s| super::line_of(t, s.start))
+                    .map(|l| format!(":{l}"))
+                    .unwrap_or_default();
                 format!("{}{line}: TOML syntax error: {}", path.display(), e.message().trim())
             })?,
             None => toml_edit::DocumentMut::new(),
         };
-        Ok(ConfigEdit { path: path.to_path_buf(), original, doc })
+        Ok(ConfigEdit {
+            path: path.to_path_buf(),
+            original,
+            doc,
+        })
     }
 
     pub fn path(&self) -> &Path {
@@ -106,7 +114,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     crate::store::create_private_dir(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tlc-{}.tmp", std::process::id()));
-    let mode = std::fs::metadata(path).ok().map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()));
+    let mode = std::fs::metadata(path)
+        .ok()
+        .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;

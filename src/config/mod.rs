@@ -118,26 +118,70 @@ pub struct Config {
 impl Config {
     /// The shipped defaults alone.
     pub fn defaults() -> Config {
-        let values = KEYS.iter().map(|s| (s.key, (Value::from_default(s.default), Origin { tier: Tier::Default, file: None, line: None }))).collect();
+        let values = KEYS
+            .iter()
+            .map(|s| {
+                (
+                    s.key,
+                    (
+                        Value::from_default(s.default),
+                        Origin {
+                            tier: Tier::Default,
+                            file: None,
+                            line: None,
+                        },
+                    ),
+                )
+            })
+            .collect();
         Self::build(values, Vec::new(), Vec::new(), Vec::new())
     }
 
-    fn build(values: BTreeMap<&'static str, (Value, Origin)>, declared: Vec<(Tier, &'static str, Value, Option<usize>)>, tables: Vec<NamedTable>, files: Vec<TierFile>) -> Config {
+    fn build(
+        values: BTreeMap<&'static str, (Value, Origin)>,
+        declared: Vec<(Tier, &'static str, Value, Option<usize>)>,
+        tables: Vec<NamedTable>,
+        files: Vec<TierFile>,
+    ) -> Config {
         let settings = Settings::from_values(&|k: &str| values.get(k).map(|(v, _)| v));
-        Config { values, declared, tables, files, settings }
+        Config {
+            values,
+            declared,
+            tables,
+            files,
+            settings,
+        }
     }
 
     /// Loads the machine tier and, unless `root` is the home itself, the project tier.
     pub fn load(paths: &Paths) -> Result<Config, ConfigError> {
         let machine = paths.machine_config();
-        let project = if paths.root_overlaps_home() { None } else { Some(paths.project_config()) };
+        let project = if paths.root_overlaps_home() {
+            None
+        } else {
+            Some(paths.project_config())
+        };
         Self::load_files(&machine, project.as_deref())
     }
 
     /// Loads the given tier files (a missing file is an empty tier).
     pub fn load_files(machine: &Path, project: Option<&Path>) -> Result<Config, ConfigError> {
-        let mut values: BTreeMap<&'static str, (Value, Origin)> =
-            KEYS.iter().map(|s| (s.key, (Value::from_default(s.default), Origin { tier: Tier::Default, file: None, line: None }))).collect();
+        let mut values: BTreeMap<&'static str, (Value, Origin)> = KEYS
+            .iter()
+            .map(|s| {
+                (
+                    s.key,
+                    (
+                        Value::from_default(s.default),
+                        Origin {
+                            tier: Tier::Default,
+                            file: None,
+                            line: None,
+                        },
+                    ),
+                )
+            })
+            .collect();
         let mut declared = Vec::new();
         let mut tables = Vec::new();
         let mut files = Vec::new();
@@ -147,17 +191,39 @@ impl Config {
             let bytes = match std::fs::read(path) {
                 Ok(b) => Some(b),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-                Err(e) => return Err(ConfigError { file: path.to_path_buf(), line: None, key: None, message: format!("cannot read: {e}") }),
+                Err(e) => {
+                    return Err(ConfigError {
+                        file: path.to_path_buf(),
+                        line: None,
+                        key: None,
+                        message: format!("cannot read: {e}"),
+                    })
+                }
             };
             if let Some(bytes) = &bytes {
                 let parsed = parse_tier(tier, path, bytes)?;
                 for (key, value, line) in parsed.values {
-                    values.insert(key, (value.clone(), Origin { tier, file: Some(path.to_path_buf()), line }));
+                    values.insert(
+                        key,
+                        (
+                            value.clone(),
+                            Origin {
+                                tier,
+                                file: Some(path.to_path_buf()),
+                                line,
+                            },
+                        ),
+                    );
                     declared.push((tier, key, value, line));
                 }
                 tables.extend(parsed.tables);
             }
-            files.push(TierFile { tier, path: path.to_path_buf(), exists: bytes.is_some(), bytes });
+            files.push(TierFile {
+                tier,
+                path: path.to_path_buf(),
+                exists: bytes.is_some(),
+                bytes,
+            });
         }
         Ok(Self::build(values, declared, tables, files))
     }
@@ -182,7 +248,11 @@ impl Config {
     pub fn inherited(&self, key: &str) -> Option<Value> {
         let spec = registry::spec(key)?;
         let machine = self.declared.iter().rev().find(|(t, k, _, _)| *t == Tier::Machine && *k == key);
-        Some(machine.map(|(_, _, v, _)| v.clone()).unwrap_or_else(|| Value::from_default(spec.default)))
+        Some(
+            machine
+                .map(|(_, _, v, _)| v.clone())
+                .unwrap_or_else(|| Value::from_default(spec.default)),
+        )
     }
 }
 
@@ -197,14 +267,22 @@ pub(crate) fn line_of(text: &str, offset: usize) -> usize {
 }
 
 fn parse_tier(tier: Tier, path: &Path, bytes: &[u8]) -> Result<ParsedTier, ConfigError> {
-    let err = |line: Option<usize>, key: Option<String>, message: String| ConfigError { file: path.to_path_buf(), line, key, message };
+    let err = |line: Option<usize>, key: Option<String>, message: String| ConfigError {
+        file: path.to_path_buf(),
+        line,
+        key,
+        message,
+    };
     let text = std::str::from_utf8(bytes).map_err(|e| err(None, None, format!("not UTF-8 text: {e}")))?;
     let doc = toml_edit::Document::parse(text).map_err(|e| {
         let line = e.span().map(|s| line_of(text, s.start));
         let msg = e.message().trim().to_string();
         err(line, None, format!("TOML syntax error: {msg}"))
     })?;
-    let mut out = ParsedTier { values: Vec::new(), tables: Vec::new() };
+    let mut out = ParsedTier {
+        values: Vec::new(),
+        tables: Vec::new(),
+    };
     walk(tier, path, text, "", doc.as_table(), &mut out)?;
     Ok(out)
 }
@@ -214,15 +292,28 @@ fn span_line(text: &str, item: &toml_edit::Item, key: Option<&toml_edit::Key>) -
 }
 
 fn walk(tier: Tier, path: &Path, text: &str, prefix: &str, table: &toml_edit::Table, out: &mut ParsedTier) -> Result<(), ConfigError> {
-    let err = |line: Option<usize>, key: &str, message: String| ConfigError { file: path.to_path_buf(), line, key: Some(key.to_string()), message };
+    let err = |line: Option<usize>, key: &str, message: String| ConfigError {
+        file: path.to_path_buf(),
+        line,
+        key: Some(key.to_string()),
+        message,
+    };
     for (key, item) in table.iter() {
-        let full = if prefix.is_empty() { key.to_string() } else { format!("{prefix}.{key}") };
+        let full = if prefix.is_empty() {
+            key.to_string()
+        } else {
+            format!("{prefix}.{key}")
+        };
         let key_repr = table.key(key);
         let line = span_line(text, item, key_repr).or_else(|| table.span().map(|s| line_of(text, s.start)));
         if prefix.is_empty() {
             if let Some((kind, tiers)) = NAMED_TABLES.iter().find(|(k, _)| *k == key) {
                 if *tiers == Tiers::MachineOnly && tier != Tier::Machine {
-                    return Err(err(line, &full, format!("[{kind}.*] may only be declared in the machine tier ($TLC_HOME/config.toml), not in a project config")));
+                    return Err(err(
+                        line,
+                        &full,
+                        format!("[{kind}.*] may only be declared in the machine tier ($TLC_HOME/config.toml), not in a project config"),
+                    ));
                 }
                 let Some(inner) = item.as_table_like() else {
                     return Err(err(line, &full, format!("expected a table of [{kind}.<name>] tables")));
@@ -238,14 +329,25 @@ fn walk(tier: Tier, path: &Path, text: &str, prefix: &str, table: &toml_edit::Ta
                         let value = Value::from_item(v).map_err(|m| err(vline, &format!("{kind}.{name}.{k}"), m))?;
                         entries.insert(k.to_string(), (value, vline));
                     }
-                    out.tables.push(NamedTable { kind: kind.to_string(), name: name.to_string(), tier, file: path.to_path_buf(), line: nline, entries });
+                    out.tables.push(NamedTable {
+                        kind: kind.to_string(),
+                        name: name.to_string(),
+                        tier,
+                        file: path.to_path_buf(),
+                        line: nline,
+                        entries,
+                    });
                 }
                 continue;
             }
         }
         if let Some(spec) = registry::spec(&full) {
             if spec.tiers == Tiers::MachineOnly && tier != Tier::Machine {
-                return Err(err(line, &full, "may only be set in the machine tier ($TLC_HOME/config.toml)".into()));
+                return Err(err(
+                    line,
+                    &full,
+                    "may only be set in the machine tier ($TLC_HOME/config.toml)".into(),
+                ));
             }
             let value = Value::from_item(item).map_err(|m| err(line, &full, m))?;
             let value = value.check(spec.kind).map_err(|m| err(line, &full, m))?;

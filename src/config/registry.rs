@@ -7,9 +7,13 @@
 pub enum Kind {
     Bool,
     /// An integer no smaller than `min`.
-    Int { min: i64 },
+    Int {
+        min: i64,
+    },
     /// A number (integer or float) no smaller than `min`.
-    Float { min: f64 },
+    Float {
+        min: f64,
+    },
     /// A number no smaller than 0, or `false` for "off".
     FloatOrOff,
     Str,
@@ -65,50 +69,242 @@ pub struct KeySpec {
 }
 
 const fn k(key: &'static str, kind: Kind, default: Default, doc: &'static str) -> KeySpec {
-    KeySpec { key, kind, default, tiers: Tiers::Both, policy: true, doc }
+    KeySpec {
+        key,
+        kind,
+        default,
+        tiers: Tiers::Both,
+        policy: true,
+        doc,
+    }
 }
 
 pub const APPEND_FILES: &[&str] = &["auto", "always", "never"];
 
 /// Every key, in template order.
 pub const KEYS: &[KeySpec] = &[
-    k("mode", Kind::Str, Default::Str("solo"), "Operator posture: paired, solo or focus (`tlc mode` overrides it)."),
-    k("grind.enabled", Kind::Bool, Default::Bool(false), "Run the lint and test gates after each completed agent turn."),
-    k("grind.lintCommand", Kind::StrList, Default::List(&[]), "The lint gate's argv (set it with `tlc gate lint-command`)."),
-    k("grind.testCommand", Kind::StrList, Default::List(&[]), "The test gate's argv (set it with `tlc gate test-command`)."),
-    k("grind.codePaths", Kind::StrList, Default::List(&["src/"]), "Path prefixes whose changes trigger the lint and test gates."),
-    k("grind.appendFiles", Kind::Enum(APPEND_FILES), Default::Str("auto"), "Append the changed files to the gate argv: auto, always or never."),
-    k("grind.maxLoops", Kind::Int { min: 1 }, Default::Int(5), "Follow-ups sent for a failing gate before the turn may end."),
-    k("shipGate.enabled", Kind::Bool, Default::Bool(false), "Challenge a HARNESS_SHIP_CLAIM that has no recent passing evidence."),
-    k("shipGate.claimWindowMinutes", Kind::Int { min: 1 }, Default::Int(10), "How long a ship claim counts as recent, in minutes."),
-    k("shipGate.runtimePathPrefixes", Kind::StrList, Default::List(&["src/"]), "Changed paths that make a ship claim need evidence."),
-    k("shipGate.runtimePathExcludes", Kind::StrList, Default::List(&[".tlc/", "**/node_modules/", "**/.git/"]), "Paths never counted as runtime changes."),
-    k("shipGate.evidenceDir", Kind::Str, Default::Str(".tlc/harness/evidence"), "Where */90-verdict.txt evidence files are looked for."),
-    k("shipGate.emptyDiffAntiShip", Kind::Bool, Default::Bool(false), "Block a recent ship claim that changed no file."),
-    k("obs.globalSpool", Kind::Bool, Default::Bool(false), "Also write every record to the home database's cross-repository spool."),
-    k("obs.includePayloads", Kind::Bool, Default::Bool(false), "Keep tool inputs and outputs in event attributes instead of stripping them."),
-    k("obs.maxAttrChars", Kind::Int { min: 16 }, Default::Int(2000), "Each event attribute value is truncated to this many characters."),
-    k("obs.sessionCostAlertUsd", Kind::FloatOrOff, Default::Float(5.0), "Record one cost.session_alert when a session's estimated cost crosses this (false: off)."),
-    k("obs.retentionDays", Kind::Int { min: 1 }, Default::Int(30), "`tlc obs prune` drops records older than this many days."),
-    k("obs.debug", Kind::Bool, Default::Bool(false), "Put happy-path tool and shell events on the debug plane (else only the audit plane keeps them)."),
-    k("secrets.redactOutput", Kind::Bool, Default::Bool(true), "Replace secrets with [REDACTED:<kind>:<hash>] before anything is stored."),
-    k("shell.catastrophicAsk", Kind::Bool, Default::Bool(true), "Ask before shell commands that can destroy data outside the workspace."),
-    k("shell.stallDetection", Kind::Bool, Default::Bool(false), "Deny a shell command repeated stallRepeatThreshold times in a row."),
-    k("shell.stallRepeatThreshold", Kind::Int { min: 2 }, Default::Int(3), "Repeats of one shell command that count as a stall."),
-    k("subagents.enforceAllowlist", Kind::Bool, Default::Bool(false), "Deny subagent spawns whose model is not on allowedModels."),
-    k("subagents.allowedModels", Kind::StrList, Default::List(&[]), "Models a subagent may use when the allowlist is enforced."),
-    k("subagents.blockParentFast", Kind::Bool, Default::Bool(false), "Deny subagent spawns while the parent model is a fast variant."),
-    k("intelligence.gapFeedback", Kind::Bool, Default::Bool(true), "Gate failures carry PREVIOUS_GAPS and a NEXT suggestion."),
-    k("intelligence.failureClassification", Kind::Bool, Default::Bool(true), "The handoff stores a failure category (verification, config, ...)."),
-    k("intelligence.progressiveHandoff", Kind::Bool, Default::Bool(true), "Session start reads back the gaps the previous session ended with."),
-    k("intelligence.progressiveContext", Kind::Bool, Default::Bool(true), "Each stop retry escalates the context it sends."),
-    k("intelligence.autopilot", Kind::Bool, Default::Bool(true), "Follow-ups carry runtime-ordered AUTOPILOT steps and a NEXT_ACTION."),
-    k("intelligence.budgetContinue", Kind::Bool, Default::Bool(true), "Under loop pressure with open work, the follow-up says keep working."),
-    k("intelligence.idleTurnGate", Kind::Bool, Default::Bool(false), "Block a turn that ends with open work and no recorded tool call or change."),
-    k("intelligence.lessons.enabled", Kind::Bool, Default::Bool(true), "Keep durable lessons and inject them at session start and stop retries."),
-    k("intelligence.lessons.decayLambda", Kind::Float { min: 0.0 }, Default::Float(0.05), "Daily decay rate of a lesson's weight."),
-    k("intelligence.lessons.maxInjected", Kind::Int { min: 0 }, Default::Int(5), "Most lessons injected at once."),
-    k("intelligence.lessons.promoteAfter", Kind::Int { min: 1 }, Default::Int(2), "Repeats of a gate failure before a candidate lesson is proposed."),
+    k(
+        "mode",
+        Kind::Str,
+        Default::Str("solo"),
+        "Operator posture: paired, solo or focus (`tlc mode` overrides it).",
+    ),
+    k(
+        "grind.enabled",
+        Kind::Bool,
+        Default::Bool(false),
+        "Run the lint and test gates after each completed agent turn.",
+    ),
+    k(
+        "grind.lintCommand",
+        Kind::StrList,
+        Default::List(&[]),
+        "The lint gate's argv (set it with `tlc gate lint-command`).",
+    ),
+    k(
+        "grind.testCommand",
+        Kind::StrList,
+        Default::List(&[]),
+        "The test gate's argv (set it with `tlc gate test-command`).",
+    ),
+    k(
+        "grind.codePaths",
+        Kind::StrList,
+        Default::List(&["src/"]),
+        "Path prefixes whose changes trigger the lint and test gates.",
+    ),
+    k(
+        "grind.appendFiles",
+        Kind::Enum(APPEND_FILES),
+        Default::Str("auto"),
+        "Append the changed files to the gate argv: auto, always or never.",
+    ),
+    k(
+        "grind.maxLoops",
+        Kind::Int { min: 1 },
+        Default::Int(5),
+        "Follow-ups sent for a failing gate before the turn may end.",
+    ),
+    k(
+        "shipGate.enabled",
+        Kind::Bool,
+        Default::Bool(false),
+        "Challenge a HARNESS_SHIP_CLAIM that has no recent passing evidence.",
+    ),
+    k(
+        "shipGate.claimWindowMinutes",
+        Kind::Int { min: 1 },
+        Default::Int(10),
+        "How long a ship claim counts as recent, in minutes.",
+    ),
+    k(
+        "shipGate.runtimePathPrefixes",
+        Kind::StrList,
+        Default::List(&["src/"]),
+        "Changed paths that make a ship claim need evidence.",
+    ),
+    k(
+        "shipGate.runtimePathExcludes",
+        Kind::StrList,
+        Default::List(&[".tlc/", "**/node_modules/", "**/.git/"]),
+        "Paths never counted as runtime changes.",
+    ),
+    k(
+        "shipGate.evidenceDir",
+        Kind::Str,
+        Default::Str(".tlc/harness/evidence"),
+        "Where */90-verdict.txt evidence files are looked for.",
+    ),
+    k(
+        "shipGate.emptyDiffAntiShip",
+        Kind::Bool,
+        Default::Bool(false),
+        "Block a recent ship claim that changed no file.",
+    ),
+    k(
+        "obs.globalSpool",
+        Kind::Bool,
+        Default::Bool(false),
+        "Also write every record to the home database's cross-repository spool.",
+    ),
+    k(
+        "obs.includePayloads",
+        Kind::Bool,
+        Default::Bool(false),
+        "Keep tool inputs and outputs in event attributes instead of stripping them.",
+    ),
+    k(
+        "obs.maxAttrChars",
+        Kind::Int { min: 16 },
+        Default::Int(2000),
+        "Each event attribute value is truncated to this many characters.",
+    ),
+    k(
+        "obs.sessionCostAlertUsd",
+        Kind::FloatOrOff,
+        Default::Float(5.0),
+        "Record one cost.session_alert when a session's estimated cost crosses this (false: off).",
+    ),
+    k(
+        "obs.retentionDays",
+        Kind::Int { min: 1 },
+        Default::Int(30),
+        "`tlc obs prune` drops records older than this many days.",
+    ),
+    k(
+        "obs.debug",
+        Kind::Bool,
+        Default::Bool(false),
+        "Put happy-path tool and shell events on the debug plane (else only the audit plane keeps them).",
+    ),
+    k(
+        "secrets.redactOutput",
+        Kind::Bool,
+        Default::Bool(true),
+        "Replace secrets with [REDACTED:<kind>:<hash>] before anything is stored.",
+    ),
+    k(
+        "shell.catastrophicAsk",
+        Kind::Bool,
+        Default::Bool(true),
+        "Ask before shell commands that can destroy data outside the workspace.",
+    ),
+    k(
+        "shell.stallDetection",
+        Kind::Bool,
+        Default::Bool(false),
+        "Deny a shell command repeated stallRepeatThreshold times in a row.",
+    ),
+    k(
+        "shell.stallRepeatThreshold",
+        Kind::Int { min: 2 },
+        Default::Int(3),
+        "Repeats of one shell command that count as a stall.",
+    ),
+    k(
+        "subagents.enforceAllowlist",
+        Kind::Bool,
+        Default::Bool(false),
+        "Deny subagent spawns whose model is not on allowedModels.",
+    ),
+    k(
+        "subagents.allowedModels",
+        Kind::StrList,
+        Default::List(&[]),
+        "Models a subagent may use when the allowlist is enforced.",
+    ),
+    k(
+        "subagents.blockParentFast",
+        Kind::Bool,
+        Default::Bool(false),
+        "Deny subagent spawns while the parent model is a fast variant.",
+    ),
+    k(
+        "intelligence.gapFeedback",
+        Kind::Bool,
+        Default::Bool(true),
+        "Gate failures carry PREVIOUS_GAPS and a NEXT suggestion.",
+    ),
+    k(
+        "intelligence.failureClassification",
+        Kind::Bool,
+        Default::Bool(true),
+        "The handoff stores a failure category (verification, config, ...).",
+    ),
+    k(
+        "intelligence.progressiveHandoff",
+        Kind::Bool,
+        Default::Bool(true),
+        "Session start reads back the gaps the previous session ended with.",
+    ),
+    k(
+        "intelligence.progressiveContext",
+        Kind::Bool,
+        Default::Bool(true),
+        "Each stop retry escalates the context it sends.",
+    ),
+    k(
+        "intelligence.autopilot",
+        Kind::Bool,
+        Default::Bool(true),
+        "Follow-ups carry runtime-ordered AUTOPILOT steps and a NEXT_ACTION.",
+    ),
+    k(
+        "intelligence.budgetContinue",
+        Kind::Bool,
+        Default::Bool(true),
+        "Under loop pressure with open work, the follow-up says keep working.",
+    ),
+    k(
+        "intelligence.idleTurnGate",
+        Kind::Bool,
+        Default::Bool(false),
+        "Block a turn that ends with open work and no recorded tool call or change.",
+    ),
+    k(
+        "intelligence.lessons.enabled",
+        Kind::Bool,
+        Default::Bool(true),
+        "Keep durable lessons and inject them at session start and stop retries.",
+    ),
+    k(
+        "intelligence.lessons.decayLambda",
+        Kind::Float { min: 0.0 },
+        Default::Float(0.05),
+        "Daily decay rate of a lesson's weight.",
+    ),
+    k(
+        "intelligence.lessons.maxInjected",
+        Kind::Int { min: 0 },
+        Default::Int(5),
+        "Most lessons injected at once.",
+    ),
+    k(
+        "intelligence.lessons.promoteAfter",
+        Kind::Int { min: 1 },
+        Default::Int(2),
+        "Repeats of a gate failure before a candidate lesson is proposed.",
+    ),
     KeySpec {
         key: "project.owner",
         kind: Kind::Str,
@@ -160,5 +356,6 @@ pub fn spec(key: &str) -> Option<&'static KeySpec> {
 
 /// True when `prefix` is a table that holds known keys (`grind`, `intelligence.lessons`).
 pub fn is_section(prefix: &str) -> bool {
-    KEYS.iter().any(|s| s.key.len() > prefix.len() && s.key.starts_with(prefix) && s.key.as_bytes()[prefix.len()] == b'.')
+    KEYS.iter()
+        .any(|s| s.key.len() > prefix.len() && s.key.starts_with(prefix) && s.key.as_bytes()[prefix.len()] == b'.')
 }

@@ -135,7 +135,9 @@ impl Settings {
                 retention_days: i("obs.retentionDays"),
                 debug: b("obs.debug"),
             },
-            secrets: Secrets { redact_output: b("secrets.redactOutput") },
+            secrets: Secrets {
+                redact_output: b("secrets.redactOutput"),
+            },
             shell: Shell {
                 catastrophic_ask: b("shell.catastrophicAsk"),
                 stall_detection: b("shell.stallDetection"),
@@ -161,8 +163,14 @@ impl Settings {
                     promote_after: i("intelligence.lessons.promoteAfter"),
                 },
             },
-            project: ProjectMeta { owner: s("project.owner"), repo: s("project.repo") },
-            guest: Guest { paths: l("guest.paths"), remotes: l("guest.remotes") },
+            project: ProjectMeta {
+                owner: s("project.owner"),
+                repo: s("project.repo"),
+            },
+            guest: Guest {
+                paths: l("guest.paths"),
+                remotes: l("guest.remotes"),
+            },
         }
     }
 }

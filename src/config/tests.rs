@@ -15,7 +15,11 @@ fn template_is_valid_and_lists_every_key_with_its_default_and_a_doc_line() {
     let cfg = Config::load_files(&p, None).expect("the template loads as the machine tier");
     let lines: Vec<&str> = TEMPLATE.lines().collect();
     for spec in KEYS {
-        let found = cfg.declared.iter().find(|(_, k, _, _)| *k == spec.key).unwrap_or_else(|| panic!("template lacks {}", spec.key));
+        let found = cfg
+            .declared
+            .iter()
+            .find(|(_, k, _, _)| *k == spec.key)
+            .unwrap_or_else(|| panic!("template lacks {}", spec.key));
         assert_eq!(found.2, Value::from_default(spec.default), "template default of {}", spec.key);
         let line = found.3.expect("line");
         assert_eq!(lines[line - 2], format!("# {}", spec.doc), "doc line above {}", spec.key);
@@ -26,7 +30,10 @@ fn template_is_valid_and_lists_every_key_with_its_default_and_a_doc_line() {
 #[test]
 fn template_is_byte_identical_to_the_docs_copy() {
     let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/config-template.toml")).unwrap();
-    assert_eq!(docs, TEMPLATE, "docs/config-template.toml must equal src/config/default-config.toml");
+    assert_eq!(
+        docs, TEMPLATE,
+        "docs/config-template.toml must equal src/config/default-config.toml"
+    );
 }
 
 #[test]
@@ -52,7 +59,12 @@ fn errors_name_the_file_the_key_and_the_line() {
     let m = write(dir.path(), "m.toml", "");
     let cases = [
         ("[grind]\nenabled = true\nmaxLoop = 3\n", "grind.maxLoop", 3, "unknown key"),
-        ("mode = \"solo\"\n\n[obs]\nmaxAttrChars = \"lots\"\n", "obs.maxAttrChars", 4, "expected an integer"),
+        (
+            "mode = \"solo\"\n\n[obs]\nmaxAttrChars = \"lots\"\n",
+            "obs.maxAttrChars",
+            4,
+            "expected an integer",
+        ),
         ("[grind]\nappendFiles = \"sometimes\"\n", "grind.appendFiles", 2, "one of"),
         ("[stable.acme]\nremote = \"file:///x\"\n", "stable", 1, "machine tier"),
         ("[guest]\npaths = []\n", "guest.paths", 2, "machine tier"),
@@ -81,7 +93,11 @@ fn a_syntax_error_names_the_line() {
 #[test]
 fn named_tables_are_kept_with_their_tier() {
     let dir = tempfile::tempdir().unwrap();
-    let m = write(dir.path(), "m.toml", "[stable.acme]\nremote = \"file:///x\"\npublic = true\n[harness.a]\nmodel = \"x\"\n");
+    let m = write(
+        dir.path(),
+        "m.toml",
+        "[stable.acme]\nremote = \"file:///x\"\npublic = true\n[harness.a]\nmodel = \"x\"\n",
+    );
     let p = write(dir.path(), "p.toml", "[harness.a]\nmodel = \"y\"\n");
     let cfg = Config::load_files(&m, Some(&p)).unwrap();
     let stable = cfg.named("stable").next().unwrap();
@@ -112,7 +128,10 @@ fn the_editor_keeps_comments_and_layout() {
     edit.set("stable.acme.remote", "file:///x".into());
     assert!(edit.save().unwrap());
     let after = std::fs::read_to_string(&p).unwrap();
-    assert!(after.starts_with("# operator notes\nmode = \"solo\" # mine\n\n[grind]\n# the suite\ntestCommand = [\"cargo\", \"test\"]\n"), "{after}");
+    assert!(
+        after.starts_with("# operator notes\nmode = \"solo\" # mine\n\n[grind]\n# the suite\ntestCommand = [\"cargo\", \"test\"]\n"),
+        "{after}"
+    );
     assert!(after.contains("[stable.acme]\nremote = \"file:///x\"\n"), "{after}");
     let mut edit = edit::ConfigEdit::open(&p).unwrap();
     edit.set("grind.testCommand", toml_edit::Value::from_iter(["cargo", "test"]));

@@ -121,7 +121,11 @@ impl Value {
             }
             (Kind::StrList, Value::List(items)) => {
                 if let Some(bad) = items.iter().find(|i| !matches!(i, Value::Str(_))) {
-                    Err(format!("expected {}, found an element that is {}", kind.describe(), bad.type_name()))
+                    Err(format!(
+                        "expected {}, found an element that is {}",
+                        kind.describe(),
+                        bad.type_name()
+                    ))
                 } else {
                     Ok(Value::List(items))
                 }
@@ -180,7 +184,13 @@ impl Value {
             }
             Value::Str(s) => toml_edit::Value::from(s.as_str()).to_string().trim().to_string(),
             Value::List(items) => format!("[{}]", items.iter().map(Value::to_toml_text).collect::<Vec<_>>().join(", ")),
-            Value::Table(map) => format!("{{ {} }}", map.iter().map(|(k, v)| format!("{k} = {}", v.to_toml_text())).collect::<Vec<_>>().join(", ")),
+            Value::Table(map) => format!(
+                "{{ {} }}",
+                map.iter()
+                    .map(|(k, v)| format!("{k} = {}", v.to_toml_text()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Value::Off => "false".into(),
         }
     }

@@ -44,7 +44,9 @@ impl Cell {
             Cell::Null => serde_json::Value::Null,
             Cell::Bool(b) => (*b).into(),
             Cell::Int(i) => (*i).into(),
-            Cell::Float(f) => serde_json::Number::from_f64(*f).map(serde_json::Value::Number).unwrap_or(serde_json::Value::Null),
+            Cell::Float(f) => serde_json::Number::from_f64(*f)
+                .map(serde_json::Value::Number)
+                .unwrap_or(serde_json::Value::Null),
             Cell::Text(s) => s.clone().into(),
         }
     }
@@ -95,7 +97,10 @@ pub struct Table {
 
 impl Table {
     pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Table {
-        Table { headers: headers.into_iter().map(Into::into).collect(), rows: Vec::new() }
+        Table {
+            headers: headers.into_iter().map(Into::into).collect(),
+            rows: Vec::new(),
+        }
     }
 
     pub fn push(&mut self, row: Vec<Cell>) {
@@ -115,7 +120,8 @@ impl Table {
     /// The table for a terminal, with display text per cell.
     pub fn to_terminal(&self, display: &dyn Fn(usize, &Cell) -> String) -> String {
         let mut t = comfy_table::Table::new();
-        t.load_preset(presets::UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+        t.load_preset(presets::UTF8_FULL_CONDENSED)
+            .set_content_arrangement(ContentArrangement::Dynamic);
         if let Some(w) = terminal_width() {
             t.set_width(w);
         }
@@ -139,10 +145,20 @@ impl Table {
     /// A GitHub-flavoured markdown table.
     pub fn to_markdown(&self, display: &dyn Fn(usize, &Cell) -> String) -> String {
         let esc = |s: String| s.replace('|', "\\|").replace('\n', " ");
-        let mut out = format!("| {} |\n", self.headers.iter().map(|h| esc(h.clone())).collect::<Vec<_>>().join(" | "));
+        let mut out = format!(
+            "| {} |\n",
+            self.headers.iter().map(|h| esc(h.clone())).collect::<Vec<_>>().join(" | ")
+        );
         out.push_str(&format!("|{}\n", self.headers.iter().map(|_| "---|").collect::<String>()));
         for row in &self.rows {
-            out.push_str(&format!("| {} |\n", row.iter().enumerate().map(|(i, c)| esc(display(i, c))).collect::<Vec<_>>().join(" | ")));
+            out.push_str(&format!(
+                "| {} |\n",
+                row.iter()
+                    .enumerate()
+                    .map(|(i, c)| esc(display(i, c)))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            ));
         }
         out
     }
@@ -193,7 +209,12 @@ pub fn terminal_width() -> Option<u16> {
     if !stdout_is_terminal() {
         return None;
     }
-    let mut ws = libc::winsize { ws_row: 0, ws_col: 0, ws_xpixel: 0, ws_ypixel: 0 };
+    let mut ws = libc::winsize {
+        ws_row: 0,
+        ws_col: 0,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
     // SAFETY: TIOCGWINSZ writes one winsize into the struct we own; fd 1 is open.
     let rc = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut ws) };
     (rc == 0 && ws.ws_col > 0).then_some(ws.ws_col)
@@ -234,9 +255,17 @@ mod tests {
     #[test]
     fn csv_is_rfc4180_with_plain_numbers() {
         let mut t = Table::new(["key", "n", "cost", "note"]);
-        t.push(vec!["a,b".into(), Cell::Int(1234567), Cell::Float(0.1), Cell::Text("say \"hi\"".into())]);
+        t.push(vec![
+            "a,b".into(),
+            Cell::Int(1234567),
+            Cell::Float(0.1),
+            Cell::Text("say \"hi\"".into()),
+        ]);
         t.push(vec!["c".into(), Cell::Null, Cell::Null, Cell::Text("two\nlines".into())]);
-        assert_eq!(t.to_csv().unwrap(), "key,n,cost,note\r\n\"a,b\",1234567,0.1,\"say \"\"hi\"\"\"\r\nc,,,\"two\nlines\"\r\n");
+        assert_eq!(
+            t.to_csv().unwrap(),
+            "key,n,cost,note\r\n\"a,b\",1234567,0.1,\"say \"\"hi\"\"\"\r\nc,,,\"two\nlines\"\r\n"
+        );
     }
 
     #[test]

@@ -14,7 +14,13 @@ pub struct Progress {
 impl Progress {
     /// A progress line for `total` units of work (0 when unknown).
     pub fn new(label: impl Into<String>, total: u64) -> Progress {
-        Progress { label: label.into(), total, done: 0, enabled: super::stdout_is_terminal(), last_draw: None }
+        Progress {
+            label: label.into(),
+            total,
+            done: 0,
+            enabled: super::stdout_is_terminal(),
+            last_draw: None,
+        }
     }
 
     pub fn set_total(&mut self, total: u64) {
@@ -38,7 +44,14 @@ impl Progress {
     fn draw(&self) {
         let line = if let Some(pct) = (self.done.min(self.total) * 100).checked_div(self.total) {
             let filled = (pct as usize) / 4;
-            format!("\r{} [{}{}] {pct:>3}% {}/{}", self.label, "#".repeat(filled), " ".repeat(25 - filled), self.done, self.total)
+            format!(
+                "\r{} [{}{}] {pct:>3}% {}/{}",
+                self.label,
+                "#".repeat(filled),
+                " ".repeat(25 - filled),
+                self.done,
+                self.total
+            )
         } else {
             format!("\r{} {}", self.label, self.done)
         };

@@ -104,9 +104,15 @@ pub enum StoreError {
 impl StoreError {
     pub(crate) fn sqlite(path: &Path, source: rusqlite::Error) -> StoreError {
         if is_not_a_database(&source) {
-            return StoreError::NotADatabase { path: path.to_path_buf(), detail: source.to_string() };
+            return StoreError::NotADatabase {
+                path: path.to_path_buf(),
+                detail: source.to_string(),
+            };
         }
-        StoreError::Sqlite { path: path.to_path_buf(), source }
+        StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        }
     }
 
     /// True when another writer held the database past the busy timeout.
@@ -173,14 +179,20 @@ impl Store {
 
     fn pool(kind: DbKind, path: &Path, read_only: bool) -> Result<Store, StoreError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let manager = SqliteConnectionManager::file(path).with_flags(flags).with_init(if read_only { init_read } else { init_write });
+        let manager = SqliteConnectionManager::file(path)
+            .with_flags(flags)
+            .with_init(if read_only { init_read } else { init_write });
         let pool = r2d2::Pool::builder()
             .max_size(4)
             .min_idle(Some(0))
             .connection_timeout(BUSY_TIMEOUT)
             .thread_pool(Arc::new(scheduled_thread_pool::ScheduledThreadPool::new(1)))
             .build_unchecked(manager);
-        Ok(Store { kind, path: path.to_path_buf(), pool })
+        Ok(Store {
+            kind,
+            path: path.to_path_buf(),
+            pool,
+        })
     }
 
     pub fn kind(&self) -> DbKind {
@@ -193,7 +205,10 @@ impl Store {
 
     /// A connection from the pool.
     pub fn conn(&self) -> Result<r2d2::PooledConnection<SqliteConnectionManager>, StoreError> {
-        self.pool.get().map_err(|e| StoreError::Pool { path: self.path.clone(), detail: e.to_string() })
+        self.pool.get().map_err(|e| StoreError::Pool {
+            path: self.path.clone(),
+            detail: e.to_string(),
+        })
     }
 }
 
@@ -204,20 +219,32 @@ pub fn open_and_migrate(kind: DbKind, path: &Path) -> Result<(Connection, Migrat
     let created = !path.exists();
     if created {
         if let Some(dir) = path.parent() {
-            create_private_dir(dir).map_err(|source| StoreError::Create { path: dir.to_path_buf(), source })?;
+            create_private_dir(dir).map_err(|source| StoreError::Create {
+                path: dir.to_path_buf(),
+                source,
+            })?;
         }
-        create_private_file(path).map_err(|source| StoreError::Create { path: path.to_path_buf(), source })?;
+        create_private_file(path).map_err(|source| StoreError::Create {
+            path: path.to_path_buf(),
+            source,
+        })?;
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
     init_write(&mut conn).map_err(|e| StoreError::sqlite(path, e))?;
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| StoreError::sqlite(path, e))?;
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| StoreError::sqlite(path, e))?;
     if version == kind.expected_user_version() {
         return Ok((conn, MigrationReport::default()));
     }
     let found = (version / 1_000_000) as u32;
     if found > kind.latest_version() {
-        return Err(StoreError::TooNew { path: path.to_path_buf(), found, known: kind.latest_version() });
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found,
+            known: kind.latest_version(),
+        });
     }
     let report = schema::migrate_locked(kind, path, &mut conn)?;
     Ok((conn, report))
@@ -232,15 +259,25 @@ fn open_read_connection(path: &Path) -> Result<Connection, StoreError> {
 }
 
 fn check_readable(kind: DbKind, path: &Path, conn: &Connection) -> Result<(), StoreError> {
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(|e| StoreError::sqlite(path, e))?;
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(|e| StoreError::sqlite(path, e))?;
     if version == kind.expected_user_version() {
         return Ok(());
     }
     let found = schema::applied_version(conn).map_err(|e| StoreError::sqlite(path, e))?;
     if found > kind.latest_version() {
-        return Err(StoreError::TooNew { path: path.to_path_buf(), found, known: kind.latest_version() });
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found,
+            known: kind.latest_version(),
+        });
     }
-    Err(StoreError::NeedsMigration { path: path.to_path_buf(), found, known: kind.latest_version() })
+    Err(StoreError::NeedsMigration {
+        path: path.to_path_buf(),
+        found,
+        known: kind.latest_version(),
+    })
 }
 
 /// What `tlc db status` shows of one database, read without writing.
@@ -278,7 +315,9 @@ pub fn status(kind: DbKind, path: &Path) -> DbStatus {
         let conn = open_read_connection(path)?;
         let applied = applied_migrations(&conn).map_err(|e| StoreError::sqlite(path, e))?;
         let version = applied.iter().map(|m| m.version).max().unwrap_or(0);
-        let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).map_err(|e| StoreError::sqlite(path, e))?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .map_err(|e| StoreError::sqlite(path, e))?;
         Ok((version, applied, mode))
     };
     match read() {
@@ -329,7 +368,10 @@ pub fn check(kind: DbKind, path: &Path) -> Result<CheckReport, StoreError> {
             let table: String = r.get(0)?;
             let rowid: Option<i64> = r.get(1)?;
             let parent: String = r.get(2)?;
-            Ok(format!("{table} row {} references a missing {parent} row", rowid.map_or("?".into(), |v| v.to_string())))
+            Ok(format!(
+                "{table} row {} references a missing {parent} row",
+                rowid.map_or("?".into(), |v| v.to_string())
+            ))
         })
         .map_err(sq)?;
     for r in rows {

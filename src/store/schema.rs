@@ -62,7 +62,13 @@ pub fn applied_migrations(conn: &Connection) -> rusqlite::Result<Vec<AppliedMigr
         return Ok(Vec::new());
     }
     let mut stmt = conn.prepare(&format!("SELECT version, name, applied_on FROM {HISTORY_TABLE} ORDER BY version"))?;
-    let rows = stmt.query_map([], |r| Ok(AppliedMigration { version: r.get(0)?, name: r.get(1)?, applied_on: r.get(2)? }))?;
+    let rows = stmt.query_map([], |r| {
+        Ok(AppliedMigration {
+            version: r.get(0)?,
+            name: r.get(1)?,
+            applied_on: r.get(2)?,
+        })
+    })?;
     rows.collect()
 }
 
@@ -70,8 +76,14 @@ pub fn applied_migrations(conn: &Connection) -> rusqlite::Result<Vec<AppliedMigr
 /// processes meeting a fresh database at once migrate it exactly once.
 pub(super) fn migrate_locked(kind: DbKind, path: &Path, conn: &mut Connection) -> Result<MigrationReport, StoreError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let lock = File::open(dir).map_err(|source| StoreError::Create { path: dir.to_path_buf(), source })?;
-    lock.lock().map_err(|source| StoreError::Create { path: dir.to_path_buf(), source })?;
+    let lock = File::open(dir).map_err(|source| StoreError::Create {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    lock.lock().map_err(|source| StoreError::Create {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let result = migrate(kind, path, conn);
     // The lock is released when `lock` is dropped, also on error.
     drop(lock);
@@ -86,13 +98,23 @@ fn migrate(kind: DbKind, path: &Path, conn: &mut Connection) -> Result<Migration
     }
     let found = applied_version(conn).map_err(sq)?;
     if found > kind.latest_version() {
-        return Err(StoreError::TooNew { path: path.to_path_buf(), found, known: kind.latest_version() });
+        return Err(StoreError::TooNew {
+            path: path.to_path_buf(),
+            found,
+            known: kind.latest_version(),
+        });
     }
     let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(sq)?;
     if !mode.eq_ignore_ascii_case("wal") {
-        return Err(StoreError::Migration { path: path.to_path_buf(), detail: format!("journal mode is {mode}, WAL could not be set") });
+        return Err(StoreError::Migration {
+            path: path.to_path_buf(),
+            detail: format!("journal mode is {mode}, WAL could not be set"),
+        });
     }
-    let report = runner(kind).run(conn).map_err(|e| StoreError::Migration { path: path.to_path_buf(), detail: e.to_string() })?;
+    let report = runner(kind).run(conn).map_err(|e| StoreError::Migration {
+        path: path.to_path_buf(),
+        detail: e.to_string(),
+    })?;
     let applied = report
         .applied_migrations()
         .iter()
@@ -102,9 +124,16 @@ fn migrate(kind: DbKind, path: &Path, conn: &mut Connection) -> Result<Migration
             applied_on: crate::clock::now_stamp(),
         })
         .collect();
-    sync_views(kind, conn).map_err(|e| StoreError::Migration { path: path.to_path_buf(), detail: e })?;
-    conn.execute_batch(&format!("PRAGMA user_version = {}", kind.expected_user_version())).map_err(sq)?;
-    Ok(MigrationReport { applied, views_recreated: true })
+    sync_views(kind, conn).map_err(|e| StoreError::Migration {
+        path: path.to_path_buf(),
+        detail: e,
+    })?;
+    conn.execute_batch(&format!("PRAGMA user_version = {}", kind.expected_user_version()))
+        .map_err(sq)?;
+    Ok(MigrationReport {
+        applied,
+        views_recreated: true,
+    })
 }
 
 /// Drops every view and creates this binary's from `reports/`, in one transaction. Views may
@@ -112,12 +141,15 @@ fn migrate(kind: DbKind, path: &Path, conn: &mut Connection) -> Result<Migration
 fn sync_views(kind: DbKind, conn: &mut Connection) -> Result<(), String> {
     let tx = conn.transaction().map_err(|e| e.to_string())?;
     let existing: Vec<String> = {
-        let mut stmt = tx.prepare("SELECT name FROM sqlite_master WHERE type = 'view'").map_err(|e| e.to_string())?;
+        let mut stmt = tx
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'view'")
+            .map_err(|e| e.to_string())?;
         let rows = stmt.query_map([], |r| r.get(0)).map_err(|e| e.to_string())?;
         rows.collect::<Result<_, _>>().map_err(|e| e.to_string())?
     };
     for name in existing {
-        tx.execute_batch(&format!("DROP VIEW IF EXISTS \"{}\"", name.replace('"', "\"\""))).map_err(|e| e.to_string())?;
+        tx.execute_batch(&format!("DROP VIEW IF EXISTS \"{}\"", name.replace('"', "\"\"")))
+            .map_err(|e| e.to_string())?;
     }
     let mut pending: Vec<(&str, &str)> = kind.views().to_vec();
     while !pending.is_empty() {

@@ -21,7 +21,10 @@ fn the_typed_query_check_fails_on_a_missing_column() {
     let dir = tempfile::tempdir().unwrap();
     let (project, _) = open_and_migrate(DbKind::Project, &dir.path().join("p.db")).unwrap();
     let (home, _) = open_and_migrate(DbKind::Home, &dir.path().join("h.db")).unwrap();
-    let bad = [("project", "obs/broken", "SELECT no_such_column FROM events"), ("home", "cost/fine", "SELECT model FROM usage")];
+    let bad = [
+        ("project", "obs/broken", "SELECT no_such_column FROM events"),
+        ("home", "cost/fine", "SELECT model FROM usage"),
+    ];
     let faults = typed_queries::check_statements(&project, &home, &bad);
     assert_eq!(faults.len(), 1, "{faults:?}");
     assert_eq!(faults[0].name, "obs/broken");
@@ -35,15 +38,25 @@ fn a_newer_schema_is_refused_and_not_written() {
     drop(open_and_migrate(DbKind::Project, &path).unwrap());
     {
         let c = rusqlite::Connection::open(&path).unwrap();
-        c.execute("INSERT INTO refinery_schema_history (version, name, applied_on, checksum) VALUES (99, 'future', '2030-01-01T00:00:00Z', '1')", []).unwrap();
+        c.execute(
+            "INSERT INTO refinery_schema_history (version, name, applied_on, checksum) VALUES (99, 'future', '2030-01-01T00:00:00Z', '1')",
+            [],
+        )
+        .unwrap();
         c.execute_batch("PRAGMA user_version = 99000000").unwrap();
     }
     let before = std::fs::read(&path).unwrap();
     let err = open_and_migrate(DbKind::Project, &path).unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("99") && msg.contains(&DbKind::Project.latest_version().to_string()) && msg.contains("p.db"), "{msg}");
+    assert!(
+        msg.contains("99") && msg.contains(&DbKind::Project.latest_version().to_string()) && msg.contains("p.db"),
+        "{msg}"
+    );
     assert_eq!(std::fs::read(&path).unwrap(), before);
-    assert!(matches!(Store::open_existing(DbKind::Project, &path), Err(StoreError::TooNew { .. })));
+    assert!(matches!(
+        Store::open_existing(DbKind::Project, &path),
+        Err(StoreError::TooNew { .. })
+    ));
 }
 
 #[test]

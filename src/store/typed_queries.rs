@@ -21,12 +21,20 @@ pub fn check_statements(project: &Connection, home: &Connection, statements: &[(
             "project" => project,
             "home" => home,
             other => {
-                faults.push(QueryFault { database: other.to_string(), name: name.to_string(), error: "queries/<db>/ must be project or home".into() });
+                faults.push(QueryFault {
+                    database: other.to_string(),
+                    name: name.to_string(),
+                    error: "queries/<db>/ must be project or home".into(),
+                });
                 continue;
             }
         };
         if let Err(e) = conn.prepare(sql) {
-            faults.push(QueryFault { database: db.to_string(), name: name.to_string(), error: e.to_string() });
+            faults.push(QueryFault {
+                database: db.to_string(),
+                name: name.to_string(),
+                error: e.to_string(),
+            });
         }
     }
     faults
@@ -42,7 +50,11 @@ pub fn check_all(dir: &std::path::Path) -> Result<Vec<QueryFault>, String> {
         for (name, _) in kind.views() {
             let probe = format!("SELECT * FROM \"{name}\"");
             if let Err(e) = conn.prepare(&probe) {
-                faults.push(QueryFault { database: kind.name().into(), name: format!("view {name}"), error: e.to_string() });
+                faults.push(QueryFault {
+                    database: kind.name().into(),
+                    name: format!("view {name}"),
+                    error: e.to_string(),
+                });
             }
         }
     }
