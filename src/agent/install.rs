@@ -369,6 +369,8 @@ pub struct DefaultsChoice {
     pub written: Vec<(String, Value)>,
     /// key -> (the package's value, why it was not written).
     pub skipped: Vec<(String, Value, String)>,
+    /// Earlier skips not offered again (unchanged suggestions): remembered, not printed.
+    pub carried: Vec<(String, Value)>,
 }
 
 /// Offers each default in the fixed order (keep / override / skip), never one the table already
@@ -534,7 +536,12 @@ fn commit(
         .collect();
     store.record_pin(&src.stable, &src.package, &src.sha, &c.manifest.text, &digests)?;
     let written: serde_json::Map<String, serde_json::Value> = defaults.written.iter().map(|(k, v)| (k.clone(), v.to_json())).collect();
-    let skipped: serde_json::Map<String, serde_json::Value> = defaults.skipped.iter().map(|(k, v, _)| (k.clone(), v.to_json())).collect();
+    let skipped: serde_json::Map<String, serde_json::Value> = defaults
+        .skipped
+        .iter()
+        .map(|(k, v, _)| (k.clone(), v.to_json()))
+        .chain(defaults.carried.iter().map(|(k, v)| (k.clone(), v.to_json())))
+        .collect();
     store.record_install(&InstallRecord {
         ts: crate::clock::now_stamp(),
         action: action.into(),
@@ -663,7 +670,6 @@ pub fn upgrade(paths: &Paths, target: &str, opts: &InstallOptions, prompter: &mu
             "no [harness.*] table names {target} (by table name or <stable>/<package>) with a source"
         )));
     }
-    let mut done = 0;
     for (name, file, old) in tables {
         let r = PackageRef {
             stable: old.stable.clone(),
@@ -713,6 +719,7 @@ pub fn upgrade(paths: &Paths, target: &str, opts: &InstallOptions, prompter: &mu
             None => Default::default(),
         };
         let mut offer = Vec::new();
+        let mut carried = Vec::new();
         for (k, v) in c.manifest.ordered_defaults() {
             let changed = old_defaults.get(k) != Some(v);
             if changed {
@@ -727,6 +734,8 @@ pub fn upgrade(paths: &Paths, target: &str, opts: &InstallOptions, prompter: &mu
             let skipped_same = skipped_before.get(k).is_some_and(|sv| *sv == v.to_json());
             if !local.contains_key(k) && !skipped_same {
                 offer.push(k.to_string());
+            } else if !local.contains_key(k) {
+                carried.push((k.to_string(), v.clone()));
             }
         }
         render::out(&s)?;
@@ -744,11 +753,10 @@ pub fn upgrade(paths: &Paths, target: &str, opts: &InstallOptions, prompter: &mu
             new_high,
         )?;
         let forced = typed.iter().any(|t| t == "typed:force-unsafe");
-        let chosen = offer_defaults(&c, paths, &ctx, &local, opts, prompter, Some(&offer));
+        let mut chosen = offer_defaults(&c, paths, &ctx, &local, opts, prompter, Some(&offer));
+        chosen.carried = carried;
         commit(paths, &c, "upgrade", &name, &file, Some(old.sha.clone()), typed, forced, &chosen)?;
-        done += 1;
     }
-    let _ = done;
     Ok(())
 }
 

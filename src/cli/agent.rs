@@ -78,6 +78,9 @@ pub enum AgentCommand {
         #[arg(long)]
         json: bool,
     },
+    /// The seeds' spelling of `tlc stable …` (hidden alias).
+    #[command(subcommand, hide = true)]
+    Stable(super::stable::StableCommand),
 }
 
 pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
@@ -139,6 +142,7 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
         AgentCommand::History { name, json } => history(ctx, name.as_deref(), json),
         AgentCommand::Search { query, json } => search(ctx, query.as_deref(), json),
         AgentCommand::Info { package, json } => info(ctx, &package, json),
+        AgentCommand::Stable(cmd) => super::stable::run(ctx, cmd),
     }
 }
 
