@@ -220,6 +220,43 @@ fn a_project_may_name_an_installed_pin_and_fails_by_name_on_a_machine_without_it
 }
 
 #[test]
+fn a_project_declaring_an_adapter_is_refused_by_name() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.project_config().parent().unwrap()).unwrap();
+    std::fs::write(env.project_config(), "[grind]\nmaxLoops = 2\n\n[adapter.mine]\ncommand = \"sh\"\n").unwrap();
+    let out = env.tlc(&["agent", "search"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!("{}:4", env.project_config().display())) && stderr(&out).contains("adapter"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn install_with_project_writes_the_project_tier() {
+    let env = Env::new();
+    let acme = env.acme();
+    let head = acme.head();
+    env.add_stable("acme", &acme);
+    std::fs::create_dir_all(env.project_config().parent().unwrap()).unwrap();
+    std::fs::write(env.project_config(), "# the team's config\n[grind]\nmaxLoops = 2 # tight\n").unwrap();
+    let machine = env.machine_text();
+    env.ok(&["agent", "install", "acme/pr-reviewer", "--yes", "--project"]);
+    assert_eq!(env.machine_text(), machine, "the machine tier is untouched");
+    let text = std::fs::read_to_string(env.project_config()).unwrap();
+    assert!(text.starts_with("# the team's config\n[grind]\nmaxLoops = 2 # tight\n"), "{text}");
+    assert_eq!(source_lines(&text), vec![format!("source = \"acme/pr-reviewer@{head}\"")]);
+    let d = env.json(&["agent", "describe", "pr-reviewer", "--json"]);
+    assert_eq!(d["tier"], "project");
+    env.ok(&["agent", "uninstall", "pr-reviewer", "--project", "--yes"]);
+    assert_eq!(
+        std::fs::read_to_string(env.project_config()).unwrap(),
+        "# the team's config\n[grind]\nmaxLoops = 2 # tight\n"
+    );
+}
+
+#[test]
 fn a_project_declaring_a_stable_is_refused_by_name_for_every_command() {
     let env = Env::new();
     std::fs::create_dir_all(env.project_config().parent().unwrap()).unwrap();
