@@ -1,4 +1,4 @@
-//! Install, upgrade, uninstall and prune: resolve a version to a commit, validate and scan the
+//! Install: resolve a version to a commit, validate and scan the
 //! files at that commit, show everything, ask, then pin, write one `source` line (and any
 //! defaults the operator chose) through the format-preserving editor, and record it all.
 //!
@@ -7,7 +7,6 @@
 //! the confirmations; it never skips a confirmation.
 
 use super::defaults;
-use super::diff;
 use super::files::PackageFiles;
 use super::git;
 use super::manifest::{self, Manifest};
@@ -19,7 +18,7 @@ use super::schema::{self, TableContext};
 use super::stable;
 use super::PackageRef;
 use crate::config::edit::ConfigEdit;
-use crate::config::{Config, Tier, Value};
+use crate::config::{Config, Value};
 use crate::error::{refused, unusable};
 use crate::paths::Paths;
 use crate::render;
@@ -248,7 +247,13 @@ pub fn to_toml(v: &Value) -> toml_edit::Value {
 
 /// The typed confirmations: a high finding (with --force-unsafe) and an MCP write request each
 /// need `<stable>/<package>` re-typed; otherwise --yes or a y/N answer. Returns what was typed.
-fn confirm(c: &Candidate, opts: &InstallOptions, prompter: &mut Prompter, question: &str, extra_high: bool) -> anyhow::Result<Vec<String>> {
+pub(super) fn confirm(
+    c: &Candidate,
+    opts: &InstallOptions,
+    prompter: &mut Prompter,
+    question: &str,
+    extra_high: bool,
+) -> anyhow::Result<Vec<String>> {
     let name = c.name();
     let highs = c.findings.iter().filter(|f| f.severity == scan::Severity::High).count();
     let high = highs > 0 || extra_high;
@@ -304,7 +309,7 @@ fn confirm(c: &Candidate, opts: &InstallOptions, prompter: &mut Prompter, questi
 }
 
 /// The local keys of `[harness.<name>]` across both tiers (machine first).
-fn local_table(cfg: &Config, name: &str) -> BTreeMap<String, (Value, KeyOrigin)> {
+pub(super) fn local_table(cfg: &Config, name: &str) -> BTreeMap<String, (Value, KeyOrigin)> {
     let mut out = BTreeMap::new();
     for t in cfg.named("harness").filter(|t| t.name == name) {
         for (k, (v, line)) in &t.entries {
@@ -325,7 +330,7 @@ fn local_table(cfg: &Config, name: &str) -> BTreeMap<String, (Value, KeyOrigin)>
 }
 
 /// Validates the table as the config loader would, with `extra` local keys set on it.
-fn check_table(
+pub(super) fn check_table(
     c: &Candidate,
     paths: &Paths,
     ctx: &TableContext,
@@ -375,7 +380,7 @@ pub struct DefaultsChoice {
 
 /// Offers each default in the fixed order (keep / override / skip), never one the table already
 /// sets; `only` limits the offer (upgrade offers only new or changed suggestions).
-fn offer_defaults(
+pub(super) fn offer_defaults(
     c: &Candidate,
     paths: &Paths,
     ctx: &TableContext,
@@ -478,7 +483,7 @@ fn parse_typed(s: &str) -> Value {
 }
 
 /// The config file `--project` (or not) targets.
-fn target_file(paths: &Paths, cfg: &Config, project: bool) -> anyhow::Result<PathBuf> {
+pub(super) fn target_file(paths: &Paths, cfg: &Config, project: bool) -> anyhow::Result<PathBuf> {
     if !project {
         return Ok(paths.machine_config());
     }
@@ -508,7 +513,7 @@ fn current_source(cfg: &Config, file: &Path, name: &str) -> Option<String> {
 
 /// Pins the candidate, writes `source` (and chosen defaults) in one edit, records it all.
 #[allow(clippy::too_many_arguments)]
-fn commit(
+pub(super) fn commit(
     paths: &Paths,
     c: &Candidate,
     action: &str,
@@ -649,303 +654,4 @@ pub fn install(paths: &Paths, r: &PackageRef, opts: &InstallOptions, prompter: &
         forced,
         &chosen,
     )
-}
-
-/// `tlc agent upgrade <stable>/<package> | <name>`: moves every matching table (or the named
-/// one) to the stable's already-fetched default branch, after a diff and a confirmation.
-pub fn upgrade(paths: &Paths, target: &str, opts: &InstallOptions, prompter: &mut Prompter) -> anyhow::Result<()> {
-    let cfg = Config::load(paths)?;
-    let ctx = TableContext::from_config(&cfg);
-    let mut tables: Vec<(String, PathBuf, SourceRef)> = Vec::new();
-    for t in cfg.named("harness") {
-        let Some(src) = t.get("source").and_then(|v| v.as_str()).and_then(|s| SourceRef::parse(s).ok()) else {
-            continue;
-        };
-        if t.name == target || src.package_ref() == target {
-            tables.push((t.name.clone(), t.file.clone(), src));
-        }
-    }
-    if tables.is_empty() {
-        return Err(unusable(format!(
-            "no [harness.*] table names {target} (by table name or <stable>/<package>) with a source"
-        )));
-    }
-    for (name, file, old) in tables {
-        let r = PackageRef {
-            stable: old.stable.clone(),
-            package: old.package.clone(),
-            version: None,
-        };
-        let c = load_candidate(paths, &cfg, &ctx, &r)?;
-        if c.sha == old.sha {
-            render::out(&format!(
-                "[harness.{name}] in {} is already at {} (the stable's fetched head; `tlc stable update` fetches)\n",
-                file.display(),
-                c.source()
-            ))?;
-            continue;
-        }
-        let old_files = if pins::has_pin(paths, &old) {
-            pins::read_pin(paths, &old).map_err(anyhow::Error::msg)?
-        } else {
-            let dir = stable::clone_dir(paths, &old.stable);
-            git::read_package(&dir, &old.sha, &old.package).unwrap_or_default()
-        };
-        let old_findings = scan::scan_package(&old_files, c.manifest.homepage.as_deref());
-        let new_high = c.findings.iter().any(|f| {
-            f.severity == scan::Severity::High
-                && !old_findings
-                    .iter()
-                    .any(|o| o.rule == f.rule && o.file == f.file && o.excerpt == f.excerpt)
-        });
-        let mut s = format!(
-            "== upgrade [harness.{name}] in {}: {} -> {}\n",
-            file.display(),
-            short(&old.sha),
-            short(&c.sha)
-        );
-        s.push_str(&diff_text(&old_files, &c.files));
-        s.push_str(&review_text(&c));
-        // Defaults: report new or changed suggestions against the old pin's.
-        let old_manifest = old_files
-            .manifest_text()
-            .ok()
-            .and_then(|t| manifest::parse(t, Some(&old_files), &ctx).ok());
-        let old_defaults = old_manifest.map(|m| m.defaults).unwrap_or_default();
-        let local = local_table(&cfg, &name);
-        let store = AgentStore::open_existing(&paths.home_db())?;
-        let skipped_before = match &store {
-            Some(st) => st.last_skipped_defaults(&name, &file.display().to_string())?,
-            None => Default::default(),
-        };
-        let mut offer = Vec::new();
-        let mut carried = Vec::new();
-        for (k, v) in c.manifest.ordered_defaults() {
-            let changed = old_defaults.get(k) != Some(v);
-            if changed {
-                let was = old_defaults.get(k).map(|o| o.to_toml_text()).unwrap_or_else(|| "(none)".into());
-                let kept = if local.contains_key(k) {
-                    "; your table's value is kept as it is"
-                } else {
-                    ""
-                };
-                s.push_str(&format!("default {k}: {was} -> {}{kept}\n", v.to_toml_text()));
-            }
-            let skipped_same = skipped_before.get(k).is_some_and(|sv| *sv == v.to_json());
-            if !local.contains_key(k) && !skipped_same {
-                offer.push(k.to_string());
-            } else if !local.contains_key(k) {
-                carried.push((k.to_string(), v.clone()));
-            }
-        }
-        render::out(&s)?;
-        check_table(&c, paths, &ctx, &local, &[]).map_err(|e| {
-            refused(format!(
-                "[harness.{name}] would not load with {}: {e}; nothing was changed",
-                c.source()
-            ))
-        })?;
-        let typed = confirm(
-            &c,
-            opts,
-            prompter,
-            &format!("Upgrade [harness.{name}] to {}?", c.source()),
-            new_high,
-        )?;
-        let forced = typed.iter().any(|t| t == "typed:force-unsafe");
-        let mut chosen = offer_defaults(&c, paths, &ctx, &local, opts, prompter, Some(&offer));
-        chosen.carried = carried;
-        commit(paths, &c, "upgrade", &name, &file, Some(old.sha.clone()), typed, forced, &chosen)?;
-    }
-    Ok(())
-}
-
-/// The diff of the manifest and of every bundled file between two pins.
-pub fn diff_text(old: &PackageFiles, new: &PackageFiles) -> String {
-    let mut s = String::from("\n-- diff against the current pin --\n");
-    let mut paths: Vec<&str> = old.files.iter().chain(new.files.iter()).map(|f| f.path.as_str()).collect();
-    paths.sort();
-    paths.dedup();
-    // The manifest first.
-    paths.sort_by_key(|p| *p != super::files::MANIFEST);
-    let mut any = false;
-    for p in paths {
-        let (a, b) = (old.get(p), new.get(p));
-        let text = |f: Option<&super::files::PackageFile>| {
-            f.map(|f| {
-                f.text()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| format!("(binary, sha256 {})", f.sha256()))
-            })
-        };
-        match (text(a), text(b)) {
-            (None, Some(t)) => {
-                any = true;
-                s.push_str(&format!(
-                    "+++ added {p}\n{}",
-                    t.lines().map(|l| format!("+{l}\n")).collect::<String>()
-                ));
-            }
-            (Some(_), None) => {
-                any = true;
-                s.push_str(&format!("--- removed {p}\n"));
-            }
-            (Some(x), Some(y)) if x != y => {
-                any = true;
-                s.push_str(&format!("~~~ changed {p}\n{}", diff::unified(&x, &y)));
-            }
-            _ => {}
-        }
-    }
-    if !any {
-        s.push_str("  (no file changed)\n");
-    }
-    s
-}
-
-/// `tlc agent uninstall <name>`: removes the whole `[harness.<name>]` table, nothing else.
-pub fn uninstall(paths: &Paths, name: &str, project: bool, yes: bool, prompter: &mut Prompter) -> anyhow::Result<()> {
-    let cfg = Config::load(paths)?;
-    let file = target_file(paths, &cfg, project)?;
-    if !cfg.named("harness").any(|t| t.name == name && t.file == file) {
-        return Err(unusable(format!("[harness.{name}] is not declared in {}", file.display())));
-    }
-    if !yes {
-        if !prompter.interactive {
-            return Err(refused(format!(
-                "[harness.{name}]: no terminal to confirm on and no --yes: nothing was changed"
-            )));
-        }
-        let a = prompter
-            .ask(&format!("Remove the whole [harness.{name}] table from {}? [y/N] ", file.display()))
-            .unwrap_or_default();
-        if !matches!(a.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-            return Err(refused(format!("[harness.{name}]: declined; nothing was changed")));
-        }
-    }
-    let mut edit = ConfigEdit::open(&file).map_err(unusable)?;
-    edit.remove(&format!("harness.{name}"));
-    if edit
-        .doc
-        .get("harness")
-        .and_then(|t| t.as_table_like())
-        .is_some_and(|t| t.is_empty())
-    {
-        edit.remove("harness");
-    }
-    edit.save().map_err(anyhow::Error::msg)?;
-    if AgentStore::open_existing(&paths.home_db())?.is_some() {
-        AgentStore::open(&paths.home_db())?.delete_reference(&file.display().to_string(), name)?;
-    }
-    render::out(&format!(
-        "removed [harness.{name}] from {} (its pin stays in the store until `tlc agent prune`)\n",
-        file.display()
-    ))
-}
-
-/// What prune did (or would do).
-#[derive(Debug, Default, serde::Serialize)]
-pub struct Pruned {
-    pub removed: Vec<String>,
-    pub kept: Vec<(String, String)>,
-}
-
-/// `tlc agent prune [--dry-run]`: removes pins nothing references, re-reading every config file
-/// the home database knows to name a pin (and this machine's and project's tiers) first.
-pub fn prune(paths: &Paths, dry_run: bool) -> anyhow::Result<Pruned> {
-    let store = AgentStore::open_existing(&paths.home_db())?;
-    let mut files: Vec<PathBuf> = vec![paths.machine_config()];
-    if !paths.root_overlaps_home() {
-        files.push(paths.project_config());
-    }
-    if let Some(st) = &store {
-        for r in st.references()? {
-            let p = PathBuf::from(&r.config_file);
-            if !files.contains(&p) {
-                files.push(p);
-            }
-        }
-    }
-    // Re-read each file now: a reference recorded earlier may be gone, a new one may exist.
-    let mut referenced: BTreeMap<SourceRef, String> = BTreeMap::new();
-    for f in &files {
-        let Ok(text) = std::fs::read_to_string(f) else { continue };
-        let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
-            return Err(refused(format!(
-                "{}: cannot be parsed, so prune cannot tell which pins it names; nothing was removed",
-                f.display()
-            )));
-        };
-        if let Some(h) = doc.get("harness").and_then(|h| h.as_table_like()) {
-            for (tname, t) in h.iter() {
-                if let Some(src) = t
-                    .as_table_like()
-                    .and_then(|t| t.get("source"))
-                    .and_then(|v| v.as_str())
-                    .and_then(|s| SourceRef::parse(s).ok())
-                {
-                    referenced
-                        .entry(src)
-                        .or_insert_with(|| format!("[harness.{tname}] in {}", f.display()));
-                }
-            }
-        }
-    }
-    let mut out = Pruned::default();
-    for pin in pins::list_pins(paths) {
-        if let Some(by) = referenced.get(&pin) {
-            out.kept.push((pin.to_string(), by.clone()));
-            continue;
-        }
-        out.removed.push(pin.to_string());
-        if !dry_run {
-            pins::remove_pin(paths, &pin).map_err(|e| anyhow::anyhow!("{}: cannot remove: {e}", pins::pin_dir(paths, &pin).display()))?;
-            if store.is_some() {
-                AgentStore::open(&paths.home_db())?.delete_pin(&pin.stable, &pin.package, &pin.sha)?;
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// Whether a table name is one tier's.
-pub fn tier_of(cfg: &Config, name: &str) -> Option<Tier> {
-    cfg.named("harness").filter(|t| t.name == name).map(|t| t.tier).last()
-}
-
-/// One package of `tlc stable lint`.
-#[derive(Debug, serde::Serialize)]
-pub struct Linted {
-    pub package: String,
-    pub errors: Vec<String>,
-    pub findings: Vec<Finding>,
-}
-
-/// `tlc stable lint [PATH]`: validates and scans every `packages/<name>/` of a checkout, with
-/// the built-in adapters only (an author cannot count on anyone's `[adapter.*]`).
-pub fn lint(dir: &Path) -> anyhow::Result<Vec<Linted>> {
-    let root = dir.join("packages");
-    let mut names: Vec<String> = std::fs::read_dir(&root)
-        .map_err(|e| unusable(format!("{}: not a stable checkout (no packages/ folder: {e})", dir.display())))?
-        .flatten()
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    let ctx = TableContext::default();
-    let mut out = Vec::new();
-    for name in names {
-        let files = PackageFiles::from_dir(&root.join(&name)).map_err(|e| anyhow::anyhow!("{}: {e}", root.join(&name).display()))?;
-        let (errors, homepage) = match validate_files(&files, &name, &ctx) {
-            Ok(m) => (Vec::new(), m.homepage),
-            Err(e) => (e, None),
-        };
-        let findings = scan::scan_package(&files, homepage.as_deref());
-        out.push(Linted {
-            package: name,
-            errors,
-            findings,
-        });
-    }
-    Ok(out)
 }

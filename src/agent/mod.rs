@@ -10,6 +10,7 @@ pub mod diff;
 pub mod files;
 pub mod git;
 pub mod install;
+pub mod maintain;
 pub mod manifest;
 pub mod pins;
 pub mod records;
@@ -18,6 +19,7 @@ pub mod scan;
 pub mod schema;
 pub mod skills;
 pub mod stable;
+pub mod upgrade;
 
 /// A stable's name: `^[a-z0-9][a-z0-9_-]*$` (no dots: it is a TOML table name and a folder).
 pub fn valid_stable_name(name: &str) -> bool {

@@ -115,13 +115,13 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
                 accept_defaults,
                 ..Default::default()
             };
-            install::upgrade(ctx.paths()?, &target, &opts, &mut Prompter::from_stdin())
+            crate::agent::upgrade::upgrade(ctx.paths()?, &target, &opts, &mut Prompter::from_stdin())
         }
         AgentCommand::Uninstall { name, project, yes } => {
-            install::uninstall(ctx.paths()?, &name, project, yes, &mut Prompter::from_stdin())
+            crate::agent::maintain::uninstall(ctx.paths()?, &name, project, yes, &mut Prompter::from_stdin())
         }
         AgentCommand::Prune { dry_run, json } => {
-            let p = install::prune(ctx.paths()?, dry_run)?;
+            let p = crate::agent::maintain::prune(ctx.paths()?, dry_run)?;
             if json {
                 return render::json(&p);
             }

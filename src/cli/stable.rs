@@ -129,7 +129,7 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
                 Some(p) => p,
                 None => std::env::current_dir()?,
             };
-            let report = agent::install::lint(&dir)?;
+            let report = agent::maintain::lint(&dir)?;
             let failed = report
                 .iter()
                 .any(|p| !p.errors.is_empty() || p.findings.iter().any(|f| f.severity == agent::scan::Severity::High));
