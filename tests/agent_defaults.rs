@@ -108,6 +108,12 @@ fn triggers_are_accepted_only_when_every_source_exists_in_the_machine_tier() {
     ]);
     let t = table(&env.machine_text(), "with-triggers");
     assert!(t.contains("triggers = [\"channel.ops\", \"webhook.github\"]"), "{t}");
+    for k in ["schedule", "timeout", "on_overlap", "restart", "workdir"] {
+        assert!(
+            t.contains(&format!("\n{k} = ")),
+            "--yes --accept-defaults writes every default ({k}):\n{t}"
+        );
+    }
 }
 
 #[test]

@@ -312,6 +312,11 @@ fn stables_list_update_and_remove() {
     assert_eq!(list[0]["head"], first.as_str());
     assert!(list[0]["last_fetch"].is_string());
     assert!(env.machine_text().contains("public = false"));
+    assert_eq!(
+        env.json(&["agent", "stable", "list", "--json"]),
+        list,
+        "the seeds' spelling is a hidden alias"
+    );
     // Adding twice is refused; a bad remote adds nothing.
     assert_eq!(env.tlc(&["stable", "add", "acme", &acme.url()]).status.code(), Some(1));
     let before = env.machine_text();
