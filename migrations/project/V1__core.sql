@@ -47,7 +47,7 @@ CREATE TABLE events (
     cost_pool          TEXT,
     dedup_key          TEXT UNIQUE
 );
-CREATE INDEX events_session ON events (session_id, kind);
+CREATE INDEX events_session ON events (session_id, kind, provider);
 CREATE INDEX events_ts ON events (ts);
 CREATE INDEX events_plane ON events (plane, id);
 

@@ -6,6 +6,11 @@ mod config_cmd;
 mod context;
 mod db;
 mod demo;
+mod hook;
+mod install;
+mod obs;
+mod obs_data;
+mod obs_spool;
 mod stable;
 
 pub use context::Ctx;
@@ -35,6 +40,18 @@ pub enum Command {
     Config(config_cmd::ConfigCommand),
     /// Replay a sample agent session into a scratch directory and show what was recorded.
     Demo(demo::DemoArgs),
+    /// Handle one provider hook payload on stdin (called by Claude Code and Cursor).
+    Hook {
+        #[arg(value_enum)]
+        provider: hook::HookProvider,
+    },
+    /// Add tlc's hook entries to Claude Code's settings.json and Cursor's hooks.json.
+    Install(install::InstallArgs),
+    /// Remove exactly tlc's hook entries from the providers' settings.
+    Uninstall(install::UninstallArgs),
+    /// Read the record back: reports, events, decisions, live feed, export, prune, import.
+    #[command(subcommand)]
+    Obs(obs::ObsCommand),
     /// Trusted git remotes that hold agent packages.
     #[command(subcommand)]
     Stable(stable::StableCommand),
@@ -54,6 +71,17 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
 
 /// Parses `args` and runs the command.
 pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
+    // The hot path skips building the whole command tree: `tlc hook <provider>` runs on every
+    // tool call, and clap's full parse costs a sizable share of the hook's budget.
+    if let [_, cmd, provider] = args.as_slice() {
+        if cmd == "hook" {
+            match provider.to_str() {
+                Some("claude") => return hook::run(hook::HookProvider::Claude),
+                Some("cursor") => return hook::run(hook::HookProvider::Cursor),
+                _ => {}
+            }
+        }
+    }
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -68,6 +96,10 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Db(cmd) => db::run(&ctx, cmd),
         Command::Config(cmd) => config_cmd::run(&ctx, cmd),
         Command::Demo(args) => demo::run(&ctx, args),
+        Command::Hook { provider } => hook::run(provider),
+        Command::Install(args) => install::install(args),
+        Command::Uninstall(args) => install::uninstall(args),
+        Command::Obs(cmd) => obs::run(&ctx, cmd),
         Command::Stable(cmd) => stable::run(&ctx, cmd),
         Command::Agent(cmd) => agent::run(&ctx, cmd),
     }

@@ -9,7 +9,7 @@ mod schema;
 pub mod typed_queries;
 
 pub use fsutil::{create_private_dir, create_private_file};
-pub use schema::{applied_migrations, AppliedMigration, MigrationReport};
+pub use schema::{applied_migrations, in_memory, AppliedMigration, MigrationReport};
 
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags};
@@ -127,6 +127,10 @@ fn is_not_a_database(e: &rusqlite::Error) -> bool {
 }
 
 /// The pragmas every read-write connection runs.
+///
+/// Checkpoint-on-close stays on: every hook is its own process, so each is the last connection
+/// to close. Without that checkpoint the next process would find the shared-memory index gone
+/// and rebuild it by reading the whole WAL, which then never restarts and grows without bound.
 fn init_write(conn: &mut Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")

@@ -168,3 +168,12 @@ fn sync_views(kind: DbKind, conn: &mut Connection) -> Result<(), String> {
     }
     tx.commit().map_err(|e| e.to_string())
 }
+
+/// A fresh in-memory database at this binary's schema, views included: for describing views
+/// without touching (or creating) any file.
+pub fn in_memory(kind: DbKind) -> Result<Connection, String> {
+    let mut conn = Connection::open_in_memory().map_err(|e| e.to_string())?;
+    runner(kind).run(&mut conn).map_err(|e| e.to_string())?;
+    sync_views(kind, &mut conn)?;
+    Ok(conn)
+}

@@ -1,0 +1,1 @@
+DELETE FROM spool WHERE ts < ?1

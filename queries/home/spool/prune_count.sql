@@ -1,0 +1,1 @@
+SELECT count(*) FROM spool WHERE ts < ?1

@@ -1,0 +1,1 @@
+DELETE FROM policy_baselines WHERE recorded_at < ?1

@@ -1,0 +1,1 @@
+DELETE FROM decisions WHERE ts < ?1

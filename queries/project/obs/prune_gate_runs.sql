@@ -1,0 +1,1 @@
+DELETE FROM gate_runs WHERE started_at < ?1

@@ -1,0 +1,1 @@
+DELETE FROM open_spans WHERE started_at < ?1

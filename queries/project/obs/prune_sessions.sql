@@ -1,0 +1,1 @@
+DELETE FROM sessions WHERE last_seen < ?1

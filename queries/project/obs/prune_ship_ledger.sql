@@ -1,0 +1,1 @@
+DELETE FROM ship_ledger WHERE ts < ?1

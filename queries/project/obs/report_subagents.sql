@@ -1,0 +1,1 @@
+SELECT subagent_type, started, ended FROM subagent_stats WHERE session_id = ?1 AND provider = ?2 ORDER BY subagent_type

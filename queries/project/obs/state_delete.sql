@@ -1,0 +1,1 @@
+DELETE FROM state WHERE key = ?1

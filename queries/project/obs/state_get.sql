@@ -1,0 +1,1 @@
+SELECT value FROM state WHERE key = ?1

@@ -1,0 +1,429 @@
+//! `tlc obs …`: reading the record back. Every report reads views; nothing here writes except
+//! `prune` and `import`, and a report never creates a database, a folder or a file (`--out`
+//! writes only the file it names).
+
+use super::Ctx;
+use crate::obs::report::{EventLine, Reports, SessionReport};
+use crate::render::{self, Cell, Format, Table};
+use crate::store::{DbKind, Store};
+use clap::Subcommand;
+use std::path::PathBuf;
+
+#[derive(Debug, Subcommand)]
+pub enum ObsCommand {
+    /// One session's rollup (the most recent when none is named); --all-repos reads the spool.
+    Report(ReportArgs),
+    /// The last N events (default 20), filtered by kind, session and plane.
+    Events(EventsArgs),
+    /// The last N decisions the hooks made, each with its rule.
+    Why(WhyArgs),
+    /// Follow new signal events as they are written, until interrupted.
+    Live(LiveArgs),
+    /// Export any view as CSV or JSON, optionally within a time window.
+    Export(ExportArgs),
+    /// List the views and their columns.
+    Views {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Drop records older than obs.retentionDays from the project database and the spool.
+    Prune {
+        /// Report what would be dropped and change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Import records from elsewhere.
+    #[command(subcommand)]
+    Import(ImportCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ImportCommand {
+    /// The TypeScript harness's JSONL state (observability, audit, ship-ledger and spool lines).
+    Jsonl {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// The view to export (see `tlc obs views`).
+    pub view: String,
+    #[arg(long, value_enum, default_value_t = ExportFormatArg::Csv)]
+    pub format: ExportFormatArg,
+    /// Only rows at or after this time (RFC 3339 or YYYY-MM-DD).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only rows at or before this time (a date includes its whole day).
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Write to FILE instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormatArg {
+    Csv,
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// Session id (or a unique prefix); default: the most recent session.
+    pub session: Option<String>,
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Same as --format json.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the report as markdown to FILE.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Report every repository from the home database's spool instead of this project.
+    #[arg(long)]
+    pub all_repos: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct EventsArgs {
+    /// How many events (the most recent).
+    #[arg(default_value_t = 20)]
+    pub n: i64,
+    /// A kind (`shell.start`) or a family (`shell`).
+    #[arg(long)]
+    pub kind: Option<String>,
+    #[arg(long)]
+    pub session: Option<String>,
+    /// signal, debug, audit, or all (default: signal).
+    #[arg(long, default_value = "signal")]
+    pub plane: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct WhyArgs {
+    /// How many decisions (the most recent).
+    #[arg(default_value_t = 10)]
+    pub n: i64,
+    #[arg(long)]
+    pub session: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LiveArgs {
+    /// Poll interval in milliseconds.
+    #[arg(long, default_value_t = 250)]
+    pub interval_ms: u64,
+    /// Print one JSON object per line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
+    match cmd {
+        ObsCommand::Report(a) => report(ctx, a),
+        ObsCommand::Events(a) => events(ctx, a),
+        ObsCommand::Why(a) => why(ctx, a),
+        ObsCommand::Live(a) => live(ctx, a),
+        ObsCommand::Export(a) => super::obs_data::export(ctx, a),
+        ObsCommand::Views { json } => super::obs_data::views(json),
+        ObsCommand::Prune { dry_run, json } => super::obs_data::prune(ctx, dry_run, json),
+        ObsCommand::Import(ImportCommand::Jsonl { files, json }) => super::obs_data::import_jsonl(ctx, &files, json),
+    }
+}
+
+/// The project database for reading, or a plain sentence when nothing was recorded yet.
+pub(crate) fn project_store(ctx: &Ctx) -> anyhow::Result<Option<Store>> {
+    let project = ctx.project()?;
+    Ok(Store::open_existing(DbKind::Project, &project.db_path())?)
+}
+
+pub(crate) fn nothing_recorded(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
+    let project = ctx.project()?;
+    if json {
+        return render::json(&serde_json::json!({"recorded": false, "database": project.db_path().display().to_string()}));
+    }
+    render::out(&format!("nothing recorded yet for {} (no database at {})\n", project.root().display(), project.db_path().display()))
+}
+
+fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
+    let format = if a.json { Format::Json } else { a.format.unwrap_or(Format::Table) };
+    if a.all_repos {
+        return super::obs_spool::report_all_repos(ctx, format);
+    }
+    let Some(store) = project_store(ctx)? else { return nothing_recorded(ctx, format == Format::Json) };
+    let conn = store.conn()?;
+    let reports = Reports::new(&conn);
+    let (provider, session) = match &a.session {
+        Some(id) => {
+            let found = reports.find_session(id)?;
+            match found.as_slice() {
+                [one] => one.clone(),
+                [] => return Err(crate::error::unusable(format!("no session {id:?} in {}", store.path().display()))),
+                _ => return Err(crate::error::unusable(format!("session prefix {id:?} matches more than one session; give more of it"))),
+            }
+        }
+        None => match reports.latest_session()? {
+            Some(s) => s,
+            None => return nothing_recorded(ctx, format == Format::Json),
+        },
+    };
+    let Some(rep) = reports.session(&provider, &session)? else {
+        return Err(crate::error::unusable(format!("no session {session:?} in {}", store.path().display())));
+    };
+    if let Some(path) = &a.out {
+        crate::config::edit::write_atomic(path, markdown(&rep).as_bytes()).map_err(crate::error::refused)?;
+    }
+    match format {
+        Format::Json => render::json(&rep),
+        Format::Markdown => render::out(&markdown(&rep)),
+        Format::Csv => rollup_table(&rep).print(Format::Csv),
+        Format::Table => render::out(&terminal(&rep)),
+    }
+}
+
+fn cost_text(rep: &SessionReport) -> String {
+    match (rep.estimated_cost_usd, rep.cost_incomplete) {
+        (Some(c), false) => render::usd(c),
+        (Some(c), true) => format!("{} (incomplete: a model had no price)", render::usd(c)),
+        (None, true) => "unknown (no model had a price)".into(),
+        (None, false) => "no usage recorded".into(),
+    }
+}
+
+fn rollup_table(rep: &SessionReport) -> Table {
+    let mut t = Table::new(["field", "value"]);
+    let rows: Vec<(&str, Cell)> = vec![
+        ("session_id", rep.session_id.clone().into()),
+        ("provider", rep.provider.clone().into()),
+        ("started_at", rep.started_at.clone().into()),
+        ("updated_at", rep.updated_at.clone().into()),
+        ("models", rep.models.join(", ").into()),
+        ("estimated_cost_usd", rep.estimated_cost_usd.into()),
+        ("cost_incomplete", rep.cost_incomplete.into()),
+        ("cost_alert_sent", rep.cost_alert_sent.into()),
+        ("input_tokens", rep.input_tokens.into()),
+        ("output_tokens", rep.output_tokens.into()),
+        ("cache_read_tokens", rep.cache_read_tokens.into()),
+        ("cache_write_tokens", rep.cache_write_tokens.into()),
+        ("prompts", rep.prompts.into()),
+        ("responses", rep.responses.into()),
+        ("thoughts", rep.thoughts.into()),
+        ("compactions", rep.compactions.into()),
+        ("denials", rep.denials.into()),
+        ("gates_pass", rep.gates.pass.into()),
+        ("gates_fail", rep.gates.fail.into()),
+        ("shell_allow", rep.shell.allow.into()),
+        ("shell_ask", rep.shell.ask.into()),
+        ("shell_deny", rep.shell.deny.into()),
+        ("gate_runs", rep.gate_time.runs.into()),
+        ("gate_reused", rep.gate_time.reused.into()),
+        ("gate_total_ms", rep.gate_time.total_ms.into()),
+        ("gate_worst_ms", rep.gate_time.worst_ms.into()),
+    ];
+    for (k, v) in rows {
+        t.push(vec![k.into(), v]);
+    }
+    t
+}
+
+/// The report's sections as (title, table) pairs.
+fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
+    let mut out = Vec::new();
+    let mut cost = Table::new(["estimated cost", "input", "output", "cache write", "cache read", "cost alert"]);
+    cost.push(vec![
+        cost_text(rep).into(),
+        render::thousands(rep.input_tokens).into(),
+        render::thousands(rep.output_tokens).into(),
+        render::thousands(rep.cache_write_tokens).into(),
+        render::thousands(rep.cache_read_tokens).into(),
+        (if rep.cost_alert_sent { "fired" } else { "not fired" }).into(),
+    ]);
+    out.push(("Cost and tokens", cost));
+    let mut act = Table::new(["prompts", "responses", "thoughts", "compactions", "policy denials", "gates pass/fail", "shell allow/ask/deny"]);
+    act.push(vec![
+        rep.prompts.into(),
+        rep.responses.into(),
+        rep.thoughts.into(),
+        rep.compactions.into(),
+        rep.denials.into(),
+        format!("{}/{}", rep.gates.pass, rep.gates.fail).into(),
+        format!("{}/{}/{}", rep.shell.allow, rep.shell.ask, rep.shell.deny).into(),
+    ]);
+    out.push(("Activity", act));
+    let mut models = Table::new(["model"]);
+    for m in &rep.models {
+        models.push(vec![m.clone().into()]);
+    }
+    out.push(("Models", models));
+    let mut tools = Table::new(["tool", "calls", "ok", "fail", "total ms"]);
+    for t in &rep.tools {
+        tools.push(vec![t.tool.clone().into(), t.calls.into(), t.ok.into(), t.fail.into(), t.total_ms.into()]);
+    }
+    out.push(("Tools", tools));
+    let mut subs = Table::new(["subagent", "started", "ended"]);
+    for s in &rep.subagents {
+        subs.push(vec![s.subagent_type.clone().into(), s.started.into(), s.ended.into()]);
+    }
+    out.push(("Subagents", subs));
+    let mut gt = Table::new(["runs", "reused", "total ms", "worst ms"]);
+    gt.push(vec![rep.gate_time.runs.into(), rep.gate_time.reused.into(), rep.gate_time.total_ms.into(), rep.gate_time.worst_ms.into()]);
+    out.push(("Gate time", gt));
+    let mut ints = Table::new(["rule", "subject", "asks", "denials", "total"]);
+    for i in &rep.interruptions {
+        ints.push(vec![i.rule.clone().into(), i.subject.clone().into(), i.asks.into(), i.denials.into(), i.total.into()]);
+    }
+    out.push(("Interruptions by rule", ints));
+    let mut rails = Table::new(["rail", "decision", "times"]);
+    for r in &rep.rails {
+        rails.push(vec![r.rule.clone().into(), r.permission.clone().into(), r.count.into()]);
+    }
+    out.push(("Rails that fired", rails));
+    out
+}
+
+fn header(rep: &SessionReport) -> String {
+    format!("session {} ({}), {} → {}", rep.session_id, rep.provider, rep.started_at, rep.updated_at)
+}
+
+fn terminal(rep: &SessionReport) -> String {
+    let mut s = format!("{}\n", header(rep));
+    for (title, table) in sections(rep) {
+        s.push_str(&format!("\n{title}\n"));
+        if table.rows.is_empty() {
+            s.push_str("  none\n");
+        } else {
+            s.push_str(&table.to_terminal(&|_, c| c.plain()));
+            s.push('\n');
+        }
+    }
+    s
+}
+
+fn markdown(rep: &SessionReport) -> String {
+    let mut s = format!("# tlc session report\n\n{}\n", header(rep));
+    for (title, table) in sections(rep) {
+        s.push_str(&format!("\n## {title}\n\n"));
+        if table.rows.is_empty() {
+            s.push_str("None.\n");
+        } else {
+            s.push_str(&table.to_markdown(&|_, c| c.plain()));
+        }
+    }
+    s
+}
+
+fn events_table(lines: &[EventLine]) -> Table {
+    let mut t = Table::new(["id", "ts", "provider", "kind", "plane", "session", "tool", "ms", "detail"]);
+    for e in lines {
+        let detail = e
+            .attrs
+            .as_object()
+            .map(|o| o.iter().filter(|(k, _)| *k != "event").map(|(k, v)| format!("{k}={}", v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))).collect::<Vec<_>>().join(" "))
+            .unwrap_or_default();
+        let detail: String = detail.chars().take(120).collect();
+        t.push(vec![
+            e.id.into(),
+            e.ts.clone().into(),
+            e.provider.clone().into(),
+            e.kind.clone().into(),
+            e.plane.clone().into(),
+            e.session_id.clone().into(),
+            e.tool.clone().into(),
+            e.duration_ms.into(),
+            detail.into(),
+        ]);
+    }
+    t
+}
+
+fn events(ctx: &Ctx, a: EventsArgs) -> anyhow::Result<()> {
+    let plane = match a.plane.as_str() {
+        "all" => None,
+        p @ ("signal" | "debug" | "audit") => Some(p.to_string()),
+        other => return Err(crate::error::unusable(format!("--plane {other:?}: expected signal, debug, audit or all"))),
+    };
+    let Some(store) = project_store(ctx)? else { return nothing_recorded(ctx, a.json) };
+    let conn = store.conn()?;
+    let lines = Reports::new(&conn).events(a.n.max(0), a.kind.as_deref(), a.session.as_deref(), plane.as_deref())?;
+    if a.json {
+        return render::json(&lines);
+    }
+    if lines.is_empty() {
+        return render::out("no events match\n");
+    }
+    events_table(&lines).print(Format::Table)
+}
+
+fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
+    let Some(store) = project_store(ctx)? else { return nothing_recorded(ctx, a.json) };
+    let conn = store.conn()?;
+    let lines = Reports::new(&conn).decisions(a.n.max(0), a.session.as_deref())?;
+    if a.json {
+        return render::json(&lines);
+    }
+    if lines.is_empty() {
+        return render::out("The hooks have made no decisions here yet: no shell command, tool call or MCP call has been asked about.\n");
+    }
+    let mut t = Table::new(["ts", "session", "subject", "decision", "rule", "posture", "what", "reason"]);
+    for d in &lines {
+        t.push(vec![
+            d.ts.clone().into(),
+            d.session_id.clone().into(),
+            d.subject.clone().into(),
+            d.permission.clone().into(),
+            d.rule.clone().into(),
+            d.posture.clone().into(),
+            d.detail.clone().into(),
+            d.reason.clone().into(),
+        ]);
+    }
+    t.print(Format::Table)
+}
+
+fn live(ctx: &Ctx, a: LiveArgs) -> anyhow::Result<()> {
+    let project = ctx.project()?;
+    let db = project.db_path();
+    let interval = std::time::Duration::from_millis(a.interval_ms.max(20));
+    if !a.json {
+        render::out(&format!("following signal events in {} (Ctrl-C to stop)\n", db.display()))?;
+    }
+    // Wait for the database to appear rather than creating it.
+    let store = loop {
+        if let Some(s) = Store::open_existing(DbKind::Project, &db)? {
+            break s;
+        }
+        std::thread::sleep(interval);
+    };
+    let mut last = {
+        let conn = store.conn()?;
+        Reports::new(&conn).max_event_id()?
+    };
+    loop {
+        let lines = {
+            let conn = store.conn()?;
+            Reports::new(&conn).signal_after(last)?
+        };
+        for e in &lines {
+            last = last.max(e.id);
+            if a.json {
+                render::out(&(serde_json::to_string(e)? + "\n"))?;
+            } else {
+                let detail = e.attrs.as_object().map(|o| o.iter().filter(|(k, _)| *k != "event").map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")).unwrap_or_default();
+                render::out(&format!("{} {} {} {}{}\n", e.ts, e.provider, e.kind, e.session_id.as_deref().unwrap_or("-"), if detail.is_empty() { String::new() } else { format!(" {detail}") }))?;
+            }
+        }
+        if lines.is_empty() {
+            std::thread::sleep(interval);
+        }
+    }
+}

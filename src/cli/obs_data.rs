@@ -1,0 +1,168 @@
+//! `tlc obs export`, `views`, `prune` and `import jsonl`.
+
+use super::obs::{ExportArgs, ExportFormatArg};
+use super::Ctx;
+use crate::obs::export::{self, ExportFormat, Window};
+use crate::obs::{import::Importer, prune};
+use crate::render::{self, Format, Table};
+use crate::store::{self, DbKind, Store};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+/// Which database holds `view`.
+fn view_db(view: &str) -> Option<DbKind> {
+    [DbKind::Project, DbKind::Home].into_iter().find(|k| k.views().iter().any(|(name, _)| *name == view))
+}
+
+pub fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
+    let Some(kind) = view_db(&a.view) else {
+        let names: Vec<&str> = DbKind::Project.views().iter().chain(DbKind::Home.views()).map(|(n, _)| *n).collect();
+        return Err(crate::error::unusable(format!("no view named {:?}; views: {}", a.view, names.join(", "))));
+    };
+    let window = Window::parse(a.since.as_deref(), a.until.as_deref()).map_err(crate::error::unusable)?;
+    let path = match kind {
+        DbKind::Project => ctx.project()?.db_path(),
+        DbKind::Home => ctx.paths()?.home_db(),
+    };
+    let format = match a.format {
+        ExportFormatArg::Csv => ExportFormat::Csv,
+        ExportFormatArg::Json => ExportFormat::Json,
+    };
+    let store = Store::open_existing(kind, &path)?;
+    // With nothing recorded the export is still well-formed: the header (or []) from an in-memory schema.
+    let memory;
+    let pooled;
+    let conn: &rusqlite::Connection = match &store {
+        Some(s) => {
+            pooled = s.conn()?;
+            &pooled
+        }
+        None => {
+            memory = store::in_memory(kind).map_err(anyhow::Error::msg)?;
+            &memory
+        }
+    };
+    let run = |out: &mut dyn Write| export::export(conn, &a.view, &window, format, out).map_err(|e| crate::error::unusable(format!("view {}: {e}", a.view)));
+    match &a.out {
+        Some(file) => {
+            let mut f = std::io::BufWriter::new(std::fs::File::create(file).map_err(|e| crate::error::refused(format!("{}: cannot write: {e}", file.display())))?);
+            let n = run(&mut f)?;
+            f.flush()?;
+            eprintln!("exported {n} rows of {} to {}", a.view, file.display());
+            Ok(())
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = std::io::BufWriter::new(stdout.lock());
+            run(&mut lock)?;
+            match lock.flush() {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                other => Ok(other?),
+            }
+        }
+    }
+}
+
+pub fn views(json: bool) -> anyhow::Result<()> {
+    let mut t = Table::new(["view", "database", "columns"]);
+    let mut all = Vec::new();
+    for kind in [DbKind::Project, DbKind::Home] {
+        let conn = store::in_memory(kind).map_err(anyhow::Error::msg)?;
+        for (name, _) in kind.views() {
+            let cols = export::columns(&conn, name)?;
+            t.push(vec![(*name).into(), kind.name().into(), cols.join(", ").into()]);
+            all.push(serde_json::json!({"view": name, "database": kind.name(), "columns": cols}));
+        }
+    }
+    if json {
+        return render::json(&all);
+    }
+    t.print(Format::Table)
+}
+
+pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
+    let cfg = ctx.config()?;
+    let days = cfg.settings.obs.retention_days;
+    let cutoff = crate::clock::stamp(crate::clock::now() - chrono::Duration::days(days));
+    let project_db = ctx.project()?.db_path();
+    let home_db = ctx.paths()?.home_db();
+    let mut rows: Vec<(String, &'static str, i64)> = Vec::new();
+    if project_db.is_file() {
+        let counts = if dry_run {
+            let store = Store::open_existing(DbKind::Project, &project_db)?.ok_or_else(|| crate::error::unusable("project database vanished"))?;
+            let conn = store.conn()?;
+            prune::count_project(&conn, &cutoff)?
+        } else {
+            let (mut conn, _) = store::open_and_migrate(DbKind::Project, &project_db)?;
+            prune::prune_project(&mut conn, &cutoff)?
+        };
+        rows.extend(counts.into_iter().map(|c| ("project".to_string(), c.table, c.rows)));
+    }
+    if home_db.is_file() {
+        let n = if dry_run {
+            let store = Store::open_existing(DbKind::Home, &home_db)?.ok_or_else(|| crate::error::unusable("home database vanished"))?;
+            let conn = store.conn()?;
+            prune::count_spool(&conn, &cutoff)?
+        } else {
+            let (mut conn, _) = store::open_and_migrate(DbKind::Home, &home_db)?;
+            prune::prune_spool(&mut conn, &cutoff)?
+        };
+        rows.push(("home".to_string(), "spool", n));
+    }
+    if json {
+        return render::json(&serde_json::json!({
+            "dry_run": dry_run,
+            "retention_days": days,
+            "cutoff": cutoff,
+            "dropped": rows.iter().map(|(db, t, n)| serde_json::json!({"database": db, "table": t, "rows": n})).collect::<Vec<_>>(),
+        }));
+    }
+    let verb = if dry_run { "would drop" } else { "dropped" };
+    render::out(&format!("retention {days} days: records before {cutoff}\n"))?;
+    if rows.is_empty() {
+        return render::out("nothing recorded: no database to prune\n");
+    }
+    let mut t = Table::new(["database", "table", verb]);
+    for (db, table, n) in rows {
+        t.push(vec![db.into(), table.into(), n.into()]);
+    }
+    t.print(Format::Table)
+}
+
+pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], json: bool) -> anyhow::Result<()> {
+    for f in files {
+        if !f.is_file() {
+            return Err(crate::error::unusable(format!("{}: no such file", f.display())));
+        }
+    }
+    let project = ctx.project()?;
+    let (mut pconn, _) = store::open_and_migrate(DbKind::Project, &project.db_path())?;
+    let (mut hconn, _) = store::open_and_migrate(DbKind::Home, &ctx.paths()?.home_db())?;
+    let ptx = pconn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let htx = hconn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let total: u64 = files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
+    let mut progress = render::Progress::new("importing", total);
+    let counts = {
+        let mut importer = Importer::new(&ptx, Some(&htx));
+        for f in files {
+            let file = std::fs::File::open(f).map_err(|e| crate::error::unusable(format!("{}: {e}", f.display())))?;
+            let reader = std::io::BufReader::with_capacity(1 << 20, file);
+            for line in reader.split(b'\n') {
+                let line = line.map_err(|e| crate::error::unusable(format!("{}: {e}", f.display())))?;
+                progress.inc(line.len() as u64 + 1);
+                importer.line(&String::from_utf8_lossy(&line))?;
+            }
+        }
+        importer.counts
+    };
+    progress.finish();
+    ptx.commit()?;
+    htx.commit()?;
+    if json {
+        return render::json(&counts);
+    }
+    render::out(&format!(
+        "imported {} lines: {} observability, {} audit, {} ship-ledger, {} spool; {} already imported, {} malformed, {} unrecognised\n",
+        counts.lines, counts.observability, counts.audit, counts.ship_ledger, counts.spool, counts.duplicates, counts.malformed, counts.unrecognised
+    ))
+}

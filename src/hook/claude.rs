@@ -1,0 +1,168 @@
+//! Claude Code: hook payloads to neutral events, decisions to responses.
+//!
+//! Claude Code accepts an empty stdout with exit 0 as "no opinion" for every event, and that is
+//! what tlc prints when no rail objected: it never grants a permission Claude Code would
+//! otherwise ask the operator for.
+
+use super::{str_field, Action, Mapped, Subject};
+use crate::obs::{Event, Kind, Phase};
+use crate::policy::{Decision, Permission};
+use serde_json::{json, Map, Value};
+
+pub const PROVIDER: &str = "claude";
+
+/// Tools that only read: an integrity divergence never blocks them.
+const READ_TOOLS: &[&str] = &["Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoRead"];
+const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+
+pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
+    let name = str_field(v, "hook_event_name").unwrap_or_default();
+    let tool = str_field(v, "tool_name");
+    let kind = match name.as_str() {
+        "SessionStart" => Kind::SessionStart,
+        "SessionEnd" => Kind::SessionEnd,
+        "UserPromptSubmit" => Kind::PromptSubmit,
+        "PreToolUse" => match tool.as_deref() {
+            Some("Bash") => Kind::ShellStart,
+            Some(t) if t.starts_with("mcp__") => Kind::McpStart,
+            Some("Read") => Kind::FileRead,
+            _ => Kind::ToolStart,
+        },
+        "PostToolUse" => match tool.as_deref() {
+            Some("Bash") => Kind::ShellEnd,
+            Some(t) if t.starts_with("mcp__") => Kind::McpEnd,
+            Some(t) if EDIT_TOOLS.contains(&t) => Kind::FileEdit,
+            _ => Kind::ToolEnd,
+        },
+        "PostToolUseFailure" => Kind::ToolFail,
+        "Stop" => Kind::Stop,
+        "SubagentStart" => Kind::SubagentStart,
+        "SubagentStop" => Kind::SubagentEnd,
+        "PreCompact" => Kind::Compact,
+        "Notification" => Kind::Notification,
+        "MessageDisplay" => Kind::AgentResponse,
+        _ => Kind::Unknown,
+    };
+    let mut ev = Event::new(PROVIDER, kind, now);
+    ev.session_id = str_field(v, "session_id");
+    ev.trace_id = str_field(v, "prompt_id").or_else(|| ev.session_id.clone());
+    ev.cwd = str_field(v, "cwd");
+    ev.transcript_path = str_field(v, "transcript_path");
+    ev.model = str_field(v, "model").or_else(|| v.get("tool_input").and_then(|t| str_field(t, "model")));
+    ev.tool = tool.clone();
+    if kind == Kind::SessionStart {
+        ev.session_model = ev.model.clone();
+    }
+    let tool_use_id = str_field(v, "tool_use_id");
+    match name.as_str() {
+        "PreToolUse" => ev.phase = Some(Phase::Start),
+        "PostToolUse" => ev.phase = Some(Phase::End),
+        "PostToolUseFailure" => ev.phase = Some(Phase::Fail),
+        _ => {}
+    }
+    if ev.phase.is_some() {
+        ev.span_id = tool_use_id.clone();
+        ev.pair_key = Some(tool_use_id.unwrap_or_else(|| format!("tool:{}", tool.as_deref().unwrap_or("?"))));
+        ev.parent_span_id = str_field(v, "agent_id");
+    }
+    if matches!(kind, Kind::SubagentStart | Kind::SubagentEnd) {
+        ev.span_id = str_field(v, "agent_id");
+    }
+    let mut attrs = Map::new();
+    attrs.insert("event".into(), name.clone().into());
+    for key in [
+        "source",
+        "reason",
+        "prompt",
+        "message",
+        "notification_type",
+        "trigger",
+        "status",
+        "error",
+        "agent_type",
+        "subagent_type",
+        "text",
+        "permission_mode",
+    ] {
+        if let Some(val) = v.get(key).filter(|x| !x.is_null()) {
+            attrs.insert(key.into(), val.clone());
+        }
+    }
+    if let Some(pct) = v.get("context_usage_percent") {
+        attrs.insert("context_usage_percent".into(), pct.clone());
+    }
+    let input = v.get("tool_input");
+    if let Some(cmd) = input.and_then(|i| str_field(i, "command")) {
+        attrs.insert("command".into(), cmd.into());
+    }
+    if let Some(path) = input.and_then(|i| str_field(i, "file_path")) {
+        attrs.insert("file_path".into(), path.into());
+    }
+    ev.attrs = attrs;
+
+    let action = (name == "PreToolUse").then(|| {
+        let t = tool.clone().unwrap_or_default();
+        let (subject, detail) = match kind {
+            Kind::ShellStart => (Subject::Shell, input.and_then(|i| str_field(i, "command")).unwrap_or_default()),
+            Kind::McpStart => (Subject::Mcp, t.clone()),
+            Kind::FileRead => (Subject::FileRead, input.and_then(|i| str_field(i, "file_path")).unwrap_or_default()),
+            _ => (Subject::Tool, t.clone()),
+        };
+        Action {
+            subject,
+            detail,
+            reads_only: READ_TOOLS.contains(&t.as_str()),
+        }
+    });
+    Mapped {
+        event: ev,
+        hook_event: name,
+        action,
+        tool_payload: tool_payload(v),
+    }
+}
+
+fn tool_payload(v: &Value) -> Map<String, Value> {
+    let mut m = Map::new();
+    for key in ["tool_input", "tool_response"] {
+        if let Some(x) = v.get(key) {
+            m.insert(key.into(), x.clone());
+        }
+    }
+    m
+}
+
+/// The response Claude Code expects for `hook_event` under `decision`.
+pub fn render(hook_event: &str, decision: &Decision) -> String {
+    let reason = decision.reason.clone().unwrap_or_default();
+    match hook_event {
+        "PreToolUse" => match decision.permission {
+            Permission::Allow => context_or_nothing(hook_event, decision),
+            p => json!({"hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": p.as_str(),
+                "permissionDecisionReason": reason,
+            }})
+            .to_string(),
+        },
+        "UserPromptSubmit" | "PostToolUse" | "PostToolUseFailure" => match decision.permission {
+            Permission::Allow => context_or_nothing(hook_event, decision),
+            // Claude Code cannot ask here: an ask is a block.
+            _ => json!({"decision": "block", "reason": reason}).to_string(),
+        },
+        "Stop" | "SubagentStop" => match (&decision.follow_up, decision.permission) {
+            (Some(f), _) => json!({"decision": "block", "reason": f}).to_string(),
+            (None, Permission::Allow) => String::new(),
+            (None, _) => json!({"decision": "block", "reason": reason}).to_string(),
+        },
+        "SessionStart" => context_or_nothing(hook_event, decision),
+        _ => String::new(),
+    }
+}
+
+fn context_or_nothing(hook_event: &str, decision: &Decision) -> String {
+    match &decision.context {
+        Some(c) => json!({"hookSpecificOutput": {"hookEventName": hook_event, "additionalContext": c}}).to_string(),
+        None => String::new(),
+    }
+}

@@ -1,0 +1,179 @@
+//! Cursor: hook payloads to neutral events, decisions to responses.
+//!
+//! Cursor reads a JSON object on stdout; `{}` abstains. With no rail objecting tlc abstains, so
+//! Cursor's own approval flow stays in charge. Where Cursor cannot ask, an ask becomes a deny.
+
+use super::{str_field, Action, Mapped, Subject};
+use crate::obs::{Event, Kind, Phase};
+use crate::policy::{Decision, Permission};
+use serde_json::{json, Map, Value};
+
+pub const PROVIDER: &str = "cursor";
+
+const READ_TOOLS: &[&str] = &[
+    "Read",
+    "read_file",
+    "Grep",
+    "grep",
+    "Glob",
+    "list_dir",
+    "codebase_search",
+    "web_search",
+];
+
+pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
+    let name = str_field(v, "hook_event_name").unwrap_or_default();
+    let tool = str_field(v, "tool_name");
+    let kind = match name.as_str() {
+        "sessionStart" => Kind::SessionStart,
+        "sessionEnd" => Kind::SessionEnd,
+        "beforeSubmitPrompt" => Kind::PromptSubmit,
+        "beforeShellExecution" => Kind::ShellStart,
+        "afterShellExecution" => Kind::ShellEnd,
+        "beforeMCPExecution" => Kind::McpStart,
+        "afterMCPExecution" => Kind::McpEnd,
+        "beforeReadFile" => Kind::FileRead,
+        "afterFileEdit" => Kind::FileEdit,
+        "preToolUse" => Kind::ToolStart,
+        "postToolUse" => Kind::ToolEnd,
+        "postToolUseFailure" => Kind::ToolFail,
+        "afterAgentResponse" => Kind::AgentResponse,
+        "afterAgentThought" => Kind::AgentThought,
+        "preCompact" => Kind::Compact,
+        "subagentStart" => Kind::SubagentStart,
+        "subagentStop" => Kind::SubagentEnd,
+        "stop" => Kind::Stop,
+        _ => Kind::Unknown,
+    };
+    let mut ev = Event::new(PROVIDER, kind, now);
+    ev.session_id = str_field(v, "session_id").or_else(|| str_field(v, "conversation_id"));
+    ev.trace_id = str_field(v, "generation_id").or_else(|| str_field(v, "conversation_id"));
+    ev.cwd = v
+        .get("workspace_roots")
+        .and_then(|r| r.get(0))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| str_field(v, "cwd"));
+    ev.transcript_path = str_field(v, "transcript_path");
+    ev.model = str_field(v, "model").or_else(|| str_field(v, "subagent_model"));
+    if kind == Kind::SessionStart {
+        ev.session_model = ev.model.clone();
+    }
+    let command = str_field(v, "command");
+    ev.tool = match kind {
+        Kind::ShellStart | Kind::ShellEnd => Some("shell".into()),
+        _ => tool.clone(),
+    };
+    let (phase, pair) = match kind {
+        Kind::ShellStart => (Some(Phase::Start), Some(format!("shell:{}", command.as_deref().unwrap_or("")))),
+        Kind::ShellEnd => (Some(Phase::End), Some(format!("shell:{}", command.as_deref().unwrap_or("")))),
+        Kind::McpStart => (Some(Phase::Start), Some(format!("mcp:{}", tool.as_deref().unwrap_or("")))),
+        Kind::McpEnd => (Some(Phase::End), Some(format!("mcp:{}", tool.as_deref().unwrap_or("")))),
+        Kind::ToolStart => (Some(Phase::Start), Some(format!("tool:{}", tool.as_deref().unwrap_or("")))),
+        Kind::ToolEnd => (Some(Phase::End), Some(format!("tool:{}", tool.as_deref().unwrap_or("")))),
+        Kind::ToolFail => (Some(Phase::Fail), Some(format!("tool:{}", tool.as_deref().unwrap_or("")))),
+        _ => (None, None),
+    };
+    ev.phase = phase;
+    ev.pair_key = pair.map(|p| str_field(v, "tool_use_id").unwrap_or(p));
+    if kind == Kind::SessionEnd {
+        ev.duration_ms = v.get("duration_ms").and_then(Value::as_i64);
+    }
+    let mut attrs = Map::new();
+    attrs.insert("event".into(), name.clone().into());
+    for key in [
+        "conversation_id",
+        "prompt",
+        "text",
+        "thought",
+        "reason",
+        "status",
+        "loop_count",
+        "subagent_type",
+        "failure_type",
+        "url",
+        "file_path",
+        "is_background_agent",
+        "is_parallel_worker",
+        "context_usage_percent",
+        "sandbox",
+    ] {
+        if let Some(val) = v.get(key).filter(|x| !x.is_null()) {
+            attrs.insert(key.into(), val.clone());
+        }
+    }
+    if let Some(c) = &command {
+        attrs.insert("command".into(), c.clone().into());
+    }
+    ev.attrs = attrs;
+
+    let action = match kind {
+        Kind::ShellStart => Some(Action {
+            subject: Subject::Shell,
+            detail: command.unwrap_or_default(),
+            reads_only: false,
+        }),
+        Kind::McpStart => Some(Action {
+            subject: Subject::Mcp,
+            detail: tool.unwrap_or_default(),
+            reads_only: false,
+        }),
+        Kind::FileRead => Some(Action {
+            subject: Subject::FileRead,
+            detail: str_field(v, "file_path").unwrap_or_default(),
+            reads_only: true,
+        }),
+        Kind::ToolStart => {
+            let t = tool.unwrap_or_default();
+            Some(Action {
+                subject: Subject::Tool,
+                reads_only: READ_TOOLS.contains(&t.as_str()),
+                detail: t,
+            })
+        }
+        _ => None,
+    };
+    let mut tool_payload = Map::new();
+    for key in ["tool_input", "tool_output", "output", "content"] {
+        if let Some(x) = v.get(key) {
+            tool_payload.insert(key.into(), x.clone());
+        }
+    }
+    Mapped {
+        event: ev,
+        hook_event: name,
+        action,
+        tool_payload,
+    }
+}
+
+/// The response Cursor expects for `hook_event` under `decision`.
+pub fn render(hook_event: &str, decision: &Decision) -> String {
+    let reason = decision.reason.clone().unwrap_or_default();
+    let can_ask = matches!(hook_event, "beforeShellExecution" | "beforeMCPExecution");
+    let acting = matches!(
+        hook_event,
+        "beforeShellExecution" | "beforeMCPExecution" | "beforeReadFile" | "preToolUse"
+    );
+    let permission = match decision.permission {
+        Permission::Ask if !can_ask => Permission::Deny,
+        p => p,
+    };
+    if acting && permission != Permission::Allow {
+        return json!({"permission": permission.as_str(), "user_message": reason, "agent_message": reason}).to_string();
+    }
+    if hook_event == "beforeSubmitPrompt" && permission != Permission::Allow {
+        return json!({"continue": false, "user_message": reason}).to_string();
+    }
+    if matches!(hook_event, "stop" | "subagentStop") {
+        if let Some(f) = &decision.follow_up {
+            return json!({"followup_message": f}).to_string();
+        }
+    }
+    if let Some(c) = &decision.context {
+        if hook_event == "sessionStart" {
+            return json!({"additional_context": c}).to_string();
+        }
+    }
+    "{}".to_string()
+}

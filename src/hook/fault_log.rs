@@ -1,0 +1,56 @@
+//! The last resort for a fault nothing else can hold: a size-capped log under the home.
+
+use std::io::Write;
+use std::path::Path;
+
+pub const FAULT_LOG_NAME: &str = "hook-faults.log";
+const MAX_BYTES: u64 = 256 * 1024;
+
+/// Appends one line to `$TLC_HOME/state/hook-faults.log`, keeping the file under 256 KiB by
+/// dropping its older half. Fails silently: this is the path of last resort.
+pub fn append_best_effort(provider: &str, message: &str) {
+    let Ok(home) = crate::paths::home_dir() else { return };
+    let dir = home.join("state");
+    if crate::store::create_private_dir(&dir).is_err() {
+        return;
+    }
+    let path = dir.join(FAULT_LOG_NAME);
+    let _ = trim(&path);
+    let line = format!(
+        "{}\t{provider}\t{}\n",
+        crate::clock::now_stamp(),
+        message.replace(['\n', '\t'], " ")
+    );
+    let file = std::fs::OpenOptions::new().create(true).append(true).mode_private().open(&path);
+    if let Ok(mut f) = file {
+        let _ = f.write_all(line.as_bytes());
+    }
+}
+
+trait PrivateMode {
+    fn mode_private(&mut self) -> &mut Self;
+}
+
+impl PrivateMode for std::fs::OpenOptions {
+    fn mode_private(&mut self) -> &mut Self {
+        std::os::unix::fs::OpenOptionsExt::mode(self, 0o600)
+    }
+}
+
+fn trim(path: &Path) -> std::io::Result<()> {
+    let len = std::fs::metadata(path)?.len();
+    if len <= MAX_BYTES {
+        return Ok(());
+    }
+    let data = std::fs::read(path)?;
+    let half = data.len() / 2;
+    let cut = data[half..].iter().position(|b| *b == b'\n').map_or(half, |p| half + p + 1);
+    std::fs::write(path, &data[cut..])
+}
+
+/// The fault log's lines (newest last), if there is one.
+pub fn read_fault_log(home: &Path) -> Vec<String> {
+    std::fs::read_to_string(home.join("state").join(FAULT_LOG_NAME))
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}

@@ -1,0 +1,162 @@
+//! The hot path: one provider payload in, one neutral event recorded, one valid response out.
+//!
+//! Whatever arrives — nothing, garbage, 20 MB, an unknown event — and whatever fails — a locked
+//! or unwritable database, a broken config — [`handle`] returns a valid response for the
+//! provider and the process exits 0. Faults are recorded where anything is writable: a
+//! `hook.fault` event, else a size-capped log under the home.
+
+pub mod claude;
+pub mod cursor;
+mod fault_log;
+mod record;
+pub mod wiring;
+
+pub use fault_log::{read_fault_log, FAULT_LOG_NAME};
+
+use crate::obs::Event;
+use crate::policy::Decision;
+use serde_json::{Map, Value};
+use std::io::Read;
+
+/// Payloads larger than this are not parsed: the hook answers and records the fault.
+pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    Claude,
+    Cursor,
+}
+
+impl Provider {
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Claude => claude::PROVIDER,
+            Provider::Cursor => cursor::PROVIDER,
+        }
+    }
+
+    fn map(self, v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
+        match self {
+            Provider::Claude => claude::map(v, now),
+            Provider::Cursor => cursor::map(v, now),
+        }
+    }
+
+    /// Renders a decision for this provider's `hook_event`.
+    pub fn render(self, hook_event: &str, decision: &Decision) -> String {
+        match self {
+            Provider::Claude => claude::render(hook_event, decision),
+            Provider::Cursor => cursor::render(hook_event, decision),
+        }
+    }
+
+    /// The response that says nothing: the provider's neutral answer.
+    pub fn neutral(self) -> &'static str {
+        match self {
+            Provider::Claude => "",
+            Provider::Cursor => "{}",
+        }
+    }
+}
+
+/// What an acting event asks permission for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    Shell,
+    Mcp,
+    Tool,
+    FileRead,
+}
+
+impl Subject {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Subject::Shell => "shell",
+            Subject::Mcp => "mcp",
+            Subject::Tool => "tool",
+            Subject::FileRead => "file",
+        }
+    }
+}
+
+/// An action about to happen that a rail may decide on.
+#[derive(Debug, Clone)]
+pub struct Action {
+    pub subject: Subject,
+    /// The command, tool or path (redacted).
+    pub detail: String,
+    /// The action only reads: a policy divergence never blocks it.
+    pub reads_only: bool,
+}
+
+/// A payload mapped to its neutral event.
+#[derive(Debug, Clone)]
+pub struct Mapped {
+    pub event: Event,
+    /// The provider's own event name.
+    pub hook_event: String,
+    pub action: Option<Action>,
+    /// Tool inputs and outputs: kept in attributes only with `obs.includePayloads`.
+    pub tool_payload: Map<String, Value>,
+}
+
+pub(crate) fn str_field(v: &Value, key: &str) -> Option<String> {
+    v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// Reads stdin (bounded) and handles it; returns the response to print. Never panics out.
+pub fn run(provider: Provider) -> String {
+    let mut input = Vec::new();
+    let read = std::io::stdin().lock().take(MAX_PAYLOAD_BYTES as u64 + 1).read_to_end(&mut input);
+    let oversized = input.len() > MAX_PAYLOAD_BYTES;
+    if oversized {
+        // Drain the rest so the writer is not left blocked on a full pipe.
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
+    }
+    let read_fault = match read {
+        Err(e) => Some(format!("cannot read stdin: {e}")),
+        Ok(_) if oversized => Some(format!("payload larger than {MAX_PAYLOAD_BYTES} bytes was not parsed")),
+        Ok(_) => None,
+    };
+    let outcome = std::panic::catch_unwind(|| handle(provider, if oversized { &[] } else { &input }, read_fault.clone()));
+    match outcome {
+        Ok(response) => response,
+        Err(_) => {
+            fault_log::append_best_effort(provider.name(), "the hook panicked; answered neutrally");
+            provider.neutral().to_string()
+        }
+    }
+}
+
+/// Handles one payload and returns the response text.
+pub fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> String {
+    let now = crate::clock::now();
+    let mut faults: Vec<String> = read_fault.into_iter().collect();
+    let value = match parse_payload(input) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            faults.push(e);
+            None
+        }
+    };
+    let outcome = record::process(provider, value, now, faults);
+    provider.render(&outcome.hook_event, &outcome.decision)
+}
+
+/// Parses a payload: JSON, tolerating invalid UTF-8 by replacing it.
+fn parse_payload(input: &[u8]) -> Result<Value, String> {
+    if input.iter().all(u8::is_ascii_whitespace) {
+        return Err("empty payload".into());
+    }
+    let parsed = match serde_json::from_slice::<Value>(input) {
+        Ok(v) => Ok(v),
+        Err(_) if std::str::from_utf8(input).is_err() => serde_json::from_str::<Value>(&String::from_utf8_lossy(input))
+            .map_err(|e| format!("payload is not JSON ({} bytes, invalid UTF-8): {e}", input.len())),
+        Err(e) => Err(format!("payload is not JSON ({} bytes): {e}", input.len())),
+    }?;
+    if parsed.is_object() {
+        Ok(parsed)
+    } else {
+        Err(format!("payload is JSON but not an object ({} bytes)", input.len()))
+    }
+}

@@ -1,0 +1,181 @@
+//! Deciding and recording one hook event. Deciding never depends on the database being
+//! writable; recording never changes the decision.
+
+use super::{fault_log, Mapped, Provider};
+use crate::config::Config;
+use crate::obs::event::truncate_attrs;
+use crate::obs::redact::Redactor;
+use crate::obs::spool::Spool;
+use crate::obs::{Event, EventStore, Kind, Plane};
+use crate::paths::Paths;
+use crate::policy::{resolve_posture, Decision};
+use crate::project::Project;
+use crate::store::{self, DbKind};
+use rusqlite::TransactionBehavior;
+use serde_json::Value;
+use std::time::Duration;
+
+/// The audit record keeps the whole payload up to this size; a bigger one keeps its head.
+const MAX_AUDIT_PAYLOAD: usize = 1024 * 1024;
+/// How long the hook waits for another writer before answering without recording.
+const HOOK_BUSY_TIMEOUT: Duration = Duration::from_millis(2500);
+
+pub struct Outcome {
+    pub hook_event: String,
+    pub decision: Decision,
+}
+
+/// Handles a payload; `None` when it could not be used (the faults say why), in which case only
+/// the faults are recorded.
+pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<chrono::Utc>, mut faults: Vec<String>) -> Outcome {
+    let usable = value.is_some();
+    let mut value = value.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    let paths = match Paths::from_env() {
+        Ok(p) => Some(p),
+        Err(e) => {
+            faults.push(e);
+            None
+        }
+    };
+    let config = match paths.as_ref().map(Config::load) {
+        Some(Ok(c)) => c,
+        Some(Err(e)) => {
+            faults.push(format!("config not loaded, shipped defaults used: {e}"));
+            Config::defaults()
+        }
+        None => Config::defaults(),
+    };
+    let settings = &config.settings;
+    let salt = value.get("session_id").and_then(Value::as_str).unwrap_or("").to_string();
+    if settings.secrets.redact_output {
+        Redactor::new(&salt).redact_value(&mut value);
+    }
+    let mut mapped = provider.map(&value, now);
+    let hook_event = mapped.hook_event.clone();
+    mapped.event.payload = Some(audit_payload(value));
+    if settings.obs.include_payloads {
+        mapped.event.attrs.extend(std::mem::take(&mut mapped.tool_payload));
+    }
+    truncate_attrs(&mut mapped.event.attrs, settings.obs.max_attr_chars);
+    let mapped = Some(mapped);
+    let Some(paths) = paths else {
+        fault_log::append_best_effort(provider.name(), &faults.join("; "));
+        return Outcome {
+            hook_event,
+            decision: Decision::allow(),
+        };
+    };
+    let project = Project::locate(&paths, &config);
+    let decision = match record(provider, &project, &config, mapped.filter(|_| usable), &mut faults) {
+        Ok(d) => d,
+        Err(e) => {
+            faults.push(format!("{}: not recorded: {e}", project.db_path().display()));
+            fault_log::append_best_effort(provider.name(), &faults.join("; "));
+            Decision::allow()
+        }
+    };
+    Outcome { hook_event, decision }
+}
+
+fn audit_payload(value: Value) -> Value {
+    let text = value.to_string();
+    if text.len() <= MAX_AUDIT_PAYLOAD {
+        return value;
+    }
+    let mut cut = 64 * 1024;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    serde_json::json!({ "truncated": true, "bytes": text.len(), "head": &text[..cut] })
+}
+
+/// Opens the project database, decides, and records the event, its decision and any faults in
+/// one transaction.
+fn record(
+    provider: Provider,
+    project: &Project,
+    config: &Config,
+    mapped: Option<Mapped>,
+    faults: &mut Vec<String>,
+) -> Result<Decision, String> {
+    let db = project.db_path();
+    let (mut conn, _) = store::open_and_migrate(DbKind::Project, &db).map_err(|e| e.to_string())?;
+    conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
+    let settings = &config.settings;
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| e.to_string())?;
+    let es = EventStore::new(&tx);
+    let mode_state = es.state("mode").map_err(|e| e.to_string())?;
+    let posture = resolve_posture(mode_state.as_deref(), &settings.mode);
+    let decision = Decision::allow();
+
+    let mut written: Vec<(Event, Plane)> = Vec::new();
+    let mut session = None;
+    if let Some(Mapped { mut event, action, .. }) = mapped {
+        if action.is_some() {
+            event.attrs.insert("decision".into(), decision.permission.as_str().into());
+            event.attrs.insert("rule".into(), decision.rule.clone().into());
+        }
+        let plane = plane_for(&event, action.is_some() && decision.interrupts(), settings.obs.debug);
+        let id = es.record(&mut event, plane).map_err(|e| e.to_string())?;
+        if let Some(action) = &action {
+            es.record_decision(
+                id,
+                &event,
+                action.subject.as_str(),
+                &decision,
+                posture.posture.as_str(),
+                Some(&action.detail),
+            )
+            .map_err(|e| e.to_string())?;
+        }
+        session = event.session_id.clone();
+        written.push((event, plane));
+    }
+    for fault in faults.drain(..) {
+        let mut f = Event::new(provider.name(), Kind::HookFault, crate::clock::now());
+        f.session_id = session.clone();
+        f.attrs.insert("fault".into(), fault.into());
+        es.record(&mut f, Plane::Signal).map_err(|e| e.to_string())?;
+        written.push((f, Plane::Signal));
+    }
+    tx.commit().map_err(|e| e.to_string())?;
+    drop(conn);
+
+    if settings.obs.global_spool {
+        if let Err(e) = spool(project, &written) {
+            // Best effort: an unwritable home degrades to project-only recording.
+            fault_log::append_best_effort(provider.name(), &format!("spool not written: {e}"));
+        }
+    }
+    Ok(decision)
+}
+
+/// The plane an event lands on: an interrupting decision is signal; otherwise the kind decides,
+/// and a debug-kind event with the debug plane off is kept on the audit plane only.
+fn plane_for(event: &Event, interrupts: bool, debug_on: bool) -> Plane {
+    if interrupts {
+        return Plane::Signal;
+    }
+    match event.kind.plane() {
+        Plane::Debug if !debug_on => Plane::Audit,
+        p => p,
+    }
+}
+
+fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), String> {
+    let home_db = project.paths.home_db();
+    let (mut conn, _) = store::open_and_migrate(DbKind::Home, &home_db).map_err(|e| e.to_string())?;
+    conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
+    let tx = conn
+        .transaction_with_behavior(TransactionBehavior::Immediate)
+        .map_err(|e| e.to_string())?;
+    let spool = Spool::new(&tx);
+    let repo = project.root().display().to_string();
+    let name = project.name();
+    for (ev, plane) in written {
+        spool.append(&repo, &name, ev, *plane).map_err(|e| e.to_string())?;
+    }
+    tx.commit().map_err(|e| e.to_string())
+}

@@ -1,0 +1,129 @@
+//! Exporting any view as CSV (RFC 4180, header row, numbers unformatted, timestamps as stored:
+//! ISO 8601 UTC) or JSON, streamed row by row, with an optional time window.
+
+use rusqlite::types::ValueRef;
+use rusqlite::Connection;
+use std::io::Write;
+
+/// The columns a window can filter on, in order of preference.
+const TIME_COLUMNS: &[&str] = &["ts", "day", "started_at", "first_at", "updated_at", "last_at"];
+
+/// The columns of `view` (a name from the compiled-in list).
+pub fn columns(conn: &Connection, view: &str) -> rusqlite::Result<Vec<String>> {
+    let mut st = conn.prepare(&format!("SELECT name FROM pragma_table_info('{}')", view.replace('\'', "''")))?;
+    let rows = st.query_map([], |r| r.get(0))?;
+    rows.collect()
+}
+
+/// A time window: `since` inclusive, `until` inclusive of its day when given as a date.
+#[derive(Debug, Default, Clone)]
+pub struct Window {
+    pub since: Option<String>,
+    pub until: Option<String>,
+}
+
+impl Window {
+    /// Parses `--since` / `--until` (RFC 3339 or YYYY-MM-DD).
+    pub fn parse(since: Option<&str>, until: Option<&str>) -> Result<Window, String> {
+        let since = since.map(|s| crate::clock::parse(s).map(crate::clock::stamp).map_err(|e| format!("--since: {e}"))).transpose()?;
+        let until = until
+            .map(|s| {
+                let t = crate::clock::parse(s).map_err(|e| format!("--until: {e}"))?;
+                // A bare date means the whole day.
+                let t = if s.trim().len() == 10 { t + chrono::Duration::days(1) - chrono::Duration::milliseconds(1) } else { t };
+                Ok::<_, String>(crate::clock::stamp(t))
+            })
+            .transpose()?;
+        Ok(Window { since, until })
+    }
+}
+
+/// Output format of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    Csv,
+    Json,
+}
+
+fn cell_text(v: ValueRef<'_>) -> String {
+    match v {
+        ValueRef::Null => String::new(),
+        ValueRef::Integer(i) => i.to_string(),
+        ValueRef::Real(f) => f.to_string(),
+        ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+        ValueRef::Blob(b) => b.iter().map(|x| format!("{x:02x}")).collect(),
+    }
+}
+
+fn cell_json(v: ValueRef<'_>) -> serde_json::Value {
+    match v {
+        ValueRef::Null => serde_json::Value::Null,
+        ValueRef::Integer(i) => i.into(),
+        ValueRef::Real(f) => serde_json::Number::from_f64(f).map(serde_json::Value::Number).unwrap_or(serde_json::Value::Null),
+        ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned().into(),
+        ValueRef::Blob(b) => b.iter().map(|x| format!("{x:02x}")).collect::<String>().into(),
+    }
+}
+
+/// Streams `view` through `window` into `out`; returns the number of rows written.
+pub fn export(conn: &Connection, view: &str, window: &Window, format: ExportFormat, out: &mut dyn Write) -> Result<u64, String> {
+    let cols = columns(conn, view).map_err(|e| e.to_string())?;
+    let time_col = TIME_COLUMNS.iter().find(|c| cols.iter().any(|x| x == *c)).copied();
+    if (window.since.is_some() || window.until.is_some()) && time_col.is_none() {
+        return Err(format!("view {view} has no time column to filter on (looked for {})", TIME_COLUMNS.join(", ")));
+    }
+    let mut sql = format!("SELECT * FROM \"{view}\"");
+    let mut args: Vec<String> = Vec::new();
+    if let Some(col) = time_col {
+        // Dates compare by their day; timestamps by the stamp.
+        let cut = |s: &str| if col == "day" { s[..10.min(s.len())].to_string() } else { s.to_string() };
+        let mut conds = Vec::new();
+        if let Some(s) = &window.since {
+            args.push(cut(s));
+            conds.push(format!("\"{col}\" >= ?{}", args.len()));
+        }
+        if let Some(u) = &window.until {
+            args.push(cut(u));
+            conds.push(format!("\"{col}\" <= ?{}", args.len()));
+        }
+        if !conds.is_empty() {
+            sql.push_str(&format!(" WHERE {}", conds.join(" AND ")));
+        }
+    }
+    let mut st = conn.prepare(&sql).map_err(|e| e.to_string())?;
+    let mut rows = st.query(rusqlite::params_from_iter(args.iter())).map_err(|e| e.to_string())?;
+    let mut n = 0u64;
+    match format {
+        ExportFormat::Csv => {
+            let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(out);
+            w.write_record(&cols).map_err(|e| e.to_string())?;
+            let mut record = csv::StringRecord::new();
+            while let Some(row) = rows.next().map_err(|e| e.to_string())? {
+                record.clear();
+                for i in 0..cols.len() {
+                    record.push_field(&cell_text(row.get_ref(i).map_err(|e| e.to_string())?));
+                }
+                w.write_record(&record).map_err(|e| e.to_string())?;
+                n += 1;
+            }
+            w.flush().map_err(|e| e.to_string())?;
+        }
+        ExportFormat::Json => {
+            out.write_all(b"[").map_err(|e| e.to_string())?;
+            while let Some(row) = rows.next().map_err(|e| e.to_string())? {
+                let mut obj = serde_json::Map::new();
+                for (i, c) in cols.iter().enumerate() {
+                    obj.insert(c.clone(), cell_json(row.get_ref(i).map_err(|e| e.to_string())?));
+                }
+                if n > 0 {
+                    out.write_all(b",").map_err(|e| e.to_string())?;
+                }
+                out.write_all(b"\n  ").map_err(|e| e.to_string())?;
+                serde_json::to_writer(&mut *out, &serde_json::Value::Object(obj)).map_err(|e| e.to_string())?;
+                n += 1;
+            }
+            out.write_all(if n > 0 { b"\n]\n" } else { b"]\n" }).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(n)
+}

@@ -1,0 +1,31 @@
+//! Observability: neutral events on their planes, redaction, sessions, decisions, tool spans,
+//! the spool and retention. Nothing here branches on a provider's name.
+
+pub mod event;
+pub mod export;
+pub mod import;
+pub mod prune;
+pub mod recorder;
+pub mod redact;
+pub mod report;
+pub mod spool;
+
+pub use event::{Event, Kind, Phase, Plane, Tokens};
+pub use recorder::EventStore;
+
+/// A fresh span id: 16 hex digits from the process's hasher seed, the clock and a counter.
+pub fn new_span_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    h.write_u32(std::process::id());
+    format!("{:016x}", h.finish())
+}

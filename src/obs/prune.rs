@@ -1,0 +1,65 @@
+//! Retention: `tlc obs prune` drops records older than `obs.retentionDays` from the project
+//! database and the spool, and reclaims the space.
+
+use crate::store::queries::home::spool as hq;
+use crate::store::queries::project::obs as q;
+use rusqlite::Connection;
+
+/// Rows dropped (or that would be dropped) per table.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct PruneCounts {
+    pub table: &'static str,
+    pub rows: i64,
+}
+
+/// Counts what a prune at `cutoff` (a stamp) would drop from the project database.
+pub fn count_project(conn: &Connection, cutoff: &str) -> rusqlite::Result<Vec<PruneCounts>> {
+    conn.query_row(q::PRUNE_COUNT, [cutoff], |r| {
+        Ok(vec![
+            PruneCounts { table: "events", rows: r.get(0)? },
+            PruneCounts { table: "decisions", rows: r.get(1)? },
+            PruneCounts { table: "sessions", rows: r.get(2)? },
+            PruneCounts { table: "gate_runs", rows: r.get(3)? },
+            PruneCounts { table: "ship_ledger", rows: r.get(4)? },
+            PruneCounts { table: "open_spans", rows: r.get(5)? },
+            PruneCounts { table: "policy_baselines", rows: r.get(6)? },
+        ])
+    })
+}
+
+/// Drops every project record older than `cutoff` in one transaction, then reclaims the space.
+pub fn prune_project(conn: &mut Connection, cutoff: &str) -> rusqlite::Result<Vec<PruneCounts>> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let mut out = Vec::new();
+    for (table, sql) in [
+        ("decisions", q::PRUNE_DECISIONS),
+        ("events", q::PRUNE_EVENTS),
+        ("sessions", q::PRUNE_SESSIONS),
+        ("gate_runs", q::PRUNE_GATE_RUNS),
+        ("ship_ledger", q::PRUNE_SHIP_LEDGER),
+        ("open_spans", q::PRUNE_OPEN_SPANS),
+        ("policy_baselines", q::PRUNE_BASELINES),
+    ] {
+        let rows = tx.execute(sql, [cutoff])? as i64;
+        out.push(PruneCounts { table, rows });
+    }
+    tx.commit()?;
+    if out.iter().any(|c| c.rows > 0) {
+        conn.execute_batch("VACUUM")?;
+    }
+    Ok(out)
+}
+
+/// Counts the spool rows older than `cutoff`.
+pub fn count_spool(conn: &Connection, cutoff: &str) -> rusqlite::Result<i64> {
+    conn.query_row(hq::PRUNE_COUNT, [cutoff], |r| r.get(0))
+}
+
+/// Drops spool rows older than `cutoff` and reclaims the space.
+pub fn prune_spool(conn: &mut Connection, cutoff: &str) -> rusqlite::Result<i64> {
+    let n = conn.execute(hq::PRUNE, [cutoff])? as i64;
+    if n > 0 {
+        conn.execute_batch("VACUUM")?;
+    }
+    Ok(n)
+}

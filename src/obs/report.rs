@@ -1,0 +1,276 @@
+//! Reading the record back: the session rollup, the event log and the decisions, all from the
+//! views in `reports/`.
+
+use crate::store::queries::project::obs as q;
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// `tlc obs report --json`: one session's rollup, with the field names operators script against.
+#[derive(Debug, Serialize)]
+pub struct SessionReport {
+    pub session_id: String,
+    pub provider: String,
+    pub started_at: String,
+    pub updated_at: String,
+    pub models: Vec<String>,
+    pub tools: Vec<ToolLine>,
+    pub subagents: Vec<SubagentLine>,
+    pub gates: GateCounts,
+    pub denials: i64,
+    pub prompts: i64,
+    pub responses: i64,
+    pub thoughts: i64,
+    pub compactions: i64,
+    pub shell: ShellCounts,
+    #[serde(rename = "gateTime")]
+    pub gate_time: GateTime,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cache_read_tokens: i64,
+    pub cache_write_tokens: i64,
+    pub estimated_cost_usd: Option<f64>,
+    pub cost_incomplete: bool,
+    pub cost_alert_sent: bool,
+    /// Interruptions (ask or deny) attributed by rule.
+    pub interruptions: Vec<InterruptionLine>,
+    /// Rails (rules other than `none`) that decided something.
+    pub rails: Vec<RailLine>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ToolLine {
+    pub tool: String,
+    pub calls: i64,
+    pub ok: i64,
+    pub fail: i64,
+    #[serde(rename = "totalMs")]
+    pub total_ms: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SubagentLine {
+    #[serde(rename = "type")]
+    pub subagent_type: String,
+    pub started: i64,
+    pub ended: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GateCounts {
+    pub pass: i64,
+    pub fail: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ShellCounts {
+    pub allow: i64,
+    pub ask: i64,
+    pub deny: i64,
+    /// rule → {allow, ask, deny}
+    #[serde(rename = "byRule")]
+    pub by_rule: Map<String, Value>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GateTime {
+    pub runs: i64,
+    pub reused: i64,
+    #[serde(rename = "totalMs")]
+    pub total_ms: i64,
+    #[serde(rename = "worstMs")]
+    pub worst_ms: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct InterruptionLine {
+    pub rule: String,
+    pub subject: String,
+    pub asks: i64,
+    pub denials: i64,
+    pub total: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RailLine {
+    pub rule: String,
+    pub permission: String,
+    pub count: i64,
+}
+
+/// Read-only access to the project database's reports.
+pub struct Reports<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> Reports<'c> {
+    pub fn new(conn: &'c Connection) -> Reports<'c> {
+        Reports { conn }
+    }
+
+    /// The most recently active session, as (provider, session id).
+    pub fn latest_session(&self) -> rusqlite::Result<Option<(String, String)>> {
+        self.conn.prepare_cached(q::LATEST_SESSION)?.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional()
+    }
+
+    /// Sessions whose id is `id` or starts with it (at most two, to detect an ambiguous prefix).
+    pub fn find_session(&self, id: &str) -> rusqlite::Result<Vec<(String, String)>> {
+        let mut st = self.conn.prepare_cached(q::FIND_SESSION)?;
+        let rows = st.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect()
+    }
+
+    pub fn session(&self, provider: &str, session: &str) -> rusqlite::Result<Option<SessionReport>> {
+        let row = self
+            .conn
+            .prepare_cached(q::REPORT_ROLLUP)?
+            .query_row(params![session, provider], |r| {
+                let models: Option<String> = r.get(5)?;
+                Ok(SessionReport {
+                    session_id: r.get(0)?,
+                    provider: r.get(1)?,
+                    started_at: r.get(2)?,
+                    updated_at: r.get(3)?,
+                    models: models.map(|m| m.split(',').map(str::to_string).collect()).unwrap_or_default(),
+                    tools: Vec::new(),
+                    subagents: Vec::new(),
+                    prompts: r.get(6)?,
+                    responses: r.get(7)?,
+                    thoughts: r.get(8)?,
+                    compactions: r.get(9)?,
+                    denials: r.get(11)?,
+                    shell: ShellCounts { allow: r.get(12)?, ask: r.get(13)?, deny: r.get(14)?, by_rule: Map::new() },
+                    gates: GateCounts { pass: r.get(15)?, fail: r.get(16)? },
+                    gate_time: GateTime { runs: r.get(17)?, reused: r.get(18)?, total_ms: r.get(19)?, worst_ms: r.get(20)? },
+                    input_tokens: r.get(21)?,
+                    output_tokens: r.get(22)?,
+                    cache_read_tokens: r.get(23)?,
+                    cache_write_tokens: r.get(24)?,
+                    estimated_cost_usd: r.get(25)?,
+                    cost_incomplete: r.get(26)?,
+                    cost_alert_sent: r.get(27)?,
+                    interruptions: Vec::new(),
+                    rails: Vec::new(),
+                })
+            })
+            .optional()?;
+        let Some(mut rep) = row else { return Ok(None) };
+        let p = params![session, provider];
+        rep.tools = self
+            .conn
+            .prepare_cached(q::REPORT_TOOLS)?
+            .query_map(p, |r| Ok(ToolLine { tool: r.get(0)?, calls: r.get(1)?, ok: r.get(2)?, fail: r.get(3)?, total_ms: r.get(4)? }))?
+            .collect::<Result<_, _>>()?;
+        rep.subagents = self
+            .conn
+            .prepare_cached(q::REPORT_SUBAGENTS)?
+            .query_map(p, |r| Ok(SubagentLine { subagent_type: r.get(0)?, started: r.get(1)?, ended: r.get(2)? }))?
+            .collect::<Result<_, _>>()?;
+        rep.interruptions = self
+            .conn
+            .prepare_cached(q::REPORT_INTERRUPTIONS)?
+            .query_map(p, |r| Ok(InterruptionLine { rule: r.get(0)?, subject: r.get(1)?, asks: r.get(2)?, denials: r.get(3)?, total: r.get(4)? }))?
+            .collect::<Result<_, _>>()?;
+        rep.rails = self
+            .conn
+            .prepare_cached(q::REPORT_RAILS)?
+            .query_map(p, |r| Ok(RailLine { rule: r.get(0)?, permission: r.get(1)?, count: r.get(2)? }))?
+            .collect::<Result<_, _>>()?;
+        let mut by_rule = Map::new();
+        let mut st = self.conn.prepare_cached(q::REPORT_SHELL_BY_RULE)?;
+        let rows = st.query_map(p, |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))?;
+        for row in rows {
+            let (rule, permission, n) = row?;
+            let entry = by_rule.entry(rule).or_insert_with(|| serde_json::json!({"allow": 0, "ask": 0, "deny": 0}));
+            entry[permission.as_str()] = n.into();
+        }
+        rep.shell.by_rule = by_rule;
+        Ok(Some(rep))
+    }
+}
+
+/// One row of `tlc obs events`.
+#[derive(Debug, Serialize)]
+pub struct EventLine {
+    pub id: i64,
+    pub ts: String,
+    pub provider: String,
+    pub kind: String,
+    pub plane: String,
+    pub session_id: Option<String>,
+    pub tool: Option<String>,
+    pub duration_ms: Option<i64>,
+    pub model: Option<String>,
+    pub attrs: Value,
+}
+
+fn event_line(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventLine> {
+    let attrs: String = r.get(9)?;
+    Ok(EventLine {
+        id: r.get(0)?,
+        ts: r.get(1)?,
+        provider: r.get(2)?,
+        kind: r.get(3)?,
+        plane: r.get(4)?,
+        session_id: r.get(5)?,
+        tool: r.get(6)?,
+        duration_ms: r.get(7)?,
+        model: r.get(8)?,
+        attrs: serde_json::from_str(&attrs).unwrap_or(Value::String(attrs)),
+    })
+}
+
+/// One row of `tlc obs why`.
+#[derive(Debug, Serialize)]
+pub struct DecisionLine {
+    pub id: i64,
+    pub ts: String,
+    pub provider: String,
+    pub session_id: Option<String>,
+    pub subject: String,
+    pub permission: String,
+    pub posture: String,
+    pub rule: String,
+    pub reason: Option<String>,
+    pub detail: Option<String>,
+}
+
+impl Reports<'_> {
+    /// The last `limit` events, oldest first, filtered by kind (or kind family), session and plane.
+    pub fn events(&self, limit: i64, kind: Option<&str>, session: Option<&str>, plane: Option<&str>) -> rusqlite::Result<Vec<EventLine>> {
+        let mut st = self.conn.prepare_cached(q::EVENTS_LIST)?;
+        let rows = st.query_map(params![kind, session, plane, limit], event_line)?;
+        rows.collect()
+    }
+
+    /// Signal events written after `after_id`.
+    pub fn signal_after(&self, after_id: i64) -> rusqlite::Result<Vec<EventLine>> {
+        let mut st = self.conn.prepare_cached(q::LIVE_AFTER)?;
+        let rows = st.query_map([after_id], event_line)?;
+        rows.collect()
+    }
+
+    pub fn max_event_id(&self) -> rusqlite::Result<i64> {
+        self.conn.prepare_cached(q::MAX_EVENT_ID)?.query_row([], |r| r.get(0))
+    }
+
+    /// The last `limit` decisions, oldest first.
+    pub fn decisions(&self, limit: i64, session: Option<&str>) -> rusqlite::Result<Vec<DecisionLine>> {
+        let mut st = self.conn.prepare_cached(q::WHY_LIST)?;
+        let rows = st.query_map(params![limit, session], |r| {
+            Ok(DecisionLine {
+                id: r.get(0)?,
+                ts: r.get(1)?,
+                provider: r.get(2)?,
+                session_id: r.get(3)?,
+                subject: r.get(4)?,
+                permission: r.get(5)?,
+                posture: r.get(6)?,
+                rule: r.get(7)?,
+                reason: r.get(8)?,
+                detail: r.get(9)?,
+            })
+        })?;
+        rows.collect()
+    }
+}

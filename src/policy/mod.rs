@@ -1,0 +1,149 @@
+//! Policy: the operator's posture, and the decisions the hook path answers with. A rail only
+//! produces a [`Decision`]; the provider adapter renders it.
+
+/// How much the agent surfaces and what earns an interruption.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Posture {
+    Paired,
+    Solo,
+    Focus,
+}
+
+impl Posture {
+    pub const DEFAULT: Posture = Posture::Solo;
+
+    pub fn parse(word: &str) -> Option<Posture> {
+        match word {
+            "paired" => Some(Posture::Paired),
+            "solo" => Some(Posture::Solo),
+            "focus" => Some(Posture::Focus),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Posture::Paired => "paired",
+            Posture::Solo => "solo",
+            Posture::Focus => "focus",
+        }
+    }
+}
+
+/// Where the running posture came from, and any word that was refused on the way.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PostureResolution {
+    pub posture: Posture,
+    /// `mode-state` (set by `tlc mode`), `config`, or `default`.
+    pub source: &'static str,
+    /// A value that was not a posture, with where it was found.
+    pub rejected: Option<(String, &'static str)>,
+}
+
+/// Precedence: the mode state set by `tlc mode`, then `mode` in config, then `solo`. Any other
+/// word is refused rather than absorbed, and reported.
+pub fn resolve_posture(mode_state: Option<&str>, config_mode: &str) -> PostureResolution {
+    let mut rejected = None;
+    if let Some(word) = mode_state {
+        match Posture::parse(word) {
+            Some(p) => {
+                return PostureResolution {
+                    posture: p,
+                    source: "mode-state",
+                    rejected: None,
+                }
+            }
+            None => rejected = Some((word.to_string(), "mode-state")),
+        }
+    }
+    match Posture::parse(config_mode) {
+        Some(p) => PostureResolution {
+            posture: p,
+            source: "config",
+            rejected,
+        },
+        None => PostureResolution {
+            posture: Posture::DEFAULT,
+            source: "default",
+            rejected: rejected.or_else(|| (!config_mode.is_empty()).then(|| (config_mode.to_string(), "config"))),
+        },
+    }
+}
+
+/// A permission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Permission {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Permission {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Permission::Allow => "allow",
+            Permission::Ask => "ask",
+            Permission::Deny => "deny",
+        }
+    }
+}
+
+/// What the hook answers: a permission (for an action), optionally a reason, a follow-up for
+/// the agent, or context to add. `rule` names the rail that decided (`none` when none did).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub permission: Permission,
+    pub rule: String,
+    pub reason: Option<String>,
+    pub follow_up: Option<String>,
+    pub context: Option<String>,
+}
+
+impl Decision {
+    /// No rail objected.
+    pub fn allow() -> Decision {
+        Decision {
+            permission: Permission::Allow,
+            rule: "none".into(),
+            reason: None,
+            follow_up: None,
+            context: None,
+        }
+    }
+
+    pub fn deny(rule: &str, reason: String) -> Decision {
+        Decision {
+            permission: Permission::Deny,
+            rule: rule.into(),
+            reason: Some(reason),
+            follow_up: None,
+            context: None,
+        }
+    }
+
+    /// Whether this decision interrupts the agent (lands on the signal plane).
+    pub fn interrupts(&self) -> bool {
+        self.permission != Permission::Allow
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn posture_precedence_and_rejected_words() {
+        let r = resolve_posture(Some("focus"), "paired");
+        assert_eq!((r.posture, r.source), (Posture::Focus, "mode-state"));
+        let r = resolve_posture(None, "paired");
+        assert_eq!((r.posture, r.source), (Posture::Paired, "config"));
+        let r = resolve_posture(None, "turbo");
+        assert_eq!((r.posture, r.source), (Posture::Solo, "default"));
+        assert_eq!(r.rejected, Some(("turbo".into(), "config")));
+        let r = resolve_posture(Some("yolo"), "focus");
+        assert_eq!((r.posture, r.source), (Posture::Focus, "config"));
+        assert_eq!(r.rejected, Some(("yolo".into(), "mode-state")));
+    }
+}

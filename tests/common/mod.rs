@@ -1,0 +1,164 @@
+//! Shared helpers for the integration tests: a scratch git repository and runtime home, the
+//! real `tlc` binary, and the fixtures in ../shared/fixtures.
+#![allow(dead_code)]
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+pub const TLC: &str = env!("CARGO_BIN_EXE_tlc");
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures")
+}
+
+pub fn fixture(rel: &str) -> String {
+    std::fs::read_to_string(fixtures().join(rel)).unwrap_or_else(|e| panic!("fixture {rel}: {e}"))
+}
+
+/// A scratch world: a git repository, a runtime home, and a plain folder outside both.
+pub struct World {
+    pub dir: tempfile::TempDir,
+    pub repo: PathBuf,
+    pub home: PathBuf,
+}
+
+impl World {
+    pub fn new() -> World {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = dir.path().join("repo");
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&repo).unwrap();
+        let st = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&repo)
+            .status()
+            .expect("git init");
+        assert!(st.success());
+        World { dir, repo, home }
+    }
+
+    /// `tlc <args>` in the repository with this world's home.
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        self.cmd_in(&self.repo, args)
+    }
+
+    pub fn cmd_in(&self, cwd: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(TLC);
+        c.args(args)
+            .current_dir(cwd)
+            .env("TLC_HOME", &self.home)
+            .env_remove("TLC_PROJECT_DIR")
+            .env_remove("TLC_NOW");
+        c.env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CURSOR_CONFIG_DIR")
+            .env("HOME", self.dir.path().join("user"));
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).stdin(Stdio::null()).output().expect("run tlc")
+    }
+
+    /// Runs and asserts success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "tlc {args:?} failed ({:?}):\nstdout: {}\nstderr: {}",
+            out.status.code(),
+            stdout(&out),
+            stderr(&out)
+        );
+        stdout(&out)
+    }
+
+    /// Pipes `payload` into `tlc hook <provider>` in the repository.
+    pub fn hook(&self, provider: &str, payload: &[u8]) -> Output {
+        self.hook_with(provider, payload, |_| {})
+    }
+
+    pub fn hook_with(&self, provider: &str, payload: &[u8], f: impl FnOnce(&mut Command)) -> Output {
+        let mut c = self.cmd(&["hook", provider]);
+        f(&mut c);
+        pipe(c, payload)
+    }
+
+    /// A fixture payload with its `/repo` placeholder pointed at this repository.
+    pub fn payload(&self, rel: &str) -> String {
+        fixture(rel).replace("\"/repo", &format!("\"{}", self.repo.display()))
+    }
+
+    pub fn project_db(&self) -> PathBuf {
+        self.repo.join(".tlc/harness/state/tlc.db")
+    }
+
+    pub fn home_db(&self) -> PathBuf {
+        self.home.join("state/tlc.db")
+    }
+
+    pub fn db(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(self.project_db()).expect("open project db")
+    }
+
+    pub fn count(&self, sql: &str) -> i64 {
+        self.db().query_row(sql, [], |r| r.get(0)).expect(sql)
+    }
+}
+
+pub fn pipe(mut c: Command, payload: &[u8]) -> Output {
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tlc");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let data = payload.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().expect("wait tlc");
+    let _ = writer.join();
+    out
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Every path under `dir` (files and folders), relative to it.
+pub fn tree(dir: &Path) -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            out.insert(p.strip_prefix(dir).unwrap().to_path_buf());
+            if p.is_dir() && !p.is_symlink() {
+                stack.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Whether `needle` occurs in any file under `dir` (bytes).
+pub fn bytes_occur_under(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
+    tree(dir)
+        .into_iter()
+        .map(|p| dir.join(p))
+        .filter(|p| p.is_file())
+        .filter(|p| {
+            std::fs::read(p)
+                .map(|b| b.windows(needle.len()).any(|w| w == needle))
+                .unwrap_or(false)
+        })
+        .collect()
+}

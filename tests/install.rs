@@ -1,0 +1,111 @@
+//! `tlc install` / `tlc uninstall` against real settings files, and `tlc demo`.
+
+mod common;
+use common::*;
+
+#[test]
+fn install_and_uninstall_round_trip_a_settings_json_that_holds_another_tools_hooks() {
+    let w = World::new();
+    let claude = w.dir.path().join("claude");
+    let cursor = w.dir.path().join("cursor");
+    std::fs::create_dir_all(&claude).unwrap();
+    let original = serde_json::json!({
+        "model": "opus",
+        "permissions": {"allow": ["Bash(npm test)"]},
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "/opt/other/guard.sh"}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+        }
+    });
+    std::fs::write(claude.join("settings.json"), serde_json::to_string_pretty(&original).unwrap()).unwrap();
+    let run = |args: &[&str]| {
+        let out = w
+            .cmd(args)
+            .env("CLAUDE_CONFIG_DIR", &claude)
+            .env("CURSOR_CONFIG_DIR", &cursor)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    let read = || serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(claude.join("settings.json")).unwrap()).unwrap();
+
+    // Dry run writes nothing; only the present provider is wired when neither flag is given.
+    let plan = run(&["install", "--dry-run"]);
+    assert!(plan.contains("would add"), "{plan}");
+    assert_eq!(read(), original);
+    assert!(!cursor.exists());
+
+    run(&["install"]);
+    let installed = read();
+    assert_eq!(installed["model"], "opus");
+    assert_eq!(installed["permissions"], original["permissions"]);
+    assert_eq!(
+        installed["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0],
+        "the other tool's hook is untouched"
+    );
+    let pre = installed["hooks"]["PreToolUse"].as_array().unwrap();
+    assert_eq!(pre.len(), 2);
+    let cmd = pre[1]["hooks"][0]["command"].as_str().unwrap();
+    assert!(cmd.ends_with(" hook claude") && cmd.contains("tlc"), "{cmd}");
+    assert!(installed["hooks"]["SessionStart"].is_array());
+    let backups: Vec<_> = std::fs::read_dir(&claude)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains("tlc-backup"))
+        .collect();
+    assert_eq!(backups.len(), 1, "backed up before the change");
+
+    // Twice changes nothing.
+    let again = run(&["install"]);
+    assert!(again.contains("nothing to do"), "{again}");
+    assert_eq!(read(), installed);
+
+    // The wired command really answers: run it as Claude Code would.
+    let out = pipe(
+        {
+            let mut c = std::process::Command::new("sh");
+            c.arg("-c").arg(cmd).current_dir(&w.repo).env("TLC_HOME", &w.home);
+            c
+        },
+        w.payload("providers/claude/pre-tool-use-bash.json").as_bytes(),
+    );
+    assert!(out.status.success());
+
+    let dry = run(&["uninstall", "--dry-run"]);
+    assert!(dry.contains("would remove"), "{dry}");
+    assert_eq!(read(), installed);
+    run(&["uninstall"]);
+    assert_eq!(read(), original, "uninstall removes exactly tlc's entries");
+
+    // Cursor on request, into a fresh hooks.json.
+    run(&["install", "--cursor"]);
+    let hooks: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(cursor.join("hooks.json")).unwrap()).unwrap();
+    assert_eq!(hooks["version"], 1);
+    assert!(hooks["hooks"]["beforeShellExecution"][0]["command"]
+        .as_str()
+        .unwrap()
+        .ends_with(" hook cursor"));
+}
+
+#[test]
+fn demo_replays_a_claude_session_through_the_hook() {
+    let w = World::new();
+    let dir = w.dir.path().join("demo");
+    let out = w.ok(&["demo", "--dir", dir.to_str().unwrap()]);
+    assert!(out.contains("tlc hook claude < 18-sessionend.json"), "{out}");
+    assert!(out.contains("shell.start"), "{out}");
+    let db = rusqlite::Connection::open(dir.join("repo/.tlc/harness/state/tlc.db")).unwrap();
+    let n: i64 = db
+        .query_row(
+            "SELECT count(*) FROM events WHERE session_id = '5b1f6c2e-8d4a-4f0e-9a37-2c1d7e9b4a10'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(n >= 18, "{n}");
+    assert!(
+        !w.run(&["demo", "--dir", dir.to_str().unwrap()]).status.success(),
+        "a used directory is refused"
+    );
+}
