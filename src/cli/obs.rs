@@ -152,7 +152,11 @@ pub(crate) fn nothing_recorded(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
     if json {
         return render::json(&serde_json::json!({"recorded": false, "database": project.db_path().display().to_string()}));
     }
-    render::out(&format!("nothing recorded yet for {} (no database at {})\n", project.root().display(), project.db_path().display()))
+    render::out(&format!(
+        "nothing recorded yet for {} (no database at {})\n",
+        project.root().display(),
+        project.db_path().display()
+    ))
 }
 
 fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
@@ -160,7 +164,9 @@ fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
     if a.all_repos {
         return super::obs_spool::report_all_repos(ctx, format);
     }
-    let Some(store) = project_store(ctx)? else { return nothing_recorded(ctx, format == Format::Json) };
+    let Some(store) = project_store(ctx)? else {
+        return nothing_recorded(ctx, format == Format::Json);
+    };
     let conn = store.conn()?;
     let reports = Reports::new(&conn);
     let (provider, session) = match &a.session {
@@ -169,7 +175,11 @@ fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
             match found.as_slice() {
                 [one] => one.clone(),
                 [] => return Err(crate::error::unusable(format!("no session {id:?} in {}", store.path().display()))),
-                _ => return Err(crate::error::unusable(format!("session prefix {id:?} matches more than one session; give more of it"))),
+                _ => {
+                    return Err(crate::error::unusable(format!(
+                        "session prefix {id:?} matches more than one session; give more of it"
+                    )))
+                }
             }
         }
         None => match reports.latest_session()? {
@@ -178,7 +188,10 @@ fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
         },
     };
     let Some(rep) = reports.session(&provider, &session)? else {
-        return Err(crate::error::unusable(format!("no session {session:?} in {}", store.path().display())));
+        return Err(crate::error::unusable(format!(
+            "no session {session:?} in {}",
+            store.path().display()
+        )));
     };
     if let Some(path) = &a.out {
         crate::config::edit::write_atomic(path, markdown(&rep).as_bytes()).map_err(crate::error::refused)?;
@@ -249,7 +262,15 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         (if rep.cost_alert_sent { "fired" } else { "not fired" }).into(),
     ]);
     out.push(("Cost and tokens", cost));
-    let mut act = Table::new(["prompts", "responses", "thoughts", "compactions", "policy denials", "gates pass/fail", "shell allow/ask/deny"]);
+    let mut act = Table::new([
+        "prompts",
+        "responses",
+        "thoughts",
+        "compactions",
+        "policy denials",
+        "gates pass/fail",
+        "shell allow/ask/deny",
+    ]);
     act.push(vec![
         rep.prompts.into(),
         rep.responses.into(),
@@ -267,7 +288,13 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
     out.push(("Models", models));
     let mut tools = Table::new(["tool", "calls", "ok", "fail", "total ms"]);
     for t in &rep.tools {
-        tools.push(vec![t.tool.clone().into(), t.calls.into(), t.ok.into(), t.fail.into(), t.total_ms.into()]);
+        tools.push(vec![
+            t.tool.clone().into(),
+            t.calls.into(),
+            t.ok.into(),
+            t.fail.into(),
+            t.total_ms.into(),
+        ]);
     }
     out.push(("Tools", tools));
     let mut subs = Table::new(["subagent", "started", "ended"]);
@@ -276,11 +303,22 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
     }
     out.push(("Subagents", subs));
     let mut gt = Table::new(["runs", "reused", "total ms", "worst ms"]);
-    gt.push(vec![rep.gate_time.runs.into(), rep.gate_time.reused.into(), rep.gate_time.total_ms.into(), rep.gate_time.worst_ms.into()]);
+    gt.push(vec![
+        rep.gate_time.runs.into(),
+        rep.gate_time.reused.into(),
+        rep.gate_time.total_ms.into(),
+        rep.gate_time.worst_ms.into(),
+    ]);
     out.push(("Gate time", gt));
     let mut ints = Table::new(["rule", "subject", "asks", "denials", "total"]);
     for i in &rep.interruptions {
-        ints.push(vec![i.rule.clone().into(), i.subject.clone().into(), i.asks.into(), i.denials.into(), i.total.into()]);
+        ints.push(vec![
+            i.rule.clone().into(),
+            i.subject.clone().into(),
+            i.asks.into(),
+            i.denials.into(),
+            i.total.into(),
+        ]);
     }
     out.push(("Interruptions by rule", ints));
     let mut rails = Table::new(["rail", "decision", "times"]);
@@ -292,7 +330,10 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
 }
 
 fn header(rep: &SessionReport) -> String {
-    format!("session {} ({}), {} → {}", rep.session_id, rep.provider, rep.started_at, rep.updated_at)
+    format!(
+        "session {} ({}), {} → {}",
+        rep.session_id, rep.provider, rep.started_at, rep.updated_at
+    )
 }
 
 fn terminal(rep: &SessionReport) -> String {
@@ -328,7 +369,13 @@ fn events_table(lines: &[EventLine]) -> Table {
         let detail = e
             .attrs
             .as_object()
-            .map(|o| o.iter().filter(|(k, _)| *k != "event").map(|(k, v)| format!("{k}={}", v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))).collect::<Vec<_>>().join(" "))
+            .map(|o| {
+                o.iter()
+                    .filter(|(k, _)| *k != "event")
+                    .map(|(k, v)| format!("{k}={}", v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
             .unwrap_or_default();
         let detail: String = detail.chars().take(120).collect();
         t.push(vec![
@@ -350,9 +397,15 @@ fn events(ctx: &Ctx, a: EventsArgs) -> anyhow::Result<()> {
     let plane = match a.plane.as_str() {
         "all" => None,
         p @ ("signal" | "debug" | "audit") => Some(p.to_string()),
-        other => return Err(crate::error::unusable(format!("--plane {other:?}: expected signal, debug, audit or all"))),
+        other => {
+            return Err(crate::error::unusable(format!(
+                "--plane {other:?}: expected signal, debug, audit or all"
+            )))
+        }
     };
-    let Some(store) = project_store(ctx)? else { return nothing_recorded(ctx, a.json) };
+    let Some(store) = project_store(ctx)? else {
+        return nothing_recorded(ctx, a.json);
+    };
     let conn = store.conn()?;
     let lines = Reports::new(&conn).events(a.n.max(0), a.kind.as_deref(), a.session.as_deref(), plane.as_deref())?;
     if a.json {
@@ -365,7 +418,9 @@ fn events(ctx: &Ctx, a: EventsArgs) -> anyhow::Result<()> {
 }
 
 fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
-    let Some(store) = project_store(ctx)? else { return nothing_recorded(ctx, a.json) };
+    let Some(store) = project_store(ctx)? else {
+        return nothing_recorded(ctx, a.json);
+    };
     let conn = store.conn()?;
     let lines = Reports::new(&conn).decisions(a.n.max(0), a.session.as_deref())?;
     if a.json {
@@ -418,8 +473,25 @@ fn live(ctx: &Ctx, a: LiveArgs) -> anyhow::Result<()> {
             if a.json {
                 render::out(&(serde_json::to_string(e)? + "\n"))?;
             } else {
-                let detail = e.attrs.as_object().map(|o| o.iter().filter(|(k, _)| *k != "event").map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")).unwrap_or_default();
-                render::out(&format!("{} {} {} {}{}\n", e.ts, e.provider, e.kind, e.session_id.as_deref().unwrap_or("-"), if detail.is_empty() { String::new() } else { format!(" {detail}") }))?;
+                let detail = e
+                    .attrs
+                    .as_object()
+                    .map(|o| {
+                        o.iter()
+                            .filter(|(k, _)| *k != "event")
+                            .map(|(k, v)| format!("{k}={v}"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .unwrap_or_default();
+                render::out(&format!(
+                    "{} {} {} {}{}\n",
+                    e.ts,
+                    e.provider,
+                    e.kind,
+                    e.session_id.as_deref().unwrap_or("-"),
+                    if detail.is_empty() { String::new() } else { format!(" {detail}") }
+                ))?;
             }
         }
         if lines.is_empty() {

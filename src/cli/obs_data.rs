@@ -11,13 +11,24 @@ use std::path::PathBuf;
 
 /// Which database holds `view`.
 fn view_db(view: &str) -> Option<DbKind> {
-    [DbKind::Project, DbKind::Home].into_iter().find(|k| k.views().iter().any(|(name, _)| *name == view))
+    [DbKind::Project, DbKind::Home]
+        .into_iter()
+        .find(|k| k.views().iter().any(|(name, _)| *name == view))
 }
 
 pub fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
     let Some(kind) = view_db(&a.view) else {
-        let names: Vec<&str> = DbKind::Project.views().iter().chain(DbKind::Home.views()).map(|(n, _)| *n).collect();
-        return Err(crate::error::unusable(format!("no view named {:?}; views: {}", a.view, names.join(", "))));
+        let names: Vec<&str> = DbKind::Project
+            .views()
+            .iter()
+            .chain(DbKind::Home.views())
+            .map(|(n, _)| *n)
+            .collect();
+        return Err(crate::error::unusable(format!(
+            "no view named {:?}; views: {}",
+            a.view,
+            names.join(", ")
+        )));
     };
     let window = Window::parse(a.since.as_deref(), a.until.as_deref()).map_err(crate::error::unusable)?;
     let path = match kind {
@@ -42,10 +53,14 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
             &memory
         }
     };
-    let run = |out: &mut dyn Write| export::export(conn, &a.view, &window, format, out).map_err(|e| crate::error::unusable(format!("view {}: {e}", a.view)));
+    let run = |out: &mut dyn Write| {
+        export::export(conn, &a.view, &window, format, out).map_err(|e| crate::error::unusable(format!("view {}: {e}", a.view)))
+    };
     match &a.out {
         Some(file) => {
-            let mut f = std::io::BufWriter::new(std::fs::File::create(file).map_err(|e| crate::error::refused(format!("{}: cannot write: {e}", file.display())))?);
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(file).map_err(|e| crate::error::refused(format!("{}: cannot write: {e}", file.display())))?,
+            );
             let n = run(&mut f)?;
             f.flush()?;
             eprintln!("exported {n} rows of {} to {}", a.view, file.display());
@@ -89,7 +104,8 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
     let mut rows: Vec<(String, &'static str, i64)> = Vec::new();
     if project_db.is_file() {
         let counts = if dry_run {
-            let store = Store::open_existing(DbKind::Project, &project_db)?.ok_or_else(|| crate::error::unusable("project database vanished"))?;
+            let store =
+                Store::open_existing(DbKind::Project, &project_db)?.ok_or_else(|| crate::error::unusable("project database vanished"))?;
             let conn = store.conn()?;
             prune::count_project(&conn, &cutoff)?
         } else {
@@ -163,6 +179,13 @@ pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], json: bool) -> anyhow::Result<
     }
     render::out(&format!(
         "imported {} lines: {} observability, {} audit, {} ship-ledger, {} spool; {} already imported, {} malformed, {} unrecognised\n",
-        counts.lines, counts.observability, counts.audit, counts.ship_ledger, counts.spool, counts.duplicates, counts.malformed, counts.unrecognised
+        counts.lines,
+        counts.observability,
+        counts.audit,
+        counts.ship_ledger,
+        counts.spool,
+        counts.duplicates,
+        counts.malformed,
+        counts.unrecognised
     ))
 }

@@ -10,11 +10,26 @@ pub fn report_all_repos(ctx: &Ctx, format: Format) -> anyhow::Result<()> {
         if format == Format::Json {
             return render::json(&serde_json::json!({"recorded": false, "database": home_db.display().to_string(), "repositories": []}));
         }
-        return render::out(&format!("nothing spooled yet (no home database at {}); turn on obs.globalSpool to mirror every repository\n", home_db.display()));
+        return render::out(&format!(
+            "nothing spooled yet (no home database at {}); turn on obs.globalSpool to mirror every repository\n",
+            home_db.display()
+        ));
     };
     let conn = store.conn()?;
     let mut st = conn.prepare(crate::store::queries::home::spool::REPO_ROLLUP)?;
-    let mut t = Table::new(["repo_path", "project", "sessions", "events", "prompts", "tool_fails", "denials", "input_tokens", "output_tokens", "cost_usd", "last_at"]);
+    let mut t = Table::new([
+        "repo_path",
+        "project",
+        "sessions",
+        "events",
+        "prompts",
+        "tool_fails",
+        "denials",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
+        "last_at",
+    ]);
     let rows = st.query_map([], |r| {
         Ok(vec![
             r.get::<_, String>(0)?.into(),

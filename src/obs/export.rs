@@ -25,12 +25,18 @@ pub struct Window {
 impl Window {
     /// Parses `--since` / `--until` (RFC 3339 or YYYY-MM-DD).
     pub fn parse(since: Option<&str>, until: Option<&str>) -> Result<Window, String> {
-        let since = since.map(|s| crate::clock::parse(s).map(crate::clock::stamp).map_err(|e| format!("--since: {e}"))).transpose()?;
+        let since = since
+            .map(|s| crate::clock::parse(s).map(crate::clock::stamp).map_err(|e| format!("--since: {e}")))
+            .transpose()?;
         let until = until
             .map(|s| {
                 let t = crate::clock::parse(s).map_err(|e| format!("--until: {e}"))?;
                 // A bare date means the whole day.
-                let t = if s.trim().len() == 10 { t + chrono::Duration::days(1) - chrono::Duration::milliseconds(1) } else { t };
+                let t = if s.trim().len() == 10 {
+                    t + chrono::Duration::days(1) - chrono::Duration::milliseconds(1)
+                } else {
+                    t
+                };
                 Ok::<_, String>(crate::clock::stamp(t))
             })
             .transpose()?;
@@ -59,7 +65,9 @@ fn cell_json(v: ValueRef<'_>) -> serde_json::Value {
     match v {
         ValueRef::Null => serde_json::Value::Null,
         ValueRef::Integer(i) => i.into(),
-        ValueRef::Real(f) => serde_json::Number::from_f64(f).map(serde_json::Value::Number).unwrap_or(serde_json::Value::Null),
+        ValueRef::Real(f) => serde_json::Number::from_f64(f)
+            .map(serde_json::Value::Number)
+            .unwrap_or(serde_json::Value::Null),
         ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned().into(),
         ValueRef::Blob(b) => b.iter().map(|x| format!("{x:02x}")).collect::<String>().into(),
     }
@@ -70,13 +78,22 @@ pub fn export(conn: &Connection, view: &str, window: &Window, format: ExportForm
     let cols = columns(conn, view).map_err(|e| e.to_string())?;
     let time_col = TIME_COLUMNS.iter().find(|c| cols.iter().any(|x| x == *c)).copied();
     if (window.since.is_some() || window.until.is_some()) && time_col.is_none() {
-        return Err(format!("view {view} has no time column to filter on (looked for {})", TIME_COLUMNS.join(", ")));
+        return Err(format!(
+            "view {view} has no time column to filter on (looked for {})",
+            TIME_COLUMNS.join(", ")
+        ));
     }
     let mut sql = format!("SELECT * FROM \"{view}\"");
     let mut args: Vec<String> = Vec::new();
     if let Some(col) = time_col {
         // Dates compare by their day; timestamps by the stamp.
-        let cut = |s: &str| if col == "day" { s[..10.min(s.len())].to_string() } else { s.to_string() };
+        let cut = |s: &str| {
+            if col == "day" {
+                s[..10.min(s.len())].to_string()
+            } else {
+                s.to_string()
+            }
+        };
         let mut conds = Vec::new();
         if let Some(s) = &window.since {
             args.push(cut(s));

@@ -33,8 +33,17 @@ pub struct ImportCounts {
     pub unrecognised: u64,
 }
 
-const DEBUG_KINDS: &[&str] =
-    &["tool.start", "tool.end", "shell.start", "shell.end", "mcp.start", "mcp.end", "file.read", "file.edit", "agent.thought"];
+const DEBUG_KINDS: &[&str] = &[
+    "tool.start",
+    "tool.end",
+    "shell.start",
+    "shell.end",
+    "mcp.start",
+    "mcp.end",
+    "file.read",
+    "file.edit",
+    "agent.thought",
+];
 
 fn s(v: &Value, k: &str) -> Option<String> {
     v.get(k).and_then(|x| match x {
@@ -52,7 +61,10 @@ fn i(v: &Value, k: &str) -> Option<i64> {
 fn ts_of(v: &Value) -> Option<String> {
     match v.get("ts")? {
         Value::String(t) => crate::clock::parse(t).ok().map(crate::clock::stamp),
-        Value::Number(n) => n.as_i64().and_then(chrono::DateTime::from_timestamp_millis).map(crate::clock::stamp),
+        Value::Number(n) => n
+            .as_i64()
+            .and_then(chrono::DateTime::from_timestamp_millis)
+            .map(crate::clock::stamp),
         _ => None,
     }
 }
@@ -77,7 +89,11 @@ pub struct Importer<'c> {
 impl<'c> Importer<'c> {
     /// `home` is needed only for spool lines; without it they are counted as unrecognised.
     pub fn new(project: &'c Connection, home: Option<&'c Connection>) -> Importer<'c> {
-        Importer { project, home, counts: ImportCounts::default() }
+        Importer {
+            project,
+            home,
+            counts: ImportCounts::default(),
+        }
     }
 
     pub fn line(&mut self, line: &str) -> rusqlite::Result<()> {
@@ -95,7 +111,9 @@ impl<'c> Importer<'c> {
             return Ok(());
         }
         let dedup = format!("jsonl:{}", crate::hashing::sha256_hex(line.as_bytes()));
-        let salt = s(&v, "session_id").or_else(|| v.get("record").and_then(|r| s(r, "session_id"))).unwrap_or_default();
+        let salt = s(&v, "session_id")
+            .or_else(|| v.get("record").and_then(|r| s(r, "session_id")))
+            .unwrap_or_default();
         Redactor::new(&salt).redact_value(&mut v);
         let inserted = if v.get("schema").and_then(Value::as_str) == Some("harness.observability.v1") {
             self.counts.observability += 1;
@@ -125,7 +143,15 @@ impl<'c> Importer<'c> {
 
     fn upsert_session(&self, provider: &str, session: Option<&str>, ts: &str, model: Option<&str>) -> rusqlite::Result<()> {
         if let Some(session) = session {
-            self.project.prepare_cached(q::SESSION_UPSERT)?.execute(params![provider, session, ts, model, None::<String>, None::<String>, None::<String>])?;
+            self.project.prepare_cached(q::SESSION_UPSERT)?.execute(params![
+                provider,
+                session,
+                ts,
+                model,
+                None::<String>,
+                None::<String>,
+                None::<String>
+            ])?;
         }
         Ok(())
     }
@@ -142,7 +168,12 @@ impl<'c> Importer<'c> {
         let (mut tokens, mut cost, mut source, mut pool, mut duration) = (None, None, None, None, None);
         if let Some(g) = gen {
             if is_generation {
-                tokens = Some((i(g, "input_tokens").unwrap_or(0), i(g, "output_tokens").unwrap_or(0), i(g, "cache_read_tokens").unwrap_or(0), i(g, "cache_write_tokens").unwrap_or(0)));
+                tokens = Some((
+                    i(g, "input_tokens").unwrap_or(0),
+                    i(g, "output_tokens").unwrap_or(0),
+                    i(g, "cache_read_tokens").unwrap_or(0),
+                    i(g, "cache_write_tokens").unwrap_or(0),
+                ));
                 cost = g.get("cost_usd").and_then(Value::as_f64);
                 source = s(g, "cost_source");
                 pool = s(g, "cost_pool");
@@ -187,7 +218,6 @@ impl<'c> Importer<'c> {
         let provider = s(v, "provider").unwrap_or_else(|| "import".into());
         let mut attrs = Map::new();
         attrs.insert("event".into(), event.clone().into());
-        self.upsert_session(&provider, session.as_deref(), &ts, None)?;
         let n = self.project.prepare_cached(q::EVENT_INSERT)?.execute(params![
             ts,
             provider,

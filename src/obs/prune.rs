@@ -16,13 +16,34 @@ pub struct PruneCounts {
 pub fn count_project(conn: &Connection, cutoff: &str) -> rusqlite::Result<Vec<PruneCounts>> {
     conn.query_row(q::PRUNE_COUNT, [cutoff], |r| {
         Ok(vec![
-            PruneCounts { table: "events", rows: r.get(0)? },
-            PruneCounts { table: "decisions", rows: r.get(1)? },
-            PruneCounts { table: "sessions", rows: r.get(2)? },
-            PruneCounts { table: "gate_runs", rows: r.get(3)? },
-            PruneCounts { table: "ship_ledger", rows: r.get(4)? },
-            PruneCounts { table: "open_spans", rows: r.get(5)? },
-            PruneCounts { table: "policy_baselines", rows: r.get(6)? },
+            PruneCounts {
+                table: "events",
+                rows: r.get(0)?,
+            },
+            PruneCounts {
+                table: "decisions",
+                rows: r.get(1)?,
+            },
+            PruneCounts {
+                table: "sessions",
+                rows: r.get(2)?,
+            },
+            PruneCounts {
+                table: "gate_runs",
+                rows: r.get(3)?,
+            },
+            PruneCounts {
+                table: "ship_ledger",
+                rows: r.get(4)?,
+            },
+            PruneCounts {
+                table: "open_spans",
+                rows: r.get(5)?,
+            },
+            PruneCounts {
+                table: "policy_baselines",
+                rows: r.get(6)?,
+            },
         ])
     })
 }

@@ -110,14 +110,23 @@ impl<'c> Reports<'c> {
 
     /// The most recently active session, as (provider, session id).
     pub fn latest_session(&self) -> rusqlite::Result<Option<(String, String)>> {
-        self.conn.prepare_cached(q::LATEST_SESSION)?.query_row([], |r| Ok((r.get(0)?, r.get(1)?))).optional()
+        self.conn
+            .prepare_cached(q::LATEST_SESSION)?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()
     }
 
-    /// Sessions whose id is `id` or starts with it (at most two, to detect an ambiguous prefix).
+    /// The session whose id is `id` (the most recent such, whatever the provider), else those
+    /// whose id starts with it: at most two, so the caller can refuse an ambiguous prefix.
     pub fn find_session(&self, id: &str) -> rusqlite::Result<Vec<(String, String)>> {
         let mut st = self.conn.prepare_cached(q::FIND_SESSION)?;
-        let rows = st.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        rows.collect()
+        let rows: Vec<(String, String, bool)> = st
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<_, _>>()?;
+        if let Some((p, s, true)) = rows.first() {
+            return Ok(vec![(p.clone(), s.clone())]);
+        }
+        Ok(rows.into_iter().map(|(p, s, _)| (p, s)).collect())
     }
 
     pub fn session(&self, provider: &str, session: &str) -> rusqlite::Result<Option<SessionReport>> {
@@ -139,9 +148,22 @@ impl<'c> Reports<'c> {
                     thoughts: r.get(8)?,
                     compactions: r.get(9)?,
                     denials: r.get(11)?,
-                    shell: ShellCounts { allow: r.get(12)?, ask: r.get(13)?, deny: r.get(14)?, by_rule: Map::new() },
-                    gates: GateCounts { pass: r.get(15)?, fail: r.get(16)? },
-                    gate_time: GateTime { runs: r.get(17)?, reused: r.get(18)?, total_ms: r.get(19)?, worst_ms: r.get(20)? },
+                    shell: ShellCounts {
+                        allow: r.get(12)?,
+                        ask: r.get(13)?,
+                        deny: r.get(14)?,
+                        by_rule: Map::new(),
+                    },
+                    gates: GateCounts {
+                        pass: r.get(15)?,
+                        fail: r.get(16)?,
+                    },
+                    gate_time: GateTime {
+                        runs: r.get(17)?,
+                        reused: r.get(18)?,
+                        total_ms: r.get(19)?,
+                        worst_ms: r.get(20)?,
+                    },
                     input_tokens: r.get(21)?,
                     output_tokens: r.get(22)?,
                     cache_read_tokens: r.get(23)?,
@@ -159,29 +181,59 @@ impl<'c> Reports<'c> {
         rep.tools = self
             .conn
             .prepare_cached(q::REPORT_TOOLS)?
-            .query_map(p, |r| Ok(ToolLine { tool: r.get(0)?, calls: r.get(1)?, ok: r.get(2)?, fail: r.get(3)?, total_ms: r.get(4)? }))?
+            .query_map(p, |r| {
+                Ok(ToolLine {
+                    tool: r.get(0)?,
+                    calls: r.get(1)?,
+                    ok: r.get(2)?,
+                    fail: r.get(3)?,
+                    total_ms: r.get(4)?,
+                })
+            })?
             .collect::<Result<_, _>>()?;
         rep.subagents = self
             .conn
             .prepare_cached(q::REPORT_SUBAGENTS)?
-            .query_map(p, |r| Ok(SubagentLine { subagent_type: r.get(0)?, started: r.get(1)?, ended: r.get(2)? }))?
+            .query_map(p, |r| {
+                Ok(SubagentLine {
+                    subagent_type: r.get(0)?,
+                    started: r.get(1)?,
+                    ended: r.get(2)?,
+                })
+            })?
             .collect::<Result<_, _>>()?;
         rep.interruptions = self
             .conn
             .prepare_cached(q::REPORT_INTERRUPTIONS)?
-            .query_map(p, |r| Ok(InterruptionLine { rule: r.get(0)?, subject: r.get(1)?, asks: r.get(2)?, denials: r.get(3)?, total: r.get(4)? }))?
+            .query_map(p, |r| {
+                Ok(InterruptionLine {
+                    rule: r.get(0)?,
+                    subject: r.get(1)?,
+                    asks: r.get(2)?,
+                    denials: r.get(3)?,
+                    total: r.get(4)?,
+                })
+            })?
             .collect::<Result<_, _>>()?;
         rep.rails = self
             .conn
             .prepare_cached(q::REPORT_RAILS)?
-            .query_map(p, |r| Ok(RailLine { rule: r.get(0)?, permission: r.get(1)?, count: r.get(2)? }))?
+            .query_map(p, |r| {
+                Ok(RailLine {
+                    rule: r.get(0)?,
+                    permission: r.get(1)?,
+                    count: r.get(2)?,
+                })
+            })?
             .collect::<Result<_, _>>()?;
         let mut by_rule = Map::new();
         let mut st = self.conn.prepare_cached(q::REPORT_SHELL_BY_RULE)?;
         let rows = st.query_map(p, |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?)))?;
         for row in rows {
             let (rule, permission, n) = row?;
-            let entry = by_rule.entry(rule).or_insert_with(|| serde_json::json!({"allow": 0, "ask": 0, "deny": 0}));
+            let entry = by_rule
+                .entry(rule)
+                .or_insert_with(|| serde_json::json!({"allow": 0, "ask": 0, "deny": 0}));
             entry[permission.as_str()] = n.into();
         }
         rep.shell.by_rule = by_rule;

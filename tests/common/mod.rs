@@ -74,6 +74,13 @@ impl World {
         stdout(&out)
     }
 
+    /// Runs with `TLC_NOW` set and asserts success; returns stdout.
+    pub fn ok_env(&self, args: &[&str], now: &str) -> String {
+        let out = self.cmd(args).env("TLC_NOW", now).stdin(Stdio::null()).output().expect("run tlc");
+        assert!(out.status.success(), "tlc {args:?} failed: {}", stderr(&out));
+        stdout(&out)
+    }
+
     /// Pipes `payload` into `tlc hook <provider>` in the repository.
     pub fn hook(&self, provider: &str, payload: &[u8]) -> Output {
         self.hook_with(provider, payload, |_| {})
