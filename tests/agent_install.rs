@@ -378,3 +378,41 @@ fn info_and_search_read_only_the_local_clone_and_create_nothing() {
     env.ok(&["agent", "info", "acme/release-notes"]);
     assert!(!env.home.path().join("state").exists());
 }
+
+/// Runs tlc with a real pseudo-terminal as standard input and `input` typed on it.
+fn on_pty(env: &Env, args: &[&str], input: &str) -> std::process::Output {
+    use std::io::Write;
+    use std::os::fd::FromRawFd;
+    let (mut master, mut slave) = (-1, -1);
+    // SAFETY: openpty writes two fresh descriptors into the ints we own.
+    let rc = unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), std::ptr::null()) };
+    assert_eq!(rc, 0, "openpty");
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    let (mut master, slave) = unsafe { (std::fs::File::from_raw_fd(master), std::fs::File::from_raw_fd(slave)) };
+    let child = env
+        .cmd(args)
+        .stdin(std::process::Stdio::from(slave))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    master.write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    drop(master);
+    out
+}
+
+#[test]
+fn a_real_pseudo_terminal_answers_the_prompts() {
+    let env = Env::new();
+    let acme = env.acme();
+    env.add_stable("acme", &acme);
+    let before = env.machine_text();
+    let out = on_pty(&env, &["agent", "install", "acme/pr-reviewer"], "n\n");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("declined"), "{}", stderr(&out));
+    assert_eq!(env.machine_text(), before);
+    let out = on_pty(&env, &["agent", "install", "acme/pr-reviewer"], "y\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(source_lines(&env.machine_text()).len(), 1);
+}
