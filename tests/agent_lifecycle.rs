@@ -49,6 +49,11 @@ fn done_when_upgrade_diffs_refuses_a_malicious_version_and_rolls_back_offline() 
     assert!(stderr(&out).contains("high-severity"), "{}", stderr(&out));
     assert_eq!(env.machine_text(), before);
     assert!(!env.pin_dir("acme", "pr-reviewer", &v3).exists());
+    // Nor can install move the table forward to a new SHA: that is upgrade's job.
+    let out = env.tlc(&["agent", "install", &format!("acme/pr-reviewer@{v3}"), "--yes"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not a rollback"), "{}", stderr(&out));
+    assert_eq!(env.machine_text(), before);
 
     // Rollback to v1 with the clone (and the remote) gone: entirely from the pin store.
     std::fs::remove_dir_all(env.clone_dir("acme")).unwrap();

@@ -615,6 +615,13 @@ pub fn install(paths: &Paths, r: &PackageRef, opts: &InstallOptions, prompter: &
                         r.name()
                     ));
                 }
+                let target = SourceRef { stable: r.stable.clone(), package: r.package.clone(), sha: r.version.clone().unwrap_or_default() };
+                if !pins::has_pin(paths, &target) {
+                    return Err(refused(format!(
+                        "[harness.{name}] in {} already names {cur}; {target} is not in the pin store, so this is not a rollback: `tlc agent upgrade {name}` is the only way a pin moves forward",
+                        file.display()
+                    )));
+                }
             }
             _ => {
                 return Err(refused(format!(

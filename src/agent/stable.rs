@@ -209,6 +209,15 @@ pub fn remove(paths: &Paths, cfg: &Config, name: &str) -> anyhow::Result<Vec<Str
             }
         }
     }
+    // Tables in other projects' configs the home database knows of.
+    if let Some(store) = AgentStore::open_existing(&paths.home_db())? {
+        for r in store.references()? {
+            let line = format!("[harness.{}] in {} names {}", r.table_name, r.config_file, r.source);
+            if r.source.starts_with(&format!("{name}/")) && !still.contains(&line) {
+                still.push(line);
+            }
+        }
+    }
     for p in pins::list_pins(paths).into_iter().filter(|p| p.stable == name) {
         still.push(format!("pin {p} is in the store ({})", pins::pin_dir(paths, &p).display()));
     }
