@@ -525,14 +525,17 @@ pub(super) fn commit(
     defaults: &DefaultsChoice,
 ) -> anyhow::Result<()> {
     let src = c.source();
-    let new_pin = pins::write_pin(paths, &src, &c.files).map_err(anyhow::Error::msg)?;
+    // The database first: one that cannot be opened (newer schema, not a database) stops the
+    // install before the pin or the config is touched.
+    let store = AgentStore::open(&paths.home_db())?;
     let mut edit = ConfigEdit::open(file).map_err(unusable)?;
     edit.set(&format!("harness.{name}.source"), src.to_string().as_str().into());
     for (k, v) in &defaults.written {
         edit.set(&format!("harness.{name}.{k}"), to_toml(v));
     }
+    // The pin before the line that names it: a config never names a pin that is not there.
+    let new_pin = pins::write_pin(paths, &src, &c.files).map_err(anyhow::Error::msg)?;
     edit.save().map_err(anyhow::Error::msg)?;
-    let store = AgentStore::open(&paths.home_db())?;
     let digests: Vec<(String, String, i64)> = c
         .files
         .files
