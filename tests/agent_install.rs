@@ -334,6 +334,11 @@ fn stables_list_update_and_remove() {
     let out = env.ok(&["stable", "update"]);
     assert!(out.contains(&second), "{out}");
     assert_eq!(env.json(&["stable", "list", "--json"])[0]["head"], second.as_str());
+    let csv = env.ok(&["stable", "list", "--format", "csv"]);
+    assert!(
+        csv.starts_with("stable,remote,visibility,last fetch,head\r\n") && csv.contains(&second),
+        "{csv}"
+    );
 
     env.ok(&["agent", "install", "acme/pr-reviewer", "--yes"]);
     let out = env.ok(&["stable", "remove", "acme"]);
@@ -363,6 +368,11 @@ fn info_and_search_read_only_the_local_clone_and_create_nothing() {
     assert_eq!(found.as_array().unwrap().len(), 2, "{found}");
     let found = env.json(&["agent", "search", "release", "--json"]);
     assert_eq!(found[0]["package"], "acme/release-notes");
+    let csv = env.ok(&["agent", "search", "--format", "csv"]);
+    assert!(
+        csv.starts_with("package,version,description,manifest\r\n") && csv.contains("acme/pr-reviewer,1.4.0,"),
+        "{csv}"
+    );
     let info = env.ok(&["agent", "info", "acme/pr-reviewer"]);
     assert!(
         info.contains(CLEAN_MANIFEST) && info.contains("skills/review-checklist/SKILL.md") && info.contains("tripwire"),

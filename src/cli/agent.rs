@@ -71,6 +71,9 @@ pub enum AgentCommand {
         query: Option<String>,
         #[arg(long)]
         json: bool,
+        /// table (default), csv, json or markdown.
+        #[arg(long, value_enum)]
+        format: Option<render::Format>,
     },
     /// A package's manifest, requests, files and scan findings from the local clone (read-only).
     Info {
@@ -140,7 +143,7 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
         }
         AgentCommand::Describe { name, json } => describe(ctx, &name, json),
         AgentCommand::History { name, json } => history(ctx, name.as_deref(), json),
-        AgentCommand::Search { query, json } => search(ctx, query.as_deref(), json),
+        AgentCommand::Search { query, json, format } => search(ctx, query.as_deref(), json, format.unwrap_or_default()),
         AgentCommand::Info { package, json } => info(ctx, &package, json),
         AgentCommand::Stable(cmd) => super::stable::run(ctx, cmd),
     }
@@ -266,7 +269,7 @@ struct Found {
     valid: bool,
 }
 
-fn search(ctx: &Ctx, query: Option<&str>, json: bool) -> anyhow::Result<()> {
+fn search(ctx: &Ctx, query: Option<&str>, json: bool, format: render::Format) -> anyhow::Result<()> {
     let paths = ctx.paths()?;
     let cfg = ctx.config()?;
     let tctx = TableContext::from_config(cfg);
@@ -297,7 +300,7 @@ fn search(ctx: &Ctx, query: Option<&str>, json: bool) -> anyhow::Result<()> {
     if json {
         return render::json(&found);
     }
-    if found.is_empty() {
+    if found.is_empty() && format == render::Format::Table {
         return render::out("no package found in the local clones (`tlc stable update` fetches them)\n");
     }
     let mut t = Table::new(["package", "version", "description", "manifest"]);
@@ -309,7 +312,7 @@ fn search(ctx: &Ctx, query: Option<&str>, json: bool) -> anyhow::Result<()> {
             (if f.valid { "ok" } else { "refused" }).into(),
         ]);
     }
-    t.print(render::Format::Table)
+    t.print(format)
 }
 
 fn info(ctx: &Ctx, package: &str, json: bool) -> anyhow::Result<()> {

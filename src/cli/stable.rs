@@ -28,6 +28,9 @@ pub enum StableCommand {
     List {
         #[arg(long)]
         json: bool,
+        /// table (default), csv, json or markdown; the full head SHA in every form but table.
+        #[arg(long, value_enum)]
+        format: Option<render::Format>,
     },
     /// Validate and scan every package of a stable checkout (default: the current directory).
     Lint {
@@ -104,12 +107,13 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
             }
             render::out(&s)
         }
-        StableCommand::List { json } => {
+        StableCommand::List { json, format } => {
             let rows = stable::list(ctx.paths()?, ctx.config()?)?;
             if json {
                 return render::json(&rows);
             }
-            if rows.is_empty() {
+            let format = format.unwrap_or_default();
+            if rows.is_empty() && format == render::Format::Table {
                 return render::out("no stable is declared (add one with `tlc stable add <name> <remote>`)\n");
             }
             let mut t = Table::new(["stable", "remote", "visibility", "last fetch", "head"]);
@@ -119,10 +123,16 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
                     r.remote.into(),
                     r.visibility.into(),
                     r.last_fetch.into(),
-                    Cell::from(r.head.map(|h| h[..12.min(h.len())].to_string())),
+                    Cell::from(r.head),
                 ]);
             }
-            t.print(render::Format::Table)
+            t.print_with(format, &|i, c| {
+                if i == 4 {
+                    c.plain().chars().take(12).collect()
+                } else {
+                    c.plain()
+                }
+            })
         }
         StableCommand::Lint { path, json } => {
             let dir = match path {
