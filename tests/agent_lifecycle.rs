@@ -54,6 +54,16 @@ fn done_when_upgrade_diffs_refuses_a_malicious_version_and_rolls_back_offline() 
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("not a rollback"), "{}", stderr(&out));
     assert_eq!(env.machine_text(), before);
+    // --force-unsafe with the name re-typed takes it, and says so in the record.
+    let out = env.tlc_typed(&["agent", "upgrade", "pr-reviewer", "--force-unsafe"], "acme/pr-reviewer\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        source_lines(&env.machine_text()),
+        vec![format!("source = \"acme/pr-reviewer@{v3}\"")]
+    );
+    let h = env.json(&["agent", "history", "pr-reviewer", "--json"]);
+    assert_eq!(h["installs"][2]["forced"], true);
+    assert_eq!(h["installs"][2]["previous_sha"], v2.as_str());
 
     // Rollback to v1 with the clone (and the remote) gone: entirely from the pin store.
     std::fs::remove_dir_all(env.clone_dir("acme")).unwrap();
@@ -76,7 +86,7 @@ fn done_when_upgrade_diffs_refuses_a_malicious_version_and_rolls_back_offline() 
         .iter()
         .map(|i| i["action"].as_str().unwrap())
         .collect();
-    assert_eq!(actions, vec!["install", "upgrade", "rollback"]);
+    assert_eq!(actions, vec!["install", "upgrade", "upgrade", "rollback"]);
 }
 
 #[test]
@@ -163,4 +173,20 @@ fn prune_removes_unreferenced_pins_after_rechecking_every_known_config() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn a_failed_fetch_is_reported_and_recorded() {
+    let env = Env::new();
+    let acme = env.acme();
+    env.add_stable("acme", &acme);
+    let before = env.json(&["stable", "list", "--json"]);
+    std::fs::remove_dir_all(&acme.dir).unwrap();
+    let out = env.tlc(&["stable", "update"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("stable acme:"), "{}", stderr(&out));
+    let after = env.json(&["stable", "list", "--json"]);
+    assert_eq!(after[0]["last_fetch"], before[0]["last_fetch"], "the last good fetch is kept");
+    assert!(after[0]["fetch_error"].as_str().unwrap().contains("fetch"), "{after}");
+    assert_eq!(env.tlc(&["stable", "update", "nosuch"]).status.code(), Some(2));
 }
