@@ -297,6 +297,10 @@ pub fn append_resolutions(home_db: &Path, events: &[ResolutionEvent]) -> anyhow:
     if events.is_empty() || !home_db.is_file() {
         return Ok(());
     }
+    // Only a database already in step with this binary: resolving config never migrates one.
+    if Store::open_existing(DbKind::Home, home_db)?.is_none() {
+        return Ok(());
+    }
     let (mut c, _) = crate::store::open_and_migrate(DbKind::Home, home_db)?;
     let tx = c.transaction()?;
     let ts = crate::clock::now_stamp();
