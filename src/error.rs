@@ -80,3 +80,11 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     }
     ExitKind::Refused.code()
 }
+
+/// An outcome already explained on stdout, exiting with `kind`'s code and no further message.
+pub fn silent_failure_with(kind: ExitKind) -> anyhow::Error {
+    anyhow::Error::new(Exit {
+        kind,
+        message: String::new(),
+    })
+}

@@ -32,6 +32,18 @@ pub fn run(ctx: &Ctx, cmd: ConfigCommand) -> anyhow::Result<()> {
                         values.insert(spec.key.to_string(), v);
                     }
                 }
+                for t in &cfg.tables {
+                    for (k, (v, line)) in &t.entries {
+                        let key = format!("{}.{}.{k}", t.kind, t.name);
+                        let v = v.to_json();
+                        let entry = if origin {
+                            serde_json::json!({ "value": v, "tier": t.tier.name(), "file": t.file.display().to_string(), "line": line })
+                        } else {
+                            v
+                        };
+                        values.insert(key, entry);
+                    }
+                }
                 return render::json(&serde_json::Value::Object(values));
             }
             let mut t = if origin {
@@ -50,6 +62,19 @@ pub fn run(ctx: &Ctx, cmd: ConfigCommand) -> anyhow::Result<()> {
                     });
                 }
                 t.push(row);
+            }
+            for nt in &cfg.tables {
+                for (k, (v, line)) in &nt.entries {
+                    let mut row = vec![Cell::Text(format!("{}.{}.{k}", nt.kind, nt.name)), Cell::Text(v.to_toml_text())];
+                    if origin {
+                        row.push(nt.tier.name().into());
+                        row.push(Cell::Text(match line {
+                            Some(l) => format!("{}:{l}", nt.file.display()),
+                            None => nt.file.display().to_string(),
+                        }));
+                    }
+                    t.push(row);
+                }
             }
             t.print(render::Format::Table)
         }

@@ -54,8 +54,18 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
         }
         DbCommand::Status { json } => {
             let statuses: Vec<_> = targets.iter().map(|(k, p)| store::status(*k, p)).collect();
+            // A database that cannot be read, or that a newer tlc wrote, is unusable input.
+            let unusable = statuses
+                .iter()
+                .any(|s| s.error.is_some() || s.schema_version.is_some_and(|v| v > s.binary_schema_version));
+            let result = if unusable {
+                Err(crate::error::silent_failure_with(crate::error::ExitKind::Unusable))
+            } else {
+                Ok(())
+            };
             if json {
-                return render::json(&statuses);
+                render::json(&statuses)?;
+                return result;
             }
             for st in &statuses {
                 if !st.exists {
@@ -86,8 +96,14 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
                 if let Some(e) = &st.error {
                     render::out(&format!("  error: {e}\n"))?;
                 }
+                if let Some(v) = st.schema_version.filter(|v| *v > st.binary_schema_version) {
+                    render::out(&format!(
+                        "  schema version {v} is newer than this tlc knows (version {}): upgrade tlc\n",
+                        st.binary_schema_version
+                    ))?;
+                }
             }
-            Ok(())
+            result
         }
         DbCommand::Check { json } => {
             let mut reports = Vec::new();

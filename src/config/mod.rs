@@ -190,7 +190,7 @@ impl Config {
             let Some(path) = path else { continue };
             let bytes = match std::fs::read(path) {
                 Ok(b) => Some(b),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => None,
                 Err(e) => {
                     return Err(ConfigError {
                         file: path.to_path_buf(),

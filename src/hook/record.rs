@@ -46,7 +46,12 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
         None => Config::defaults(),
     };
     let settings = &config.settings;
-    let salt = value.get("session_id").and_then(Value::as_str).unwrap_or("").to_string();
+    // The redaction salt is the session, so one secret keeps one placeholder within it.
+    let salt = ["session_id", "conversation_id"]
+        .iter()
+        .find_map(|k| value.get(*k).and_then(Value::as_str))
+        .unwrap_or("")
+        .to_string();
     if settings.secrets.redact_output {
         Redactor::new(&salt).redact_value(&mut value);
     }

@@ -91,12 +91,12 @@ pub enum StoreError {
     TooNew { path: PathBuf, found: u32, known: u32 },
     #[error("{path}: schema version {found} is older than this tlc (version {known}); run `tlc db migrate`")]
     NeedsMigration { path: PathBuf, found: u32, known: u32 },
-    #[error("{path}: cannot create: {source}")]
-    Create { path: PathBuf, source: std::io::Error },
+    #[error("{path}: cannot create: {cause}")]
+    Create { path: PathBuf, cause: std::io::Error },
     #[error("{path}: migration failed: {detail}")]
     Migration { path: PathBuf, detail: String },
-    #[error("{path}: {source}")]
-    Sqlite { path: PathBuf, source: rusqlite::Error },
+    #[error("{path}: {cause}")]
+    Sqlite { path: PathBuf, cause: rusqlite::Error },
     #[error("{path}: connection pool: {detail}")]
     Pool { path: PathBuf, detail: String },
 }
@@ -111,13 +111,13 @@ impl StoreError {
         }
         StoreError::Sqlite {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         }
     }
 
     /// True when another writer held the database past the busy timeout.
     pub fn is_busy(&self) -> bool {
-        matches!(self, StoreError::Sqlite { source: rusqlite::Error::SqliteFailure(e, _), .. }
+        matches!(self, StoreError::Sqlite { cause: rusqlite::Error::SqliteFailure(e, _), .. }
             if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
     }
 }
@@ -225,12 +225,12 @@ pub fn open_and_migrate(kind: DbKind, path: &Path) -> Result<(Connection, Migrat
         if let Some(dir) = path.parent() {
             create_private_dir(dir).map_err(|source| StoreError::Create {
                 path: dir.to_path_buf(),
-                source,
+                cause: source,
             })?;
         }
         create_private_file(path).map_err(|source| StoreError::Create {
             path: path.to_path_buf(),
-            source,
+            cause: source,
         })?;
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;

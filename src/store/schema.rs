@@ -78,11 +78,11 @@ pub(super) fn migrate_locked(kind: DbKind, path: &Path, conn: &mut Connection) -
     let dir = path.parent().unwrap_or(Path::new("."));
     let lock = File::open(dir).map_err(|source| StoreError::Create {
         path: dir.to_path_buf(),
-        source,
+        cause: source,
     })?;
     lock.lock().map_err(|source| StoreError::Create {
         path: dir.to_path_buf(),
-        source,
+        cause: source,
     })?;
     let result = migrate(kind, path, conn);
     // The lock is released when `lock` is dropped, also on error.

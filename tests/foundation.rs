@@ -1,0 +1,150 @@
+//! The foundation: databases, read-only guarantees, bad input, config tiers, the alias.
+
+mod common;
+use common::*;
+use std::os::unix::fs::PermissionsExt;
+
+#[test]
+fn db_status_in_a_fresh_directory_reports_no_database_and_creates_nothing() {
+    let w = World::new();
+    let before = tree(w.dir.path());
+    let out = w.ok(&["db", "status"]);
+    assert!(out.contains("project database") && out.contains("does not exist"), "{out}");
+    assert!(out.contains("home database") && out.contains("does not exist"), "{out}");
+    let json: serde_json::Value = serde_json::from_str(&w.ok(&["db", "status", "--json"])).unwrap();
+    assert_eq!(json[0]["exists"], false);
+    assert_eq!(json[1]["exists"], false);
+    w.ok(&["db", "check"]);
+    w.ok(&["harness", "db", "status"]);
+    assert_eq!(tree(w.dir.path()), before, "read-only commands created something");
+}
+
+#[test]
+fn db_migrate_makes_both_databases_in_wal_with_private_modes_and_twice_changes_nothing() {
+    let w = World::new();
+    let first = w.ok(&["db", "migrate"]);
+    assert!(first.contains("applied V1__core"), "{first}");
+    for db in [w.project_db(), w.home_db()] {
+        let mode = std::fs::metadata(&db).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", db.display());
+        let dir_mode = std::fs::metadata(db.parent().unwrap()).unwrap().permissions().mode() & 0o777;
+        assert_eq!(dir_mode, 0o700);
+        let c = rusqlite::Connection::open(&db).unwrap();
+        let jm: String = c.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+        assert_eq!(jm, "wal");
+    }
+    let snapshot = |p: &std::path::Path| {
+        let c = rusqlite::Connection::open(p).unwrap();
+        let v: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        let n: i64 = c
+            .query_row("SELECT count(*) FROM refinery_schema_history", [], |r| r.get(0))
+            .unwrap();
+        (v, n)
+    };
+    let before = (snapshot(&w.project_db()), snapshot(&w.home_db()));
+    let second = w.ok(&["db", "migrate"]);
+    assert!(second.contains("up to date") && !second.contains("applied"), "{second}");
+    assert_eq!((snapshot(&w.project_db()), snapshot(&w.home_db())), before);
+    let status: serde_json::Value = serde_json::from_str(&w.ok(&["db", "status", "--json"])).unwrap();
+    assert_eq!(status[0]["schema_version"], 1);
+    assert_eq!(status[0]["journal_mode"], "wal");
+    assert_eq!(status[1]["applied_migrations"][0]["name"], "core");
+    w.ok(&["db", "check"]);
+}
+
+#[test]
+fn bad_input_gives_a_one_line_error_naming_the_path_and_overwrites_nothing() {
+    // A database file of random bytes.
+    let w = World::new();
+    std::fs::create_dir_all(w.home.join("state")).unwrap();
+    let junk: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 7) as u8).collect();
+    std::fs::write(w.home_db(), &junk).unwrap();
+    for args in [vec!["db", "migrate"], vec!["db", "status"], vec!["db", "check"]] {
+        let out = w.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let all = stdout(&out) + &stderr(&out);
+        assert!(all.contains(&w.home_db().display().to_string()), "{args:?}: {all}");
+    }
+    let err = stderr(&w.run(&["db", "migrate"]));
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert_eq!(std::fs::read(w.home_db()).unwrap(), junk);
+
+    // A database migrated by a newer binary.
+    let w = World::new();
+    w.ok(&["db", "migrate"]);
+    {
+        let c = rusqlite::Connection::open(w.project_db()).unwrap();
+        c.execute(
+            "INSERT INTO refinery_schema_history (version, name, applied_on, checksum) VALUES (7, 'future', '2030-01-01T00:00:00Z', '1')",
+            [],
+        )
+        .unwrap();
+        c.execute_batch("PRAGMA user_version = 7000000").unwrap();
+    }
+    let before = std::fs::read(w.project_db()).unwrap();
+    let out = w.run(&["db", "migrate"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("7") && err.contains("version 1") && err.contains("tlc.db"), "{err}");
+    assert_eq!(std::fs::read(w.project_db()).unwrap(), before, "not written");
+    assert_eq!(w.run(&["db", "status"]).status.code(), Some(2));
+    // The hook still answers and does not write it.
+    assert!(w
+        .hook("claude", w.payload("providers/claude/stop.json").as_bytes())
+        .status
+        .success());
+    assert_eq!(std::fs::read(w.project_db()).unwrap(), before);
+
+    // An unwritable TLC_HOME.
+    let w = World::new();
+    let out = w.cmd(&["db", "migrate"]).env("TLC_HOME", "/dev/null/tlc").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("/dev/null/tlc"), "{}", stderr(&out));
+
+    // A config file with a TOML syntax error.
+    let w = World::new();
+    std::fs::create_dir_all(&w.home).unwrap();
+    let cfg = w.home.join("config.toml");
+    std::fs::write(&cfg, "[grind]\nenabled = true\nmaxLoops = = 3\n").unwrap();
+    let out = w.run(&["config", "show"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains(&format!("{}:3", cfg.display())) && err.contains("syntax"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert_eq!(std::fs::read_to_string(&cfg).unwrap(), "[grind]\nenabled = true\nmaxLoops = = 3\n");
+}
+
+#[test]
+fn config_show_names_the_tier_and_file_of_every_value() {
+    let w = World::new();
+    std::fs::create_dir_all(&w.home).unwrap();
+    std::fs::write(
+        w.home.join("config.toml"),
+        "[obs]\nretentionDays = 10\n[stable.acme]\nremote = \"file:///x\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(w.repo.join(".tlc/harness")).unwrap();
+    std::fs::write(w.repo.join(".tlc/harness/config.toml"), "mode = \"focus\"\n").unwrap();
+    let json: serde_json::Value = serde_json::from_str(&w.ok(&["config", "show", "--origin", "--json"])).unwrap();
+    assert_eq!(json["mode"]["value"], "focus");
+    assert_eq!(json["mode"]["tier"], "project");
+    assert_eq!(json["obs.retentionDays"]["value"], 10);
+    assert_eq!(json["obs.retentionDays"]["tier"], "machine");
+    assert_eq!(json["obs.retentionDays"]["line"], 2);
+    assert_eq!(json["grind.maxLoops"]["tier"], "default");
+    assert_eq!(json["stable.acme.remote"]["tier"], "machine");
+    let plain: serde_json::Value = serde_json::from_str(&w.ok(&["config", "show", "--json"])).unwrap();
+    assert_eq!(plain["mode"], "focus");
+    let table = w.ok(&["config", "show", "--origin"]);
+    assert!(table.contains("obs.retentionDays") && table.contains("machine"), "{table}");
+
+    // A project declaring a machine-only table fails to load, naming the file and line.
+    std::fs::write(
+        w.repo.join(".tlc/harness/config.toml"),
+        "mode = \"solo\"\n\n[stable.evil]\nremote = \"x\"\n",
+    )
+    .unwrap();
+    let out = w.run(&["config", "show"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains(".tlc/harness/config.toml:3"), "{}", stderr(&out));
+}
