@@ -18,7 +18,8 @@ pub struct Project {
 impl Project {
     /// Locates the project state for `paths` under `config`'s guest rules.
     pub fn locate(paths: &Paths, config: &Config) -> Project {
-        let guest = paths.root_overlaps_home() || is_guest(paths, config);
+        // A `.tlc` that leaves the repository is never written through: its state goes under the home.
+        let guest = paths.root_overlaps_home() || is_guest(paths, config) || crate::config::scaffold::escape_from(&paths.root).is_some();
         let state_dir = if guest {
             paths.guest_state_dir()
         } else {

@@ -101,7 +101,15 @@ fn a_replayed_session_reports_the_counts_it_was_fed() {
     let before = tree(&w.repo);
     let md = w.ok(&["obs", "report", "5b1f6c2e", "--format", "markdown"]);
     assert!(md.starts_with("# tlc session report") && md.contains("## Tools"), "{md}");
-    assert_eq!(tree(&w.repo), before, "a report writes nothing into the repository");
+    for _ in 0..5 {
+        w.ok(&["obs", "report", "--json"]);
+        w.ok(&["obs", "events"]);
+    }
+    assert_eq!(
+        tree(&w.repo),
+        before,
+        "a report neither writes nor removes anything in the repository"
+    );
     let out = w.dir.path().join("report.md");
     w.ok(&["obs", "report", "5b1f6c2e", "--out", out.to_str().unwrap()]);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), md);
@@ -222,6 +230,9 @@ fn prune_a_month_ahead_drops_exactly_the_records_past_retention() {
     let w = World::new();
     std::fs::create_dir_all(&w.home).unwrap();
     std::fs::write(w.home.join("config.toml"), "[obs]\nretentionDays = 30\nglobalSpool = true\n").unwrap();
+    // Already adopted, so the counts below are the hooks' own rows (no config.scaffolded event).
+    std::fs::create_dir_all(w.repo.join(".tlc/harness")).unwrap();
+    std::fs::write(w.repo.join(".tlc/harness/config.toml"), "").unwrap();
     let at = |t: &str, file: &str| {
         let out = w.hook_with(
             "claude",

@@ -6,11 +6,19 @@ mod config_cmd;
 mod context;
 mod db;
 mod demo;
+mod doctor;
+mod gate;
 mod hook;
+mod init;
 mod install;
+mod lessons;
+mod mode;
+pub mod mutating;
 mod obs;
 mod obs_data;
 mod obs_spool;
+mod policy_cmd;
+mod status;
 mod stable;
 
 pub use context::Ctx;
@@ -52,6 +60,26 @@ pub enum Command {
     /// Read the record back: reports, events, decisions, live feed, export, prune, import.
     #[command(subcommand)]
     Obs(obs::ObsCommand),
+    /// Adopt this repository: write the default project config if there is none.
+    Init(init::InitArgs),
+    /// Check databases, config tiers, hook wiring, faults, gate commands, prices (read-only).
+    Doctor(doctor::DoctorArgs),
+    /// Posture, rails, paused stop checks, live sessions, policy divergence (read-only).
+    Status(status::StatusArgs),
+    /// Set the operator posture: paired, solo or focus (without a word: print it).
+    Mode(mode::ModeArgs),
+    /// Pause the stop checks (grind and ship challenge).
+    Pause,
+    /// Turn the stop checks back on.
+    Resume,
+    /// List policy sources that changed during a live session; `accept` clears named ones.
+    Policy(policy_cmd::PolicyArgs),
+    /// Gate commands, gate runs and the latest gate verdict.
+    #[command(subcommand)]
+    Gate(gate::GateCommand),
+    /// Add and list lessons.
+    #[command(subcommand)]
+    Lessons(lessons::LessonsCommand),
     /// Trusted git remotes that hold agent packages.
     #[command(subcommand)]
     Stable(stable::StableCommand),
@@ -100,6 +128,15 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
         Command::Obs(cmd) => obs::run(&ctx, cmd),
+        Command::Init(args) => init::run(&ctx, args),
+        Command::Doctor(args) => doctor::run(&ctx, args),
+        Command::Status(args) => status::run(&ctx, args),
+        Command::Mode(args) => mode::mode(&ctx, args),
+        Command::Pause => mode::pause(&ctx, true),
+        Command::Resume => mode::pause(&ctx, false),
+        Command::Policy(args) => policy_cmd::run(&ctx, args),
+        Command::Gate(cmd) => gate::run(&ctx, cmd),
+        Command::Lessons(cmd) => lessons::run(&ctx, cmd),
         Command::Stable(cmd) => stable::run(&ctx, cmd),
         Command::Agent(cmd) => agent::run(&ctx, cmd),
     }

@@ -7,6 +7,7 @@
 
 pub mod edit;
 pub mod registry;
+pub mod scaffold;
 mod settings;
 mod value;
 

@@ -37,10 +37,12 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
             None
         }
     };
+    let mut config_broken = false;
     let config = match paths.as_ref().map(Config::load) {
         Some(Ok(c)) => c,
         Some(Err(e)) => {
-            faults.push(format!("config not loaded, shipped defaults used: {e}"));
+            config_broken = true;
+            faults.push(format!("config not loaded: {e}"));
             Config::defaults()
         }
         None => Config::defaults(),
@@ -70,6 +72,15 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
             decision: Decision::allow(),
         };
     };
+    // A config that does not load hides the machine tier's guest list: writing anywhere in the
+    // repository could write into a guest, so the fault goes to the home's log instead.
+    if config_broken {
+        fault_log::append_best_effort(provider.name(), &faults.join("; "));
+        return Outcome {
+            hook_event,
+            decision: Decision::allow(),
+        };
+    }
     let project = Project::locate(&paths, &config);
     let decision = match record(provider, &project, &config, mapped.filter(|_| usable), &mut faults) {
         Ok(d) => d,
@@ -103,8 +114,12 @@ fn record(
     mapped: Option<Mapped>,
     faults: &mut Vec<String>,
 ) -> Result<Decision, String> {
+    // Issue 6 (adoption): an unadopted repository gets its project config before the first write.
+    let adopted = mapped
+        .as_ref()
+        .and_then(|m| crate::config::scaffold::adopt_on_hook(project, config, m.event.kind));
     let db = project.db_path();
-    let (mut conn, _) = store::open_and_migrate(DbKind::Project, &db).map_err(|e| e.to_string())?;
+    let mut conn = store::open_for_hook(DbKind::Project, &db).map_err(|e| e.to_string())?;
     conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
     let settings = &config.settings;
     let tx = conn
@@ -113,7 +128,18 @@ fn record(
     let es = EventStore::new(&tx);
     let mode_state = es.state("mode").map_err(|e| e.to_string())?;
     let posture = resolve_posture(mode_state.as_deref(), &settings.mode);
-    let decision = Decision::allow();
+    // Issue 6 (policy integrity): baseline the session, or deny an acting call after an out-of-band policy edit.
+    let facts = mapped.as_ref().map(|m| crate::policy::integrity::HookFacts {
+        provider: provider.name(),
+        session: m.event.session_id.as_deref(),
+        starts_session: m.event.kind == Kind::SessionStart,
+        acting: m.action.as_ref().is_some_and(|a| !a.reads_only),
+    });
+    let written_config = match &adopted {
+        Some(crate::config::scaffold::ScaffoldOutcome::Written(p)) => Some(p.as_path()),
+        _ => None,
+    };
+    let decision = crate::policy::integrity::on_hook(&tx, &project.paths, written_config, facts).map_err(|e| e.to_string())?;
 
     let mut written: Vec<(Event, Plane)> = Vec::new();
     let mut session = None;
@@ -146,6 +172,7 @@ fn record(
         written.push((f, Plane::Signal));
     }
     tx.commit().map_err(|e| e.to_string())?;
+    store::checkpoint_if_large(&conn);
     drop(conn);
 
     if settings.obs.global_spool {
@@ -171,7 +198,7 @@ fn plane_for(event: &Event, interrupts: bool, debug_on: bool) -> Plane {
 
 fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), String> {
     let home_db = project.paths.home_db();
-    let (mut conn, _) = store::open_and_migrate(DbKind::Home, &home_db).map_err(|e| e.to_string())?;
+    let mut conn = store::open_for_hook(DbKind::Home, &home_db).map_err(|e| e.to_string())?;
     conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -182,5 +209,7 @@ fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), String> {
     for (ev, plane) in written {
         spool.append(&repo, &name, ev, *plane).map_err(|e| e.to_string())?;
     }
-    tx.commit().map_err(|e| e.to_string())
+    tx.commit().map_err(|e| e.to_string())?;
+    store::checkpoint_if_large(&conn);
+    Ok(())
 }

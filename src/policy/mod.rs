@@ -1,6 +1,8 @@
 //! Policy: the operator's posture, and the decisions the hook path answers with. A rail only
 //! produces a [`Decision`]; the provider adapter renders it.
 
+pub mod integrity;
+
 /// How much the agent surfaces and what earns an interruption.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -69,6 +71,16 @@ pub fn resolve_posture(mode_state: Option<&str>, config_mode: &str) -> PostureRe
             rejected: rejected.or_else(|| (!config_mode.is_empty()).then(|| (config_mode.to_string(), "config"))),
         },
     }
+}
+
+/// [`resolve_posture`] over a loaded config: a `mode` only the shipped defaults set counts as
+/// the default, not as a config choice.
+pub fn resolve_for(mode_state: Option<&str>, config: &crate::config::Config) -> PostureResolution {
+    let chosen = config
+        .get("mode")
+        .filter(|(_, o)| o.tier != crate::config::Tier::Default)
+        .map_or("", |_| config.settings.mode.as_str());
+    resolve_posture(mode_state, chosen)
 }
 
 /// A permission.

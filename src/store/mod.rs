@@ -146,7 +146,39 @@ fn init_read(conn: &mut Connection) -> rusqlite::Result<()> {
 pub struct Store {
     kind: DbKind,
     path: PathBuf,
-    pool: r2d2::Pool<SqliteConnectionManager>,
+    conns: Conns,
+}
+
+/// Writers share an r2d2 pool; a read-only store holds one connection of its own, so no pool
+/// thread can keep a connection open past the command (and leave files behind it).
+enum Conns {
+    Pool(r2d2::Pool<SqliteConnectionManager>),
+    Single(std::sync::Mutex<Connection>),
+}
+
+/// A connection borrowed from a [`Store`].
+pub enum Conn<'a> {
+    Pooled(Box<r2d2::PooledConnection<SqliteConnectionManager>>),
+    Single(std::sync::MutexGuard<'a, Connection>),
+}
+
+impl std::ops::Deref for Conn<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        match self {
+            Conn::Pooled(c) => c,
+            Conn::Single(c) => c,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Conn<'_> {
+    fn deref_mut(&mut self) -> &mut Connection {
+        match self {
+            Conn::Pooled(c) => c,
+            Conn::Single(c) => &mut *c,
+        }
+    }
 }
 
 impl std::fmt::Debug for Store {
@@ -160,13 +192,13 @@ impl Store {
     /// and migrates it when its schema is behind this binary. Refuses a newer schema.
     pub fn open(kind: DbKind, path: &Path) -> Result<Store, StoreError> {
         let (_conn, _report) = open_and_migrate(kind, path)?;
-        Self::pool(kind, path, false)
+        Self::pool(kind, path)
     }
 
     /// Opens `path` for writing and returns what the migrator applied.
     pub fn open_reporting(kind: DbKind, path: &Path) -> Result<(Store, MigrationReport), StoreError> {
         let (_conn, report) = open_and_migrate(kind, path)?;
-        Ok((Self::pool(kind, path, false)?, report))
+        Ok((Self::pool(kind, path)?, report))
     }
 
     /// Opens an existing database for reading only; `None` when there is no file. Creates nothing,
@@ -175,17 +207,25 @@ impl Store {
         if !path.is_file() {
             return Ok(None);
         }
+        // A WAL that other processes left is left as it is: closing a reader must not
+        // checkpoint and delete it. With no WAL yet, the default close removes what opening made.
+        let wal_present = wal_path(path).exists();
         let conn = open_read_connection(path)?;
+        if wal_present {
+            conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+                .map_err(|e| StoreError::sqlite(path, e))?;
+        }
         check_readable(kind, path, &conn)?;
-        drop(conn);
-        Self::pool(kind, path, true).map(Some)
+        Ok(Some(Store {
+            kind,
+            path: path.to_path_buf(),
+            conns: Conns::Single(std::sync::Mutex::new(conn)),
+        }))
     }
 
-    fn pool(kind: DbKind, path: &Path, read_only: bool) -> Result<Store, StoreError> {
+    fn pool(kind: DbKind, path: &Path) -> Result<Store, StoreError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let manager = SqliteConnectionManager::file(path)
-            .with_flags(flags)
-            .with_init(if read_only { init_read } else { init_write });
+        let manager = SqliteConnectionManager::file(path).with_flags(flags).with_init(init_write);
         let pool = r2d2::Pool::builder()
             .max_size(4)
             .min_idle(Some(0))
@@ -195,7 +235,7 @@ impl Store {
         Ok(Store {
             kind,
             path: path.to_path_buf(),
-            pool,
+            conns: Conns::Pool(pool),
         })
     }
 
@@ -208,11 +248,17 @@ impl Store {
     }
 
     /// A connection from the pool.
-    pub fn conn(&self) -> Result<r2d2::PooledConnection<SqliteConnectionManager>, StoreError> {
-        self.pool.get().map_err(|e| StoreError::Pool {
-            path: self.path.clone(),
-            detail: e.to_string(),
-        })
+    pub fn conn(&self) -> Result<Conn<'_>, StoreError> {
+        match &self.conns {
+            Conns::Pool(pool) => pool.get().map(|c| Conn::Pooled(Box::new(c))).map_err(|e| StoreError::Pool {
+                path: self.path.clone(),
+                detail: e.to_string(),
+            }),
+            Conns::Single(m) => m.lock().map(Conn::Single).map_err(|_| StoreError::Pool {
+                path: self.path.clone(),
+                detail: "a reader panicked holding the connection".into(),
+            }),
+        }
     }
 }
 
@@ -254,7 +300,45 @@ pub fn open_and_migrate(kind: DbKind, path: &Path) -> Result<(Connection, Migrat
     Ok((conn, report))
 }
 
+/// WAL pages after the last commit on a hook connection (see [`open_for_hook`]).
+static HOOK_WAL_PAGES: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// The WAL is truncated once it holds this many pages.
+const HOOK_WAL_LIMIT_PAGES: i32 = 64;
+
+/// Opens the database for one short-lived hook process.
+///
+/// Every hook is its own process, so each would be the last connection to close, and the
+/// default close checkpoints the WAL, fsyncs, and deletes the WAL and shared-memory files — file
+/// creation and deletion on every tool call, which on some disks costs more than all the rest of
+/// the hook. Here the close leaves the WAL in place; [`checkpoint_if_large`] truncates it once it
+/// has grown past a few dozen pages, so the next process rebuilds its index from a short log.
+pub fn open_for_hook(kind: DbKind, path: &Path) -> Result<Connection, StoreError> {
+    let (conn, _) = open_and_migrate(kind, path)?;
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+        .map_err(|e| StoreError::sqlite(path, e))?;
+    conn.wal_hook(Some(|_, pages| {
+        HOOK_WAL_PAGES.store(pages, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }));
+    Ok(conn)
+}
+
+/// After a commit on a hook connection: checkpoints and truncates the WAL when it has grown past
+/// its limit. Best effort: a checkpoint blocked by a reader is left for a later hook.
+pub fn checkpoint_if_large(conn: &Connection) {
+    if HOOK_WAL_PAGES.load(std::sync::atomic::Ordering::Relaxed) >= HOOK_WAL_LIMIT_PAGES {
+        let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    }
+}
+
 /// Opens an existing file for reading without creating anything next to it.
+fn wal_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_os_string();
+    name.push("-wal");
+    PathBuf::from(name)
+}
+
 fn open_read_connection(path: &Path) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;

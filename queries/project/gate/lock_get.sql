@@ -1,0 +1,2 @@
+-- The gate lock's holder, if any.
+SELECT session_id, pid, host, acquired_at FROM gate_lock WHERE id = 1

@@ -1,0 +1,186 @@
+//! `tlc gate test-command|lint-command <cmd> [args...]`, `tlc gate run [lint|test]`,
+//! `tlc gate show [--json]`.
+
+use super::mutating::{require_terminal, Mutation};
+use super::Ctx;
+use crate::config::scaffold;
+use crate::gate::{self, Gate, GateStore};
+use crate::render;
+use crate::store::{DbKind, Store};
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub enum GateCommand {
+    /// Set grind.testCommand in the project config (refused unless the command resolves on PATH).
+    TestCommand(SetArgs),
+    /// Set grind.lintCommand in the project config (refused unless the command resolves on PATH).
+    LintCommand(SetArgs),
+    /// Run the configured lint and/or test gate now and record the run.
+    Run {
+        /// Which gate (default: every configured one, lint first).
+        #[arg(value_enum)]
+        gate: Option<Gate>,
+    },
+    /// Print the latest gate run (harness.gate.v1 with --json). Read-only.
+    Show {
+        #[arg(value_enum)]
+        gate: Option<Gate>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SetArgs {
+    /// Set it without an interactive terminal (scripts, tests).
+    #[arg(long)]
+    pub yes: bool,
+    /// The command and its arguments.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub argv: Vec<String>,
+}
+
+pub fn run(ctx: &Ctx, cmd: GateCommand) -> anyhow::Result<()> {
+    match cmd {
+        GateCommand::TestCommand(a) => set_command(ctx, Gate::Test, a),
+        GateCommand::LintCommand(a) => set_command(ctx, Gate::Lint, a),
+        GateCommand::Run { gate } => run_gates(ctx, gate),
+        GateCommand::Show { gate, json } => show(ctx, gate, json),
+    }
+}
+
+fn set_command(ctx: &Ctx, g: Gate, a: SetArgs) -> anyhow::Result<()> {
+    let what = format!("`tlc gate {}-command`", g.as_str());
+    require_terminal(a.yes, &what)?;
+    let Some(first) = a.argv.first().filter(|f| !f.is_empty()) else {
+        return Err(crate::error::refused(format!(
+            "{what}: the argv is empty; nothing was written ({} unchanged)",
+            g.key()
+        )));
+    };
+    let Some(resolved) = gate::resolve_on_path(first) else {
+        return Err(crate::error::refused(format!(
+            "{what}: `{first}` does not resolve on PATH: a gate command that cannot run is a config fault; nothing was written"
+        )));
+    };
+    let m = Mutation::begin(ctx, &format!("gate {}-command", g.as_str()))?;
+    let mut edit = scaffold::edit_project_config(&m.project).map_err(crate::error::refused)?;
+    edit.set(g.key(), toml_edit::Value::Array(a.argv.iter().map(String::as_str).collect()));
+    edit.save().map_err(crate::error::refused)?;
+    m.finish()?;
+    let mut text = format!(
+        "{} = {:?} in {} ({first} resolves to {})\n",
+        g.key(),
+        a.argv,
+        edit.path().display(),
+        resolved.display()
+    );
+    if let Some(why) = gate::cannot_narrow(&a.argv) {
+        text.push_str(&format!(
+            "note: with grind.appendFiles = \"auto\" this gate runs in full on every attempt: {why}\n"
+        ));
+    }
+    render::out(&text)
+}
+
+fn run_gates(ctx: &Ctx, only: Option<Gate>) -> anyhow::Result<()> {
+    let cfg = ctx.config()?;
+    let gates: Vec<(Gate, Vec<String>)> = [Gate::Lint, Gate::Test]
+        .into_iter()
+        .filter(|g| only.is_none_or(|o| o == *g))
+        .map(|g| {
+            (
+                g,
+                if g == Gate::Lint {
+                    cfg.settings.grind.lint_command.clone()
+                } else {
+                    cfg.settings.grind.test_command.clone()
+                },
+            )
+        })
+        .collect();
+    if let Some((g, _)) = gates.iter().find(|(_, argv)| argv.is_empty() && only.is_some()) {
+        return Err(crate::error::unusable(format!(
+            "{} is not set: set it with `tlc gate {}-command <cmd> [args...]`",
+            g.key(),
+            g.as_str()
+        )));
+    }
+    let gates: Vec<_> = gates.into_iter().filter(|(_, argv)| !argv.is_empty()).collect();
+    if gates.is_empty() {
+        return Err(crate::error::unusable(
+            "neither grind.lintCommand nor grind.testCommand is set: set one with `tlc gate test-command <cmd> [args...]`",
+        ));
+    }
+    let m = Mutation::begin(ctx, "gate run")?;
+    // One plain connection (with the store's pragmas): the lock takes its own transaction.
+    let (mut conn, _) = crate::store::open_and_migrate(DbKind::Project, m.store.path())?;
+    if let Err(h) = GateStore::try_lock(&mut conn, None)? {
+        return Err(crate::error::refused(format!(
+            "the gate lock in {} is held by pid {} on {} since {}{}; try again when it finishes",
+            m.store.path().display(),
+            h.pid,
+            h.host,
+            h.acquired_at,
+            h.session_id.map(|s| format!(" (session {s})")).unwrap_or_default()
+        )));
+    }
+    let report = m.project.state_dir.join(format!("gate-report-{}.json", std::process::id()));
+    let mut failed = false;
+    let mut results = Vec::new();
+    for (g, argv) in &gates {
+        let mut run = gate::execute(*g, argv, m.project.root(), &report, None);
+        run.id = GateStore::new(&conn).insert_run(&run)?;
+        failed |= run.verdict != "pass";
+        results.push(run);
+    }
+    GateStore::new(&conn).unlock()?;
+    drop(conn);
+    m.finish()?;
+    for r in &results {
+        render::out(&format!(
+            "{} gate: {} (exit {}) in {} ms: {}\n",
+            r.gate,
+            r.verdict,
+            r.exit_code.map_or("none".into(), |c| c.to_string()),
+            r.duration_ms,
+            r.command.join(" ")
+        ))?;
+        if r.verdict != "pass" && !r.output_tail.is_empty() {
+            render::out(&format!("--- output tail ---\n{}\n", r.output_tail.trim_end()))?;
+        }
+    }
+    if failed {
+        return Err(crate::error::silent_failure());
+    }
+    Ok(())
+}
+
+fn show(ctx: &Ctx, only: Option<Gate>, json: bool) -> anyhow::Result<()> {
+    let project = ctx.project()?;
+    let latest = match Store::open_existing(DbKind::Project, &project.db_path())? {
+        Some(store) => GateStore::new(&*store.conn()?).latest(only.map(Gate::as_str))?,
+        None => None,
+    };
+    match (latest, json) {
+        (Some(r), true) => render::json(&r.to_v1()),
+        (None, true) => render::json(&serde_json::Value::Null),
+        (None, false) => render::out("no gate run recorded yet\n"),
+        (Some(r), false) => {
+            let mut text = format!(
+                "{} gate run {} at {}: {} (exit {}) in {} ms\ncommand: {}\n",
+                r.gate,
+                r.id,
+                r.started_at,
+                r.verdict,
+                r.exit_code.map_or("none".into(), |c| c.to_string()),
+                r.duration_ms,
+                r.command.join(" ")
+            );
+            if !r.output_tail.is_empty() {
+                text.push_str(&format!("--- output tail ---\n{}\n", r.output_tail.trim_end()));
+            }
+            render::out(&text)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+//! `tlc mode [paired|solo|focus]`, `tlc pause`, `tlc resume`: the operator state in the project
+//! database (`state` keys `mode` and `paused`).
+
+use super::mutating::Mutation;
+use super::Ctx;
+use crate::obs::EventStore;
+use crate::policy::Posture;
+use crate::render;
+
+#[derive(Debug, clap::Args)]
+pub struct ModeArgs {
+    /// The posture to set: paired, solo or focus. Without it, print the running posture (read-only).
+    pub posture: Option<String>,
+}
+
+pub fn mode(ctx: &Ctx, args: ModeArgs) -> anyhow::Result<()> {
+    let Some(word) = args.posture else {
+        let st = super::status::gather(ctx)?;
+        return render::out(&format!("{} (from {})\n", st.posture, st.posture_source));
+    };
+    let Some(posture) = Posture::parse(&word) else {
+        return Err(crate::error::unusable(format!(
+            "{word:?} is not a posture: use paired, solo or focus"
+        )));
+    };
+    let m = Mutation::begin(ctx, "mode")?;
+    {
+        let conn = m.store.conn()?;
+        EventStore::new(&conn).set_state("mode", posture.as_str())?;
+    }
+    m.finish()?;
+    let cfg = ctx.config()?;
+    let r = crate::policy::resolve_for(Some(posture.as_str()), cfg);
+    render::out(&format!(
+        "posture: {} (mode state in {})\n",
+        r.posture.as_str(),
+        m.store.path().display()
+    ))
+}
+
+pub fn pause(ctx: &Ctx, paused: bool) -> anyhow::Result<()> {
+    let m = Mutation::begin(ctx, if paused { "pause" } else { "resume" })?;
+    {
+        let conn = m.store.conn()?;
+        let es = EventStore::new(&conn);
+        if paused {
+            es.set_state("paused", "true")?;
+        } else {
+            es.clear_state("paused")?;
+        }
+    }
+    m.finish()?;
+    render::out(if paused {
+        "stop checks paused (grind and ship challenge); `tlc resume` turns them back on\n"
+    } else {
+        "stop checks resumed\n"
+    })
+}

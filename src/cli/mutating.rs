@@ -1,0 +1,61 @@
+//! What every mutating command does around its change: adopt the repository first (unless it is
+//! a guest), open the project database, and afterwards re-record the policy baselines of live
+//! sessions, since a tlc command is behind whatever policy changed.
+//!
+//! `agent install --project` and any later mutating command use [`Mutation::begin`] and
+//! [`Mutation::finish`] the same way.
+
+use super::Ctx;
+use crate::config::scaffold::{self, ScaffoldOutcome};
+use crate::obs::EventStore;
+use crate::policy::integrity::{self, IntegrityStore};
+use crate::project::Project;
+use crate::store::{DbKind, Store};
+
+/// A mutating command in progress.
+pub struct Mutation {
+    pub project: Project,
+    /// What adoption did (`None` for a guest, or outside a git repository).
+    pub adoption: Option<ScaffoldOutcome>,
+    pub store: Store,
+}
+
+impl Mutation {
+    /// Adopts the repository (printing a warning when the scaffold could not write) and opens the
+    /// project database (under the home for a guest). `command` names the command in the
+    /// `config.scaffolded` event.
+    pub fn begin(ctx: &Ctx, command: &str) -> anyhow::Result<Mutation> {
+        let project = ctx.project()?;
+        let adoption = scaffold::adopt(&project);
+        if let Some(ScaffoldOutcome::NotWritten(w)) = &adoption {
+            eprintln!("tlc: warning: not adopted: {w}");
+        }
+        let store = Store::open(DbKind::Project, &project.db_path())?;
+        if let Some(ScaffoldOutcome::Written(path)) = &adoption {
+            let conn = store.conn()?;
+            integrity::record_scaffolded(&conn, "tlc", None, path, command)?;
+        }
+        Ok(Mutation { project, adoption, store })
+    }
+
+    /// Re-records the baselines of live sessions: the policy now on disk is the operator's.
+    pub fn finish(&self) -> anyhow::Result<()> {
+        let conn = self.store.conn()?;
+        let mode = EventStore::new(&conn).state("mode")?;
+        let now = integrity::sources(&self.project.paths, mode.as_deref());
+        IntegrityStore::new(&conn).rerecord_live(&now, "tlc-command")?;
+        Ok(())
+    }
+}
+
+/// Refuses a command that changes policy when stdin is not a terminal, unless the operator
+/// passed `--yes` (scripts, tests). The floor rule keeps these commands from agent sessions.
+pub fn require_terminal(yes: bool, what: &str) -> anyhow::Result<()> {
+    use std::io::IsTerminal;
+    if yes || std::io::stdin().is_terminal() {
+        return Ok(());
+    }
+    Err(crate::error::refused(format!(
+        "{what} changes policy and needs an interactive terminal (stdin is not one); run it from your terminal, or pass --yes"
+    )))
+}

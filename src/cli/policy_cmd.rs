@@ -1,0 +1,153 @@
+//! `tlc policy [--json]` (what diverged; read-only) and `tlc policy accept <path>...`.
+
+use super::Ctx;
+use crate::obs::EventStore;
+use crate::policy::integrity::{self, IntegrityStore};
+use crate::render::{self, Cell, Table};
+use crate::store::{DbKind, Store};
+use clap::Subcommand;
+
+#[derive(Debug, clap::Args)]
+pub struct PolicyArgs {
+    #[command(subcommand)]
+    pub command: Option<PolicyCommand>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PolicyCommand {
+    /// Record the current hash of exactly the named sources as the baseline of every live session.
+    Accept {
+        /// Policy source paths (or `mode-state`), each named on purpose.
+        #[arg(required = true)]
+        paths: Vec<String>,
+        /// Accept without an interactive terminal (scripts, tests).
+        #[arg(long)]
+        yes: bool,
+    },
+}
+
+pub fn run(ctx: &Ctx, args: PolicyArgs) -> anyhow::Result<()> {
+    match args.command {
+        None => show(ctx, args.json),
+        Some(PolicyCommand::Accept { paths, yes }) => accept(ctx, &paths, yes),
+    }
+}
+
+fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
+    let project = project(ctx)?;
+    let Some(store) = Store::open_existing(DbKind::Project, &project.db_path())? else {
+        if json {
+            return render::json(&serde_json::json!({ "diverged": false, "sources": [], "divergences": [], "history": [] }));
+        }
+        return render::out(&format!(
+            "no project database at {}: no session has a policy baseline yet\n",
+            project.db_path().display()
+        ));
+    };
+    let conn = store.conn()?;
+    let mode = EventStore::new(&conn).state("mode")?;
+    let sources = integrity::sources(&project.paths, mode.as_deref());
+    let st = IntegrityStore::new(&conn);
+    let current = st.current_divergences(&sources)?;
+    let history = st.divergence_records()?;
+    if json {
+        return render::json(&serde_json::json!({
+            "diverged": !current.is_empty(),
+            "sources": sources,
+            "divergences": current,
+            "history": history,
+        }));
+    }
+    if current.is_empty() {
+        render::out("policy: every live session's baseline matches the policy on disk\n")?;
+    } else {
+        let mut t = Table::new(["source", "provider", "session", "baseline", "now"]);
+        for d in &current {
+            t.push(vec![
+                d.source.clone().into(),
+                d.provider.clone().into(),
+                d.session_id.clone().into(),
+                short(&d.baseline_hash),
+                short(&d.current_hash),
+            ]);
+        }
+        t.print(render::Format::Table)?;
+        let paths: std::collections::BTreeSet<&str> = current.iter().map(|d| d.source.as_str()).collect();
+        render::out(&format!(
+            "accept an edit you made: tlc policy accept {}\n",
+            paths.into_iter().collect::<Vec<_>>().join(" ")
+        ))?;
+    }
+    if !history.is_empty() {
+        let mut t = Table::new(["detected", "source", "session", "accepted"]);
+        for h in &history {
+            t.push(vec![
+                h.detected_at.clone().into(),
+                h.source.clone().into(),
+                h.session_id.clone().into(),
+                h.accepted_at.clone().into(),
+            ]);
+        }
+        render::out("recorded divergences:\n")?;
+        t.print(render::Format::Table)?;
+    }
+    Ok(())
+}
+
+/// The project even when a tier does not load: a broken config is exactly when an operator may
+/// need to look at or accept policy. Guest rules then come from the machine tier alone.
+fn project(ctx: &Ctx) -> anyhow::Result<crate::project::Project> {
+    if let Ok(p) = ctx.project() {
+        return Ok(p);
+    }
+    let paths = ctx.paths()?;
+    let machine = crate::config::Config::load_files(&paths.machine_config(), None).unwrap_or_else(|_| crate::config::Config::defaults());
+    Ok(crate::project::Project::locate(paths, &machine))
+}
+
+fn short(hash: &str) -> Cell {
+    Cell::Text(if hash.len() == 64 {
+        hash[..12].to_string()
+    } else {
+        hash.to_string()
+    })
+}
+
+fn accept(ctx: &Ctx, typed: &[String], yes: bool) -> anyhow::Result<()> {
+    super::mutating::require_terminal(yes, "`tlc policy accept`")?;
+    let project = project(ctx)?;
+    let cwd = std::env::current_dir()?;
+    let Some(store) = Store::open_existing(DbKind::Project, &project.db_path())? else {
+        return render::out(&format!(
+            "no project database at {}: no session has a baseline, nothing to accept\n",
+            project.db_path().display()
+        ));
+    };
+    drop(store);
+    // Accepting writes: open for writing now that we know the database exists.
+    let store = Store::open(DbKind::Project, &project.db_path())?;
+    let conn = store.conn()?;
+    let mode = EventStore::new(&conn).state("mode")?;
+    let sources = integrity::sources(&project.paths, mode.as_deref());
+    let mut chosen = Vec::new();
+    for t in typed {
+        match integrity::match_source(t, &cwd, &sources) {
+            Some(s) => chosen.push(s.clone()),
+            None => {
+                let names: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
+                return Err(crate::error::unusable(format!(
+                    "{t} is not a policy source (the sources are: {})",
+                    names.join(", ")
+                )));
+            }
+        }
+    }
+    let st = IntegrityStore::new(&conn);
+    for s in &chosen {
+        let n = st.accept(s)?;
+        render::out(&format!("{}: accepted as the baseline of {n} live session(s)\n", s.name))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! `tlc status [--json]`: posture, rails, paused stop checks, live sessions, policy divergence.
+//! Read-only: opens the project database only if it exists, creates nothing.
+
+use super::Ctx;
+use crate::obs::EventStore;
+use crate::policy::integrity::{self, Divergence, IntegrityStore, LiveSession};
+use crate::policy::PostureResolution;
+use crate::render::{self, Cell, Table};
+use crate::store::{DbKind, Store};
+
+#[derive(Debug, clap::Args)]
+pub struct StatusArgs {
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A posture word that was refused, and where it was found (`config` or `mode-state`).
+#[derive(Debug, serde::Serialize)]
+pub struct Rejected {
+    pub word: String,
+    pub found_in: &'static str,
+}
+
+/// One rail and whether it is on.
+#[derive(Debug, serde::Serialize)]
+pub struct Rail {
+    pub rail: &'static str,
+    pub key: &'static str,
+    pub on: bool,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct Status {
+    pub root: String,
+    pub guest: bool,
+    pub adopted: bool,
+    pub project_db: String,
+    /// The running posture, where it came from, and a word refused on the way.
+    pub posture: &'static str,
+    pub posture_source: &'static str,
+    pub rejected: Option<Rejected>,
+    #[serde(skip)]
+    pub resolution: PostureResolution,
+    pub rails: Vec<Rail>,
+    pub paused: bool,
+    pub live_sessions: Vec<LiveSession>,
+    pub policy_diverged: bool,
+    pub divergences: Vec<Divergence>,
+}
+
+/// Reads everything `status` shows without writing.
+pub fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
+    let cfg = ctx.config()?;
+    let project = ctx.project()?;
+    let s = &cfg.settings;
+    let (mut mode, mut paused, mut live, mut divergences) = (None, false, Vec::new(), Vec::new());
+    if let Some(store) = Store::open_existing(DbKind::Project, &project.db_path())? {
+        let conn = store.conn()?;
+        let es = EventStore::new(&conn);
+        mode = es.state("mode")?;
+        paused = es.state("paused")?.is_some_and(|v| v == "true");
+        let st = IntegrityStore::new(&conn);
+        live = st.live_sessions()?;
+        divergences = st.current_divergences(&integrity::sources(&project.paths, mode.as_deref()))?;
+    }
+    let rails = vec![
+        Rail {
+            rail: "policy integrity",
+            key: "(always on)",
+            on: true,
+        },
+        Rail {
+            rail: "secret redaction",
+            key: "secrets.redactOutput",
+            on: s.secrets.redact_output,
+        },
+        Rail {
+            rail: "grind (lint/test gates)",
+            key: "grind.enabled",
+            on: s.grind.enabled,
+        },
+        Rail {
+            rail: "ship gate",
+            key: "shipGate.enabled",
+            on: s.ship_gate.enabled,
+        },
+        Rail {
+            rail: "empty-diff anti-ship",
+            key: "shipGate.emptyDiffAntiShip",
+            on: s.ship_gate.empty_diff_anti_ship,
+        },
+        Rail {
+            rail: "catastrophic shell ask",
+            key: "shell.catastrophicAsk",
+            on: s.shell.catastrophic_ask,
+        },
+        Rail {
+            rail: "shell stall detection",
+            key: "shell.stallDetection",
+            on: s.shell.stall_detection,
+        },
+        Rail {
+            rail: "subagent allowlist",
+            key: "subagents.enforceAllowlist",
+            on: s.subagents.enforce_allowlist,
+        },
+        Rail {
+            rail: "block parent fast",
+            key: "subagents.blockParentFast",
+            on: s.subagents.block_parent_fast,
+        },
+        Rail {
+            rail: "idle turn gate",
+            key: "intelligence.idleTurnGate",
+            on: s.intelligence.idle_turn_gate,
+        },
+    ];
+    let resolution = crate::policy::resolve_for(mode.as_deref(), cfg);
+    Ok(Status {
+        root: project.root().display().to_string(),
+        guest: project.guest,
+        adopted: project.paths.project_config().is_file(),
+        project_db: project.db_path().display().to_string(),
+        posture: resolution.posture.as_str(),
+        posture_source: resolution.source,
+        rejected: resolution.rejected.clone().map(|(word, found_in)| Rejected { word, found_in }),
+        resolution,
+        rails,
+        paused,
+        policy_diverged: !divergences.is_empty(),
+        live_sessions: live,
+        divergences,
+    })
+}
+
+pub fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
+    let st = gather(ctx)?;
+    if args.json {
+        return render::json(&st);
+    }
+    let p = &st.resolution;
+    let mut out = format!(
+        "repository: {}{}\n",
+        st.root,
+        if st.guest { " (guest: state under the home)" } else { "" }
+    );
+    out.push_str(&format!(
+        "adopted: {}\n",
+        if st.adopted {
+            "yes"
+        } else {
+            "no (the first hook or mutating command adopts it)"
+        }
+    ));
+    out.push_str(&format!("posture: {} (from {})\n", p.posture.as_str(), p.source));
+    if let Some((word, from)) = &p.rejected {
+        out.push_str(&format!(
+            "  rejected: {word:?} in {from} is not a posture; running {} in its place\n",
+            p.posture.as_str()
+        ));
+    }
+    out.push_str(&format!(
+        "stop checks: {}\n",
+        if st.paused {
+            "paused (`tlc resume` turns them back on)"
+        } else {
+            "on"
+        }
+    ));
+    out.push_str(&format!(
+        "policy: {}\n",
+        if st.policy_diverged {
+            let paths: std::collections::BTreeSet<&str> = st.divergences.iter().map(|d| d.source.as_str()).collect();
+            format!("DIVERGED: {} (see `tlc policy`)", paths.into_iter().collect::<Vec<_>>().join(", "))
+        } else {
+            "as baselined".to_string()
+        }
+    ));
+    out.push_str(&format!("live sessions: {}\n", st.live_sessions.len()));
+    render::out(&out)?;
+    let mut t = Table::new(["rail", "key", "on"]);
+    for r in &st.rails {
+        t.push(vec![
+            r.rail.into(),
+            r.key.into(),
+            Cell::Text(if r.on { "on" } else { "off" }.into()),
+        ]);
+    }
+    t.print(render::Format::Table)?;
+    if !st.live_sessions.is_empty() {
+        let mut t = Table::new(["provider", "session", "first seen", "last seen", "model"]);
+        for s in &st.live_sessions {
+            t.push(vec![
+                s.provider.clone().into(),
+                s.session_id.clone().into(),
+                s.first_seen.clone().into(),
+                s.last_seen.clone().into(),
+                s.model.clone().into(),
+            ]);
+        }
+        t.print(render::Format::Table)?;
+    }
+    Ok(())
+}

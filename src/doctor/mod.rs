@@ -1,0 +1,618 @@
+//! `tlc doctor`'s checks: one row each, `ok`, `warn` or `fail`. Every check reads only: a
+//! database is opened only if it exists, nothing is created.
+
+use crate::config::{registry, Config, Tier};
+use crate::paths::Paths;
+use crate::policy::integrity::{self, IntegrityStore};
+use crate::project::Project;
+use crate::store::{self, DbKind, Store, StoreError};
+use std::path::{Path, PathBuf};
+
+/// One check's outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Warn,
+    Fail,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Warn => "warn",
+            Status::Fail => "fail",
+        }
+    }
+}
+
+/// One row of `doctor`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Check {
+    pub id: String,
+    pub name: String,
+    pub status: Status,
+    pub detail: String,
+}
+
+fn check(id: &str, name: &str, status: Status, detail: impl Into<String>) -> Check {
+    Check {
+        id: id.into(),
+        name: name.into(),
+        status,
+        detail: detail.into(),
+    }
+}
+
+/// How far back hook faults count as recent.
+const RECENT_FAULT_DAYS: i64 = 7;
+/// A price catalog older than this is stale.
+const PRICE_STALE_DAYS: i64 = 30;
+
+/// Runs every check for `paths`.
+pub fn run_all(paths: &Paths) -> Vec<Check> {
+    let mut out = Vec::new();
+    let config = Config::load(paths);
+    let project = Project::locate(paths, config.as_ref().unwrap_or(&Config::defaults()));
+    out.push(adoption(&project));
+    out.push(database("db-project", "project database", DbKind::Project, &project.db_path()));
+    out.push(database("db-home", "home database", DbKind::Home, &paths.home_db()));
+    out.extend(config_tiers(paths));
+    let project_store = Store::open_existing(DbKind::Project, &project.db_path()).ok().flatten();
+    let mode_state = project_store
+        .as_ref()
+        .and_then(|s| s.conn().ok())
+        .and_then(|c| crate::obs::EventStore::new(&c).state("mode").ok().flatten());
+    match &config {
+        Ok(cfg) => {
+            out.push(restated_keys(cfg, paths));
+            out.push(posture(cfg, mode_state.as_deref()));
+            out.extend(gate_commands(cfg));
+            out.push(spool(cfg, paths));
+        }
+        Err(e) => out.push(check(
+            "restated-keys",
+            "restated project keys",
+            Status::Warn,
+            format!("skipped: the config does not load ({e})"),
+        )),
+    }
+    out.push(policy_divergence(&project, project_store.as_ref(), mode_state.as_deref()));
+    out.extend(hook_wiring());
+    out.push(hook_faults(paths, project_store.as_ref()));
+    out.push(price_catalog(paths));
+    out.push(stables_and_pins(paths, config.as_ref().ok()));
+    out
+}
+
+fn adoption(project: &Project) -> Check {
+    let cfg = project.paths.project_config();
+    if let Some(why) = crate::config::scaffold::escape_from(project.root()) {
+        return check(
+            "adoption",
+            "adoption",
+            Status::Warn,
+            format!("{why}: tlc never writes through it; records go to {}", project.state_dir.display()),
+        );
+    }
+    if project.guest {
+        return check(
+            "adoption",
+            "adoption",
+            Status::Ok,
+            format!(
+                "guest repository: nothing is written into it; records go to {}",
+                project.state_dir.display()
+            ),
+        );
+    }
+    if cfg.is_file() {
+        check("adoption", "adoption", Status::Ok, format!("adopted: {}", cfg.display()))
+    } else {
+        check(
+            "adoption",
+            "adoption",
+            Status::Ok,
+            "not adopted yet: the first hook or mutating command (or `tlc init`) adopts it",
+        )
+    }
+}
+
+fn database(id: &str, name: &str, kind: DbKind, path: &Path) -> Check {
+    if !path.is_file() {
+        return check(
+            id,
+            name,
+            Status::Ok,
+            format!("{}: not created yet (nothing recorded)", path.display()),
+        );
+    }
+    match Store::open_existing(kind, path) {
+        Err(e @ StoreError::NeedsMigration { .. }) => return check(id, name, Status::Warn, e.to_string()),
+        Err(e) => return check(id, name, Status::Fail, e.to_string()),
+        Ok(_) => {}
+    }
+    match store::check(kind, path) {
+        Ok(r) if r.ok => check(
+            id,
+            name,
+            Status::Ok,
+            format!("{}: schema {}, integrity ok", path.display(), kind.latest_version()),
+        ),
+        Ok(r) => {
+            let faults: Vec<String> = r
+                .integrity
+                .iter()
+                .filter(|l| *l != "ok")
+                .chain(&r.foreign_key_faults)
+                .take(3)
+                .cloned()
+                .collect();
+            check(id, name, Status::Fail, format!("{}: {}", path.display(), faults.join("; ")))
+        }
+        Err(e) => check(id, name, Status::Fail, e.to_string()),
+    }
+}
+
+fn config_tiers(paths: &Paths) -> Vec<Check> {
+    let machine = paths.machine_config();
+    let mut out = vec![match Config::load_files(&machine, None) {
+        Ok(_) if machine.is_file() => check(
+            "config-machine",
+            "machine config",
+            Status::Ok,
+            format!("{}: valid", machine.display()),
+        ),
+        Ok(_) => check(
+            "config-machine",
+            "machine config",
+            Status::Ok,
+            format!("{}: no file (shipped defaults)", machine.display()),
+        ),
+        Err(e) => check("config-machine", "machine config", Status::Fail, e.to_string()),
+    }];
+    if !paths.root_overlaps_home() {
+        let project = paths.project_config();
+        // The project file alone (an empty path reads as a missing machine tier).
+        out.push(match Config::load_files(Path::new(""), Some(&project)) {
+            Ok(_) if project.is_file() => check(
+                "config-project",
+                "project config",
+                Status::Ok,
+                format!("{}: valid", project.display()),
+            ),
+            Ok(_) => check(
+                "config-project",
+                "project config",
+                Status::Ok,
+                format!("{}: no file (not adopted yet)", project.display()),
+            ),
+            Err(e) => check("config-project", "project config", Status::Fail, e.to_string()),
+        });
+    }
+    out
+}
+
+/// The project keys that restate the value they would inherit, each with the file it stopped
+/// tracking. Deleting them changes nothing: the value goes back to being inherited.
+pub fn restated(cfg: &Config, paths: &Paths) -> Vec<String> {
+    let mut out = Vec::new();
+    for (tier, key, value, line) in &cfg.declared {
+        if *tier != Tier::Project || !registry::spec(key).is_some_and(|s| s.policy) {
+            continue;
+        }
+        if cfg.inherited(key).as_ref() != Some(value) {
+            continue;
+        }
+        let from_machine = cfg.declared.iter().any(|(t, k, _, _)| *t == Tier::Machine && k == key);
+        let tracking = if from_machine {
+            paths.machine_config().display().to_string()
+        } else {
+            "the shipped default".to_string()
+        };
+        out.push(format!(
+            "{key}{} restates {} and stopped tracking {tracking}",
+            line.map(|l| format!(" (line {l})")).unwrap_or_default(),
+            value.to_toml_text()
+        ));
+    }
+    out
+}
+
+fn restated_keys(cfg: &Config, paths: &Paths) -> Check {
+    let keys = restated(cfg, paths);
+    if keys.is_empty() {
+        return check(
+            "restated-keys",
+            "restated project keys",
+            Status::Ok,
+            "no project key restates the value it would inherit",
+        );
+    }
+    check(
+        "restated-keys",
+        "restated project keys",
+        Status::Warn,
+        format!(
+            "{} in {}: {} (deleting them is safe: the value is inherited)",
+            keys.len(),
+            paths.project_config().display(),
+            bounded(&keys)
+        ),
+    )
+}
+
+fn bounded(items: &[String]) -> String {
+    let mut s = items.iter().take(3).cloned().collect::<Vec<_>>().join("; ");
+    if items.len() > 3 {
+        s.push_str(&format!("; and {} more", items.len() - 3));
+    }
+    s
+}
+
+fn posture(cfg: &Config, mode_state: Option<&str>) -> Check {
+    let r = crate::policy::resolve_for(mode_state, cfg);
+    match &r.rejected {
+        Some((word, from)) => check(
+            "posture",
+            "operator posture",
+            Status::Warn,
+            format!(
+                "{word:?} in {from} is not a posture (paired, solo, focus); running {} (from {}) in its place",
+                r.posture.as_str(),
+                r.source
+            ),
+        ),
+        None => check(
+            "posture",
+            "operator posture",
+            Status::Ok,
+            format!("{} (from {})", r.posture.as_str(), r.source),
+        ),
+    }
+}
+
+fn gate_commands(cfg: &Config) -> Vec<Check> {
+    let g = &cfg.settings.grind;
+    let mut out = Vec::new();
+    for (gate, argv) in [
+        (crate::gate::Gate::Lint, &g.lint_command),
+        (crate::gate::Gate::Test, &g.test_command),
+    ] {
+        let id = format!("gate-{}", gate.as_str());
+        let name = format!("{} gate command", gate.as_str());
+        let Some(first) = argv.first() else {
+            out.push(check(&id, &name, Status::Ok, format!("{} not set", gate.key())));
+            continue;
+        };
+        if crate::gate::resolve_on_path(first).is_none() {
+            out.push(check(
+                &id,
+                &name,
+                Status::Fail,
+                format!(
+                    "{} = {argv:?}: `{first}` does not resolve on PATH (the gate would report `config`)",
+                    gate.key()
+                ),
+            ));
+            continue;
+        }
+        match (g.append_files.as_str(), crate::gate::cannot_narrow(argv)) {
+            ("auto", Some(why)) => out.push(check(
+                &id,
+                &name,
+                Status::Warn,
+                format!(
+                    "{} = {argv:?}: appendFiles = auto cannot narrow it, so it runs in full on every attempt (up to maxLoops = {}): {why}",
+                    gate.key(),
+                    g.max_loops
+                ),
+            )),
+            _ => out.push(check(&id, &name, Status::Ok, format!("{} = {argv:?}", gate.key()))),
+        }
+    }
+    out
+}
+
+fn spool(cfg: &Config, paths: &Paths) -> Check {
+    if cfg.settings.obs.global_spool {
+        check(
+            "spool",
+            "global spool",
+            Status::Ok,
+            format!("on: every record is also written to {}", paths.home_db().display()),
+        )
+    } else {
+        check(
+            "spool",
+            "global spool",
+            Status::Ok,
+            "off (obs.globalSpool = false): records stay in the project database",
+        )
+    }
+}
+
+fn policy_divergence(project: &Project, store: Option<&Store>, mode_state: Option<&str>) -> Check {
+    let Some(store) = store else {
+        return check("policy-integrity", "policy integrity", Status::Ok, "no session baselined yet");
+    };
+    let found = store.conn().map_err(|e| e.to_string()).and_then(|c| {
+        IntegrityStore::new(&c)
+            .current_divergences(&integrity::sources(&project.paths, mode_state))
+            .map_err(|e| e.to_string())
+    });
+    match found {
+        Ok(d) if d.is_empty() => check(
+            "policy-integrity",
+            "policy integrity",
+            Status::Ok,
+            "every live session's baseline matches the policy on disk",
+        ),
+        Ok(d) => {
+            let paths: std::collections::BTreeSet<&str> = d.iter().map(|x| x.source.as_str()).collect();
+            let list = paths.into_iter().collect::<Vec<_>>().join(" ");
+            check(
+                "policy-integrity",
+                "policy integrity",
+                Status::Warn,
+                format!("changed during a live session without a tlc command: {list}; acting tool calls are denied until you run `tlc policy accept {list}`"),
+            )
+        }
+        Err(e) => check(
+            "policy-integrity",
+            "policy integrity",
+            Status::Warn,
+            format!("cannot read baselines: {e}"),
+        ),
+    }
+}
+
+/// A provider's hook configuration: where it lives, and the events tlc must be wired to.
+struct Provider {
+    id: &'static str,
+    name: &'static str,
+    env: &'static str,
+    dir: &'static str,
+    file: &'static str,
+    hook: &'static str,
+    events: &'static [&'static str],
+}
+
+const PROVIDERS: &[Provider] = &[
+    Provider {
+        id: "hooks-claude",
+        name: "claude wiring",
+        env: "CLAUDE_CONFIG_DIR",
+        dir: ".claude",
+        file: "settings.json",
+        hook: "claude",
+        events: crate::hook::wiring::CLAUDE_EVENTS,
+    },
+    Provider {
+        id: "hooks-cursor",
+        name: "cursor wiring",
+        env: "CURSOR_CONFIG_DIR",
+        dir: ".cursor",
+        file: "hooks.json",
+        hook: "cursor",
+        events: crate::hook::wiring::CURSOR_EVENTS,
+    },
+];
+
+fn hook_wiring() -> Vec<Check> {
+    PROVIDERS.iter().map(wiring).collect()
+}
+
+fn provider_dir(p: &Provider) -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os(p.env).filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(d));
+    }
+    std::env::var_os("HOME")
+        .filter(|v| !v.is_empty())
+        .map(|h| PathBuf::from(h).join(p.dir))
+}
+
+/// The program a hook command starts (`<tlc> hook <provider>`, the path possibly quoted).
+fn launcher<'c>(command: &'c str, provider: &str) -> &'c str {
+    let rest = command.trim().strip_suffix(&format!(" hook {provider}")).unwrap_or(command);
+    rest.trim().trim_matches(|c| c == '\'' || c == '"')
+}
+
+/// The commands wired per event in a provider's hook file (Claude's nested matcher form and
+/// Cursor's flat form).
+fn wired_commands(v: &serde_json::Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let Some(hooks) = v.get("hooks").and_then(|h| h.as_object()) else {
+        return out;
+    };
+    for (event, entries) in hooks {
+        for entry in entries.as_array().into_iter().flatten() {
+            if let Some(c) = entry.get("command").and_then(|c| c.as_str()) {
+                out.push((event.clone(), c.to_string()));
+            }
+            for h in entry.get("hooks").and_then(|h| h.as_array()).into_iter().flatten() {
+                if let Some(c) = h.get("command").and_then(|c| c.as_str()) {
+                    out.push((event.clone(), c.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn wiring(p: &Provider) -> Check {
+    let Some(dir) = provider_dir(p).filter(|d| d.is_dir()) else {
+        return check(p.id, p.name, Status::Ok, format!("{} not detected (no {} folder)", p.hook, p.dir));
+    };
+    let file = dir.join(p.file);
+    let text = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(_) => {
+            return check(
+                p.id,
+                p.name,
+                Status::Warn,
+                format!("detected but not wired: {} does not exist", file.display()),
+            )
+        }
+    };
+    let v: serde_json::Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => return check(p.id, p.name, Status::Warn, format!("{}: not valid JSON ({e})", file.display())),
+    };
+    // Another tool's entries are never reported: only ours are judged.
+    let ours: Vec<(String, String)> = wired_commands(&v)
+        .into_iter()
+        .filter(|(_, c)| crate::hook::wiring::is_tlc_command(c, p.hook))
+        .collect();
+    if ours.is_empty() {
+        return check(
+            p.id,
+            p.name,
+            Status::Warn,
+            format!("detected but not wired: no `tlc hook {}` entry in {}", p.hook, file.display()),
+        );
+    }
+    let mut problems = Vec::new();
+    for event in p.events {
+        if !ours.iter().any(|(e, _)| e == event) {
+            problems.push(format!("{event}: no tlc entry"));
+        }
+    }
+    for (event, command) in &ours {
+        let launcher = launcher(command, p.hook);
+        if crate::gate::resolve_on_path(launcher).is_none() {
+            problems.push(format!("{event}: launcher `{launcher}` not found"));
+        }
+    }
+    problems.dedup();
+    if problems.is_empty() {
+        check(
+            p.id,
+            p.name,
+            Status::Ok,
+            format!("{} events wired in {}", p.events.len(), file.display()),
+        )
+    } else {
+        check(p.id, p.name, Status::Warn, format!("{} ({})", bounded(&problems), file.display()))
+    }
+}
+
+fn hook_faults(paths: &Paths, store: Option<&Store>) -> Check {
+    let since = crate::clock::stamp(crate::clock::now() - chrono::Duration::days(RECENT_FAULT_DAYS));
+    let mut notes = Vec::new();
+    if let Some(conn) = store.and_then(|s| s.conn().ok()) {
+        let row: rusqlite::Result<(i64, Option<String>, Option<String>)> =
+            conn.query_row(crate::store::queries::project::doctor::RECENT_FAULTS, [&since], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            });
+        if let Ok((n, Some(at), last)) = row {
+            if n > 0 {
+                notes.push(format!(
+                    "{n} hook.fault event(s) in the project database, latest {at}: {}",
+                    last.unwrap_or_default()
+                ));
+            }
+        }
+    }
+    let log: Vec<String> = crate::hook::read_fault_log(&paths.home)
+        .into_iter()
+        .filter(|l| l.as_str() >= since.as_str())
+        .collect();
+    if let Some(last) = log.last() {
+        notes.push(format!(
+            "{} line(s) in {}, latest: {last}",
+            log.len(),
+            paths.home_state_dir().join(crate::hook::FAULT_LOG_NAME).display()
+        ));
+    }
+    if notes.is_empty() {
+        check(
+            "hook-faults",
+            "recent hook faults",
+            Status::Ok,
+            format!("none in the last {RECENT_FAULT_DAYS} days"),
+        )
+    } else {
+        check("hook-faults", "recent hook faults", Status::Warn, notes.join("; "))
+    }
+}
+
+fn price_catalog(paths: &Paths) -> Check {
+    let home = Store::open_existing(DbKind::Home, &paths.home_db()).ok().flatten();
+    let row = home.as_ref().and_then(|s| s.conn().ok()).and_then(|c| {
+        c.query_row(crate::store::queries::home::doctor::PRICE_AGE, [], |r| {
+            Ok((r.get::<_, Option<String>>(0)?, r.get::<_, i64>(1)?))
+        })
+        .ok()
+    });
+    match row {
+        Some((Some(ts), _)) => match crate::clock::parse(&ts) {
+            Ok(t) if (crate::clock::now() - t).num_days() > PRICE_STALE_DAYS => check(
+                "prices",
+                "price catalog",
+                Status::Warn,
+                format!("last refreshed {ts}, over {PRICE_STALE_DAYS} days ago: run `tlc prices refresh`"),
+            ),
+            _ => check("prices", "price catalog", Status::Ok, format!("last refreshed {ts}")),
+        },
+        _ => check(
+            "prices",
+            "price catalog",
+            Status::Warn,
+            "never refreshed: costs use the built-in snapshot",
+        ),
+    }
+}
+
+fn stables_and_pins(paths: &Paths, cfg: Option<&Config>) -> Check {
+    let stables = cfg.map_or(0, |c| c.named("stable").count());
+    let home = Store::open_existing(DbKind::Home, &paths.home_db()).ok().flatten();
+    let tables: Vec<String> = home
+        .as_ref()
+        .and_then(|s| s.conn().ok())
+        .and_then(|c| {
+            let mut st = c.prepare(crate::store::queries::home::doctor::AGENT_TABLES).ok()?;
+            let rows = st.query_map([], |r| r.get::<_, String>(0)).ok()?;
+            Some(rows.flatten().collect())
+        })
+        .unwrap_or_default();
+    if tables.is_empty() {
+        return check(
+            "stables-pins",
+            "stables and pins",
+            Status::Warn,
+            format!("{stables} stable(s) declared; no pin store in the home database yet, so pins cannot be checked against stables"),
+        );
+    }
+    check(
+        "stables-pins",
+        "stables and pins",
+        Status::Ok,
+        format!("{stables} stable(s) declared; pin store tables: {}", tables.join(", ")),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn launchers_are_read_quoted_or_not() {
+        assert_eq!(launcher("/usr/bin/tlc hook claude", "claude"), "/usr/bin/tlc");
+        assert_eq!(launcher("'/a b/tlc' hook cursor", "cursor"), "/a b/tlc");
+    }
+
+    #[test]
+    fn wired_commands_read_both_shapes() {
+        let claude =
+            serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "tlc hook claude"}]}]}});
+        assert_eq!(
+            wired_commands(&claude),
+            vec![("PreToolUse".to_string(), "tlc hook claude".to_string())]
+        );
+        let cursor = serde_json::json!({"version": 1, "hooks": {"stop": [{"command": "tlc hook cursor"}]}});
+        assert_eq!(wired_commands(&cursor), vec![("stop".to_string(), "tlc hook cursor".to_string())]);
+    }
+}

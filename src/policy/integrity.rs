@@ -1,0 +1,446 @@
+//! Policy integrity: every source the policy is read from (the project config, the machine
+//! config, the mode state) is hashed into a per-session baseline when the session starts (or is
+//! first seen). If one changes during the session without a tlc command behind it, the next
+//! acting tool call is denied naming the changed path; reads still pass. Every mutating tlc
+//! command re-records the baselines of live sessions; `tlc policy accept <path>` records the
+//! current hash of exactly the named sources. There is no switch: a detector the detected change
+//! can disable is not a detector.
+
+use super::Decision;
+use crate::clock;
+use crate::obs::{Event, EventStore, Kind, Plane};
+use crate::paths::Paths;
+use crate::store::queries::project::policy as q;
+use rusqlite::{params, Connection};
+use std::path::{Path, PathBuf};
+
+/// The source name of the mode state set by `tlc mode` (it lives in the project database).
+pub const MODE_STATE: &str = "mode-state";
+/// The hash recorded for a source that does not exist.
+pub const ABSENT: &str = "absent";
+
+/// One policy source and its hash now.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Source {
+    /// The file's path, or [`MODE_STATE`].
+    pub name: String,
+    pub hash: String,
+}
+
+/// The policy sources of `paths` and their current hashes. The project config is left out when
+/// the project root holds the runtime home (it is then the machine tier itself).
+pub fn sources(paths: &Paths, mode_state: Option<&str>) -> Vec<Source> {
+    let mut out = vec![Source {
+        name: paths.machine_config().display().to_string(),
+        hash: hash_file(&paths.machine_config()),
+    }];
+    if !paths.root_overlaps_home() {
+        out.push(Source {
+            name: paths.project_config().display().to_string(),
+            hash: hash_file(&paths.project_config()),
+        });
+    }
+    out.push(Source {
+        name: MODE_STATE.to_string(),
+        hash: mode_state.map_or_else(|| ABSENT.to_string(), |m| crate::hashing::sha256_hex(m.as_bytes())),
+    });
+    out
+}
+
+fn hash_file(path: &Path) -> String {
+    match std::fs::read(path) {
+        Ok(bytes) => crate::hashing::sha256_hex(&bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => ABSENT.to_string(),
+        Err(e) => format!("unreadable: {:?}", e.kind()),
+    }
+}
+
+/// What the hook knows about the event it is handling.
+#[derive(Debug, Clone, Copy)]
+pub struct HookFacts<'a> {
+    pub provider: &'a str,
+    pub session: Option<&'a str>,
+    /// The event starts a session (re-baselines it).
+    pub starts_session: bool,
+    /// An acting tool call (not a read): the one a divergence denies.
+    pub acting: bool,
+}
+
+/// A session's baseline and a source that moved away from it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Divergence {
+    pub provider: String,
+    pub session_id: String,
+    pub source: String,
+    pub baseline_hash: String,
+    pub current_hash: String,
+}
+
+/// A recorded divergence row.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DivergenceRecord {
+    pub id: i64,
+    pub provider: String,
+    pub session_id: String,
+    pub source: String,
+    pub baseline_hash: String,
+    pub current_hash: String,
+    pub detected_at: String,
+    pub accepted_at: Option<String>,
+}
+
+/// A live session.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LiveSession {
+    pub provider: String,
+    pub session_id: String,
+    pub first_seen: String,
+    pub last_seen: String,
+    pub model: Option<String>,
+}
+
+/// The repository of baselines and divergences: the only place their SQL runs.
+pub struct IntegrityStore<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> IntegrityStore<'c> {
+    pub fn new(conn: &'c Connection) -> IntegrityStore<'c> {
+        IntegrityStore { conn }
+    }
+
+    fn baselines(&self, provider: &str, session: &str) -> rusqlite::Result<Vec<(String, String)>> {
+        let mut st = self.conn.prepare_cached(q::BASELINES_FOR_SESSION)?;
+        let rows = st.query_map(params![provider, session], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect()
+    }
+
+    fn set_baseline(&self, provider: &str, session: &str, source: &Source, reason: &str) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::BASELINE_UPSERT)?.execute(params![
+            provider,
+            session,
+            source.name,
+            source.hash,
+            clock::now_stamp(),
+            reason
+        ])?;
+        Ok(())
+    }
+
+    fn has_open_divergence(&self, provider: &str, session: &str, source: &str) -> rusqlite::Result<bool> {
+        let n: i64 = self
+            .conn
+            .prepare_cached(q::DIVERGENCE_OPEN)?
+            .query_row(params![provider, session, source], |r| r.get(0))?;
+        Ok(n > 0)
+    }
+
+    pub fn live_sessions(&self) -> rusqlite::Result<Vec<LiveSession>> {
+        let mut st = self.conn.prepare_cached(q::LIVE_SESSIONS)?;
+        let rows = st.query_map([], |r| {
+            Ok(LiveSession {
+                provider: r.get(0)?,
+                session_id: r.get(1)?,
+                first_seen: r.get(2)?,
+                last_seen: r.get(3)?,
+                model: r.get(4)?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// Every source of every live session whose current hash differs from its baseline.
+    pub fn current_divergences(&self, now: &[Source]) -> rusqlite::Result<Vec<Divergence>> {
+        let mut st = self.conn.prepare_cached(q::BASELINES_LIVE)?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (provider, session_id, source, baseline_hash) = row?;
+            if let Some(cur) = now.iter().find(|s| s.name == source) {
+                if cur.hash != baseline_hash {
+                    out.push(Divergence {
+                        provider,
+                        session_id,
+                        source,
+                        baseline_hash,
+                        current_hash: cur.hash.clone(),
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn divergence_records(&self) -> rusqlite::Result<Vec<DivergenceRecord>> {
+        let mut st = self.conn.prepare_cached(q::DIVERGENCES_LIST)?;
+        let rows = st.query_map([], |r| {
+            Ok(DivergenceRecord {
+                id: r.get(0)?,
+                provider: r.get(1)?,
+                session_id: r.get(2)?,
+                source: r.get(3)?,
+                baseline_hash: r.get(4)?,
+                current_hash: r.get(5)?,
+                detected_at: r.get(6)?,
+                accepted_at: r.get(7)?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// A tlc command changed (or may have changed) policy: re-records the baselines of every live
+    /// session. A source with a divergence nobody accepted yet keeps its baseline: only
+    /// `tlc policy accept` names it clear, so an unrelated command never launders it.
+    pub fn rerecord_live(&self, now: &[Source], reason: &str) -> rusqlite::Result<usize> {
+        let mut n = 0;
+        for s in self.live_sessions()? {
+            for source in now {
+                if self.has_open_divergence(&s.provider, &s.session_id, &source.name)? {
+                    continue;
+                }
+                self.set_baseline(&s.provider, &s.session_id, source, reason)?;
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
+    /// Accepts the current hash of `source` for every live session and marks its open
+    /// divergences accepted (recorded, never erased). Returns the sessions re-baselined.
+    pub fn accept(&self, source: &Source) -> rusqlite::Result<usize> {
+        let sessions = self.live_sessions()?;
+        for s in &sessions {
+            self.set_baseline(&s.provider, &s.session_id, source, "accepted")?;
+        }
+        self.conn
+            .prepare_cached(q::DIVERGENCE_ACCEPT)?
+            .execute(params![source.name, clock::now_stamp()])?;
+        Ok(sessions.len())
+    }
+
+    /// The hook's part: baseline a session at its start or first sight; on an acting call,
+    /// compare with the baseline and deny naming what changed. `now` is only asked for when a
+    /// hash is needed, so most events read no policy file.
+    pub fn on_hook(&self, now: &mut dyn FnMut() -> rusqlite::Result<Vec<Source>>, facts: HookFacts<'_>) -> rusqlite::Result<Decision> {
+        let Some(session) = facts.session else {
+            return Ok(Decision::allow());
+        };
+        let baselines = self.baselines(facts.provider, session)?;
+        if facts.starts_session || baselines.is_empty() {
+            let reason = if facts.starts_session { "session-start" } else { "first-seen" };
+            for source in &now()? {
+                self.set_baseline(facts.provider, session, source, reason)?;
+            }
+            return Ok(Decision::allow());
+        }
+        if !facts.acting {
+            return Ok(Decision::allow());
+        }
+        let mut changed = Vec::new();
+        for source in &now()? {
+            match baselines.iter().find(|(name, _)| *name == source.name) {
+                Some((_, hash)) if *hash != source.hash => {
+                    self.conn.prepare_cached(q::DIVERGENCE_INSERT)?.execute(params![
+                        facts.provider,
+                        session,
+                        source.name,
+                        hash,
+                        source.hash,
+                        clock::now_stamp()
+                    ])?;
+                    changed.push(source.name.clone());
+                }
+                Some(_) => {}
+                // A source this session never had (the project root moved): baseline it now.
+                None => self.set_baseline(facts.provider, session, source, "first-seen")?,
+            }
+        }
+        if changed.is_empty() {
+            return Ok(Decision::allow());
+        }
+        Ok(Decision::deny("policy-integrity", deny_reason(&changed)))
+    }
+}
+
+/// The reason a divergence denies with: the changed paths and the command that clears them.
+pub fn deny_reason(changed: &[String]) -> String {
+    format!(
+        "{} changed during this session without a tlc command; run `tlc policy accept {}` from your terminal",
+        changed.join(", "),
+        changed.iter().map(|c| shell_word(c)).collect::<Vec<_>>().join(" ")
+    )
+}
+
+fn shell_word(s: &str) -> String {
+    if s.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The hook path's integrity step, inside its transaction: records a `config.scaffolded` event
+/// when this hook adopted the repository (and re-baselines live sessions, since adoption is a tlc
+/// change to a policy source), then baselines or checks the session.
+pub fn on_hook(conn: &Connection, paths: &Paths, adopted: Option<&Path>, facts: Option<HookFacts<'_>>) -> rusqlite::Result<Decision> {
+    let store = IntegrityStore::new(conn);
+    let mut now = || -> rusqlite::Result<Vec<Source>> {
+        let mode = EventStore::new(conn).state("mode")?;
+        Ok(sources(paths, mode.as_deref()))
+    };
+    if let Some(path) = adopted {
+        let session = facts.and_then(|f| f.session);
+        record_scaffolded(conn, facts.map_or("tlc", |f| f.provider), session, path, "hook")?;
+        store.rerecord_live(&now()?, "adoption")?;
+    }
+    match facts {
+        Some(f) => store.on_hook(&mut now, f),
+        None => Ok(Decision::allow()),
+    }
+}
+
+/// Records the `config.scaffolded` event for a project config the scaffold just wrote.
+pub fn record_scaffolded(conn: &Connection, provider: &str, session: Option<&str>, path: &Path, by: &str) -> rusqlite::Result<()> {
+    let mut ev = Event::new(provider, Kind::ConfigScaffolded, clock::now());
+    ev.session_id = session.map(str::to_string);
+    ev.attrs.insert("path".into(), path.display().to_string().into());
+    ev.attrs.insert("by".into(), by.into());
+    // The audit copy: what was written and by whom (there is no provider payload behind it).
+    ev.payload = Some(serde_json::Value::Object(ev.attrs.clone()));
+    EventStore::new(conn).record(&mut ev, Plane::Signal)?;
+    Ok(())
+}
+
+/// Resolves what an operator typed (`tlc policy accept <path>`) to a source name: the mode state
+/// by its name, a file by its absolute path (relative to `cwd`), resolved through symlinks.
+pub fn match_source<'s>(typed: &str, cwd: &Path, known: &'s [Source]) -> Option<&'s Source> {
+    if let Some(s) = known.iter().find(|s| s.name == typed) {
+        return Some(s);
+    }
+    let p = PathBuf::from(typed);
+    let abs = if p.is_absolute() { p } else { cwd.join(p) };
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p));
+    let want = canon(&abs);
+    known.iter().find(|s| s.name != MODE_STATE && canon(Path::new(&s.name)) == want)
+}
+
+/// Drops `.` and folds `..` lexically (for a path that does not exist).
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{open_and_migrate, DbKind};
+
+    fn facts<'a>(session: &'a str, starts: bool, acting: bool) -> HookFacts<'a> {
+        HookFacts {
+            provider: "claude",
+            session: Some(session),
+            starts_session: starts,
+            acting,
+        }
+    }
+
+    #[test]
+    fn a_mid_session_change_denies_acting_calls_until_accepted() {
+        let dir = tempfile::tempdir().unwrap();
+        let (conn, _) = open_and_migrate(DbKind::Project, &dir.path().join("t.db")).unwrap();
+        conn.execute(
+            "INSERT INTO sessions (provider, session_id, first_seen, last_seen) VALUES ('claude','s1','x','x')",
+            [],
+        )
+        .unwrap();
+        let st = IntegrityStore::new(&conn);
+        let a = vec![
+            Source {
+                name: "/p/config.toml".into(),
+                hash: "h1".into(),
+            },
+            Source {
+                name: MODE_STATE.into(),
+                hash: ABSENT.into(),
+            },
+        ];
+        assert!(!st.on_hook(&mut || Ok(a.clone()), facts("s1", true, true)).unwrap().interrupts());
+        assert!(!st.on_hook(&mut || Ok(a.clone()), facts("s1", false, true)).unwrap().interrupts());
+        let b = vec![
+            Source {
+                name: "/p/config.toml".into(),
+                hash: "h2".into(),
+            },
+            a[1].clone(),
+        ];
+        assert!(
+            !st.on_hook(&mut || Ok(b.clone()), facts("s1", false, false)).unwrap().interrupts(),
+            "reads pass"
+        );
+        let d = st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap();
+        assert!(d.interrupts());
+        assert!(d.reason.unwrap().contains("/p/config.toml changed during this session"));
+        // An unrelated tlc command does not launder it.
+        st.rerecord_live(&b, "tlc-command").unwrap();
+        assert!(st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap().interrupts());
+        assert_eq!(st.current_divergences(&b).unwrap().len(), 1);
+        st.accept(&b[0]).unwrap();
+        assert!(!st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap().interrupts());
+        let recs = st.divergence_records().unwrap();
+        assert_eq!(recs.len(), 1);
+        assert!(recs[0].accepted_at.is_some());
+        // A new session baselines what is there now.
+        let c = vec![
+            Source {
+                name: "/p/config.toml".into(),
+                hash: "h3".into(),
+            },
+            a[1].clone(),
+        ];
+        assert!(
+            !st.on_hook(&mut || Ok(c.clone()), facts("s2", false, true)).unwrap().interrupts(),
+            "first sight baselines"
+        );
+    }
+
+    #[test]
+    fn typed_paths_resolve_to_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("config.toml");
+        std::fs::write(&f, "").unwrap();
+        let known = vec![
+            Source {
+                name: f.display().to_string(),
+                hash: "x".into(),
+            },
+            Source {
+                name: MODE_STATE.into(),
+                hash: ABSENT.into(),
+            },
+        ];
+        assert!(match_source("config.toml", dir.path(), &known).is_some());
+        assert!(match_source("./sub/../config.toml", dir.path(), &known).is_some());
+        assert!(match_source(MODE_STATE, dir.path(), &known).is_some());
+        assert!(match_source("other.toml", dir.path(), &known).is_none());
+        assert_eq!(
+            deny_reason(&["/a b".into()]),
+            "/a b changed during this session without a tlc command; run `tlc policy accept '/a b'` from your terminal"
+        );
+    }
+}
