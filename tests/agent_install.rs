@@ -426,3 +426,33 @@ fn a_real_pseudo_terminal_answers_the_prompts() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(source_lines(&env.machine_text()).len(), 1);
 }
+
+#[test]
+fn install_with_project_adopts_an_unadopted_repository_and_never_writes_a_guest() {
+    let env = Env::new();
+    let acme = env.acme();
+    env.add_stable("acme", &acme);
+    git(env.work.path(), &["init", "-q", "-b", "main"]);
+    assert!(!env.project_config().exists());
+    env.ok(&["agent", "install", "acme/pr-reviewer", "--yes", "--project"]);
+    let text = std::fs::read_to_string(env.project_config()).unwrap();
+    assert!(text.contains("[project]") && text.contains("[harness.pr-reviewer]"), "{text}");
+    assert_eq!(source_lines(&text).len(), 1, "{text}");
+    assert_eq!(env.json(&["agent", "describe", "pr-reviewer", "--json"])["tier"], "project");
+
+    // A guest repository is never written into.
+    let guest = Env::new();
+    guest.add_stable("acme", &acme);
+    git(guest.work.path(), &["init", "-q", "-b", "main"]);
+    let mut m = guest.machine_text();
+    m = m.replacen(
+        "[grind]",
+        &format!("[guest]\npaths = [\"{}\"]\n\n[grind]", guest.work.path().display()),
+        1,
+    );
+    std::fs::write(guest.machine_config(), m).unwrap();
+    let out = guest.tlc(&["agent", "install", "acme/pr-reviewer", "--yes", "--project"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("guest"), "{}", stderr(&out));
+    assert!(!guest.work.path().join(".tlc").exists());
+}

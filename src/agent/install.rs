@@ -17,14 +17,13 @@ use super::scan::{self, Finding};
 use super::schema::{self, TableContext};
 use super::stable;
 use super::PackageRef;
-use crate::config::edit::ConfigEdit;
 use crate::config::{Config, Value};
 use crate::error::{refused, unusable};
 use crate::paths::Paths;
 use crate::render;
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Reads the operator's answers.
 pub struct Prompter {
@@ -482,26 +481,6 @@ fn parse_typed(s: &str) -> Value {
     Value::Str(s.to_string())
 }
 
-/// The config file `--project` (or not) targets.
-pub(super) fn target_file(paths: &Paths, cfg: &Config, project: bool) -> anyhow::Result<PathBuf> {
-    if !project {
-        return Ok(paths.machine_config());
-    }
-    if paths.root_overlaps_home() {
-        return Err(unusable(format!(
-            "{} is the runtime home, not a project: --project has nowhere to write",
-            paths.root.display()
-        )));
-    }
-    if crate::project::is_guest(paths, cfg) {
-        return Err(refused(format!(
-            "{} is a guest repository: tlc never writes into it",
-            paths.root.display()
-        )));
-    }
-    Ok(paths.project_config())
-}
-
 /// The `source` the target file's `[harness.<name>]` names, if any.
 fn current_source(cfg: &Config, file: &Path, name: &str) -> Option<String> {
     cfg.named("harness")
@@ -515,6 +494,7 @@ fn current_source(cfg: &Config, file: &Path, name: &str) -> Option<String> {
 #[allow(clippy::too_many_arguments)]
 pub(super) fn commit(
     paths: &Paths,
+    cfg: &Config,
     c: &Candidate,
     action: &str,
     name: &str,
@@ -528,7 +508,7 @@ pub(super) fn commit(
     // The database first: one that cannot be opened (newer schema, not a database) stops the
     // install before the pin or the config is touched.
     let store = AgentStore::open(&paths.home_db())?;
-    let mut edit = ConfigEdit::open(file).map_err(unusable)?;
+    let mut edit = super::target::open_editor(paths, cfg, file)?;
     edit.set(&format!("harness.{name}.source"), src.to_string().as_str().into());
     for (k, v) in &defaults.written {
         edit.set(&format!("harness.{name}.{k}"), to_toml(v));
@@ -604,7 +584,7 @@ pub fn install(paths: &Paths, r: &PackageRef, opts: &InstallOptions, prompter: &
     if !manifest::valid_package_name(&name) {
         return Err(unusable(format!("harness name {name:?} must match ^[a-z][a-z0-9-]*$")));
     }
-    let file = target_file(paths, &cfg, opts.project)?;
+    let file = super::target::target_file(paths, &cfg, opts.project)?;
     let current = current_source(&cfg, &file, &name);
     let explicit_sha = r.version.as_deref().is_some_and(git::is_full_sha);
     if let Some(cur) = &current {
@@ -655,6 +635,7 @@ pub fn install(paths: &Paths, r: &PackageRef, opts: &InstallOptions, prompter: &
     let chosen = offer_defaults(&c, paths, &ctx, &local, opts, prompter, None);
     commit(
         paths,
+        &cfg,
         &c,
         action,
         &name,

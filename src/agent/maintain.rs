@@ -2,12 +2,12 @@
 //! nothing references) and `tlc stable lint` (validates a stable checkout for its authors).
 
 use super::files::PackageFiles;
-use super::install::{target_file, validate_files, Prompter};
+use super::install::{validate_files, Prompter};
 use super::pins::{self, SourceRef};
 use super::records::AgentStore;
 use super::scan::{self, Finding};
 use super::schema::TableContext;
-use crate::config::edit::ConfigEdit;
+use super::target::{open_editor, target_file};
 use crate::config::Config;
 use crate::error::{refused, unusable};
 use crate::paths::Paths;
@@ -35,7 +35,7 @@ pub fn uninstall(paths: &Paths, name: &str, project: bool, yes: bool, prompter: 
             return Err(refused(format!("[harness.{name}]: declined; nothing was changed")));
         }
     }
-    let mut edit = ConfigEdit::open(&file).map_err(unusable)?;
+    let mut edit = open_editor(paths, &cfg, &file)?;
     edit.remove(&format!("harness.{name}"));
     if edit
         .doc
@@ -68,7 +68,7 @@ pub fn prune(paths: &Paths, dry_run: bool) -> anyhow::Result<Pruned> {
     let store = AgentStore::open_existing(&paths.home_db())?;
     let mut files: Vec<PathBuf> = vec![paths.machine_config()];
     if !paths.root_overlaps_home() {
-        files.push(paths.project_config());
+        files.push(super::resolve::project_tier_file(paths));
     }
     if let Some(st) = &store {
         for r in st.references()? {

@@ -19,6 +19,7 @@ pub mod scan;
 pub mod schema;
 pub mod skills;
 pub mod stable;
+pub mod target;
 pub mod upgrade;
 
 /// A stable's name: `^[a-z0-9][a-z0-9_-]*$` (no dots: it is a TOML table name and a folder).

@@ -92,7 +92,7 @@ impl AgentStore {
         Ok(Store::open_existing(DbKind::Home, path)?.map(|store| AgentStore { store }))
     }
 
-    fn conn(&self) -> anyhow::Result<r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>> {
+    fn conn(&self) -> anyhow::Result<crate::store::Conn<'_>> {
         Ok(self.store.conn()?)
     }
 

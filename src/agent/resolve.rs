@@ -284,3 +284,8 @@ pub fn resolve_config(paths: &Paths, cfg: &Config) -> Result<Vec<ResolvedHarness
         None => Ok(out),
     }
 }
+
+/// This project's tier file (read here; written only through the scaffold's editor).
+pub fn project_tier_file(paths: &Paths) -> PathBuf {
+    paths.project_config()
+}

@@ -126,7 +126,18 @@ pub fn upgrade(paths: &Paths, target: &str, opts: &InstallOptions, prompter: &mu
         let forced = typed.iter().any(|t| t == "typed:force-unsafe");
         let mut chosen = offer_defaults(&c, paths, &ctx, &local, opts, prompter, Some(&offer));
         chosen.carried = carried;
-        commit(paths, &c, "upgrade", &name, &file, Some(old.sha.clone()), typed, forced, &chosen)?;
+        commit(
+            paths,
+            &cfg,
+            &c,
+            "upgrade",
+            &name,
+            &file,
+            Some(old.sha.clone()),
+            typed,
+            forced,
+            &chosen,
+        )?;
     }
     Ok(())
 }

@@ -18,8 +18,8 @@ mod obs;
 mod obs_data;
 mod obs_spool;
 mod policy_cmd;
-mod status;
 mod stable;
+mod status;
 
 pub use context::Ctx;
 
