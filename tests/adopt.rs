@@ -403,7 +403,11 @@ fn every_read_only_command_leaves_a_fresh_repository_and_home_untouched() {
         vec!["agent", "history"],
     ];
     // Read-only commands that answer "not found" (exit 2) must create nothing either.
-    let not_found: Vec<Vec<&str>> = vec![vec!["agent", "describe", "nobody"], vec!["agent", "info", "acme/nothing"], vec!["prices", "lookup", "no-such-model-xyz"]];
+    let not_found: Vec<Vec<&str>> = vec![
+        vec!["agent", "describe", "nobody"],
+        vec!["agent", "info", "acme/nothing"],
+        vec!["prices", "lookup", "no-such-model-xyz"],
+    ];
     for args in &not_found {
         let out = w.run(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
