@@ -4,6 +4,7 @@
 //! provider payloads, the domains ([`obs`], [`cost`], [`policy`], [`gate`], [`lesson`], [`agent`])
 //! own their tables and SQL, and [`store`], [`config`] and [`render`] are shared by all of them.
 
+pub mod agent;
 pub mod cli;
 pub mod clock;
 pub mod config;

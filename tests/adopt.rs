@@ -392,7 +392,28 @@ fn every_read_only_command_leaves_a_fresh_repository_and_home_untouched() {
         vec!["policy"],
         vec!["policy", "--json"],
         vec!["harness", "status"],
+        vec!["prices", "lookup", "claude-sonnet-4-5"],
+        vec!["prices", "lookup", "claude-sonnet-4-5", "--json"],
+        vec!["prices", "status"],
+        vec!["prices", "list", "--search", "haiku"],
+        vec!["obs", "cost"],
+        vec!["obs", "cost", "--here", "--json"],
+        vec!["stable", "list"],
+        vec!["agent", "search"],
+        vec!["agent", "history"],
     ];
+    // Read-only commands that answer "not found" (exit 2) must create nothing either.
+    let not_found: Vec<Vec<&str>> = vec![
+        vec!["agent", "describe", "nobody"],
+        vec!["agent", "info", "acme/nothing"],
+        vec!["prices", "lookup", "no-such-model-xyz"],
+    ];
+    for args in &not_found {
+        let out = w.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert_eq!(tree(&w.repo), before_repo, "{args:?} wrote into the repository");
+        assert!(!w.home.exists(), "{args:?} created the home");
+    }
     for args in &commands {
         let out = w.run(args);
         assert!(out.status.success(), "{args:?} failed: {}", stderr(&out));

@@ -95,6 +95,10 @@ fn demo_replays_a_claude_session_through_the_hook() {
     let out = w.ok(&["demo", "--dir", dir.to_str().unwrap()]);
     assert!(out.contains("tlc hook claude < 18-sessionend.json"), "{out}");
     assert!(out.contains("shell.start"), "{out}");
+    assert!(
+        out.contains("Cost and tokens") && out.contains("$0.0511"),
+        "the report shows the transcript's cost: {out}"
+    );
     let db = rusqlite::Connection::open(dir.join("repo/.tlc/harness/state/tlc.db")).unwrap();
     let n: i64 = db
         .query_row(

@@ -1,5 +1,6 @@
 //! What every command needs: the resolved locations and the loaded configuration.
 
+use crate::agent::resolve::ResolvedHarness;
 use crate::config::Config;
 use crate::paths::Paths;
 use crate::project::Project;
@@ -10,6 +11,7 @@ use std::cell::OnceCell;
 pub struct Ctx {
     paths: OnceCell<Paths>,
     config: OnceCell<Config>,
+    harnesses: OnceCell<Vec<ResolvedHarness>>,
 }
 
 impl Ctx {
@@ -26,13 +28,31 @@ impl Ctx {
         Ok(self.paths.get_or_init(|| p))
     }
 
-    /// The effective configuration; an invalid tier file is an error naming it.
+    /// The effective configuration; an invalid tier file is an error naming it. Every
+    /// `[harness.*]` table is resolved (a `source` from the local pin store only) and validated
+    /// here, so every command that loads config refuses a broken or missing pin by name. The hook
+    /// path calls `Config::load` directly and never fails on harness tables.
     pub fn config(&self) -> anyhow::Result<&Config> {
         if let Some(c) = self.config.get() {
             return Ok(c);
         }
-        let c = Config::load(self.paths()?)?;
+        let paths = self.paths()?;
+        let c = Config::load(paths)?;
+        let resolved = crate::agent::resolve::resolve_config(paths, &c)?;
+        let _ = self.harnesses.set(resolved);
         Ok(self.config.get_or_init(|| c))
+    }
+
+    /// The configuration without resolving harness tables: for the commands that repair them
+    /// (`stable add|update|remove`, `agent install|upgrade|uninstall|prune`).
+    pub fn raw_config(&self) -> anyhow::Result<Config> {
+        Ok(Config::load(self.paths()?)?)
+    }
+
+    /// Every harness table as it takes effect (resolved and validated).
+    pub fn harnesses(&self) -> anyhow::Result<&[ResolvedHarness]> {
+        self.config()?;
+        Ok(self.harnesses.get().map(Vec::as_slice).unwrap_or_default())
     }
 
     /// The repository and where its state lives (guest repositories keep it under the home).

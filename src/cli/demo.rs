@@ -82,6 +82,14 @@ pub fn run(_ctx: &Ctx, args: DemoArgs) -> anyhow::Result<()> {
         render::out(&format!("  tlc hook claude < {name:<27} → {shown}\n"))?;
     }
     summarize(&repo.join(".tlc/harness/state/tlc.db"))?;
+    render::out("\nthe session report (`tlc obs report`):\n")?;
+    let report = Command::new(&exe)
+        .args(["obs", "report"])
+        .current_dir(&repo)
+        .env("TLC_HOME", &home)
+        .env_remove("TLC_PROJECT_DIR")
+        .output()?;
+    render::out(&String::from_utf8_lossy(&report.stdout))?;
     render::out(&format!(
         "\nscratch directory: {}\n  inspect it with: TLC_HOME={} tlc obs events --plane all   (run inside {})\n",
         dir.display(),

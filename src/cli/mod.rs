@@ -1,6 +1,7 @@
 //! The command line: clap definitions and one module per command group. Each module parses,
 //! calls the domain, and renders; nothing here owns SQL or business rules.
 
+mod agent;
 mod config_cmd;
 mod context;
 mod db;
@@ -19,6 +20,7 @@ mod obs_data;
 mod obs_spool;
 mod policy_cmd;
 mod prices;
+mod stable;
 mod status;
 
 pub use context::Ctx;
@@ -83,6 +85,12 @@ pub enum Command {
     /// The price catalog: refresh planes, look up a model, list, status.
     #[command(subcommand)]
     Prices(prices::PricesCommand),
+    /// Trusted git remotes that hold agent packages.
+    #[command(subcommand)]
+    Stable(stable::StableCommand),
+    /// Install, inspect and maintain agent packages.
+    #[command(subcommand)]
+    Agent(agent::AgentCommand),
 }
 
 /// `tlc harness <cmd>` is accepted as `tlc <cmd>` everywhere: the seeds' spelling.
@@ -135,5 +143,7 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Gate(cmd) => gate::run(&ctx, cmd),
         Command::Lessons(cmd) => lessons::run(&ctx, cmd),
         Command::Prices(cmd) => prices::run(&ctx, cmd),
+        Command::Stable(cmd) => stable::run(&ctx, cmd),
+        Command::Agent(cmd) => agent::run(&ctx, cmd),
     }
 }

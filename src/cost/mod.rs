@@ -16,6 +16,6 @@ pub mod snapshot;
 pub mod transcript;
 pub mod usage;
 
-pub use catalog::{CostError, PriceCatalog, ResolvedPrice};
+pub use catalog::{CachedResolver, CostError, PriceCatalog, ResolvedPrice};
 pub use rates::{cost, PriceEntry, Rates, TokenUsage};
 pub use transcript::{scan_usage, UsageRecord, UsageScan};

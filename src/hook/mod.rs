@@ -9,6 +9,7 @@ pub mod claude;
 pub mod cursor;
 mod fault_log;
 mod record;
+mod usage;
 pub mod wiring;
 
 pub use fault_log::{read_fault_log, FAULT_LOG_NAME};

@@ -122,6 +122,20 @@ fn record(
     let mut conn = store::open_for_hook(DbKind::Project, &db).map_err(|e| e.to_string())?;
     conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
     let settings = &config.settings;
+    // The transcript is read before the write lock is taken; its generations are written below.
+    let delta = match mapped
+        .as_ref()
+        .and_then(|m| m.event.transcript_path.as_deref().map(|p| (p, &m.event)))
+    {
+        Some((path, event)) => {
+            let stored = EventStore::new(&conn).transcript_offset(path).map_err(|e| e.to_string())?;
+            super::usage::read_delta(&project.paths, path, stored.as_ref(), event).unwrap_or_else(|e| {
+                faults.push(format!("transcript not read: {e}"));
+                None
+            })
+        }
+        None => None,
+    };
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|e| e.to_string())?;
@@ -164,6 +178,28 @@ fn record(
         session = event.session_id.clone();
         written.push((event, plane));
     }
+    if let Some(delta) = delta {
+        let mut next = delta.next;
+        let mut inserted = 0;
+        for mut generation in delta.generations {
+            if es.record(&mut generation, Plane::Signal).map_err(|e| e.to_string())?.is_some() {
+                inserted += 1;
+                written.push((generation, Plane::Signal));
+            }
+        }
+        next.generations += inserted;
+        es.set_transcript_offset(&delta.path, provider.name(), session.as_deref(), &next)
+            .map_err(|e| e.to_string())?;
+        if inserted > 0 {
+            if let Some(alert) =
+                cost_alert(&es, provider, session.as_deref(), settings.obs.session_cost_alert_usd).map_err(|e| e.to_string())?
+            {
+                let mut alert = alert;
+                es.record(&mut alert, Plane::Signal).map_err(|e| e.to_string())?;
+                written.push((alert, Plane::Signal));
+            }
+        }
+    }
     for fault in faults.drain(..) {
         let mut f = Event::new(provider.name(), Kind::HookFault, crate::clock::now());
         f.session_id = session.clone();
@@ -182,6 +218,24 @@ fn record(
         }
     }
     Ok(decision)
+}
+
+/// One `cost.session_alert` when the session's estimated cost has crossed the threshold and no
+/// alert was recorded for it yet.
+fn cost_alert(es: &EventStore<'_>, provider: Provider, session: Option<&str>, threshold: Option<f64>) -> rusqlite::Result<Option<Event>> {
+    let (Some(session), Some(threshold)) = (session, threshold) else {
+        return Ok(None);
+    };
+    let (cost, alerts) = es.session_cost(provider.name(), session)?;
+    if alerts > 0 || cost < threshold {
+        return Ok(None);
+    }
+    let mut alert = Event::new(provider.name(), Kind::CostSessionAlert, crate::clock::now());
+    alert.session_id = Some(session.to_string());
+    alert.attrs.insert("estimated_cost_usd".into(), cost.into());
+    alert.attrs.insert("threshold_usd".into(), threshold.into());
+    alert.dedup_key = Some(format!("alert:{}:{session}", provider.name()));
+    Ok(Some(alert))
 }
 
 /// The plane an event lands on: an interrupting decision is signal; otherwise the kind decides,

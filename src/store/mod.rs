@@ -328,6 +328,9 @@ pub fn open_for_hook(kind: DbKind, path: &Path) -> Result<Connection, StoreError
 /// its limit. Best effort: a checkpoint blocked by a reader is left for a later hook.
 pub fn checkpoint_if_large(conn: &Connection) {
     if HOOK_WAL_PAGES.load(std::sync::atomic::Ordering::Relaxed) >= HOOK_WAL_LIMIT_PAGES {
+        // Never wait here: a truncating checkpoint that waited for readers would hold the write
+        // lock meanwhile and stall every other hook. Busy now means a later hook does it.
+        let _ = conn.busy_timeout(std::time::Duration::ZERO);
         let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
     }
 }

@@ -1,0 +1,1 @@
+DELETE FROM agent_stables WHERE name = ?1

@@ -1,0 +1,158 @@
+//! `tlc agent uninstall` (removes one whole harness table), `tlc agent prune` (removes pins
+//! nothing references) and `tlc stable lint` (validates a stable checkout for its authors).
+
+use super::files::PackageFiles;
+use super::install::{validate_files, Prompter};
+use super::pins::{self, SourceRef};
+use super::records::AgentStore;
+use super::scan::{self, Finding};
+use super::schema::TableContext;
+use super::target::{open_editor, target_file};
+use crate::config::Config;
+use crate::error::{refused, unusable};
+use crate::paths::Paths;
+use crate::render;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// `tlc agent uninstall <name>`: removes the whole `[harness.<name>]` table, nothing else.
+pub fn uninstall(paths: &Paths, name: &str, project: bool, yes: bool, prompter: &mut Prompter) -> anyhow::Result<()> {
+    let cfg = Config::load(paths)?;
+    let file = target_file(paths, &cfg, project)?;
+    if !cfg.named("harness").any(|t| t.name == name && t.file == file) {
+        return Err(unusable(format!("[harness.{name}] is not declared in {}", file.display())));
+    }
+    if !yes {
+        if !prompter.interactive {
+            return Err(refused(format!(
+                "[harness.{name}]: no terminal to confirm on and no --yes: nothing was changed"
+            )));
+        }
+        let a = prompter
+            .ask(&format!("Remove the whole [harness.{name}] table from {}? [y/N] ", file.display()))
+            .unwrap_or_default();
+        if !matches!(a.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+            return Err(refused(format!("[harness.{name}]: declined; nothing was changed")));
+        }
+    }
+    let mut edit = open_editor(paths, &cfg, &file)?;
+    edit.remove(&format!("harness.{name}"));
+    if edit
+        .doc
+        .get("harness")
+        .and_then(|t| t.as_table_like())
+        .is_some_and(|t| t.is_empty())
+    {
+        edit.remove("harness");
+    }
+    edit.save().map_err(anyhow::Error::msg)?;
+    if AgentStore::open_existing(&paths.home_db())?.is_some() {
+        AgentStore::open(&paths.home_db())?.delete_reference(&file.display().to_string(), name)?;
+    }
+    render::out(&format!(
+        "removed [harness.{name}] from {} (its pin stays in the store until `tlc agent prune`)\n",
+        file.display()
+    ))
+}
+
+/// What prune did (or would do).
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Pruned {
+    pub removed: Vec<String>,
+    pub kept: Vec<(String, String)>,
+}
+
+/// `tlc agent prune [--dry-run]`: removes pins nothing references, re-reading every config file
+/// the home database knows to name a pin (and this machine's and project's tiers) first.
+pub fn prune(paths: &Paths, dry_run: bool) -> anyhow::Result<Pruned> {
+    let store = AgentStore::open_existing(&paths.home_db())?;
+    let mut files: Vec<PathBuf> = vec![paths.machine_config()];
+    if !paths.root_overlaps_home() {
+        files.push(super::resolve::project_tier_file(paths));
+    }
+    if let Some(st) = &store {
+        for r in st.references()? {
+            let p = PathBuf::from(&r.config_file);
+            if !files.contains(&p) {
+                files.push(p);
+            }
+        }
+    }
+    // Re-read each file now: a reference recorded earlier may be gone, a new one may exist.
+    let mut referenced: BTreeMap<SourceRef, String> = BTreeMap::new();
+    for f in &files {
+        let Ok(text) = std::fs::read_to_string(f) else { continue };
+        let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+            return Err(refused(format!(
+                "{}: cannot be parsed, so prune cannot tell which pins it names; nothing was removed",
+                f.display()
+            )));
+        };
+        if let Some(h) = doc.get("harness").and_then(|h| h.as_table_like()) {
+            for (tname, t) in h.iter() {
+                if let Some(src) = t
+                    .as_table_like()
+                    .and_then(|t| t.get("source"))
+                    .and_then(|v| v.as_str())
+                    .and_then(|s| SourceRef::parse(s).ok())
+                {
+                    referenced
+                        .entry(src)
+                        .or_insert_with(|| format!("[harness.{tname}] in {}", f.display()));
+                }
+            }
+        }
+    }
+    let mut out = Pruned::default();
+    for pin in pins::list_pins(paths) {
+        if let Some(by) = referenced.get(&pin) {
+            out.kept.push((pin.to_string(), by.clone()));
+            continue;
+        }
+        out.removed.push(pin.to_string());
+        if !dry_run {
+            pins::remove_pin(paths, &pin).map_err(|e| anyhow::anyhow!("{}: cannot remove: {e}", pins::pin_dir(paths, &pin).display()))?;
+            if store.is_some() {
+                AgentStore::open(&paths.home_db())?.delete_pin(&pin.stable, &pin.package, &pin.sha)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One package of `tlc stable lint`.
+#[derive(Debug, serde::Serialize)]
+pub struct Linted {
+    pub package: String,
+    pub errors: Vec<String>,
+    pub findings: Vec<Finding>,
+}
+
+/// `tlc stable lint [PATH]`: validates and scans every `packages/<name>/` of a checkout, with
+/// the built-in adapters only (an author cannot count on anyone's `[adapter.*]`).
+pub fn lint(dir: &Path) -> anyhow::Result<Vec<Linted>> {
+    let root = dir.join("packages");
+    let mut names: Vec<String> = std::fs::read_dir(&root)
+        .map_err(|e| unusable(format!("{}: not a stable checkout (no packages/ folder: {e})", dir.display())))?
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let ctx = TableContext::default();
+    let mut out = Vec::new();
+    for name in names {
+        let files = PackageFiles::from_dir(&root.join(&name)).map_err(|e| anyhow::anyhow!("{}: {e}", root.join(&name).display()))?;
+        let (errors, homepage) = match validate_files(&files, &name, &ctx) {
+            Ok(m) => (Vec::new(), m.homepage),
+            Err(e) => (e, None),
+        };
+        let findings = scan::scan_package(&files, homepage.as_deref());
+        out.push(Linted {
+            package: name,
+            errors,
+            findings,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,86 @@
+//! Agent packages: stables (trusted git remotes, the trust ledger), `package.toml` manifests,
+//! the content scan, the content-addressed pin store, install/upgrade/uninstall/prune, and the
+//! resolution of a harness table's `source` at config load.
+//!
+//! The fetch, scan and confirm surface is here and in `tlc agent`/`tlc stable`; config load only
+//! ever reads pins already on disk.
+
+pub mod defaults;
+pub mod diff;
+pub mod files;
+pub mod git;
+pub mod install;
+pub mod maintain;
+pub mod manifest;
+pub mod pins;
+pub mod records;
+pub mod resolve;
+pub mod scan;
+pub mod schema;
+pub mod skills;
+pub mod stable;
+pub mod target;
+pub mod upgrade;
+
+/// A stable's name: `^[a-z0-9][a-z0-9_-]*$` (no dots: it is a TOML table name and a folder).
+pub fn valid_stable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
+/// `<stable>/<package>[@<version>]` as typed on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageRef {
+    pub stable: String,
+    pub package: String,
+    pub version: Option<String>,
+}
+
+impl PackageRef {
+    pub fn parse(s: &str) -> Result<PackageRef, String> {
+        let (sp, version) = match s.split_once('@') {
+            Some((a, v)) if !v.is_empty() => (a, Some(v.to_string())),
+            Some(_) => return Err(format!("{s:?}: an empty version after `@`")),
+            None => (s, None),
+        };
+        let (stable, package) = sp
+            .split_once('/')
+            .ok_or_else(|| format!("{s:?} is not <stable>/<package>[@<version>]"))?;
+        if !valid_stable_name(stable) {
+            return Err(format!("{s:?}: {stable:?} is not a stable name"));
+        }
+        if !manifest::valid_package_name(package) {
+            return Err(format!("{s:?}: {package:?} is not a package name (^[a-z][a-z0-9-]*$)"));
+        }
+        Ok(PackageRef {
+            stable: stable.into(),
+            package: package.into(),
+            version,
+        })
+    }
+
+    pub fn name(&self) -> String {
+        format!("{}/{}", self.stable, self.package)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn package_refs() {
+        let r = PackageRef::parse("acme/pr-reviewer@v1.2").unwrap();
+        assert_eq!(
+            (r.stable.as_str(), r.package.as_str(), r.version.as_deref()),
+            ("acme", "pr-reviewer", Some("v1.2"))
+        );
+        assert!(PackageRef::parse("acme").is_err());
+        assert!(PackageRef::parse("acme/Bad").is_err());
+        assert!(PackageRef::parse("a.b/x").is_err());
+        let s = pins::SourceRef::parse(&format!("acme/pr-reviewer@{}", "a".repeat(40))).unwrap();
+        assert_eq!(s.package, "pr-reviewer");
+        assert!(pins::SourceRef::parse("acme/pr-reviewer@main").is_err());
+    }
+}

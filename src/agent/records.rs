@@ -1,0 +1,316 @@
+//! `AgentStore`: the home database's agent tables (stables' fetch state, pins, install records,
+//! the resolution history, the references prune re-checks). Its methods are the only place
+//! their SQL runs.
+
+use crate::store::queries::home::agent as q;
+use crate::store::{DbKind, Store};
+use rusqlite::{params, Connection, OptionalExtension};
+use std::path::Path;
+
+pub struct AgentStore {
+    store: Store,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StableState {
+    pub name: String,
+    pub remote: String,
+    pub added_at: String,
+    pub last_fetch: Option<String>,
+    pub head: Option<String>,
+    pub fetch_error: Option<String>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PinRow {
+    pub stable: String,
+    pub package: String,
+    pub sha: String,
+    pub installed_at: String,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PinFileRow {
+    pub path: String,
+    pub sha256: String,
+    pub size: i64,
+}
+
+/// One install, upgrade or rollback.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct InstallRecord {
+    pub id: i64,
+    pub ts: String,
+    pub action: String,
+    pub stable: String,
+    pub package: String,
+    pub harness_name: String,
+    pub config_file: String,
+    pub version_asked: Option<String>,
+    pub sha: String,
+    pub previous_sha: Option<String>,
+    pub scan_version: String,
+    pub findings: serde_json::Value,
+    pub forced: bool,
+    pub confirmations: serde_json::Value,
+    pub defaults_written: serde_json::Value,
+    pub defaults_skipped: serde_json::Value,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ResolutionRow {
+    pub id: i64,
+    pub ts: String,
+    pub config_file: String,
+    pub table_name: String,
+    pub source: String,
+    pub outcome: String,
+    pub detail: Option<String>,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Reference {
+    pub config_file: String,
+    pub table_name: String,
+    pub source: String,
+}
+
+fn json_col(s: String) -> serde_json::Value {
+    serde_json::from_str(&s).unwrap_or(serde_json::Value::String(s))
+}
+
+impl AgentStore {
+    /// Opens (creating and migrating) the home database: for commands that write.
+    pub fn open(path: &Path) -> anyhow::Result<AgentStore> {
+        Ok(AgentStore {
+            store: Store::open(DbKind::Home, path)?,
+        })
+    }
+
+    /// Opens the home database read-only; `None` when there is none (nothing is created).
+    pub fn open_existing(path: &Path) -> anyhow::Result<Option<AgentStore>> {
+        Ok(Store::open_existing(DbKind::Home, path)?.map(|store| AgentStore { store }))
+    }
+
+    fn conn(&self) -> anyhow::Result<crate::store::Conn<'_>> {
+        Ok(self.store.conn()?)
+    }
+
+    pub fn upsert_stable(&self, s: &StableState) -> anyhow::Result<()> {
+        self.conn()?.execute(
+            q::STABLE_UPSERT,
+            params![s.name, s.remote, s.added_at, s.last_fetch, s.head, s.fetch_error],
+        )?;
+        Ok(())
+    }
+
+    pub fn stables(&self) -> anyhow::Result<Vec<StableState>> {
+        let c = self.conn()?;
+        let mut st = c.prepare(q::STABLE_LIST)?;
+        let rows = st.query_map([], |r| {
+            Ok(StableState {
+                name: r.get(0)?,
+                remote: r.get(1)?,
+                added_at: r.get(2)?,
+                last_fetch: r.get(3)?,
+                head: r.get(4)?,
+                fetch_error: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn delete_stable(&self, name: &str) -> anyhow::Result<()> {
+        self.conn()?.execute(q::STABLE_DELETE, [name])?;
+        Ok(())
+    }
+
+    /// Records a pin and each file's digest, in one transaction (a pin already recorded stays).
+    pub fn record_pin(
+        &self,
+        stable: &str,
+        package: &str,
+        sha: &str,
+        manifest: &str,
+        files: &[(String, String, i64)],
+    ) -> anyhow::Result<()> {
+        let mut c = self.conn()?;
+        let tx = c.transaction()?;
+        tx.execute(q::PIN_INSERT, params![stable, package, sha, manifest, crate::clock::now_stamp()])?;
+        for (path, digest, size) in files {
+            tx.execute(q::PIN_FILE_INSERT, params![stable, package, sha, path, digest, size])?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn pins(&self) -> anyhow::Result<Vec<PinRow>> {
+        let c = self.conn()?;
+        let mut st = c.prepare(q::PIN_LIST)?;
+        let rows = st.query_map([], |r| {
+            Ok(PinRow {
+                stable: r.get(0)?,
+                package: r.get(1)?,
+                sha: r.get(2)?,
+                installed_at: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn pin_files(&self, stable: &str, package: &str, sha: &str) -> anyhow::Result<Vec<PinFileRow>> {
+        let c = self.conn()?;
+        let mut st = c.prepare(q::PIN_FILES)?;
+        let rows = st.query_map(params![stable, package, sha], |r| {
+            Ok(PinFileRow {
+                path: r.get(0)?,
+                sha256: r.get(1)?,
+                size: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn delete_pin(&self, stable: &str, package: &str, sha: &str) -> anyhow::Result<()> {
+        self.conn()?.execute(q::PIN_DELETE, params![stable, package, sha])?;
+        Ok(())
+    }
+
+    pub fn record_install(&self, r: &InstallRecord) -> anyhow::Result<i64> {
+        let c = self.conn()?;
+        c.execute(
+            q::INSTALL_INSERT,
+            params![
+                r.ts,
+                r.action,
+                r.stable,
+                r.package,
+                r.harness_name,
+                r.config_file,
+                r.version_asked,
+                r.sha,
+                r.previous_sha,
+                r.scan_version,
+                r.findings.to_string(),
+                r.forced,
+                r.confirmations.to_string(),
+                r.defaults_written.to_string(),
+                r.defaults_skipped.to_string()
+            ],
+        )?;
+        Ok(c.last_insert_rowid())
+    }
+
+    pub fn installs(&self, name: Option<&str>) -> anyhow::Result<Vec<InstallRecord>> {
+        let c = self.conn()?;
+        let mut st = c.prepare(q::INSTALL_LIST)?;
+        let rows = st.query_map([name], |r| {
+            Ok(InstallRecord {
+                id: r.get(0)?,
+                ts: r.get(1)?,
+                action: r.get(2)?,
+                stable: r.get(3)?,
+                package: r.get(4)?,
+                harness_name: r.get(5)?,
+                config_file: r.get(6)?,
+                version_asked: r.get(7)?,
+                sha: r.get(8)?,
+                previous_sha: r.get(9)?,
+                scan_version: r.get(10)?,
+                findings: json_col(r.get(11)?),
+                forced: r.get(12)?,
+                confirmations: json_col(r.get(13)?),
+                defaults_written: json_col(r.get(14)?),
+                defaults_skipped: json_col(r.get(15)?),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The defaults skipped at the last install of `name` into `config_file` (key -> the
+    /// package's value then), so an upgrade does not offer them again unless they changed.
+    pub fn last_skipped_defaults(&self, name: &str, config_file: &str) -> anyhow::Result<serde_json::Map<String, serde_json::Value>> {
+        let c = self.conn()?;
+        let s: Option<String> = c.query_row(q::INSTALL_LAST, params![name, config_file], |r| r.get(0)).optional()?;
+        Ok(s.and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
+            .and_then(|v| v.as_object().cloned())
+            .unwrap_or_default())
+    }
+
+    pub fn resolutions(&self, name: Option<&str>) -> anyhow::Result<Vec<ResolutionRow>> {
+        let c = self.conn()?;
+        let mut st = c.prepare(q::RESOLUTION_LIST)?;
+        let rows = st.query_map([name], |r| {
+            Ok(ResolutionRow {
+                id: r.get(0)?,
+                ts: r.get(1)?,
+                config_file: r.get(2)?,
+                table_name: r.get(3)?,
+                source: r.get(4)?,
+                outcome: r.get(5)?,
+                detail: r.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn upsert_reference(&self, config_file: &str, table: &str, source: &str) -> anyhow::Result<()> {
+        upsert_reference(&*self.conn()?, config_file, table, source)
+    }
+
+    pub fn references(&self) -> anyhow::Result<Vec<Reference>> {
+        let c = self.conn()?;
+        let mut st = c.prepare(q::REFERENCE_LIST)?;
+        let rows = st.query_map([], |r| {
+            Ok(Reference {
+                config_file: r.get(0)?,
+                table_name: r.get(1)?,
+                source: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn delete_reference(&self, config_file: &str, table: &str) -> anyhow::Result<()> {
+        self.conn()?.execute(q::REFERENCE_DELETE, params![config_file, table])?;
+        Ok(())
+    }
+}
+
+fn upsert_reference(c: &Connection, config_file: &str, table: &str, source: &str) -> anyhow::Result<()> {
+    c.execute(q::REFERENCE_UPSERT, params![config_file, table, source, crate::clock::now_stamp()])?;
+    Ok(())
+}
+
+/// One resolution to append to the history.
+pub struct ResolutionEvent {
+    pub config_file: String,
+    pub table_name: String,
+    pub source: String,
+    pub outcome: &'static str,
+    pub detail: Option<String>,
+}
+
+/// Appends resolution rows (and refreshes the references prune re-checks) — only when the home
+/// database already exists: resolving config never creates one.
+pub fn append_resolutions(home_db: &Path, events: &[ResolutionEvent]) -> anyhow::Result<()> {
+    if events.is_empty() || !home_db.is_file() {
+        return Ok(());
+    }
+    // Only a database already in step with this binary: resolving config never migrates one.
+    if Store::open_existing(DbKind::Home, home_db)?.is_none() {
+        return Ok(());
+    }
+    let (mut c, _) = crate::store::open_and_migrate(DbKind::Home, home_db)?;
+    let tx = c.transaction()?;
+    let ts = crate::clock::now_stamp();
+    for e in events {
+        tx.execute(
+            q::RESOLUTION_INSERT,
+            params![ts, e.config_file, e.table_name, e.source, e.outcome, e.detail],
+        )?;
+        upsert_reference(&tx, &e.config_file, &e.table_name, &e.source)?;
+    }
+    tx.commit()?;
+    Ok(())
+}

@@ -1,0 +1,48 @@
+//! Which config file an agent command writes, and the editor for it: the machine tier through the
+//! format-preserving editor; the project tier only through the scaffold's editor (the repository
+//! adopted first, never a guest, never through a `.tlc` that leaves it); no other file.
+
+use super::resolve::project_tier_file;
+use crate::config::edit::ConfigEdit;
+use crate::config::{scaffold, Config};
+use crate::error::{refused, unusable};
+use crate::paths::Paths;
+use crate::project::Project;
+use std::path::PathBuf;
+
+/// The file `--project` (or not) targets; a guest or the home itself is refused.
+pub fn target_file(paths: &Paths, cfg: &Config, project: bool) -> anyhow::Result<PathBuf> {
+    if !project {
+        return Ok(paths.machine_config());
+    }
+    if paths.root_overlaps_home() {
+        return Err(unusable(format!(
+            "{} is the runtime home, not a project: --project has nowhere to write",
+            paths.root.display()
+        )));
+    }
+    if Project::locate(paths, cfg).guest {
+        return Err(refused(format!(
+            "{} is a guest repository: tlc never writes into it",
+            paths.root.display()
+        )));
+    }
+    Ok(project_tier_file(paths))
+}
+
+/// Opens `file` for an edit: the machine tier, or this project's tier (adopting the repository
+/// first when it has no project config yet).
+pub fn open_editor(paths: &Paths, cfg: &Config, file: &std::path::Path) -> anyhow::Result<ConfigEdit> {
+    if file == paths.machine_config() {
+        return ConfigEdit::open(file).map_err(unusable);
+    }
+    if !paths.root_overlaps_home() && file == project_tier_file(paths) {
+        let project = Project::locate(paths, cfg);
+        let _ = scaffold::adopt(&project);
+        return scaffold::edit_project_config(&project).map_err(refused);
+    }
+    Err(refused(format!(
+        "{}: neither this machine's config nor this project's; run the command from that project",
+        file.display()
+    )))
+}

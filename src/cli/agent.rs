@@ -1,0 +1,396 @@
+//! `tlc agent install|upgrade|uninstall|prune|describe|history|search|info`.
+
+use super::Ctx;
+use crate::agent::install::{self, InstallOptions, Prompter};
+use crate::agent::records::AgentStore;
+use crate::agent::{self, git, scan, schema::TableContext, skills, stable, PackageRef};
+use crate::error::{refused, unusable};
+use crate::render::{self, Cell, Table};
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub enum AgentCommand {
+    /// Review, confirm, pin and write `source` for <stable>/<package>[@<version>].
+    Install {
+        package: String,
+        /// The harness table's name (default: the package's).
+        #[arg(long = "as")]
+        as_name: Option<String>,
+        /// Write into the project tier instead of the machine tier.
+        #[arg(long)]
+        project: bool,
+        /// Answer the ordinary confirmation (never a high finding or an MCP write request).
+        #[arg(long)]
+        yes: bool,
+        /// Allow high-severity findings, after re-typing <stable>/<package>.
+        #[arg(long)]
+        force_unsafe: bool,
+        /// Accept every [defaults] suggestion without asking.
+        #[arg(long)]
+        accept_defaults: bool,
+    },
+    /// Move a package's tables (or one table) to the stable's fetched head, after a diff.
+    Upgrade {
+        target: String,
+        #[arg(long)]
+        yes: bool,
+        #[arg(long)]
+        force_unsafe: bool,
+        #[arg(long)]
+        accept_defaults: bool,
+    },
+    /// Remove the whole [harness.<name>] table (and nothing else).
+    Uninstall {
+        name: String,
+        #[arg(long)]
+        project: bool,
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Remove pins nothing references any more.
+    Prune {
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The effective harness table, each key's origin (local or package), and its skills.
+    Describe {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Installs and resolutions, for one harness name or all.
+    History {
+        name: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Packages in the local clones of every stable (read-only; no network).
+    Search {
+        query: Option<String>,
+        #[arg(long)]
+        json: bool,
+        /// table (default), csv, json or markdown.
+        #[arg(long, value_enum)]
+        format: Option<render::Format>,
+    },
+    /// A package's manifest, requests, files and scan findings from the local clone (read-only).
+    Info {
+        package: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The seeds' spelling of `tlc stable …` (hidden alias).
+    #[command(subcommand, hide = true)]
+    Stable(super::stable::StableCommand),
+}
+
+pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
+    match cmd {
+        AgentCommand::Install {
+            package,
+            as_name,
+            project,
+            yes,
+            force_unsafe,
+            accept_defaults,
+        } => {
+            let r = PackageRef::parse(&package).map_err(unusable)?;
+            let opts = InstallOptions {
+                as_name,
+                project,
+                yes,
+                force_unsafe,
+                accept_defaults,
+            };
+            install::install(ctx.paths()?, &r, &opts, &mut Prompter::from_stdin())
+        }
+        AgentCommand::Upgrade {
+            target,
+            yes,
+            force_unsafe,
+            accept_defaults,
+        } => {
+            let opts = InstallOptions {
+                yes,
+                force_unsafe,
+                accept_defaults,
+                ..Default::default()
+            };
+            crate::agent::upgrade::upgrade(ctx.paths()?, &target, &opts, &mut Prompter::from_stdin())
+        }
+        AgentCommand::Uninstall { name, project, yes } => {
+            crate::agent::maintain::uninstall(ctx.paths()?, &name, project, yes, &mut Prompter::from_stdin())
+        }
+        AgentCommand::Prune { dry_run, json } => {
+            let p = crate::agent::maintain::prune(ctx.paths()?, dry_run)?;
+            if json {
+                return render::json(&p);
+            }
+            let mut s = String::new();
+            let verb = if dry_run { "would remove" } else { "removed" };
+            for r in &p.removed {
+                s.push_str(&format!("{verb} {r}\n"));
+            }
+            for (pin, by) in &p.kept {
+                s.push_str(&format!("kept {pin} (named by {by})\n"));
+            }
+            if p.removed.is_empty() {
+                s.push_str("no unreferenced pin\n");
+            }
+            render::out(&s)
+        }
+        AgentCommand::Describe { name, json } => describe(ctx, &name, json),
+        AgentCommand::History { name, json } => history(ctx, name.as_deref(), json),
+        AgentCommand::Search { query, json, format } => search(ctx, query.as_deref(), json, format.unwrap_or_default()),
+        AgentCommand::Info { package, json } => info(ctx, &package, json),
+        AgentCommand::Stable(cmd) => super::stable::run(ctx, cmd),
+    }
+}
+
+fn describe(ctx: &Ctx, name: &str, json: bool) -> anyhow::Result<()> {
+    let h = ctx
+        .harnesses()?
+        .iter()
+        .find(|h| h.name == name)
+        .ok_or_else(|| unusable(format!("[harness.{name}] is not declared in any config tier")))?;
+    let skills = skills::tiers(ctx.paths()?, ctx.config()?, h);
+    if json {
+        let values: serde_json::Map<String, serde_json::Value> = h
+            .values
+            .iter()
+            .map(|(k, (v, o))| {
+                (k.clone(), serde_json::json!({ "value": v.to_json(), "origin": o.origin, "file": o.file.as_ref().map(|f| f.display().to_string()), "line": o.line }))
+            })
+            .collect();
+        return render::json(&serde_json::json!({
+            "name": h.name,
+            "file": h.file.display().to_string(),
+            "tier": h.tier.name(),
+            "source": h.source.as_ref().map(|s| s.to_string()),
+            "pin_dir": h.pin_dir.as_ref().map(|p| p.display().to_string()),
+            "values": values,
+            "skills": skills,
+        }));
+    }
+    let mut s = format!("[harness.{}] in {}\n", h.name, h.file.display());
+    if let (Some(src), Some(dir)) = (&h.source, &h.pin_dir) {
+        s.push_str(&format!("source: {src}\npin: {}\n", dir.display()));
+    }
+    render::out(&s)?;
+    let mut t = Table::new(["key", "value", "origin"]);
+    for (k, (v, o)) in &h.values {
+        t.push(vec![k.clone().into(), v.to_toml_text().into(), o.origin.into()]);
+    }
+    t.print(render::Format::Table)?;
+    if !skills.is_empty() {
+        let mut t = Table::new(["skill", "tier", "path", "shadows"]);
+        for sk in &skills {
+            t.push(vec![
+                sk.name.clone().into(),
+                sk.tier.into(),
+                sk.path.clone().into(),
+                sk.shadowed
+                    .iter()
+                    .map(|x| format!("{} ({})", x.path, x.tier))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+                    .into(),
+            ]);
+        }
+        t.print(render::Format::Table)?;
+    }
+    Ok(())
+}
+
+fn history(ctx: &Ctx, name: Option<&str>, json: bool) -> anyhow::Result<()> {
+    let paths = ctx.paths()?;
+    let Some(store) = AgentStore::open_existing(&paths.home_db())? else {
+        if json {
+            return render::json(&serde_json::json!({ "installs": [], "resolutions": [] }));
+        }
+        return render::out(&format!(
+            "no home database yet at {}: nothing was installed or resolved\n",
+            paths.home_db().display()
+        ));
+    };
+    let installs = store.installs(name)?;
+    let resolutions = store.resolutions(name)?;
+    if json {
+        return render::json(&serde_json::json!({ "installs": installs, "resolutions": resolutions }));
+    }
+    let mut t = Table::new([
+        "time",
+        "action",
+        "harness",
+        "package",
+        "sha",
+        "previous",
+        "forced",
+        "confirmations",
+        "config file",
+    ]);
+    for i in &installs {
+        t.push(vec![
+            i.ts.clone().into(),
+            i.action.clone().into(),
+            i.harness_name.clone().into(),
+            format!("{}/{}", i.stable, i.package).into(),
+            install::short(&i.sha).to_string().into(),
+            Cell::from(i.previous_sha.as_deref().map(|p| install::short(p).to_string())),
+            i.forced.into(),
+            i.confirmations.to_string().into(),
+            i.config_file.clone().into(),
+        ]);
+    }
+    render::out("installs:\n")?;
+    t.print(render::Format::Table)?;
+    let mut t = Table::new(["time", "harness", "source", "outcome", "config file"]);
+    for r in &resolutions {
+        t.push(vec![
+            r.ts.clone().into(),
+            r.table_name.clone().into(),
+            r.source.clone().into(),
+            r.outcome.clone().into(),
+            r.config_file.clone().into(),
+        ]);
+    }
+    render::out("resolutions:\n")?;
+    t.print(render::Format::Table)
+}
+
+#[derive(serde::Serialize)]
+struct Found {
+    package: String,
+    version: Option<String>,
+    description: Option<String>,
+    head: String,
+    valid: bool,
+}
+
+fn search(ctx: &Ctx, query: Option<&str>, json: bool, format: render::Format) -> anyhow::Result<()> {
+    let paths = ctx.paths()?;
+    let cfg = ctx.config()?;
+    let tctx = TableContext::from_config(cfg);
+    let q = query.map(str::to_lowercase);
+    let mut found = Vec::new();
+    for d in stable::declared(cfg) {
+        let dir = stable::clone_dir(paths, &d.name);
+        let Ok(head) = git::resolve_version(&dir, None) else { continue };
+        for pkg in git::list_packages(&dir, &head).unwrap_or_default() {
+            let files = git::read_package(&dir, &head, &pkg).unwrap_or_default();
+            let m = files
+                .manifest_text()
+                .ok()
+                .and_then(|t| agent::manifest::parse(t, Some(&files), &tctx).ok());
+            let f = Found {
+                package: format!("{}/{pkg}", d.name),
+                version: m.as_ref().and_then(|m| m.version.clone()),
+                description: m.as_ref().and_then(|m| m.description.clone()),
+                head: head.clone(),
+                valid: m.is_some(),
+            };
+            let hay = format!("{} {}", f.package, f.description.clone().unwrap_or_default()).to_lowercase();
+            if q.as_ref().is_none_or(|q| hay.contains(q)) {
+                found.push(f);
+            }
+        }
+    }
+    if json {
+        return render::json(&found);
+    }
+    if found.is_empty() && format == render::Format::Table {
+        return render::out("no package found in the local clones (`tlc stable update` fetches them)\n");
+    }
+    let mut t = Table::new(["package", "version", "description", "manifest"]);
+    for f in found {
+        t.push(vec![
+            f.package.into(),
+            f.version.into(),
+            f.description.into(),
+            (if f.valid { "ok" } else { "refused" }).into(),
+        ]);
+    }
+    t.print(format)
+}
+
+fn info(ctx: &Ctx, package: &str, json: bool) -> anyhow::Result<()> {
+    let r = PackageRef::parse(package).map_err(unusable)?;
+    let paths = ctx.paths()?;
+    let cfg = ctx.config()?;
+    let tctx = TableContext::from_config(cfg);
+    if stable::find(cfg, &r.stable).is_none() {
+        return Err(unusable(format!(
+            "stable {} is not declared in {}",
+            r.stable,
+            paths.machine_config().display()
+        )));
+    }
+    let dir = stable::clone_dir(paths, &r.stable);
+    if !dir.exists() {
+        return Err(unusable(format!(
+            "stable {} has no local clone at {} (run `tlc stable update {}`)",
+            r.stable,
+            dir.display(),
+            r.stable
+        )));
+    }
+    let sha = git::resolve_version(&dir, r.version.as_deref()).map_err(|e| unusable(format!("{}: {e}", r.name())))?;
+    let files = git::read_package(&dir, &sha, &r.package).map_err(|e| unusable(format!("{}: {e}", r.name())))?;
+    let checked = install::validate_files(&files, &r.package, &tctx);
+    let homepage = checked.as_ref().ok().and_then(|m| m.homepage.clone());
+    let findings = scan::scan_package(&files, homepage.as_deref());
+    let text = files.manifest_text().unwrap_or_default().to_string();
+    if json {
+        let requests = checked.as_ref().ok().map(|m| m.requests.itemised());
+        render::json(&serde_json::json!({
+            "package": r.name(),
+            "sha": sha,
+            "manifest": text,
+            "valid": checked.is_ok(),
+            "errors": checked.as_ref().err().cloned().unwrap_or_default(),
+            "requests": requests,
+            "defaults": checked.as_ref().ok().map(|m| m.ordered_defaults().into_iter().map(|(k, v)| (k.to_string(), v.to_json())).collect::<serde_json::Map<_, _>>()),
+            "files": files.files.iter().map(|f| serde_json::json!({ "path": f.path, "size": f.bytes.len(), "sha256": f.sha256() })).collect::<Vec<_>>(),
+            "scan_rules": scan::RULES_VERSION,
+            "notice": scan::TRIPWIRE_NOTICE,
+            "findings": findings,
+        }))?;
+    } else {
+        let mut s = format!("== {}@{}\n\n-- manifest: package.toml (verbatim) --\n{text}", r.name(), sha);
+        if !text.ends_with('\n') {
+            s.push('\n');
+        }
+        match &checked {
+            Ok(m) => {
+                s.push_str("\n-- requests --\n");
+                for q in m.requests.itemised() {
+                    s.push_str(&format!("  * {q}\n"));
+                }
+                if !m.defaults.is_empty() {
+                    s.push_str("\n-- suggested defaults (never applied unless you accept them at install) --\n");
+                    for (k, v) in m.ordered_defaults() {
+                        s.push_str(&format!("  {k} = {}\n", v.to_toml_text()));
+                    }
+                }
+            }
+            Err(errors) => {
+                s.push_str("\n-- REFUSED: this package cannot be installed --\n");
+                for e in errors {
+                    s.push_str(&format!("  {e}\n"));
+                }
+            }
+        }
+        s.push_str(&format!("\n-- files ({}) --\n", files.files.len()));
+        for f in &files.files {
+            s.push_str(&format!("  {}  ({} bytes)\n", f.path, f.bytes.len()));
+        }
+        s.push_str(&install::findings_text(&findings));
+        render::out(&s)?;
+    }
+    if checked.is_err() {
+        return Err(refused(format!("{}: the manifest is refused", r.name())));
+    }
+    Ok(())
+}

@@ -1,0 +1,122 @@
+//! Token usage at hook time: the lines a Claude Code session transcript gained since the stored
+//! offset become one `generation.end` event per API response, priced by the one cost function.
+//!
+//! The file is read before the write transaction (so the lock is held only for the inserts), at
+//! most [`MAX_READ_PER_HOOK`] bytes a hook; a transcript that shrank or was replaced (another
+//! inode, another first line) is read again from the top, and the events' dedup keys keep a
+//! response from being counted twice.
+
+use crate::cost::{CachedResolver, PriceCatalog, TokenUsage};
+use crate::obs::recorder::TranscriptOffset;
+use crate::obs::{Event, Kind, Tokens};
+use crate::paths::Paths;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// A hook reads at most this much new transcript; the rest waits for the next hook.
+pub const MAX_READ_PER_HOOK: u64 = 8 * 1024 * 1024;
+const HEAD_BYTES: usize = 512;
+
+/// What one read of a transcript found.
+pub struct TranscriptDelta {
+    pub path: String,
+    pub generations: Vec<Event>,
+    /// The offset state to store once the generations are written.
+    pub next: TranscriptOffset,
+}
+
+fn head_hash(file: &mut std::fs::File) -> std::io::Result<String> {
+    let mut head = vec![0u8; HEAD_BYTES];
+    file.seek(SeekFrom::Start(0))?;
+    let n = file.read(&mut head)?;
+    head.truncate(n);
+    let end = head.iter().position(|b| *b == b'\n').map_or(head.len(), |p| p + 1);
+    Ok(crate::hashing::sha256_hex(&head[..end]))
+}
+
+/// Reads what `path` gained since `stored` and turns each new API response into a generation
+/// event of `template`'s provider and session. `None` when there is nothing to read.
+pub fn read_delta(
+    paths: &Paths,
+    path: &str,
+    stored: Option<&TranscriptOffset>,
+    template: &Event,
+) -> Result<Option<TranscriptDelta>, String> {
+    if !path.ends_with(".jsonl") {
+        return Ok(None);
+    }
+    let p = Path::new(path);
+    let Ok(meta) = std::fs::metadata(p) else { return Ok(None) };
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    let file_id = format!("{}:{}", meta.dev(), meta.ino());
+    let size = meta.len();
+    let mut file = std::fs::File::open(p).map_err(|e| format!("{path}: {e}"))?;
+    let head = head_hash(&mut file).map_err(|e| format!("{path}: {e}"))?;
+    let mut state = stored.cloned().unwrap_or_default();
+    let replaced = state.file_id.as_deref() != Some(file_id.as_str()) || state.head_hash.as_deref() != Some(head.as_str());
+    if replaced || (state.offset as u64) > size {
+        // Replaced or shrunk: read from the top; the dedup keys keep counts exact.
+        state = TranscriptOffset {
+            malformed_lines: state.malformed_lines,
+            generations: state.generations,
+            ..TranscriptOffset::default()
+        };
+    }
+    state.file_id = Some(file_id);
+    state.head_hash = Some(head);
+    let start = state.offset as u64;
+    if start >= size {
+        // Nothing new; only a changed identity needs storing.
+        let changed = stored != Some(&state);
+        return Ok(changed.then(|| TranscriptDelta {
+            path: path.to_string(),
+            generations: Vec::new(),
+            next: state,
+        }));
+    }
+    let len = (size - start).min(MAX_READ_PER_HOOK);
+    let mut bytes = vec![0u8; len as usize];
+    file.seek(SeekFrom::Start(start)).map_err(|e| format!("{path}: {e}"))?;
+    file.read_exact(&mut bytes).map_err(|e| format!("{path}: {e}"))?;
+    let scan = crate::cost::scan_usage(&bytes, start, path);
+    state.offset = (start + scan.consumed) as i64;
+    state.malformed_lines += scan.malformed as i64;
+    let mut generations = Vec::with_capacity(scan.records.len());
+    if !scan.records.is_empty() {
+        let catalog = PriceCatalog::open_read_only(paths).unwrap_or_else(|_| PriceCatalog::snapshot_only());
+        let mut prices = CachedResolver::new(&catalog, Some(&template.provider));
+        for r in scan.records {
+            let ts = crate::clock::parse(&r.ts).unwrap_or(template.ts);
+            let mut ev = Event::new(&template.provider, Kind::GenerationEnd, ts);
+            ev.session_id = template.session_id.clone();
+            ev.trace_id = template.trace_id.clone();
+            ev.model = (!r.model.is_empty()).then(|| r.model.clone());
+            let usage: TokenUsage = r.usage;
+            ev.tokens = Some(Tokens {
+                input: usage.input as i64,
+                output: usage.output as i64,
+                cache_read: usage.cache_read as i64,
+                cache_write: usage.cache_write as i64,
+            });
+            let resolved = if r.model.is_empty() {
+                None
+            } else {
+                prices.resolve(&r.model).ok().flatten()
+            };
+            ev.cost_usd = crate::cost::cost(resolved.map(|p| p.rates()), &usage);
+            ev.cost_source = resolved.map(|p| p.source().to_string());
+            ev.cost_pool = resolved.and_then(|p| p.entry.pool.clone());
+            ev.attrs.insert("transcript_offset".into(), r.offset.into());
+            ev.dedup_key = Some(format!("gen:{}", r.dedup_key));
+            generations.push(ev);
+        }
+    }
+    Ok(Some(TranscriptDelta {
+        path: path.to_string(),
+        generations,
+        next: state,
+    }))
+}
