@@ -135,6 +135,11 @@ fn imported_sample_matches_expected_totals_and_a_second_import_adds_nothing() {
         .map(|r| r["key"].as_str().unwrap())
         .collect();
     assert_eq!(keys, ["-home-dev-project-0", "-home-dev-project-1"]);
+    for (by, key) in [("week", "2026-W47"), ("month", "2026-11")] {
+        let v = env.json(&["obs", "cost", "--by", by, "--json"]);
+        assert_eq!(v["rows"][0]["key"], key, "--by {by}");
+        assert_eq!(v["totals"]["total_tokens"], report_total_tokens(&expected));
+    }
     let one = env.json(&[
         "obs",
         "cost",
@@ -495,4 +500,18 @@ fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
         )
         .unwrap_err();
     assert!(err.to_string().contains("UNIQUE"), "{err}");
+}
+
+fn report_total_tokens(expected: &Value) -> Value {
+    let models = expected["models"].as_object().unwrap();
+    let sum: i64 = models
+        .values()
+        .map(|m| {
+            ["input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens"]
+                .iter()
+                .map(|f| m[*f].as_i64().unwrap())
+                .sum::<i64>()
+        })
+        .sum();
+    Value::from(sum)
 }
