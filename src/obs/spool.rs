@@ -55,6 +55,9 @@ impl<'c> Spool<'c> {
             dedup,
         ])?;
         if let (Some(t), Some(key)) = (t, ev.dedup_key.as_deref()) {
+            // The same response imported from its transcript is keyed `<message.id>:<requestId>`;
+            // a generation event's key carries a `gen:` prefix, dropped here so it counts once.
+            let key = key.strip_prefix("gen:").unwrap_or(key);
             self.conn.prepare_cached(q::USAGE_INSERT)?.execute(params![
                 key,
                 "spool",
