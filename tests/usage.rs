@@ -141,3 +141,27 @@ fn the_session_cost_alert_fires_once() {
     let rep: serde_json::Value = serde_json::from_str(&w.ok(&["obs", "report", SID, "--json"])).unwrap();
     assert_eq!(rep["cost_alert_sent"], true);
 }
+
+#[test]
+fn a_response_both_spooled_by_the_hook_and_imported_from_its_transcript_counts_once() {
+    let w = World::new();
+    std::fs::create_dir_all(&w.home).unwrap();
+    std::fs::write(w.home.join("config.toml"), "[obs]\nglobalSpool = true\n").unwrap();
+    let projects = w.dir.path().join("claude/projects/-work-repo");
+    std::fs::create_dir_all(&projects).unwrap();
+    let transcript = projects.join(format!("{SID}.jsonl"));
+    std::fs::copy(fixtures().join("providers/claude/session/transcript.jsonl"), &transcript).unwrap();
+    hook_with_transcript(&w, "Stop", &transcript);
+    let cost = |w: &World| -> serde_json::Value { serde_json::from_str(&w.ok(&["obs", "cost", "--by", "model", "--json"])).unwrap() };
+    let spooled = cost(&w);
+    assert_eq!(spooled["totals"]["output_tokens"], 575, "{spooled}");
+    w.ok(&[
+        "obs",
+        "import",
+        "transcripts",
+        w.dir.path().join("claude/projects").to_str().unwrap(),
+    ]);
+    let both = cost(&w);
+    assert_eq!(both["totals"]["output_tokens"], 575, "counted once: {both}");
+    assert_eq!(both["totals"]["input_tokens"], 30);
+}
