@@ -3,15 +3,15 @@ CREATE VIEW spool_repo_rollup AS
 SELECT
     repo_path,
     project,
-    count(DISTINCT session_id) AS sessions,
-    count(*) AS events,
-    sum(kind = 'prompt.submit') AS prompts,
-    sum(kind = 'tool.fail') AS tool_fails,
-    sum(json_extract(record, '$.attrs.decision') = 'deny') AS denials,
-    coalesce(sum(input_tokens), 0) AS input_tokens,
-    coalesce(sum(output_tokens), 0) AS output_tokens,
+    sum(session_id <> '') AS sessions,
+    sum(events) AS events,
+    sum(prompts) AS prompts,
+    sum(tool_fails) AS tool_fails,
+    sum(denials) AS denials,
+    sum(input_tokens) AS input_tokens,
+    sum(output_tokens) AS output_tokens,
     sum(cost_usd) AS cost_usd,
-    min(ts) AS first_at,
-    max(ts) AS last_at
-FROM spool
+    min(first_at) AS first_at,
+    max(last_at) AS last_at
+FROM spool_rollup
 GROUP BY repo_path, project;

@@ -78,7 +78,14 @@ pub fn count_spool(conn: &Connection, cutoff: &str) -> rusqlite::Result<i64> {
 
 /// Drops spool rows older than `cutoff` and reclaims the space.
 pub fn prune_spool(conn: &mut Connection, cutoff: &str) -> rusqlite::Result<i64> {
-    let n = conn.execute(hq::PRUNE, [cutoff])? as i64;
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let n = tx.execute(hq::PRUNE, [cutoff])? as i64;
+    if n > 0 {
+        // The per-session sums cannot be taken back row by row (first and last times): rebuilt.
+        tx.execute(hq::ROLLUP_CLEAR, [])?;
+        tx.execute(hq::ROLLUP_REBUILD, [])?;
+    }
+    tx.commit()?;
     if n > 0 {
         conn.execute_batch("VACUUM")?;
     }
