@@ -456,3 +456,45 @@ fn install_with_project_adopts_an_unadopted_repository_and_never_writes_a_guest(
     assert!(stderr(&out).contains("guest"), "{}", stderr(&out));
     assert!(!guest.work.path().join(".tlc").exists());
 }
+
+fn hook(env: &Env, event: &str, tool: Option<&str>) -> String {
+    use std::io::Write;
+    let mut payload = serde_json::json!({"hook_event_name": event, "session_id": "s-policy", "cwd": env.work.path()});
+    if let Some(t) = tool {
+        payload["tool_name"] = t.into();
+        payload["tool_input"] = serde_json::json!({"command": "ls"});
+    }
+    let mut child = env
+        .cmd(&["hook", "claude"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn stable_and_agent_commands_are_a_tlc_command_behind_the_policy_they_change() {
+    let env = Env::new();
+    git(env.work.path(), &["init", "-q"]);
+    hook(&env, "SessionStart", None);
+    assert_eq!(hook(&env, "PreToolUse", Some("Bash")), "", "allowed before any change");
+    let acme = env.acme();
+    env.add_stable("acme", &acme);
+    assert_eq!(
+        hook(&env, "PreToolUse", Some("Bash")),
+        "",
+        "stable add re-recorded the live session's baseline"
+    );
+    let out = env.tlc(&["agent", "install", "acme/pr-reviewer", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(hook(&env, "PreToolUse", Some("Bash")), "", "agent install re-recorded it");
+    // An edit with no tlc command behind it is still caught.
+    let text = std::fs::read_to_string(env.machine_config()).unwrap();
+    std::fs::write(env.machine_config(), text + "\n# edited by hand\n").unwrap();
+    let denied = hook(&env, "PreToolUse", Some("Bash"));
+    assert!(denied.contains("\"deny\"") && denied.contains("config.toml"), "{denied}");
+}

@@ -48,6 +48,23 @@ impl Mutation {
     }
 }
 
+/// After a command changed a policy source without adopting (the machine tier, or a project
+/// config through the agent commands): re-records the baselines of this repository's live
+/// sessions, when it has a database. Sessions in other repositories are not reached.
+pub fn rerecord_if_recorded(ctx: &Ctx) -> anyhow::Result<()> {
+    // The raw config: a harness table the command just broke must not hide the re-recording.
+    let project = Project::locate(ctx.paths()?, &ctx.raw_config()?);
+    if !project.db_path().is_file() {
+        return Ok(());
+    }
+    let store = Store::open(DbKind::Project, &project.db_path())?;
+    let conn = store.conn()?;
+    let mode = EventStore::new(&conn).state("mode")?;
+    let now = integrity::sources(&project.paths, mode.as_deref());
+    IntegrityStore::new(&conn).rerecord_live(&now, "tlc-command")?;
+    Ok(())
+}
+
 /// Refuses a command that changes policy when stdin is not a terminal, unless the operator
 /// passed `--yes` (scripts, tests). The floor rule keeps these commands from agent sessions.
 pub fn require_terminal(yes: bool, what: &str) -> anyhow::Result<()> {
