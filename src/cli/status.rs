@@ -27,6 +27,9 @@ pub struct Rail {
     pub rail: &'static str,
     pub key: &'static str,
     pub on: bool,
+    /// Whether this tlc enforces the rail on the hook path (the others are configuration that no
+    /// hook acts on yet).
+    pub enforced: bool,
 }
 
 #[derive(Debug, serde::Serialize)]
@@ -68,51 +71,61 @@ pub fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
             rail: "policy integrity",
             key: "(always on)",
             on: true,
+            enforced: true,
         },
         Rail {
             rail: "secret redaction",
             key: "secrets.redactOutput",
             on: s.secrets.redact_output,
+            enforced: true,
         },
         Rail {
             rail: "grind (lint/test gates)",
             key: "grind.enabled",
             on: s.grind.enabled,
+            enforced: false,
         },
         Rail {
             rail: "ship gate",
             key: "shipGate.enabled",
             on: s.ship_gate.enabled,
+            enforced: false,
         },
         Rail {
             rail: "empty-diff anti-ship",
             key: "shipGate.emptyDiffAntiShip",
             on: s.ship_gate.empty_diff_anti_ship,
+            enforced: false,
         },
         Rail {
             rail: "catastrophic shell ask",
             key: "shell.catastrophicAsk",
             on: s.shell.catastrophic_ask,
+            enforced: false,
         },
         Rail {
             rail: "shell stall detection",
             key: "shell.stallDetection",
             on: s.shell.stall_detection,
+            enforced: false,
         },
         Rail {
             rail: "subagent allowlist",
             key: "subagents.enforceAllowlist",
             on: s.subagents.enforce_allowlist,
+            enforced: false,
         },
         Rail {
             rail: "block parent fast",
             key: "subagents.blockParentFast",
             on: s.subagents.block_parent_fast,
+            enforced: false,
         },
         Rail {
             rail: "idle turn gate",
             key: "intelligence.idleTurnGate",
             on: s.intelligence.idle_turn_gate,
+            enforced: false,
         },
     ];
     let resolution = crate::policy::resolve_for(mode.as_deref(), cfg);
@@ -178,12 +191,13 @@ pub fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
     ));
     out.push_str(&format!("live sessions: {}\n", st.live_sessions.len()));
     render::out(&out)?;
-    let mut t = Table::new(["rail", "key", "on"]);
+    let mut t = Table::new(["rail", "key", "on", "enforced by this tlc"]);
     for r in &st.rails {
         t.push(vec![
             r.rail.into(),
             r.key.into(),
             Cell::Text(if r.on { "on" } else { "off" }.into()),
+            Cell::Text(if r.enforced { "yes" } else { "not yet (configuration only)" }.into()),
         ]);
     }
     t.print(render::Format::Table)?;
