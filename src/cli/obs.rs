@@ -372,21 +372,24 @@ fn markdown(rep: &SessionReport) -> String {
     s
 }
 
+/// An event's attributes as `key=value` words (the provider's event name left out).
+fn attrs_detail(attrs: &serde_json::Value) -> String {
+    attrs
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .filter(|(k, _)| *k != "event")
+                .map(|(k, v)| format!("{k}={}", v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}
+
 fn events_table(lines: &[EventLine]) -> Table {
     let mut t = Table::new(["id", "ts", "provider", "kind", "plane", "session", "tool", "ms", "detail"]);
     for e in lines {
-        let detail = e
-            .attrs
-            .as_object()
-            .map(|o| {
-                o.iter()
-                    .filter(|(k, _)| *k != "event")
-                    .map(|(k, v)| format!("{k}={}", v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .unwrap_or_default();
-        let detail: String = detail.chars().take(120).collect();
+        let detail: String = attrs_detail(&e.attrs).chars().take(120).collect();
         t.push(vec![
             e.id.into(),
             e.ts.clone().into(),
@@ -482,17 +485,7 @@ fn live(ctx: &Ctx, a: LiveArgs) -> anyhow::Result<()> {
             if a.json {
                 render::out(&(serde_json::to_string(e)? + "\n"))?;
             } else {
-                let detail = e
-                    .attrs
-                    .as_object()
-                    .map(|o| {
-                        o.iter()
-                            .filter(|(k, _)| *k != "event")
-                            .map(|(k, v)| format!("{k}={v}"))
-                            .collect::<Vec<_>>()
-                            .join(" ")
-                    })
-                    .unwrap_or_default();
+                let detail = attrs_detail(&e.attrs);
                 render::out(&format!(
                     "{} {} {} {}{}\n",
                     e.ts,
