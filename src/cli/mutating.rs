@@ -40,12 +40,17 @@ impl Mutation {
 
     /// Re-records the baselines of live sessions: the policy now on disk is the operator's.
     pub fn finish(&self) -> anyhow::Result<()> {
-        let conn = self.store.conn()?;
-        let mode = EventStore::new(&conn).state("mode")?;
-        let now = integrity::sources(&self.project.paths, mode.as_deref());
-        IntegrityStore::new(&conn).rerecord_live(&now, "tlc-command")?;
-        Ok(())
+        rerecord_live(&self.project, &self.store)
     }
+}
+
+/// Records the policy sources as they are now as the baseline of every live session.
+fn rerecord_live(project: &Project, store: &Store) -> anyhow::Result<()> {
+    let conn = store.conn()?;
+    let mode = EventStore::new(&conn).state("mode")?;
+    let now = integrity::sources(&project.paths, mode.as_deref());
+    IntegrityStore::new(&conn).rerecord_live(&now, "tlc-command")?;
+    Ok(())
 }
 
 /// After a command changed a policy source without adopting (the machine tier, or a project
@@ -58,11 +63,7 @@ pub fn rerecord_if_recorded(ctx: &Ctx) -> anyhow::Result<()> {
         return Ok(());
     }
     let store = Store::open(DbKind::Project, &project.db_path())?;
-    let conn = store.conn()?;
-    let mode = EventStore::new(&conn).state("mode")?;
-    let now = integrity::sources(&project.paths, mode.as_deref());
-    IntegrityStore::new(&conn).rerecord_live(&now, "tlc-command")?;
-    Ok(())
+    rerecord_live(&project, &store)
 }
 
 /// Refuses a command that changes policy when stdin is not a terminal, unless the operator
