@@ -59,7 +59,7 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
     }
     let mut mapped = provider.map(&value, now);
     let hook_event = mapped.hook_event.clone();
-    mapped.event.payload = Some(audit_payload(value));
+    mapped.event.payload = Some(audit_payload(&value));
     if settings.obs.include_payloads {
         mapped.event.attrs.extend(std::mem::take(&mut mapped.tool_payload));
     }
@@ -93,16 +93,17 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
     Outcome { hook_event, decision }
 }
 
-fn audit_payload(value: Value) -> Value {
+/// The payload as stored: serialised once, here, and replaced by its head when too big.
+fn audit_payload(value: &Value) -> String {
     let text = value.to_string();
     if text.len() <= MAX_AUDIT_PAYLOAD {
-        return value;
+        return text;
     }
     let mut cut = 64 * 1024;
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    serde_json::json!({ "truncated": true, "bytes": text.len(), "head": &text[..cut] })
+    serde_json::json!({ "truncated": true, "bytes": text.len(), "head": &text[..cut] }).to_string()
 }
 
 /// Opens the project database, decides, and records the event, its decision and any faults in

@@ -141,8 +141,8 @@ pub struct Event {
     /// Pairs a tool's start with its end (the tool_use_id where the payload has one).
     pub pair_key: Option<String>,
     pub attrs: Map<String, Value>,
-    /// The whole payload, redacted (the audit record).
-    pub payload: Option<Value>,
+    /// The whole payload, redacted, as JSON text (the audit record).
+    pub payload: Option<String>,
     pub duration_ms: Option<i64>,
     pub tokens: Option<Tokens>,
     pub cost_usd: Option<f64>,

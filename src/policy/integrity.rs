@@ -313,7 +313,7 @@ pub fn record_scaffolded(conn: &Connection, provider: &str, session: Option<&str
     ev.attrs.insert("path".into(), path.display().to_string().into());
     ev.attrs.insert("by".into(), by.into());
     // The audit copy: what was written and by whom (there is no provider payload behind it).
-    ev.payload = Some(serde_json::Value::Object(ev.attrs.clone()));
+    ev.payload = Some(serde_json::to_string(&ev.attrs).unwrap_or_default());
     EventStore::new(conn).record(&mut ev, Plane::Signal)?;
     Ok(())
 }
