@@ -64,25 +64,19 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
         mapped.event.attrs.extend(std::mem::take(&mut mapped.tool_payload));
     }
     truncate_attrs(&mut mapped.event.attrs, settings.obs.max_attr_chars);
-    let mapped = Some(mapped);
-    let Some(paths) = paths else {
+    let mapped = usable.then_some(mapped);
+    // Without paths nothing can be located; and a config that does not load hides the machine
+    // tier's guest list, so writing anywhere in the repository could write into a guest. Either
+    // way the fault goes to the home's log instead.
+    let Some(paths) = paths.filter(|_| !config_broken) else {
         fault_log::append_best_effort(provider.name(), &faults.join("; "));
         return Outcome {
             hook_event,
             decision: Decision::allow(),
         };
     };
-    // A config that does not load hides the machine tier's guest list: writing anywhere in the
-    // repository could write into a guest, so the fault goes to the home's log instead.
-    if config_broken {
-        fault_log::append_best_effort(provider.name(), &faults.join("; "));
-        return Outcome {
-            hook_event,
-            decision: Decision::allow(),
-        };
-    }
     let project = Project::locate(&paths, &config);
-    let decision = match record(provider, &project, &config, mapped.filter(|_| usable), &mut faults) {
+    let decision = match record(provider, &project, &config, mapped, &mut faults) {
         Ok(d) => d,
         Err(e) => {
             faults.push(format!("{}: not recorded: {e}", project.db_path().display()));
