@@ -481,14 +481,18 @@ fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
         slow.json(&["obs", "cost", "--by", "session", "--json"]),
         bulk.json(&["obs", "cost", "--by", "session", "--json"])
     );
+    // The unique index is there, and the rollup trigger the bulk path set aside is back as it was.
+    let schema = |e: &Env| -> Vec<(String, String)> {
+        let conn = e.db();
+        let mut st = conn
+            .prepare("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'usage' AND sql IS NOT NULL ORDER BY name")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
+    };
+    let names: Vec<String> = schema(&bulk).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["usage", "usage_dedup", "usage_rollup_delete", "usage_rollup_insert"]);
+    assert_eq!(schema(&bulk), schema(&slow));
     let conn = bulk.db();
-    assert_eq!(
-        count(
-            &conn,
-            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('usage_dedup', 'usage_ts')"
-        ),
-        2
-    );
     // The bulk path again over the same files, with the rows already there: nothing added.
     let out = bulk.run_env(&["obs", "import", "transcripts", &projects], &[("TLC_IMPORT_BULK_MIN_BYTES", "0")]);
     assert!(out.status.success());
@@ -500,6 +504,46 @@ fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
         )
         .unwrap_err();
     assert!(err.to_string().contains("UNIQUE"), "{err}");
+}
+
+#[test]
+fn the_bulk_import_path_counts_a_response_once_whether_stored_or_repeated_in_other_files() {
+    let slow = Env::new();
+    slow.ok(&["obs", "import", "transcripts", &format!("{SAMPLE}/projects")]);
+    // The same transcripts, one of them also copied into another project's folder.
+    let copy = tempfile::tempdir().unwrap();
+    let projects = copy.path().join("projects");
+    let mut first_file = None;
+    for project in std::fs::read_dir(format!("{SAMPLE}/projects")).unwrap() {
+        let project = project.unwrap().path();
+        let into = projects.join(project.file_name().unwrap());
+        std::fs::create_dir_all(&into).unwrap();
+        for f in std::fs::read_dir(&project).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, into.join(f.file_name().unwrap())).unwrap();
+            first_file.get_or_insert(f);
+        }
+    }
+    let again = projects.join("-home-dev-elsewhere");
+    std::fs::create_dir_all(&again).unwrap();
+    let first_file = first_file.unwrap();
+    std::fs::copy(&first_file, again.join(first_file.file_name().unwrap())).unwrap();
+    // Half of it stored already by the row-by-row path, then the bulk path over all of it.
+    let bulk = Env::new();
+    let one_project = std::fs::read_dir(&projects).unwrap().next().unwrap().unwrap().path();
+    bulk.ok(&["obs", "import", "transcripts", one_project.to_str().unwrap()]);
+    let stored_before = count(&bulk.db(), "SELECT count(*) FROM usage");
+    assert!(stored_before > 0 && stored_before < 60, "{stored_before}");
+    let out = bulk.run_env(
+        &["obs", "import", "transcripts", projects.to_str().unwrap()],
+        &[("TLC_IMPORT_BULK_MIN_BYTES", "0")],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("{} new", 60 - stored_before)), "{text}");
+    assert_eq!(count(&bulk.db(), "SELECT count(*) FROM usage"), 60);
+    let totals = |e: &Env| e.json(&["obs", "cost", "--by", "model", "--json"])["totals"].clone();
+    assert_eq!(totals(&slow), totals(&bulk));
 }
 
 fn report_total_tokens(expected: &Value) -> Value {

@@ -621,4 +621,10 @@ impl<'a> CachedResolver<'a> {
         }
         Ok(self.known.get(model).and_then(Option::as_ref))
     }
+
+    /// The price of a model already [`resolve`](CachedResolver::resolve)d; `None` for one that
+    /// has no price or was not resolved yet.
+    pub fn resolved(&self, model: &str) -> Option<&ResolvedPrice> {
+        self.known.get(model).and_then(Option::as_ref)
+    }
 }

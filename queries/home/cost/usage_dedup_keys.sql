@@ -1,1 +1,0 @@
-SELECT dedup_key FROM usage

@@ -1,0 +1,7 @@
+-- Responses the caller has checked are not stored yet (the bulk import, under its write lock): a
+-- stored key here is an error, not a no-op. The writer repeats the VALUES row to insert many
+-- responses per statement.
+INSERT INTO usage (dedup_key, source, project, repo_path, session_id, provider, ts, model,
+                   input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
+                   cost_usd, cost_source, cost_pool)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
