@@ -487,7 +487,10 @@ fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
         let mut st = conn
             .prepare("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'usage' AND sql IS NOT NULL ORDER BY name")
             .unwrap();
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
     };
     let names: Vec<String> = schema(&bulk).into_iter().map(|(n, _)| n).collect();
     assert_eq!(names, ["usage", "usage_dedup", "usage_rollup_delete", "usage_rollup_insert"]);
