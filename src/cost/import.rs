@@ -589,7 +589,7 @@ fn write_batch(
         let mut rows = 0u64;
         let stored = without_insert_trigger(conn, || {
             writer.insert_new(new.iter().enumerate().map(|(j, at)| {
-                prefetch_row(batch, new.get(j + 16), new.get(j + 8));
+                prefetch_row(batch, jobs, [new.get(j + 24), new.get(j + 16), new.get(j + 8)]);
                 let row = row_at(at);
                 count(at, &row);
                 rows += 1;
@@ -651,12 +651,13 @@ fn write_batch(
     Ok(())
 }
 
-/// Asks the CPU to start loading what the writer will read a few rows ahead: the record of `far`,
-/// and the strings of `near` (whose record `far` loaded eight rows earlier). Rows in key order come
-/// from anywhere in the batch's memory, and waiting for each row's cache misses cost the writer
-/// more than SQLite's own work. A hint only: it changes no result.
+/// Asks the CPU to start loading what the writer will read a few rows ahead, in three steps (each
+/// needs what the one before loaded): the record of `far`, then the key, time and group of `mid`,
+/// then the group's strings of `near`. Rows in key order come from anywhere in the batch's memory,
+/// and waiting for each row's cache misses cost the writer more than SQLite's own work. A hint
+/// only: it changes no result.
 #[inline]
-fn prefetch_row(batch: &[Pending], far: Option<&&(u128, u32, u32)>, near: Option<&&(u128, u32, u32)>) {
+fn prefetch_row(batch: &[Pending], jobs: &[Job], [far, mid, near]: [Option<&&(u128, u32, u32)>; 3]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
@@ -669,14 +670,24 @@ fn prefetch_row(batch: &[Pending], far: Option<&&(u128, u32, u32)>, near: Option
             fetch(std::ptr::from_ref(&p.scan.records[i as usize]).cast());
             fetch(std::ptr::from_ref(&p.grouped.rows[i as usize]).cast());
         }
-        if let Some(&&(_, file, i)) = near {
-            let r = &batch[file as usize].scan.records[i as usize];
+        if let Some(&&(_, file, i)) = mid {
+            let p = &batch[file as usize];
+            let r = &p.scan.records[i as usize];
             fetch(r.dedup_key.as_ptr());
             fetch(r.ts.as_ptr());
+            fetch(std::ptr::from_ref(&p.grouped.groups[p.grouped.rows[i as usize].group as usize]).cast());
+            fetch(std::ptr::from_ref(&jobs[p.job_index]).cast());
+        }
+        if let Some(&&(_, file, i)) = near {
+            let p = &batch[file as usize];
+            let g = &p.grouped.groups[p.grouped.rows[i as usize].group as usize];
+            fetch(g.session.as_ptr());
+            fetch(p.grouped.models[g.model].as_ptr());
+            fetch(jobs[p.job_index].project.as_ptr());
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (batch, far, near);
+    let _ = (batch, jobs, far, mid, near);
 }
 
 /// The entries of `order` (sorted by key) whose key is neither stored nor a repeat of the entry
