@@ -134,7 +134,8 @@ fn imported_sample_matches_expected_totals_and_a_second_import_adds_nothing() {
         .iter()
         .map(|r| r["key"].as_str().unwrap())
         .collect();
-    assert_eq!(keys, ["-home-dev-project-0", "-home-dev-project-1"]);
+    // Named by the sessions' working directories (/home/dev/project-0, …), not by the folder slugs.
+    assert_eq!(keys, ["project-0", "project-1"]);
     for (by, key) in [("week", "2026-W47"), ("month", "2026-11")] {
         let v = env.json(&["obs", "cost", "--by", by, "--json"]);
         assert_eq!(v["rows"][0]["key"], key, "--by {by}");
@@ -146,7 +147,7 @@ fn imported_sample_matches_expected_totals_and_a_second_import_adds_nothing() {
         "--by",
         "model",
         "--project",
-        "-home-dev-project-0",
+        "project-0",
         "--since",
         "2026-11-20",
         "--until",
@@ -547,6 +548,58 @@ fn the_bulk_import_path_counts_a_response_once_whether_stored_or_repeated_in_oth
     assert_eq!(count(&bulk.db(), "SELECT count(*) FROM usage"), 60);
     let totals = |e: &Env| e.json(&["obs", "cost", "--by", "model", "--json"])["totals"].clone();
     assert_eq!(totals(&slow), totals(&bulk));
+}
+
+#[test]
+fn imported_responses_are_tagged_with_the_repository_their_session_ran_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("acme-shop");
+    std::fs::create_dir_all(repo.join("web/src")).unwrap();
+    assert!(Command::new("git").arg("init").arg("-q").arg(&repo).status().unwrap().success());
+    let projects = dir.path().join("claude/projects");
+    let line = |cwd: Option<&str>, n: u32| {
+        let mut v = serde_json::json!({
+            "type": "assistant", "sessionId": format!("s-{n}"), "requestId": format!("req_{n}"),
+            "timestamp": "2026-11-20T09:00:00.000Z",
+            "message": {"id": format!("msg_{n}"), "model": "claude-sonnet-4-5",
+                        "usage": {"input_tokens": 1, "output_tokens": 2}}
+        });
+        if let Some(c) = cwd {
+            v["cwd"] = c.into();
+        }
+        format!("{v}\n")
+    };
+    let write = |folder: &str, text: String| {
+        let d = projects.join(folder);
+        std::fs::create_dir_all(&d).unwrap();
+        let f = d.join("t.jsonl");
+        let mut old = std::fs::read_to_string(&f).unwrap_or_default();
+        old.push_str(&text);
+        std::fs::write(f, old).unwrap();
+    };
+    // A session in a subfolder of a repository, one in a folder gone from this machine, one that
+    // names no working directory.
+    let sub = repo.join("web/src");
+    write("-slug-a", line(Some(sub.to_str().unwrap()), 1));
+    write("-slug-b", line(Some("/gone/elsewhere/tools"), 2));
+    write("-slug-c", line(None, 3));
+    let env = Env::new();
+    env.ok(&["obs", "import", "transcripts", projects.to_str().unwrap()]);
+    let keys = |env: &Env| -> Vec<(String, i64)> {
+        let v = env.json(&["obs", "cost", "--by", "project", "--json"]);
+        v["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["key"].as_str().unwrap().to_string(), r["responses"].as_i64().unwrap()))
+            .collect()
+    };
+    let want = |a: i64| vec![("-slug-c".to_string(), 1), ("acme-shop".to_string(), a), ("tools".to_string(), 1)];
+    assert_eq!(keys(&env), want(1));
+    // New lines without a cwd, read on from the stored offset, stay with the file's project.
+    write("-slug-a", line(None, 4));
+    env.ok(&["obs", "import", "transcripts", projects.to_str().unwrap()]);
+    assert_eq!(keys(&env), want(2));
 }
 
 fn report_total_tokens(expected: &Value) -> Value {

@@ -20,7 +20,8 @@ pub struct CostArgs {
     /// Last day included (YYYY-MM-DD, UTC).
     #[arg(long)]
     pub until: Option<String>,
-    /// Only this project (the folder name under `projects/`, often starting with `-`).
+    /// Only this project (a repository's name; a transcript naming no working directory keeps
+    /// Claude Code's folder slug, which starts with `-`).
     #[arg(long, allow_hyphen_values = true)]
     pub project: Option<String>,
     /// Read the current project's database instead of the home database.

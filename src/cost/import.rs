@@ -1,5 +1,5 @@
 //! `tlc obs import transcripts`: every Claude Code transcript under a `projects/` folder into the
-//! home database's `usage` table, tagged with its project (the folder name under `projects/`).
+//! home database's `usage` table, tagged with its project (see [`project_of_cwd`]).
 //!
 //! Idempotent twice over: `transcript_files` keeps how far each file was read, so a re-import
 //! reads only new bytes; and every response carries its dedup key (`usage.dedup_key` is UNIQUE,
@@ -67,13 +67,16 @@ struct FileState {
     offset: u64,
     malformed: u64,
     generations: u64,
+    project: Option<String>,
 }
 
 /// One file to read, and from where.
 struct Job {
     path: PathBuf,
     key: String,
-    project: String,
+    /// The first folder under the imported folder: Claude Code's slug of the session's working
+    /// directory, the project when the transcript names no usable `cwd`.
+    folder: String,
     file_id: String,
     size: u64,
     prior: Option<FileState>,
@@ -84,6 +87,7 @@ struct Scanned {
     start: u64,
     head_hash: String,
     scan: Result<(UsageScan, Grouped), String>,
+    project: String,
 }
 
 /// One file's records grouped by what the rollup keys on, worked out on the scanning thread so
@@ -326,21 +330,52 @@ fn scan_job(job: &Job, index: usize) -> Scanned {
                 start: 0,
                 head_hash: String::new(),
                 scan: Err(format!("{}: {e}", job.path.display())),
+                project: String::new(),
             }
         }
     };
     let fallback_session = job.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let scan = scan_from(&job.path, start, &job.key).map_err(|e| format!("{}: {e}", job.path.display()));
+    let project = match &scan {
+        Ok(s) => file_project(job, start, s),
+        Err(_) => String::new(),
+    };
     Scanned {
         job_index: index,
         start,
         head_hash: head,
-        scan: scan_from(&job.path, start, &job.key)
-            .map(|scan| {
-                let grouped = group_records(&scan, &fallback_session);
-                (scan, grouped)
-            })
-            .map_err(|e| format!("{}: {e}", job.path.display())),
+        scan: scan.map(|scan| {
+            let grouped = group_records(&scan, &fallback_session);
+            (scan, grouped)
+        }),
+        project,
     }
+}
+
+/// The project a transcript's responses are stored under. A file read on from where the last
+/// import stopped keeps the project it was stored under (its new lines may not name a `cwd`).
+fn file_project(job: &Job, start: u64, scan: &UsageScan) -> String {
+    if start > 0 {
+        if let Some(stored) = job.prior.as_ref().and_then(|p| p.project.clone()) {
+            return stored;
+        }
+    }
+    scan.cwd.as_deref().and_then(project_of_cwd).unwrap_or_else(|| job.folder.clone())
+}
+
+/// The project of a session that ran in `cwd`, named as the hooks name a repository in the spool:
+/// the folder name of the git top level holding `cwd` when that folder exists on this machine, else
+/// the name of `cwd` itself. `None` for a relative path or one without a name (the caller falls
+/// back to Claude Code's folder slug). So `obs cost --by project` shows a repository once, whether
+/// its responses were spooled by hooks or imported from transcripts.
+pub fn project_of_cwd(cwd: &str) -> Option<String> {
+    let dir = Path::new(cwd);
+    if !dir.is_absolute() {
+        return None;
+    }
+    let top = if dir.is_dir() { crate::paths::git_top_level(dir) } else { None };
+    let named = top.as_deref().unwrap_or(dir);
+    named.file_name().map(|n| n.to_string_lossy().into_owned())
 }
 
 fn sq(path: &Path) -> impl Fn(rusqlite::Error) -> CostError + '_ {
@@ -362,6 +397,7 @@ fn load_states(conn: &Connection, db: &Path) -> Result<HashMap<String, FileState
                     offset: r.get::<_, i64>(3)?.max(0) as u64,
                     malformed: r.get::<_, i64>(4)?.max(0) as u64,
                     generations: r.get::<_, i64>(5)?.max(0) as u64,
+                    project: r.get(6)?,
                 },
             ))
         })
@@ -389,7 +425,7 @@ pub fn import_transcripts(
     };
     let mut jobs = Vec::new();
     let mut total_bytes = 0u64;
-    for (path, project) in files {
+    for (path, folder) in files {
         let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()).display().to_string();
         let Ok(meta) = std::fs::metadata(&path) else { continue };
         let file_id = format!("{}:{}", meta.dev(), meta.ino());
@@ -405,7 +441,7 @@ pub fn import_transcripts(
         jobs.push(Job {
             path,
             key,
-            project,
+            folder,
             file_id,
             size: meta.len(),
             prior,
@@ -447,6 +483,7 @@ struct Pending {
     head_hash: String,
     scan: UsageScan,
     grouped: Grouped,
+    project: String,
 }
 
 /// Whether to take the bulk path: a large import into a home database holding few rows compared
@@ -501,6 +538,7 @@ fn write_all(
             head_hash: scanned.head_hash,
             scan,
             grouped,
+            project: scanned.project,
         });
         if !bulk && (batch_rows >= BATCH_ROWS || batch_started.elapsed() >= BATCH_TIME) {
             write_batch(conn, db, jobs, &batch, &mut writer, resolver, false, now, summary)?;
@@ -564,7 +602,7 @@ fn write_batch(
         UsageRow {
             dedup_key: &r.dedup_key,
             source: SOURCE,
-            project: &jobs[p.job_index].project,
+            project: &p.project,
             repo_path: None,
             session_id: &g.session,
             provider: Some(PROVIDER),
@@ -589,7 +627,7 @@ fn write_batch(
         let mut rows = 0u64;
         let stored = without_insert_trigger(conn, || {
             writer.insert_new(new.iter().enumerate().map(|(j, at)| {
-                prefetch_row(batch, jobs, [new.get(j + 24), new.get(j + 16), new.get(j + 8)]);
+                prefetch_row(batch, [new.get(j + 24), new.get(j + 16), new.get(j + 8)]);
                 let row = row_at(at);
                 count(at, &row);
                 rows += 1;
@@ -613,7 +651,7 @@ fn write_batch(
     }
     for (p, sums) in batch.iter().zip(&sums) {
         for (g, s) in p.grouped.groups.iter().zip(sums) {
-            writer.add(&g.day, &jobs[p.job_index].project, &g.session, &p.grouped.models[g.model], s);
+            writer.add(&g.day, &p.project, &g.session, &p.grouped.models[g.model], s);
         }
     }
     let mut upsert = conn.prepare_cached(q::TRANSCRIPT_FILE_UPSERT).map_err(sq(db))?;
@@ -634,7 +672,7 @@ fn write_batch(
         upsert
             .execute(params![
                 job.key,
-                job.project,
+                p.project,
                 job.file_id,
                 p.head_hash,
                 (p.start + p.scan.consumed) as i64,
@@ -652,12 +690,12 @@ fn write_batch(
 }
 
 /// Asks the CPU to start loading what the writer will read a few rows ahead, in three steps (each
-/// needs what the one before loaded): the record of `far`, then the key, time and group of `mid`,
-/// then the group's strings of `near`. Rows in key order come from anywhere in the batch's memory,
+/// needs what the one before loaded): the record of `far`, then the key, time, group and project of
+/// `mid`, then the group's strings of `near`. Rows in key order come from anywhere in the batch's memory,
 /// and waiting for each row's cache misses cost the writer more than SQLite's own work. A hint
 /// only: it changes no result.
 #[inline]
-fn prefetch_row(batch: &[Pending], jobs: &[Job], [far, mid, near]: [Option<&&(u128, u32, u32)>; 3]) {
+fn prefetch_row(batch: &[Pending], [far, mid, near]: [Option<&&(u128, u32, u32)>; 3]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
@@ -676,18 +714,17 @@ fn prefetch_row(batch: &[Pending], jobs: &[Job], [far, mid, near]: [Option<&&(u1
             fetch(r.dedup_key.as_ptr());
             fetch(r.ts.as_ptr());
             fetch(std::ptr::from_ref(&p.grouped.groups[p.grouped.rows[i as usize].group as usize]).cast());
-            fetch(std::ptr::from_ref(&jobs[p.job_index]).cast());
+            fetch(p.project.as_ptr());
         }
         if let Some(&&(_, file, i)) = near {
             let p = &batch[file as usize];
             let g = &p.grouped.groups[p.grouped.rows[i as usize].group as usize];
             fetch(g.session.as_ptr());
             fetch(p.grouped.models[g.model].as_ptr());
-            fetch(jobs[p.job_index].project.as_ptr());
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (batch, jobs, far, mid, near);
+    let _ = (batch, far, mid, near);
 }
 
 /// The entries of `order` (sorted by key) whose key is neither stored nor a repeat of the entry

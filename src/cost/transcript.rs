@@ -46,6 +46,8 @@ pub struct UsageScan {
     pub lines: u64,
     /// Bytes consumed: the offset just after the last complete line, relative to the buffer.
     pub consumed: u64,
+    /// The working directory the session ran in: the first `cwd` a line of the scan names.
+    pub cwd: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -158,6 +160,7 @@ pub fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
     let usage_key = Finder::new(b"\"usage\"");
     let request_key = Finder::new(b"\"requestId\":\"");
     let message_key = Finder::new(b"\"message\":{\"id\":\"");
+    let cwd_key = Finder::new(b"\"cwd\":\"");
     let mut scan = UsageScan::default();
     let mut seen: HashMap<u64, u32, BuildHasherDefault<Fx>> = HashMap::default();
     let mut pos = 0usize;
@@ -170,6 +173,11 @@ pub fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
         let line = line.trim_ascii();
         if line.is_empty() {
             continue;
+        }
+        if scan.cwd.is_none() {
+            scan.cwd = only_string_after(line, &cwd_key)
+                .and_then(|v| std::str::from_utf8(v).ok())
+                .map(str::to_string);
         }
         if usage_key.find(line).is_none() {
             if line[0] != b'{' || line[line.len() - 1] != b'}' {

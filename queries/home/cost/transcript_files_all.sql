@@ -1,2 +1,2 @@
 -- Every transcript file's import state.
-SELECT path, file_id, head_hash, offset, malformed_lines, generations FROM transcript_files
+SELECT path, file_id, head_hash, offset, malformed_lines, generations, project FROM transcript_files
