@@ -335,6 +335,16 @@ pub fn checkpoint_if_large(conn: &Connection) {
     }
 }
 
+/// Ends a hook connection by leaving it to the process exit, which is only moments away.
+///
+/// Its transaction is committed and, with checkpoint-on-close off, closing would leave the WAL
+/// and the shared-memory file exactly as the exit does: it would only free the parsed schema
+/// and the cached statements and unmap the index, about 0.05 ms of a hook's budget. The exit
+/// releases the file locks and the mappings; no data is held in memory.
+pub fn leave_open_until_exit(conn: Connection) {
+    std::mem::forget(conn);
+}
+
 /// Opens an existing file for reading without creating anything next to it.
 fn wal_path(db: &Path) -> PathBuf {
     let mut name = db.as_os_str().to_os_string();
