@@ -28,8 +28,8 @@ fn main() {
 }
 
 /// Start-up cost of the binary: `tlc hook` runs as a whole process on every tool call, and on the
-/// 2-core machines here the dynamic loader's share of it was measured at about 0.3 ms of a 2.5 ms
-/// hook. Two link choices remove most of it, on Linux with glibc only:
+/// 2-core machines here the two link choices below measured 0.2-0.4 ms off a 2.5-3 ms hook
+/// (Linux with glibc only):
 ///
 /// - a position-dependent executable (`-no-pie`): the ~20,000 relative relocations a PIE applies at
 ///   every start (and the copy-on-write faults on the pages they touch) are resolved at link time;
