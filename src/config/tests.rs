@@ -137,3 +137,21 @@ fn the_editor_keeps_comments_and_layout() {
     edit.set("grind.testCommand", toml_edit::Value::from_iter(["cargo", "test"]));
     assert!(!edit.save().unwrap(), "an edit that changes nothing writes nothing");
 }
+
+#[test]
+fn comment_lines_are_blanked_keeping_every_line_number() {
+    let text = "# head\r\n[obs]\n  # indented\n\tdebug = true # trailing\n#\u{1}bad\n# last";
+    assert_eq!(blank_comment_lines(text), "\r\n[obs]\n\n\tdebug = true # trailing\n#\u{1}bad\n");
+    // A `#` line may be the content of a multi-line string: such a file is read as written.
+    for text in ["a = \"\"\"\n# not a comment\n\"\"\"\n", "a = '''\n# not a comment\n'''\n"] {
+        assert_eq!(blank_comment_lines(text), text);
+    }
+}
+
+#[test]
+fn a_control_character_in_a_comment_is_still_rejected_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "config.toml", "# fine\n[obs]\n# bad \u{1} here\n");
+    let e = Config::load_files(&p, None).unwrap_err();
+    assert_eq!(e.line, Some(3), "{e}");
+}

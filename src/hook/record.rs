@@ -204,7 +204,8 @@ fn record(
     }
     tx.commit().map_err(|e| e.to_string())?;
     store::checkpoint_if_large(&conn);
-    drop(conn);
+    // The hook process exits right after answering (see `store::leave_open_until_exit`).
+    store::leave_open_until_exit(conn);
 
     if settings.obs.global_spool {
         if let Err(e) = spool(project, &written) {
@@ -260,5 +261,6 @@ fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), String> {
     }
     tx.commit().map_err(|e| e.to_string())?;
     store::checkpoint_if_large(&conn);
+    store::leave_open_until_exit(conn);
     Ok(())
 }
