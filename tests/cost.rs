@@ -37,6 +37,7 @@ impl Env {
             .env_remove("TLC_NOW")
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("TLC_IMPORT_BULK_MIN_BYTES")
+            .env_remove("TLC_IMPORT_BULK_CHUNK_ROWS")
             .current_dir(&self.cwd)
             .output()
             .unwrap()
@@ -538,9 +539,10 @@ fn the_bulk_import_path_counts_a_response_once_whether_stored_or_repeated_in_oth
     bulk.ok(&["obs", "import", "transcripts", one_project.to_str().unwrap()]);
     let stored_before = count(&bulk.db(), "SELECT count(*) FROM usage");
     assert!(stored_before > 0 && stored_before < 60, "{stored_before}");
+    // In chunks of a few responses: a response repeated in a later chunk is known from an earlier one.
     let out = bulk.run_env(
         &["obs", "import", "transcripts", projects.to_str().unwrap()],
-        &[("TLC_IMPORT_BULK_MIN_BYTES", "0")],
+        &[("TLC_IMPORT_BULK_MIN_BYTES", "0"), ("TLC_IMPORT_BULK_CHUNK_ROWS", "7")],
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);

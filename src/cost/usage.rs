@@ -272,18 +272,31 @@ impl<'c> UsageWriter<'c> {
     }
 }
 
-/// Runs `insert` with the `usage_rollup_insert` trigger dropped, then restores it from its stored
-/// text — inside the caller's transaction, so no other connection ever sees the table without
-/// it. For inserts that only add `transcript` rows (which the trigger skips): even skipping, the
-/// trigger cost every row a check and every statement a statement journal, a third of a bulk
-/// import's inserts. If the trigger is not there (an older or damaged schema), `insert` runs as is.
-pub fn without_insert_trigger<T>(conn: &Connection, insert: impl FnOnce() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
-    let sql: Option<String> = conn.prepare_cached(q::INSERT_TRIGGER_SQL)?.query_row([], |r| r.get(0)).optional()?;
-    let Some(sql) = sql else { return insert() };
-    conn.prepare(q::INSERT_TRIGGER_DROP)?.execute([])?;
-    let out = insert()?;
-    conn.execute_batch(&sql)?;
-    Ok(out)
+/// The `usage_rollup_insert` trigger, set aside for the length of a transaction that only adds
+/// `transcript` rows (which the trigger skips): even skipping, it cost every row a check and
+/// every statement a statement journal, a third of a bulk import's inserts. Dropped and restored
+/// from its stored text inside the caller's transaction, so no other connection ever sees the
+/// table without it; [`SuspendedTrigger::restore`] must run before the commit (an error before
+/// it rolls the transaction back, the trigger with it).
+pub struct SuspendedTrigger(Option<String>);
+
+impl SuspendedTrigger {
+    /// Drops the trigger; with no trigger there (an older or damaged schema) nothing is dropped
+    /// and nothing will be restored.
+    pub fn suspend(conn: &Connection) -> rusqlite::Result<SuspendedTrigger> {
+        let sql: Option<String> = conn.prepare_cached(q::INSERT_TRIGGER_SQL)?.query_row([], |r| r.get(0)).optional()?;
+        if sql.is_some() {
+            conn.prepare(q::INSERT_TRIGGER_DROP)?.execute([])?;
+        }
+        Ok(SuspendedTrigger(sql))
+    }
+
+    pub fn restore(self, conn: &Connection) -> rusqlite::Result<()> {
+        match self.0 {
+            Some(sql) => conn.execute_batch(&sql),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Rebuilds `usage_rollup` and `usage_daily` from `usage` (the repair path).
