@@ -339,12 +339,6 @@ pub fn open_for_hook(kind: DbKind, path: &Path) -> Result<Connection, StoreError
         HOOK_WAL_PAGES.store(pages, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }));
-    // SQLite parses the whole schema on a connection's first statement naming a table, most of a
-    // hook's database time. Done here, it runs before the hook takes the write lock: as the first
-    // statement of the hook's transaction it held every concurrent hook waiting for it, and under
-    // 32 concurrent hooks one of 3,200 sometimes waited out its busy timeout.
-    conn.prepare("SELECT 1 FROM sqlite_master")
-        .map_err(|e| StoreError::sqlite(path, e))?;
     Ok(conn)
 }
 
