@@ -19,6 +19,32 @@ use std::time::Duration;
 const MAX_AUDIT_PAYLOAD: usize = 1024 * 1024;
 /// How long the hook waits for another writer before answering without recording.
 const HOOK_BUSY_TIMEOUT: Duration = Duration::from_millis(2500);
+/// How long it sleeps between two tries for the lock.
+const HOOK_BUSY_RETRY: Duration = Duration::from_millis(1);
+
+thread_local! {
+    static WAIT_STARTED: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+}
+
+/// The hook's busy handler: retries every millisecond until [`HOOK_BUSY_TIMEOUT`] has passed
+/// since the first try. SQLite's own busy timeout backs off to sleeps of 100 ms: under 32
+/// concurrent hooks a waiting one kept losing the lock to newer ones during its long sleeps, and
+/// about once in 10,000 events it waited out the whole timeout. A hook holds the lock for well
+/// under a millisecond, so polling that often costs little.
+fn wait_for_writer(retries: i32) -> bool {
+    let now = std::time::Instant::now();
+    let started = WAIT_STARTED.with(|s| {
+        if retries == 0 || s.get().is_none() {
+            s.set(Some(now));
+        }
+        s.get().unwrap_or(now)
+    });
+    if now.duration_since(started) >= HOOK_BUSY_TIMEOUT {
+        return false;
+    }
+    std::thread::sleep(HOOK_BUSY_RETRY);
+    true
+}
 
 pub struct Outcome {
     pub hook_event: String,
@@ -115,7 +141,7 @@ fn record(
         .and_then(|m| crate::config::scaffold::adopt_on_hook(project, config, m.event.kind));
     let db = project.db_path();
     let mut conn = store::open_for_hook(DbKind::Project, &db).map_err(|e| e.to_string())?;
-    conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
+    conn.busy_handler(Some(wait_for_writer)).map_err(|e| e.to_string())?;
     let settings = &config.settings;
     // The transcript is read before the write lock is taken; its generations are written below.
     let delta = match mapped
@@ -249,7 +275,7 @@ fn plane_for(event: &Event, interrupts: bool, debug_on: bool) -> Plane {
 fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), String> {
     let home_db = project.paths.home_db();
     let mut conn = store::open_for_hook(DbKind::Home, &home_db).map_err(|e| e.to_string())?;
-    conn.busy_timeout(HOOK_BUSY_TIMEOUT).map_err(|e| e.to_string())?;
+    conn.busy_handler(Some(wait_for_writer)).map_err(|e| e.to_string())?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)
         .map_err(|e| e.to_string())?;
