@@ -105,7 +105,7 @@ struct Grouped {
     models: Vec<String>,
     /// The file's distinct (day, session, model index) groups.
     groups: Vec<Group>,
-    /// Per record (same order as the scan's): its group and its sort prefix.
+    /// Per record (same order as the scan's): its group, sort prefix and key hash.
     rows: Vec<RowKey>,
 }
 
@@ -790,6 +790,26 @@ fn prefetch_row(batch: &[Pending], [far, mid, near]: [Option<&&(u128, u32, u32)>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prefixes_then_keys_order_keys_as_sqlite_does() {
+        let mut keys = vec![
+            "msg_01b6d1e29b6f68bbff53af00:req_2",
+            "msg_01b6d1e29b6f68bbff53af00:req_10",
+            "msg_01b6d1e29b6f",
+            "msg_01b6d1e29b6",
+            "msg_01b6d1e29b6f\u{0}x",
+            "",
+            "a",
+            "Z",
+            "/t/a.jsonl@120",
+            "é",
+        ];
+        let mut by_prefix = keys.clone();
+        by_prefix.sort_by(|a, b| sort_prefix(a).cmp(&sort_prefix(b)).then_with(|| a.as_bytes().cmp(b.as_bytes())));
+        keys.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+        assert_eq!(by_prefix, keys);
+    }
 
     #[test]
     fn the_bulk_path_is_for_large_imports_into_a_small_table() {
