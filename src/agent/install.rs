@@ -126,6 +126,31 @@ pub fn validate_files(files: &PackageFiles, package: &str, ctx: &TableContext) -
     }
 }
 
+/// Resolves `r`'s version in its stable's local clone and reads the package at it: the commit's
+/// SHA and the package's files.
+pub fn read_from_clone(paths: &Paths, cfg: &Config, r: &PackageRef) -> anyhow::Result<(String, super::files::PackageFiles)> {
+    if stable::find(cfg, &r.stable).is_none() {
+        return Err(unusable(format!(
+            "stable {} is not declared in {} (add it with `tlc stable add {} <remote>`)",
+            r.stable,
+            paths.machine_config().display(),
+            r.stable
+        )));
+    }
+    let dir = stable::clone_dir(paths, &r.stable);
+    if !dir.exists() {
+        return Err(unusable(format!(
+            "stable {} has no local clone at {} (run `tlc stable update {}`)",
+            r.stable,
+            dir.display(),
+            r.stable
+        )));
+    }
+    let sha = git::resolve_version(&dir, r.version.as_deref()).map_err(|e| unusable(format!("{}: {e}", r.name())))?;
+    let files = git::read_package(&dir, &sha, &r.package).map_err(|e| unusable(format!("{}: {e}", r.name())))?;
+    Ok((sha, files))
+}
+
 /// Resolves, reads, validates and scans a package. A full SHA already in the pin store is read
 /// from the store with no clone at all.
 pub fn load_candidate(paths: &Paths, cfg: &Config, ctx: &TableContext, r: &PackageRef) -> anyhow::Result<Candidate> {
@@ -137,25 +162,7 @@ pub fn load_candidate(paths: &Paths, cfg: &Config, ctx: &TableContext, r: &Packa
     let (sha, files, from_store) = match stored.filter(|s| pins::has_pin(paths, s)) {
         Some(src) => (src.sha.clone(), pins::read_pin(paths, &src).map_err(anyhow::Error::msg)?, true),
         None => {
-            if stable::find(cfg, &r.stable).is_none() {
-                return Err(unusable(format!(
-                    "stable {} is not declared in {} (add it with `tlc stable add {} <remote>`)",
-                    r.stable,
-                    paths.machine_config().display(),
-                    r.stable
-                )));
-            }
-            let dir = stable::clone_dir(paths, &r.stable);
-            if !dir.exists() {
-                return Err(unusable(format!(
-                    "stable {} has no local clone at {} (run `tlc stable update {}`)",
-                    r.stable,
-                    dir.display(),
-                    r.stable
-                )));
-            }
-            let sha = git::resolve_version(&dir, r.version.as_deref()).map_err(|e| unusable(format!("{}: {e}", r.name())))?;
-            let files = git::read_package(&dir, &sha, &r.package).map_err(|e| unusable(format!("{}: {e}", r.name())))?;
+            let (sha, files) = read_from_clone(paths, cfg, r)?;
             (sha, files, false)
         }
     };
@@ -309,23 +316,7 @@ pub(super) fn confirm(
 
 /// The local keys of `[harness.<name>]` across both tiers (machine first).
 pub(super) fn local_table(cfg: &Config, name: &str) -> BTreeMap<String, (Value, KeyOrigin)> {
-    let mut out = BTreeMap::new();
-    for t in cfg.named("harness").filter(|t| t.name == name) {
-        for (k, (v, line)) in &t.entries {
-            out.insert(
-                k.clone(),
-                (
-                    v.clone(),
-                    KeyOrigin {
-                        origin: "local",
-                        file: Some(t.file.clone()),
-                        line: *line,
-                    },
-                ),
-            );
-        }
-    }
-    out
+    super::resolve::local_entries(cfg, name).0
 }
 
 /// Validates the table as the config loader would, with `extra` local keys set on it.

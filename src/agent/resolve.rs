@@ -74,7 +74,7 @@ pub fn package_values(m: &Manifest, pin: &Path, has_skills_dir: bool) -> BTreeMa
 /// The local keys of every table named `name`, machine tier first so the project's win.
 type Nearest = Option<(PathBuf, Option<usize>, Tier)>;
 
-fn local_entries(cfg: &Config, name: &str) -> (BTreeMap<String, (Value, KeyOrigin)>, Nearest) {
+pub(super) fn local_entries(cfg: &Config, name: &str) -> (BTreeMap<String, (Value, KeyOrigin)>, Nearest) {
     let mut values = BTreeMap::new();
     let mut nearest = None;
     for t in cfg.named("harness").filter(|t| t.name == name) {

@@ -320,24 +320,7 @@ fn info(ctx: &Ctx, package: &str, json: bool) -> anyhow::Result<()> {
     let paths = ctx.paths()?;
     let cfg = ctx.config()?;
     let tctx = TableContext::from_config(cfg);
-    if stable::find(cfg, &r.stable).is_none() {
-        return Err(unusable(format!(
-            "stable {} is not declared in {}",
-            r.stable,
-            paths.machine_config().display()
-        )));
-    }
-    let dir = stable::clone_dir(paths, &r.stable);
-    if !dir.exists() {
-        return Err(unusable(format!(
-            "stable {} has no local clone at {} (run `tlc stable update {}`)",
-            r.stable,
-            dir.display(),
-            r.stable
-        )));
-    }
-    let sha = git::resolve_version(&dir, r.version.as_deref()).map_err(|e| unusable(format!("{}: {e}", r.name())))?;
-    let files = git::read_package(&dir, &sha, &r.package).map_err(|e| unusable(format!("{}: {e}", r.name())))?;
+    let (sha, files) = install::read_from_clone(paths, cfg, &r)?;
     let checked = install::validate_files(&files, &r.package, &tctx);
     let homepage = checked.as_ref().ok().and_then(|m| m.homepage.clone());
     let findings = scan::scan_package(&files, homepage.as_deref());
