@@ -116,26 +116,24 @@ pub struct Config {
     pub settings: Settings,
 }
 
+/// Every registered key at its shipped default.
+fn default_values() -> BTreeMap<&'static str, (Value, Origin)> {
+    KEYS.iter()
+        .map(|s| {
+            let origin = Origin {
+                tier: Tier::Default,
+                file: None,
+                line: None,
+            };
+            (s.key, (Value::from_default(s.default), origin))
+        })
+        .collect()
+}
+
 impl Config {
     /// The shipped defaults alone.
     pub fn defaults() -> Config {
-        let values = KEYS
-            .iter()
-            .map(|s| {
-                (
-                    s.key,
-                    (
-                        Value::from_default(s.default),
-                        Origin {
-                            tier: Tier::Default,
-                            file: None,
-                            line: None,
-                        },
-                    ),
-                )
-            })
-            .collect();
-        Self::build(values, Vec::new(), Vec::new(), Vec::new())
+        Self::build(default_values(), Vec::new(), Vec::new(), Vec::new())
     }
 
     fn build(
@@ -167,22 +165,7 @@ impl Config {
 
     /// Loads the given tier files (a missing file is an empty tier).
     pub fn load_files(machine: &Path, project: Option<&Path>) -> Result<Config, ConfigError> {
-        let mut values: BTreeMap<&'static str, (Value, Origin)> = KEYS
-            .iter()
-            .map(|s| {
-                (
-                    s.key,
-                    (
-                        Value::from_default(s.default),
-                        Origin {
-                            tier: Tier::Default,
-                            file: None,
-                            line: None,
-                        },
-                    ),
-                )
-            })
-            .collect();
+        let mut values = default_values();
         let mut declared = Vec::new();
         let mut tables = Vec::new();
         let mut files = Vec::new();
