@@ -95,14 +95,7 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
         })
         .map_err(cost_err)?;
         progress.finish();
-        total.files += s.files;
-        total.files_read += s.files_read;
-        total.files_restarted += s.files_restarted;
-        total.bytes += s.bytes;
-        total.responses += s.responses;
-        total.inserted += s.inserted;
-        total.malformed += s.malformed;
-        total.unpriced += s.unpriced;
+        total.add(&s);
     }
     let mut text = format!(
         "files: {} ({} read, {} restarted from the top)\nresponses: {} read, {} new\nmalformed lines skipped: {}\nbytes read: {}\n",

@@ -67,6 +67,20 @@ pub struct ImportSummary {
     pub unpriced: u64,
 }
 
+impl ImportSummary {
+    /// Adds another import's counts to these.
+    pub fn add(&mut self, o: &ImportSummary) {
+        self.files += o.files;
+        self.files_read += o.files_read;
+        self.files_restarted += o.files_restarted;
+        self.bytes += o.bytes;
+        self.responses += o.responses;
+        self.inserted += o.inserted;
+        self.malformed += o.malformed;
+        self.unpriced += o.unpriced;
+    }
+}
+
 /// The stored state of one file.
 #[derive(Debug, Clone, Default)]
 struct FileState {

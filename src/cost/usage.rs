@@ -138,7 +138,10 @@ impl<'c> UsageWriter<'c> {
         })
     }
 
-    /// Stores `row`; `false` when its dedup key was already stored (nothing changed).
+    /// Stores `row` and counts it in the rollup; `false` when its dedup key was already stored
+    /// (nothing changed). The one-row form the tests seed databases with; the import inserts with
+    /// [`UsageWriter::insert_unsummed`] / [`UsageWriter::insert_new`] and sums per group.
+    #[cfg(test)]
     pub fn insert(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
         if !self.insert_unsummed(row)? {
             return Ok(false);
