@@ -18,22 +18,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::{median, tlc};
+
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn tlc() -> PathBuf {
-    let exe = std::env::current_exe().expect("bench exe");
-    let dir = exe.parent().and_then(Path::parent).expect("target dir");
-    let bin = dir.join("tlc");
-    if !bin.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--release", "--bin", "tlc"])
-            .status()
-            .expect("cargo build");
-        assert!(status.success(), "building tlc failed");
-    }
-    bin
 }
 
 fn run(program: &Path, args: &[&str], home: &Path) -> (Duration, Output) {
@@ -57,11 +46,6 @@ fn ok(program: &Path, args: &[&str], home: &Path) -> (Duration, String) {
         String::from_utf8_lossy(&out.stderr)
     );
     (d, String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 fn ms(d: Duration) -> String {

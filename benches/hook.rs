@@ -14,20 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn tlc() -> PathBuf {
-    let exe = std::env::current_exe().expect("bench exe");
-    // target/release/deps/hook-xxxx -> target/release/tlc
-    let dir = exe.parent().and_then(Path::parent).expect("target dir");
-    let bin = dir.join("tlc");
-    if !bin.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "--release", "--bin", "tlc"])
-            .status()
-            .expect("cargo build");
-        assert!(status.success(), "building tlc failed");
-    }
-    bin
-}
+mod common;
+use common::{median, tlc};
 
 fn run_once(program: &Path, args: &[&str], payload: &[u8], cwd: &Path, home: &Path) -> (Duration, i64) {
     let start = Instant::now();
@@ -50,11 +38,6 @@ fn run_once(program: &Path, args: &[&str], payload: &[u8], cwd: &Path, home: &Pa
     let elapsed = start.elapsed();
     drop(child);
     (elapsed, usage.ru_maxrss)
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
 }
 
 fn main() {

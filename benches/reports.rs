@@ -13,17 +13,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn tlc() -> PathBuf {
-    let exe = std::env::current_exe().expect("bench exe");
-    let dir = exe.parent().and_then(Path::parent).expect("target dir");
-    let status = Command::new(env!("CARGO"))
-        .args(["build", "--release", "--bin", "tlc"])
-        .status()
-        .expect("cargo build");
-    assert!(status.success(), "building tlc failed");
-    dir.join("tlc")
-}
-
 fn run(bin: &Path, args: &[&str], cwd: &Path, home: &Path) -> (Duration, bool) {
     let start = Instant::now();
     let out = Command::new(bin)
@@ -63,7 +52,7 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1_000_000);
-    let bin = tlc();
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_tlc"));
     let scratch = std::env::temp_dir().join(format!("tlc-bench-reports-{}", std::process::id()));
     let repo = scratch.join("repo");
     let home = scratch.join("home");
