@@ -12,39 +12,25 @@ pub struct PruneCounts {
     pub rows: i64,
 }
 
+/// The tables a project prune drops rows from, in the order of `prune_count.sql`'s columns.
+const COUNTED_TABLES: [&str; 7] = [
+    "events",
+    "decisions",
+    "sessions",
+    "gate_runs",
+    "ship_ledger",
+    "open_spans",
+    "policy_baselines",
+];
+
 /// Counts what a prune at `cutoff` (a stamp) would drop from the project database.
 pub fn count_project(conn: &Connection, cutoff: &str) -> rusqlite::Result<Vec<PruneCounts>> {
     conn.query_row(q::PRUNE_COUNT, [cutoff], |r| {
-        Ok(vec![
-            PruneCounts {
-                table: "events",
-                rows: r.get(0)?,
-            },
-            PruneCounts {
-                table: "decisions",
-                rows: r.get(1)?,
-            },
-            PruneCounts {
-                table: "sessions",
-                rows: r.get(2)?,
-            },
-            PruneCounts {
-                table: "gate_runs",
-                rows: r.get(3)?,
-            },
-            PruneCounts {
-                table: "ship_ledger",
-                rows: r.get(4)?,
-            },
-            PruneCounts {
-                table: "open_spans",
-                rows: r.get(5)?,
-            },
-            PruneCounts {
-                table: "policy_baselines",
-                rows: r.get(6)?,
-            },
-        ])
+        COUNTED_TABLES
+            .iter()
+            .enumerate()
+            .map(|(i, &table)| Ok(PruneCounts { table, rows: r.get(i)? }))
+            .collect()
     })
 }
 
