@@ -186,7 +186,8 @@ impl<'c> UsageWriter<'c> {
     /// Stores rows the caller has checked are not stored yet, many per statement, without counting
     /// them in the rollup (like [`UsageWriter::insert_unsummed`]). Binding one statement of
     /// [`ROWS_PER_STATEMENT`] rows instead of one per row halved the time of a bulk import's
-    /// inserts. A row that is stored already fails the whole call with a constraint error.
+    /// inserts. A row that is stored already fails the call with a constraint error and rolls back
+    /// the caller's whole transaction (`OR ROLLBACK`).
     pub fn insert_new<'r>(&mut self, rows: impl IntoIterator<Item = UsageRow<'r>>) -> rusqlite::Result<u64> {
         let mut many = self.conn.prepare_cached(&self.insert_many_sql)?;
         let mut one = self.conn.prepare_cached(q::USAGE_INSERT_NEW)?;
@@ -408,5 +409,38 @@ mod tests {
         // The delete trigger still keeps the rollup right.
         conn.execute("DELETE FROM usage WHERE dedup_key = 'c'", []).unwrap();
         assert_eq!(rollup(&conn)[1].4, 2);
+    }
+
+    #[test]
+    fn insert_new_stores_many_rows_per_statement_and_a_stored_key_rolls_back_the_transaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let (conn, _) = crate::store::open_and_migrate(DbKind::Home, &dir.path().join("h.db")).unwrap();
+        let keys: Vec<String> = (0..ROWS_PER_STATEMENT * 2 + 3).map(|i| format!("k{i:04}")).collect();
+        fn row(k: &str) -> UsageRow<'_> {
+            UsageRow {
+                dedup_key: k,
+                source: ROLLED_UP_BY_WRITER,
+                project: "p",
+                repo_path: None,
+                session_id: "s",
+                provider: Some("claude"),
+                ts: "2026-11-20T01:00:00.000Z",
+                model: "m",
+                usage: TokenUsage::default(),
+                cost_usd: None,
+                cost_source: None,
+                cost_pool: None,
+            }
+        }
+        let count = |c: &Connection| -> i64 { c.query_row("SELECT count(*) FROM usage", [], |r| r.get(0)).unwrap() };
+        let mut w = UsageWriter::new(&conn).unwrap();
+        assert_eq!(w.insert_new(keys.iter().map(|k| row(k))).unwrap(), keys.len() as u64);
+        assert_eq!(count(&conn), keys.len() as i64);
+        conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let again = ["new1", "new2", keys[5].as_str()];
+        let err = w.insert_new(again.iter().map(|k| row(k))).unwrap_err();
+        assert!(err.to_string().contains("UNIQUE"), "{err}");
+        assert!(conn.is_autocommit(), "the transaction was rolled back");
+        assert_eq!(count(&conn), keys.len() as i64);
     }
 }
