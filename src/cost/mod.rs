@@ -5,6 +5,7 @@
 //! For the hook path: [`PriceCatalog::open_read_only`] (creates nothing; falls back to the
 //! snapshot), [`PriceCatalog::resolve`], [`cost`] and [`scan_usage`].
 
+mod borrowed_insert;
 pub mod catalog;
 pub mod fetch;
 pub mod import;

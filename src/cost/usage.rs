@@ -5,6 +5,7 @@
 //! `transcript` rows because it cost about 40% of a bulk import; rows of any other source are
 //! still rolled up by it. Call [`UsageWriter::flush`] before committing.
 
+use super::borrowed_insert::{BorrowedInsert, Param};
 use super::rates::TokenUsage;
 use super::transcript::Fx;
 use crate::store::queries::home::cost as q;
@@ -97,23 +98,26 @@ fn values_repeated(sql: &str, n: usize) -> String {
     out
 }
 
-fn bind_row(st: &mut rusqlite::Statement<'_>, first: usize, row: &UsageRow<'_>) -> rusqlite::Result<()> {
+/// `row`'s parameters for `usage_insert_new.sql`, in order.
+fn row_params<'a>(row: &'a UsageRow<'_>) -> [Param<'a>; COLUMNS] {
     let u = &row.usage;
-    st.raw_bind_parameter(first + 1, row.dedup_key)?;
-    st.raw_bind_parameter(first + 2, row.source)?;
-    st.raw_bind_parameter(first + 3, row.project)?;
-    st.raw_bind_parameter(first + 4, row.repo_path)?;
-    st.raw_bind_parameter(first + 5, row.session_id)?;
-    st.raw_bind_parameter(first + 6, row.provider)?;
-    st.raw_bind_parameter(first + 7, row.ts)?;
-    st.raw_bind_parameter(first + 8, row.model)?;
-    st.raw_bind_parameter(first + 9, u.input as i64)?;
-    st.raw_bind_parameter(first + 10, u.output as i64)?;
-    st.raw_bind_parameter(first + 11, u.cache_read as i64)?;
-    st.raw_bind_parameter(first + 12, u.cache_write as i64)?;
-    st.raw_bind_parameter(first + 13, row.cost_usd)?;
-    st.raw_bind_parameter(first + 14, row.cost_source)?;
-    st.raw_bind_parameter(first + 15, row.cost_pool)
+    [
+        Param::Text(row.dedup_key),
+        Param::Text(row.source),
+        Param::Text(row.project),
+        row.repo_path.into(),
+        Param::Text(row.session_id),
+        row.provider.into(),
+        Param::Text(row.ts),
+        Param::Text(row.model),
+        Param::Int(u.input as i64),
+        Param::Int(u.output as i64),
+        Param::Int(u.cache_read as i64),
+        Param::Int(u.cache_write as i64),
+        row.cost_usd.into(),
+        row.cost_source.into(),
+        row.cost_pool.into(),
+    ]
 }
 
 /// Inserts usage rows and keeps `usage_rollup` and `usage_daily` in step.
@@ -123,7 +127,8 @@ pub struct UsageWriter<'c> {
     /// Sums per `day \0 project \0 session \0 model`, the key built in `key`.
     pending: HashMap<String, Sums, BuildHasherDefault<Fx>>,
     key: String,
-    insert_many_sql: String,
+    /// The many-row and one-row forms of `usage_insert_new.sql`, prepared on first use.
+    insert_many: Option<(BorrowedInsert<'c>, BorrowedInsert<'c>)>,
 }
 
 impl<'c> UsageWriter<'c> {
@@ -134,7 +139,7 @@ impl<'c> UsageWriter<'c> {
             insert: conn.prepare_cached(q::USAGE_INSERT)?,
             pending: HashMap::default(),
             key: String::new(),
-            insert_many_sql: values_repeated(q::USAGE_INSERT_NEW, ROWS_PER_STATEMENT),
+            insert_many: None,
         })
     }
 
@@ -189,23 +194,27 @@ impl<'c> UsageWriter<'c> {
     /// inserts. A row that is stored already fails the call with a constraint error and rolls back
     /// the caller's whole transaction (`OR ROLLBACK`).
     pub fn insert_new<'r>(&mut self, rows: impl IntoIterator<Item = UsageRow<'r>>) -> rusqlite::Result<u64> {
-        let mut many = self.conn.prepare_cached(&self.insert_many_sql)?;
-        let mut one = self.conn.prepare_cached(q::USAGE_INSERT_NEW)?;
+        if self.insert_many.is_none() {
+            let many = values_repeated(q::USAGE_INSERT_NEW, ROWS_PER_STATEMENT);
+            self.insert_many = Some((
+                BorrowedInsert::prepare(self.conn, &many)?,
+                BorrowedInsert::prepare(self.conn, q::USAGE_INSERT_NEW)?,
+            ));
+        }
+        let Some((many, one)) = self.insert_many.as_mut() else {
+            return Ok(0);
+        };
         let mut held: Vec<UsageRow<'r>> = Vec::with_capacity(ROWS_PER_STATEMENT);
         let mut stored = 0u64;
         for row in rows {
             held.push(row);
             if held.len() == ROWS_PER_STATEMENT {
-                for (i, row) in held.iter().enumerate() {
-                    bind_row(&mut many, i * COLUMNS, row)?;
-                }
-                stored += many.raw_execute()? as u64;
+                stored += many.execute(held.iter().flat_map(row_params))? as u64;
                 held.clear();
             }
         }
         for row in &held {
-            bind_row(&mut one, 0, row)?;
-            stored += one.raw_execute()? as u64;
+            stored += one.execute(row_params(row))? as u64;
         }
         Ok(stored)
     }
