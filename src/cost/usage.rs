@@ -1,5 +1,5 @@
 //! `UsageWriter`: the bulk writer of the home database's `usage` table. It inserts responses
-//! idempotently (`INSERT OR IGNORE` on the dedup key) and, for rows of source `transcript`, adds
+//! idempotently (an insert whose dedup key is stored changes nothing) and, for rows of source `transcript`, adds
 //! the sums of the rows it actually inserted to `usage_rollup` when flushed — in the caller's
 //! transaction, so the rollup never disagrees with `usage`. The per-row insert trigger (V2) skips
 //! `transcript` rows because it cost about 40% of a bulk import; rows of any other source are
@@ -421,7 +421,7 @@ mod tests {
     }
 
     #[test]
-    fn insert_new_stores_many_rows_per_statement_and_a_stored_key_rolls_back_the_transaction() {
+    fn insert_new_stores_many_rows_per_statement_and_a_failed_row_rolls_back_the_transaction() {
         let dir = tempfile::tempdir().unwrap();
         let (conn, _) = crate::store::open_and_migrate(DbKind::Home, &dir.path().join("h.db")).unwrap();
         let keys: Vec<String> = (0..ROWS_PER_STATEMENT * 2 + 3).map(|i| format!("k{i:04}")).collect();
@@ -445,6 +445,16 @@ mod tests {
         let mut w = UsageWriter::new(&conn).unwrap();
         assert_eq!(w.insert_new(keys.iter().map(|k| row(k))).unwrap(), keys.len() as u64);
         assert_eq!(count(&conn), keys.len() as i64);
+        let stored: Vec<String> = conn
+            .prepare("SELECT dedup_key FROM usage ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(stored, keys);
+        // A row that breaks a constraint ends the caller's transaction, rows before it included.
+        conn.execute_batch("CREATE UNIQUE INDEX test_key ON usage (dedup_key)").unwrap();
         conn.execute_batch("BEGIN IMMEDIATE").unwrap();
         let again = ["new1", "new2", keys[5].as_str()];
         let err = w.insert_new(again.iter().map(|k| row(k))).unwrap_err();
