@@ -483,7 +483,8 @@ fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
         slow.json(&["obs", "cost", "--by", "session", "--json"]),
         bulk.json(&["obs", "cost", "--by", "session", "--json"])
     );
-    // The unique index is there, and the rollup trigger the bulk path set aside is back as it was.
+    // The triggers the bulk path set aside are back as they were, and `usage_key` holds exactly
+    // every row's (tail, id), as the key trigger makes it on the other path.
     let schema = |e: &Env| -> Vec<(String, String)> {
         let conn = e.db();
         let mut st = conn
@@ -495,22 +496,66 @@ fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
             .collect()
     };
     let names: Vec<String> = schema(&bulk).into_iter().map(|(n, _)| n).collect();
-    assert_eq!(names, ["usage", "usage_key_tail", "usage_rollup_delete", "usage_rollup_insert"]);
+    assert_eq!(
+        names,
+        [
+            "usage",
+            "usage_key_delete",
+            "usage_key_insert",
+            "usage_key_update",
+            "usage_rollup_delete",
+            "usage_rollup_insert"
+        ]
+    );
     assert_eq!(schema(&bulk), schema(&slow));
+    let keys = |e: &Env| -> Vec<(String, String)> {
+        let conn = e.db();
+        let mut st = conn
+            .prepare("SELECT k.tail, u.dedup_key FROM usage_key k JOIN usage u ON u.id = k.id ORDER BY 1, 2")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let bulk_keys = keys(&bulk);
+    assert_eq!(bulk_keys.len(), 60);
+    assert!(bulk_keys
+        .iter()
+        .all(|(tail, key)| key.ends_with(tail.as_str()) && tail.chars().count() == 16));
+    assert_eq!(bulk_keys, keys(&slow));
     let conn = bulk.db();
+    assert_eq!(count(&conn, "SELECT count(*) FROM usage_key"), 60);
     // The bulk path again over the same files, with the rows already there: nothing added.
     let out = bulk.run_env(&["obs", "import", "transcripts", &projects], &[("TLC_IMPORT_BULK_MIN_BYTES", "0")]);
     assert!(out.status.success());
     assert_eq!(count(&conn, "SELECT count(*) FROM usage"), 60);
-    // The dedup key is looked up through the tail index, not by reading the whole table.
-    let plan: String = conn
-        .query_row(
-            "EXPLAIN QUERY PLAN SELECT 1 FROM usage WHERE substr(dedup_key, -16) = substr(?1, -16) AND dedup_key = ?1",
-            ["msg_x:req_y"],
+    // A stored key is found through `usage_key`'s primary key, not by reading the whole table, and
+    // inserting it again changes nothing.
+    let insert = include_str!("../queries/home/spool/usage_insert.sql");
+    let plan: Vec<String> = conn
+        .prepare(&format!("EXPLAIN QUERY PLAN {insert}"))
+        .unwrap()
+        .query_map(
+            rusqlite::params!["k", "s", "p", "r", "s", "c", "t", "m", 1, 2, 3, 4, 0.5, "x", "y"],
             |r| r.get(3),
         )
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(plan.iter().any(|p| p.contains("SEARCH k USING PRIMARY KEY (tail=?)")), "{plan:?}");
+    assert!(!plan.iter().any(|p| p.starts_with("SCAN") && p != "SCAN CONSTANT ROW"), "{plan:?}");
+    let (key, ts): (String, String) = conn
+        .query_row("SELECT dedup_key, ts FROM usage LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
-    assert!(plan.contains("usage_key_tail"), "{plan}");
+    let n = conn
+        .execute(
+            insert,
+            rusqlite::params![key, "spool", "p", "r", "s", "claude", ts, "m", 1, 2, 3, 4, 0.5, "x", "y"],
+        )
+        .unwrap();
+    assert_eq!(n, 0);
+    assert_eq!(count(&conn, "SELECT count(*) FROM usage"), 60);
 }
 
 #[test]

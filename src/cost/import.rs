@@ -15,7 +15,7 @@ use super::catalog::{CachedResolver, CostError, PriceCatalog, ResolvedPrice};
 use super::rates::priced_cost;
 use super::transcript::Fx;
 use super::transcript::{scan_usage, UsageScan};
-use super::usage::{Sums, SuspendedTrigger, UsageRow, UsageWriter};
+use super::usage::{Sums, SuspendedTriggers, UsageRow, UsageWriter};
 use crate::store::queries::home::cost as q;
 use rusqlite::{params, Connection};
 use std::collections::{HashMap, HashSet};
@@ -142,24 +142,80 @@ struct Group {
 
 #[derive(Clone, Copy)]
 struct RowKey {
-    /// Where the key goes in the index `usage_key_tail` (see [`tail_order`]).
+    /// Where the key goes in `usage_key` (see [`tail_order`]).
     tail: u128,
     /// A 128-bit hash of the dedup key (see [`KeyHasher`]).
     hash: u128,
     group: u32,
 }
 
-/// The first 16 bytes of `substr(key, -16)` (the key's last 16 characters), big-endian and
-/// zero-padded: two keys whose values differ here are ordered as the index `usage_key_tail`
-/// orders them. Only the speed of the import depends on it: keys in this order are added to the
-/// index by a sweep over its pages rather than a descent per key.
-fn tail_order(key: &str) -> u128 {
-    let from = key.char_indices().rev().nth(15).map_or(0, |(at, _)| at);
-    let tail = &key.as_bytes()[from..];
+/// `substr(key, -16)`: the key's last 16 characters, as `usage_key` holds it.
+fn key_tail(key: &str) -> &str {
+    key.char_indices().rev().nth(15).map_or(key, |(at, _)| &key[at..])
+}
+
+/// The first 16 bytes of `tail`, big-endian and zero-padded: two tails whose values differ here
+/// are ordered as SQLite orders them (bytewise).
+fn order_prefix(tail: &[u8]) -> u128 {
     let mut b = [0u8; 16];
     let n = tail.len().min(16);
     b[..n].copy_from_slice(&tail[..n]);
     u128::from_be_bytes(b)
+}
+
+/// Where `key` goes in `usage_key`, as far as 16 bytes tell (see [`order_prefix`]). Only the
+/// speed of an import depends on it: keys in this order are added by a sweep over the table's
+/// pages rather than a descent per key.
+fn tail_order(key: &str) -> u128 {
+    order_prefix(key_tail(key).as_bytes())
+}
+
+/// The `usage_key` rows of the responses the bulk path stored, added in one sorted pass at the end:
+/// their tails in one buffer, so that 900,000 of them are a few allocations.
+#[derive(Default)]
+struct NewKeys {
+    tails: Vec<u8>,
+    /// (order prefix of the tail, tail's start in `tails`, its length, the row's id)
+    rows: Vec<(u128, u32, u8, i64)>,
+}
+
+impl NewKeys {
+    fn push(&mut self, key: &str, id: i64) {
+        let tail = key_tail(key).as_bytes();
+        // 16 characters are at most 64 bytes; the buffer is far below 4 GiB for any import that
+        // fits in memory, and a larger one falls back to an empty slice rather than a wrong one.
+        let start = u32::try_from(self.tails.len()).unwrap_or(u32::MAX);
+        self.rows.push((order_prefix(tail), start, tail.len() as u8, id));
+        self.tails.extend_from_slice(tail);
+    }
+
+    fn tail(&self, start: u32, len: u8) -> &str {
+        let bytes = self.tails.get(start as usize..start as usize + len as usize).unwrap_or_default();
+        // Every tail was pushed whole from a str, so it is UTF-8.
+        std::str::from_utf8(bytes).unwrap_or_default()
+    }
+
+    /// The rows in `usage_key`'s order: (tail, id).
+    fn sorted(&mut self) -> impl Iterator<Item = (&str, i64)> {
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| self.tail(a.1, a.2).cmp(self.tail(b.1, b.2)))
+                .then(a.3.cmp(&b.3))
+        });
+        let keys: &NewKeys = self;
+        rows.into_iter().map(move |(_, start, len, id)| (keys.tail(start, len), id))
+    }
+}
+
+/// What the bulk path keeps across its chunks.
+struct BulkState {
+    /// The keys stored or inserted so far, by [`KeyHasher`] hash.
+    seen: SeenKeys,
+    /// The last id given to a row.
+    last_id: i64,
+    keys: NewKeys,
+    triggers: SuspendedTriggers,
 }
 
 /// Groups `scan`'s records; `fallback_session` stands for a record without a session id.
@@ -645,7 +701,7 @@ fn write_all(
     let mut bulk_state = None;
     if bulk {
         // One transaction for the whole import; an error leaves it to roll back when the
-        // connection closes, the set-aside trigger with it.
+        // connection closes, the set-aside triggers with it.
         conn.execute_batch("BEGIN IMMEDIATE").map_err(sq(db))?;
         let mut seen = SeenKeys::with_capacity_and_hasher(stored.max(0) as usize + (total_bytes / 1500) as usize, Default::default());
         {
@@ -655,7 +711,16 @@ fn write_all(
                 seen.insert(hasher.hash(r.get_ref(0).map_err(sq(db))?.as_str().unwrap_or("")));
             }
         }
-        bulk_state = Some((seen, SuspendedTrigger::suspend(conn).map_err(sq(db))?));
+        let last_id: i64 = conn
+            .prepare_cached(q::USAGE_MAX_ID)
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(sq(db))?;
+        bulk_state = Some(BulkState {
+            seen,
+            last_id,
+            keys: NewKeys::default(),
+            triggers: SuspendedTriggers::suspend(conn).map_err(sq(db))?,
+        });
     }
     // On the bulk path a chunk is everything scanned so far, once it is at least `chunk` responses;
     // `TLC_IMPORT_BULK_CHUNK_ROWS` lets tests write the chunks small.
@@ -700,16 +765,23 @@ fn write_all(
             batch_rows >= BATCH_ROWS || batch_started.elapsed() >= BATCH_TIME
         };
         if (due || !open) && !batch.is_empty() {
-            let seen = bulk_state.as_mut().map(|(seen, _)| seen);
-            write_batch(conn, db, jobs, &batch, &mut writer, resolver, seen, now, summary)?;
+            write_batch(conn, db, jobs, &batch, &mut writer, resolver, bulk_state.as_mut(), now, summary)?;
             batch.clear();
             gate.release(batch_rows);
             batch_rows = 0;
             batch_started = Instant::now();
         }
     }
-    if let Some((_, trigger)) = bulk_state {
-        trigger.restore(conn).map_err(sq(db))?;
+    if let Some(mut bulk) = bulk_state {
+        let expected = bulk.keys.rows.len() as u64;
+        let added = writer.insert_keys(bulk.keys.sorted()).map_err(sq(db))?;
+        if added != expected {
+            return Err(CostError::Unusable(format!(
+                "{}: stored {added} of {expected} response keys; the import was rolled back",
+                db.display()
+            )));
+        }
+        bulk.triggers.restore(conn).map_err(sq(db))?;
         conn.execute_batch("COMMIT").map_err(sq(db))?;
     }
     progress(total_bytes, total_bytes);
@@ -717,13 +789,13 @@ fn write_all(
 }
 
 /// Writes one batch of files: their responses, their rollup sums and their file states: on the
-/// bulk path (`seen` given) inside the transaction [`write_all`] holds, else in a transaction of
+/// bulk path (`bulk` given) inside the transaction [`write_all`] holds, else in a transaction of
 /// its own.
 ///
-/// Responses go in in the order of the dedup-key index `usage_key_tail` (see [`tail_order`]): the
-/// index then grows by a sweep over its pages instead of a random descent per row. Keeping the
-/// index and inserting in order took a third of the time of dropping it and rebuilding it by
-/// sorting, measured on 900,000 responses.
+/// The bulk path appends its rows in file order under ids it numbers itself, and keeps their keys
+/// for `usage_key`, added in one sorted pass at the end. The other path inserts in `usage_key`'s
+/// order (see [`tail_order`]), so that the key trigger adds each batch by a sweep over the table's
+/// pages rather than a random descent per row.
 #[allow(clippy::too_many_arguments)]
 fn write_batch(
     conn: &Connection,
@@ -732,12 +804,12 @@ fn write_batch(
     batch: &[Pending],
     writer: &mut UsageWriter<'_>,
     resolver: &mut CachedResolver<'_>,
-    seen: Option<&mut SeenKeys>,
+    bulk: Option<&mut BulkState>,
     now: &str,
     summary: &mut ImportSummary,
 ) -> Result<(), CostError> {
-    let bulk = seen.is_some();
-    if !bulk {
+    let in_bulk = bulk.is_some();
+    if !in_bulk {
         conn.execute_batch("BEGIN IMMEDIATE").map_err(sq(db))?;
     }
     for p in batch {
@@ -749,12 +821,11 @@ fn write_batch(
         .iter()
         .map(|p| p.grouped.models.iter().map(|m| resolver.resolved(m)).collect())
         .collect();
-    let order = in_index_order(batch);
-    let row_at = |&(_, file, i): &(u128, u32, u32)| {
-        let p = &batch[file as usize];
-        let r = &p.scan.records[i as usize];
-        let g = &p.grouped.groups[p.grouped.rows[i as usize].group as usize];
-        let price = prices[file as usize][g.model];
+    let row_at = |file: usize, i: usize| {
+        let p = &batch[file];
+        let r = &p.scan.records[i];
+        let g = &p.grouped.groups[p.grouped.rows[i].group as usize];
+        let price = prices[file][g.model];
         UsageRow {
             dedup_key: &r.dedup_key,
             source: SOURCE,
@@ -772,25 +843,29 @@ fn write_batch(
     };
     let mut sums: Vec<Vec<Sums>> = batch.iter().map(|p| vec![Sums::default(); p.grouped.groups.len()]).collect();
     let mut inserted = vec![0u64; batch.len()];
-    let mut count = |at: &(u128, u32, u32), row: &UsageRow<'_>| {
-        let (file, i) = (at.1 as usize, at.2 as usize);
+    let mut count = |file: usize, i: usize, row: &UsageRow<'_>| {
         sums[file][batch[file].grouped.rows[i].group as usize].count(&row.usage, row.cost_usd);
         inserted[file] += 1;
         summary.unpriced += u64::from(row.cost_usd.is_none());
     };
-    if let Some(seen) = seen {
-        let new: Vec<&(u128, u32, u32)> = order
+    if let Some(bulk) = bulk {
+        let BulkState { seen, last_id, keys, .. } = bulk;
+        let new: Vec<(usize, usize)> = batch
             .iter()
-            .filter(|&&(_, file, i)| seen.insert(batch[file as usize].grouped.rows[i as usize].hash))
+            .enumerate()
+            .flat_map(|(file, p)| p.grouped.rows.iter().enumerate().map(move |(i, k)| (file, i, k.hash)))
+            .filter(|&(_, _, hash)| seen.insert(hash))
+            .map(|(file, i, _)| (file, i))
             .collect();
         let mut rows = 0u64;
         let stored = writer
-            .insert_new(new.iter().enumerate().map(|(j, at)| {
-                prefetch_row(batch, [new.get(j + 24), new.get(j + 16), new.get(j + 8)]);
-                let row = row_at(at);
-                count(at, &row);
+            .insert_new(new.iter().map(|&(file, i)| {
+                let row = row_at(file, i);
+                count(file, i, &row);
+                *last_id += 1;
+                keys.push(row.dedup_key, *last_id);
                 rows += 1;
-                row
+                (*last_id, row)
             }))
             .map_err(sq(db))?;
         if stored != rows {
@@ -800,10 +875,11 @@ fn write_batch(
             )));
         }
     } else {
-        for at in &order {
-            let row = row_at(at);
+        for &(_, file, i) in &in_index_order(batch) {
+            let (file, i) = (file as usize, i as usize);
+            let row = row_at(file, i);
             if writer.insert_unsummed(&row).map_err(sq(db))? {
-                count(at, &row);
+                count(file, i, &row);
             }
         }
     }
@@ -841,48 +917,10 @@ fn write_batch(
             .map_err(sq(db))?;
     }
     writer.flush().map_err(sq(db))?;
-    if !bulk {
+    if !in_bulk {
         conn.execute_batch("COMMIT").map_err(sq(db))?;
     }
     Ok(())
-}
-
-/// Asks the CPU to start loading what the writer will read a few rows ahead, in three steps (each
-/// needs what the one before loaded): the record of `far`, then the key, time, group and project of
-/// `mid`, then the group's strings of `near`. Rows in key order come from anywhere in the batch's memory,
-/// and waiting for each row's cache misses cost the writer more than SQLite's own work. A hint
-/// only: it changes no result.
-#[inline]
-fn prefetch_row(batch: &[Pending], [far, mid, near]: [Option<&&(u128, u32, u32)>; 3]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let fetch = |p: *const u8| {
-            // SAFETY: prefetching is a hint that never faults, whatever the address.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) }
-        };
-        if let Some(&&(_, file, i)) = far {
-            let p = &batch[file as usize];
-            fetch(std::ptr::from_ref(&p.scan.records[i as usize]).cast());
-            fetch(std::ptr::from_ref(&p.grouped.rows[i as usize]).cast());
-        }
-        if let Some(&&(_, file, i)) = mid {
-            let p = &batch[file as usize];
-            let r = &p.scan.records[i as usize];
-            fetch(r.dedup_key.as_ptr());
-            fetch(r.ts.as_ptr());
-            fetch(std::ptr::from_ref(&p.grouped.groups[p.grouped.rows[i as usize].group as usize]).cast());
-            fetch(p.project.as_ptr());
-        }
-        if let Some(&&(_, file, i)) = near {
-            let p = &batch[file as usize];
-            let g = &p.grouped.groups[p.grouped.rows[i as usize].group as usize];
-            fetch(g.session.as_ptr());
-            fetch(p.grouped.models[g.model].as_ptr());
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (batch, far, mid, near);
 }
 
 #[cfg(test)]
@@ -890,7 +928,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tail_order_orders_keys_as_the_index_does() {
+    fn key_tails_are_sqlites_and_new_keys_sort_as_usage_key_does() {
         let keys = [
             "msg_01b6d1e29b6f68bbff53af00:req_011c2ce67ed4d57b1e2feb89",
             "msg_01b6d1e29b6f68bbff53af00:req_2",
@@ -902,19 +940,28 @@ mod tests {
             "/t/a.jsonl@120",
             "/t/b.jsonl@120",
             "/home/é/sessiön-ü.jsonl@9",
+            "/x/ééééééééééééééééé",
+            "/y/ééééééééééééééééé",
             "8f2c5d3b9a1e4f60b7c2d9e8a1f3b5c7d9e0f1a2b3c4d5e6f708192a3b4c5d6e",
         ];
         let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch("CREATE TABLE k (key TEXT); CREATE INDEX k_tail ON k (substr(key, -16));")
-            .unwrap();
-        for k in keys {
-            conn.execute("INSERT INTO k VALUES (?1)", [k]).unwrap();
+        conn.execute_batch("CREATE TABLE k (key TEXT, id INTEGER);").unwrap();
+        let mut new = NewKeys::default();
+        for (id, k) in keys.iter().enumerate().rev() {
+            conn.execute("INSERT INTO k VALUES (?1, ?2)", rusqlite::params![k, id as i64])
+                .unwrap();
+            let tail: String = conn.query_row("SELECT substr(?1, -16)", [k], |r| r.get(0)).unwrap();
+            assert_eq!(key_tail(k), tail, "{k}");
+            new.push(k, id as i64);
         }
-        let mut st = conn.prepare("SELECT key FROM k ORDER BY substr(key, -16), key").unwrap();
-        let by_sqlite: Vec<String> = st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
-        let mut by_tail: Vec<&str> = keys.to_vec();
-        by_tail.sort_by(|a, b| tail_order(a).cmp(&tail_order(b)).then_with(|| a.cmp(b)));
-        assert_eq!(by_tail, by_sqlite);
+        let mut st = conn.prepare("SELECT substr(key, -16), id FROM k ORDER BY 1, 2").unwrap();
+        let by_sqlite: Vec<(String, i64)> = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let ours: Vec<(String, i64)> = new.sorted().map(|(t, id)| (t.to_string(), id)).collect();
+        assert_eq!(ours, by_sqlite);
     }
 
     #[test]

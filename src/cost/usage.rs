@@ -9,7 +9,7 @@ use super::borrowed_insert::{BorrowedInsert, Param};
 use super::rates::TokenUsage;
 use super::transcript::Fx;
 use crate::store::queries::home::cost as q;
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
@@ -77,7 +77,9 @@ impl Sums {
 /// Rows bound per statement by [`UsageWriter::insert_new`] (SQLite allows 32,766 parameters).
 pub const ROWS_PER_STATEMENT: usize = 64;
 /// Parameters per row of `usage_insert_new.sql`.
-const COLUMNS: usize = 15;
+const COLUMNS: usize = 16;
+/// Keys bound per statement by [`UsageWriter::insert_keys`].
+const KEYS_PER_STATEMENT: usize = 256;
 
 /// `sql` (an INSERT ending in one `VALUES (…)` row) with that row repeated `n` times.
 fn values_repeated(sql: &str, n: usize) -> String {
@@ -98,10 +100,11 @@ fn values_repeated(sql: &str, n: usize) -> String {
     out
 }
 
-/// `row`'s parameters for `usage_insert_new.sql`, in order.
-fn row_params<'a>(row: &'a UsageRow<'_>) -> [Param<'a>; COLUMNS] {
+/// A new row's parameters for `usage_insert_new.sql`, in order: its id, then the row.
+fn new_row_params<'a>((id, row): &'a (i64, UsageRow<'_>)) -> [Param<'a>; COLUMNS] {
     let u = &row.usage;
     [
+        Param::Int(*id),
         Param::Text(row.dedup_key),
         Param::Text(row.source),
         Param::Text(row.project),
@@ -120,6 +123,50 @@ fn row_params<'a>(row: &'a UsageRow<'_>) -> [Param<'a>; COLUMNS] {
     ]
 }
 
+/// A `usage_key` row's parameters for `usage_key_insert_new.sql`: its tail, then its id.
+fn key_params<'a>((tail, id): &'a (&str, i64)) -> [Param<'a>; 2] {
+    [Param::Text(tail), Param::Int(*id)]
+}
+
+/// The many-row and one-row forms of an insert.
+struct InsertPair<'c> {
+    many: BorrowedInsert<'c>,
+    one: BorrowedInsert<'c>,
+    rows_per_statement: usize,
+}
+
+impl<'c> InsertPair<'c> {
+    fn prepare(conn: &'c Connection, sql: &str, rows_per_statement: usize) -> rusqlite::Result<InsertPair<'c>> {
+        Ok(InsertPair {
+            many: BorrowedInsert::prepare(conn, &values_repeated(sql, rows_per_statement))?,
+            one: BorrowedInsert::prepare(conn, sql)?,
+            rows_per_statement,
+        })
+    }
+
+    /// Inserts every item, `rows_per_statement` to a statement, each bound by `params`; returns
+    /// the rows changed.
+    fn insert_all<T, const N: usize>(
+        &mut self,
+        items: impl IntoIterator<Item = T>,
+        params: fn(&T) -> [Param<'_>; N],
+    ) -> rusqlite::Result<u64> {
+        let mut held: Vec<T> = Vec::with_capacity(self.rows_per_statement);
+        let mut stored = 0u64;
+        for item in items {
+            held.push(item);
+            if held.len() == self.rows_per_statement {
+                stored += self.many.execute(held.iter().flat_map(params))? as u64;
+                held.clear();
+            }
+        }
+        for item in &held {
+            stored += self.one.execute(params(item))? as u64;
+        }
+        Ok(stored)
+    }
+}
+
 /// Inserts usage rows and keeps `usage_rollup` and `usage_daily` in step.
 pub struct UsageWriter<'c> {
     conn: &'c Connection,
@@ -127,8 +174,9 @@ pub struct UsageWriter<'c> {
     /// Sums per `day \0 project \0 session \0 model`, the key built in `key`.
     pending: HashMap<String, Sums, BuildHasherDefault<Fx>>,
     key: String,
-    /// The many-row and one-row forms of `usage_insert_new.sql`, prepared on first use.
-    insert_many: Option<(BorrowedInsert<'c>, BorrowedInsert<'c>)>,
+    /// `usage_insert_new.sql` and `usage_key_insert_new.sql`, prepared on first use.
+    insert_new: Option<InsertPair<'c>>,
+    insert_keys: Option<InsertPair<'c>>,
 }
 
 impl<'c> UsageWriter<'c> {
@@ -139,7 +187,8 @@ impl<'c> UsageWriter<'c> {
             insert: conn.prepare_cached(q::USAGE_INSERT)?,
             pending: HashMap::default(),
             key: String::new(),
-            insert_many: None,
+            insert_new: None,
+            insert_keys: None,
         })
     }
 
@@ -188,35 +237,32 @@ impl<'c> UsageWriter<'c> {
         Ok(n > 0)
     }
 
-    /// Stores rows the caller has checked are not stored yet, many per statement, without counting
-    /// them in the rollup (like [`UsageWriter::insert_unsummed`]). Binding one statement of
-    /// [`ROWS_PER_STATEMENT`] rows instead of one per row halved the time of a bulk import's
-    /// inserts. A row that is stored already fails the call with a constraint error and rolls back
-    /// the caller's whole transaction (`OR ROLLBACK`).
-    pub fn insert_new<'r>(&mut self, rows: impl IntoIterator<Item = UsageRow<'r>>) -> rusqlite::Result<u64> {
-        if self.insert_many.is_none() {
-            let many = values_repeated(q::USAGE_INSERT_NEW, ROWS_PER_STATEMENT);
-            self.insert_many = Some((
-                BorrowedInsert::prepare(self.conn, &many)?,
-                BorrowedInsert::prepare(self.conn, q::USAGE_INSERT_NEW)?,
-            ));
+    /// Stores rows the caller has checked are not stored yet, under the ids it gives them (ids
+    /// not in use), many per statement, without counting them in the rollup (like
+    /// [`UsageWriter::insert_unsummed`]). Binding one statement of [`ROWS_PER_STATEMENT`] rows
+    /// instead of one per row halved the time of a bulk import's inserts. Any constraint error
+    /// (an id in use, say) fails the call and rolls back the caller's whole transaction
+    /// (`OR ROLLBACK`).
+    pub fn insert_new<'r>(&mut self, rows: impl IntoIterator<Item = (i64, UsageRow<'r>)>) -> rusqlite::Result<u64> {
+        if self.insert_new.is_none() {
+            self.insert_new = Some(InsertPair::prepare(self.conn, q::USAGE_INSERT_NEW, ROWS_PER_STATEMENT)?);
         }
-        let Some((many, one)) = self.insert_many.as_mut() else {
-            return Ok(0);
-        };
-        let mut held: Vec<UsageRow<'r>> = Vec::with_capacity(ROWS_PER_STATEMENT);
-        let mut stored = 0u64;
-        for row in rows {
-            held.push(row);
-            if held.len() == ROWS_PER_STATEMENT {
-                stored += many.execute(held.iter().flat_map(row_params))? as u64;
-                held.clear();
-            }
+        match self.insert_new.as_mut() {
+            Some(pair) => pair.insert_all(rows, new_row_params),
+            None => Ok(0),
         }
-        for row in &held {
-            stored += one.execute(row_params(row))? as u64;
+    }
+
+    /// Adds `usage_key` rows (tail, id) for rows stored with [`UsageWriter::insert_new`] while the
+    /// key trigger was set aside (see [`SuspendedTriggers`]), best in (tail, id) order.
+    pub fn insert_keys<'k>(&mut self, keys: impl IntoIterator<Item = (&'k str, i64)>) -> rusqlite::Result<u64> {
+        if self.insert_keys.is_none() {
+            self.insert_keys = Some(InsertPair::prepare(self.conn, q::USAGE_KEY_INSERT_NEW, KEYS_PER_STATEMENT)?);
         }
-        Ok(stored)
+        match self.insert_keys.as_mut() {
+            Some(pair) => pair.insert_all(keys, key_params),
+            None => Ok(0),
+        }
     }
 
     /// Adds the sums of rows of source `transcript` inserted with [`UsageWriter::insert_unsummed`].
@@ -285,30 +331,41 @@ impl<'c> UsageWriter<'c> {
     }
 }
 
-/// The `usage_rollup_insert` trigger, set aside for the length of a transaction that only adds
-/// `transcript` rows (which the trigger skips): even skipping, it cost every row a check and
-/// every statement a statement journal, a third of a bulk import's inserts. Dropped and restored
-/// from its stored text inside the caller's transaction, so no other connection ever sees the
-/// table without it; [`SuspendedTrigger::restore`] must run before the commit (an error before
-/// it rolls the transaction back, the trigger with it).
-pub struct SuspendedTrigger(Option<String>);
+/// The per-row insert triggers on `usage` (`usage_rollup_insert`, `usage_key_insert`), set aside for
+/// the length of a bulk import's transaction, which adds the rollup sums and the `usage_key` rows
+/// itself. Even skipping `transcript` rows, the rollup trigger cost every row a check and every
+/// statement a statement journal, a third of a bulk import's inserts; the key trigger would add
+/// each key at a random place instead of in one sorted pass. Dropped and restored from their
+/// stored text inside the caller's transaction, so no other connection ever sees the table without
+/// them; [`SuspendedTriggers::restore`] must run before the commit (an error before it rolls the
+/// transaction back, the triggers with it).
+pub struct SuspendedTriggers(Vec<String>);
 
-impl SuspendedTrigger {
-    /// Drops the trigger; with no trigger there (an older or damaged schema) nothing is dropped
-    /// and nothing will be restored.
-    pub fn suspend(conn: &Connection) -> rusqlite::Result<SuspendedTrigger> {
-        let sql: Option<String> = conn.prepare_cached(q::INSERT_TRIGGER_SQL)?.query_row([], |r| r.get(0)).optional()?;
-        if sql.is_some() {
-            conn.prepare(q::INSERT_TRIGGER_DROP)?.execute([])?;
+/// The triggers [`SuspendedTriggers`] may drop (names are not bound parameters, so they are checked
+/// against this list before they are put in a statement).
+const SUSPENDABLE: [&str; 2] = ["usage_key_insert", "usage_rollup_insert"];
+
+impl SuspendedTriggers {
+    /// Drops the triggers; one that is not there (an older or damaged schema) is neither dropped
+    /// nor restored.
+    pub fn suspend(conn: &Connection) -> rusqlite::Result<SuspendedTriggers> {
+        let mut st = conn.prepare_cached(q::INSERT_TRIGGER_SQL)?;
+        let found: Vec<(String, String)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+        let mut texts = Vec::new();
+        for (name, sql) in found {
+            if SUSPENDABLE.contains(&name.as_str()) {
+                conn.execute_batch(&format!("DROP TRIGGER {name}"))?;
+                texts.push(sql);
+            }
         }
-        Ok(SuspendedTrigger(sql))
+        Ok(SuspendedTriggers(texts))
     }
 
     pub fn restore(self, conn: &Connection) -> rusqlite::Result<()> {
-        match self.0 {
-            Some(sql) => conn.execute_batch(&sql),
-            None => Ok(()),
+        for sql in self.0 {
+            conn.execute_batch(&sql)?;
         }
+        Ok(())
     }
 }
 
@@ -442,24 +499,44 @@ mod tests {
             }
         }
         let count = |c: &Connection| -> i64 { c.query_row("SELECT count(*) FROM usage", [], |r| r.get(0)).unwrap() };
+        let pairs = |c: &Connection, sql: &str| -> Vec<(String, i64)> {
+            let mut st = c.prepare(sql).unwrap();
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
         let mut w = UsageWriter::new(&conn).unwrap();
-        assert_eq!(w.insert_new(keys.iter().map(|k| row(k))).unwrap(), keys.len() as u64);
-        assert_eq!(count(&conn), keys.len() as i64);
-        let stored: Vec<String> = conn
-            .prepare("SELECT dedup_key FROM usage ORDER BY id")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        assert_eq!(stored, keys);
-        // A row that breaks a constraint ends the caller's transaction, rows before it included.
-        conn.execute_batch("CREATE UNIQUE INDEX test_key ON usage (dedup_key)").unwrap();
         conn.execute_batch("BEGIN IMMEDIATE").unwrap();
-        let again = ["new1", "new2", keys[5].as_str()];
-        let err = w.insert_new(again.iter().map(|k| row(k))).unwrap_err();
+        let triggers = SuspendedTriggers::suspend(&conn).unwrap();
+        let ids = keys.iter().enumerate().map(|(i, k)| (i as i64 + 10, row(k)));
+        assert_eq!(w.insert_new(ids).unwrap(), keys.len() as u64);
+        assert_eq!(pairs(&conn, "SELECT tail, id FROM usage_key"), []);
+        let tails = keys.iter().enumerate().map(|(i, k)| (k.as_str(), i as i64 + 10));
+        assert_eq!(w.insert_keys(tails).unwrap(), keys.len() as u64);
+        triggers.restore(&conn).unwrap();
+        conn.execute_batch("COMMIT").unwrap();
+        assert_eq!(count(&conn), keys.len() as i64);
+        let stored = pairs(&conn, "SELECT dedup_key, id FROM usage ORDER BY id");
+        assert_eq!(
+            stored,
+            keys.iter().enumerate().map(|(i, k)| (k.clone(), i as i64 + 10)).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            pairs(&conn, "SELECT tail, id FROM usage_key ORDER BY 1, 2"),
+            pairs(&conn, "SELECT substr(dedup_key, -16), id FROM usage ORDER BY 1, 2")
+        );
+        // Both triggers are back: a row inserted the usual way gets its key row.
+        conn.execute("INSERT INTO usage (dedup_key, source, ts) VALUES ('later', 'spool', 't')", [])
+            .unwrap();
+        assert_eq!(pairs(&conn, "SELECT tail, id FROM usage_key WHERE tail = 'later'").len(), 1);
+        // A row that breaks a constraint (an id in use) ends the caller's transaction, rows before
+        // it included.
+        conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let again = [(1000, row("new1")), (1001, row("new2")), (15, row("new3"))];
+        let err = w.insert_new(again).unwrap_err();
         assert!(err.to_string().contains("UNIQUE"), "{err}");
         assert!(conn.is_autocommit(), "the transaction was rolled back");
-        assert_eq!(count(&conn), keys.len() as i64);
+        assert_eq!(count(&conn), keys.len() as i64 + 1);
     }
 }
