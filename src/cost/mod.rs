@@ -11,6 +11,7 @@ pub mod fetch;
 pub mod import;
 pub mod normalize;
 pub mod parse;
+mod plain_line;
 pub mod rates;
 pub mod report;
 pub mod snapshot;

@@ -7,11 +7,13 @@
 //!
 //! The scanner is built for throughput: a line is JSON-parsed only when a byte search finds
 //! `"usage"` in it (a key, never escaped text), and the parse borrows from the buffer and skips
-//! every field it does not name. Lines without `"usage"` are only checked to look like one JSON
+//! every field it does not name (by a walk over the text for plain lines, [`super::plain_line`],
+//! else by serde_json). Lines without `"usage"` are only checked to look like one JSON
 //! object (`{` … `}`); a non-blank line that does not, or a candidate that fails to parse, is
 //! malformed: skipped and counted. Only complete lines (ending in `\n`) are consumed, so a line
 //! being written is read on the next scan.
 
+use super::plain_line::{read as read_plain, PlainLine};
 use super::rates::TokenUsage;
 use memchr::memmem::Finder;
 use serde::Deserialize;
@@ -50,7 +52,7 @@ pub struct UsageScan {
     pub cwd: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 struct Line<'a> {
     #[serde(rename = "type", borrow)]
     kind: Option<Cow<'a, str>>,
@@ -64,7 +66,7 @@ struct Line<'a> {
     message: Option<Message<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 struct Message<'a> {
     #[serde(borrow)]
     id: Option<Cow<'a, str>>,
@@ -73,12 +75,42 @@ struct Message<'a> {
     usage: Option<Usage>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 struct Usage {
     input_tokens: Option<u64>,
     output_tokens: Option<u64>,
     cache_creation_input_tokens: Option<u64>,
     cache_read_input_tokens: Option<u64>,
+}
+
+impl<'a> From<PlainLine<'a>> for Line<'a> {
+    fn from(p: PlainLine<'a>) -> Line<'a> {
+        Line {
+            kind: p.kind.map(Cow::Borrowed),
+            session_id: p.session_id.map(Cow::Borrowed),
+            timestamp: p.timestamp.map(Cow::Borrowed),
+            request_id: p.request_id.map(Cow::Borrowed),
+            message: p.message.map(|m| Message {
+                id: m.id.map(Cow::Borrowed),
+                model: m.model.map(Cow::Borrowed),
+                usage: m.usage.map(|u| Usage {
+                    input_tokens: u.input_tokens,
+                    output_tokens: u.output_tokens,
+                    cache_creation_input_tokens: u.cache_creation_input_tokens,
+                    cache_read_input_tokens: u.cache_read_input_tokens,
+                }),
+            }),
+        }
+    }
+}
+
+/// A line's fields: read directly when the line is plain (see [`super::plain_line`]), else by
+/// serde_json; `None` when serde_json cannot read it either (a malformed line).
+fn parse_line(line: &[u8]) -> Option<Line<'_>> {
+    match read_plain(line) {
+        Some(plain) => Some(plain.into()),
+        None => serde_json::from_slice(line).ok(),
+    }
 }
 
 /// `ts` as the stored form: already-normalised UTC stamps pass through untouched and whole-second
@@ -193,12 +225,9 @@ pub fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
                 continue;
             }
         }
-        let parsed: Line<'_> = match serde_json::from_slice(line) {
-            Ok(l) => l,
-            Err(_) => {
-                scan.malformed += 1;
-                continue;
-            }
+        let Some(parsed) = parse_line(line) else {
+            scan.malformed += 1;
+            continue;
         };
         if parsed.kind.as_deref().is_some_and(|k| k != "assistant") {
             continue;
@@ -331,6 +360,61 @@ mod tests {
         );
         assert_eq!(normalise_ts("2027-06-08"), None);
         assert_eq!(normalise_ts("yesterday"), None);
+    }
+
+    /// Lines read directly must give exactly what serde_json gives; lines that are not plain are
+    /// left to it.
+    #[test]
+    fn plain_lines_read_as_serde_json_reads_them() {
+        let plain = [
+            A1,
+            A1_AGAIN,
+            USER,
+            NO_IDS,
+            r#"{"type":"assistant","message":null,"timestamp":null}"#,
+            r#"{"message":{"usage":null,"id":null,"model":"m"},"x":[1,-2.5e+3,0.25,true,false,null,{},[],{"a":[{"b":"\u00e9\n\"q\""}]}]}"#,
+            r#"{ "type" : "assistant" , "message" : { "usage" : { "input_tokens" : 0 , "output_tokens" : 18446744073709551615 , "cache_creation" : { "ephemeral_5m_input_tokens" : 1 } } } }"#,
+            r#"{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","input":{"usage":{"input_tokens":999},"model":"x","id":"y"}}],"usage":{"input_tokens":1,"output_tokens":2}}}"#,
+            r#"{"type":"ünïcödé","sessionId":"s","message":{"usage":{}}}"#,
+            "{}",
+        ];
+        for line in plain {
+            let direct = read_plain(line.as_bytes()).unwrap_or_else(|| panic!("not read directly: {line}"));
+            let by_serde: Line<'_> = serde_json::from_str(line).unwrap();
+            assert_eq!(Line::from(direct), by_serde, "{line}");
+        }
+        let left_to_serde = [
+            r#"{"type":"assistant","type":"user"}"#,
+            r#"{"message":{"id":"a","id":"b"}}"#,
+            r#"{"message":{"usage":{"input_tokens":1,"input_tokens":2}}}"#,
+            r#"{"sessionId":"s\"1"}"#,
+            r#"{"typ\u0065":"assistant"}"#,
+            r#"{"message":{"usage":{"input_tokens":1.0}}}"#,
+            r#"{"message":{"usage":{"input_tokens":-1}}}"#,
+            r#"{"message":{"usage":{"input_tokens":01}}}"#,
+            r#"{"message":{"usage":{"input_tokens":18446744073709551616}}}"#,
+            r#"{"message":{"usage":{"input_tokens":"1"}}}"#,
+            r#"{"message":"text"}"#,
+            r#"{"type":1}"#,
+            r#"{"x":"\ud83d\ude00"}"#,
+            r#"{"x":"\q"}"#,
+            r#"{"x":"\u00g0"}"#,
+            r#"{"x":01}"#,
+            r#"{"x":1.}"#,
+            r#"{"x":tru}"#,
+            r#"{"x":[1,]}"#,
+            r#"{"x":1,}"#,
+            r#"{"x":1} x"#,
+            "{\"x\":\"tab\there\"}",
+            r#"["assistant"]"#,
+            r#"{"usage": broken}"#,
+        ];
+        for line in left_to_serde {
+            assert_eq!(read_plain(line.as_bytes()), None, "{line}");
+        }
+        let deep = format!("{{\"x\":{}{}}}", "[".repeat(120), "]".repeat(120));
+        assert_eq!(read_plain(deep.as_bytes()), None);
+        assert_eq!(read_plain(b"{\"x\":\"\xff\"}"), None);
     }
 
     #[test]
