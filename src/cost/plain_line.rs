@@ -41,7 +41,9 @@ const MAX_DEPTH: usize = 100;
 
 /// Reads `line` (one JSON text, already trimmed), or `None` when it is not plain.
 pub fn read(line: &[u8]) -> Option<PlainLine<'_>> {
-    if line.iter().any(|&b| b < 0x20) {
+    // A fold rather than `any`: the compiler turns it into a vector minimum, `any`'s early exit
+    // into a byte loop.
+    if line.iter().fold(u8::MAX, |low, &b| low.min(b)) < 0x20 {
         return None;
     }
     let text = std::str::from_utf8(line).ok()?;
