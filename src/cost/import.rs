@@ -597,13 +597,13 @@ struct Pending {
 }
 
 /// Whether to take the bulk path: a large import into a home database holding few rows compared
-/// with it. The bulk path writes the whole import in one transaction, in chunks of
-/// [`BULK_CHUNK_ROWS`] written while the scanning threads go on; it tells new responses from
-/// stored and repeated ones itself (a set of key hashes: the stored keys read once under its write
-/// lock, then every key it inserts), so that it inserts many rows per statement, and it sets the
-/// rollup trigger aside. The price is holding the write lock for the whole import (hooks wait,
-/// then record a fault), so only when it pays. `TLC_IMPORT_BULK_MIN_BYTES` moves the size
-/// threshold (tests force the bulk path with 0).
+/// with it. The bulk path writes the import in two transactions (see [`commit_midway`]), in chunks
+/// of at least [`BULK_CHUNK_ROWS`] written while the scanning threads go on. It tells new responses
+/// from stored and repeated ones itself (a set of key hashes: the stored keys read under its write
+/// lock, then every key it inserts), so that it appends many rows per statement, and it sets the
+/// insert triggers aside (adding the rollup sums and `usage_key` rows itself). The price is
+/// holding the write lock for most of the import (hooks wait, then record a fault), so only when
+/// it pays. `TLC_IMPORT_BULK_MIN_BYTES` moves the size threshold (tests force the bulk path with 0).
 fn use_bulk_path(new_bytes: u64, stored_rows: u64) -> bool {
     let min = std::env::var("TLC_IMPORT_BULK_MIN_BYTES")
         .ok()
@@ -700,28 +700,14 @@ fn write_all(
     let bulk = use_bulk_path(total_bytes, stored.max(0) as u64);
     let mut bulk_state = None;
     if bulk {
-        // One transaction for the whole import; an error leaves it to roll back when the
-        // connection closes, the set-aside triggers with it.
-        conn.execute_batch("BEGIN IMMEDIATE").map_err(sq(db))?;
-        let mut seen = SeenKeys::with_capacity_and_hasher(stored.max(0) as usize + (total_bytes / 1500) as usize, Default::default());
-        {
-            let mut st = conn.prepare_cached(q::USAGE_KEYS).map_err(sq(db))?;
-            let mut rows = st.query([]).map_err(sq(db))?;
-            while let Some(r) = rows.next().map_err(sq(db))? {
-                seen.insert(hasher.hash(r.get_ref(0).map_err(sq(db))?.as_str().unwrap_or("")));
-            }
-        }
-        let last_id: i64 = conn
-            .prepare_cached(q::USAGE_MAX_ID)
-            .and_then(|mut s| s.query_row([], |r| r.get(0)))
-            .map_err(sq(db))?;
-        bulk_state = Some(BulkState {
-            seen,
-            last_id,
-            keys: NewKeys::default(),
-            triggers: SuspendedTriggers::suspend(conn).map_err(sq(db))?,
-        });
+        let seen = SeenKeys::with_capacity_and_hasher(stored.max(0) as usize + (total_bytes / 1500) as usize, Default::default());
+        bulk_state = Some(begin_bulk(conn, db, hasher, seen, i64::MIN)?);
     }
+    // The bulk path commits once when about this much has been read, and a second connection
+    // checkpoints that first transaction while the rest is scanned and written, so that the
+    // import's last step copies only the rest into the database (see [`commit_midway`]).
+    let midway = total_bytes / 5 * 3;
+    let mut checkpointer: Option<std::thread::JoinHandle<()>> = None;
     // On the bulk path a chunk is everything scanned so far, once it is at least `chunk` responses;
     // `TLC_IMPORT_BULK_CHUNK_ROWS` lets tests write the chunks small.
     let chunk = std::env::var("TLC_IMPORT_BULK_CHUNK_ROWS")
@@ -770,22 +756,101 @@ fn write_all(
             gate.release(batch_rows);
             batch_rows = 0;
             batch_started = Instant::now();
+            if open && checkpointer.is_none() && done_bytes >= midway {
+                if let Some(state) = bulk_state.take() {
+                    let (next, started) = commit_midway(conn, db, &mut writer, hasher, state)?;
+                    bulk_state = Some(next);
+                    checkpointer = Some(started);
+                }
+            }
         }
     }
-    if let Some(mut bulk) = bulk_state {
-        let expected = bulk.keys.rows.len() as u64;
-        let added = writer.insert_keys(bulk.keys.sorted()).map_err(sq(db))?;
-        if added != expected {
-            return Err(CostError::Unusable(format!(
-                "{}: stored {added} of {expected} response keys; the import was rolled back",
-                db.display()
-            )));
+    if let Some(state) = bulk_state {
+        let (_, autocheckpoint) = end_bulk(conn, db, &mut writer, state)?;
+        if let Some(done) = checkpointer {
+            // Before the commit, whose own checkpoint then finds the first transaction copied
+            // already (and is not skipped for a checkpoint in progress).
+            let _ = done.join();
         }
-        bulk.triggers.restore(conn).map_err(sq(db))?;
+        conn.pragma_update(None, "wal_autocheckpoint", autocheckpoint).map_err(sq(db))?;
         conn.execute_batch("COMMIT").map_err(sq(db))?;
     }
     progress(total_bytes, total_bytes);
     Ok(())
+}
+
+/// Starts a bulk transaction: takes the write lock, adds the keys of rows stored after `after_id`
+/// to `seen`, and sets the insert triggers aside.
+fn begin_bulk(conn: &Connection, db: &Path, hasher: &KeyHasher, mut seen: SeenKeys, after_id: i64) -> Result<BulkState, CostError> {
+    // An error from here to the commit leaves the transaction to roll back when the connection
+    // closes, the set-aside triggers with it.
+    conn.execute_batch("BEGIN IMMEDIATE").map_err(sq(db))?;
+    {
+        let mut st = conn.prepare_cached(q::USAGE_KEYS).map_err(sq(db))?;
+        let mut rows = st.query([after_id]).map_err(sq(db))?;
+        while let Some(r) = rows.next().map_err(sq(db))? {
+            seen.insert(hasher.hash(r.get_ref(0).map_err(sq(db))?.as_str().unwrap_or("")));
+        }
+    }
+    let last_id: i64 = conn
+        .prepare_cached(q::USAGE_MAX_ID)
+        .and_then(|mut s| s.query_row([], |r| r.get(0)))
+        .map_err(sq(db))?;
+    Ok(BulkState {
+        seen,
+        last_id,
+        keys: NewKeys::default(),
+        triggers: SuspendedTriggers::suspend(conn).map_err(sq(db))?,
+    })
+}
+
+/// Ends a bulk transaction short of its commit: adds the `usage_key` rows of the rows it stored,
+/// in one sorted pass, and restores the triggers. Returns what the next transaction starts from
+/// (the keys seen, the last id) and the connection's `wal_autocheckpoint`.
+fn end_bulk(conn: &Connection, db: &Path, writer: &mut UsageWriter<'_>, mut state: BulkState) -> Result<((SeenKeys, i64), i64), CostError> {
+    let expected = state.keys.rows.len() as u64;
+    let added = writer.insert_keys(state.keys.sorted()).map_err(sq(db))?;
+    if added != expected {
+        return Err(CostError::Unusable(format!(
+            "{}: stored {added} of {expected} response keys; the import was rolled back",
+            db.display()
+        )));
+    }
+    state.triggers.restore(conn).map_err(sq(db))?;
+    let autocheckpoint: i64 = conn.pragma_query_value(None, "wal_autocheckpoint", |r| r.get(0)).map_err(sq(db))?;
+    Ok(((state.seen, state.last_id), autocheckpoint))
+}
+
+/// Commits the bulk path's first transaction without checkpointing it here, starts a thread that
+/// checkpoints it on a connection of its own while this one goes on, and begins the second
+/// transaction. Copying the WAL into the database file (and the two fsyncs around it) was a
+/// fifth of an import of 900,000 responses, all of it after the scan; this way about three
+/// fifths of it overlap the scan. The cost is a second commit: between the two, hooks may
+/// write, so the second transaction reads the keys they stored and numbers its rows on from
+/// theirs; an error in the second leaves the first committed, which is consistent (each file's
+/// read offset is committed with its rows).
+fn commit_midway(
+    conn: &Connection,
+    db: &Path,
+    writer: &mut UsageWriter<'_>,
+    hasher: &KeyHasher,
+    state: BulkState,
+) -> Result<(BulkState, std::thread::JoinHandle<()>), CostError> {
+    let ((seen, last_id), autocheckpoint) = end_bulk(conn, db, writer, state)?;
+    conn.pragma_update(None, "wal_autocheckpoint", 0).map_err(sq(db))?;
+    conn.execute_batch("COMMIT").map_err(sq(db))?;
+    conn.pragma_update(None, "wal_autocheckpoint", autocheckpoint).map_err(sq(db))?;
+    let path = db.to_path_buf();
+    let checkpointer = std::thread::spawn(move || {
+        // A checkpoint that fails or is skipped here costs nothing but time: the final
+        // commit's checkpoint copies whatever is left.
+        if let Ok(c) = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE) {
+            let _ = c.busy_timeout(Duration::from_secs(5));
+            let _ = c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+        }
+    });
+    let next = begin_bulk(conn, db, hasher, seen, last_id)?;
+    Ok((next, checkpointer))
 }
 
 /// Writes one batch of files: their responses, their rollup sums and their file states: on the
@@ -962,6 +1027,85 @@ mod tests {
             .collect();
         let ours: Vec<(String, i64)> = new.sorted().map(|(t, id)| (t.to_string(), id)).collect();
         assert_eq!(ours, by_sqlite);
+    }
+
+    #[test]
+    fn the_second_bulk_transaction_counts_what_hooks_stored_after_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("h.db");
+        let (conn, _) = crate::store::open_and_migrate(crate::store::DbKind::Home, &db).unwrap();
+        let hasher = KeyHasher::default();
+        let mut writer = UsageWriter::new(&conn).unwrap();
+        let row = |key| UsageRow {
+            dedup_key: key,
+            source: SOURCE,
+            project: "p",
+            repo_path: None,
+            session_id: "s",
+            provider: Some(PROVIDER),
+            ts: "2026-11-20T01:00:00.000Z",
+            model: "m",
+            usage: Default::default(),
+            cost_usd: None,
+            cost_source: None,
+            cost_pool: None,
+        };
+        let mut state = begin_bulk(&conn, &db, &hasher, SeenKeys::default(), i64::MIN).unwrap();
+        assert_eq!(state.last_id, 0);
+        for key in ["msg_a:req_a", "msg_b:req_b"] {
+            assert!(state.seen.insert(hasher.hash(key)));
+            state.last_id += 1;
+            state.keys.push(key, state.last_id);
+            writer.insert_new([(state.last_id, row(key))]).unwrap();
+        }
+        let (next, checkpointer) = commit_midway(&conn, &db, &mut writer, &hasher, state).unwrap();
+        checkpointer.join().unwrap();
+        // The first transaction is committed, its keys in `usage_key`, its triggers restored.
+        let other = Connection::open(&db).unwrap();
+        let keys: i64 = other.query_row("SELECT count(*) FROM usage_key", [], |r| r.get(0)).unwrap();
+        assert_eq!(keys, 2);
+        // The second began under the write lock, so a hook's row has to wait for it; its keys and
+        // ids are those of the first.
+        assert!(next.seen.contains(&hasher.hash("msg_b:req_b")));
+        assert_eq!(next.last_id, 2);
+        let (_, autocheckpoint) = end_bulk(&conn, &db, &mut writer, next).unwrap();
+        conn.pragma_update(None, "wal_autocheckpoint", autocheckpoint).unwrap();
+        conn.execute_batch("COMMIT").unwrap();
+        // A hook stores a response between two bulk transactions: the next one knows its key and
+        // numbers its own rows after it.
+        let hook_row = include_str!("../../queries/home/spool/usage_insert.sql");
+        other
+            .execute(
+                hook_row,
+                rusqlite::params![
+                    "msg_h:req_h",
+                    "spool",
+                    "p",
+                    "/r",
+                    "s",
+                    "claude",
+                    "2026-11-20T02:00:00.000Z",
+                    "m",
+                    1,
+                    2,
+                    3,
+                    4,
+                    0.1,
+                    "x",
+                    None::<String>
+                ],
+            )
+            .unwrap();
+        let again = begin_bulk(&conn, &db, &hasher, SeenKeys::default(), 2).unwrap();
+        assert!(again.seen.contains(&hasher.hash("msg_h:req_h")));
+        assert!(!again.seen.contains(&hasher.hash("msg_a:req_a")));
+        assert_eq!(again.last_id, 3);
+        drop(again);
+        conn.execute_batch("ROLLBACK").unwrap();
+        let integrity: String = other.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(integrity, "ok");
+        let rows: i64 = other.query_row("SELECT count(*) FROM usage_key", [], |r| r.get(0)).unwrap();
+        assert_eq!(rows, 3);
     }
 
     #[test]

@@ -1,2 +1,3 @@
--- Every stored dedup key, read once by the bulk import under its write lock.
-SELECT dedup_key FROM usage
+-- The dedup keys of the rows after an id, read by the bulk import under its write lock: every
+-- stored key when it starts, then the keys hooks stored between its two transactions.
+SELECT dedup_key FROM usage WHERE id > ?1
