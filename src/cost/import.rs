@@ -151,7 +151,13 @@ struct RowKey {
 
 /// `substr(key, -16)`: the key's last 16 characters, as `usage_key` holds it.
 fn key_tail(key: &str) -> &str {
-    key.char_indices().rev().nth(15).map_or(key, |(at, _)| &key[at..])
+    let b = key.as_bytes();
+    match b.len().checked_sub(16) {
+        None => key,
+        // 16 ASCII bytes are 16 characters: the common case, without walking characters.
+        Some(at) if b[at..].is_ascii() => &key[at..],
+        Some(_) => key.char_indices().rev().nth(15).map_or(key, |(at, _)| &key[at..]),
+    }
 }
 
 /// The first 16 bytes of `tail`, big-endian and zero-padded: two tails whose values differ here
