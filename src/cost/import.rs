@@ -726,6 +726,10 @@ fn write_all(
     let mut batch: Vec<Pending> = Vec::new();
     let mut batch_rows = 0usize;
     let mut batch_started = Instant::now();
+    // Files already written are freed on a thread of their own: four strings a response, a tenth
+    // of this thread's time, and this thread is the one the import waits for.
+    let (freed, to_free) = mpsc::channel::<Vec<Pending>>();
+    let freer = std::thread::spawn(move || to_free.into_iter().for_each(drop));
     let mut open = true;
     while open {
         let mut next = rx.recv().ok();
@@ -758,7 +762,7 @@ fn write_all(
         };
         if (due || !open) && !batch.is_empty() {
             write_batch(conn, db, jobs, &batch, &mut writer, resolver, bulk_state.as_mut(), now, summary)?;
-            batch.clear();
+            let _ = freed.send(std::mem::take(&mut batch));
             gate.release(batch_rows);
             batch_rows = 0;
             batch_started = Instant::now();
@@ -771,6 +775,8 @@ fn write_all(
             }
         }
     }
+    drop(freed);
+    let _ = freer.join();
     if let Some(state) = bulk_state {
         let (_, autocheckpoint) = end_bulk(conn, db, &mut writer, state)?;
         if let Some(done) = checkpointer {
