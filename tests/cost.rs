@@ -664,3 +664,34 @@ fn report_total_tokens(expected: &Value) -> Value {
         .sum();
     Value::from(sum)
 }
+
+/// Since V6 the database no longer refuses a second copy of a dedup key: every compiled-in insert
+/// into `usage` must look the key up in `usage_key` first, except the bulk import's, which checks
+/// its keys itself under its write lock.
+#[test]
+fn every_insert_into_usage_looks_its_key_up_first() {
+    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("queries")];
+    let mut checked = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let sql = std::fs::read_to_string(&path).unwrap();
+            let inserts = sql.lines().any(|l| !l.trim_start().starts_with("--") && l.contains("INTO usage ("));
+            if !inserts || path.ends_with("cost/usage_insert_new.sql") {
+                continue;
+            }
+            assert!(
+                sql.contains("WHERE NOT EXISTS (SELECT 1 FROM usage_key k JOIN usage u ON u.id = k.id")
+                    && sql.contains("WHERE k.tail = substr(?1, -16) AND u.dedup_key = ?1)"),
+                "{} inserts into usage without looking its key up in usage_key",
+                path.display()
+            );
+            checked.push(path);
+        }
+    }
+    assert_eq!(checked.len(), 2, "{checked:?}");
+}

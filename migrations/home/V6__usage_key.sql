@@ -14,7 +14,7 @@ CREATE TABLE usage_key (
     PRIMARY KEY (tail, id)
 ) WITHOUT ROWID;
 
-INSERT INTO usage_key (tail, id) SELECT substr(dedup_key, -16), id FROM usage;
+INSERT INTO usage_key (tail, id) SELECT substr(dedup_key, -16), id FROM usage ORDER BY 1, 2;
 
 CREATE TRIGGER usage_key_insert AFTER INSERT ON usage
 BEGIN

@@ -2,14 +2,15 @@
 //! home database's `usage` table, tagged with its project (see [`project_of_cwd`]).
 //!
 //! Idempotent twice over: `transcript_files` keeps how far each file was read, so a re-import
-//! reads only new bytes; and every response carries its dedup key, stored once (the insert checks
-//! it against the stored keys, see `usage_insert.sql`; the bulk path against the keys it read), so a file that shrank or was replaced (another inode, or its first
-//! bytes changed) is read again from the top without counting anything twice.
+//! reads only new bytes; and every response carries its dedup key, stored once (the insert looks
+//! it up in `usage_key`, see `usage_insert.sql`; the bulk path checks the keys it read), so a file
+//! that shrank or was replaced (another inode, or its first bytes changed) is read again from the
+//! top without counting anything twice.
 //!
-//! Throughput: worker threads read, scan and group files; this thread prices and inserts, in
-//! dedup-key order (see [`write_batch`]). Rows are committed in batches (one file is never split
-//! over two transactions) so that hooks writing to the same database are never kept waiting long,
-//! except on the bulk path (see [`use_bulk_path`]).
+//! Throughput: worker threads read, scan and group files; this thread prices and inserts (see
+//! [`write_batch`]). Rows are committed in batches (one file is never split over two
+//! transactions) so that hooks writing to the same database are never kept waiting long, except
+//! on the bulk path (see [`use_bulk_path`]).
 
 use super::catalog::{CachedResolver, CostError, PriceCatalog, ResolvedPrice};
 use super::rates::priced_cost;
@@ -42,9 +43,9 @@ const BATCH_TIME: Duration = Duration::from_millis(1000);
 /// to what was scanned while the one before was written.
 const BULK_CHUNK_ROWS: usize = 25_000;
 /// Scanning threads wait while this many responses are scanned but not yet written. This bounds
-/// the import's memory (a whole 1.65 GB set held 425 MB; this holds about 360 MB), yet lets the
-/// scan go on while the writer works: with a bound of a few files, the two sat idle by turns and
-/// the import took 4.6–5.0 s instead of 4.3 s.
+/// the import's memory (a whole 1.65 GB set held 425 MB in one batch; imports of it now peak at
+/// 210–260 MB), yet lets the scan go on while the writer works: with a bound of a few files, the
+/// two sat idle by turns and the import took 4.6–5.0 s instead of 4.3 s.
 const IN_FLIGHT_ROWS: usize = 300_000;
 /// Imports smaller than this always take the row-by-row path (see [`use_bulk_path`]).
 const BULK_MIN_BYTES: u64 = 128 << 20;
@@ -149,8 +150,10 @@ struct RowKey {
     group: u32,
 }
 
-/// `substr(key, -16)`: the key's last 16 characters, as `usage_key` holds it.
+/// `substr(key, -16)`: the key's last 16 characters, as `usage_key` holds it. SQLite's `substr`
+/// reads a text only up to its first NUL character, so this does too.
 fn key_tail(key: &str) -> &str {
+    let key = memchr::memchr(0, key.as_bytes()).map_or(key, |nul| &key[..nul]);
     let b = key.as_bytes();
     match b.len().checked_sub(16) {
         None => key,
@@ -182,23 +185,20 @@ fn tail_order(key: &str) -> u128 {
 struct NewKeys {
     tails: Vec<u8>,
     /// (order prefix of the tail, tail's start in `tails`, its length, the row's id)
-    rows: Vec<(u128, u32, u8, i64)>,
+    rows: Vec<(u128, usize, u8, i64)>,
 }
 
 impl NewKeys {
     fn push(&mut self, key: &str, id: i64) {
         let tail = key_tail(key).as_bytes();
-        // 16 characters are at most 64 bytes; the buffer is far below 4 GiB for any import that
-        // fits in memory, and a larger one falls back to an empty slice rather than a wrong one.
-        let start = u32::try_from(self.tails.len()).unwrap_or(u32::MAX);
-        self.rows.push((order_prefix(tail), start, tail.len() as u8, id));
+        // 16 characters are at most 64 bytes.
+        self.rows.push((order_prefix(tail), self.tails.len(), tail.len() as u8, id));
         self.tails.extend_from_slice(tail);
     }
 
-    fn tail(&self, start: u32, len: u8) -> &str {
-        let bytes = self.tails.get(start as usize..start as usize + len as usize).unwrap_or_default();
-        // Every tail was pushed whole from a str, so it is UTF-8.
-        std::str::from_utf8(bytes).unwrap_or_default()
+    fn tail(&self, start: usize, len: u8) -> &str {
+        // Every tail was pushed whole from a str, so the range is in the buffer and is UTF-8.
+        std::str::from_utf8(&self.tails[start..start + usize::from(len)]).unwrap_or_default()
     }
 
     /// The rows in `usage_key`'s order: (tail, id).
@@ -510,8 +510,8 @@ pub fn import_transcripts(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ImportSummary, CostError> {
     let files = find_transcripts(dir).map_err(CostError::Unusable)?;
-    // Rows go in in key order, so the pages being changed are few at any time; a 16 MiB cache holds
-    // them (128 MiB measured no faster on 900,000 responses, and cost 130 MB more memory).
+    // The pages being changed at any time are few (appended rows, keys added in order); a 16 MiB
+    // cache holds them (64 and 128 MiB measured no faster on 900,000 responses, and cost memory).
     conn.execute_batch("PRAGMA cache_size = -16384").map_err(sq(db))?;
     let states = load_states(conn, db)?;
     let mut summary = ImportSummary {
@@ -554,7 +554,10 @@ pub fn import_transcripts(
     let mut resolver = CachedResolver::new(catalog, Some(PROVIDER));
     let now = crate::clock::now_stamp();
     let hasher = KeyHasher::default();
-    std::thread::scope(|scope| -> Result<(), CostError> {
+    let result = std::thread::scope(|scope| -> Result<(), CostError> {
+        // Closed however this closure ends (an error or a panic included), before the scope
+        // waits for the workers: they stop at the gate or at their next send.
+        let _close = CloseOnDrop(&gate);
         for _ in 0..workers {
             let tx = tx.clone();
             let (jobs, next, hasher, gate) = (&jobs, &next, &hasher, &gate);
@@ -572,7 +575,7 @@ pub fn import_transcripts(
             });
         }
         drop(tx);
-        let result = write_all(
+        write_all(
             conn,
             db,
             &jobs,
@@ -584,11 +587,14 @@ pub fn import_transcripts(
             &mut summary,
             progress,
             total_bytes,
-        );
-        // On an error too: the workers stop at the gate or at their next send.
-        gate.close();
-        result
-    })?;
+        )
+    });
+    if result.is_err() && !conn.is_autocommit() {
+        // The bulk path's open transaction, with the insert triggers set aside: rolled back here,
+        // not left to whoever uses this connection next.
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    result?;
     Ok(summary)
 }
 
@@ -627,6 +633,15 @@ struct KeyHasher(std::collections::hash_map::RandomState, std::collections::hash
 impl KeyHasher {
     fn hash(&self, key: &str) -> u128 {
         (u128::from(self.0.hash_one(key)) << 64) | u128::from(self.1.hash_one(key))
+    }
+}
+
+/// Closes a [`RowGate`] when dropped.
+struct CloseOnDrop<'g>(&'g RowGate);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
     }
 }
 
@@ -720,7 +735,8 @@ fn write_all(
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(BULK_CHUNK_ROWS)
-        .max(1);
+        // A chunk waits for responses the gate would never let in past IN_FLIGHT_ROWS.
+        .clamp(1, IN_FLIGHT_ROWS);
     let mut done_bytes = 0u64;
     let mut writer = UsageWriter::new(conn).map_err(sq(db))?;
     let mut batch: Vec<Pending> = Vec::new();
@@ -824,7 +840,7 @@ fn end_bulk(conn: &Connection, db: &Path, writer: &mut UsageWriter<'_>, mut stat
     let added = writer.insert_keys(state.keys.sorted()).map_err(sq(db))?;
     if added != expected {
         return Err(CostError::Unusable(format!(
-            "{}: stored {added} of {expected} response keys; the import was rolled back",
+            "{}: stored {added} of {expected} response keys; this transaction of the import was rolled back",
             db.display()
         )));
     }
@@ -947,7 +963,7 @@ fn write_batch(
             .map_err(sq(db))?;
         if stored != rows {
             return Err(CostError::Unusable(format!(
-                "{}: stored {stored} of {rows} new responses; the import was rolled back",
+                "{}: stored {stored} of {rows} new responses; this transaction of the import was rolled back",
                 db.display()
             )));
         }
@@ -1016,6 +1032,9 @@ mod tests {
             "Z",
             "/t/a.jsonl@120",
             "/t/b.jsonl@120",
+            "msg_01b6d1e29b6f\u{0}x",
+            "msg_01b6d1e29b6f68bbff53af00:req_0\u{0}11c2ce67ed4d57b1e2feb89",
+            "\u{0}",
             "/home/é/sessiön-ü.jsonl@9",
             "/x/ééééééééééééééééé",
             "/y/ééééééééééééééééé",

@@ -260,7 +260,8 @@ pub fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
         };
         if let Some(h) = hash {
             // On a (vanishingly rare) hash collision the first key keeps the slot; a repeat of the
-            // second may then be recorded twice here, and the store's unique key drops it.
+            // second may then be recorded twice here, and the store keeps it once (the insert's
+            // lookup in `usage_key`, or the bulk import's set of key hashes).
             seen.entry(h).or_insert(scan.records.len() as u32);
         }
         scan.records.push(UsageRecord {

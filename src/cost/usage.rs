@@ -244,25 +244,21 @@ impl<'c> UsageWriter<'c> {
     /// (an id in use, say) fails the call and rolls back the caller's whole transaction
     /// (`OR ROLLBACK`).
     pub fn insert_new<'r>(&mut self, rows: impl IntoIterator<Item = (i64, UsageRow<'r>)>) -> rusqlite::Result<u64> {
-        if self.insert_new.is_none() {
-            self.insert_new = Some(InsertPair::prepare(self.conn, q::USAGE_INSERT_NEW, ROWS_PER_STATEMENT)?);
-        }
-        match self.insert_new.as_mut() {
-            Some(pair) => pair.insert_all(rows, new_row_params),
-            None => Ok(0),
-        }
+        let pair = match &mut self.insert_new {
+            Some(pair) => pair,
+            empty => empty.insert(InsertPair::prepare(self.conn, q::USAGE_INSERT_NEW, ROWS_PER_STATEMENT)?),
+        };
+        pair.insert_all(rows, new_row_params)
     }
 
     /// Adds `usage_key` rows (tail, id) for rows stored with [`UsageWriter::insert_new`] while the
     /// key trigger was set aside (see [`SuspendedTriggers`]), best in (tail, id) order.
     pub fn insert_keys<'k>(&mut self, keys: impl IntoIterator<Item = (&'k str, i64)>) -> rusqlite::Result<u64> {
-        if self.insert_keys.is_none() {
-            self.insert_keys = Some(InsertPair::prepare(self.conn, q::USAGE_KEY_INSERT_NEW, KEYS_PER_STATEMENT)?);
-        }
-        match self.insert_keys.as_mut() {
-            Some(pair) => pair.insert_all(keys, key_params),
-            None => Ok(0),
-        }
+        let pair = match &mut self.insert_keys {
+            Some(pair) => pair,
+            empty => empty.insert(InsertPair::prepare(self.conn, q::USAGE_KEY_INSERT_NEW, KEYS_PER_STATEMENT)?),
+        };
+        pair.insert_all(keys, key_params)
     }
 
     /// Adds the sums of rows of source `transcript` inserted with [`UsageWriter::insert_unsummed`].
@@ -337,8 +333,8 @@ impl<'c> UsageWriter<'c> {
 /// statement a statement journal, a third of a bulk import's inserts; the key trigger would add
 /// each key at a random place instead of in one sorted pass. Dropped and restored from their
 /// stored text inside the caller's transaction, so no other connection ever sees the table without
-/// them; [`SuspendedTriggers::restore`] must run before the commit (an error before it rolls the
-/// transaction back, the triggers with it).
+/// them; [`SuspendedTriggers::restore`] must run before the commit, and on an error the caller must
+/// roll the transaction back (the triggers come back with it), as the import does.
 pub struct SuspendedTriggers(Vec<String>);
 
 /// The triggers [`SuspendedTriggers`] may drop (names are not bound parameters, so they are checked
