@@ -510,6 +510,7 @@ pub fn import_transcripts(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ImportSummary, CostError> {
     let files = find_transcripts(dir).map_err(CostError::Unusable)?;
+    keep_freed_memory();
     // The pages being changed at any time are few (appended rows, keys added in order); a 16 MiB
     // cache holds them (64 and 128 MiB measured no faster on 900,000 responses, and cost memory).
     conn.execute_batch("PRAGMA cache_size = -16384").map_err(sq(db))?;
@@ -596,6 +597,21 @@ pub fn import_transcripts(
     }
     result?;
     Ok(summary)
+}
+
+/// Asks glibc's allocator to keep memory it frees for reuse instead of handing it back to the
+/// kernel. An import allocates and frees a few hundred MB of batches over and over; returning it
+/// made the kernel unmap and fault in fresh zeroed pages each time (interleaved runs: 2.62–2.66 s
+/// against 2.70–2.81 s, system time 1.04 s against 1.17 s). Process-wide, so only for a command
+/// that ends with the import; the memory goes back at exit.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes the allocator's thresholds; it has no memory-safety
+    // preconditions, and a refused setting (return 0) leaves the defaults.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
+    }
 }
 
 /// One file's scan waiting in a batch.
