@@ -49,19 +49,7 @@ pub fn read(line: &[u8]) -> Option<PlainLine<'_>> {
     let text = std::str::from_utf8(line).ok()?;
     let mut r = Reader { s: text, at: 0 };
     let mut out = PlainLine::default();
-    let mut seen = [false; 5];
-    r.object(|r, key| {
-        let slot = match key {
-            "type" => 0,
-            "sessionId" => 1,
-            "timestamp" => 2,
-            "requestId" => 3,
-            "message" => 4,
-            _ => return r.skip_value(1),
-        };
-        if std::mem::replace(&mut seen[slot], true) {
-            return None;
-        }
+    r.wanted_fields(["type", "sessionId", "timestamp", "requestId", "message"], 1, |r, slot| {
         match slot {
             0 => out.kind = r.kept_string()?,
             1 => out.session_id = r.kept_string()?,
@@ -127,6 +115,23 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// An object of which only the keys in `names` are wanted: `field` reads the value of the
+    /// wanted key at `names[slot]`, every other value is skipped (at nesting `depth`). A wanted key
+    /// given twice is not plain (serde_json refuses a duplicate field).
+    fn wanted_fields<const N: usize>(
+        &mut self,
+        names: [&str; N],
+        depth: usize,
+        mut field: impl FnMut(&mut Self, usize) -> Option<()>,
+    ) -> Option<()> {
+        let mut seen = [false; N];
+        self.object(|r, key| match names.iter().position(|&n| n == key) {
+            None => r.skip_value(depth),
+            Some(slot) if std::mem::replace(&mut seen[slot], true) => None,
+            Some(slot) => field(r, slot),
+        })
+    }
+
     /// A string with no escape in it, borrowed; `None` for any other.
     fn string(&mut self) -> Option<&'a str> {
         if self.peek()? != b'"' {
@@ -172,17 +177,7 @@ impl<'a> Reader<'a> {
             return Some(None);
         }
         let mut m = PlainMessage::default();
-        let mut seen = [false; 3];
-        self.object(|r, key| {
-            let slot = match key {
-                "id" => 0,
-                "model" => 1,
-                "usage" => 2,
-                _ => return r.skip_value(2),
-            };
-            if std::mem::replace(&mut seen[slot], true) {
-                return None;
-            }
+        self.wanted_fields(["id", "model", "usage"], 2, |r, slot| {
             match slot {
                 0 => m.id = r.kept_string()?,
                 1 => m.model = r.kept_string()?,
@@ -198,18 +193,13 @@ impl<'a> Reader<'a> {
             return Some(None);
         }
         let mut u = PlainUsage::default();
-        let mut seen = [false; 4];
-        self.object(|r, key| {
-            let slot = match key {
-                "input_tokens" => 0,
-                "output_tokens" => 1,
-                "cache_creation_input_tokens" => 2,
-                "cache_read_input_tokens" => 3,
-                _ => return r.skip_value(3),
-            };
-            if std::mem::replace(&mut seen[slot], true) {
-                return None;
-            }
+        let names = [
+            "input_tokens",
+            "output_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        ];
+        self.wanted_fields(names, 3, |r, slot| {
             let v = r.count()?;
             match slot {
                 0 => u.input_tokens = v,
