@@ -68,6 +68,15 @@ fn count(conn: &rusqlite::Connection, sql: &str) -> i64 {
     conn.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
+/// Every row of a two-column query.
+fn pairs<A: rusqlite::types::FromSql, B: rusqlite::types::FromSql>(conn: &rusqlite::Connection, sql: &str) -> Vec<(A, B)> {
+    let mut st = conn.prepare(sql).unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
 fn close(a: f64, b: f64) -> bool {
     ((a - b) / b).abs() < 1e-9
 }
@@ -315,15 +324,10 @@ fn a_refresh_to_fewer_than_half_the_entries_is_refused_and_changes_nothing() {
     let v = env.json(&["prices", "lookup", "claude-sonnet-4-5", "--json"]);
     assert_eq!(v["builtin"], false);
     let conn = env.db();
-    let before: Vec<(String, f64)> = {
-        let mut st = conn
-            .prepare("SELECT model_key, input FROM prices WHERE plane = 'litellm' ORDER BY model_key")
-            .unwrap();
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-    };
+    let before: Vec<(String, f64)> = pairs(
+        &conn,
+        "SELECT model_key, input FROM prices WHERE plane = 'litellm' ORDER BY model_key",
+    );
 
     let doc: serde_json::Map<String, Value> = serde_json::from_str(&std::fs::read_to_string(CATALOG).unwrap()).unwrap();
     let ten: serde_json::Map<String, Value> = doc
@@ -337,15 +341,10 @@ fn a_refresh_to_fewer_than_half_the_entries_is_refused_and_changes_nothing() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("10") && err.contains("3882") && err.contains("refused"), "{err}");
-    let after: Vec<(String, f64)> = {
-        let mut st = conn
-            .prepare("SELECT model_key, input FROM prices WHERE plane = 'litellm' ORDER BY model_key")
-            .unwrap();
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
-    };
+    let after: Vec<(String, f64)> = pairs(
+        &conn,
+        "SELECT model_key, input FROM prices WHERE plane = 'litellm' ORDER BY model_key",
+    );
     assert_eq!(before, after);
     let outcomes: Vec<String> = {
         let mut st = conn
@@ -486,14 +485,10 @@ fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
     // The triggers the bulk path set aside are back as they were, and `usage_key` holds exactly
     // every row's (tail, id), as the key trigger makes it on the other path.
     let schema = |e: &Env| -> Vec<(String, String)> {
-        let conn = e.db();
-        let mut st = conn
-            .prepare("SELECT name, sql FROM sqlite_master WHERE tbl_name = 'usage' AND sql IS NOT NULL ORDER BY name")
-            .unwrap();
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
+        pairs(
+            &e.db(),
+            "SELECT name, sql FROM sqlite_master WHERE tbl_name = 'usage' AND sql IS NOT NULL ORDER BY name",
+        )
     };
     let names: Vec<String> = schema(&bulk).into_iter().map(|(n, _)| n).collect();
     assert_eq!(
@@ -509,14 +504,10 @@ fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
     );
     assert_eq!(schema(&bulk), schema(&slow));
     let keys = |e: &Env| -> Vec<(String, String)> {
-        let conn = e.db();
-        let mut st = conn
-            .prepare("SELECT k.tail, u.dedup_key FROM usage_key k JOIN usage u ON u.id = k.id ORDER BY 1, 2")
-            .unwrap();
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect()
+        pairs(
+            &e.db(),
+            "SELECT k.tail, u.dedup_key FROM usage_key k JOIN usage u ON u.id = k.id ORDER BY 1, 2",
+        )
     };
     let bulk_keys = keys(&bulk);
     assert_eq!(bulk_keys.len(), 60);

@@ -1083,20 +1083,7 @@ mod tests {
         let (conn, _) = crate::store::open_and_migrate(crate::store::DbKind::Home, &db).unwrap();
         let hasher = KeyHasher::default();
         let mut writer = UsageWriter::new(&conn).unwrap();
-        let row = |key| UsageRow {
-            dedup_key: key,
-            source: SOURCE,
-            project: "p",
-            repo_path: None,
-            session_id: "s",
-            provider: Some(PROVIDER),
-            ts: "2026-11-20T01:00:00.000Z",
-            model: "m",
-            usage: Default::default(),
-            cost_usd: None,
-            cost_source: None,
-            cost_pool: None,
-        };
+        let row = |key| UsageRow::for_test(key, "2026-11-20T01:00:00.000Z");
         let mut state = begin_bulk(&conn, &db, &hasher, SeenKeys::default(), i64::MIN).unwrap();
         assert_eq!(state.last_id, 0);
         for key in ["msg_a:req_a", "msg_b:req_b"] {

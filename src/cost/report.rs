@@ -163,18 +163,12 @@ mod tests {
             ("c", "p2", "2026-11-21T11:00:00.000Z", "unknown", None),
         ] {
             let row = crate::cost::usage::UsageRow {
-                dedup_key: k,
-                source: crate::cost::usage::ROLLED_UP_BY_WRITER,
                 project,
-                repo_path: None,
-                session_id: "s",
                 provider: None,
-                ts,
                 model,
                 usage: u,
                 cost_usd: cost,
-                cost_source: None,
-                cost_pool: None,
+                ..crate::cost::usage::UsageRow::for_test(k, ts)
             };
             w.insert(&row).unwrap();
         }

@@ -35,6 +35,28 @@ pub struct UsageRow<'a> {
     pub cost_pool: Option<&'a str>,
 }
 
+#[cfg(test)]
+impl<'a> UsageRow<'a> {
+    /// An unpriced transcript response with no tokens, of project `p`, session `s` and model `m`:
+    /// what tests start from.
+    pub fn for_test(dedup_key: &'a str, ts: &'a str) -> UsageRow<'a> {
+        UsageRow {
+            dedup_key,
+            source: ROLLED_UP_BY_WRITER,
+            project: "p",
+            repo_path: None,
+            session_id: "s",
+            provider: Some("claude"),
+            ts,
+            model: "m",
+            usage: TokenUsage::default(),
+            cost_usd: None,
+            cost_source: None,
+            cost_pool: None,
+        }
+    }
+}
+
 /// The sums `usage_rollup` and `usage_daily` keep per group of responses.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub struct Sums {
@@ -415,18 +437,9 @@ mod tests {
             cache_write: 4,
         };
         let row = |k: &'static str, day: &'static str, cost: Option<f64>| UsageRow {
-            dedup_key: k,
-            source: ROLLED_UP_BY_WRITER,
-            project: "p",
-            repo_path: None,
-            session_id: "s",
-            provider: Some("claude"),
-            ts: day,
-            model: "m",
             usage: u,
             cost_usd: cost,
-            cost_source: None,
-            cost_pool: None,
+            ..UsageRow::for_test(k, day)
         };
         assert!(w.insert(&row("a", "2026-11-20T01:00:00.000Z", Some(0.5))).unwrap());
         assert!(w.insert(&row("b", "2026-11-20T02:00:00.000Z", None)).unwrap());
@@ -478,22 +491,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (conn, _) = crate::store::open_and_migrate(DbKind::Home, &dir.path().join("h.db")).unwrap();
         let keys: Vec<String> = (0..ROWS_PER_STATEMENT * 2 + 3).map(|i| format!("k{i:04}")).collect();
-        fn row(k: &str) -> UsageRow<'_> {
-            UsageRow {
-                dedup_key: k,
-                source: ROLLED_UP_BY_WRITER,
-                project: "p",
-                repo_path: None,
-                session_id: "s",
-                provider: Some("claude"),
-                ts: "2026-11-20T01:00:00.000Z",
-                model: "m",
-                usage: TokenUsage::default(),
-                cost_usd: None,
-                cost_source: None,
-                cost_pool: None,
-            }
-        }
+        let row = |k| UsageRow::for_test(k, "2026-11-20T01:00:00.000Z");
         let count = |c: &Connection| -> i64 { c.query_row("SELECT count(*) FROM usage", [], |r| r.get(0)).unwrap() };
         let pairs = |c: &Connection, sql: &str| -> Vec<(String, i64)> {
             let mut st = c.prepare(sql).unwrap();
