@@ -810,13 +810,12 @@ fn write_all(
     drop(freed);
     let _ = freer.join();
     if let Some(state) = bulk_state {
-        let (_, autocheckpoint) = end_bulk(conn, db, &mut writer, state)?;
+        end_bulk(conn, db, &mut writer, state)?;
         if let Some(done) = checkpointer {
             // Before the commit, whose own checkpoint then finds the first transaction copied
             // already (and is not skipped for a checkpoint in progress).
             let _ = done.join();
         }
-        conn.pragma_update(None, "wal_autocheckpoint", autocheckpoint).map_err(sq(db))?;
         conn.execute_batch("COMMIT").map_err(sq(db))?;
     }
     progress(total_bytes, total_bytes);
@@ -850,8 +849,8 @@ fn begin_bulk(conn: &Connection, db: &Path, hasher: &KeyHasher, mut seen: SeenKe
 
 /// Ends a bulk transaction short of its commit: adds the `usage_key` rows of the rows it stored,
 /// in one sorted pass, and restores the triggers. Returns what the next transaction starts from
-/// (the keys seen, the last id) and the connection's `wal_autocheckpoint`.
-fn end_bulk(conn: &Connection, db: &Path, writer: &mut UsageWriter<'_>, mut state: BulkState) -> Result<((SeenKeys, i64), i64), CostError> {
+/// (the keys seen, the last id).
+fn end_bulk(conn: &Connection, db: &Path, writer: &mut UsageWriter<'_>, mut state: BulkState) -> Result<(SeenKeys, i64), CostError> {
     let expected = state.keys.rows.len() as u64;
     let added = writer.insert_keys(state.keys.sorted()).map_err(sq(db))?;
     if added != expected {
@@ -861,8 +860,7 @@ fn end_bulk(conn: &Connection, db: &Path, writer: &mut UsageWriter<'_>, mut stat
         )));
     }
     state.triggers.restore(conn).map_err(sq(db))?;
-    let autocheckpoint: i64 = conn.pragma_query_value(None, "wal_autocheckpoint", |r| r.get(0)).map_err(sq(db))?;
-    Ok(((state.seen, state.last_id), autocheckpoint))
+    Ok((state.seen, state.last_id))
 }
 
 /// Commits the bulk path's first transaction without checkpointing it here, starts a thread that
@@ -880,7 +878,8 @@ fn commit_midway(
     hasher: &KeyHasher,
     state: BulkState,
 ) -> Result<(BulkState, std::thread::JoinHandle<()>), CostError> {
-    let ((seen, last_id), autocheckpoint) = end_bulk(conn, db, writer, state)?;
+    let (seen, last_id) = end_bulk(conn, db, writer, state)?;
+    let autocheckpoint: i64 = conn.pragma_query_value(None, "wal_autocheckpoint", |r| r.get(0)).map_err(sq(db))?;
     conn.pragma_update(None, "wal_autocheckpoint", 0).map_err(sq(db))?;
     conn.execute_batch("COMMIT").map_err(sq(db))?;
     conn.pragma_update(None, "wal_autocheckpoint", autocheckpoint).map_err(sq(db))?;
@@ -1102,8 +1101,7 @@ mod tests {
         // ids are those of the first.
         assert!(next.seen.contains(&hasher.hash("msg_b:req_b")));
         assert_eq!(next.last_id, 2);
-        let (_, autocheckpoint) = end_bulk(&conn, &db, &mut writer, next).unwrap();
-        conn.pragma_update(None, "wal_autocheckpoint", autocheckpoint).unwrap();
+        end_bulk(&conn, &db, &mut writer, next).unwrap();
         conn.execute_batch("COMMIT").unwrap();
         // A hook stores a response between two bulk transactions: the next one knows its key and
         // numbers its own rows after it.
