@@ -8,6 +8,7 @@
 pub mod claude;
 pub mod cursor;
 mod fault_log;
+mod mask;
 mod record;
 mod usage;
 pub mod wiring;
@@ -141,7 +142,11 @@ pub fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> S
         }
     };
     let outcome = record::process(provider, value, now, faults);
-    provider.render(&outcome.hook_event, &outcome.decision)
+    let response = provider.render(&outcome.hook_event, &outcome.decision);
+    match &outcome.mask {
+        Some(mask) => mask::apply(provider, &outcome.hook_event, response, mask),
+        None => response,
+    }
 }
 
 /// Parses a payload: JSON, tolerating invalid UTF-8 by replacing it.

@@ -4,7 +4,7 @@
 use super::{fault_log, Mapped, Provider};
 use crate::config::Config;
 use crate::obs::event::truncate_attrs;
-use crate::obs::redact::Redactor;
+use crate::obs::redact::{Detectors, Redactor};
 use crate::obs::spool::Spool;
 use crate::obs::{Event, EventStore, Kind, Plane};
 use crate::paths::Paths;
@@ -46,9 +46,35 @@ fn wait_for_writer(retries: i32) -> bool {
     true
 }
 
+/// Payload fields tlc uses as given — the paths it reads or records, the ids it pairs and
+/// deduplicates by, model names — go through the labelled detectors only: the entropy rule would
+/// take a Claude Code project folder such as `-Users-JohnSmith-Documents-GitHub-MyApp2` for a key.
+const VERBATIM_FIELDS: &[&str] = &[
+    "/transcript_path",
+    "/agent_transcript_path",
+    "/cwd",
+    "/workspace_roots",
+    "/file_path",
+    "/tool_input/file_path",
+    "/tool_input/path",
+    "/tool_input/notebook_path",
+    "/tool_input/cwd",
+    "/session_id",
+    "/conversation_id",
+    "/generation_id",
+    "/prompt_id",
+    "/tool_use_id",
+    "/agent_id",
+    "/model",
+    "/subagent_model",
+    "/tool_input/model",
+];
+
 pub struct Outcome {
     pub hook_event: String,
     pub decision: Decision,
+    /// What the model gets instead of (or besides) a tool output that held a secret.
+    pub mask: Option<super::mask::ModelMask>,
 }
 
 /// Handles a payload; `None` when it could not be used (the faults say why), in which case only
@@ -56,6 +82,12 @@ pub struct Outcome {
 pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<chrono::Utc>, mut faults: Vec<String>) -> Outcome {
     let usable = value.is_some();
     let mut value = value.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    // The redaction salt is the session, so one secret keeps one placeholder within it.
+    let salt = ["session_id", "conversation_id"]
+        .iter()
+        .find_map(|k| value.get(*k).and_then(Value::as_str))
+        .unwrap_or("");
+    let redactor = Redactor::new(salt);
     let paths = match Paths::from_env() {
         Ok(p) => Some(p),
         Err(e) => {
@@ -68,24 +100,30 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
         Some(Ok(c)) => c,
         Some(Err(e)) => {
             config_broken = true;
-            faults.push(format!("config not loaded: {e}"));
+            faults.push(config_fault(&e, &redactor));
             Config::defaults()
         }
         None => Config::defaults(),
     };
     let settings = &config.settings;
-    // The redaction salt is the session, so one secret keeps one placeholder within it.
-    let salt = ["session_id", "conversation_id"]
-        .iter()
-        .find_map(|k| value.get(*k).and_then(Value::as_str))
-        .unwrap_or("")
-        .to_string();
+    // The transcript is read from the path as received; the event keeps it as redacted.
+    let transcript_source = super::str_field(&value, "transcript_path");
+    let mut mask = None;
+    let mut secrets = 0;
     if settings.secrets.redact_output {
-        Redactor::new(&salt).redact_value(&mut value);
+        let redaction = redactor.redact_payload(&mut value, VERBATIM_FIELDS);
+        mask = super::mask::plan(provider, &value, &redaction);
+        secrets = redaction.total.secrets;
     }
     let mut mapped = provider.map(&value, now);
     let hook_event = mapped.hook_event.clone();
     mapped.event.payload = Some(audit_payload(&value));
+    if secrets > 0 {
+        mapped.event.attrs.insert("secrets_redacted".into(), secrets.into());
+    }
+    if let Some(m) = &mask {
+        mapped.event.attrs.insert("secret_output".into(), m.as_str().into());
+    }
     if settings.obs.include_payloads {
         mapped.event.attrs.extend(std::mem::take(&mut mapped.tool_payload));
     }
@@ -95,22 +133,44 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
     // tier's guest list, so writing anywhere in the repository could write into a guest. Either
     // way the fault goes to the home's log instead.
     let Some(paths) = paths.filter(|_| !config_broken) else {
-        fault_log::append_best_effort(provider.name(), &faults.join("; "));
+        fault_log::append_best_effort(provider.name(), &scrub_faults(&redactor, &faults).join("; "));
         return Outcome {
             hook_event,
             decision: Decision::allow(),
+            mask,
         };
     };
     let project = Project::locate(&paths, &config);
-    let decision = match record(provider, &project, &config, mapped, &mut faults) {
+    let decision = match record(provider, &project, &config, mapped, transcript_source.as_deref(), &redactor, &mut faults) {
         Ok(d) => d,
         Err(e) => {
             faults.push(format!("{}: not recorded: {e}", project.db_path().display()));
-            fault_log::append_best_effort(provider.name(), &faults.join("; "));
+            fault_log::append_best_effort(provider.name(), &scrub_faults(&redactor, &faults).join("; "));
             Decision::allow()
         }
     };
-    Outcome { hook_event, decision }
+    Outcome {
+        hook_event,
+        decision,
+        mask,
+    }
+}
+
+/// A config fault names the offending key, which may itself be a secret pasted in the wrong place:
+/// the key and the message go through every detector; the file path is tlc's own.
+fn config_fault(e: &crate::config::ConfigError, redactor: &Redactor) -> String {
+    let mut e = e.clone();
+    e.key = e.key.map(|k| redactor.redact_str(&k).unwrap_or(k));
+    e.message = redactor.redact_str(&e.message).unwrap_or(e.message);
+    format!("config not loaded: {e}")
+}
+
+/// Fault texts as stored: they name paths tlc uses (kept as given), so the labelled detectors only.
+fn scrub_faults(redactor: &Redactor, faults: &[String]) -> Vec<String> {
+    faults
+        .iter()
+        .map(|f| redactor.redact_text(f, Detectors::Labelled).0.unwrap_or_else(|| f.clone()))
+        .collect()
 }
 
 /// The payload as stored: serialised once, here, and replaced by its head when too big.
@@ -133,6 +193,8 @@ fn record(
     project: &Project,
     config: &Config,
     mapped: Option<Mapped>,
+    transcript_source: Option<&str>,
+    redactor: &Redactor,
     faults: &mut Vec<String>,
 ) -> Result<Decision, String> {
     // Issue 6 (adoption): an unadopted repository gets its project config before the first write.
@@ -150,10 +212,18 @@ fn record(
     {
         Some((path, event)) => {
             let stored = EventStore::new(&conn).transcript_offset(path).map_err(|e| e.to_string())?;
-            super::usage::read_delta(&project.paths, path, stored.as_ref(), event).unwrap_or_else(|e| {
-                faults.push(format!("transcript not read: {e}"));
-                None
-            })
+            // Read where the payload says; the offset is keyed by the path as stored.
+            let source = transcript_source.unwrap_or(path);
+            match super::usage::read_delta(&project.paths, source, stored.as_ref(), event) {
+                Ok(delta) => delta.map(|mut d| {
+                    d.path = path.to_string();
+                    d
+                }),
+                Err(e) => {
+                    faults.push(format!("transcript not read: {e}"));
+                    None
+                }
+            }
         }
         None => None,
     };
@@ -221,7 +291,7 @@ fn record(
             }
         }
     }
-    for fault in faults.drain(..) {
+    for fault in scrub_faults(redactor, faults) {
         let mut f = Event::new(provider.name(), Kind::HookFault, crate::clock::now());
         f.session_id = session.clone();
         f.attrs.insert("fault".into(), fault.into());

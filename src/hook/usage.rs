@@ -36,7 +36,8 @@ fn head_hash(file: &mut std::fs::File) -> std::io::Result<String> {
 }
 
 /// Reads what `path` gained since `stored` and turns each new API response into a generation
-/// event of `template`'s provider and session. `None` when there is nothing to read.
+/// event of `template`'s provider and session. `None` when there is nothing to read; an error
+/// (recorded as a fault) when the transcript cannot be read.
 pub fn read_delta(
     paths: &Paths,
     path: &str,
@@ -44,12 +45,20 @@ pub fn read_delta(
     template: &Event,
 ) -> Result<Option<TranscriptDelta>, String> {
     if !path.ends_with(".jsonl") {
-        return Ok(None);
+        return Err(format!("{path}: not a .jsonl transcript"));
     }
     let p = Path::new(path);
-    let Ok(meta) = std::fs::metadata(p) else { return Ok(None) };
+    let meta = match std::fs::metadata(p) {
+        Ok(meta) => meta,
+        // Claude Code writes the transcript with the first response: at session start and at the
+        // first prompt it does not exist yet (measured with 2.1.197).
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && matches!(template.kind, Kind::SessionStart | Kind::PromptSubmit) => {
+            return Ok(None)
+        }
+        Err(e) => return Err(format!("{path}: {e}")),
+    };
     if !meta.is_file() {
-        return Ok(None);
+        return Err(format!("{path}: not a regular file"));
     }
     let file_id = format!("{}:{}", meta.dev(), meta.ino());
     let size = meta.len();
