@@ -4,10 +4,13 @@
 //!    N runs, and its ratio to a no-op process (`true`) started the same way in the same run;
 //!    peak memory (max RSS) of the hook process;
 //! 2. 32 hook processes at once, 100 events each: rows stored, "database is locked" errors seen,
-//!    integrity check.
+//!    integrity check;
+//! 3. crafted redaction payloads (issue 14): a 16 MB PostToolUse of each shape that once made the
+//!    redaction scan quadratic, whole process, median of `TLC_BENCH_CRAFTED_RUNS` (default 3),
+//!    beside the same payload with `secrets.redactOutput = false` run interleaved.
 //!
 //! Figures are printed; budgets (DESIGN.md): median < 3 ms and < 4x the no-op; < 10 MiB;
-//! every row stored with no lock error.
+//! every row stored with no lock error; every crafted 16 MB payload under 1 s.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -143,5 +146,149 @@ fn main() {
         wall.as_secs_f64(),
         (procs * per) as f64 / wall.as_secs_f64()
     );
+    crafted_redaction(&bin, &scratch);
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// A run of one process that reads everything the hook prints (a replaced output can be large):
+/// its wall time and its CPU time (user + system), which a machine busy with other work inflates
+/// less than the wall time.
+fn run_reading(program: &Path, payload: &[u8], cwd: &Path, home: &Path) -> (Duration, Duration) {
+    let start = Instant::now();
+    let mut child = Command::new(program)
+        .args(["hook", "claude"])
+        .current_dir(cwd)
+        .env("TLC_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let data = payload.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut out);
+    });
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 on our own child pid with valid out-pointers.
+    unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed();
+    let _ = writer.join();
+    let _ = reader.join();
+    drop(child);
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "the hook failed");
+    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    (elapsed, tv(usage.ru_utime) + tv(usage.ru_stime))
+}
+
+/// `n` bytes of `unit` repeated.
+fn repeat_to(unit: &str, n: usize) -> String {
+    unit.repeat(n / unit.len() + 1)[..n].to_string()
+}
+
+/// `n` bytes of pseudo-random characters from `alphabet`, `sep` after every `every`.
+fn random_to(alphabet: &[u8], every: usize, sep: &str, n: usize) -> String {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut s = String::with_capacity(n + 64);
+    while s.len() < n {
+        for _ in 0..every {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            s.push(alphabet[(x % alphabet.len() as u64) as usize] as char);
+        }
+        s.push_str(sep);
+    }
+    s.truncate(n);
+    s
+}
+
+fn crafted_redaction(bin: &Path, scratch: &Path) {
+    const SIZE: usize = 16 * 1024 * 1024;
+    let runs: usize = std::env::var("TLC_BENCH_CRAFTED_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let b62 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let upper_digits = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    let dense_keys: String = random_to(upper_digits, 16, " AKIA", SIZE);
+    let shapes: Vec<(&str, String)> = vec![
+        ("ASIA run", repeat_to("ASIA", SIZE)),
+        ("AKIA run", repeat_to("AKIA", SIZE)),
+        ("eyJ run", repeat_to("eyJ", SIZE)),
+        ("eyJ segments", repeat_to("eyJxxxxxxxx.", SIZE)),
+        ("Bearer run", repeat_to("Bearer ", SIZE)),
+        ("URL userinfo run", repeat_to("a://b:c", SIZE)),
+        ("PEM headers", repeat_to("-----BEGIN ", SIZE)),
+        ("plain text", repeat_to("lorem ipsum dolor sit amet ", SIZE)),
+        ("one random run", random_to(b62, SIZE, "", SIZE)),
+        ("dense AWS key ids", dense_keys.clone()),
+    ];
+    let repo = scratch.join("repo-crafted");
+    std::fs::create_dir_all(repo.join(".git")).expect("repo");
+    let home_on = scratch.join("home-crafted");
+    let home_off = scratch.join("home-crafted-off");
+    std::fs::create_dir_all(&home_off).expect("home");
+    std::fs::write(home_off.join("config.toml"), "[secrets]\nredactOutput = false\n").expect("config");
+    let payload_of = |response: serde_json::Value| {
+        serde_json::json!({
+            "hook_event_name": "PostToolUse", "session_id": "crafted", "cwd": "/repo", "tool_name": "Bash",
+            "tool_use_id": "toolu_crafted", "tool_input": {"command": "cat big.log"}, "tool_response": response,
+        })
+        .to_string()
+    };
+    let mut cases: Vec<(String, String)> = shapes
+        .iter()
+        .map(|(name, text)| (format!("{name}, one field"), payload_of(serde_json::json!({ "stdout": text }))))
+        .collect();
+    // The same bytes in sixteen 1 MiB fields: under the per-field scan cap, so only a linear scan is fast.
+    for (name, text) in shapes
+        .iter()
+        .filter(|(n, _)| ["ASIA run", "eyJ segments", "plain text", "dense AWS key ids"].contains(n))
+    {
+        let fields: serde_json::Map<String, serde_json::Value> = (0..16)
+            .map(|i| {
+                (
+                    format!("part{i}"),
+                    serde_json::Value::String(text[i * SIZE / 16..(i + 1) * SIZE / 16].to_string()),
+                )
+            })
+            .collect();
+        cases.push((format!("{name}, 16 fields"), payload_of(serde_json::Value::Object(fields))));
+    }
+    run_reading(bin, cases[0].1.as_bytes(), &repo, &home_on);
+    println!("crafted redaction: 16 MiB PostToolUse payloads, whole process, median of {runs} runs (budget < 1 s)");
+    println!(
+        "  {:<32} {:>8} {:>8}   {:>8} {:>8}   {:>6}",
+        "payload", "wall", "cpu", "off wall", "off cpu", "ratio"
+    );
+    for (name, payload) in &cases {
+        let (mut on, mut on_cpu, mut off, mut off_cpu) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..runs {
+            let (wall, cpu) = run_reading(bin, payload.as_bytes(), &repo, &home_on);
+            on.push(wall);
+            on_cpu.push(cpu);
+            let (wall, cpu) = run_reading(bin, payload.as_bytes(), &repo, &home_off);
+            off.push(wall);
+            off_cpu.push(cpu);
+        }
+        let (on, on_cpu, off, off_cpu) = (median(on), median(on_cpu), median(off), median(off_cpu));
+        println!(
+            "  {name:<32} {:>6.3} s {:>6.3} s   {:>6.3} s {:>6.3} s   {:>5.2}x   {}",
+            on.as_secs_f64(),
+            on_cpu.as_secs_f64(),
+            off.as_secs_f64(),
+            off_cpu.as_secs_f64(),
+            on.as_secs_f64() / off.as_secs_f64(),
+            if on < Duration::from_secs(1) { "under 1 s" } else { "OVER BUDGET" }
+        );
+    }
+    println!("  (off: the same payload with secrets.redactOutput = false, run interleaved; ratio of the wall times)");
 }

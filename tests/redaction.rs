@@ -26,7 +26,12 @@ fn hook_within_timeout(w: &World, provider: &str, payload: &[u8]) -> Output {
 }
 
 fn response(out: &Output) -> Value {
-    assert_eq!(out.status.code(), Some(0), "hook exit code (124 is the timeout); stderr {}", stderr(out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "hook exit code (124 is the timeout); stderr {}",
+        stderr(out)
+    );
     let text = stdout(out);
     if text.trim().is_empty() {
         Value::Null
@@ -53,7 +58,11 @@ fn bash_post_tool_use(session: &str, stdout: &str) -> Value {
 fn last_attrs(w: &World) -> Value {
     let attrs: String = w
         .db()
-        .query_row("SELECT attrs FROM events WHERE kind != 'hook.fault' ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+        .query_row(
+            "SELECT attrs FROM events WHERE kind != 'hook.fault' ORDER BY id DESC LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
         .unwrap();
     serde_json::from_str(&attrs).unwrap()
 }
@@ -86,13 +95,17 @@ fn crafted_payloads_are_answered_in_linear_time() {
         assert!(response(&out).is_null(), "{name}: no secret, no replacement");
     }
     // The same shapes spread over fields under the scan cap: no cap hides a quadratic scan.
-    let fields: serde_json::Map<String, Value> =
-        (0..8).map(|i| (format!("part{i}"), Value::String("ASIA".repeat(mib / 4)))).collect();
+    let fields: serde_json::Map<String, Value> = (0..8)
+        .map(|i| (format!("part{i}"), Value::String("ASIA".repeat(mib / 4))))
+        .collect();
     let mut payload = bash_post_tool_use("crafted", "");
     payload["tool_response"] = Value::Object(fields);
     response(&hook_within_timeout(&w, "claude", payload.to_string().as_bytes()));
 
-    assert_eq!(w.count("SELECT count(*) FROM events WHERE session_id = 'crafted' AND kind = 'shell.end'"), shapes.len() as i64 + 1);
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE session_id = 'crafted' AND kind = 'shell.end'"),
+        shapes.len() as i64 + 1
+    );
     assert_eq!(w.count("SELECT count(*) FROM events WHERE kind = 'hook.fault'"), 0);
 }
 
@@ -100,7 +113,11 @@ fn crafted_payloads_are_answered_in_linear_time() {
 fn a_field_beyond_the_scan_cap_is_stored_cut_never_unscanned() {
     let w = World::new();
     std::fs::create_dir_all(&w.home).unwrap();
-    std::fs::write(w.home.join("config.toml"), "[obs]\nincludePayloads = true\nmaxAttrChars = 4000000\n").unwrap();
+    std::fs::write(
+        w.home.join("config.toml"),
+        "[obs]\nincludePayloads = true\nmaxAttrChars = 4000000\n",
+    )
+    .unwrap();
     let late_secret = "ghp_LateLate1Secret2Beyond3The4Cap5Zz6Yy7X";
     let mut text = "plain words ".repeat(200_000); // 2.4 MB, past the 1 MiB cap
     text.push_str(late_secret);
@@ -136,10 +153,15 @@ fn paths_tlc_uses_are_used_as_given() {
     });
     response(&hook_within_timeout(&w, "claude", read.to_string().as_bytes()));
     assert!(faults(&w).is_empty(), "{:?}", faults(&w));
-    assert!(w.count("SELECT count(*) FROM events WHERE kind = 'generation.end'") > 0, "the transcript was read");
+    assert!(
+        w.count("SELECT count(*) FROM events WHERE kind = 'generation.end'") > 0,
+        "the transcript was read"
+    );
     let (stored_path, session_cwd): (String, String) = w
         .db()
-        .query_row("SELECT t.path, s.cwd FROM transcripts t, sessions s", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row("SELECT t.path, s.cwd FROM transcripts t, sessions s", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .unwrap();
     assert_eq!(stored_path, transcript);
     assert_eq!(session_cwd, cwd.display().to_string());
@@ -168,7 +190,10 @@ fn a_transcript_that_cannot_be_read_is_a_fault() {
     let got = faults(&w);
     assert_eq!(got.len(), cases.len(), "{got:?}");
     for ((path, why), fault) in cases.iter().zip(&got) {
-        assert!(fault.starts_with(&format!("transcript not read: {path}: ")) && fault.contains(why), "{fault}");
+        assert!(
+            fault.starts_with(&format!("transcript not read: {path}: ")) && fault.contains(why),
+            "{fault}"
+        );
     }
     // Before the first response Claude Code has not written it yet: no fault then.
     for event in ["SessionStart", "UserPromptSubmit"] {
@@ -211,12 +236,29 @@ fn the_secrets_that_leaked_before_are_redacted_and_ids_and_models_are_kept() {
         .db()
         .query_row("SELECT payload FROM events WHERE kind = 'shell.end'", [], |r| r.get(0))
         .unwrap();
-    for kind in ["aws_secret_key", "huggingface_token", "gitlab_token", "twilio_key", "bearer_token", "basic_auth", "url_password"] {
+    for kind in [
+        "aws_secret_key",
+        "huggingface_token",
+        "gitlab_token",
+        "twilio_key",
+        "bearer_token",
+        "basic_auth",
+        "url_password",
+    ] {
         assert!(payload.contains(&format!("[REDACTED:{kind}:")), "{kind} missing in {payload}");
     }
-    assert!(payload.contains("postgres://admin:[REDACTED:url_password:"), "the user and host stay readable");
-    assert!(payload.contains("msg_01XFDUDYJgAACzvnptvVoYEL from claude-sonnet-4-5-20250929"), "ids and model names are not secrets");
-    let model: String = w.db().query_row("SELECT model FROM events WHERE kind = 'session.start'", [], |r| r.get(0)).unwrap();
+    assert!(
+        payload.contains("postgres://admin:[REDACTED:url_password:"),
+        "the user and host stay readable"
+    );
+    assert!(
+        payload.contains("msg_01XFDUDYJgAACzvnptvVoYEL from claude-sonnet-4-5-20250929"),
+        "ids and model names are not secrets"
+    );
+    let model: String = w
+        .db()
+        .query_row("SELECT model FROM events WHERE kind = 'session.start'", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(model, "claude-opus-4-1-20250805");
 }
 
@@ -228,12 +270,22 @@ fn a_secret_named_as_a_config_key_stays_out_of_the_fault_log() {
     let random = "Zx8Qm2Lp9Wv4Rt7Ky1Nb6Hc3Jd5Fg0Sa2Qe";
     for key in [token, random] {
         std::fs::write(w.home.join("config.toml"), format!("[obs]\n{key} = true\n")).unwrap();
-        response(&hook_within_timeout(&w, "claude", bash_post_tool_use("cfg", "ok").to_string().as_bytes()));
+        response(&hook_within_timeout(
+            &w,
+            "claude",
+            bash_post_tool_use("cfg", "ok").to_string().as_bytes(),
+        ));
     }
     let log = std::fs::read_to_string(w.home.join("state/hook-faults.log")).unwrap();
     assert!(!log.contains(token) && !log.contains(random), "{log}");
-    assert!(log.contains("key `obs.[REDACTED:github_token:") && log.contains("key `obs.[REDACTED:high_entropy:"), "{log}");
-    assert!(log.contains(&w.home.join("config.toml").display().to_string()), "the file is still named: {log}");
+    assert!(
+        log.contains("key `obs.[REDACTED:github_token:") && log.contains("key `obs.[REDACTED:high_entropy:"),
+        "{log}"
+    );
+    assert!(
+        log.contains(&w.home.join("config.toml").display().to_string()),
+        "the file is still named: {log}"
+    );
 }
 
 #[test]
@@ -241,24 +293,43 @@ fn claude_gets_the_redacted_output_where_it_can_replace_it_and_a_notice_where_it
     let w = World::new();
     let key = "AKIAIOSFODNN7EXAMPLE";
     // PostToolUse (any tool): updatedToolOutput, in the tool's own output shape.
-    let out = response(&hook_within_timeout(&w, "claude", bash_post_tool_use("m1", &format!("id={key}")).to_string().as_bytes()));
+    let out = response(&hook_within_timeout(
+        &w,
+        "claude",
+        bash_post_tool_use("m1", &format!("id={key}")).to_string().as_bytes(),
+    ));
     let specific = &out["hookSpecificOutput"];
     assert_eq!(specific["hookEventName"], "PostToolUse");
     let replaced = &specific["updatedToolOutput"];
-    assert!(replaced["stdout"].as_str().unwrap().starts_with("id=[REDACTED:aws_access_key:"), "{out}");
+    assert!(
+        replaced["stdout"].as_str().unwrap().starts_with("id=[REDACTED:aws_access_key:"),
+        "{out}"
+    );
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     assert_eq!(keys(replaced), ["stdout", "stderr", "interrupted", "isImage", "noOutputExpected"]);
     assert!(specific.get("updatedMCPToolOutput").is_none());
     assert_eq!(last_attrs(&w)["secret_output"], "replaced");
-    let stored: String = w.db().query_row("SELECT payload FROM events ORDER BY id DESC LIMIT 1", [], |r| r.get(0)).unwrap();
-    assert!(stored.contains(replaced["stdout"].as_str().unwrap()), "the model sees the stored placeholder");
+    let stored: String = w
+        .db()
+        .query_row("SELECT payload FROM events ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        stored.contains(replaced["stdout"].as_str().unwrap()),
+        "the model sees the stored placeholder"
+    );
 
     // An MCP tool: both names, for clients older than 2.1.121 too.
     let mcp = json!({"session_id": "m1", "hook_event_name": "PostToolUse", "tool_name": "mcp__vault__read",
         "tool_input": {"name": "deploy"}, "tool_response": [{"type": "text", "text": format!("key: {key}")}], "tool_use_id": "toolu_m2"});
     let out = response(&hook_within_timeout(&w, "claude", mcp.to_string().as_bytes()));
-    assert_eq!(out["hookSpecificOutput"]["updatedMCPToolOutput"], out["hookSpecificOutput"]["updatedToolOutput"]);
-    assert!(out["hookSpecificOutput"]["updatedToolOutput"][0]["text"].as_str().unwrap().starts_with("key: [REDACTED:"));
+    assert_eq!(
+        out["hookSpecificOutput"]["updatedMCPToolOutput"],
+        out["hookSpecificOutput"]["updatedToolOutput"]
+    );
+    assert!(out["hookSpecificOutput"]["updatedToolOutput"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("key: [REDACTED:"));
 
     // PostToolUseFailure cannot replace the error: the notice, as context.
     let failure = json!({"session_id": "m1", "hook_event_name": "PostToolUseFailure", "tool_name": "Bash",
@@ -266,7 +337,10 @@ fn claude_gets_the_redacted_output_where_it_can_replace_it_and_a_notice_where_it
     let out = response(&hook_within_timeout(&w, "claude", failure.to_string().as_bytes()));
     let context = out["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
     assert_eq!(out["hookSpecificOutput"]["hookEventName"], "PostToolUseFailure");
-    assert!(context.contains("held a secret (aws_access_key)") && context.contains("do not repeat it") && !context.contains(key), "{context}");
+    assert!(
+        context.contains("held a secret (aws_access_key)") && context.contains("do not repeat it") && !context.contains(key),
+        "{context}"
+    );
     assert_eq!(last_attrs(&w)["secret_output"], "notice");
 
     // No secret in the output (one in the input only): nothing to replace.
@@ -279,7 +353,12 @@ fn claude_gets_the_redacted_output_where_it_can_replace_it_and_a_notice_where_it
     // With redaction off nothing is replaced (and nothing redacted).
     std::fs::create_dir_all(&w.home).unwrap();
     std::fs::write(w.home.join("config.toml"), "[secrets]\nredactOutput = false\n").unwrap();
-    assert!(response(&hook_within_timeout(&w, "claude", bash_post_tool_use("m1", key).to_string().as_bytes())).is_null());
+    assert!(response(&hook_within_timeout(
+        &w,
+        "claude",
+        bash_post_tool_use("m1", key).to_string().as_bytes()
+    ))
+    .is_null());
 }
 
 #[test]
@@ -292,21 +371,35 @@ fn cursor_replaces_mcp_output_and_gets_a_notice_for_other_tools() {
     };
     // MCP: the value its JSON text held, redacted.
     let text = json!({"content": [{"type": "text", "text": format!("token\n{key}")}]}).to_string();
-    let out = response(&hook_within_timeout(&w, "cursor", base("postToolUse", "MCP:vault_read", json!(text)).to_string().as_bytes()));
+    let out = response(&hook_within_timeout(
+        &w,
+        "cursor",
+        base("postToolUse", "MCP:vault_read", json!(text)).to_string().as_bytes(),
+    ));
     let replaced = out["updated_mcp_tool_output"]["content"][0]["text"].as_str().unwrap();
     assert!(replaced.starts_with("token\n[REDACTED:github_token:"), "{out}");
     assert_eq!(out.as_object().unwrap().len(), 1, "{out}");
 
     // Shell output cannot be replaced: the notice.
     let shell = json!({"output": format!("cat .env\nGH={key}"), "exitCode": 0}).to_string();
-    let out = response(&hook_within_timeout(&w, "cursor", base("postToolUse", "Shell", json!(shell)).to_string().as_bytes()));
-    assert!(out["additional_context"].as_str().unwrap().contains("held a secret (github_token)"), "{out}");
+    let out = response(&hook_within_timeout(
+        &w,
+        "cursor",
+        base("postToolUse", "Shell", json!(shell)).to_string().as_bytes(),
+    ));
+    assert!(
+        out["additional_context"].as_str().unwrap().contains("held a secret (github_token)"),
+        "{out}"
+    );
     assert!(out.get("updated_mcp_tool_output").is_none());
 
     // afterShellExecution's answer is not read by Cursor: stored redacted, answered `{}`.
     let after = json!({"conversation_id": "c1", "session_id": "c1", "hook_event_name": "afterShellExecution",
         "workspace_roots": ["/repo"], "command": "cat .env", "output": format!("GH={key}")});
-    assert_eq!(response(&hook_within_timeout(&w, "cursor", after.to_string().as_bytes())), json!({}));
+    assert_eq!(
+        response(&hook_within_timeout(&w, "cursor", after.to_string().as_bytes())),
+        json!({})
+    );
     assert_eq!(last_attrs(&w)["secrets_redacted"], 1);
     assert!(bytes_occur_under(w.dir.path(), key.as_bytes()).is_empty());
 }

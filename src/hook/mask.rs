@@ -60,10 +60,7 @@ pub fn plan(provider: Provider, payload: &Value, redaction: &PayloadRedaction) -
                 _ => notice(r),
             })
         }
-        (Provider::Cursor, "postToolUseFailure") => ["error_message", "error", "tool_output"]
-            .iter()
-            .find_map(|f| found(f))
-            .map(notice),
+        (Provider::Cursor, "postToolUseFailure") => ["error_message", "error", "tool_output"].iter().find_map(|f| found(f)).map(notice),
         _ => None,
     }
 }
@@ -91,7 +88,7 @@ fn notice(r: &Redaction) -> ModelMask {
 }
 
 /// `response` (the provider's rendered answer) with the masking added.
-pub fn apply(provider: Provider, hook_event: &str, response: String, mask: &ModelMask) -> String {
+pub fn apply(provider: Provider, hook_event: &str, response: String, mask: ModelMask) -> String {
     let mut out = match response.trim() {
         "" => Map::new(),
         text => match serde_json::from_str::<Value>(text) {
@@ -109,20 +106,20 @@ pub fn apply(provider: Provider, hook_event: &str, response: String, mask: &Mode
             };
             match mask {
                 ModelMask::Replace { output, mcp } => {
-                    specific.insert("updatedToolOutput".into(), output.clone());
                     // Claude Code before 2.1.121 replaced only MCP output, under this name.
-                    if *mcp {
+                    if mcp {
                         specific.insert("updatedMCPToolOutput".into(), output.clone());
                     }
+                    specific.insert("updatedToolOutput".into(), output);
                 }
-                ModelMask::Notice(text) => append_context(specific, "additionalContext", text),
+                ModelMask::Notice(text) => append_context(specific, "additionalContext", &text),
             }
         }
         Provider::Cursor => match mask {
             ModelMask::Replace { output, .. } => {
-                out.insert("updated_mcp_tool_output".into(), output.clone());
+                out.insert("updated_mcp_tool_output".into(), output);
             }
-            ModelMask::Notice(text) => append_context(&mut out, "additional_context", text),
+            ModelMask::Notice(text) => append_context(&mut out, "additional_context", &text),
         },
     }
     Value::Object(out).to_string()
@@ -153,10 +150,12 @@ mod tests {
         let bash = json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
             "tool_response": {"stdout": format!("id={KEY}"), "stderr": "", "interrupted": false}});
         let mask = planned(Provider::Claude, bash).expect("a mask");
-        let ModelMask::Replace { output, mcp: false } = &mask else { panic!("{mask:?}") };
+        let ModelMask::Replace { output, mcp: false } = &mask else {
+            panic!("{mask:?}")
+        };
         assert!(output["stdout"].as_str().unwrap().starts_with("id=[REDACTED:aws_access_key:"));
         assert_eq!(output["interrupted"], false, "the output keeps its shape");
-        let out: Value = serde_json::from_str(&apply(Provider::Claude, "PostToolUse", String::new(), &mask)).unwrap();
+        let out: Value = serde_json::from_str(&apply(Provider::Claude, "PostToolUse", String::new(), mask.clone())).unwrap();
         assert_eq!(out["hookSpecificOutput"]["hookEventName"], "PostToolUse");
         assert_eq!(&out["hookSpecificOutput"]["updatedToolOutput"], output);
         assert!(out["hookSpecificOutput"].get("updatedMCPToolOutput").is_none());
@@ -164,8 +163,11 @@ mod tests {
         let mcp = json!({"hook_event_name": "PostToolUse", "tool_name": "mcp__vault__read",
             "tool_response": [{"type": "text", "text": KEY}]});
         let mask = planned(Provider::Claude, mcp).unwrap();
-        let out: Value = serde_json::from_str(&apply(Provider::Claude, "PostToolUse", String::new(), &mask)).unwrap();
-        assert_eq!(out["hookSpecificOutput"]["updatedMCPToolOutput"], out["hookSpecificOutput"]["updatedToolOutput"]);
+        let out: Value = serde_json::from_str(&apply(Provider::Claude, "PostToolUse", String::new(), mask.clone())).unwrap();
+        assert_eq!(
+            out["hookSpecificOutput"]["updatedMCPToolOutput"],
+            out["hookSpecificOutput"]["updatedToolOutput"]
+        );
     }
 
     #[test]
@@ -183,14 +185,17 @@ mod tests {
         let mask = planned(Provider::Claude, failure).unwrap();
         assert!(matches!(&mask, ModelMask::Notice(t) if t.contains("aws_access_key") && !t.contains(KEY)));
         let existing = r#"{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"HEADS UP"}}"#;
-        let out: Value = serde_json::from_str(&apply(Provider::Claude, "PostToolUseFailure", existing.into(), &mask)).unwrap();
+        let out: Value = serde_json::from_str(&apply(Provider::Claude, "PostToolUseFailure", existing.into(), mask.clone())).unwrap();
         let context = out["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
-        assert!(context.starts_with("HEADS UP\n\ntlc: this tool's output held a secret"), "{context}");
+        assert!(
+            context.starts_with("HEADS UP\n\ntlc: this tool's output held a secret"),
+            "{context}"
+        );
 
         let shell = json!({"hook_event_name": "postToolUse", "tool_name": "Shell",
             "tool_output": format!("{{\"output\":\"{KEY}\",\"exitCode\":0}}")});
         let mask = planned(Provider::Cursor, shell).unwrap();
-        let out: Value = serde_json::from_str(&apply(Provider::Cursor, "postToolUse", "{}".into(), &mask)).unwrap();
+        let out: Value = serde_json::from_str(&apply(Provider::Cursor, "postToolUse", "{}".into(), mask.clone())).unwrap();
         assert!(out["additional_context"].as_str().unwrap().contains("do not repeat it"));
     }
 
@@ -199,7 +204,7 @@ mod tests {
         let text = json!({"content": [{"type": "text", "text": format!("token\n{KEY}")}]}).to_string();
         let mcp = json!({"hook_event_name": "postToolUse", "tool_name": "MCP:vault_read", "tool_output": text});
         let mask = planned(Provider::Cursor, mcp).unwrap();
-        let out: Value = serde_json::from_str(&apply(Provider::Cursor, "postToolUse", "{}".into(), &mask)).unwrap();
+        let out: Value = serde_json::from_str(&apply(Provider::Cursor, "postToolUse", "{}".into(), mask.clone())).unwrap();
         let replaced = out["updated_mcp_tool_output"]["content"][0]["text"].as_str().unwrap();
         assert!(replaced.starts_with("token\n[REDACTED:aws_access_key:"), "{replaced}");
     }

@@ -143,7 +143,7 @@ pub fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> S
     };
     let outcome = record::process(provider, value, now, faults);
     let response = provider.render(&outcome.hook_event, &outcome.decision);
-    match &outcome.mask {
+    match outcome.mask {
         Some(mask) => mask::apply(provider, &outcome.hook_event, response, mask),
         None => response,
     }

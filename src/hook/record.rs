@@ -141,7 +141,15 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
         };
     };
     let project = Project::locate(&paths, &config);
-    let decision = match record(provider, &project, &config, mapped, transcript_source.as_deref(), &redactor, &mut faults) {
+    let decision = match record(
+        provider,
+        &project,
+        &config,
+        mapped,
+        transcript_source.as_deref(),
+        &redactor,
+        &mut faults,
+    ) {
         Ok(d) => d,
         Err(e) => {
             faults.push(format!("{}: not recorded: {e}", project.db_path().display()));

@@ -18,6 +18,7 @@
 
 use memchr::memmem;
 use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -96,7 +97,8 @@ impl PayloadRedaction {
 
 /// A redactor for one session.
 pub struct Redactor {
-    salt: String,
+    /// SHA-256 fed with the salt and its NUL separator: each placeholder hashes on from a clone.
+    salted: Sha256,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,14 +115,24 @@ const MAX_POINTER_DEPTH: usize = 3;
 
 impl Redactor {
     pub fn new(session_salt: &str) -> Redactor {
-        Redactor {
-            salt: session_salt.to_string(),
-        }
+        let mut salted = Sha256::new();
+        salted.update(session_salt.as_bytes());
+        salted.update([0u8]);
+        Redactor { salted }
     }
 
-    fn placeholder(&self, kind: &str, secret: &str) -> String {
-        let digest = crate::hashing::sha256_hex(format!("{}\u{0}{secret}", self.salt).as_bytes());
-        format!("[REDACTED:{kind}:{}]", &digest[..12])
+    /// Appends `[REDACTED:<kind>:<first 12 hex digits of SHA-256(salt NUL secret)>]` to `out`.
+    fn push_placeholder(&self, out: &mut String, kind: &str, secret: &str) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let digest = self.salted.clone().chain_update(secret.as_bytes()).finalize();
+        out.push_str("[REDACTED:");
+        out.push_str(kind);
+        out.push(':');
+        for b in &digest[..6] {
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        }
+        out.push(']');
     }
 
     /// `s` with every secret replaced (and cut at [`MAX_SCAN_BYTES`]); `None` when nothing changed.
@@ -146,15 +158,19 @@ impl Redactor {
         let mut r = Redaction::default();
         let mut out = String::new();
         let mut at = 0;
+        let mut last_kind = "";
         for h in kept {
             if out.is_empty() {
-                out.reserve(cut.min(s.len()) + 64);
+                out.reserve(cut + 64);
             }
             out.push_str(&s[at..h.start]);
-            out.push_str(&self.placeholder(h.kind, &s[h.start..h.end]));
+            self.push_placeholder(&mut out, h.kind, &s[h.start..h.end]);
             at = h.end;
             r.secrets += 1;
-            r.kinds.insert(h.kind);
+            if h.kind != last_kind {
+                r.kinds.insert(h.kind);
+                last_kind = h.kind;
+            }
         }
         let truncated = cut < s.len();
         if r.secrets == 0 && !truncated {
@@ -263,7 +279,9 @@ impl Redactor {
 fn is_verbatim(pointer: &str, verbatim: &[&str]) -> bool {
     verbatim.iter().any(|p| match pointer.strip_prefix(p) {
         Some("") => true,
-        Some(rest) => rest.strip_prefix('/').is_some_and(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit())),
+        Some(rest) => rest
+            .strip_prefix('/')
+            .is_some_and(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit())),
         None => false,
     })
 }
@@ -278,28 +296,6 @@ fn floor_char_boundary(s: &str, at: usize) -> usize {
 
 // ---------------------------------------------------------------------------------------------
 // The scanner.
-
-/// Character classes a run keeps track of.
-const UPPER: u8 = 1;
-const LOWER: u8 = 2;
-const DIGIT: u8 = 4;
-const SLASH_OR_PLUS: u8 = 8;
-const MIXED: u8 = UPPER | LOWER | DIGIT;
-
-fn class(b: u8) -> u8 {
-    match b {
-        b'A'..=b'Z' => UPPER,
-        b'a'..=b'z' => LOWER,
-        b'0'..=b'9' => DIGIT,
-        b'/' | b'+' => SLASH_OR_PLUS,
-        _ => 0,
-    }
-}
-
-/// The characters of an unlabelled high-entropy run.
-fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'+' || b == b'='
-}
 
 /// The characters of standard base64 (no padding).
 fn is_b64(b: u8) -> bool {
@@ -342,13 +338,13 @@ struct Span {
 }
 
 impl Run {
-    fn extend(&mut self, i: usize, c: u8, taint_until: usize) {
+    fn extend(&mut self, i: usize, flags: u8, taint_until: usize) {
         if self.start.is_none() {
             self.start = Some(i);
             self.classes = 0;
             self.tainted = i < taint_until;
         }
-        self.classes |= class(c);
+        self.classes |= flags & CLASSES;
     }
 
     fn taint(&mut self) {
@@ -367,13 +363,56 @@ impl Run {
     }
 }
 
-/// The bytes at which a labelled detector can start.
-const CANDIDATES: [bool; 256] = {
-    let mut t = [false; 256];
+/// What the scan loop needs to know of a byte, looked up once per byte: whether a labelled
+/// detector can start at it, which runs it belongs to, and its character class.
+const CANDIDATE: u8 = 1;
+/// Standard base64 (the AWS-secret-shaped runs).
+const IN_B64: u8 = 2;
+/// Letters, digits and `_ - + =` (the high-entropy runs).
+const IN_TOKEN: u8 = 4;
+/// A letter that ends a backslash escape (`\n`, `\t`, ...).
+const ESCAPE_LETTER: u8 = 8;
+const UPPER: u8 = 16;
+const LOWER: u8 = 32;
+const DIGIT: u8 = 64;
+const SLASH_OR_PLUS: u8 = 128;
+const CLASSES: u8 = UPPER | LOWER | DIGIT | SLASH_OR_PLUS;
+const MIXED: u8 = UPPER | LOWER | DIGIT;
+
+const BYTE_FLAGS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        let alnum = b.is_ascii_alphanumeric();
+        if alnum || b == b'+' || b == b'/' {
+            t[c] |= IN_B64;
+        }
+        if b.is_ascii_uppercase() {
+            t[c] |= UPPER;
+        } else if b.is_ascii_lowercase() {
+            t[c] |= LOWER;
+        } else if b.is_ascii_digit() {
+            t[c] |= DIGIT;
+        } else if b == b'+' || b == b'/' {
+            t[c] |= SLASH_OR_PLUS;
+        }
+        if alnum || b == b'_' || b == b'-' || b == b'+' || b == b'=' {
+            t[c] |= IN_TOKEN;
+        }
+        c += 1;
+    }
+    // The bytes at which a labelled detector can start.
     let starts = b"-:eBbAgxsrwhS";
     let mut i = 0;
     while i < starts.len() {
-        t[starts[i] as usize] = true;
+        t[starts[i] as usize] |= CANDIDATE;
+        i += 1;
+    }
+    let escapes = b"ntrbf";
+    let mut i = 0;
+    while i < escapes.len() {
+        t[escapes[i] as usize] |= ESCAPE_LETTER;
         i += 1;
     }
     t
@@ -390,7 +429,8 @@ fn find_secrets(b: &[u8], detectors: Detectors) -> Vec<Hit> {
     let mut skip_until = 0;
     let mut taint_until = 0;
     for (i, &c) in b.iter().enumerate() {
-        if i >= skip_until && CANDIDATES[c as usize] {
+        let mut flags = BYTE_FLAGS[usize::from(c)];
+        if flags & CANDIDATE != 0 && i >= skip_until {
             if let Some(h) = labelled_at(b, i) {
                 skip_until = h.end;
                 taint_until = h.end;
@@ -399,9 +439,11 @@ fn find_secrets(b: &[u8], detectors: Detectors) -> Vec<Hit> {
                 hits.push(h);
             }
         }
-        let escape = is_escape_letter(b, i);
-        if is_b64(c) && !escape {
-            b64.extend(i, c, taint_until);
+        if flags & ESCAPE_LETTER != 0 && is_escape_letter(b, i) {
+            flags &= !(IN_B64 | IN_TOKEN);
+        }
+        if flags & IN_B64 != 0 {
+            b64.extend(i, flags, taint_until);
         } else if let Some(span) = b64.close(i) {
             if let Some(h) = aws_secret(b, &span, unlabelled) {
                 // `KEY=<secret>`: the label and the value are one token run.
@@ -409,8 +451,8 @@ fn find_secrets(b: &[u8], detectors: Detectors) -> Vec<Hit> {
                 hits.push(h);
             }
         }
-        if is_token_byte(c) && !escape {
-            tokens.extend(i, c, taint_until);
+        if flags & IN_TOKEN != 0 {
+            tokens.extend(i, flags, taint_until);
         } else if let Some(span) = tokens.close(i) {
             if unlabelled {
                 hits.extend(high_entropy(b, &span));
@@ -840,7 +882,6 @@ fn entropy(run: &[u8]) -> f64 {
         .sum()
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -852,7 +893,9 @@ mod tests {
     const AWS_SECRET: &str = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
 
     fn redacted(s: &str) -> String {
-        Redactor::new("s1").redact_str(s).unwrap_or_else(|| panic!("nothing redacted in {s:?}"))
+        Redactor::new("s1")
+            .redact_str(s)
+            .unwrap_or_else(|| panic!("nothing redacted in {s:?}"))
     }
 
     /// Asserts that every secret in `cases` is gone from its text and a placeholder of `kind` is there.
@@ -910,9 +953,9 @@ mod tests {
             ],
         );
         assert_kept(&[
-            "xAKIAIOSFODNN7EXAMPLE",  // inside a word
-            "AKIAIOSFODNN7EXAMPL",    // 15 after the prefix
-            "AKIAIOSFODNN7EXAMPLE1",  // 17
+            "xAKIAIOSFODNN7EXAMPLE",   // inside a word
+            "AKIAIOSFODNN7EXAMPL",     // 15 after the prefix
+            "AKIAIOSFODNN7EXAMPLE1",   // 17
             "AKIAIOSFODNN7EXAMPLEkey", // runs on into a word
             &"ASIA".repeat(1000),
         ]);
@@ -931,7 +974,10 @@ mod tests {
                 ),
                 // Unlabelled, but shaped and random like one.
                 (&format!("key: {AWS_SECRET}"), AWS_SECRET),
-                ("je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY", "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY"),
+                (
+                    "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+                    "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+                ),
             ],
         );
         let out = redacted(&format!("aws_secret_access_key = {AWS_SECRET}"));
@@ -969,7 +1015,10 @@ mod tests {
         // Near misses of a labelled format may still be random enough for the entropy rule.
         assert_not_kind(
             "github_token",
-            &["ghp_R2d2C3poLuke4Leia5Han6Chewie7Yoda8", "xghp_R2d2C3poLuke4Leia5Han6Chewie7Yoda8Ben9"],
+            &[
+                "ghp_R2d2C3poLuke4Leia5Han6Chewie7Yoda8",
+                "xghp_R2d2C3poLuke4Leia5Han6Chewie7Yoda8Ben9",
+            ],
         );
         assert_kept(&[
             "ghp_abc123",
@@ -984,8 +1033,14 @@ mod tests {
         assert_redacted(
             "huggingface_token",
             &[
-                ("HF_TOKEN=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", "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"),
-                ("login(token=\"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\")", "RIBXuDLDxtpYlSXpfKtHFvUCsMehGAkWvj"),
+                (
+                    "HF_TOKEN=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",
+                    "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",
+                ),
+                (
+                    "login(token=\"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\")",
+                    "RIBXuDLDxtpYlSXpfKtHFvUCsMehGAkWvj",
+                ),
             ],
         );
         assert_redacted(
@@ -1017,20 +1072,23 @@ mod tests {
                     "aF1LlqsajAIxNKu8iS2G8NPRVdD53X83RZJzzzzg",
                 ),
                 ("authorization: bearer 8f3ac1e9b2d7", "8f3ac1e9b2d7"),
-                ("{\"headers\": {\"Authorization\": \"BEARER abc.DEF-ghi_jkl~mn\"}}", "abc.DEF-ghi_jkl~mn"),
+                (
+                    "{\"headers\": {\"Authorization\": \"BEARER abc.DEF-ghi_jkl~mn\"}}",
+                    "abc.DEF-ghi_jkl~mn",
+                ),
             ],
         );
         let out = redacted("Authorization: Bearer aF1LlqsajAIxNKu8iS2G8NPRVdD53X83RZJzzzzg");
         assert!(out.starts_with("Authorization: Bearer [REDACTED:bearer_token:"), "{out}");
         let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
-        assert!(redacted(&format!("Bearer {jwt}")).contains("[REDACTED:jwt:"), "a JWT keeps its kind");
+        assert!(
+            redacted(&format!("Bearer {jwt}")).contains("[REDACTED:jwt:"),
+            "a JWT keeps its kind"
+        );
         assert_redacted(
             "basic_auth",
             &[
-                (
-                    "Authorization: Basic ZGVwbG95OlN1cDNyUzNjcmV0UHc=",
-                    "ZGVwbG95OlN1cDNyUzNjcmV0UHc=",
-                ),
+                ("Authorization: Basic ZGVwbG95OlN1cDNyUzNjcmV0UHc=", "ZGVwbG95OlN1cDNyUzNjcmV0UHc="),
                 ("-H \"authorization: basic dXNlcjpwYXNzd29yZA==\"", "dXNlcjpwYXNzd29yZA=="),
             ],
         );
@@ -1091,7 +1149,10 @@ mod tests {
     fn jwts_and_random_strings_are_replaced_but_ordinary_text_is_not() {
         let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
         assert_redacted("jwt", &[(&format!("token: {jwt}"), "dozjgNryP4J3jVmNHl0w5N")]);
-        assert_redacted("high_entropy", &[("Zx8Qm2Lp9Wv4Rt7Ky1Nb6Hc3Jd5Fg0Sa2Qe", "Zx8Qm2Lp9Wv4Rt7Ky1Nb6Hc3Jd5Fg0Sa2Qe")]);
+        assert_redacted(
+            "high_entropy",
+            &[("Zx8Qm2Lp9Wv4Rt7Ky1Nb6Hc3Jd5Fg0Sa2Qe", "Zx8Qm2Lp9Wv4Rt7Ky1Nb6Hc3Jd5Fg0Sa2Qe")],
+        );
         assert_kept(&[
             "cargo test --quiet report",
             "/repo/src/report.rs",
@@ -1099,7 +1160,7 @@ mod tests {
             "AbstractSingletonProxyFactoryBean",
             "some_long_snake_case_identifier_name_here",
             "5b1f6c2e-8d4a-4f0e-9a37-2c1d7e9b4a10",
-            "eyJhbGciOiJIUzI1NiJ9", // one segment
+            "eyJhbGciOiJIUzI1NiJ9",                             // one segment
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0", // two
             &"eyJ".repeat(1000),
             &"eyJxxxx.".repeat(100), // segments of 7
@@ -1135,7 +1196,10 @@ mod tests {
         assert_eq!(v["transcript_path"], path.as_str(), "a path tlc uses is kept as given");
         assert_eq!(v["workspace_roots"][0], format!("/w/{folder}").as_str());
         assert_eq!(v["tool_input"]["file_path"], format!("/w/{folder}/a.rs").as_str());
-        assert!(v["cwd"].as_str().unwrap().contains("[REDACTED:aws_access_key:"), "labelled detectors still apply");
+        assert!(
+            v["cwd"].as_str().unwrap().contains("[REDACTED:aws_access_key:"),
+            "labelled detectors still apply"
+        );
         // The same folder name in a command is still judged by the entropy rule (a false positive).
         assert!(v["tool_input"]["command"].as_str().unwrap().contains("[REDACTED:high_entropy:"));
         assert_eq!(r.total.secrets, 2);
@@ -1149,7 +1213,11 @@ mod tests {
         let plain = "word ".repeat(MAX_SCAN_BYTES / 5 + 1000);
         let (out, stats) = r.redact_text(&plain, Detectors::All);
         let out = out.expect("cut");
-        assert!(out.len() < MAX_SCAN_BYTES + 100 && out.ends_with("bytes: not scanned]"), "{}", &out[out.len() - 60..]);
+        assert!(
+            out.len() < MAX_SCAN_BYTES + 100 && out.ends_with("bytes: not scanned]"),
+            "{}",
+            &out[out.len() - 60..]
+        );
         assert_eq!((stats.truncated, stats.secrets), (1, 0));
         // A secret crossing the cut is replaced whole; one beyond it is dropped with the rest.
         let mut s = "a".repeat(MAX_SCAN_BYTES - 10);
@@ -1159,7 +1227,11 @@ mod tests {
         s.push_str(&"b ".repeat(5000));
         s.push_str(AWS);
         let out = r.redact_str(&s).unwrap();
-        assert!(!out.contains("ghp_") && out.contains("[REDACTED:github_token:"), "{}", &out[out.len() - 120..]);
+        assert!(
+            !out.contains("ghp_") && out.contains("[REDACTED:github_token:"),
+            "{}",
+            &out[out.len() - 120..]
+        );
         assert!(!out.contains(AWS) && !out.contains("aws_access_key"));
         assert!(out.ends_with("bytes: not scanned]"));
         // A field at the cap is not cut.
@@ -1180,10 +1252,7 @@ mod tests {
         let mut v = serde_json::json!({"tool_input": {"command": format!("export K={AWS}")}, "list": [GH], AWS: 1});
         let stats = r.redact_value(&mut v);
         assert_eq!((stats.secrets, stats.keys), (3, 1));
-        assert_eq!(
-            stats.kinds.into_iter().collect::<Vec<_>>(),
-            ["aws_access_key", "github_token"]
-        );
+        assert_eq!(stats.kinds.into_iter().collect::<Vec<_>>(), ["aws_access_key", "github_token"]);
         let text = v.to_string();
         assert!(!text.contains(AWS) && !text.contains(GH), "{text}");
     }
