@@ -855,8 +855,16 @@ fn word_share(run: &[u8]) -> f64 {
     in_words as f64 / run.len() as f64
 }
 
+/// Prefixes of the ids model APIs give messages, requests and tool calls: not secrets, and
+/// long and random enough for the entropy rule once a gateway tag makes them longer
+/// (`msg_vrtx_01…`, `msg_bdrk_01…`).
+const API_ID_PREFIXES: &[&[u8]] = &[b"msg_", b"req_", b"toolu_", b"srvtoolu_", b"call_", b"chatcmpl-"];
+
 fn high_entropy(b: &[u8], span: &Span) -> Option<Hit> {
     let run = &b[span.start..span.end];
+    if API_ID_PREFIXES.iter().any(|p| run.starts_with(p)) {
+        return None;
+    }
     (run.len() >= ENTROPY_MIN_LEN && span.classes & MIXED == MIXED && entropy(run) >= ENTROPY_BITS).then_some(Hit {
         start: span.start,
         end: span.end,
@@ -1171,7 +1179,10 @@ mod tests {
     fn message_ids_and_model_names_are_not_secrets() {
         assert_kept(&[
             "msg_01XFDUDYJgAACzvnptvVoYEL",
+            "msg_vrtx_01XFDUDYJgAACzvnptvVoYEL",
+            "msg_bdrk_01XFDUDYJgAACzvnptvVoYEL",
             "req_011CSHoEeqs5C35K2UUqR7Fy",
+            "req_vrtx_011CSHoEeqs5C35K2UUqR7Fy",
             "toolu_01A09q90qw90lq917835lq9",
             "claude-sonnet-4-5-20250929",
             "claude-opus-4-1-20250805",
