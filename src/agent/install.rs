@@ -21,6 +21,7 @@ use crate::config::{Config, Value};
 use crate::error::{refused, unusable};
 use crate::paths::Paths;
 use crate::render;
+use crate::store::{self, DbKind};
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal};
 use std::path::Path;
@@ -498,7 +499,8 @@ pub(super) fn commit(
     let src = c.source();
     // The database first: one that cannot be opened (newer schema, not a database) stops the
     // install before the pin or the config is touched.
-    let store = AgentStore::open(&paths.home_db())?;
+    let home = store::open_write(DbKind::Home, &paths.home_db())?;
+    let store = AgentStore::new(home.conn());
     let mut edit = super::target::open_editor(paths, cfg, file)?;
     edit.set(&format!("harness.{name}.source"), src.to_string().as_str().into());
     for (k, v) in &defaults.written {

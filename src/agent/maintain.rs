@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::error::{refused, unusable};
 use crate::paths::Paths;
 use crate::render;
+use crate::store::{self, DbKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -46,8 +47,9 @@ pub fn uninstall(paths: &Paths, name: &str, project: bool, yes: bool, prompter: 
         edit.remove("harness");
     }
     edit.save().map_err(anyhow::Error::msg)?;
-    if AgentStore::open_existing(&paths.home_db())?.is_some() {
-        AgentStore::open(&paths.home_db())?.delete_reference(&file.display().to_string(), name)?;
+    if store::open_read(DbKind::Home, &paths.home_db())?.is_some() {
+        let home = store::open_write(DbKind::Home, &paths.home_db())?;
+        AgentStore::new(home.conn()).delete_reference(&file.display().to_string(), name)?;
     }
     render::out(&format!(
         "removed [harness.{name}] from {} (its pin stays in the store until `tlc agent prune`)\n",
@@ -65,13 +67,13 @@ pub struct Pruned {
 /// `tlc agent prune [--dry-run]`: removes pins nothing references, re-reading every config file
 /// the home database knows to name a pin (and this machine's and project's tiers) first.
 pub fn prune(paths: &Paths, dry_run: bool) -> anyhow::Result<Pruned> {
-    let store = AgentStore::open_existing(&paths.home_db())?;
+    let home = store::open_read(DbKind::Home, &paths.home_db())?;
     let mut files: Vec<PathBuf> = vec![paths.machine_config()];
     if !paths.root_overlaps_home() {
         files.push(super::resolve::project_tier_file(paths));
     }
-    if let Some(st) = &store {
-        for r in st.references()? {
+    if let Some(home) = &home {
+        for r in AgentStore::new(home.conn()).references()? {
             let p = PathBuf::from(&r.config_file);
             if !files.contains(&p) {
                 files.push(p);
@@ -112,8 +114,9 @@ pub fn prune(paths: &Paths, dry_run: bool) -> anyhow::Result<Pruned> {
         out.removed.push(pin.to_string());
         if !dry_run {
             pins::remove_pin(paths, &pin).map_err(|e| anyhow::anyhow!("{}: cannot remove: {e}", pins::pin_dir(paths, &pin).display()))?;
-            if store.is_some() {
-                AgentStore::open(&paths.home_db())?.delete_pin(&pin.stable, &pin.package, &pin.sha)?;
+            if home.is_some() {
+                let home = store::open_write(DbKind::Home, &paths.home_db())?;
+                AgentStore::new(home.conn()).delete_pin(&pin.stable, &pin.package, &pin.sha)?;
             }
         }
     }

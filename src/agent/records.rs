@@ -3,12 +3,14 @@
 //! their SQL runs.
 
 use crate::store::queries::home::agent as q;
-use crate::store::{DbKind, Store};
+use crate::store::{self, DbKind, StoreError};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 
-pub struct AgentStore {
-    store: Store,
+/// The repository of the agent tables, borrowing a home-database connection (like every
+/// repository type).
+pub struct AgentStore<'c> {
+    conn: &'c Connection,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -79,33 +81,21 @@ fn json_col(s: String) -> serde_json::Value {
     serde_json::from_str(&s).unwrap_or(serde_json::Value::String(s))
 }
 
-impl AgentStore {
-    /// Opens (creating and migrating) the home database: for commands that write.
-    pub fn open(path: &Path) -> anyhow::Result<AgentStore> {
-        Ok(AgentStore {
-            store: Store::open(DbKind::Home, path)?,
-        })
+impl<'c> AgentStore<'c> {
+    pub fn new(conn: &'c Connection) -> AgentStore<'c> {
+        AgentStore { conn }
     }
 
-    /// Opens the home database read-only; `None` when there is none (nothing is created).
-    pub fn open_existing(path: &Path) -> anyhow::Result<Option<AgentStore>> {
-        Ok(Store::open_existing(DbKind::Home, path)?.map(|store| AgentStore { store }))
-    }
-
-    fn conn(&self) -> anyhow::Result<crate::store::Conn<'_>> {
-        Ok(self.store.conn()?)
-    }
-
-    pub fn upsert_stable(&self, s: &StableState) -> anyhow::Result<()> {
-        self.conn()?.execute(
+    pub fn upsert_stable(&self, s: &StableState) -> rusqlite::Result<()> {
+        self.conn.execute(
             q::STABLE_UPSERT,
             params![s.name, s.remote, s.added_at, s.last_fetch, s.head, s.fetch_error],
         )?;
         Ok(())
     }
 
-    pub fn stables(&self) -> anyhow::Result<Vec<StableState>> {
-        let c = self.conn()?;
+    pub fn stables(&self) -> rusqlite::Result<Vec<StableState>> {
+        let c = self.conn;
         let mut st = c.prepare(q::STABLE_LIST)?;
         let rows = st.query_map([], |r| {
             Ok(StableState {
@@ -117,11 +107,11 @@ impl AgentStore {
                 fetch_error: r.get(5)?,
             })
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        rows.collect()
     }
 
-    pub fn delete_stable(&self, name: &str) -> anyhow::Result<()> {
-        self.conn()?.execute(q::STABLE_DELETE, [name])?;
+    pub fn delete_stable(&self, name: &str) -> rusqlite::Result<()> {
+        self.conn.execute(q::STABLE_DELETE, [name])?;
         Ok(())
     }
 
@@ -133,9 +123,8 @@ impl AgentStore {
         sha: &str,
         manifest: &str,
         files: &[(String, String, i64)],
-    ) -> anyhow::Result<()> {
-        let mut c = self.conn()?;
-        let tx = c.transaction()?;
+    ) -> rusqlite::Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
         tx.execute(q::PIN_INSERT, params![stable, package, sha, manifest, crate::clock::now_stamp()])?;
         for (path, digest, size) in files {
             tx.execute(q::PIN_FILE_INSERT, params![stable, package, sha, path, digest, size])?;
@@ -144,8 +133,8 @@ impl AgentStore {
         Ok(())
     }
 
-    pub fn pins(&self) -> anyhow::Result<Vec<PinRow>> {
-        let c = self.conn()?;
+    pub fn pins(&self) -> rusqlite::Result<Vec<PinRow>> {
+        let c = self.conn;
         let mut st = c.prepare(q::PIN_LIST)?;
         let rows = st.query_map([], |r| {
             Ok(PinRow {
@@ -155,11 +144,11 @@ impl AgentStore {
                 installed_at: r.get(3)?,
             })
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        rows.collect()
     }
 
-    pub fn pin_files(&self, stable: &str, package: &str, sha: &str) -> anyhow::Result<Vec<PinFileRow>> {
-        let c = self.conn()?;
+    pub fn pin_files(&self, stable: &str, package: &str, sha: &str) -> rusqlite::Result<Vec<PinFileRow>> {
+        let c = self.conn;
         let mut st = c.prepare(q::PIN_FILES)?;
         let rows = st.query_map(params![stable, package, sha], |r| {
             Ok(PinFileRow {
@@ -168,16 +157,16 @@ impl AgentStore {
                 size: r.get(2)?,
             })
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        rows.collect()
     }
 
-    pub fn delete_pin(&self, stable: &str, package: &str, sha: &str) -> anyhow::Result<()> {
-        self.conn()?.execute(q::PIN_DELETE, params![stable, package, sha])?;
+    pub fn delete_pin(&self, stable: &str, package: &str, sha: &str) -> rusqlite::Result<()> {
+        self.conn.execute(q::PIN_DELETE, params![stable, package, sha])?;
         Ok(())
     }
 
-    pub fn record_install(&self, r: &InstallRecord) -> anyhow::Result<i64> {
-        let c = self.conn()?;
+    pub fn record_install(&self, r: &InstallRecord) -> rusqlite::Result<i64> {
+        let c = self.conn;
         c.execute(
             q::INSTALL_INSERT,
             params![
@@ -201,8 +190,8 @@ impl AgentStore {
         Ok(c.last_insert_rowid())
     }
 
-    pub fn installs(&self, name: Option<&str>) -> anyhow::Result<Vec<InstallRecord>> {
-        let c = self.conn()?;
+    pub fn installs(&self, name: Option<&str>) -> rusqlite::Result<Vec<InstallRecord>> {
+        let c = self.conn;
         let mut st = c.prepare(q::INSTALL_LIST)?;
         let rows = st.query_map([name], |r| {
             Ok(InstallRecord {
@@ -224,21 +213,21 @@ impl AgentStore {
                 defaults_skipped: json_col(r.get(15)?),
             })
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        rows.collect()
     }
 
     /// The defaults skipped at the last install of `name` into `config_file` (key -> the
     /// package's value then), so an upgrade does not offer them again unless they changed.
-    pub fn last_skipped_defaults(&self, name: &str, config_file: &str) -> anyhow::Result<serde_json::Map<String, serde_json::Value>> {
-        let c = self.conn()?;
+    pub fn last_skipped_defaults(&self, name: &str, config_file: &str) -> rusqlite::Result<serde_json::Map<String, serde_json::Value>> {
+        let c = self.conn;
         let s: Option<String> = c.query_row(q::INSTALL_LAST, params![name, config_file], |r| r.get(0)).optional()?;
         Ok(s.and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
             .and_then(|v| v.as_object().cloned())
             .unwrap_or_default())
     }
 
-    pub fn resolutions(&self, name: Option<&str>) -> anyhow::Result<Vec<ResolutionRow>> {
-        let c = self.conn()?;
+    pub fn resolutions(&self, name: Option<&str>) -> rusqlite::Result<Vec<ResolutionRow>> {
+        let c = self.conn;
         let mut st = c.prepare(q::RESOLUTION_LIST)?;
         let rows = st.query_map([name], |r| {
             Ok(ResolutionRow {
@@ -251,15 +240,15 @@ impl AgentStore {
                 detail: r.get(6)?,
             })
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        rows.collect()
     }
 
-    pub fn upsert_reference(&self, config_file: &str, table: &str, source: &str) -> anyhow::Result<()> {
-        upsert_reference(&*self.conn()?, config_file, table, source)
+    pub fn upsert_reference(&self, config_file: &str, table: &str, source: &str) -> rusqlite::Result<()> {
+        upsert_reference(self.conn, config_file, table, source)
     }
 
-    pub fn references(&self) -> anyhow::Result<Vec<Reference>> {
-        let c = self.conn()?;
+    pub fn references(&self) -> rusqlite::Result<Vec<Reference>> {
+        let c = self.conn;
         let mut st = c.prepare(q::REFERENCE_LIST)?;
         let rows = st.query_map([], |r| {
             Ok(Reference {
@@ -268,16 +257,16 @@ impl AgentStore {
                 source: r.get(2)?,
             })
         })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        rows.collect()
     }
 
-    pub fn delete_reference(&self, config_file: &str, table: &str) -> anyhow::Result<()> {
-        self.conn()?.execute(q::REFERENCE_DELETE, params![config_file, table])?;
+    pub fn delete_reference(&self, config_file: &str, table: &str) -> rusqlite::Result<()> {
+        self.conn.execute(q::REFERENCE_DELETE, params![config_file, table])?;
         Ok(())
     }
 }
 
-fn upsert_reference(c: &Connection, config_file: &str, table: &str, source: &str) -> anyhow::Result<()> {
+fn upsert_reference(c: &Connection, config_file: &str, table: &str, source: &str) -> rusqlite::Result<()> {
     c.execute(q::REFERENCE_UPSERT, params![config_file, table, source, crate::clock::now_stamp()])?;
     Ok(())
 }
@@ -291,26 +280,31 @@ pub struct ResolutionEvent {
     pub detail: Option<String>,
 }
 
+impl AgentStore<'_> {
+    /// Appends resolution rows and refreshes the references prune re-checks, in one transaction.
+    pub fn append_resolutions(&self, events: &[ResolutionEvent]) -> rusqlite::Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        let ts = crate::clock::now_stamp();
+        for e in events {
+            tx.execute(
+                q::RESOLUTION_INSERT,
+                params![ts, e.config_file, e.table_name, e.source, e.outcome, e.detail],
+            )?;
+            upsert_reference(&tx, &e.config_file, &e.table_name, &e.source)?;
+        }
+        tx.commit()
+    }
+}
+
 /// Appends resolution rows (and refreshes the references prune re-checks) — only when the home
-/// database already exists: resolving config never creates one.
-pub fn append_resolutions(home_db: &Path, events: &[ResolutionEvent]) -> anyhow::Result<()> {
-    if events.is_empty() || !home_db.is_file() {
+/// database already exists and is in step with this binary: resolving config never creates or
+/// migrates one.
+pub fn append_resolutions(home_db: &Path, events: &[ResolutionEvent]) -> Result<(), StoreError> {
+    if events.is_empty() || store::open_read(DbKind::Home, home_db)?.is_none() {
         return Ok(());
     }
-    // Only a database already in step with this binary: resolving config never migrates one.
-    if Store::open_existing(DbKind::Home, home_db)?.is_none() {
-        return Ok(());
-    }
-    let (mut c, _) = crate::store::open_and_migrate(DbKind::Home, home_db)?;
-    let tx = c.transaction()?;
-    let ts = crate::clock::now_stamp();
-    for e in events {
-        tx.execute(
-            q::RESOLUTION_INSERT,
-            params![ts, e.config_file, e.table_name, e.source, e.outcome, e.detail],
-        )?;
-        upsert_reference(&tx, &e.config_file, &e.table_name, &e.source)?;
-    }
-    tx.commit()?;
-    Ok(())
+    let home = store::open_write(DbKind::Home, home_db)?;
+    AgentStore::new(home.conn())
+        .append_resolutions(events)
+        .map_err(|e| StoreError::sqlite(home_db, e))
 }

@@ -9,6 +9,7 @@ use crate::config::edit::ConfigEdit;
 use crate::config::{Config, Tier};
 use crate::error::{refused, unusable};
 use crate::paths::Paths;
+use crate::store::{self, DbKind};
 use std::path::PathBuf;
 
 /// A stable as the machine tier declares it.
@@ -79,7 +80,8 @@ pub fn add(paths: &Paths, cfg: &Config, name: &str, remote: &str, public: bool) 
         head: git::resolve_version(&dest, None).ok(),
         fetch_error: None,
     };
-    AgentStore::open(&paths.home_db())?.upsert_stable(&state)?;
+    let home = store::open_write(DbKind::Home, &paths.home_db())?;
+    AgentStore::new(home.conn()).upsert_stable(&state)?;
     Ok(state)
 }
 
@@ -102,7 +104,8 @@ pub fn update(paths: &Paths, cfg: &Config, only: Option<&str>) -> anyhow::Result
             .ok_or_else(|| unusable(format!("stable {n} is not declared in {}", paths.machine_config().display())))?],
         None => all,
     };
-    let store = AgentStore::open(&paths.home_db())?;
+    let home = store::open_write(DbKind::Home, &paths.home_db())?;
+    let store = AgentStore::new(home.conn());
     let known = store.stables()?;
     let mut progress = crate::render::Progress::new("stable update", targets.len() as u64);
     let mut out = Vec::new();
@@ -158,8 +161,8 @@ pub struct Listed {
 /// Reads without writing: the table from the machine tier, the fetch state from the home
 /// database when it exists.
 pub fn list(paths: &Paths, cfg: &Config) -> anyhow::Result<Vec<Listed>> {
-    let state = match AgentStore::open_existing(&paths.home_db())? {
-        Some(s) => s.stables()?,
+    let state = match store::open_read(DbKind::Home, &paths.home_db())? {
+        Some(home) => AgentStore::new(home.conn()).stables()?,
         None => Vec::new(),
     };
     Ok(declared(cfg)
@@ -197,9 +200,9 @@ pub fn remove(paths: &Paths, cfg: &Config, name: &str) -> anyhow::Result<Vec<Str
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: cannot remove the clone: {e}", dir.display()))?;
     }
-    if let Some(store) = AgentStore::open_existing(&paths.home_db())? {
-        drop(store);
-        AgentStore::open(&paths.home_db())?.delete_stable(name)?;
+    if store::open_read(DbKind::Home, &paths.home_db())?.is_some() {
+        let home = store::open_write(DbKind::Home, &paths.home_db())?;
+        AgentStore::new(home.conn()).delete_stable(name)?;
     }
     let mut still = Vec::new();
     for t in cfg.named("harness") {
@@ -210,8 +213,8 @@ pub fn remove(paths: &Paths, cfg: &Config, name: &str) -> anyhow::Result<Vec<Str
         }
     }
     // Tables in other projects' configs the home database knows of.
-    if let Some(store) = AgentStore::open_existing(&paths.home_db())? {
-        for r in store.references()? {
+    if let Some(home) = store::open_read(DbKind::Home, &paths.home_db())? {
+        for r in AgentStore::new(home.conn()).references()? {
             let line = format!("[harness.{}] in {} names {}", r.table_name, r.config_file, r.source);
             if r.source.starts_with(&format!("{name}/")) && !still.contains(&line) {
                 still.push(line);

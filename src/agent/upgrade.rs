@@ -20,6 +20,7 @@ use crate::config::Config;
 use crate::error::{refused, unusable};
 use crate::paths::Paths;
 use crate::render;
+use crate::store::{self, DbKind};
 use std::path::PathBuf;
 
 /// `tlc agent upgrade <stable>/<package> | <name>`: moves every matching table (or the named
@@ -84,9 +85,9 @@ pub fn upgrade(paths: &Paths, target: &str, opts: &InstallOptions, prompter: &mu
             .and_then(|t| manifest::parse(t, Some(&old_files), &ctx).ok());
         let old_defaults = old_manifest.map(|m| m.defaults).unwrap_or_default();
         let local = local_table(&cfg, &name);
-        let store = AgentStore::open_existing(&paths.home_db())?;
-        let skipped_before = match &store {
-            Some(st) => st.last_skipped_defaults(&name, &file.display().to_string())?,
+        let home = store::open_read(DbKind::Home, &paths.home_db())?;
+        let skipped_before = match &home {
+            Some(home) => AgentStore::new(home.conn()).last_skipped_defaults(&name, &file.display().to_string())?,
             None => Default::default(),
         };
         let mut offer = Vec::new();

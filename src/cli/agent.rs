@@ -6,6 +6,7 @@ use crate::agent::records::AgentStore;
 use crate::agent::{self, git, scan, schema::TableContext, skills, stable, PackageRef};
 use crate::error::{refused, unusable};
 use crate::render::{self, Cell, Table};
+use crate::store::{self, DbKind};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -206,7 +207,7 @@ fn describe(ctx: &Ctx, name: &str, json: bool) -> anyhow::Result<()> {
 
 fn history(ctx: &Ctx, name: Option<&str>, json: bool) -> anyhow::Result<()> {
     let paths = ctx.paths()?;
-    let Some(store) = AgentStore::open_existing(&paths.home_db())? else {
+    let Some(home) = store::open_read(DbKind::Home, &paths.home_db())? else {
         if json {
             return render::json(&serde_json::json!({ "installs": [], "resolutions": [] }));
         }
@@ -215,6 +216,7 @@ fn history(ctx: &Ctx, name: Option<&str>, json: bool) -> anyhow::Result<()> {
             paths.home_db().display()
         ));
     };
+    let store = AgentStore::new(home.conn());
     let installs = store.installs(name)?;
     let resolutions = store.resolutions(name)?;
     if json {

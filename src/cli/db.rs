@@ -2,7 +2,7 @@
 
 use super::Ctx;
 use crate::render::{self, Cell, Table};
-use crate::store::{self, DbKind, Store};
+use crate::store::{self, DbKind};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -28,7 +28,8 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
     match cmd {
         DbCommand::Migrate => {
             for (kind, path) in &targets {
-                let (_store, report) = Store::open_reporting(*kind, path)?;
+                let store = store::open_write(*kind, path)?;
+                let report = store.migration();
                 if report.applied.is_empty() && !report.views_recreated {
                     render::out(&format!(
                         "{} {}: up to date (schema {})\n",

@@ -3,7 +3,7 @@
 
 use super::Ctx;
 use crate::render::{self, Table};
-use crate::store::{DbKind, Store};
+use crate::store::{self, DbKind};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -122,10 +122,10 @@ fn replay(exe: &Path, repo: &Path, home: &Path, payload: &[u8]) -> anyhow::Resul
 }
 
 fn summarize(db: &Path) -> anyhow::Result<()> {
-    let Some(store) = Store::open_existing(DbKind::Project, db)? else {
+    let Some(store) = store::open_read(DbKind::Project, db)? else {
         return render::out("nothing was recorded\n");
     };
-    let conn = store.conn()?;
+    let conn = store.conn();
     render::out("\nrecorded events, by kind and plane:\n")?;
     let mut t = Table::new(["kind", "plane", "events", "total ms"]);
     let mut stmt = conn.prepare(crate::store::queries::project::obs::DEMO_SUMMARY)?;

@@ -6,7 +6,7 @@ use super::Ctx;
 use crate::config::scaffold;
 use crate::gate::{self, Gate, GateStore};
 use crate::render;
-use crate::store::{DbKind, Store};
+use crate::store::{self, DbKind};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -112,10 +112,8 @@ fn run_gates(ctx: &Ctx, only: Option<Gate>) -> anyhow::Result<()> {
             "neither grind.lintCommand nor grind.testCommand is set: set one with `tlc gate test-command <cmd> [args...]`",
         ));
     }
-    let m = Mutation::begin(ctx, "gate run")?;
-    // One plain connection (with the store's pragmas): the lock takes its own transaction.
-    let (mut conn, _) = crate::store::open_and_migrate(DbKind::Project, m.store.path())?;
-    if let Err(h) = GateStore::try_lock(&mut conn, None)? {
+    let mut m = Mutation::begin(ctx, "gate run")?;
+    if let Err(h) = GateStore::try_lock(m.store.conn_mut(), None)? {
         return Err(crate::error::refused(format!(
             "the gate lock in {} is held by pid {} on {} since {}{}; try again when it finishes",
             m.store.path().display(),
@@ -130,12 +128,11 @@ fn run_gates(ctx: &Ctx, only: Option<Gate>) -> anyhow::Result<()> {
     let mut results = Vec::new();
     for (g, argv) in &gates {
         let mut run = gate::execute(*g, argv, m.project.root(), &report, None);
-        run.id = GateStore::new(&conn).insert_run(&run)?;
+        run.id = GateStore::new(m.store.conn()).insert_run(&run)?;
         failed |= run.verdict != "pass";
         results.push(run);
     }
-    GateStore::new(&conn).unlock()?;
-    drop(conn);
+    GateStore::new(m.store.conn()).unlock()?;
     m.finish()?;
     for r in &results {
         render::out(&format!(
@@ -158,8 +155,8 @@ fn run_gates(ctx: &Ctx, only: Option<Gate>) -> anyhow::Result<()> {
 
 fn show(ctx: &Ctx, only: Option<Gate>, json: bool) -> anyhow::Result<()> {
     let project = ctx.project()?;
-    let latest = match Store::open_existing(DbKind::Project, &project.db_path())? {
-        Some(store) => GateStore::new(&*store.conn()?).latest(only.map(Gate::as_str))?,
+    let latest = match store::open_read(DbKind::Project, &project.db_path())? {
+        Some(store) => GateStore::new(store.conn()).latest(only.map(Gate::as_str))?,
         None => None,
     };
     match (latest, json) {

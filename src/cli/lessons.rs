@@ -4,7 +4,7 @@ use super::mutating::Mutation;
 use super::Ctx;
 use crate::lesson::{parse_tokens, LessonStore, NewLesson};
 use crate::render::{self, Cell, Table};
-use crate::store::{DbKind, Store};
+use crate::store::{self, DbKind};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
@@ -67,12 +67,12 @@ pub fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
                 category: if in_agent { "agent-session".into() } else { "manual".into() },
             };
             let (id, db) = if global {
-                let store = Store::open(DbKind::Home, &ctx.paths()?.home_db())?;
-                let id = LessonStore::new(&*store.conn()?, DbKind::Home).add(&lesson)?;
+                let store = store::open_write(DbKind::Home, &ctx.paths()?.home_db())?;
+                let id = LessonStore::new(store.conn(), DbKind::Home).add(&lesson)?;
                 (id, store.path().to_path_buf())
             } else {
                 let m = Mutation::begin(ctx, "lessons add")?;
-                let id = LessonStore::new(&*m.store.conn()?, DbKind::Project).add(&lesson)?;
+                let id = LessonStore::new(m.store.conn(), DbKind::Project).add(&lesson)?;
                 m.finish()?;
                 (id, m.store.path().to_path_buf())
             };
@@ -85,8 +85,8 @@ pub fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
                 ("project", DbKind::Project, project.db_path()),
                 ("global", DbKind::Home, ctx.paths()?.home_db()),
             ] {
-                if let Some(store) = Store::open_existing(kind, &path)? {
-                    for l in LessonStore::new(&*store.conn()?, kind).list()? {
+                if let Some(store) = store::open_read(kind, &path)? {
+                    for l in LessonStore::new(store.conn(), kind).list()? {
                         all.push((tier, l));
                     }
                 }

@@ -25,7 +25,7 @@ pub fn mode(ctx: &Ctx, args: ModeArgs) -> anyhow::Result<()> {
     };
     let m = Mutation::begin(ctx, "mode")?;
     {
-        let conn = m.store.conn()?;
+        let conn = m.store.conn();
         EventStore::new(&conn).set_state("mode", posture.as_str())?;
     }
     m.finish()?;
@@ -41,7 +41,7 @@ pub fn mode(ctx: &Ctx, args: ModeArgs) -> anyhow::Result<()> {
 pub fn pause(ctx: &Ctx, paused: bool) -> anyhow::Result<()> {
     let m = Mutation::begin(ctx, if paused { "pause" } else { "resume" })?;
     {
-        let conn = m.store.conn()?;
+        let conn = m.store.conn();
         let es = EventStore::new(&conn);
         if paused {
             es.set_state("paused", "true")?;

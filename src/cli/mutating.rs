@@ -10,7 +10,7 @@ use crate::config::scaffold::{self, ScaffoldOutcome};
 use crate::obs::EventStore;
 use crate::policy::integrity::{self, IntegrityStore};
 use crate::project::Project;
-use crate::store::{DbKind, Store};
+use crate::store::{self, DbKind, Store};
 
 /// A mutating command in progress.
 pub struct Mutation {
@@ -30,9 +30,9 @@ impl Mutation {
         if let Some(ScaffoldOutcome::NotWritten(w)) = &adoption {
             eprintln!("tlc: warning: not adopted: {w}");
         }
-        let store = Store::open(DbKind::Project, &project.db_path())?;
+        let store = store::open_write(DbKind::Project, &project.db_path())?;
         if let Some(ScaffoldOutcome::Written(path)) = &adoption {
-            let conn = store.conn()?;
+            let conn = store.conn();
             integrity::record_scaffolded(&conn, "tlc", None, path, command)?;
         }
         Ok(Mutation { project, adoption, store })
@@ -46,7 +46,7 @@ impl Mutation {
 
 /// Records the policy sources as they are now as the baseline of every live session.
 fn rerecord_live(project: &Project, store: &Store) -> anyhow::Result<()> {
-    let conn = store.conn()?;
+    let conn = store.conn();
     let mode = EventStore::new(&conn).state("mode")?;
     let now = integrity::sources(&project.paths, mode.as_deref());
     IntegrityStore::new(&conn).rerecord_live(&now, "tlc-command")?;
@@ -62,7 +62,7 @@ pub fn rerecord_if_recorded(ctx: &Ctx) -> anyhow::Result<()> {
     if !project.db_path().is_file() {
         return Ok(());
     }
-    let store = Store::open(DbKind::Project, &project.db_path())?;
+    let store = store::open_write(DbKind::Project, &project.db_path())?;
     rerecord_live(&project, &store)
 }
 

@@ -5,7 +5,7 @@
 use super::Ctx;
 use crate::obs::report::{EventLine, Reports, SessionReport};
 use crate::render::{self, Cell, Format, Table};
-use crate::store::{DbKind, Store};
+use crate::store::{self, DbKind, Store};
 use clap::Subcommand;
 use std::path::PathBuf;
 
@@ -153,7 +153,7 @@ pub fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
 /// The project database for reading, or a plain sentence when nothing was recorded yet.
 pub(crate) fn project_store(ctx: &Ctx) -> anyhow::Result<Option<Store>> {
     let project = ctx.project()?;
-    Ok(Store::open_existing(DbKind::Project, &project.db_path())?)
+    Ok(store::open_read(DbKind::Project, &project.db_path())?)
 }
 
 pub(crate) fn nothing_recorded(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
@@ -176,7 +176,7 @@ fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
     let Some(store) = project_store(ctx)? else {
         return nothing_recorded(ctx, format == Format::Json);
     };
-    let conn = store.conn()?;
+    let conn = store.conn();
     let reports = Reports::new(&conn);
     let (provider, session) = match &a.session {
         Some(id) => {
@@ -418,7 +418,7 @@ fn events(ctx: &Ctx, a: EventsArgs) -> anyhow::Result<()> {
     let Some(store) = project_store(ctx)? else {
         return nothing_recorded(ctx, a.json);
     };
-    let conn = store.conn()?;
+    let conn = store.conn();
     let lines = Reports::new(&conn).events(a.n.max(0), a.kind.as_deref(), a.session.as_deref(), plane.as_deref())?;
     if a.json {
         return render::json(&lines);
@@ -433,7 +433,7 @@ fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
     let Some(store) = project_store(ctx)? else {
         return nothing_recorded(ctx, a.json);
     };
-    let conn = store.conn()?;
+    let conn = store.conn();
     let lines = Reports::new(&conn).decisions(a.n.max(0), a.session.as_deref())?;
     if a.json {
         return render::json(&lines);
@@ -466,18 +466,18 @@ fn live(ctx: &Ctx, a: LiveArgs) -> anyhow::Result<()> {
     }
     // Wait for the database to appear rather than creating it.
     let store = loop {
-        if let Some(s) = Store::open_existing(DbKind::Project, &db)? {
+        if let Some(s) = store::open_read(DbKind::Project, &db)? {
             break s;
         }
         std::thread::sleep(interval);
     };
     let mut last = {
-        let conn = store.conn()?;
+        let conn = store.conn();
         Reports::new(&conn).max_event_id()?
     };
     loop {
         let lines = {
-            let conn = store.conn()?;
+            let conn = store.conn();
             Reports::new(&conn).signal_after(last)?
         };
         for e in &lines {

@@ -82,13 +82,15 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
     }
     let paths = ctx.paths()?;
     let db = paths.home_db();
-    let (mut conn, _) = store::open_and_migrate(DbKind::Home, &db)?;
-    let catalog = PriceCatalog::open_read_only(paths).map_err(cost_err)?;
+    let mut home = store::open_write(DbKind::Home, &db)?;
+    // The catalog reads prices through a connection of its own while the import writes.
+    let prices = store::open_read(DbKind::Home, &db)?;
+    let catalog = PriceCatalog::new(prices.as_ref().map(Store::conn), &crate::cost::catalog::override_file(paths)).map_err(cost_err)?;
     let mut total = ImportSummary::default();
     for d in &dirs {
         let mut progress = Progress::new(format!("importing {}", d.display()), 0);
         let mut last = 0u64;
-        let s = import_transcripts(&mut conn, &db, &catalog, d, &mut |done, all| {
+        let s = import_transcripts(home.conn_mut(), &db, &catalog, d, &mut |done, all| {
             progress.set_total(all);
             progress.inc(done.saturating_sub(last));
             last = done;
@@ -145,10 +147,10 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
     } else {
         (DbKind::Home, ctx.paths()?.home_db())
     };
-    let report = match Store::open_existing(kind, &path)? {
+    let report = match store::open_read(kind, &path)? {
         Some(store) => {
-            let conn = store.conn()?;
-            cost_report(&conn, kind, args.by, &filter).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+            let conn = store.conn();
+            cost_report(conn, kind, args.by, &filter).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
         }
         None => {
             if format != Format::Json {

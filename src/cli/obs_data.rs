@@ -5,7 +5,7 @@ use super::Ctx;
 use crate::obs::export::{self, ExportFormat, Window};
 use crate::obs::{import::Importer, prune};
 use crate::render::{self, Format, Table};
-use crate::store::{self, DbKind, Store};
+use crate::store::{self, DbKind};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
@@ -39,15 +39,11 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
         ExportFormatArg::Csv => ExportFormat::Csv,
         ExportFormatArg::Json => ExportFormat::Json,
     };
-    let store = Store::open_existing(kind, &path)?;
+    let store = store::open_read(kind, &path)?;
     // With nothing recorded the export is still well-formed: the header (or []) from an in-memory schema.
     let memory;
-    let pooled;
     let conn: &rusqlite::Connection = match &store {
-        Some(s) => {
-            pooled = s.conn()?;
-            &pooled
-        }
+        Some(s) => s.conn(),
         None => {
             memory = store::in_memory(kind).map_err(anyhow::Error::msg)?;
             &memory
@@ -105,23 +101,21 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
     if project_db.is_file() {
         let counts = if dry_run {
             let store =
-                Store::open_existing(DbKind::Project, &project_db)?.ok_or_else(|| crate::error::unusable("project database vanished"))?;
-            let conn = store.conn()?;
-            prune::count_project(&conn, &cutoff)?
+                store::open_read(DbKind::Project, &project_db)?.ok_or_else(|| crate::error::unusable("project database vanished"))?;
+            prune::count_project(store.conn(), &cutoff)?
         } else {
-            let (mut conn, _) = store::open_and_migrate(DbKind::Project, &project_db)?;
-            prune::prune_project(&mut conn, &cutoff)?
+            let mut store = store::open_write(DbKind::Project, &project_db)?;
+            prune::prune_project(store.conn_mut(), &cutoff)?
         };
         rows.extend(counts.into_iter().map(|c| ("project".to_string(), c.table, c.rows)));
     }
     if home_db.is_file() {
         let n = if dry_run {
-            let store = Store::open_existing(DbKind::Home, &home_db)?.ok_or_else(|| crate::error::unusable("home database vanished"))?;
-            let conn = store.conn()?;
-            prune::count_spool(&conn, &cutoff)?
+            let store = store::open_read(DbKind::Home, &home_db)?.ok_or_else(|| crate::error::unusable("home database vanished"))?;
+            prune::count_spool(store.conn(), &cutoff)?
         } else {
-            let (mut conn, _) = store::open_and_migrate(DbKind::Home, &home_db)?;
-            prune::prune_spool(&mut conn, &cutoff)?
+            let mut store = store::open_write(DbKind::Home, &home_db)?;
+            prune::prune_spool(store.conn_mut(), &cutoff)?
         };
         rows.push(("home".to_string(), "spool", n));
     }
@@ -152,10 +146,14 @@ pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], json: bool) -> anyhow::Result<
         }
     }
     let project = ctx.project()?;
-    let (mut pconn, _) = store::open_and_migrate(DbKind::Project, &project.db_path())?;
-    let (mut hconn, _) = store::open_and_migrate(DbKind::Home, &ctx.paths()?.home_db())?;
-    let ptx = pconn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let htx = hconn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let mut pstore = store::open_write(DbKind::Project, &project.db_path())?;
+    let mut hstore = store::open_write(DbKind::Home, &ctx.paths()?.home_db())?;
+    let ptx = pstore
+        .conn_mut()
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let htx = hstore
+        .conn_mut()
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let total: u64 = files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
     let mut progress = render::Progress::new("importing", total);
     let counts = {

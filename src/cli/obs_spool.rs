@@ -2,11 +2,11 @@
 
 use super::Ctx;
 use crate::render::{self, Format, Table};
-use crate::store::{DbKind, Store};
+use crate::store::{self, DbKind};
 
 pub fn report_all_repos(ctx: &Ctx, format: Format) -> anyhow::Result<()> {
     let home_db = ctx.paths()?.home_db();
-    let Some(store) = Store::open_existing(DbKind::Home, &home_db)? else {
+    let Some(store) = store::open_read(DbKind::Home, &home_db)? else {
         if format == Format::Json {
             return render::json(&serde_json::json!({"recorded": false, "database": home_db.display().to_string(), "repositories": []}));
         }
@@ -15,7 +15,7 @@ pub fn report_all_repos(ctx: &Ctx, format: Format) -> anyhow::Result<()> {
             home_db.display()
         ));
     };
-    let conn = store.conn()?;
+    let conn = store.conn();
     let mut st = conn.prepare(crate::store::queries::home::spool::REPO_ROLLUP)?;
     let mut t = Table::new([
         "repo_path",

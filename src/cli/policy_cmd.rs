@@ -4,7 +4,7 @@ use super::Ctx;
 use crate::obs::EventStore;
 use crate::policy::integrity::{self, IntegrityStore};
 use crate::render::{self, Cell, Table};
-use crate::store::{DbKind, Store};
+use crate::store::{self, DbKind};
 use clap::Subcommand;
 
 #[derive(Debug, clap::Args)]
@@ -37,7 +37,7 @@ pub fn run(ctx: &Ctx, args: PolicyArgs) -> anyhow::Result<()> {
 
 fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
     let project = project(ctx)?;
-    let Some(store) = Store::open_existing(DbKind::Project, &project.db_path())? else {
+    let Some(store) = store::open_read(DbKind::Project, &project.db_path())? else {
         if json {
             return render::json(&serde_json::json!({ "diverged": false, "sources": [], "divergences": [], "history": [] }));
         }
@@ -46,7 +46,7 @@ fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
             project.db_path().display()
         ));
     };
-    let conn = store.conn()?;
+    let conn = store.conn();
     let mode = EventStore::new(&conn).state("mode")?;
     let sources = integrity::sources(&project.paths, mode.as_deref());
     let st = IntegrityStore::new(&conn);
@@ -119,7 +119,7 @@ fn accept(ctx: &Ctx, typed: &[String], yes: bool) -> anyhow::Result<()> {
     super::mutating::require_terminal(yes, "`tlc policy accept`")?;
     let project = project(ctx)?;
     let cwd = std::env::current_dir()?;
-    let Some(store) = Store::open_existing(DbKind::Project, &project.db_path())? else {
+    let Some(store) = store::open_read(DbKind::Project, &project.db_path())? else {
         return render::out(&format!(
             "no project database at {}: no session has a baseline, nothing to accept\n",
             project.db_path().display()
@@ -127,8 +127,8 @@ fn accept(ctx: &Ctx, typed: &[String], yes: bool) -> anyhow::Result<()> {
     };
     drop(store);
     // Accepting writes: open for writing now that we know the database exists.
-    let store = Store::open(DbKind::Project, &project.db_path())?;
-    let conn = store.conn()?;
+    let store = store::open_write(DbKind::Project, &project.db_path())?;
+    let conn = store.conn();
     let mode = EventStore::new(&conn).state("mode")?;
     let sources = integrity::sources(&project.paths, mode.as_deref());
     let mut chosen = Vec::new();

@@ -4,6 +4,7 @@ use super::Ctx;
 use crate::cost::catalog::{self, CostError, PriceCatalog, RefreshOutcome, LITELLM, OVERRIDE};
 use crate::cost::{fetch, parse, PriceEntry};
 use crate::render::{self, Cell, Format, Progress, Table};
+use crate::store::{self, DbKind, Store};
 use clap::Subcommand;
 use serde_json::json;
 
@@ -123,7 +124,8 @@ fn refresh(ctx: &Ctx, plane: &str, from: Option<String>) -> anyhow::Result<()> {
             override_path.display()
         )));
     }
-    let cat = PriceCatalog::open(paths).map_err(cost_err)?;
+    let home = store::open_write(DbKind::Home, &paths.home_db())?;
+    let cat = PriceCatalog::new(Some(home.conn()), &override_path).map_err(cost_err)?;
     if plane != OVERRIDE {
         let source = match from {
             Some(s) => s,
@@ -170,7 +172,9 @@ fn opt(v: Option<f64>) -> serde_json::Value {
 }
 
 fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyhow::Result<()> {
-    let cat = PriceCatalog::open_read_only(ctx.paths()?).map_err(cost_err)?;
+    let paths = ctx.paths()?;
+    let home = store::open_read(DbKind::Home, &paths.home_db())?;
+    let cat = PriceCatalog::new(home.as_ref().map(Store::conn), &catalog::override_file(paths)).map_err(cost_err)?;
     let Some(p) = cat.resolve(model, provider).map_err(cost_err)? else {
         return Err(crate::error::unusable(format!("no price for {model}")));
     };
@@ -231,7 +235,9 @@ fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyh
 }
 
 fn list(ctx: &Ctx, provider: Option<&str>, search: Option<&str>, format: Format) -> anyhow::Result<()> {
-    let cat = PriceCatalog::open_read_only(ctx.paths()?).map_err(cost_err)?;
+    let paths = ctx.paths()?;
+    let home = store::open_read(DbKind::Home, &paths.home_db())?;
+    let cat = PriceCatalog::new(home.as_ref().map(Store::conn), &catalog::override_file(paths)).map_err(cost_err)?;
     let rows = cat.list(provider, search).map_err(cost_err)?;
     let mut t = Table::new([
         "plane",
@@ -300,7 +306,8 @@ fn list(ctx: &Ctx, provider: Option<&str>, search: Option<&str>, format: Format)
 
 fn status(ctx: &Ctx, as_json: bool) -> anyhow::Result<()> {
     let paths = ctx.paths()?;
-    let cat = PriceCatalog::open_read_only(paths).map_err(cost_err)?;
+    let home = store::open_read(DbKind::Home, &paths.home_db())?;
+    let cat = PriceCatalog::new(home.as_ref().map(Store::conn), &catalog::override_file(paths)).map_err(cost_err)?;
     let planes = cat.status(&catalog::override_file(paths)).map_err(cost_err)?;
     if as_json {
         return render::json(&json!({ "planes": planes }));

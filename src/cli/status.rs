@@ -6,7 +6,7 @@ use crate::obs::EventStore;
 use crate::policy::integrity::{self, Divergence, IntegrityStore, LiveSession};
 use crate::policy::PostureResolution;
 use crate::render::{self, Cell, Table};
-use crate::store::{DbKind, Store};
+use crate::store::{self, DbKind};
 
 #[derive(Debug, clap::Args)]
 pub struct StatusArgs {
@@ -57,8 +57,8 @@ pub fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
     let project = ctx.project()?;
     let s = &cfg.settings;
     let (mut mode, mut paused, mut live, mut divergences) = (None, false, Vec::new(), Vec::new());
-    if let Some(store) = Store::open_existing(DbKind::Project, &project.db_path())? {
-        let conn = store.conn()?;
+    if let Some(store) = store::open_read(DbKind::Project, &project.db_path())? {
+        let conn = store.conn();
         let es = EventStore::new(&conn);
         mode = es.state("mode")?;
         paused = es.state("paused")?.is_some_and(|v| v == "true");

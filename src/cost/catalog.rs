@@ -13,7 +13,7 @@ use super::rates::{PriceEntry, Rates};
 use super::snapshot;
 use crate::paths::Paths;
 use crate::store::queries::home::cost as q;
-use crate::store::{DbKind, Store, StoreError};
+use crate::store::StoreError;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -131,137 +131,45 @@ fn row_entry(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<PriceEntry> {
 }
 
 /// The price catalog: the stored planes (when the home database exists) plus what is read live.
-pub struct PriceCatalog {
-    store: Option<Db>,
+/// Like every repository type it borrows its connection: the caller opens the home database
+/// with `store::open_read` (to look prices up) or `store::open_write` (to refresh them).
+pub struct PriceCatalog<'c> {
+    conn: Option<&'c Connection>,
     /// The override file's entries while no refresh has loaded the override plane.
     override_live: Option<Vec<PriceEntry>>,
     /// Whether the litellm plane answers from the database (else the snapshot).
     litellm_stored: bool,
 }
 
-impl std::fmt::Debug for PriceCatalog {
+impl std::fmt::Debug for PriceCatalog<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PriceCatalog")
-            .field("store", &self.store)
+            .field("database", &self.conn.and_then(|c| c.path()))
             .field("litellm_stored", &self.litellm_stored)
             .finish()
     }
 }
 
-/// One connection to the home database. A read-only catalog opens it like `Store::open_existing`
-/// (no file created, `query_only`) but without a connection pool and its thread: `prices lookup`
-/// pays for one open, not two, inside its 5 ms budget.
-struct Db {
-    conn: Connection,
-    path: PathBuf,
-    writable: bool,
-}
-
-impl std::fmt::Debug for Db {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Db")
-            .field("path", &self.path)
-            .field("writable", &self.writable)
-            .finish()
-    }
-}
-
-impl Db {
-    fn open_existing(path: &Path) -> Result<Option<Db>, CostError> {
-        if !path.is_file() {
-            return Ok(None);
-        }
-        let sq = |e| StoreError::sqlite(path, e);
-        let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(sq)?;
-        conn.busy_timeout(crate::store::BUSY_TIMEOUT).map_err(sq)?;
-        conn.execute_batch("PRAGMA query_only = ON").map_err(sq)?;
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sq)?;
-        if version != DbKind::Home.expected_user_version() {
-            // Not this binary's schema: the store says precisely why (too new, needs migrating).
-            drop(conn);
-            Store::open_existing(DbKind::Home, path)?;
-            return Err(CostError::Unusable(format!(
-                "{}: schema is not this tlc's; run `tlc db migrate`",
-                path.display()
-            )));
-        }
-        Ok(Some(Db {
-            conn,
-            path: path.to_path_buf(),
-            writable: false,
-        }))
-    }
-
-    fn conn(&self) -> Result<&Connection, CostError> {
-        Ok(&self.conn)
-    }
-
-    fn path(&self) -> &Path {
-        &self.path
-    }
-
-    fn writable_conn(&self) -> Result<&Connection, CostError> {
-        if self.writable {
-            Ok(&self.conn)
-        } else {
-            Err(CostError::Unusable("the price catalog was opened read-only".into()))
-        }
-    }
-}
-
-impl PriceCatalog {
-    /// The catalog for reading: the home database when it exists (opened read-only), else only the
-    /// override file and the snapshot. Creates nothing.
-    pub fn open_read_only(paths: &Paths) -> Result<PriceCatalog, CostError> {
-        let store = Db::open_existing(&paths.home_db())?;
-        Self::with_store(store, &override_file(paths))
-    }
-
-    /// The catalog for writing: creates and migrates the home database when needed.
-    pub fn open(paths: &Paths) -> Result<PriceCatalog, CostError> {
-        let path = paths.home_db();
-        let (conn, _) = crate::store::open_and_migrate(DbKind::Home, &path)?;
-        Self::with_store(
-            Some(Db {
-                conn,
-                path,
-                writable: true,
-            }),
-            &override_file(paths),
-        )
-    }
-
-    /// Only what is compiled in: the snapshot answers for litellm, nothing else is known.
-    pub fn snapshot_only() -> PriceCatalog {
-        PriceCatalog {
-            store: None,
-            override_live: None,
-            litellm_stored: false,
-        }
-    }
-
-    fn with_store(store: Option<Db>, override_path: &Path) -> Result<PriceCatalog, CostError> {
+impl<'c> PriceCatalog<'c> {
+    /// The catalog over the home database `home` (`None` when there is none: then only the
+    /// override file and the snapshot answer), with the operator's override file at
+    /// `override_path` ([`override_file`]).
+    pub fn new(home: Option<&'c Connection>, override_path: &Path) -> Result<PriceCatalog<'c>, CostError> {
         let mut cat = PriceCatalog {
-            store,
+            conn: home,
             override_live: None,
             litellm_stored: false,
         };
-        let (override_loaded, litellm_stored) = match &cat.store {
-            Some(s) => {
-                let conn = s.conn()?;
-                let sq = |e| CostError::Sqlite {
-                    path: s.path().to_path_buf(),
-                    source: e,
-                };
+        let (override_loaded, litellm_stored) = match home {
+            Some(conn) => {
                 let loaded: bool = conn
                     .prepare_cached(q::PLANE_LOADED)
                     .and_then(|mut st| st.query_row([OVERRIDE], |r| r.get(0)))
-                    .map_err(sq)?;
+                    .map_err(|e| cat.sq(e))?;
                 let has: bool = conn
                     .prepare_cached(q::PLANE_HAS_ROWS)
                     .and_then(|mut st| st.query_row([LITELLM], |r| r.get(0)))
-                    .map_err(sq)?;
+                    .map_err(|e| cat.sq(e))?;
                 (loaded, has)
             }
             None => (false, false),
@@ -272,12 +180,31 @@ impl PriceCatalog {
         }
         Ok(cat)
     }
+}
 
+impl PriceCatalog<'static> {
+    /// Only what is compiled in: the snapshot answers for litellm, nothing else is known.
+    pub fn snapshot_only() -> PriceCatalog<'static> {
+        PriceCatalog {
+            conn: None,
+            override_live: None,
+            litellm_stored: false,
+        }
+    }
+}
+
+impl PriceCatalog<'_> {
     fn sq(&self, e: rusqlite::Error) -> CostError {
         CostError::Sqlite {
-            path: self.store.as_ref().map(|s| s.path().to_path_buf()).unwrap_or_default(),
+            path: self.conn.and_then(|c| c.path()).map(PathBuf::from).unwrap_or_default(),
             source: e,
         }
+    }
+
+    /// The home database, for a method that writes: there is none in a snapshot-only catalog.
+    fn writable_conn(&self) -> Result<&Connection, CostError> {
+        self.conn
+            .ok_or_else(|| CostError::Unusable("the price catalog has no home database to write".into()))
     }
 
     fn stored_get(&self, conn: &Connection, plane: &str, key: &str) -> Result<Option<PriceEntry>, CostError> {
@@ -291,10 +218,7 @@ impl PriceCatalog {
     /// `None` when no plane knows it.
     pub fn resolve(&self, model: &str, provider: Option<&str>) -> Result<Option<ResolvedPrice>, CostError> {
         let keys = candidates(model);
-        let conn = match &self.store {
-            Some(s) => Some(s.conn()?),
-            None => None,
-        };
+        let conn = self.conn;
         let found = |key: &str, plane: &str, builtin: bool, entry: PriceEntry| {
             Some(ResolvedPrice {
                 key: key.to_string(),
@@ -360,11 +284,7 @@ impl PriceCatalog {
         entries: &[PriceEntry],
         progress: &mut dyn FnMut(u64),
     ) -> Result<RefreshOutcome, CostError> {
-        let store = self
-            .store
-            .as_ref()
-            .ok_or_else(|| CostError::Unusable("the price catalog was opened read-only".into()))?;
-        let conn = store.writable_conn()?;
+        let conn = self.writable_conn()?;
         let tx = rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate).map_err(|e| self.sq(e))?;
         let stored: i64 = tx
             .prepare_cached(q::PLANE_COUNT)
@@ -430,11 +350,7 @@ impl PriceCatalog {
 
     /// Records a refresh that failed before anything could be stored (a bad file or download).
     pub fn record_failure(&self, plane: &str, source: &str, detail: &str) -> Result<(), CostError> {
-        let store = self
-            .store
-            .as_ref()
-            .ok_or_else(|| CostError::Unusable("the price catalog was opened read-only".into()))?;
-        let conn = store.writable_conn()?;
+        let conn = self.writable_conn()?;
         conn.prepare_cached(q::REFRESH_INSERT)
             .and_then(|mut s| s.execute(params![plane, source, 0i64, crate::clock::now_stamp(), "failed", detail]))
             .map_err(|e| self.sq(e))?;
@@ -446,8 +362,7 @@ impl PriceCatalog {
     pub fn status(&self, override_path: &Path) -> Result<Vec<PlaneStatus>, CostError> {
         let mut out: Vec<PlaneStatus> = Vec::new();
         let mut failures: Vec<(String, String)> = Vec::new();
-        if let Some(s) = &self.store {
-            let conn = s.conn()?;
+        if let Some(conn) = self.conn {
             let mut counts = std::collections::BTreeMap::new();
             let mut st = conn.prepare_cached(q::PLANE_COUNTS).map_err(|e| self.sq(e))?;
             for r in st
@@ -567,8 +482,7 @@ impl PriceCatalog {
                 entry: e.clone(),
             }));
         }
-        if let Some(s) = &self.store {
-            let conn = s.conn()?;
+        if let Some(conn) = self.conn {
             let mut st = conn.prepare_cached(q::PRICES_LIST).map_err(|e| self.sq(e))?;
             let rows = st
                 .query_map(params![provider, search], |r| Ok((r.get::<_, String>(0)?, row_entry(r, 1)?)))
@@ -599,13 +513,13 @@ impl PriceCatalog {
 /// Resolutions remembered per model, for paths that price many responses of few models
 /// (the import, a hook reading a transcript).
 pub struct CachedResolver<'a> {
-    catalog: &'a PriceCatalog,
+    catalog: &'a PriceCatalog<'a>,
     provider: Option<String>,
     known: std::collections::HashMap<String, Option<ResolvedPrice>, std::hash::BuildHasherDefault<super::transcript::Fx>>,
 }
 
 impl<'a> CachedResolver<'a> {
-    pub fn new(catalog: &'a PriceCatalog, provider: Option<&str>) -> CachedResolver<'a> {
+    pub fn new(catalog: &'a PriceCatalog<'a>, provider: Option<&str>) -> CachedResolver<'a> {
         CachedResolver {
             catalog,
             provider: provider.map(str::to_string),

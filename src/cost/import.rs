@@ -887,9 +887,9 @@ fn commit_midway(
     let checkpointer = std::thread::spawn(move || {
         // A checkpoint that fails or is skipped here costs nothing but time: the final
         // commit's checkpoint copies whatever is left.
-        if let Ok(c) = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE) {
-            let _ = c.busy_timeout(Duration::from_secs(5));
-            let _ = c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
+        // The one place a command holds two connections to one database at once.
+        if let Ok(second) = crate::store::open_write(crate::store::DbKind::Home, &path) {
+            let _ = second.checkpoint_passive();
         }
     });
     let next = begin_bulk(conn, db, hasher, seen, last_id)?;
@@ -1055,7 +1055,7 @@ mod tests {
             "/y/ééééééééééééééééé",
             "8f2c5d3b9a1e4f60b7c2d9e8a1f3b5c7d9e0f1a2b3c4d5e6f708192a3b4c5d6e",
         ];
-        let conn = Connection::open_in_memory().unwrap();
+        let conn = crate::store::in_memory(crate::store::DbKind::Home).unwrap();
         conn.execute_batch("CREATE TABLE k (key TEXT, id INTEGER);").unwrap();
         let mut new = NewKeys::default();
         for (id, k) in keys.iter().enumerate().rev() {
@@ -1079,7 +1079,8 @@ mod tests {
     fn the_second_bulk_transaction_counts_what_hooks_stored_after_the_first() {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("h.db");
-        let (conn, _) = crate::store::open_and_migrate(crate::store::DbKind::Home, &db).unwrap();
+        let store = crate::store::open_write(crate::store::DbKind::Home, &db).unwrap();
+        let conn = store.conn();
         let hasher = KeyHasher::default();
         let mut writer = UsageWriter::new(&conn).unwrap();
         let row = |key| UsageRow::for_test(key, "2026-11-20T01:00:00.000Z");
@@ -1094,7 +1095,8 @@ mod tests {
         let (next, checkpointer) = commit_midway(&conn, &db, &mut writer, &hasher, state).unwrap();
         checkpointer.join().unwrap();
         // The first transaction is committed, its keys in `usage_key`, its triggers restored.
-        let other = Connection::open(&db).unwrap();
+        let other_store = crate::store::open_write(crate::store::DbKind::Home, &db).unwrap();
+        let other = other_store.conn();
         let keys: i64 = other.query_row("SELECT count(*) FROM usage_key", [], |r| r.get(0)).unwrap();
         assert_eq!(keys, 2);
         // The second began under the write lock, so a hook's row has to wait for it; its keys and

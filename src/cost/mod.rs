@@ -2,8 +2,9 @@
 //! snapshot, resolution and normalisation), the one cost function, the transcript usage scanner,
 //! the transcript import and the cost reports.
 //!
-//! For the hook path: [`PriceCatalog::open_read_only`] (creates nothing; falls back to the
-//! snapshot), [`PriceCatalog::resolve`], [`cost`] and [`scan_usage`].
+//! For the hook path: [`PriceCatalog::new`] over the home database opened with
+//! `store::open_read` (creates nothing; without one the snapshot answers),
+//! [`PriceCatalog::resolve`], [`cost`] and [`scan_usage`].
 
 mod borrowed_insert;
 pub mod catalog;

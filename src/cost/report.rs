@@ -149,7 +149,8 @@ mod tests {
     #[test]
     fn unpriced_rows_have_no_cost_and_make_totals_incomplete() {
         let dir = tempfile::tempdir().unwrap();
-        let (conn, _) = crate::store::open_and_migrate(DbKind::Home, &dir.path().join("h.db")).unwrap();
+        let store = crate::store::open_write(DbKind::Home, &dir.path().join("h.db")).unwrap();
+        let conn = store.conn();
         let mut w = crate::cost::usage::UsageWriter::new(&conn).unwrap();
         let u = crate::cost::TokenUsage {
             input: 1,

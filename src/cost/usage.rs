@@ -428,7 +428,8 @@ mod tests {
     #[test]
     fn the_rollup_matches_a_rebuild_and_duplicates_add_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let (conn, _) = crate::store::open_and_migrate(DbKind::Home, &dir.path().join("h.db")).unwrap();
+        let store = crate::store::open_write(DbKind::Home, &dir.path().join("h.db")).unwrap();
+        let conn = store.conn();
         let mut w = UsageWriter::new(&conn).unwrap();
         let u = TokenUsage {
             input: 1,
@@ -489,7 +490,8 @@ mod tests {
     #[test]
     fn insert_new_stores_many_rows_per_statement_and_a_failed_row_rolls_back_the_transaction() {
         let dir = tempfile::tempdir().unwrap();
-        let (conn, _) = crate::store::open_and_migrate(DbKind::Home, &dir.path().join("h.db")).unwrap();
+        let store = crate::store::open_write(DbKind::Home, &dir.path().join("h.db")).unwrap();
+        let conn = store.conn();
         let keys: Vec<String> = (0..ROWS_PER_STATEMENT * 2 + 3).map(|i| format!("k{i:04}")).collect();
         let row = |k| UsageRow::for_test(k, "2026-11-20T01:00:00.000Z");
         let count = |c: &Connection| -> i64 { c.query_row("SELECT count(*) FROM usage", [], |r| r.get(0)).unwrap() };

@@ -59,10 +59,10 @@ pub fn run_all(paths: &Paths) -> Vec<Check> {
     out.push(database("db-project", "project database", DbKind::Project, &project.db_path()));
     out.push(database("db-home", "home database", DbKind::Home, &paths.home_db()));
     out.extend(config_tiers(paths));
-    let project_store = Store::open_existing(DbKind::Project, &project.db_path()).ok().flatten();
+    let project_store = store::open_read(DbKind::Project, &project.db_path()).ok().flatten();
     let mode_state = project_store
         .as_ref()
-        .and_then(|s| s.conn().ok())
+        .map(|s| s.conn())
         .and_then(|c| crate::obs::EventStore::new(&c).state("mode").ok().flatten());
     match &config {
         Ok(cfg) => {
@@ -128,7 +128,7 @@ fn database(id: &str, name: &str, kind: DbKind, path: &Path) -> Check {
             format!("{}: not created yet (nothing recorded)", path.display()),
         );
     }
-    match Store::open_existing(kind, path) {
+    match store::open_read(kind, path) {
         Err(e @ StoreError::NeedsMigration { .. }) => return check(id, name, Status::Warn, e.to_string()),
         Err(e) => return check(id, name, Status::Fail, e.to_string()),
         Ok(_) => {}
@@ -337,8 +337,8 @@ fn policy_divergence(project: &Project, store: Option<&Store>, mode_state: Optio
     let Some(store) = store else {
         return check("policy-integrity", "policy integrity", Status::Ok, "no session baselined yet");
     };
-    let found = store.conn().map_err(|e| e.to_string()).and_then(|c| {
-        IntegrityStore::new(&c)
+    let found = Ok(store.conn()).and_then(|c| {
+        IntegrityStore::new(c)
             .current_divergences(&integrity::sources(&project.paths, mode_state))
             .map_err(|e| e.to_string())
     });
@@ -502,7 +502,7 @@ fn wiring(p: &Provider) -> Check {
 fn hook_faults(paths: &Paths, store: Option<&Store>) -> Check {
     let since = crate::clock::stamp(crate::clock::now() - chrono::Duration::days(RECENT_FAULT_DAYS));
     let mut notes = Vec::new();
-    if let Some(conn) = store.and_then(|s| s.conn().ok()) {
+    if let Some(conn) = store.map(|s| s.conn()) {
         let row: rusqlite::Result<(i64, Option<String>, Option<String>)> =
             conn.query_row(crate::store::queries::project::doctor::RECENT_FAULTS, [&since], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?))
@@ -540,8 +540,8 @@ fn hook_faults(paths: &Paths, store: Option<&Store>) -> Check {
 }
 
 fn price_catalog(paths: &Paths) -> Check {
-    let home = Store::open_existing(DbKind::Home, &paths.home_db()).ok().flatten();
-    let row = home.as_ref().and_then(|s| s.conn().ok()).and_then(|c| {
+    let home = store::open_read(DbKind::Home, &paths.home_db()).ok().flatten();
+    let row = home.as_ref().map(|s| s.conn()).and_then(|c| {
         c.query_row(crate::store::queries::home::doctor::PRICE_AGE, [], |r| {
             Ok((r.get::<_, Option<String>>(0)?, r.get::<_, i64>(1)?))
         })
@@ -568,10 +568,10 @@ fn price_catalog(paths: &Paths) -> Check {
 
 fn stables_and_pins(paths: &Paths, cfg: Option<&Config>) -> Check {
     let stables = cfg.map_or(0, |c| c.named("stable").count());
-    let home = Store::open_existing(DbKind::Home, &paths.home_db()).ok().flatten();
+    let home = store::open_read(DbKind::Home, &paths.home_db()).ok().flatten();
     let tables: Vec<String> = home
         .as_ref()
-        .and_then(|s| s.conn().ok())
+        .map(|s| s.conn())
         .and_then(|c| {
             let mut st = c.prepare(crate::store::queries::home::doctor::AGENT_TABLES).ok()?;
             let rows = st.query_map([], |r| r.get::<_, String>(0)).ok()?;

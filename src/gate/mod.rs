@@ -373,17 +373,18 @@ mod tests {
     #[test]
     fn the_lock_has_one_holder_and_a_dead_one_is_reclaimed() {
         let dir = tempfile::tempdir().unwrap();
-        let (mut conn, _) = crate::store::open_and_migrate(crate::store::DbKind::Project, &dir.path().join("t.db")).unwrap();
+        let mut store = crate::store::open_write(crate::store::DbKind::Project, &dir.path().join("t.db")).unwrap();
+        let conn = store.conn_mut();
         conn.execute(
             "INSERT INTO gate_lock (id, session_id, pid, host, acquired_at) VALUES (1, 's', 1, ?1, ?2)",
             params![hostname(), clock::now_stamp()],
         )
         .unwrap();
         // pid 1 is alive: held.
-        assert!(GateStore::try_lock(&mut conn, None).unwrap().is_err());
+        assert!(GateStore::try_lock(conn, None).unwrap().is_err());
         conn.execute("UPDATE gate_lock SET pid = 999999999", []).unwrap();
-        assert!(GateStore::try_lock(&mut conn, None).unwrap().is_ok(), "a gone process is reclaimed");
-        GateStore::new(&conn).unlock().unwrap();
+        assert!(GateStore::try_lock(conn, None).unwrap().is_ok(), "a gone process is reclaimed");
+        GateStore::new(conn).unlock().unwrap();
         let n: i64 = conn.query_row("SELECT count(*) FROM gate_lock", [], |r| r.get(0)).unwrap();
         assert_eq!(n, 0);
     }

@@ -210,7 +210,7 @@ fn record(
         .as_ref()
         .and_then(|m| crate::config::scaffold::adopt_on_hook(project, config, m.event.kind));
     let db = project.db_path();
-    let mut conn = store::open_for_hook(DbKind::Project, &db).map_err(|e| e.to_string())?;
+    let mut conn = store::open_hook(DbKind::Project, &db).map_err(|e| e.to_string())?;
     conn.busy_handler(Some(wait_for_writer)).map_err(|e| e.to_string())?;
     let settings = &config.settings;
     // The transcript is read before the write lock is taken; its generations are written below.
@@ -352,7 +352,7 @@ fn plane_for(event: &Event, interrupts: bool, debug_on: bool) -> Plane {
 
 fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), String> {
     let home_db = project.paths.home_db();
-    let mut conn = store::open_for_hook(DbKind::Home, &home_db).map_err(|e| e.to_string())?;
+    let mut conn = store::open_hook(DbKind::Home, &home_db).map_err(|e| e.to_string())?;
     conn.busy_handler(Some(wait_for_writer)).map_err(|e| e.to_string())?;
     let tx = conn
         .transaction_with_behavior(TransactionBehavior::Immediate)

@@ -10,6 +10,7 @@ use crate::cost::{CachedResolver, PriceCatalog, TokenUsage};
 use crate::obs::recorder::TranscriptOffset;
 use crate::obs::{Event, Kind, Tokens};
 use crate::paths::Paths;
+use crate::store::{self, DbKind, Store};
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
@@ -95,7 +96,11 @@ pub fn read_delta(
     state.malformed_lines += scan.malformed as i64;
     let mut generations = Vec::with_capacity(scan.records.len());
     if !scan.records.is_empty() {
-        let catalog = PriceCatalog::open_read_only(paths).unwrap_or_else(|_| PriceCatalog::snapshot_only());
+        // Prices come from the home database when it is there and this binary's; any other
+        // state of it prices from the compiled-in snapshot rather than failing the hook.
+        let home = store::open_read(DbKind::Home, &paths.home_db()).ok().flatten();
+        let catalog = PriceCatalog::new(home.as_ref().map(Store::conn), &crate::cost::catalog::override_file(paths))
+            .unwrap_or_else(|_| PriceCatalog::snapshot_only());
         let mut prices = CachedResolver::new(&catalog, Some(&template.provider));
         for r in scan.records {
             let ts = crate::clock::parse(&r.ts).unwrap_or(template.ts);

@@ -128,7 +128,8 @@ mod tests {
         assert_ne!(lesson_id("a"), lesson_id("b"));
         assert_eq!(parse_tokens("a, b,,a ,c"), vec!["a", "b", "c"]);
         let dir = tempfile::tempdir().unwrap();
-        let (conn, _) = crate::store::open_and_migrate(DbKind::Home, &dir.path().join("h.db")).unwrap();
+        let store = crate::store::open_write(DbKind::Home, &dir.path().join("h.db")).unwrap();
+        let conn = store.conn();
         let st = LessonStore::new(&conn, DbKind::Home);
         let mut l = NewLesson {
             instruction: "Grep for a producer.".into(),

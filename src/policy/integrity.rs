@@ -349,7 +349,7 @@ fn normalize(p: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{open_and_migrate, DbKind};
+    use crate::store::{open_write, DbKind};
 
     fn facts<'a>(session: &'a str, starts: bool, acting: bool) -> HookFacts<'a> {
         HookFacts {
@@ -363,7 +363,8 @@ mod tests {
     #[test]
     fn a_mid_session_change_denies_acting_calls_until_accepted() {
         let dir = tempfile::tempdir().unwrap();
-        let (conn, _) = open_and_migrate(DbKind::Project, &dir.path().join("t.db")).unwrap();
+        let store = open_write(DbKind::Project, &dir.path().join("t.db")).unwrap();
+        let conn = store.conn();
         conn.execute(
             "INSERT INTO sessions (provider, session_id, first_seen, last_seen) VALUES ('claude','s1','x','x')",
             [],

@@ -2,19 +2,19 @@
 //! schema-version check, the views kept in `reports/` and the compiled-in queries.
 //!
 //! Nothing here knows a domain: each domain's repository type runs its own statements from
-//! [`queries`] over a connection this module opened.
+//! [`queries`] over a connection this module opened. Every connection to a database file is
+//! opened here, by one of [`open_write`], [`open_read`] and [`open_hook`].
 
 mod fsutil;
 mod schema;
-pub mod typed_queries;
+#[cfg(test)]
+mod typed_queries;
 
 pub use fsutil::{create_private_dir, create_private_file};
 pub use schema::{applied_migrations, in_memory, AppliedMigration, MigrationReport};
 
-use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 /// The named statements under `queries/`, compiled in by build.rs.
@@ -97,8 +97,6 @@ pub enum StoreError {
     Migration { path: PathBuf, detail: String },
     #[error("{path}: {cause}")]
     Sqlite { path: PathBuf, cause: rusqlite::Error },
-    #[error("{path}: connection pool: {detail}")]
-    Pool { path: PathBuf, detail: String },
 }
 
 impl StoreError {
@@ -142,43 +140,23 @@ fn init_read(conn: &mut Connection) -> rusqlite::Result<()> {
     conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA query_only = ON;")
 }
 
-/// An open database: its path and a pool of connections that all ran the init pragmas.
+/// An open database: one connection that ran the store's pragmas, the file it is, and what the
+/// migrator did on the way in.
+///
+/// There are three ways to get one, each named for its use: [`open_write`] (creates and migrates),
+/// [`open_read`] (never creates, refuses a schema that is not this binary's) and, for the hook
+/// alone, [`open_hook`] (a bare connection with the hook's close behaviour). A command that needs
+/// two connections to one database at the same time opens the second the same way; only the
+/// transcript import does (its checkpointing thread, see `cost::import`). No connection pool is
+/// kept: no command shares connections between threads.
+///
+/// Repository types (`EventStore`, `UsageWriter`, `GateStore`, …) borrow [`Store::conn`]; they
+/// never own a connection.
 pub struct Store {
     kind: DbKind,
     path: PathBuf,
-    conns: Conns,
-}
-
-/// Writers share an r2d2 pool; a read-only store holds one connection of its own, so no pool
-/// thread can keep a connection open past the command (and leave files behind it).
-enum Conns {
-    Pool(r2d2::Pool<SqliteConnectionManager>),
-    Single(std::sync::Mutex<Connection>),
-}
-
-/// A connection borrowed from a [`Store`].
-pub enum Conn<'a> {
-    Pooled(Box<r2d2::PooledConnection<SqliteConnectionManager>>),
-    Single(std::sync::MutexGuard<'a, Connection>),
-}
-
-impl std::ops::Deref for Conn<'_> {
-    type Target = Connection;
-    fn deref(&self) -> &Connection {
-        match self {
-            Conn::Pooled(c) => c,
-            Conn::Single(c) => c,
-        }
-    }
-}
-
-impl std::ops::DerefMut for Conn<'_> {
-    fn deref_mut(&mut self) -> &mut Connection {
-        match self {
-            Conn::Pooled(c) => c,
-            Conn::Single(c) => &mut *c,
-        }
-    }
+    conn: Connection,
+    migration: MigrationReport,
 }
 
 impl std::fmt::Debug for Store {
@@ -188,57 +166,6 @@ impl std::fmt::Debug for Store {
 }
 
 impl Store {
-    /// Opens `path` for writing: creates the file (0600, in a 0700 folder) when missing, sets WAL,
-    /// and migrates it when its schema is behind this binary. Refuses a newer schema.
-    pub fn open(kind: DbKind, path: &Path) -> Result<Store, StoreError> {
-        let (_conn, _report) = open_and_migrate(kind, path)?;
-        Self::pool(kind, path)
-    }
-
-    /// Opens `path` for writing and returns what the migrator applied.
-    pub fn open_reporting(kind: DbKind, path: &Path) -> Result<(Store, MigrationReport), StoreError> {
-        let (_conn, report) = open_and_migrate(kind, path)?;
-        Ok((Self::pool(kind, path)?, report))
-    }
-
-    /// Opens an existing database for reading only; `None` when there is no file. Creates nothing,
-    /// writes nothing, and refuses a schema that is not this binary's.
-    pub fn open_existing(kind: DbKind, path: &Path) -> Result<Option<Store>, StoreError> {
-        if !path.is_file() {
-            return Ok(None);
-        }
-        // A WAL that other processes left is left as it is: closing a reader must not
-        // checkpoint and delete it. With no WAL yet, the default close removes what opening made.
-        let wal_present = wal_path(path).exists();
-        let conn = open_read_connection(path)?;
-        if wal_present {
-            conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
-                .map_err(|e| StoreError::sqlite(path, e))?;
-        }
-        check_readable(kind, path, &conn)?;
-        Ok(Some(Store {
-            kind,
-            path: path.to_path_buf(),
-            conns: Conns::Single(std::sync::Mutex::new(conn)),
-        }))
-    }
-
-    fn pool(kind: DbKind, path: &Path) -> Result<Store, StoreError> {
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let manager = SqliteConnectionManager::file(path).with_flags(flags).with_init(init_write);
-        let pool = r2d2::Pool::builder()
-            .max_size(4)
-            .min_idle(Some(0))
-            .connection_timeout(BUSY_TIMEOUT)
-            .thread_pool(Arc::new(scheduled_thread_pool::ScheduledThreadPool::new(1)))
-            .build_unchecked(manager);
-        Ok(Store {
-            kind,
-            path: path.to_path_buf(),
-            conns: Conns::Pool(pool),
-        })
-    }
-
     pub fn kind(&self) -> DbKind {
         self.kind
     }
@@ -247,18 +174,32 @@ impl Store {
         &self.path
     }
 
-    /// A connection from the pool.
-    pub fn conn(&self) -> Result<Conn<'_>, StoreError> {
-        match &self.conns {
-            Conns::Pool(pool) => pool.get().map(|c| Conn::Pooled(Box::new(c))).map_err(|e| StoreError::Pool {
-                path: self.path.clone(),
-                detail: e.to_string(),
-            }),
-            Conns::Single(m) => m.lock().map(Conn::Single).map_err(|_| StoreError::Pool {
-                path: self.path.clone(),
-                detail: "a reader panicked holding the connection".into(),
-            }),
-        }
+    /// The connection, for the domains' repository types to borrow.
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// The connection for a transaction of the caller's own.
+    pub fn conn_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
+    /// What [`open_write`] applied on the way in (nothing for [`open_read`]).
+    pub fn migration(&self) -> &MigrationReport {
+        &self.migration
+    }
+
+    /// Reclaims the space of deleted rows (after a prune).
+    pub fn vacuum(&self) -> Result<(), StoreError> {
+        self.conn.execute_batch("VACUUM").map_err(|e| StoreError::sqlite(&self.path, e))
+    }
+
+    /// Copies what the WAL holds into the database file without waiting for readers or writers
+    /// (a checkpoint that cannot finish now is left to a later one).
+    pub fn checkpoint_passive(&self) -> Result<(), StoreError> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+            .map_err(|e| StoreError::sqlite(&self.path, e))
     }
 }
 
@@ -279,10 +220,46 @@ fn configure_sqlite() {
     });
 }
 
-/// Opens one read-write connection to `path`, creating and migrating the database as needed.
-/// The hook path uses this directly: one connection, one cheap `user_version` read when the
-/// schema is current.
-pub fn open_and_migrate(kind: DbKind, path: &Path) -> Result<(Connection, MigrationReport), StoreError> {
+/// Opens `path` for writing: creates the file (0600, in a 0700 folder) when missing, sets WAL,
+/// and migrates it when its schema or views are behind this binary. Refuses a newer schema
+/// without writing. For every command that writes.
+pub fn open_write(kind: DbKind, path: &Path) -> Result<Store, StoreError> {
+    let (conn, migration) = open_and_migrate(kind, path)?;
+    Ok(Store {
+        kind,
+        path: path.to_path_buf(),
+        conn,
+        migration,
+    })
+}
+
+/// Opens an existing database for reading only; `None` when there is no file. Creates nothing,
+/// writes nothing, and refuses a schema that is not this binary's ([`StoreError::TooNew`],
+/// [`StoreError::NeedsMigration`]). For every command that only reads.
+pub fn open_read(kind: DbKind, path: &Path) -> Result<Option<Store>, StoreError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    // A WAL that other processes left is left as it is: closing a reader must not
+    // checkpoint and delete it. With no WAL yet, the default close removes what opening made.
+    let wal_present = wal_path(path).exists();
+    let conn = open_read_connection(path)?;
+    if wal_present {
+        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+            .map_err(|e| StoreError::sqlite(path, e))?;
+    }
+    check_readable(kind, path, &conn)?;
+    Ok(Some(Store {
+        kind,
+        path: path.to_path_buf(),
+        conn,
+        migration: MigrationReport::default(),
+    }))
+}
+
+/// Opens one read-write connection to `path`, creating and migrating the database as needed:
+/// one cheap `user_version` read when the schema is current.
+fn open_and_migrate(kind: DbKind, path: &Path) -> Result<(Connection, MigrationReport), StoreError> {
     let created = !path.exists();
     if created {
         if let Some(dir) = path.parent() {
@@ -318,20 +295,21 @@ pub fn open_and_migrate(kind: DbKind, path: &Path) -> Result<(Connection, Migrat
     Ok((conn, report))
 }
 
-/// WAL pages after the last commit on a hook connection (see [`open_for_hook`]).
+/// WAL pages after the last commit on a hook connection (see [`open_hook`]).
 static HOOK_WAL_PAGES: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
 /// The WAL is truncated once it holds this many pages.
 const HOOK_WAL_LIMIT_PAGES: i32 = 64;
 
-/// Opens the database for one short-lived hook process.
+/// Opens the database for one short-lived hook process: like [`open_write`] (created and
+/// migrated when needed, one `user_version` read when current), as a bare connection.
 ///
 /// Every hook is its own process, so each would be the last connection to close, and the
 /// default close checkpoints the WAL, fsyncs, and deletes the WAL and shared-memory files — file
 /// creation and deletion on every tool call, which on some disks costs more than all the rest of
 /// the hook. Here the close leaves the WAL in place; [`checkpoint_if_large`] truncates it once it
 /// has grown past a few dozen pages, so the next process rebuilds its index from a short log.
-pub fn open_for_hook(kind: DbKind, path: &Path) -> Result<Connection, StoreError> {
+pub fn open_hook(kind: DbKind, path: &Path) -> Result<Connection, StoreError> {
     let (conn, _) = open_and_migrate(kind, path)?;
     conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
         .map_err(|e| StoreError::sqlite(path, e))?;
@@ -363,13 +341,14 @@ pub fn leave_open_until_exit(conn: Connection) {
     std::mem::forget(conn);
 }
 
-/// Opens an existing file for reading without creating anything next to it.
 fn wal_path(db: &Path) -> PathBuf {
     let mut name = db.as_os_str().to_os_string();
     name.push("-wal");
     PathBuf::from(name)
 }
 
+/// Opens an existing file for reading without creating anything next to it (and without looking
+/// at its schema: `db status` and `db check` read any version).
 fn open_read_connection(path: &Path) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     configure_sqlite();

@@ -19,13 +19,13 @@ fn every_query_and_view_prepares_against_fresh_databases() {
 #[test]
 fn the_typed_query_check_fails_on_a_missing_column() {
     let dir = tempfile::tempdir().unwrap();
-    let (project, _) = open_and_migrate(DbKind::Project, &dir.path().join("p.db")).unwrap();
-    let (home, _) = open_and_migrate(DbKind::Home, &dir.path().join("h.db")).unwrap();
+    let project = open_write(DbKind::Project, &dir.path().join("p.db")).unwrap();
+    let home = open_write(DbKind::Home, &dir.path().join("h.db")).unwrap();
     let bad = [
         ("project", "obs/broken", "SELECT no_such_column FROM events"),
         ("home", "cost/fine", "SELECT model FROM usage"),
     ];
-    let faults = typed_queries::check_statements(&project, &home, &bad);
+    let faults = typed_queries::check_statements(project.conn(), home.conn(), &bad);
     assert_eq!(faults.len(), 1, "{faults:?}");
     assert_eq!(faults[0].name, "obs/broken");
     assert!(faults[0].error.contains("no_such_column"), "{}", faults[0].error);
@@ -35,7 +35,7 @@ fn the_typed_query_check_fails_on_a_missing_column() {
 fn a_newer_schema_is_refused_and_not_written() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("p.db");
-    drop(open_and_migrate(DbKind::Project, &path).unwrap());
+    drop(open_write(DbKind::Project, &path).unwrap());
     {
         let c = rusqlite::Connection::open(&path).unwrap();
         c.execute(
@@ -46,17 +46,14 @@ fn a_newer_schema_is_refused_and_not_written() {
         c.execute_batch("PRAGMA user_version = 99000000").unwrap();
     }
     let before = std::fs::read(&path).unwrap();
-    let err = open_and_migrate(DbKind::Project, &path).unwrap_err();
+    let err = open_write(DbKind::Project, &path).unwrap_err();
     let msg = err.to_string();
     assert!(
         msg.contains("99") && msg.contains(&DbKind::Project.latest_version().to_string()) && msg.contains("p.db"),
         "{msg}"
     );
     assert_eq!(std::fs::read(&path).unwrap(), before);
-    assert!(matches!(
-        Store::open_existing(DbKind::Project, &path),
-        Err(StoreError::TooNew { .. })
-    ));
+    assert!(matches!(open_read(DbKind::Project, &path), Err(StoreError::TooNew { .. })));
 }
 
 #[test]
@@ -65,7 +62,7 @@ fn random_bytes_are_not_a_database_and_stay_as_they_are() {
     let path = dir.path().join("tlc.db");
     let junk: Vec<u8> = (0..8192u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
     std::fs::write(&path, &junk).unwrap();
-    let err = open_and_migrate(DbKind::Home, &path).unwrap_err();
+    let err = open_write(DbKind::Home, &path).unwrap_err();
     assert!(matches!(err, StoreError::NotADatabase { .. }), "{err}");
     assert!(err.to_string().contains("tlc.db"));
     assert_eq!(std::fs::read(&path).unwrap(), junk);

@@ -1,8 +1,9 @@
 //! The typed-query check: every compiled-in statement and view must prepare against a freshly
 //! migrated database. It does for rusqlite what sqlx's compile-time check does for sqlx: a query
-//! that no longer fits the schema fails `cargo test`.
+//! that no longer fits the schema fails `cargo test`. Test-only: the checks run from
+//! `store/tests.rs`.
 
-use super::{open_and_migrate, queries, DbKind};
+use super::{open_write, queries, DbKind, StoreError};
 use rusqlite::Connection;
 
 /// A statement that did not prepare.
@@ -42,11 +43,11 @@ pub fn check_statements(project: &Connection, home: &Connection, statements: &[(
 
 /// Migrates fresh databases in `dir` and prepares every compiled-in query and every view's
 /// SELECT against them.
-pub fn check_all(dir: &std::path::Path) -> Result<Vec<QueryFault>, String> {
-    let (project, _) = open_and_migrate(DbKind::Project, &dir.join("project.db")).map_err(|e| e.to_string())?;
-    let (home, _) = open_and_migrate(DbKind::Home, &dir.join("home.db")).map_err(|e| e.to_string())?;
-    let mut faults = check_statements(&project, &home, queries::ALL);
-    for (kind, conn) in [(DbKind::Project, &project), (DbKind::Home, &home)] {
+pub fn check_all(dir: &std::path::Path) -> Result<Vec<QueryFault>, StoreError> {
+    let project = open_write(DbKind::Project, &dir.join("project.db"))?;
+    let home = open_write(DbKind::Home, &dir.join("home.db"))?;
+    let mut faults = check_statements(project.conn(), home.conn(), queries::ALL);
+    for (kind, conn) in [(DbKind::Project, project.conn()), (DbKind::Home, home.conn())] {
         for (name, _) in kind.views() {
             let probe = format!("SELECT * FROM \"{name}\"");
             if let Err(e) = conn.prepare(&probe) {
