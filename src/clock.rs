@@ -3,6 +3,15 @@
 
 use chrono::{DateTime, SecondsFormat, Utc};
 
+/// A time that could not be read. Each names the text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TimeError {
+    #[error("{0:?} is neither an RFC 3339 time nor a YYYY-MM-DD date")]
+    Unparsable(String),
+    #[error("TLC_NOW={value:?} is not an RFC 3339 time: {cause}")]
+    BadNow { value: String, cause: Box<TimeError> },
+}
+
 /// The current time: `TLC_NOW` when set and valid, the system clock otherwise.
 pub fn now() -> DateTime<Utc> {
     match std::env::var("TLC_NOW") {
@@ -12,17 +21,18 @@ pub fn now() -> DateTime<Utc> {
 }
 
 /// Checks `TLC_NOW` so a command can refuse a malformed value instead of silently using the clock.
-pub fn check_env() -> Result<(), String> {
+pub fn check_env() -> Result<(), TimeError> {
     match std::env::var("TLC_NOW") {
-        Ok(v) if !v.is_empty() => parse(&v)
-            .map(|_| ())
-            .map_err(|e| format!("TLC_NOW={v:?} is not an RFC 3339 time: {e}")),
+        Ok(v) if !v.is_empty() => parse(&v).map(|_| ()).map_err(|e| TimeError::BadNow {
+            value: v,
+            cause: Box::new(e),
+        }),
         _ => Ok(()),
     }
 }
 
 /// Parses an RFC 3339 time (or a bare date, taken as midnight UTC).
-pub fn parse(s: &str) -> Result<DateTime<Utc>, String> {
+pub fn parse(s: &str) -> Result<DateTime<Utc>, TimeError> {
     if let Ok(t) = DateTime::parse_from_rfc3339(s.trim()) {
         return Ok(t.with_timezone(&Utc));
     }
@@ -31,7 +41,7 @@ pub fn parse(s: &str) -> Result<DateTime<Utc>, String> {
             return Ok(t.and_utc());
         }
     }
-    Err(format!("{s:?} is neither an RFC 3339 time nor a YYYY-MM-DD date"))
+    Err(TimeError::Unparsable(s.to_string()))
 }
 
 /// The stored form of a time: UTC, milliseconds, `Z` (sorts as text).

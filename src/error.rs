@@ -1,6 +1,9 @@
 //! The exit-code contract: 0 success, 1 a check failed or a request was refused, 2 not found or
-//! unusable input. A command returns an [`Exit`] (usually through `anyhow`) to choose its code.
+//! unusable input. A command returns a domain's error (each domain has its own `thiserror` type)
+//! or an [`Exit`] of its own through `anyhow`; [`exit_code`] decides the code, here and nowhere
+//! else. The domains do not use this module: it sits beside `cli`, above them.
 
+use crate::store::StoreError;
 use std::fmt;
 
 /// Why a command stopped, and so which exit code it gets.
@@ -60,25 +63,71 @@ pub fn silent_failure() -> anyhow::Error {
     })
 }
 
-/// The exit code for an error that reached `main`.
+/// The exit code for an error that reached `main`: the first error in its chain whose kind is
+/// known decides. This is the one place a domain's error becomes an exit code.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    for cause in err.chain() {
-        if let Some(e) = cause.downcast_ref::<Exit>() {
-            return e.kind.code();
-        }
-        if cause.downcast_ref::<crate::config::ConfigError>().is_some() {
-            return ExitKind::Unusable.code();
-        }
-        if let Some(e) = cause.downcast_ref::<crate::store::StoreError>() {
-            return match e {
-                crate::store::StoreError::TooNew { .. }
-                | crate::store::StoreError::NotADatabase { .. }
-                | crate::store::StoreError::NeedsMigration { .. } => ExitKind::Unusable.code(),
-                _ => ExitKind::Refused.code(),
-            };
-        }
+    err.chain().find_map(kind_of).unwrap_or(ExitKind::Refused).code()
+}
+
+fn kind_of(e: &(dyn std::error::Error + 'static)) -> Option<ExitKind> {
+    use crate::agent::AgentError;
+    use crate::config::edit::EditError;
+    use crate::cost::CostError;
+    use ExitKind::{Refused, Unusable};
+    if let Some(e) = e.downcast_ref::<Exit>() {
+        return Some(e.kind);
     }
-    ExitKind::Refused.code()
+    if e.is::<crate::config::ConfigError>()
+        || e.is::<crate::config::ValueError>()
+        || e.is::<crate::clock::TimeError>()
+        || e.is::<crate::paths::PathsError>()
+        || e.is::<crate::obs::export::ExportError>()
+        || e.is::<crate::agent::Invalid>()
+    {
+        return Some(Unusable);
+    }
+    if let Some(e) = e.downcast_ref::<StoreError>() {
+        return Some(store_kind(e));
+    }
+    if let Some(e) = e.downcast_ref::<EditError>() {
+        return Some(edit_kind(e));
+    }
+    if let Some(e) = e.downcast_ref::<CostError>() {
+        return Some(match e {
+            CostError::Store(e) => store_kind(e),
+            CostError::Unusable(_) => Unusable,
+            CostError::Sqlite { .. } => Refused,
+        });
+    }
+    if let Some(e) = e.downcast_ref::<AgentError>() {
+        return Some(match e {
+            AgentError::Refused(_) => Refused,
+            AgentError::Unusable(_) | AgentError::Invalid(_) | AgentError::Config(_) => Unusable,
+            AgentError::Store(e) => store_kind(e),
+            AgentError::Edit(e) => edit_kind(e),
+            AgentError::Io { .. } | AgentError::Git(_) | AgentError::Sqlite(_) | AgentError::Json(_) => Refused,
+        });
+    }
+    None
+}
+
+/// A database that is not one, or not at this binary's schema, is unusable input; anything else
+/// that fails on it (a file that cannot be created, a migration that fails) is refused.
+fn store_kind(e: &StoreError) -> ExitKind {
+    match e {
+        StoreError::TooNew { .. } | StoreError::NotADatabase { .. } | StoreError::NeedsMigration { .. } => ExitKind::Unusable,
+        _ => ExitKind::Refused,
+    }
+}
+
+/// A config file that cannot be read or parsed is unusable input; one that may not or could not
+/// be written is refused.
+fn edit_kind(e: &crate::config::edit::EditError) -> ExitKind {
+    use crate::config::edit::EditError;
+    match e {
+        EditError::Read { .. } | EditError::Syntax { .. } => ExitKind::Unusable,
+        EditError::NotWritable(_) | EditError::Create { .. } | EditError::Write { .. } => ExitKind::Refused,
+    }
 }
 
 /// An outcome already explained on stdout, exiting with `kind`'s code and no further message.

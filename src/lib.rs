@@ -9,7 +9,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod cost;
-pub mod doctor;
+pub mod decision;
 pub mod error;
 pub mod gate;
 pub mod hashing;

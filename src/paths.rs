@@ -7,6 +7,15 @@
 
 use std::path::{Path, PathBuf};
 
+/// Why the locations could not be resolved.
+#[derive(Debug, thiserror::Error)]
+pub enum PathsError {
+    #[error("cannot read the working directory: {0}")]
+    WorkingDirectory(std::io::Error),
+    #[error("neither TLC_HOME nor HOME is set: cannot place the runtime home")]
+    NoHome,
+}
+
 #[derive(Debug, Clone)]
 pub struct Paths {
     /// The runtime home (`TLC_HOME`).
@@ -19,13 +28,13 @@ pub struct Paths {
 
 impl Paths {
     /// Resolves every location from the environment and the process's working directory.
-    pub fn from_env() -> Result<Paths, String> {
-        let cwd = std::env::current_dir().map_err(|e| format!("cannot read the working directory: {e}"))?;
+    pub fn from_env() -> Result<Paths, PathsError> {
+        let cwd = std::env::current_dir().map_err(PathsError::WorkingDirectory)?;
         Self::from_env_at(&cwd)
     }
 
     /// Resolves every location as if the process ran in `cwd`.
-    pub fn from_env_at(cwd: &Path) -> Result<Paths, String> {
+    pub fn from_env_at(cwd: &Path) -> Result<Paths, PathsError> {
         let home = home_dir()?;
         let (root, in_git) = match std::env::var_os("TLC_PROJECT_DIR").filter(|v| !v.is_empty()) {
             Some(dir) => {
@@ -111,7 +120,7 @@ impl Paths {
 }
 
 /// `TLC_HOME`, else `$HOME/.tlc/harness`.
-pub fn home_dir() -> Result<PathBuf, String> {
+pub fn home_dir() -> Result<PathBuf, PathsError> {
     if let Some(h) = std::env::var_os("TLC_HOME").filter(|v| !v.is_empty()) {
         let p = PathBuf::from(h);
         return Ok(if p.is_absolute() {
@@ -122,7 +131,7 @@ pub fn home_dir() -> Result<PathBuf, String> {
     }
     match std::env::var_os("HOME").filter(|v| !v.is_empty()) {
         Some(h) => Ok(PathBuf::from(h).join(".tlc").join("harness")),
-        None => Err("neither TLC_HOME nor HOME is set: cannot place the runtime home".to_string()),
+        None => Err(PathsError::NoHome),
     }
 }
 
@@ -144,4 +153,45 @@ fn absolute(base: &Path, p: &Path) -> PathBuf {
     } else {
         base.join(p)
     }
+}
+
+/// Why the project's `.tlc` tree may not be used: one of `.tlc`, `.tlc/harness`,
+/// `.tlc/harness/state` or the config file is a symlink that leaves the repository (or cannot be
+/// resolved). `None` when every part that exists stays inside. Costs one `lstat` when there is
+/// no `.tlc` yet, so the hook path can ask on every event.
+pub fn escape_from(root: &Path) -> Option<String> {
+    let parts = [".tlc", ".tlc/harness", ".tlc/harness/state", ".tlc/harness/config.toml"];
+    let mut canonical_root: Option<PathBuf> = None;
+    for rel in parts {
+        let p = root.join(rel);
+        let Ok(meta) = std::fs::symlink_metadata(&p) else {
+            // A missing part: nothing below it exists either (except through a symlink checked above).
+            if rel == ".tlc" {
+                return None;
+            }
+            continue;
+        };
+        if !meta.file_type().is_symlink() {
+            continue;
+        }
+        let root_c = match &canonical_root {
+            Some(r) => r.clone(),
+            None => match std::fs::canonicalize(root) {
+                Ok(r) => canonical_root.insert(r).clone(),
+                Err(e) => return Some(format!("{}: cannot resolve the repository root: {e}", root.display())),
+            },
+        };
+        match std::fs::canonicalize(&p) {
+            Ok(target) if target.starts_with(&root_c) => {}
+            Ok(target) => {
+                return Some(format!(
+                    "{} is a symlink to {}, outside the repository",
+                    p.display(),
+                    target.display()
+                ))
+            }
+            Err(_) => return Some(format!("{} is a symlink that cannot be resolved", p.display())),
+        }
+    }
+    None
 }

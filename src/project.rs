@@ -1,6 +1,8 @@
 //! Which repository tlc is working in, and where its project state lives: inside the repository
 //! (`.tlc/harness/state/`), or under the home for a guest repository tlc must never write into.
 
+use crate::config::edit::{ConfigEdit, EditError};
+use crate::config::scaffold::{self, ScaffoldOutcome};
 use crate::config::Config;
 use crate::paths::Paths;
 use std::path::{Path, PathBuf};
@@ -19,7 +21,7 @@ impl Project {
     /// Locates the project state for `paths` under `config`'s guest rules.
     pub fn locate(paths: &Paths, config: &Config) -> Project {
         // A `.tlc` that leaves the repository is never written through: its state goes under the home.
-        let guest = paths.root_overlaps_home() || is_guest(paths, config) || crate::config::scaffold::escape_from(&paths.root).is_some();
+        let guest = paths.root_overlaps_home() || is_guest(paths, config) || crate::paths::escape_from(&paths.root).is_some();
         let state_dir = if guest {
             paths.guest_state_dir()
         } else {
@@ -42,6 +44,29 @@ impl Project {
 
     pub fn name(&self) -> String {
         self.paths.project_name()
+    }
+
+    /// Adopts the repository unless it is a guest (or its root holds the home) or not a git
+    /// repository: `None` when adoption does not apply. Called by the hook path and every
+    /// mutating command.
+    pub fn adopt(&self) -> Option<ScaffoldOutcome> {
+        if self.guest || !self.paths.in_git {
+            return None;
+        }
+        // The common case on the hook path: already adopted. One lstat, no remote read.
+        // (`locate` already made a `.tlc` that escapes the repository a guest.)
+        let dest = self.paths.project_config();
+        if std::fs::symlink_metadata(&dest).is_ok() {
+            return Some(ScaffoldOutcome::Present(dest));
+        }
+        let origin = origin_url(self.root());
+        Some(scaffold::scaffold(&self.paths, origin.as_deref()))
+    }
+
+    /// Opens this repository's project config for an edit (it must exist; see
+    /// [`scaffold::edit_project_config`]).
+    pub fn edit_config(&self) -> Result<ConfigEdit, EditError> {
+        scaffold::edit_project_config(&self.paths, self.guest)
     }
 }
 

@@ -15,6 +15,7 @@
 //!   lists (`Mon,Wed,Fri`) or `daily`; a window may not be empty (start != end) and may wrap
 //!   past midnight (`22:00-06:00`).
 
+use super::Invalid;
 use crate::config::Value;
 
 /// The keys `[defaults]` may hold, in the fixed order install offers them.
@@ -34,13 +35,13 @@ pub const ON_OVERLAP: &[&str] = &["skip", "queue", "replace"];
 pub const RESTART: &[&str] = &["never", "on-failure", "always"];
 
 /// Validates one supervision value by key. The error says what was expected.
-pub fn check_value(key: &str, value: &Value) -> Result<(), String> {
+pub fn check_value(key: &str, value: &Value) -> Result<(), Invalid> {
     match key {
         "schedule" => parse_schedule(str_of(value)?),
         "triggers" => {
             let list = value
                 .as_strings()
-                .ok_or_else(|| format!("expected an array of strings, found {}", value.type_name()))?;
+                .ok_or_else(|| Invalid(format!("expected an array of strings, found {}", value.type_name())))?;
             for t in &list {
                 parse_trigger(t)?;
             }
@@ -52,62 +53,65 @@ pub fn check_value(key: &str, value: &Value) -> Result<(), String> {
         "catch_up" => value
             .as_bool()
             .map(|_| ())
-            .ok_or_else(|| format!("expected a boolean, found {}", value.type_name())),
+            .ok_or_else(|| Invalid(format!("expected a boolean, found {}", value.type_name()))),
         "restart_delay" => match value {
             Value::Int(i) if *i >= 0 => Ok(()),
-            Value::Int(i) => Err(format!("expected a non-negative integer of seconds, found {i}")),
-            v => Err(format!("expected a non-negative integer of seconds, found {}", v.type_name())),
+            Value::Int(i) => Err(Invalid(format!("expected a non-negative integer of seconds, found {i}"))),
+            v => Err(Invalid(format!(
+                "expected a non-negative integer of seconds, found {}",
+                v.type_name()
+            ))),
         },
         "operating_hours" => parse_operating_hours(str_of(value)?),
         "workdir" => {
             let s = str_of(value)?;
             if s.trim().is_empty() {
-                Err("expected a path, found an empty string".into())
+                Err(Invalid("expected a path, found an empty string".into()))
             } else {
                 Ok(())
             }
         }
-        other => Err(format!("`{other}` is not a supervision key")),
+        other => Err(Invalid(format!("`{other}` is not a supervision key"))),
     }
 }
 
-fn str_of(value: &Value) -> Result<&str, String> {
+fn str_of(value: &Value) -> Result<&str, Invalid> {
     value
         .as_str()
-        .ok_or_else(|| format!("expected a string, found {}", value.type_name()))
+        .ok_or_else(|| Invalid(format!("expected a string, found {}", value.type_name())))
 }
 
-fn one_of(s: &str, allowed: &[&str]) -> Result<(), String> {
+fn one_of(s: &str, allowed: &[&str]) -> Result<(), Invalid> {
     if allowed.contains(&s) {
         Ok(())
     } else {
-        Err(format!(
+        Err(Invalid(format!(
             "expected one of {}, found {s:?}",
             allowed.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(", ")
-        ))
+        )))
     }
 }
 
 /// `channel.<name>` or `webhook.<name>`: the kind and the name.
-pub fn parse_trigger(s: &str) -> Result<(&str, &str), String> {
+pub fn parse_trigger(s: &str) -> Result<(&str, &str), Invalid> {
     let Some((kind, name)) = s.split_once('.') else {
-        return Err(format!("trigger {s:?} is not `channel.<name>` or `webhook.<name>`"));
+        return Err(Invalid(format!("trigger {s:?} is not `channel.<name>` or `webhook.<name>`")));
     };
     if !matches!(kind, "channel" | "webhook") || name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
-        return Err(format!("trigger {s:?} is not `channel.<name>` or `webhook.<name>`"));
+        return Err(Invalid(format!("trigger {s:?} is not `channel.<name>` or `webhook.<name>`")));
     }
     Ok((kind, name))
 }
 
 /// A Go duration, in nanoseconds. Negative durations are refused.
-pub fn parse_duration(s: &str) -> Result<u128, String> {
-    let bad = || format!("{s:?} is not a duration such as \"45m\", \"1h30m\" or \"0\"");
+pub fn parse_duration(s: &str) -> Result<u128, Invalid> {
+    let bad = || Invalid(format!("{s:?} is not a duration such as \"45m\", \"1h30m\" or \"0\""));
     if s == "0" {
         return Ok(0);
     }
     if s.starts_with('-') {
-        return Err(format!("{s:?} is negative; a timeout is \"0\" (no limit) or more"));
+        return Err(Invalid(format!("{s:?} is negative; a timeout is \"0\" (no limit) or more")));
     }
     let rest = s.strip_prefix('+').unwrap_or(s);
     if rest.is_empty() {
@@ -159,24 +163,24 @@ const MONTHS: &[&str] = &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug"
 const WEEKDAYS: &[&str] = &["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
 /// A standard cron line (see the module documentation).
-pub fn parse_schedule(s: &str) -> Result<(), String> {
+pub fn parse_schedule(s: &str) -> Result<(), Invalid> {
     let mut spec = s.trim();
     if spec.is_empty() {
-        return Err("an empty schedule".into());
+        return Err(Invalid("an empty schedule".into()));
     }
     for prefix in ["CRON_TZ=", "TZ="] {
         if let Some(rest) = spec.strip_prefix(prefix) {
             let (zone, rest) = rest
                 .split_once(char::is_whitespace)
-                .ok_or_else(|| format!("{s:?}: {prefix}<zone> must be followed by a schedule"))?;
-            check_zone(zone).map_err(|e| format!("{s:?}: {e}"))?;
+                .ok_or_else(|| Invalid(format!("{s:?}: {prefix}<zone> must be followed by a schedule")))?;
+            check_zone(zone).map_err(|e| Invalid(format!("{s:?}: {e}")))?;
             spec = rest.trim();
         }
     }
     if let Some(d) = spec.strip_prefix("@every ") {
-        let ns = parse_duration(d.trim()).map_err(|e| format!("{s:?}: @every {e}"))?;
+        let ns = parse_duration(d.trim()).map_err(|e| Invalid(format!("{s:?}: @every {e}")))?;
         return if ns == 0 {
-            Err(format!("{s:?}: @every needs a positive duration"))
+            Err(Invalid(format!("{s:?}: @every needs a positive duration")))
         } else {
             Ok(())
         };
@@ -185,18 +189,18 @@ pub fn parse_schedule(s: &str) -> Result<(), String> {
         return if DESCRIPTORS.contains(&spec) {
             Ok(())
         } else {
-            Err(format!(
+            Err(Invalid(format!(
                 "{s:?}: unknown descriptor {spec:?} (expected one of {})",
                 DESCRIPTORS.join(", ")
-            ))
+            )))
         };
     }
     let fields: Vec<&str> = spec.split_whitespace().collect();
     if fields.len() != 5 {
-        return Err(format!(
+        return Err(Invalid(format!(
             "{s:?}: expected 5 fields (minute hour day-of-month month day-of-week), found {}",
             fields.len()
-        ));
+        )));
     }
     let specs: [(&str, u32, u32, &[&str], bool); 5] = [
         ("minute", 0, 59, &[], false),
@@ -206,35 +210,35 @@ pub fn parse_schedule(s: &str) -> Result<(), String> {
         ("day-of-week", 0, 6, WEEKDAYS, true),
     ];
     for (field, (name, min, max, names, question)) in fields.iter().zip(specs) {
-        cron_field(field, min, max, names, question).map_err(|e| format!("{s:?}: {name} field {field:?}: {e}"))?;
+        cron_field(field, min, max, names, question).map_err(|e| Invalid(format!("{s:?}: {name} field {field:?}: {e}")))?;
     }
     Ok(())
 }
 
-fn cron_field(field: &str, min: u32, max: u32, names: &[&str], question: bool) -> Result<(), String> {
+fn cron_field(field: &str, min: u32, max: u32, names: &[&str], question: bool) -> Result<(), Invalid> {
     for part in field.split(',') {
         let (range, step) = match part.split_once('/') {
             Some((r, st)) => (r, Some(st)),
             None => (part, None),
         };
         if let Some(st) = step {
-            let n: u32 = st.parse().map_err(|_| format!("step {st:?} is not a number"))?;
+            let n: u32 = st.parse().map_err(|_| Invalid(format!("step {st:?} is not a number")))?;
             if n == 0 {
-                return Err("a step of 0".into());
+                return Err(Invalid("a step of 0".into()));
             }
         }
         if range == "*" || (question && range == "?") {
             continue;
         }
-        let value = |v: &str| -> Result<u32, String> {
+        let value = |v: &str| -> Result<u32, Invalid> {
             // Month names count from 1, weekday names from 0.
             let offset = if names.len() == 12 { 1 } else { 0 };
             if let Some(i) = names.iter().position(|n| n.eq_ignore_ascii_case(v)) {
                 return Ok(i as u32 + offset);
             }
-            let n: u32 = v.parse().map_err(|_| format!("{v:?} is not a number"))?;
+            let n: u32 = v.parse().map_err(|_| Invalid(format!("{v:?} is not a number")))?;
             if n < min || n > max {
-                return Err(format!("{n} is outside {min}-{max}"));
+                return Err(Invalid(format!("{n} is outside {min}-{max}")));
             }
             Ok(n)
         };
@@ -242,7 +246,7 @@ fn cron_field(field: &str, min: u32, max: u32, names: &[&str], question: bool) -
             Some((a, b)) => {
                 let (a, b) = (value(a)?, value(b)?);
                 if a > b {
-                    return Err(format!("range {range:?} runs backwards"));
+                    return Err(Invalid(format!("range {range:?} runs backwards")));
                 }
             }
             None => {
@@ -255,7 +259,7 @@ fn cron_field(field: &str, min: u32, max: u32, names: &[&str], question: bool) -
 
 /// An IANA zone name (`Europe/Berlin`, `America/Argentina/Buenos_Aires`), `UTC` or `Local`.
 /// The shape is checked, not the zone database: a machine's tzdata may lag the operator's.
-pub fn check_zone(zone: &str) -> Result<(), String> {
+pub fn check_zone(zone: &str) -> Result<(), Invalid> {
     if matches!(zone, "UTC" | "Local" | "GMT") {
         return Ok(());
     }
@@ -268,15 +272,16 @@ pub fn check_zone(zone: &str) -> Result<(), String> {
     if parts.len() >= 2 && parts.iter().all(|p| ok_part(p)) {
         Ok(())
     } else {
-        Err(format!(
+        Err(Invalid(format!(
             "{zone:?} is not a time zone (expected an IANA name such as Europe/Berlin, or UTC)"
-        ))
+        )))
     }
 }
 
 /// The operating-hours grammar (see the module documentation).
-pub fn parse_operating_hours(s: &str) -> Result<(), String> {
-    let bad = |why: String| format!("{s:?}: {why} (expected e.g. \"Mon-Fri 09:00-17:00 Europe/Berlin\")");
+pub fn parse_operating_hours(s: &str) -> Result<(), Invalid> {
+    let bad = |why: String| Invalid(format!("{s:?}: {why} (expected e.g. \"Mon-Fri 09:00-17:00 Europe/Berlin\")"));
+    let why = |e: Invalid| bad(e.0);
     let mut text = s.trim().to_string();
     if text.is_empty() {
         return Err(bad("empty".into()));
@@ -284,7 +289,7 @@ pub fn parse_operating_hours(s: &str) -> Result<(), String> {
     // A trailing zone applies to every window.
     if let Some((head, last)) = text.rsplit_once(' ') {
         if !last.contains(':') && !last.ends_with(';') && head.contains(':') {
-            check_zone(last).map_err(bad)?;
+            check_zone(last).map_err(why)?;
             text = head.trim().to_string();
         }
     }
@@ -293,12 +298,12 @@ pub fn parse_operating_hours(s: &str) -> Result<(), String> {
         let (days, hours) = window
             .split_once(char::is_whitespace)
             .ok_or_else(|| bad(format!("window {window:?} needs days and hours")))?;
-        check_days(days).map_err(bad)?;
+        check_days(days).map_err(why)?;
         let hours = hours.trim();
         let (a, b) = hours
             .split_once('-')
             .ok_or_else(|| bad(format!("hours {hours:?} are not HH:MM-HH:MM")))?;
-        let (a, b) = (clock_minutes(a).map_err(bad)?, clock_minutes(b).map_err(bad)?);
+        let (a, b) = (clock_minutes(a).map_err(why)?, clock_minutes(b).map_err(why)?);
         if a == b {
             return Err(bad(format!("window {hours:?} is empty")));
         }
@@ -306,7 +311,7 @@ pub fn parse_operating_hours(s: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn check_days(days: &str) -> Result<(), String> {
+fn check_days(days: &str) -> Result<(), Invalid> {
     if days.eq_ignore_ascii_case("daily") {
         return Ok(());
     }
@@ -314,7 +319,7 @@ fn check_days(days: &str) -> Result<(), String> {
         WEEKDAYS
             .iter()
             .position(|w| w.eq_ignore_ascii_case(d))
-            .ok_or_else(|| format!("{d:?} is not a day (Mon..Sun)"))
+            .ok_or_else(|| Invalid(format!("{d:?} is not a day (Mon..Sun)")))
     };
     for part in days.split(',') {
         match part.split_once('-') {
@@ -330,17 +335,17 @@ fn check_days(days: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn clock_minutes(t: &str) -> Result<u32, String> {
-    let (h, m) = t.split_once(':').ok_or_else(|| format!("{t:?} is not HH:MM"))?;
+fn clock_minutes(t: &str) -> Result<u32, Invalid> {
+    let (h, m) = t.split_once(':').ok_or_else(|| Invalid(format!("{t:?} is not HH:MM")))?;
     if h.len() != 2 || m.len() != 2 {
-        return Err(format!("{t:?} is not HH:MM"));
+        return Err(Invalid(format!("{t:?} is not HH:MM")));
     }
     let (h, m): (u32, u32) = (
-        h.parse().map_err(|_| format!("{t:?} is not HH:MM"))?,
-        m.parse().map_err(|_| format!("{t:?} is not HH:MM"))?,
+        h.parse().map_err(|_| Invalid(format!("{t:?} is not HH:MM")))?,
+        m.parse().map_err(|_| Invalid(format!("{t:?} is not HH:MM")))?,
     );
     if m > 59 || h > 24 || (h == 24 && m != 0) {
-        return Err(format!("{t:?} is not a time of day"));
+        return Err(Invalid(format!("{t:?} is not a time of day")));
     }
     Ok(h * 60 + m)
 }

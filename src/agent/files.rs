@@ -1,6 +1,7 @@
 //! A package's files as a list of entries, read either from git objects at one commit (install)
 //! or from a folder (the pin store, `stable lint`). Paths are package-relative with `/`.
 
+use super::Invalid;
 use std::path::Path;
 
 /// What a tree entry is.
@@ -53,12 +54,12 @@ impl PackageFiles {
     }
 
     /// The manifest's text, or why there is none.
-    pub fn manifest_text(&self) -> Result<&str, String> {
-        let f = self.get(MANIFEST).ok_or_else(|| format!("{MANIFEST} is missing"))?;
+    pub fn manifest_text(&self) -> Result<&str, Invalid> {
+        let f = self.get(MANIFEST).ok_or_else(|| Invalid(format!("{MANIFEST} is missing")))?;
         match &f.kind {
-            EntryKind::File => f.text().ok_or_else(|| format!("{MANIFEST} is not UTF-8 text")),
-            EntryKind::Symlink(t) => Err(format!("{MANIFEST} is a symlink (to {t:?})")),
-            EntryKind::Other(what) => Err(format!("{MANIFEST} is {what}")),
+            EntryKind::File => f.text().ok_or_else(|| Invalid(format!("{MANIFEST} is not UTF-8 text"))),
+            EntryKind::Symlink(t) => Err(Invalid(format!("{MANIFEST} is a symlink (to {t:?})"))),
+            EntryKind::Other(what) => Err(Invalid(format!("{MANIFEST} is {what}"))),
         }
     }
 
@@ -135,28 +136,32 @@ impl PackageFiles {
 }
 
 /// The rules for a path a manifest names: package-relative, no `~`, no `..`, not through a symlink.
-pub fn check_package_path(path: &str, files: Option<&PackageFiles>) -> Result<(), String> {
+pub fn check_package_path(path: &str, files: Option<&PackageFiles>) -> Result<(), Invalid> {
     if path.trim().is_empty() {
-        return Err("an empty path".into());
+        return Err(Invalid("an empty path".into()));
     }
     if path.starts_with('/') || path.starts_with('\\') || (path.len() > 1 && path.as_bytes()[1] == b':') {
-        return Err(format!("path {path:?} is absolute; package paths are relative to the package"));
+        return Err(Invalid(format!(
+            "path {path:?} is absolute; package paths are relative to the package"
+        )));
     }
     if path.starts_with('~') {
-        return Err(format!("path {path:?} starts with `~`; package paths are relative to the package"));
+        return Err(Invalid(format!(
+            "path {path:?} starts with `~`; package paths are relative to the package"
+        )));
     }
     if path.split(['/', '\\']).any(|p| p == "..") {
-        return Err(format!("path {path:?} climbs out of the package with `..`"));
+        return Err(Invalid(format!("path {path:?} climbs out of the package with `..`")));
     }
     if let Some(link) = files.and_then(|f| f.symlink_on(path.trim_start_matches("./"))) {
         let target = match &link.kind {
             EntryKind::Symlink(t) => t.as_str(),
             _ => "",
         };
-        return Err(format!(
+        return Err(Invalid(format!(
             "path {path:?} reaches outside the package through the symlink {} (to {target:?})",
             link.path
-        ));
+        )));
     }
     Ok(())
 }
@@ -181,10 +186,10 @@ mod tests {
         ]);
         assert!(check_package_path("prompt.md", Some(&files)).is_ok());
         assert!(check_package_path("./skills/a", Some(&files)).is_ok());
-        assert!(check_package_path("/etc/passwd", Some(&files)).unwrap_err().contains("absolute"));
-        assert!(check_package_path("~/.ssh/id_rsa", Some(&files)).unwrap_err().contains("`~`"));
-        assert!(check_package_path("skills/../../x", Some(&files)).unwrap_err().contains(".."));
-        assert!(check_package_path("linked/passwd", Some(&files)).unwrap_err().contains("symlink"));
+        assert!(check_package_path("/etc/passwd", Some(&files)).unwrap_err().0.contains("absolute"));
+        assert!(check_package_path("~/.ssh/id_rsa", Some(&files)).unwrap_err().0.contains("`~`"));
+        assert!(check_package_path("skills/../../x", Some(&files)).unwrap_err().0.contains(".."));
+        assert!(check_package_path("linked/passwd", Some(&files)).unwrap_err().0.contains("symlink"));
         assert_eq!(files.refused_entries().len(), 1);
     }
 }

@@ -7,6 +7,23 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+/// What went wrong running `git` on a stable's clone.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("cannot run git ({what}): {cause}")]
+    Spawn { what: String, cause: std::io::Error },
+    #[error("git {what} failed: {stderr}")]
+    Failed { what: String, stderr: String },
+    #[error("git cat-file: {0}")]
+    Batch(String),
+    #[error("the stable's clone has no default branch")]
+    NoDefaultBranch,
+    #[error("version {0:?} is neither a branch, a tag nor a full commit SHA of the stable's clone (run `tlc stable update` to fetch)")]
+    UnknownVersion(String),
+    #[error("package {package:?} does not exist at {at}")]
+    NoPackage { package: String, at: String },
+}
+
 fn git(dir: Option<&Path>) -> Command {
     let mut c = Command::new("git");
     if let Some(d) = dir {
@@ -31,27 +48,29 @@ fn git(dir: Option<&Path>) -> Command {
     c
 }
 
-fn run(mut c: Command, what: &str) -> Result<Vec<u8>, String> {
-    let out = c
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run git ({what}): {e}"))?;
+fn run(mut c: Command, what: &str) -> Result<Vec<u8>, GitError> {
+    let out = c.stdin(Stdio::null()).output().map_err(|cause| GitError::Spawn {
+        what: what.to_string(),
+        cause,
+    })?;
     if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
-        return Err(format!("git {what} failed: {err}"));
+        return Err(GitError::Failed {
+            what: what.to_string(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
     }
     Ok(out.stdout)
 }
 
 /// `git clone --no-checkout <remote> <dest>`.
-pub fn clone(remote: &str, dest: &Path) -> Result<(), String> {
+pub fn clone(remote: &str, dest: &Path) -> Result<(), GitError> {
     let mut c = git(None);
     c.args(["clone", "--quiet", "--no-checkout", "--", remote]).arg(dest);
     run(c, &format!("clone {remote}")).map(|_| ())
 }
 
 /// Fetches every branch and tag and refreshes `origin/HEAD`.
-pub fn fetch(dir: &Path) -> Result<(), String> {
+pub fn fetch(dir: &Path) -> Result<(), GitError> {
     let mut c = git(Some(dir));
     c.args([
         "fetch",
@@ -86,7 +105,7 @@ pub fn is_full_sha(s: &str) -> bool {
 
 /// Resolves a version (empty: the default branch; else a branch, a tag or a full SHA) to a
 /// commit SHA in the clone at `dir`.
-pub fn resolve_version(dir: &Path, version: Option<&str>) -> Result<String, String> {
+pub fn resolve_version(dir: &Path, version: Option<&str>) -> Result<String, GitError> {
     let candidates: Vec<String> = match version {
         None => vec!["refs/remotes/origin/HEAD".into(), "HEAD".into()],
         Some(v) if is_full_sha(v) => vec![v.to_string()],
@@ -98,15 +117,13 @@ pub fn resolve_version(dir: &Path, version: Option<&str>) -> Result<String, Stri
         }
     }
     Err(match version {
-        None => "the stable's clone has no default branch".to_string(),
-        Some(v) => format!(
-            "version {v:?} is neither a branch, a tag nor a full commit SHA of the stable's clone (run `tlc stable update` to fetch)"
-        ),
+        None => GitError::NoDefaultBranch,
+        Some(v) => GitError::UnknownVersion(v.to_string()),
     })
 }
 
 /// The packages (folders under `packages/`) at `sha`.
-pub fn list_packages(dir: &Path, sha: &str) -> Result<Vec<String>, String> {
+pub fn list_packages(dir: &Path, sha: &str) -> Result<Vec<String>, GitError> {
     let mut c = git(Some(dir));
     c.args(["ls-tree", "-z", "--name-only", sha, "packages/"]);
     let out = run(c, "ls-tree")?;
@@ -118,7 +135,7 @@ pub fn list_packages(dir: &Path, sha: &str) -> Result<Vec<String>, String> {
 }
 
 /// Every entry of `packages/<package>/` at `sha`, read from git objects (never the working tree).
-pub fn read_package(dir: &Path, sha: &str, package: &str) -> Result<PackageFiles, String> {
+pub fn read_package(dir: &Path, sha: &str, package: &str) -> Result<PackageFiles, GitError> {
     let prefix = format!("packages/{package}/");
     let mut c = git(Some(dir));
     c.args(["ls-tree", "-r", "-z", "--full-tree", sha, "--", &prefix]);
@@ -136,7 +153,10 @@ pub fn read_package(dir: &Path, sha: &str, package: &str) -> Result<PackageFiles
         entries.push((parts[0].to_string(), parts[1].to_string(), parts[2].to_string(), rel));
     }
     if entries.is_empty() {
-        return Err(format!("package {package:?} does not exist at {}", &sha[..12.min(sha.len())]));
+        return Err(GitError::NoPackage {
+            package: package.to_string(),
+            at: sha[..12.min(sha.len())].to_string(),
+        });
     }
     let objects: Vec<&str> = entries
         .iter()
@@ -177,7 +197,7 @@ pub fn read_package(dir: &Path, sha: &str, package: &str) -> Result<PackageFiles
 }
 
 /// Reads blobs through one `git cat-file --batch`.
-fn cat_blobs(dir: &Path, objects: &[&str]) -> Result<std::collections::HashMap<String, Vec<u8>>, String> {
+fn cat_blobs(dir: &Path, objects: &[&str]) -> Result<std::collections::HashMap<String, Vec<u8>>, GitError> {
     let mut map = std::collections::HashMap::new();
     if objects.is_empty() {
         return Ok(map);
@@ -188,25 +208,28 @@ fn cat_blobs(dir: &Path, objects: &[&str]) -> Result<std::collections::HashMap<S
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot run git cat-file: {e}"))?;
-    let mut stdin = child.stdin.take().ok_or("git cat-file: no stdin")?;
+        .map_err(|cause| GitError::Spawn {
+            what: "cat-file".into(),
+            cause,
+        })?;
+    let mut stdin = child.stdin.take().ok_or_else(|| GitError::Batch("no stdin".into()))?;
     let request: String = objects.iter().map(|o| format!("{o}\n")).collect();
     // Write on a thread: git may fill its stdout pipe before it has read every request.
     let writer = std::thread::spawn(move || {
         let _ = stdin.write_all(request.as_bytes());
     });
-    let stdout = child.stdout.take().ok_or("git cat-file: no stdout")?;
+    let stdout = child.stdout.take().ok_or_else(|| GitError::Batch("no stdout".into()))?;
     let mut reader = BufReader::new(stdout);
     for _ in objects {
         let mut header = String::new();
-        reader.read_line(&mut header).map_err(|e| format!("git cat-file: {e}"))?;
+        reader.read_line(&mut header).map_err(|e| GitError::Batch(e.to_string()))?;
         let parts: Vec<&str> = header.split_whitespace().collect();
         if parts.len() != 3 {
-            return Err(format!("git cat-file: unexpected answer {header:?}"));
+            return Err(GitError::Batch(format!("unexpected answer {header:?}")));
         }
-        let size: usize = parts[2].parse().map_err(|_| format!("git cat-file: bad size in {header:?}"))?;
+        let size: usize = parts[2].parse().map_err(|_| GitError::Batch(format!("bad size in {header:?}")))?;
         let mut buf = vec![0u8; size + 1];
-        reader.read_exact(&mut buf).map_err(|e| format!("git cat-file: {e}"))?;
+        reader.read_exact(&mut buf).map_err(|e| GitError::Batch(e.to_string()))?;
         buf.truncate(size);
         map.insert(parts[0].to_string(), buf);
     }

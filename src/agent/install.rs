@@ -16,15 +16,15 @@ use super::resolve::{self, KeyOrigin};
 use super::scan::{self, Finding};
 use super::schema::{self, TableContext};
 use super::stable;
-use super::PackageRef;
+use super::{refused, unusable, AgentError};
+use super::{Invalid, PackageRef};
 use crate::config::{Config, Value};
-use crate::error::{refused, unusable};
 use crate::paths::Paths;
-use crate::render;
 use crate::store::{self, DbKind};
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal};
 use std::path::Path;
+use std::path::PathBuf;
 
 /// Reads the operator's answers.
 pub struct Prompter {
@@ -50,6 +50,11 @@ impl Prompter {
     }
 
     /// Prints `prompt` on stderr and reads one line; `None` at the end of input.
+    /// Tells the operator something about their last answer (on stderr, with the prompts).
+    pub fn say(&mut self, text: &str) {
+        eprintln!("{text}");
+    }
+
     pub fn ask(&mut self, prompt: &str) -> Option<String> {
         eprint!("{prompt}");
         let mut line = String::new();
@@ -102,7 +107,7 @@ pub fn validate_files(files: &PackageFiles, package: &str, ctx: &TableContext) -
     let text = match files.manifest_text() {
         Ok(t) => t,
         Err(e) => {
-            problems.push(e);
+            problems.push(e.to_string());
             return Err(problems);
         }
     };
@@ -129,7 +134,7 @@ pub fn validate_files(files: &PackageFiles, package: &str, ctx: &TableContext) -
 
 /// Resolves `r`'s version in its stable's local clone and reads the package at it: the commit's
 /// SHA and the package's files.
-pub fn read_from_clone(paths: &Paths, cfg: &Config, r: &PackageRef) -> anyhow::Result<(String, super::files::PackageFiles)> {
+pub fn read_from_clone(paths: &Paths, cfg: &Config, r: &PackageRef) -> Result<(String, super::files::PackageFiles), AgentError> {
     if stable::find(cfg, &r.stable).is_none() {
         return Err(unusable(format!(
             "stable {} is not declared in {} (add it with `tlc stable add {} <remote>`)",
@@ -154,14 +159,14 @@ pub fn read_from_clone(paths: &Paths, cfg: &Config, r: &PackageRef) -> anyhow::R
 
 /// Resolves, reads, validates and scans a package. A full SHA already in the pin store is read
 /// from the store with no clone at all.
-pub fn load_candidate(paths: &Paths, cfg: &Config, ctx: &TableContext, r: &PackageRef) -> anyhow::Result<Candidate> {
+pub fn load_candidate(paths: &Paths, cfg: &Config, ctx: &TableContext, r: &PackageRef) -> Result<Candidate, AgentError> {
     let stored = r.version.as_deref().filter(|v| git::is_full_sha(v)).map(|sha| SourceRef {
         stable: r.stable.clone(),
         package: r.package.clone(),
         sha: sha.to_string(),
     });
     let (sha, files, from_store) = match stored.filter(|s| pins::has_pin(paths, s)) {
-        Some(src) => (src.sha.clone(), pins::read_pin(paths, &src).map_err(anyhow::Error::msg)?, true),
+        Some(src) => (src.sha.clone(), pins::read_pin(paths, &src)?, true),
         None => {
             let (sha, files) = read_from_clone(paths, cfg, r)?;
             (sha, files, false)
@@ -260,7 +265,7 @@ pub(super) fn confirm(
     prompter: &mut Prompter,
     question: &str,
     extra_high: bool,
-) -> anyhow::Result<Vec<String>> {
+) -> Result<Vec<String>, AgentError> {
     let name = c.name();
     let highs = c.findings.iter().filter(|f| f.severity == scan::Severity::High).count();
     let high = highs > 0 || extra_high;
@@ -327,7 +332,7 @@ pub(super) fn check_table(
     ctx: &TableContext,
     local: &BTreeMap<String, (Value, KeyOrigin)>,
     extra: &[(String, Value)],
-) -> Result<(), String> {
+) -> Result<(), Invalid> {
     let mut local = local.clone();
     local.insert(
         "source".into(),
@@ -356,11 +361,11 @@ pub(super) fn check_table(
     let pkg = resolve::package_values(&c.manifest, &pins::pin_dir(paths, &c.source()), c.files.has_dir("skills"));
     let merged = resolve::merge(&local, Some(&pkg));
     let plain: BTreeMap<String, Value> = merged.into_iter().map(|(k, (v, _))| (k, v)).collect();
-    schema::validate_table(&plain, ctx).map_err(|(k, m)| format!("key `{k}`: {m}"))
+    schema::validate_table(&plain, ctx).map_err(|(k, m)| Invalid(format!("key `{k}`: {m}")))
 }
 
 /// The outcome of offering `[defaults]`.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct DefaultsChoice {
     pub written: Vec<(String, Value)>,
     /// key -> (the package's value, why it was not written).
@@ -413,14 +418,14 @@ pub(super) fn offer_defaults(
                                 value = parsed;
                                 break;
                             }
-                            Err(e) => eprintln!("{key}: {e}; try again"),
+                            Err(e) => prompter.say(&format!("{key}: {e}; try again")),
                         }
                     }
                     "s" | "skip" | "" => {
                         value = Value::Off;
                         break;
                     }
-                    _ => eprintln!("answer k, o or s"),
+                    _ => prompter.say("answer k, o or s"),
                 }
             }
             if value == Value::Off {
@@ -482,6 +487,23 @@ fn current_source(cfg: &Config, file: &Path, name: &str) -> Option<String> {
         .map(str::to_string)
 }
 
+/// What an install, upgrade or rollback did: for the command line to say.
+#[derive(Debug, Clone)]
+pub struct Installed {
+    /// `install`, `upgrade` or `rollback`.
+    pub action: String,
+    /// `<stable>/<package>`.
+    pub package: String,
+    /// The harness table's name and the file it is in.
+    pub name: String,
+    pub file: PathBuf,
+    pub source: SourceRef,
+    pub pin_dir: PathBuf,
+    /// False when the pin was already in the store (kept as it was).
+    pub new_pin: bool,
+    pub defaults: DefaultsChoice,
+}
+
 /// Pins the candidate, writes `source` (and chosen defaults) in one edit, records it all.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn commit(
@@ -494,8 +516,8 @@ pub(super) fn commit(
     previous: Option<String>,
     typed: Vec<String>,
     forced: bool,
-    defaults: &DefaultsChoice,
-) -> anyhow::Result<()> {
+    defaults: DefaultsChoice,
+) -> Result<Installed, AgentError> {
     let src = c.source();
     // The database first: one that cannot be opened (newer schema, not a database) stops the
     // install before the pin or the config is touched.
@@ -507,8 +529,8 @@ pub(super) fn commit(
         edit.set(&format!("harness.{name}.{k}"), to_toml(v));
     }
     // The pin before the line that names it: a config never names a pin that is not there.
-    let new_pin = pins::write_pin(paths, &src, &c.files).map_err(anyhow::Error::msg)?;
-    edit.save().map_err(anyhow::Error::msg)?;
+    let new_pin = pins::write_pin(paths, &src, &c.files)?;
+    edit.save()?;
     let digests: Vec<(String, String, i64)> = c
         .files
         .files
@@ -542,35 +564,45 @@ pub(super) fn commit(
         ..Default::default()
     })?;
     store.upsert_reference(&file.display().to_string(), name, &src.to_string())?;
-    let verb = match action {
-        "rollback" => "rolled back",
-        "upgrade" => "upgraded",
-        _ => "installed",
-    };
-    let mut s = format!(
-        "{verb} {} as [harness.{name}] in {}\n  source = \"{src}\"\n  pin: {}{}\n",
-        c.name(),
-        file.display(),
-        pins::pin_dir(paths, &src).display(),
-        if new_pin { "" } else { " (already in the store; kept as it was)" }
-    );
-    s.push_str(&defaults_text(defaults));
-    render::out(&s)
+    Ok(Installed {
+        action: action.into(),
+        package: c.name(),
+        name: name.into(),
+        file: file.to_path_buf(),
+        pin_dir: pins::pin_dir(paths, &src),
+        source: src,
+        new_pin,
+        defaults,
+    })
 }
 
-fn defaults_text(d: &DefaultsChoice) -> String {
-    let mut s = String::new();
-    for (k, v) in &d.written {
-        s.push_str(&format!("  default written: {k} = {}\n", v.to_toml_text()));
-    }
-    for (k, v, why) in &d.skipped {
-        s.push_str(&format!("  default skipped: {k} = {} — {why}\n", v.to_toml_text()));
-    }
-    s
+/// What `tlc agent install` found before asking anything.
+pub enum InstallPlan {
+    /// The table already names this package at the asked commit (or at any, when none was
+    /// asked): nothing to do.
+    Already {
+        name: String,
+        file: PathBuf,
+        current: String,
+        package: String,
+    },
+    /// A candidate to review (`review_text`) and then [`apply_install`].
+    Review(Box<Review>),
 }
 
-/// `tlc agent install`.
-pub fn install(paths: &Paths, r: &PackageRef, opts: &InstallOptions, prompter: &mut Prompter) -> anyhow::Result<()> {
+/// A validated, scanned candidate and where it would go.
+pub struct Review {
+    pub candidate: Candidate,
+    pub name: String,
+    pub file: PathBuf,
+    current: Option<String>,
+    cfg: Config,
+    ctx: TableContext,
+}
+
+/// `tlc agent install`, first half: resolves the table and the file, refuses what install may not
+/// do, and reads, validates and scans the package. Changes nothing.
+pub fn plan_install(paths: &Paths, r: &PackageRef, opts: &InstallOptions) -> Result<InstallPlan, AgentError> {
     let cfg = Config::load(paths)?;
     let ctx = TableContext::from_config(&cfg);
     let name = opts.as_name.clone().unwrap_or_else(|| r.package.clone());
@@ -585,11 +617,12 @@ pub fn install(paths: &Paths, r: &PackageRef, opts: &InstallOptions, prompter: &
         match cur_ref {
             Some(c) if c.stable == r.stable && c.package == r.package => {
                 if !explicit_sha || r.version.as_deref() == Some(c.sha.as_str()) {
-                    return render::out(&format!(
-                        "[harness.{name}] in {} already names {cur}; nothing changed (`tlc agent upgrade {name}` moves it to the stable's fetched head; `install {}@<full sha>` rolls back)\n",
-                        file.display(),
-                        r.name()
-                    ));
+                    return Ok(InstallPlan::Already {
+                        name,
+                        file,
+                        current: cur.clone(),
+                        package: r.name(),
+                    });
                 }
                 let target = SourceRef { stable: r.stable.clone(), package: r.package.clone(), sha: r.version.clone().unwrap_or_default() };
                 if !pins::has_pin(paths, &target) {
@@ -607,8 +640,28 @@ pub fn install(paths: &Paths, r: &PackageRef, opts: &InstallOptions, prompter: &
             }
         }
     }
-    let c = load_candidate(paths, &cfg, &ctx, r)?;
-    render::out(&review_text(&c))?;
+    let candidate = load_candidate(paths, &cfg, &ctx, r)?;
+    Ok(InstallPlan::Review(Box::new(Review {
+        candidate,
+        name,
+        file,
+        current,
+        cfg,
+        ctx,
+    })))
+}
+
+/// `tlc agent install`, second half (after the review was shown): checks the table would load,
+/// confirms, offers the defaults, and commits.
+pub fn apply_install(paths: &Paths, review: Review, opts: &InstallOptions, prompter: &mut Prompter) -> Result<Installed, AgentError> {
+    let Review {
+        candidate: c,
+        name,
+        file,
+        current,
+        cfg,
+        ctx,
+    } = review;
     let local = local_table(&cfg, &name);
     check_table(&c, paths, &ctx, &local, &[]).map_err(|e| {
         refused(format!(
@@ -636,6 +689,6 @@ pub fn install(paths: &Paths, r: &PackageRef, opts: &InstallOptions, prompter: &
         current.and_then(|s| SourceRef::parse(&s).ok()).map(|s| s.sha),
         typed,
         forced,
-        &chosen,
+        chosen,
     )
 }

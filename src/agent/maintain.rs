@@ -8,16 +8,22 @@ use super::records::AgentStore;
 use super::scan::{self, Finding};
 use super::schema::TableContext;
 use super::target::{open_editor, target_file};
+use super::{io_error, refused, unusable, AgentError};
 use crate::config::Config;
-use crate::error::{refused, unusable};
 use crate::paths::Paths;
-use crate::render;
 use crate::store::{self, DbKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// What `tlc agent uninstall` removed: the table `name` from `file`.
+#[derive(Debug, Clone)]
+pub struct Uninstalled {
+    pub name: String,
+    pub file: PathBuf,
+}
+
 /// `tlc agent uninstall <name>`: removes the whole `[harness.<name>]` table, nothing else.
-pub fn uninstall(paths: &Paths, name: &str, project: bool, yes: bool, prompter: &mut Prompter) -> anyhow::Result<()> {
+pub fn uninstall(paths: &Paths, name: &str, project: bool, yes: bool, prompter: &mut Prompter) -> Result<Uninstalled, AgentError> {
     let cfg = Config::load(paths)?;
     let file = target_file(paths, &cfg, project)?;
     if !cfg.named("harness").any(|t| t.name == name && t.file == file) {
@@ -46,15 +52,15 @@ pub fn uninstall(paths: &Paths, name: &str, project: bool, yes: bool, prompter: 
     {
         edit.remove("harness");
     }
-    edit.save().map_err(anyhow::Error::msg)?;
+    edit.save()?;
     if store::open_read(DbKind::Home, &paths.home_db())?.is_some() {
         let home = store::open_write(DbKind::Home, &paths.home_db())?;
         AgentStore::new(home.conn()).delete_reference(&file.display().to_string(), name)?;
     }
-    render::out(&format!(
-        "removed [harness.{name}] from {} (its pin stays in the store until `tlc agent prune`)\n",
-        file.display()
-    ))
+    Ok(Uninstalled {
+        name: name.to_string(),
+        file,
+    })
 }
 
 /// What prune did (or would do).
@@ -66,7 +72,7 @@ pub struct Pruned {
 
 /// `tlc agent prune [--dry-run]`: removes pins nothing references, re-reading every config file
 /// the home database knows to name a pin (and this machine's and project's tiers) first.
-pub fn prune(paths: &Paths, dry_run: bool) -> anyhow::Result<Pruned> {
+pub fn prune(paths: &Paths, dry_run: bool) -> Result<Pruned, AgentError> {
     let home = store::open_read(DbKind::Home, &paths.home_db())?;
     let mut files: Vec<PathBuf> = vec![paths.machine_config()];
     if !paths.root_overlaps_home() {
@@ -113,7 +119,7 @@ pub fn prune(paths: &Paths, dry_run: bool) -> anyhow::Result<Pruned> {
         }
         out.removed.push(pin.to_string());
         if !dry_run {
-            pins::remove_pin(paths, &pin).map_err(|e| anyhow::anyhow!("{}: cannot remove: {e}", pins::pin_dir(paths, &pin).display()))?;
+            pins::remove_pin(paths, &pin).map_err(io_error(pins::pin_dir(paths, &pin), "cannot remove"))?;
             if home.is_some() {
                 let home = store::open_write(DbKind::Home, &paths.home_db())?;
                 AgentStore::new(home.conn()).delete_pin(&pin.stable, &pin.package, &pin.sha)?;
@@ -133,7 +139,7 @@ pub struct Linted {
 
 /// `tlc stable lint [PATH]`: validates and scans every `packages/<name>/` of a checkout, with
 /// the built-in adapters only (an author cannot count on anyone's `[adapter.*]`).
-pub fn lint(dir: &Path) -> anyhow::Result<Vec<Linted>> {
+pub fn lint(dir: &Path) -> Result<Vec<Linted>, AgentError> {
     let root = dir.join("packages");
     let mut names: Vec<String> = std::fs::read_dir(&root)
         .map_err(|e| unusable(format!("{}: not a stable checkout (no packages/ folder: {e})", dir.display())))?
@@ -145,7 +151,7 @@ pub fn lint(dir: &Path) -> anyhow::Result<Vec<Linted>> {
     let ctx = TableContext::default();
     let mut out = Vec::new();
     for name in names {
-        let files = PackageFiles::from_dir(&root.join(&name)).map_err(|e| anyhow::anyhow!("{}: {e}", root.join(&name).display()))?;
+        let files = PackageFiles::from_dir(&root.join(&name)).map_err(io_error(root.join(&name), "cannot read"))?;
         let (errors, homepage) = match validate_files(&files, &name, &ctx) {
             Ok(m) => (Vec::new(), m.homepage),
             Err(e) => (e, None),

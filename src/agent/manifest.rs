@@ -219,7 +219,7 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                             errors.push(ManifestError {
                                 key: full,
                                 line: l,
-                                message: e,
+                                message: e.to_string(),
                             });
                             continue;
                         }
@@ -228,7 +228,7 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                         errors.push(ManifestError {
                             key: full,
                             line: l,
-                            message: e,
+                            message: e.to_string(),
                         });
                         continue;
                     }
@@ -251,7 +251,7 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                                 errors.push(ManifestError {
                                     key: full.clone(),
                                     line: l,
-                                    message: e,
+                                    message: e.to_string(),
                                 });
                             }
                         }
@@ -261,7 +261,7 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                                     errors.push(ManifestError {
                                         key: full.clone(),
                                         line: l,
-                                        message: e,
+                                        message: e.to_string(),
                                     });
                                 }
                             }
@@ -355,7 +355,7 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                             errors.push(ManifestError {
                                 key: full,
                                 line: l,
-                                message: e,
+                                message: e.to_string(),
                             });
                             continue;
                         }
@@ -364,7 +364,7 @@ pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Re
                         errors.push(ManifestError {
                             key: full,
                             line: l,
-                            message: e,
+                            message: e.to_string(),
                         });
                         continue;
                     }

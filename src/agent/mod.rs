@@ -9,6 +9,7 @@ pub mod defaults;
 pub mod diff;
 pub mod files;
 pub mod git;
+pub mod health;
 pub mod install;
 pub mod maintain;
 pub mod manifest;
@@ -21,6 +22,68 @@ pub mod skills;
 pub mod stable;
 pub mod target;
 pub mod upgrade;
+
+use std::path::PathBuf;
+
+/// Everything the agent domain can fail with. Each message names the stable, package, pin,
+/// file or key it is about; `crate::error` decides the exit code from the variant.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// A request refused, or a check that failed.
+    #[error("{0}")]
+    Refused(String),
+    /// Not found, or input that cannot be used.
+    #[error("{0}")]
+    Unusable(String),
+    /// A file or folder that could not be created, read, moved or removed.
+    #[error("{path}: {what}: {cause}")]
+    Io {
+        path: PathBuf,
+        what: &'static str,
+        cause: std::io::Error,
+    },
+    #[error(transparent)]
+    Invalid(#[from] Invalid),
+    #[error(transparent)]
+    Git(#[from] git::GitError),
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    #[error(transparent)]
+    Edit(#[from] crate::config::edit::EditError),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
+
+/// A name, reference, path or value that is not acceptable; the message says which and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Invalid(pub String);
+
+impl From<String> for Invalid {
+    fn from(message: String) -> Invalid {
+        Invalid(message)
+    }
+}
+
+/// A refused request (see [`AgentError::Refused`]).
+pub(crate) fn refused(message: impl Into<String>) -> AgentError {
+    AgentError::Refused(message.into())
+}
+
+/// Unusable input (see [`AgentError::Unusable`]).
+pub(crate) fn unusable(message: impl Into<String>) -> AgentError {
+    AgentError::Unusable(message.into())
+}
+
+/// An I/O failure on `path` while doing `what` (`cannot create`, …).
+pub(crate) fn io_error(path: impl Into<PathBuf>, what: &'static str) -> impl FnOnce(std::io::Error) -> AgentError {
+    let path = path.into();
+    move |cause| AgentError::Io { path, what, cause }
+}
 
 /// A stable's name: `^[a-z0-9][a-z0-9_-]*$` (no dots: it is a TOML table name and a folder).
 pub fn valid_stable_name(name: &str) -> bool {
@@ -38,20 +101,20 @@ pub struct PackageRef {
 }
 
 impl PackageRef {
-    pub fn parse(s: &str) -> Result<PackageRef, String> {
+    pub fn parse(s: &str) -> Result<PackageRef, Invalid> {
         let (sp, version) = match s.split_once('@') {
             Some((a, v)) if !v.is_empty() => (a, Some(v.to_string())),
-            Some(_) => return Err(format!("{s:?}: an empty version after `@`")),
+            Some(_) => return Err(Invalid(format!("{s:?}: an empty version after `@`"))),
             None => (s, None),
         };
         let (stable, package) = sp
             .split_once('/')
-            .ok_or_else(|| format!("{s:?} is not <stable>/<package>[@<version>]"))?;
+            .ok_or_else(|| Invalid(format!("{s:?} is not <stable>/<package>[@<version>]")))?;
         if !valid_stable_name(stable) {
-            return Err(format!("{s:?}: {stable:?} is not a stable name"));
+            return Err(Invalid(format!("{s:?}: {stable:?} is not a stable name")));
         }
         if !manifest::valid_package_name(package) {
-            return Err(format!("{s:?}: {package:?} is not a package name (^[a-z][a-z0-9-]*$)"));
+            return Err(Invalid(format!("{s:?}: {package:?} is not a package name (^[a-z][a-z0-9-]*$)")));
         }
         Ok(PackageRef {
             stable: stable.into(),

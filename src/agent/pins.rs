@@ -3,6 +3,7 @@
 //! never rewritten.
 
 use super::files::{EntryKind, PackageFiles};
+use super::{io_error, AgentError, Invalid};
 use crate::paths::Paths;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -16,8 +17,8 @@ pub struct SourceRef {
 }
 
 impl SourceRef {
-    pub fn parse(s: &str) -> Result<SourceRef, String> {
-        let bad = || format!("source {s:?} is not \"<stable>/<package>@<full commit sha>\"");
+    pub fn parse(s: &str) -> Result<SourceRef, Invalid> {
+        let bad = || Invalid(format!("source {s:?} is not \"<stable>/<package>@<full commit sha>\""));
         let (sp, sha) = s.split_once('@').ok_or_else(bad)?;
         let (stable, package) = sp.split_once('/').ok_or_else(bad)?;
         if !super::valid_stable_name(stable) || !super::manifest::valid_package_name(package) || !super::git::is_full_sha(sha) {
@@ -59,19 +60,19 @@ pub fn has_pin(paths: &Paths, src: &SourceRef) -> bool {
 }
 
 /// Reads a pin's files.
-pub fn read_pin(paths: &Paths, src: &SourceRef) -> Result<PackageFiles, String> {
+pub fn read_pin(paths: &Paths, src: &SourceRef) -> Result<PackageFiles, AgentError> {
     let dir = pin_dir(paths, src);
-    PackageFiles::from_dir(&dir).map_err(|e| format!("{}: cannot read the pin: {e}", dir.display()))
+    PackageFiles::from_dir(&dir).map_err(io_error(&dir, "cannot read the pin"))
 }
 
 /// Writes a pin once. Returns false when it already existed (it is never rewritten).
-pub fn write_pin(paths: &Paths, src: &SourceRef, files: &PackageFiles) -> Result<bool, String> {
+pub fn write_pin(paths: &Paths, src: &SourceRef, files: &PackageFiles) -> Result<bool, AgentError> {
     let dir = pin_dir(paths, src);
     if dir.exists() {
         return Ok(false);
     }
     let parent = dir.parent().unwrap_or(Path::new("."));
-    crate::store::create_private_dir(parent).map_err(|e| format!("{}: cannot create: {e}", parent.display()))?;
+    crate::store::create_private_dir(parent).map_err(io_error(parent, "cannot create"))?;
     let tmp = parent.join(format!(".{}.tmp-{}", src.sha, std::process::id()));
     let _ = make_writable_and_remove(&tmp);
     let result = (|| -> std::io::Result<()> {
@@ -106,9 +107,9 @@ pub fn write_pin(paths: &Paths, src: &SourceRef, files: &PackageFiles) -> Result
         }
         std::fs::rename(&tmp, &dir)
     })();
-    if let Err(e) = result {
+    if let Err(cause) = result {
         let _ = make_writable_and_remove(&tmp);
-        return Err(format!("{}: cannot write the pin: {e}", dir.display()));
+        return Err(io_error(&dir, "cannot write the pin")(cause));
     }
     Ok(true)
 }

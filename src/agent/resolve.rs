@@ -179,9 +179,9 @@ pub fn resolve_one(
             Ok(s) => s,
             Err(e) => {
                 event.outcome = "invalid";
-                event.detail = Some(e.clone());
+                event.detail = Some(e.to_string());
                 events.push(event);
-                return Err(err(&sfile, origin.line, key, e));
+                return Err(err(&sfile, origin.line, key, e.to_string()));
             }
         };
         if !pins::has_pin(paths, &src) {
@@ -199,9 +199,9 @@ pub fn resolve_one(
             Ok(f) => f,
             Err(e) => {
                 event.outcome = "invalid";
-                event.detail = Some(e.clone());
+                event.detail = Some(e.to_string());
                 events.push(event);
-                return Err(err(&sfile, origin.line, key, e));
+                return Err(err(&sfile, origin.line, key, e.to_string()));
             }
         };
         let parsed = files
@@ -210,7 +210,7 @@ pub fn resolve_one(
                 vec![manifest::ManifestError {
                     key: "package.toml".into(),
                     line: None,
-                    message: e,
+                    message: e.to_string(),
                 }]
             })
             .and_then(|t| manifest::parse(t, Some(&files), ctx));

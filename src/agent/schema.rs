@@ -3,6 +3,7 @@
 //! package-resolved one go through (so a package is not a distinct code path).
 
 use super::defaults;
+use super::Invalid;
 use crate::config::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -78,26 +79,26 @@ pub fn table_key(key: &str) -> Option<KeyType> {
 }
 
 /// Checks a value's type (not an adapter's existence, not a package path's rules).
-pub fn check_type(key: &str, kind: KeyType, value: &Value) -> Result<(), String> {
+pub fn check_type(key: &str, kind: KeyType, value: &Value) -> Result<(), Invalid> {
     let found = value.type_name();
     match kind {
         KeyType::Str | KeyType::Path | KeyType::Adapter => value
             .as_str()
             .map(|_| ())
-            .ok_or_else(|| format!("expected a string, found {found}")),
+            .ok_or_else(|| Invalid(format!("expected a string, found {found}"))),
         KeyType::Bool => value
             .as_bool()
             .map(|_| ())
-            .ok_or_else(|| format!("expected a boolean, found {found}")),
+            .ok_or_else(|| Invalid(format!("expected a boolean, found {found}"))),
         KeyType::Count => match value {
             Value::Int(i) if *i >= 1 => Ok(()),
-            Value::Int(i) => Err(format!("expected an integer >= 1, found {i}")),
-            _ => Err(format!("expected an integer >= 1, found {found}")),
+            Value::Int(i) => Err(Invalid(format!("expected an integer >= 1, found {i}"))),
+            _ => Err(Invalid(format!("expected an integer >= 1, found {found}"))),
         },
         KeyType::StrList | KeyType::PathList => value
             .as_strings()
             .map(|_| ())
-            .ok_or_else(|| format!("expected an array of strings, found {found}")),
+            .ok_or_else(|| Invalid(format!("expected an array of strings, found {found}"))),
         KeyType::Supervision => defaults::check_value(key, value),
     }
 }
@@ -148,7 +149,7 @@ impl TableContext {
 pub fn validate_table(values: &BTreeMap<String, Value>, ctx: &TableContext) -> Result<(), (String, String)> {
     for (key, value) in values {
         let kind = table_key(key).ok_or_else(|| (key.clone(), "unknown key in a harness table".to_string()))?;
-        check_type(key, kind, value).map_err(|m| (key.clone(), m))?;
+        check_type(key, kind, value).map_err(|m| (key.clone(), m.0))?;
         if kind == KeyType::Adapter {
             let name = value.as_str().unwrap_or_default();
             if !ctx.adapter_known(name) {

@@ -5,9 +5,9 @@
 use super::git;
 use super::pins;
 use super::records::{AgentStore, StableState};
+use super::{io_error, refused, unusable, AgentError};
 use crate::config::edit::ConfigEdit;
 use crate::config::{Config, Tier};
-use crate::error::{refused, unusable};
 use crate::paths::Paths;
 use crate::store::{self, DbKind};
 use std::path::PathBuf;
@@ -42,7 +42,7 @@ pub fn clone_dir(paths: &Paths, name: &str) -> PathBuf {
 }
 
 /// `tlc stable add`: clones first (so a bad remote writes nothing), then writes the table.
-pub fn add(paths: &Paths, cfg: &Config, name: &str, remote: &str, public: bool) -> anyhow::Result<StableState> {
+pub fn add(paths: &Paths, cfg: &Config, name: &str, remote: &str, public: bool) -> Result<StableState, AgentError> {
     if !super::valid_stable_name(name) {
         return Err(unusable(format!("stable name {name:?} must match ^[a-z0-9][a-z0-9_-]*$")));
     }
@@ -57,20 +57,20 @@ pub fn add(paths: &Paths, cfg: &Config, name: &str, remote: &str, public: bool) 
         )));
     }
     let root = pins::stables_root(paths);
-    crate::store::create_private_dir(&root).map_err(|e| anyhow::anyhow!("{}: cannot create: {e}", root.display()))?;
+    crate::store::create_private_dir(&root).map_err(io_error(&root, "cannot create"))?;
     let dest = clone_dir(paths, name);
     let tmp = root.join(format!(".{name}.clone-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     git::clone(remote, &tmp).map_err(|e| refused(format!("stable {name}: {e}; nothing was added")))?;
     if dest.exists() {
         // A clone left behind by an earlier `stable remove` or an interrupted add: it is ours.
-        std::fs::remove_dir_all(&dest).map_err(|e| anyhow::anyhow!("{}: cannot replace: {e}", dest.display()))?;
+        std::fs::remove_dir_all(&dest).map_err(io_error(&dest, "cannot replace"))?;
     }
-    std::fs::rename(&tmp, &dest).map_err(|e| anyhow::anyhow!("{}: cannot move the clone into place: {e}", dest.display()))?;
-    let mut edit = ConfigEdit::open(&paths.machine_config()).map_err(unusable)?;
+    std::fs::rename(&tmp, &dest).map_err(io_error(&dest, "cannot move the clone into place"))?;
+    let mut edit = ConfigEdit::open(&paths.machine_config())?;
     edit.set(&format!("stable.{name}.remote"), remote.into());
     edit.set(&format!("stable.{name}.public"), public.into());
-    edit.save().map_err(anyhow::Error::msg)?;
+    edit.save()?;
     let now = crate::clock::now_stamp();
     let state = StableState {
         name: name.into(),
@@ -94,8 +94,9 @@ pub struct Updated {
     pub error: Option<String>,
 }
 
-/// `tlc stable update [name]`: the only command that fetches.
-pub fn update(paths: &Paths, cfg: &Config, only: Option<&str>) -> anyhow::Result<Vec<Updated>> {
+/// `tlc stable update [name]`: the only command that fetches. `progress(done, total)` is told
+/// after each stable.
+pub fn update(paths: &Paths, cfg: &Config, only: Option<&str>, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<Updated>, AgentError> {
     let all = declared(cfg);
     let targets: Vec<Declared> = match only {
         Some(n) => vec![all
@@ -107,7 +108,8 @@ pub fn update(paths: &Paths, cfg: &Config, only: Option<&str>) -> anyhow::Result
     let home = store::open_write(DbKind::Home, &paths.home_db())?;
     let store = AgentStore::new(home.conn());
     let known = store.stables()?;
-    let mut progress = crate::render::Progress::new("stable update", targets.len() as u64);
+    let total = targets.len() as u64;
+    progress(0, total);
     let mut out = Vec::new();
     for d in targets {
         let dir = clone_dir(paths, &d.name);
@@ -132,18 +134,17 @@ pub fn update(paths: &Paths, cfg: &Config, only: Option<&str>) -> anyhow::Result
                 .then(crate::clock::now_stamp)
                 .or_else(|| known.iter().find(|k| k.name == d.name).and_then(|k| k.last_fetch.clone())),
             head: head.clone(),
-            fetch_error: result.as_ref().err().cloned(),
+            fetch_error: result.as_ref().err().map(ToString::to_string),
         };
         store.upsert_stable(&state)?;
         out.push(Updated {
             name: d.name,
             before,
             head,
-            error: result.err(),
+            error: state.fetch_error,
         });
-        progress.inc(1);
+        progress(out.len() as u64, total);
     }
-    progress.finish();
     Ok(out)
 }
 
@@ -160,7 +161,7 @@ pub struct Listed {
 
 /// Reads without writing: the table from the machine tier, the fetch state from the home
 /// database when it exists.
-pub fn list(paths: &Paths, cfg: &Config) -> anyhow::Result<Vec<Listed>> {
+pub fn list(paths: &Paths, cfg: &Config) -> Result<Vec<Listed>, AgentError> {
     let state = match store::open_read(DbKind::Home, &paths.home_db())? {
         Some(home) => AgentStore::new(home.conn()).stables()?,
         None => Vec::new(),
@@ -183,22 +184,22 @@ pub fn list(paths: &Paths, cfg: &Config) -> anyhow::Result<Vec<Listed>> {
 
 /// `tlc stable remove`: deletes the table and the clone; uninstalls nothing. Returns every
 /// package still installed from the stable (tables naming it, and pins in the store).
-pub fn remove(paths: &Paths, cfg: &Config, name: &str) -> anyhow::Result<Vec<String>> {
+pub fn remove(paths: &Paths, cfg: &Config, name: &str) -> Result<Vec<String>, AgentError> {
     if find(cfg, name).is_none() {
         return Err(unusable(format!(
             "stable {name} is not declared in {}",
             paths.machine_config().display()
         )));
     }
-    let mut edit = ConfigEdit::open(&paths.machine_config()).map_err(unusable)?;
+    let mut edit = ConfigEdit::open(&paths.machine_config())?;
     edit.remove(&format!("stable.{name}"));
     if edit.doc.get("stable").and_then(|t| t.as_table_like()).is_some_and(|t| t.is_empty()) {
         edit.remove("stable");
     }
-    edit.save().map_err(anyhow::Error::msg)?;
+    edit.save()?;
     let dir = clone_dir(paths, name);
     if dir.exists() {
-        std::fs::remove_dir_all(&dir).map_err(|e| anyhow::anyhow!("{}: cannot remove the clone: {e}", dir.display()))?;
+        std::fs::remove_dir_all(&dir).map_err(io_error(&dir, "cannot remove the clone"))?;
     }
     if store::open_read(DbKind::Home, &paths.home_db())?.is_some() {
         let home = store::open_write(DbKind::Home, &paths.home_db())?;

@@ -3,15 +3,16 @@
 //! adopted first, never a guest, never through a `.tlc` that leaves it); no other file.
 
 use super::resolve::project_tier_file;
+use super::{refused, unusable, AgentError};
 use crate::config::edit::ConfigEdit;
-use crate::config::{scaffold, Config};
-use crate::error::{refused, unusable};
+use crate::config::scaffold::ScaffoldOutcome;
+use crate::config::Config;
 use crate::paths::Paths;
 use crate::project::Project;
 use std::path::PathBuf;
 
 /// The file `--project` (or not) targets; a guest or the home itself is refused.
-pub fn target_file(paths: &Paths, cfg: &Config, project: bool) -> anyhow::Result<PathBuf> {
+pub fn target_file(paths: &Paths, cfg: &Config, project: bool) -> Result<PathBuf, AgentError> {
     if !project {
         return Ok(paths.machine_config());
     }
@@ -32,14 +33,18 @@ pub fn target_file(paths: &Paths, cfg: &Config, project: bool) -> anyhow::Result
 
 /// Opens `file` for an edit: the machine tier, or this project's tier (adopting the repository
 /// first when it has no project config yet).
-pub fn open_editor(paths: &Paths, cfg: &Config, file: &std::path::Path) -> anyhow::Result<ConfigEdit> {
+pub fn open_editor(paths: &Paths, cfg: &Config, file: &std::path::Path) -> Result<ConfigEdit, AgentError> {
     if file == paths.machine_config() {
-        return ConfigEdit::open(file).map_err(unusable);
+        return Ok(ConfigEdit::open(file)?);
     }
     if !paths.root_overlaps_home() && file == project_tier_file(paths) {
         let project = Project::locate(paths, cfg);
-        let _ = scaffold::adopt(&project);
-        return scaffold::edit_project_config(&project).map_err(refused);
+        // Adopted without a `config.scaffolded` event (docs/init.md). A scaffold that could not
+        // write says why, rather than the editor's "no project config".
+        if let Some(ScaffoldOutcome::NotWritten(why)) = project.adopt() {
+            return Err(refused(format!("{}: not adopted: {why}", paths.root.display())));
+        }
+        return Ok(project.edit_config()?);
     }
     Err(refused(format!(
         "{}: neither this machine's config nor this project's; run the command from that project",

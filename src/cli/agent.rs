@@ -1,8 +1,11 @@
 //! `tlc agent install|upgrade|uninstall|prune|describe|history|search|info`.
 
+use super::mutating::rerecord_if_recorded;
 use super::Ctx;
-use crate::agent::install::{self, InstallOptions, Prompter};
+use crate::agent::install::{self, InstallOptions, InstallPlan, Installed, Prompter};
+use crate::agent::maintain;
 use crate::agent::records::AgentStore;
+use crate::agent::upgrade::{self, UpgradePlan};
 use crate::agent::{self, git, scan, schema::TableContext, skills, stable, PackageRef};
 use crate::error::{refused, unusable};
 use crate::render::{self, Cell, Table};
@@ -97,7 +100,7 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
             force_unsafe,
             accept_defaults,
         } => {
-            let r = PackageRef::parse(&package).map_err(unusable)?;
+            let r = PackageRef::parse(&package)?;
             let opts = InstallOptions {
                 as_name,
                 project,
@@ -105,7 +108,24 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
                 force_unsafe,
                 accept_defaults,
             };
-            install::install(ctx.paths()?, &r, &opts, &mut Prompter::from_stdin())
+            let paths = ctx.paths()?;
+            match install::plan_install(paths, &r, &opts)? {
+                InstallPlan::Already {
+                    name,
+                    file,
+                    current,
+                    package,
+                } => render::out(&format!(
+                    "[harness.{name}] in {} already names {current}; nothing changed (`tlc agent upgrade {name}` moves it to the stable's fetched head; `install {package}@<full sha>` rolls back)\n",
+                    file.display()
+                ))?,
+                InstallPlan::Review(review) => {
+                    render::out(&install::review_text(&review.candidate))?;
+                    let done = install::apply_install(paths, *review, &opts, &mut Prompter::from_stdin())?;
+                    render::out(&installed_text(&done))?;
+                }
+            }
+            rerecord_if_recorded(ctx)
         }
         AgentCommand::Upgrade {
             target,
@@ -119,13 +139,20 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
                 accept_defaults,
                 ..Default::default()
             };
-            crate::agent::upgrade::upgrade(ctx.paths()?, &target, &opts, &mut Prompter::from_stdin())
+            upgrade_tables(ctx, &target, &opts)?;
+            rerecord_if_recorded(ctx)
         }
         AgentCommand::Uninstall { name, project, yes } => {
-            crate::agent::maintain::uninstall(ctx.paths()?, &name, project, yes, &mut Prompter::from_stdin())
+            let done = maintain::uninstall(ctx.paths()?, &name, project, yes, &mut Prompter::from_stdin())?;
+            render::out(&format!(
+                "removed [harness.{}] from {} (its pin stays in the store until `tlc agent prune`)\n",
+                done.name,
+                done.file.display()
+            ))?;
+            rerecord_if_recorded(ctx)
         }
         AgentCommand::Prune { dry_run, json } => {
-            let p = crate::agent::maintain::prune(ctx.paths()?, dry_run)?;
+            let p = maintain::prune(ctx.paths()?, dry_run)?;
             if json {
                 return render::json(&p);
             }
@@ -148,6 +175,56 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
         AgentCommand::Info { package, json } => info(ctx, &package, json),
         AgentCommand::Stable(cmd) => super::stable::run(ctx, cmd),
     }
+}
+
+/// `tlc agent upgrade`: each table in turn, its diff and review shown before it is confirmed.
+fn upgrade_tables(ctx: &Ctx, target: &str, opts: &InstallOptions) -> anyhow::Result<()> {
+    let paths = ctx.paths()?;
+    let targets = upgrade::targets(paths, target)?;
+    let mut prompter = Prompter::from_stdin();
+    for table in &targets.tables {
+        match upgrade::plan(paths, &targets, table)? {
+            UpgradePlan::UpToDate { name, file, source } => render::out(&format!(
+                "[harness.{name}] in {} is already at {source} (the stable's fetched head; `tlc stable update` fetches)\n",
+                file.display()
+            ))?,
+            UpgradePlan::Move(m) => {
+                render::out(&m.text)?;
+                let done = upgrade::apply(paths, &targets, *m, opts, &mut prompter)?;
+                render::out(&installed_text(&done))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What an install, upgrade or rollback did, as the command line says it.
+fn installed_text(done: &Installed) -> String {
+    let verb = match done.action.as_str() {
+        "rollback" => "rolled back",
+        "upgrade" => "upgraded",
+        _ => "installed",
+    };
+    let mut s = format!(
+        "{verb} {} as [harness.{}] in {}\n  source = \"{}\"\n  pin: {}{}\n",
+        done.package,
+        done.name,
+        done.file.display(),
+        done.source,
+        done.pin_dir.display(),
+        if done.new_pin {
+            ""
+        } else {
+            " (already in the store; kept as it was)"
+        }
+    );
+    for (k, v) in &done.defaults.written {
+        s.push_str(&format!("  default written: {k} = {}\n", v.to_toml_text()));
+    }
+    for (k, v, why) in &done.defaults.skipped {
+        s.push_str(&format!("  default skipped: {k} = {} — {why}\n", v.to_toml_text()));
+    }
+    s
 }
 
 fn describe(ctx: &Ctx, name: &str, json: bool) -> anyhow::Result<()> {
@@ -318,7 +395,7 @@ fn search(ctx: &Ctx, query: Option<&str>, json: bool, format: render::Format) ->
 }
 
 fn info(ctx: &Ctx, package: &str, json: bool) -> anyhow::Result<()> {
-    let r = PackageRef::parse(package).map_err(unusable)?;
+    let r = PackageRef::parse(package)?;
     let paths = ctx.paths()?;
     let cfg = ctx.config()?;
     let tctx = TableContext::from_config(cfg);

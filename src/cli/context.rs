@@ -23,8 +23,8 @@ impl Ctx {
         if let Some(p) = self.paths.get() {
             return Ok(p);
         }
-        crate::clock::check_env().map_err(crate::error::unusable)?;
-        let p = Paths::from_env().map_err(crate::error::unusable)?;
+        crate::clock::check_env()?;
+        let p = Paths::from_env()?;
         Ok(self.paths.get_or_init(|| p))
     }
 

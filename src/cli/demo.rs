@@ -2,6 +2,7 @@
 //! claude`, one process per payload) into a scratch directory, then prints what was recorded.
 
 use super::Ctx;
+use crate::obs::report::Reports;
 use crate::render::{self, Table};
 use crate::store::{self, DbKind};
 use std::io::Write;
@@ -125,21 +126,10 @@ fn summarize(db: &Path) -> anyhow::Result<()> {
     let Some(store) = store::open_read(DbKind::Project, db)? else {
         return render::out("nothing was recorded\n");
     };
-    let conn = store.conn();
     render::out("\nrecorded events, by kind and plane:\n")?;
     let mut t = Table::new(["kind", "plane", "events", "total ms"]);
-    let mut stmt = conn.prepare(crate::store::queries::project::obs::DEMO_SUMMARY)?;
-    let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, i64>(2)?,
-            r.get::<_, Option<i64>>(3)?,
-        ))
-    })?;
-    for r in rows {
-        let (kind, plane, n, ms) = r?;
-        t.push(vec![kind.into(), plane.into(), n.into(), ms.into()]);
+    for k in Reports::new(store.conn()).kind_summary()? {
+        t.push(vec![k.kind.into(), k.plane.into(), k.events.into(), k.total_ms.into()]);
     }
     t.print(render::Format::Table)
 }

@@ -3,7 +3,6 @@
 
 use super::mutating::{require_terminal, Mutation};
 use super::Ctx;
-use crate::config::scaffold;
 use crate::gate::{self, Gate, GateStore};
 use crate::render;
 use crate::store::{self, DbKind};
@@ -64,9 +63,9 @@ fn set_command(ctx: &Ctx, g: Gate, a: SetArgs) -> anyhow::Result<()> {
         )));
     };
     let m = Mutation::begin(ctx, &format!("gate {}-command", g.as_str()))?;
-    let mut edit = scaffold::edit_project_config(&m.project).map_err(crate::error::refused)?;
+    let mut edit = m.project.edit_config()?;
     edit.set(g.key(), toml_edit::Value::Array(a.argv.iter().map(String::as_str).collect()));
-    edit.save().map_err(crate::error::refused)?;
+    edit.save()?;
     m.finish()?;
     let mut text = format!(
         "{} = {:?} in {} ({first} resolves to {})\n",

@@ -16,7 +16,7 @@ pub fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
     let project = ctx.project()?;
     let path = project.paths.project_config();
     if project.guest {
-        let why = match crate::config::scaffold::escape_from(project.root()) {
+        let why = match crate::paths::escape_from(project.root()) {
             Some(escape) => escape,
             None if project.paths.root_overlaps_home() => format!("{} holds the runtime home", project.root().display()),
             None => format!("{} is a guest repository (machine tier [guest])", project.root().display()),

@@ -83,7 +83,7 @@ fn write_with_backup(path: &Path, existed: bool, value: &serde_json::Value) -> a
         None
     };
     let text = serde_json::to_string_pretty(value)? + "\n";
-    crate::config::edit::write_atomic(path, text.as_bytes()).map_err(crate::error::refused)?;
+    crate::config::edit::write_atomic(path, text.as_bytes())?;
     Ok(backup)
 }
 

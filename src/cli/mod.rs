@@ -143,24 +143,7 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Gate(cmd) => gate::run(&ctx, cmd),
         Command::Lessons(cmd) => lessons::run(&ctx, cmd),
         Command::Prices(cmd) => prices::run(&ctx, cmd),
-        Command::Stable(cmd) => {
-            let changes_policy = matches!(cmd, stable::StableCommand::Add { .. } | stable::StableCommand::Remove { .. });
-            stable::run(&ctx, cmd)?;
-            if changes_policy {
-                mutating::rerecord_if_recorded(&ctx)?;
-            }
-            Ok(())
-        }
-        Command::Agent(cmd) => {
-            let changes_policy = matches!(
-                cmd,
-                agent::AgentCommand::Install { .. } | agent::AgentCommand::Upgrade { .. } | agent::AgentCommand::Uninstall { .. }
-            );
-            agent::run(&ctx, cmd)?;
-            if changes_policy {
-                mutating::rerecord_if_recorded(&ctx)?;
-            }
-            Ok(())
-        }
+        Command::Stable(cmd) => stable::run(&ctx, cmd),
+        Command::Agent(cmd) => agent::run(&ctx, cmd),
     }
 }

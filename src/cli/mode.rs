@@ -3,8 +3,7 @@
 
 use super::mutating::Mutation;
 use super::Ctx;
-use crate::obs::EventStore;
-use crate::policy::Posture;
+use crate::policy::{OperatorState, Posture};
 use crate::render;
 
 #[derive(Debug, clap::Args)]
@@ -24,10 +23,7 @@ pub fn mode(ctx: &Ctx, args: ModeArgs) -> anyhow::Result<()> {
         )));
     };
     let m = Mutation::begin(ctx, "mode")?;
-    {
-        let conn = m.store.conn();
-        EventStore::new(&conn).set_state("mode", posture.as_str())?;
-    }
+    OperatorState::new(m.store.conn()).set_mode(posture)?;
     m.finish()?;
     let cfg = ctx.config()?;
     let r = crate::policy::resolve_for(Some(posture.as_str()), cfg);
@@ -40,15 +36,7 @@ pub fn mode(ctx: &Ctx, args: ModeArgs) -> anyhow::Result<()> {
 
 pub fn pause(ctx: &Ctx, paused: bool) -> anyhow::Result<()> {
     let m = Mutation::begin(ctx, if paused { "pause" } else { "resume" })?;
-    {
-        let conn = m.store.conn();
-        let es = EventStore::new(&conn);
-        if paused {
-            es.set_state("paused", "true")?;
-        } else {
-            es.clear_state("paused")?;
-        }
-    }
+    OperatorState::new(m.store.conn()).set_paused(paused)?;
     m.finish()?;
     render::out(if paused {
         "stop checks paused (grind and ship challenge); `tlc resume` turns them back on\n"

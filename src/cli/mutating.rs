@@ -2,11 +2,13 @@
 //! a guest), open the project database, and afterwards re-record the policy baselines of live
 //! sessions, since a tlc command is behind whatever policy changed.
 //!
-//! `agent install --project` and any later mutating command use [`Mutation::begin`] and
-//! [`Mutation::finish`] the same way.
+//! The commands of docs/init.md's `init` … `lessons add` list use [`Mutation::begin`] and
+//! [`Mutation::finish`]. The agent commands that write the project tier adopt through
+//! `agent::target::open_editor` instead, without recording `config.scaffolded` (as docs/init.md
+//! says), and like `stable add|remove` call [`rerecord_if_recorded`] once they changed policy.
 
 use super::Ctx;
-use crate::config::scaffold::{self, ScaffoldOutcome};
+use crate::config::scaffold::ScaffoldOutcome;
 use crate::obs::EventStore;
 use crate::policy::integrity::{self, IntegrityStore};
 use crate::project::Project;
@@ -26,14 +28,13 @@ impl Mutation {
     /// `config.scaffolded` event.
     pub fn begin(ctx: &Ctx, command: &str) -> anyhow::Result<Mutation> {
         let project = ctx.project()?;
-        let adoption = scaffold::adopt(&project);
+        let adoption = project.adopt();
         if let Some(ScaffoldOutcome::NotWritten(w)) = &adoption {
             eprintln!("tlc: warning: not adopted: {w}");
         }
         let store = store::open_write(DbKind::Project, &project.db_path())?;
         if let Some(ScaffoldOutcome::Written(path)) = &adoption {
-            let conn = store.conn();
-            integrity::record_scaffolded(&conn, "tlc", None, path, command)?;
+            EventStore::new(store.conn()).record_scaffolded("tlc", None, path, command)?;
         }
         Ok(Mutation { project, adoption, store })
     }
@@ -47,9 +48,8 @@ impl Mutation {
 /// Records the policy sources as they are now as the baseline of every live session.
 fn rerecord_live(project: &Project, store: &Store) -> anyhow::Result<()> {
     let conn = store.conn();
-    let mode = EventStore::new(&conn).state("mode")?;
-    let now = integrity::sources(&project.paths, mode.as_deref());
-    IntegrityStore::new(&conn).rerecord_live(&now, "tlc-command")?;
+    let now = integrity::current_sources(conn, &project.paths)?;
+    IntegrityStore::new(conn).rerecord_live(&now, "tlc-command")?;
     Ok(())
 }
 

@@ -203,7 +203,7 @@ fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
         )));
     };
     if let Some(path) = &a.out {
-        crate::config::edit::write_atomic(path, markdown(&rep).as_bytes()).map_err(crate::error::refused)?;
+        crate::config::edit::write_atomic(path, markdown(&rep).as_bytes())?;
     }
     match format {
         Format::Json => render::json(&rep),

@@ -1,11 +1,12 @@
 //! `tlc obs cost` and `tlc obs import transcripts` (wired into [`super::obs::ObsCommand`]).
 
 use super::Ctx;
-use crate::cost::catalog::{CostError, PriceCatalog};
+use crate::cost::catalog::PriceCatalog;
 use crate::cost::import::{import_transcripts, ImportSummary};
-use crate::cost::report::{cost_report, CostBy, CostFilter, CostReport, CostRow};
+use crate::cost::report::{CostBy, CostFilter, CostReport, CostReports, CostRow};
 use crate::render::{self, Cell, Format, Progress, Table};
 use crate::store::{self, DbKind, Store};
+use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -32,13 +33,6 @@ pub struct CostArgs {
     /// Same as `--format json`.
     #[arg(long)]
     pub json: bool,
-}
-
-fn cost_err(e: CostError) -> anyhow::Error {
-    match e {
-        CostError::Unusable(m) => crate::error::unusable(m),
-        other => anyhow::Error::new(other),
-    }
 }
 
 /// The day of `--since`/`--until`: a date, or a time whose UTC day is taken.
@@ -85,7 +79,7 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
     let mut home = store::open_write(DbKind::Home, &db)?;
     // The catalog reads prices through a connection of its own while the import writes.
     let prices = store::open_read(DbKind::Home, &db)?;
-    let catalog = PriceCatalog::new(prices.as_ref().map(Store::conn), &crate::cost::catalog::override_file(paths)).map_err(cost_err)?;
+    let catalog = PriceCatalog::new(prices.as_ref().map(Store::conn), &crate::cost::catalog::override_file(paths))?;
     let mut total = ImportSummary::default();
     for d in &dirs {
         let mut progress = Progress::new(format!("importing {}", d.display()), 0);
@@ -94,8 +88,7 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
             progress.set_total(all);
             progress.inc(done.saturating_sub(last));
             last = done;
-        })
-        .map_err(cost_err)?;
+        })?;
         progress.finish();
         total.add(&s);
     }
@@ -148,10 +141,9 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
         (DbKind::Home, ctx.paths()?.home_db())
     };
     let report = match store::open_read(kind, &path)? {
-        Some(store) => {
-            let conn = store.conn();
-            cost_report(conn, kind, args.by, &filter).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
-        }
+        Some(store) => CostReports::new(store.conn(), kind)
+            .report(args.by, &filter)
+            .with_context(|| path.display().to_string())?,
         None => {
             if format != Format::Json {
                 eprintln!("tlc: no {} database at {}: nothing recorded yet", kind.name(), path.display());

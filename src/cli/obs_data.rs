@@ -2,10 +2,13 @@
 
 use super::obs::{ExportArgs, ExportFormatArg};
 use super::Ctx;
-use crate::obs::export::{self, ExportFormat, Window};
-use crate::obs::{import::Importer, prune};
+use crate::gate::GateStore;
+use crate::obs::export::{ExportFormat, Views, Window};
+use crate::obs::{import::Importer, EventStore, Spool};
+use crate::policy::integrity::IntegrityStore;
 use crate::render::{self, Format, Table};
-use crate::store::{self, DbKind};
+use crate::store::{self, DbKind, PruneCount};
+use anyhow::Context;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
@@ -30,7 +33,7 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
             names.join(", ")
         )));
     };
-    let window = Window::parse(a.since.as_deref(), a.until.as_deref()).map_err(crate::error::unusable)?;
+    let window = Window::parse(a.since.as_deref(), a.until.as_deref())?;
     let path = match kind {
         DbKind::Project => ctx.project()?.db_path(),
         DbKind::Home => ctx.paths()?.home_db(),
@@ -45,12 +48,14 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
     let conn: &rusqlite::Connection = match &store {
         Some(s) => s.conn(),
         None => {
-            memory = store::in_memory(kind).map_err(anyhow::Error::msg)?;
+            memory = store::in_memory(kind)?;
             &memory
         }
     };
     let run = |out: &mut dyn Write| {
-        export::export(conn, &a.view, &window, format, out).map_err(|e| crate::error::unusable(format!("view {}: {e}", a.view)))
+        Views::new(conn)
+            .export(&a.view, &window, format, out)
+            .with_context(|| format!("view {}", a.view))
     };
     match &a.out {
         Some(file) => {
@@ -78,9 +83,9 @@ pub fn views(json: bool) -> anyhow::Result<()> {
     let mut t = Table::new(["view", "database", "columns"]);
     let mut all = Vec::new();
     for kind in [DbKind::Project, DbKind::Home] {
-        let conn = store::in_memory(kind).map_err(anyhow::Error::msg)?;
+        let conn = store::in_memory(kind)?;
         for (name, _) in kind.views() {
-            let cols = export::columns(&conn, name)?;
+            let cols = Views::new(&conn).columns(name)?;
             t.push(vec![(*name).into(), kind.name().into(), cols.join(", ").into()]);
             all.push(serde_json::json!({"view": name, "database": kind.name(), "columns": cols}));
         }
@@ -102,22 +107,45 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
         let counts = if dry_run {
             let store =
                 store::open_read(DbKind::Project, &project_db)?.ok_or_else(|| crate::error::unusable("project database vanished"))?;
-            prune::count_project(store.conn(), &cutoff)?
+            let conn = store.conn();
+            let mut counts = EventStore::new(conn).count_prunable(&cutoff)?;
+            counts.push(GateStore::new(conn).count_prunable(&cutoff)?);
+            counts.push(IntegrityStore::new(conn).count_prunable(&cutoff)?);
+            counts
         } else {
+            // Each domain prunes its own tables, all in one transaction.
             let mut store = store::open_write(DbKind::Project, &project_db)?;
-            prune::prune_project(store.conn_mut(), &cutoff)?
+            let tx = store
+                .conn_mut()
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let mut counts = EventStore::new(&tx).prune(&cutoff)?;
+            counts.push(GateStore::new(&tx).prune(&cutoff)?);
+            counts.push(IntegrityStore::new(&tx).prune(&cutoff)?);
+            tx.commit()?;
+            if counts.iter().any(|c| c.rows > 0) {
+                store.vacuum()?;
+            }
+            counts
         };
-        rows.extend(counts.into_iter().map(|c| ("project".to_string(), c.table, c.rows)));
+        rows.extend(in_prune_order(counts).into_iter().map(|c| ("project".to_string(), c.table, c.rows)));
     }
     if home_db.is_file() {
-        let n = if dry_run {
+        let c = if dry_run {
             let store = store::open_read(DbKind::Home, &home_db)?.ok_or_else(|| crate::error::unusable("home database vanished"))?;
-            prune::count_spool(store.conn(), &cutoff)?
+            Spool::new(store.conn()).count_prunable(&cutoff)?
         } else {
             let mut store = store::open_write(DbKind::Home, &home_db)?;
-            prune::prune_spool(store.conn_mut(), &cutoff)?
+            let tx = store
+                .conn_mut()
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let c = Spool::new(&tx).prune(&cutoff)?;
+            tx.commit()?;
+            if c.rows > 0 {
+                store.vacuum()?;
+            }
+            c
         };
-        rows.push(("home".to_string(), "spool", n));
+        rows.push(("home".to_string(), c.table, c.rows));
     }
     if json {
         return render::json(&serde_json::json!({
@@ -137,6 +165,15 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
         t.push(vec![db.into(), table.into(), n.into()]);
     }
     t.print(Format::Table)
+}
+
+/// The project tables in the order `obs prune` lists them (events and decisions keep the order
+/// their domain gave: decisions are deleted first, but counted after events).
+fn in_prune_order(mut counts: Vec<PruneCount>) -> Vec<PruneCount> {
+    const ORDER: [&str; 6] = ["events", "sessions", "gate_runs", "ship_ledger", "open_spans", "policy_baselines"];
+    let rank = |t: &str| ORDER.iter().position(|o| *o == t || (t == "decisions" && *o == "events"));
+    counts.sort_by_key(|c| rank(c.table));
+    counts
 }
 
 pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], json: bool) -> anyhow::Result<()> {

@@ -1,6 +1,7 @@
 //! `tlc obs report --all-repos`: the cross-repository rollup from the home database's spool.
 
 use super::Ctx;
+use crate::obs::Spool;
 use crate::render::{self, Format, Table};
 use crate::store::{self, DbKind};
 
@@ -15,8 +16,7 @@ pub fn report_all_repos(ctx: &Ctx, format: Format) -> anyhow::Result<()> {
             home_db.display()
         ));
     };
-    let conn = store.conn();
-    let mut st = conn.prepare(crate::store::queries::home::spool::REPO_ROLLUP)?;
+    let rows = Spool::new(store.conn()).repo_rollup()?;
     let mut t = Table::new([
         "repo_path",
         "project",
@@ -30,23 +30,20 @@ pub fn report_all_repos(ctx: &Ctx, format: Format) -> anyhow::Result<()> {
         "cost_usd",
         "last_at",
     ]);
-    let rows = st.query_map([], |r| {
-        Ok(vec![
-            r.get::<_, String>(0)?.into(),
-            r.get::<_, String>(1)?.into(),
-            r.get::<_, i64>(2)?.into(),
-            r.get::<_, i64>(3)?.into(),
-            r.get::<_, i64>(4)?.into(),
-            r.get::<_, i64>(5)?.into(),
-            r.get::<_, i64>(6)?.into(),
-            r.get::<_, i64>(7)?.into(),
-            r.get::<_, i64>(8)?.into(),
-            r.get::<_, Option<f64>>(9)?.into(),
-            r.get::<_, String>(10)?.into(),
-        ])
-    })?;
-    for row in rows {
-        t.push(row?);
+    for r in rows {
+        t.push(vec![
+            r.repo_path.into(),
+            r.project.into(),
+            r.sessions.into(),
+            r.events.into(),
+            r.prompts.into(),
+            r.tool_fails.into(),
+            r.denials.into(),
+            r.input_tokens.into(),
+            r.output_tokens.into(),
+            r.cost_usd.into(),
+            r.last_at.into(),
+        ]);
     }
     match format {
         Format::Json => render::json(&serde_json::json!({"repositories": t.to_json()})),

@@ -1,7 +1,6 @@
 //! `tlc policy [--json]` (what diverged; read-only) and `tlc policy accept <path>...`.
 
 use super::Ctx;
-use crate::obs::EventStore;
 use crate::policy::integrity::{self, IntegrityStore};
 use crate::render::{self, Cell, Table};
 use crate::store::{self, DbKind};
@@ -47,9 +46,8 @@ fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
         ));
     };
     let conn = store.conn();
-    let mode = EventStore::new(&conn).state("mode")?;
-    let sources = integrity::sources(&project.paths, mode.as_deref());
-    let st = IntegrityStore::new(&conn);
+    let sources = integrity::current_sources(conn, &project.paths)?;
+    let st = IntegrityStore::new(conn);
     let current = st.current_divergences(&sources)?;
     let history = st.divergence_records()?;
     if json {
@@ -129,8 +127,7 @@ fn accept(ctx: &Ctx, typed: &[String], yes: bool) -> anyhow::Result<()> {
     // Accepting writes: open for writing now that we know the database exists.
     let store = store::open_write(DbKind::Project, &project.db_path())?;
     let conn = store.conn();
-    let mode = EventStore::new(&conn).state("mode")?;
-    let sources = integrity::sources(&project.paths, mode.as_deref());
+    let sources = integrity::current_sources(conn, &project.paths)?;
     let mut chosen = Vec::new();
     for t in typed {
         match integrity::match_source(t, &cwd, &sources) {
@@ -144,7 +141,7 @@ fn accept(ctx: &Ctx, typed: &[String], yes: bool) -> anyhow::Result<()> {
             }
         }
     }
-    let st = IntegrityStore::new(&conn);
+    let st = IntegrityStore::new(conn);
     for s in &chosen {
         let n = st.accept(s)?;
         render::out(&format!("{}: accepted as the baseline of {n} live session(s)\n", s.name))?;

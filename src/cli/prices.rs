@@ -1,10 +1,11 @@
 //! `tlc prices refresh|lookup|list|status`.
 
 use super::Ctx;
-use crate::cost::catalog::{self, CostError, PriceCatalog, RefreshOutcome, LITELLM, OVERRIDE};
+use crate::cost::catalog::{self, PriceCatalog, RefreshOutcome, LITELLM, OVERRIDE};
 use crate::cost::{fetch, parse, PriceEntry};
 use crate::render::{self, Cell, Format, Progress, Table};
 use crate::store::{self, DbKind, Store};
+use anyhow::Context;
 use clap::Subcommand;
 use serde_json::json;
 
@@ -48,13 +49,6 @@ pub enum PricesCommand {
     },
 }
 
-fn cost_err(e: CostError) -> anyhow::Error {
-    match e {
-        CostError::Unusable(m) => crate::error::unusable(m),
-        other => anyhow::Error::new(other),
-    }
-}
-
 fn valid_plane(p: &str) -> bool {
     !p.is_empty()
         && p.bytes()
@@ -85,27 +79,28 @@ fn provider_source(ctx: &Ctx, plane: &str) -> anyhow::Result<String> {
     )))
 }
 
-fn read_source(source: &str) -> Result<Vec<PriceEntry>, String> {
+/// Downloads or reads `source` and parses it. The error is the message recorded in the refresh
+/// history and shown to the operator (it names the source).
+fn read_source(source: &str) -> anyhow::Result<Vec<PriceEntry>> {
     let mut progress = Progress::new(format!("downloading {source}"), 0);
     let mut last = 0u64;
     let bytes = fetch::fetch(source, &mut |done, total| {
         progress.set_total(total);
         progress.inc(done.saturating_sub(last));
         last = done;
-    })?;
+    })
+    .map_err(anyhow::Error::msg)?;
     progress.finish();
-    parse::parse_source(source, &bytes).map_err(|e| format!("{source}: {e}"))
+    Ok(parse::parse_source(source, &bytes).with_context(|| source.to_string())?)
 }
 
 fn store_plane(cat: &PriceCatalog, plane: &str, source: &str, entries: &[PriceEntry]) -> anyhow::Result<RefreshOutcome> {
     let mut progress = Progress::new(format!("storing {plane}"), entries.len() as u64);
     let mut last = 0u64;
-    let outcome = cat
-        .replace_plane(plane, source, entries, &mut |done| {
-            progress.inc(done.saturating_sub(last));
-            last = done;
-        })
-        .map_err(cost_err)?;
+    let outcome = cat.replace_plane(plane, source, entries, &mut |done| {
+        progress.inc(done.saturating_sub(last));
+        last = done;
+    })?;
     progress.finish();
     Ok(outcome)
 }
@@ -125,7 +120,7 @@ fn refresh(ctx: &Ctx, plane: &str, from: Option<String>) -> anyhow::Result<()> {
         )));
     }
     let home = store::open_write(DbKind::Home, &paths.home_db())?;
-    let cat = PriceCatalog::new(Some(home.conn()), &override_path).map_err(cost_err)?;
+    let cat = PriceCatalog::new(Some(home.conn()), &override_path)?;
     if plane != OVERRIDE {
         let source = match from {
             Some(s) => s,
@@ -135,8 +130,9 @@ fn refresh(ctx: &Ctx, plane: &str, from: Option<String>) -> anyhow::Result<()> {
         let entries = match read_source(&source) {
             Ok(e) => e,
             Err(e) => {
-                cat.record_failure(plane, &source, &e).map_err(cost_err)?;
-                return Err(crate::error::unusable(e));
+                let message = format!("{e:#}");
+                cat.record_failure(plane, &source, &message)?;
+                return Err(crate::error::unusable(message));
             }
         };
         match store_plane(&cat, plane, &source, &entries)? {
@@ -155,8 +151,8 @@ fn refresh(ctx: &Ctx, plane: &str, from: Option<String>) -> anyhow::Result<()> {
     let entries = match catalog::read_override_file(&override_path) {
         Ok(e) => e,
         Err(e) => {
-            cat.record_failure(OVERRIDE, &source, &e.to_string()).map_err(cost_err)?;
-            return Err(cost_err(e));
+            cat.record_failure(OVERRIDE, &source, &e.to_string())?;
+            return Err(e.into());
         }
     };
     if let RefreshOutcome::Replaced { entries, previous } = store_plane(&cat, OVERRIDE, &source, &entries)? {
@@ -174,8 +170,8 @@ fn opt(v: Option<f64>) -> serde_json::Value {
 fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyhow::Result<()> {
     let paths = ctx.paths()?;
     let home = store::open_read(DbKind::Home, &paths.home_db())?;
-    let cat = PriceCatalog::new(home.as_ref().map(Store::conn), &catalog::override_file(paths)).map_err(cost_err)?;
-    let Some(p) = cat.resolve(model, provider).map_err(cost_err)? else {
+    let cat = PriceCatalog::new(home.as_ref().map(Store::conn), &catalog::override_file(paths))?;
+    let Some(p) = cat.resolve(model, provider)? else {
         return Err(crate::error::unusable(format!("no price for {model}")));
     };
     let r = p.rates();
@@ -237,8 +233,8 @@ fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyh
 fn list(ctx: &Ctx, provider: Option<&str>, search: Option<&str>, format: Format) -> anyhow::Result<()> {
     let paths = ctx.paths()?;
     let home = store::open_read(DbKind::Home, &paths.home_db())?;
-    let cat = PriceCatalog::new(home.as_ref().map(Store::conn), &catalog::override_file(paths)).map_err(cost_err)?;
-    let rows = cat.list(provider, search).map_err(cost_err)?;
+    let cat = PriceCatalog::new(home.as_ref().map(Store::conn), &catalog::override_file(paths))?;
+    let rows = cat.list(provider, search)?;
     let mut t = Table::new([
         "plane",
         "model",
@@ -307,8 +303,8 @@ fn list(ctx: &Ctx, provider: Option<&str>, search: Option<&str>, format: Format)
 fn status(ctx: &Ctx, as_json: bool) -> anyhow::Result<()> {
     let paths = ctx.paths()?;
     let home = store::open_read(DbKind::Home, &paths.home_db())?;
-    let cat = PriceCatalog::new(home.as_ref().map(Store::conn), &catalog::override_file(paths)).map_err(cost_err)?;
-    let planes = cat.status(&catalog::override_file(paths)).map_err(cost_err)?;
+    let cat = PriceCatalog::new(home.as_ref().map(Store::conn), &catalog::override_file(paths))?;
+    let planes = cat.status(&catalog::override_file(paths))?;
     if as_json {
         return render::json(&json!({ "planes": planes }));
     }

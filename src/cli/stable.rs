@@ -1,9 +1,10 @@
 //! `tlc stable add|update|remove|list|lint`: the trust ledger of agent packages.
 
+use super::mutating::rerecord_if_recorded;
 use super::Ctx;
 use crate::agent::{self, stable};
 use crate::error::refused;
-use crate::render::{self, Cell, Table};
+use crate::render::{self, Cell, Progress, Table};
 use clap::Subcommand;
 use std::path::PathBuf;
 
@@ -57,12 +58,21 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
                 paths.machine_config().display(),
                 stable::clone_dir(paths, &name).display(),
                 st.head.as_deref().unwrap_or("(no default branch)")
-            ))
+            ))?;
+            // The machine tier changed: live sessions' baselines follow it.
+            rerecord_if_recorded(ctx)
         }
         StableCommand::Update { name } => {
             let paths = ctx.paths()?;
             let cfg = ctx.raw_config()?;
-            let done = stable::update(paths, &cfg, name.as_deref())?;
+            let mut progress = Progress::new("stable update", 0);
+            let mut last = 0u64;
+            let done = stable::update(paths, &cfg, name.as_deref(), &mut |done, total| {
+                progress.set_total(total);
+                progress.inc(done.saturating_sub(last));
+                last = done;
+            })?;
+            progress.finish();
             let mut failed = false;
             for u in &done {
                 match &u.error {
@@ -105,7 +115,8 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
                     s.push_str(&format!("  {l}\n"));
                 }
             }
-            render::out(&s)
+            render::out(&s)?;
+            rerecord_if_recorded(ctx)
         }
         StableCommand::List { json, format } => {
             let rows = stable::list(ctx.paths()?, ctx.config()?)?;

@@ -2,9 +2,8 @@
 //! Read-only: opens the project database only if it exists, creates nothing.
 
 use super::Ctx;
-use crate::obs::EventStore;
 use crate::policy::integrity::{self, Divergence, IntegrityStore, LiveSession};
-use crate::policy::PostureResolution;
+use crate::policy::{OperatorState, PostureResolution, Rail};
 use crate::render::{self, Cell, Table};
 use crate::store::{self, DbKind};
 
@@ -19,17 +18,6 @@ pub struct StatusArgs {
 pub struct Rejected {
     pub word: String,
     pub found_in: &'static str,
-}
-
-/// One rail and whether it is on.
-#[derive(Debug, serde::Serialize)]
-pub struct Rail {
-    pub rail: &'static str,
-    pub key: &'static str,
-    pub on: bool,
-    /// Whether this tlc enforces the rail on the hook path (the others are configuration that no
-    /// hook acts on yet).
-    pub enforced: bool,
 }
 
 #[derive(Debug, serde::Serialize)]
@@ -59,75 +47,14 @@ pub fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
     let (mut mode, mut paused, mut live, mut divergences) = (None, false, Vec::new(), Vec::new());
     if let Some(store) = store::open_read(DbKind::Project, &project.db_path())? {
         let conn = store.conn();
-        let es = EventStore::new(&conn);
-        mode = es.state("mode")?;
-        paused = es.state("paused")?.is_some_and(|v| v == "true");
-        let st = IntegrityStore::new(&conn);
+        let state = OperatorState::new(conn);
+        mode = state.mode()?;
+        paused = state.paused()?;
+        let st = IntegrityStore::new(conn);
         live = st.live_sessions()?;
         divergences = st.current_divergences(&integrity::sources(&project.paths, mode.as_deref()))?;
     }
-    let rails = vec![
-        Rail {
-            rail: "policy integrity",
-            key: "(always on)",
-            on: true,
-            enforced: true,
-        },
-        Rail {
-            rail: "secret redaction",
-            key: "secrets.redactOutput",
-            on: s.secrets.redact_output,
-            enforced: true,
-        },
-        Rail {
-            rail: "grind (lint/test gates)",
-            key: "grind.enabled",
-            on: s.grind.enabled,
-            enforced: false,
-        },
-        Rail {
-            rail: "ship gate",
-            key: "shipGate.enabled",
-            on: s.ship_gate.enabled,
-            enforced: false,
-        },
-        Rail {
-            rail: "empty-diff anti-ship",
-            key: "shipGate.emptyDiffAntiShip",
-            on: s.ship_gate.empty_diff_anti_ship,
-            enforced: false,
-        },
-        Rail {
-            rail: "catastrophic shell ask",
-            key: "shell.catastrophicAsk",
-            on: s.shell.catastrophic_ask,
-            enforced: false,
-        },
-        Rail {
-            rail: "shell stall detection",
-            key: "shell.stallDetection",
-            on: s.shell.stall_detection,
-            enforced: false,
-        },
-        Rail {
-            rail: "subagent allowlist",
-            key: "subagents.enforceAllowlist",
-            on: s.subagents.enforce_allowlist,
-            enforced: false,
-        },
-        Rail {
-            rail: "block parent fast",
-            key: "subagents.blockParentFast",
-            on: s.subagents.block_parent_fast,
-            enforced: false,
-        },
-        Rail {
-            rail: "idle turn gate",
-            key: "intelligence.idleTurnGate",
-            on: s.intelligence.idle_turn_gate,
-            enforced: false,
-        },
-    ];
+    let rails = crate::policy::rails(s);
     let resolution = crate::policy::resolve_for(mode.as_deref(), cfg);
     Ok(Status {
         root: project.root().display().to_string(),

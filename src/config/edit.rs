@@ -5,6 +5,23 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// Why a config file could not be edited. Each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    #[error("{path}: cannot read: {cause}")]
+    Read { path: PathBuf, cause: std::io::Error },
+    #[error("{path}{line}: TOML syntax error: {message}")]
+    Syntax { path: PathBuf, line: String, message: String },
+    #[error("{path}: cannot create: {cause}")]
+    Create { path: PathBuf, cause: std::io::Error },
+    #[error("{path}: cannot write: {cause}")]
+    Write { path: PathBuf, cause: std::io::Error },
+    /// The project config may not be written (a guest, a `.tlc` leaving the repository, no
+    /// project config yet); the message says which.
+    #[error("{0}")]
+    NotWritable(String),
+}
+
 /// An open config file being edited.
 pub struct ConfigEdit {
     path: PathBuf,
@@ -14,20 +31,26 @@ pub struct ConfigEdit {
 
 impl ConfigEdit {
     /// Opens `path` for editing; a missing file starts empty.
-    pub fn open(path: &Path) -> Result<ConfigEdit, String> {
+    pub fn open(path: &Path) -> Result<ConfigEdit, EditError> {
         let original = match std::fs::read_to_string(path) {
             Ok(t) => Some(t),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+            Err(cause) => {
+                return Err(EditError::Read {
+                    path: path.to_path_buf(),
+                    cause,
+                })
+            }
         };
         let doc = match &original {
-            Some(t) => t.parse::<toml_edit::DocumentMut>().map_err(|e| {
-                let line = e
+            Some(t) => t.parse::<toml_edit::DocumentMut>().map_err(|e| EditError::Syntax {
+                path: path.to_path_buf(),
+                line: e
                     .span()
                     .map(|s| super::line_of(t, s.start))
                     .map(|l| format!(":{l}"))
-                    .unwrap_or_default();
-                format!("{}{line}: TOML syntax error: {}", path.display(), e.message().trim())
+                    .unwrap_or_default(),
+                message: e.message().trim().to_string(),
             })?,
             None => toml_edit::DocumentMut::new(),
         };
@@ -99,7 +122,7 @@ impl ConfigEdit {
 
     /// Writes the file atomically (a temp file beside it, then rename), keeping its mode.
     /// Returns false when nothing changed and nothing was written.
-    pub fn save(&self) -> Result<bool, String> {
+    pub fn save(&self) -> Result<bool, EditError> {
         if !self.changed() {
             return Ok(false);
         }
@@ -109,9 +132,12 @@ impl ConfigEdit {
 }
 
 /// Replaces `path` with `bytes` through a temp file and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    crate::store::create_private_dir(dir).map_err(|e| format!("{}: cannot create: {e}", dir.display()))?;
+    crate::store::create_private_dir(dir).map_err(|cause| EditError::Create {
+        path: dir.to_path_buf(),
+        cause,
+    })?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tlc-{}.tmp", std::process::id()));
     let mode = std::fs::metadata(path)
@@ -126,9 +152,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
         }
         std::fs::rename(&tmp, path)
     })();
-    if let Err(e) = result {
+    if let Err(cause) = result {
         let _ = std::fs::remove_file(&tmp);
-        return Err(format!("{}: cannot write: {e}", path.display()));
+        return Err(EditError::Write {
+            path: path.to_path_buf(),
+            cause,
+        });
     }
     Ok(())
 }

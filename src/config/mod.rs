@@ -12,7 +12,7 @@ mod settings;
 mod value;
 
 pub use settings::*;
-pub use value::Value;
+pub use value::{Value, ValueError};
 
 use crate::paths::Paths;
 use registry::{KeySpec, Tiers, KEYS, NAMED_TABLES};
@@ -342,7 +342,7 @@ fn walk(tier: Tier, path: &Path, text: &str, prefix: &str, table: &toml_edit::Ta
                     let mut entries = BTreeMap::new();
                     for (k, v) in body.iter() {
                         let vline = span_line(text, v, body.key(k)).or(nline);
-                        let value = Value::from_item(v).map_err(|m| err(vline, &format!("{kind}.{name}.{k}"), m))?;
+                        let value = Value::from_item(v).map_err(|m| err(vline, &format!("{kind}.{name}.{k}"), m.to_string()))?;
                         entries.insert(k.to_string(), (value, vline));
                     }
                     out.tables.push(NamedTable {
@@ -365,8 +365,9 @@ fn walk(tier: Tier, path: &Path, text: &str, prefix: &str, table: &toml_edit::Ta
                     "may only be set in the machine tier ($TLC_HOME/config.toml)".into(),
                 ));
             }
-            let value = Value::from_item(item).map_err(|m| err(line, &full, m))?;
-            let value = value.check(spec.kind).map_err(|m| err(line, &full, m))?;
+            let value = Value::from_item(item)
+                .and_then(|v| v.check(spec.kind))
+                .map_err(|m| err(line, &full, m.to_string()))?;
             out.values.push((spec.key, value, line));
             continue;
         }

@@ -1,7 +1,8 @@
 //! Adoption: THE one writer of a project config (`<repo>/.tlc/harness/config.toml`).
 //!
 //! A repository becomes tlc's the first time tlc works in it (a hook that drives work, a
-//! mutating command), never when somebody only reads. [`scaffold`] is the only code that creates
+//! mutating command), never when somebody only reads: `Project::adopt` decides whether adoption
+//! applies and `hook::adopt` which hook events adopt. [`scaffold`] is the only code that creates
 //! the project config, and a test keeps it so. It is idempotent and never raises: it returns
 //! [`ScaffoldOutcome::Written`], [`ScaffoldOutcome::Present`] (nothing done) or
 //! [`ScaffoldOutcome::NotWritten`] with the reason. It never opens an existing config for writing.
@@ -11,11 +12,10 @@
 //! keeps inheriting the machine tier. `owner`/`repo` come from the `origin` remote only when both
 //! are plain GitHub names; a value that fails is dropped, never escaped.
 
-use super::edit::ConfigEdit;
-use crate::paths::Paths;
-use crate::project::Project;
+use super::edit::{ConfigEdit, EditError};
+use crate::paths::{escape_from, Paths};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What [`scaffold`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,47 +113,6 @@ fn key_of(line: &str) -> Option<&str> {
     line.split_once('=').map(|(k, _)| k.trim())
 }
 
-/// Why the project's `.tlc` tree may not be used: one of `.tlc`, `.tlc/harness`,
-/// `.tlc/harness/state` or the config file is a symlink that leaves the repository (or cannot be
-/// resolved). `None` when every part that exists stays inside. Costs one `lstat` when there is
-/// no `.tlc` yet, so the hook path can ask on every event.
-pub fn escape_from(root: &Path) -> Option<String> {
-    let parts = [".tlc", ".tlc/harness", ".tlc/harness/state", ".tlc/harness/config.toml"];
-    let mut canonical_root: Option<PathBuf> = None;
-    for rel in parts {
-        let p = root.join(rel);
-        let Ok(meta) = std::fs::symlink_metadata(&p) else {
-            // A missing part: nothing below it exists either (except through a symlink checked above).
-            if rel == ".tlc" {
-                return None;
-            }
-            continue;
-        };
-        if !meta.file_type().is_symlink() {
-            continue;
-        }
-        let root_c = match &canonical_root {
-            Some(r) => r.clone(),
-            None => match std::fs::canonicalize(root) {
-                Ok(r) => canonical_root.insert(r).clone(),
-                Err(e) => return Some(format!("{}: cannot resolve the repository root: {e}", root.display())),
-            },
-        };
-        match std::fs::canonicalize(&p) {
-            Ok(target) if target.starts_with(&root_c) => {}
-            Ok(target) => {
-                return Some(format!(
-                    "{} is a symlink to {}, outside the repository",
-                    p.display(),
-                    target.display()
-                ))
-            }
-            Err(_) => return Some(format!("{} is a symlink that cannot be resolved", p.display())),
-        }
-    }
-    None
-}
-
 /// Adopts the repository at `paths.root` with the built-in default config. Never panics, never
 /// raises, never opens an existing config for writing. `origin` is the `origin` remote's URL.
 pub fn scaffold(paths: &Paths, origin: Option<&str>) -> ScaffoldOutcome {
@@ -235,72 +194,26 @@ fn scaffold_inner(paths: &Paths, origin: Option<&str>) -> ScaffoldOutcome {
     ScaffoldOutcome::Written(dest)
 }
 
-/// Adopts `project` unless it is a guest (or its root holds the home) or not a git repository:
-/// `None` when adoption does not apply. Called by the hook path and every mutating command.
-pub fn adopt(project: &Project) -> Option<ScaffoldOutcome> {
-    if project.guest || !project.paths.in_git {
-        return None;
-    }
-    // The common case on the hook path: already adopted. One lstat, no remote read.
-    let dest = project.paths.project_config();
-    // (`Project::locate` already refused a `.tlc` that escapes: `guest` is set for it.)
-    if std::fs::symlink_metadata(&dest).is_ok() {
-        return Some(ScaffoldOutcome::Present(dest));
-    }
-    let origin = crate::project::origin_url(project.root());
-    Some(scaffold(&project.paths, origin.as_deref()))
-}
-
-/// The hook events that adopt: those that start or drive work (session start, prompt submit,
-/// tool, shell, MCP and file events, stop). Session end, notifications and the like never do.
-pub fn adopts_on(kind: crate::obs::Kind) -> bool {
-    use crate::obs::Kind as K;
-    matches!(
-        kind,
-        K::SessionStart
-            | K::PromptSubmit
-            | K::ToolStart
-            | K::ToolEnd
-            | K::ToolFail
-            | K::ShellStart
-            | K::ShellEnd
-            | K::McpStart
-            | K::McpEnd
-            | K::FileRead
-            | K::FileEdit
-            | K::Stop
-    )
-}
-
-/// The hook path's adoption: only on an event that starts or drives work, and only when the
-/// configuration really loaded — with the shipped defaults standing in for a broken machine tier,
-/// its `[guest]` list is unknown, and a guest must never be adopted by accident.
-pub fn adopt_on_hook(project: &Project, config: &super::Config, kind: crate::obs::Kind) -> Option<ScaffoldOutcome> {
-    if !adopts_on(kind) || config.files.is_empty() {
-        return None;
-    }
-    adopt(project)
-}
-
-/// Opens the project config for an edit by a tlc command. The file must exist (made by
-/// [`scaffold`]): the editor never creates a project config, and never writes through a `.tlc`
-/// that leaves the repository or into a guest.
-pub fn edit_project_config(project: &Project) -> Result<ConfigEdit, String> {
-    if project.guest {
-        return Err(format!(
+/// Opens the project config of `paths.root` for an edit by a tlc command (`guest`: the
+/// repository is one tlc never writes into). The file must exist (made by [`scaffold`]): the
+/// editor never creates a project config, and never writes through a `.tlc` that leaves the
+/// repository or into a guest.
+pub fn edit_project_config(paths: &Paths, guest: bool) -> Result<ConfigEdit, EditError> {
+    if guest {
+        return Err(EditError::NotWritable(format!(
             "{} is a guest repository (machine tier [guest]) or holds the runtime home: tlc never writes into it",
-            project.root().display()
-        ));
+            paths.root.display()
+        )));
     }
-    if let Some(why) = escape_from(project.root()) {
-        return Err(format!("{why}: refusing to write"));
+    if let Some(why) = escape_from(&paths.root) {
+        return Err(EditError::NotWritable(format!("{why}: refusing to write")));
     }
-    let path = project.paths.project_config();
+    let path = paths.project_config();
     if !path.is_file() {
-        return Err(format!(
+        return Err(EditError::NotWritable(format!(
             "{}: no project config (run `tlc init` in a git repository first)",
             path.display()
-        ));
+        )));
     }
     ConfigEdit::open(&path)
 }
@@ -308,6 +221,7 @@ pub fn edit_project_config(project: &Project) -> Result<ConfigEdit, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn paths_at(root: &Path, home: &Path) -> Paths {
         Paths {
@@ -375,33 +289,6 @@ mod tests {
             .filter(|(_, k, _, _)| crate::config::registry::spec(k).is_some_and(|s| s.policy))
             .collect();
         assert!(policy.is_empty(), "{policy:?}");
-    }
-
-    #[test]
-    fn only_events_that_start_or_drive_work_adopt() {
-        use crate::obs::Kind;
-        for k in [
-            Kind::SessionStart,
-            Kind::PromptSubmit,
-            Kind::ToolStart,
-            Kind::ShellEnd,
-            Kind::McpStart,
-            Kind::FileEdit,
-            Kind::ToolFail,
-            Kind::Stop,
-        ] {
-            assert!(adopts_on(k), "{k:?}");
-        }
-        for k in [
-            Kind::SessionEnd,
-            Kind::Notification,
-            Kind::Compact,
-            Kind::Unknown,
-            Kind::AgentThought,
-            Kind::HookFault,
-        ] {
-            assert!(!adopts_on(k), "{k:?}");
-        }
     }
 
     #[test]

@@ -2,6 +2,16 @@
 
 use super::registry::{Default, Kind};
 
+/// Why a value does not fit its key. It does not name the key: the caller does (with the file
+/// and line, in a [`super::ConfigError`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    #[error("empty value")]
+    Empty,
+    #[error("expected {expected}, found {found}")]
+    Expected { expected: String, found: String },
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 pub enum Value {
@@ -28,7 +38,7 @@ impl Value {
     }
 
     /// Reads a TOML item.
-    pub fn from_item(item: &toml_edit::Item) -> Result<Value, String> {
+    pub fn from_item(item: &toml_edit::Item) -> Result<Value, ValueError> {
         match item {
             toml_edit::Item::Value(v) => Self::from_toml(v),
             toml_edit::Item::Table(t) => {
@@ -49,11 +59,11 @@ impl Value {
                 }
                 Ok(Value::List(list))
             }
-            toml_edit::Item::None => Err("empty value".into()),
+            toml_edit::Item::None => Err(ValueError::Empty),
         }
     }
 
-    fn from_toml(v: &toml_edit::Value) -> Result<Value, String> {
+    fn from_toml(v: &toml_edit::Value) -> Result<Value, ValueError> {
         Ok(match v {
             toml_edit::Value::String(s) => Value::Str(s.value().clone()),
             toml_edit::Value::Integer(i) => Value::Int(*i.value()),
@@ -86,13 +96,17 @@ impl Value {
 
     /// Checks the value against a key's type, normalising where the type allows (an integer
     /// where a number is expected, `false` for "off").
-    pub fn check(self, kind: Kind) -> Result<Value, String> {
-        let wrong = |v: &Value| Err(format!("expected {}, found {}", kind.describe(), v.type_name()));
+    pub fn check(self, kind: Kind) -> Result<Value, ValueError> {
+        let expected = |found: String| ValueError::Expected {
+            expected: kind.describe(),
+            found,
+        };
+        let wrong = |v: &Value| Err(expected(v.type_name().to_string()));
         match (kind, self) {
             (Kind::Bool, v @ Value::Bool(_)) => Ok(v),
             (Kind::Int { min }, Value::Int(i)) => {
                 if i < min {
-                    Err(format!("expected {}, found {i}", kind.describe()))
+                    Err(expected(i.to_string()))
                 } else {
                     Ok(Value::Int(i))
                 }
@@ -105,7 +119,7 @@ impl Value {
                 };
                 let min = if let Kind::Float { min } = kind { min } else { 0.0 };
                 if !f.is_finite() || f < min {
-                    Err(format!("expected {}, found {f}", kind.describe()))
+                    Err(expected(f.to_string()))
                 } else {
                     Ok(Value::Float(f))
                 }
@@ -116,16 +130,12 @@ impl Value {
                 if values.contains(&s.as_str()) {
                     Ok(Value::Str(s))
                 } else {
-                    Err(format!("expected {}, found {s:?}", kind.describe()))
+                    Err(expected(format!("{s:?}")))
                 }
             }
             (Kind::StrList, Value::List(items)) => {
                 if let Some(bad) = items.iter().find(|i| !matches!(i, Value::Str(_))) {
-                    Err(format!(
-                        "expected {}, found an element that is {}",
-                        kind.describe(),
-                        bad.type_name()
-                    ))
+                    Err(expected(format!("an element that is {}", bad.type_name())))
                 } else {
                     Ok(Value::List(items))
                 }

@@ -348,6 +348,15 @@ impl PriceCatalog<'_> {
         })
     }
 
+    /// When any plane was last refreshed (an attempt of any outcome); `None` when never, or when
+    /// the catalog has no home database.
+    pub fn last_refresh(&self) -> Result<Option<String>, CostError> {
+        let Some(conn) = self.conn else { return Ok(None) };
+        conn.prepare_cached(q::REFRESH_AGE)
+            .and_then(|mut st| st.query_row([], |r| r.get(0)))
+            .map_err(|e| self.sq(e))
+    }
+
     /// Records a refresh that failed before anything could be stored (a bad file or download).
     pub fn record_failure(&self, plane: &str, source: &str, detail: &str) -> Result<(), CostError> {
         let conn = self.writable_conn()?;

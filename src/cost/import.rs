@@ -1107,7 +1107,7 @@ mod tests {
         conn.execute_batch("COMMIT").unwrap();
         // A hook stores a response between two bulk transactions: the next one knows its key and
         // numbers its own rows after it.
-        let hook_row = include_str!("../../queries/home/spool/usage_insert.sql");
+        let hook_row = include_str!("../../queries/home/cost/usage_insert.sql");
         other
             .execute(
                 hook_row,

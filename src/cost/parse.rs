@@ -54,10 +54,26 @@ fn text(v: Option<&serde_json::Value>) -> Option<String> {
     v.and_then(|v| v.as_str()).map(str::to_string)
 }
 
+/// Why a price source could not be read. The caller names the file or URL.
+#[derive(Debug, thiserror::Error)]
+pub enum ParseError {
+    #[error("not a LiteLLM price catalog (a JSON object of models): {0}")]
+    NotLiteLlm(serde_json::Error),
+    #[error("{0}")]
+    Toml(#[from] toml::de::Error),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("not UTF-8 text: {0}")]
+    NotText(std::str::Utf8Error),
+    #[error("model {model:?}: a price needs both `input` and `output` (USD per 1M tokens)")]
+    MissingPrice { model: String },
+    #[error("model {model:?}: prices must be finite and not negative")]
+    BadPrice { model: String },
+}
+
 /// Parses the LiteLLM `model_prices_and_context_window.json` format.
-pub fn parse_litellm(bytes: &[u8]) -> Result<LiteLlmCatalog, String> {
-    let doc: BTreeMap<String, serde_json::Value> =
-        serde_json::from_slice(bytes).map_err(|e| format!("not a LiteLLM price catalog (a JSON object of models): {e}"))?;
+pub fn parse_litellm(bytes: &[u8]) -> Result<LiteLlmCatalog, ParseError> {
+    let doc: BTreeMap<String, serde_json::Value> = serde_json::from_slice(bytes).map_err(ParseError::NotLiteLlm)?;
     let mut out = LiteLlmCatalog::default();
     for (key, v) in &doc {
         if key == "sample_spec" {
@@ -135,17 +151,15 @@ pub enum PlaneFormat {
 }
 
 /// Parses the plane form; every entry must have `input` and `output` (the error names the model).
-pub fn parse_plane(text: &str, format: PlaneFormat) -> Result<Vec<PriceEntry>, String> {
+pub fn parse_plane(text: &str, format: PlaneFormat) -> Result<Vec<PriceEntry>, ParseError> {
     let doc: PlaneDoc = match format {
-        PlaneFormat::Toml => toml::from_str(text).map_err(|e| e.to_string())?,
-        PlaneFormat::Json => serde_json::from_str(text).map_err(|e| e.to_string())?,
+        PlaneFormat::Toml => toml::from_str(text)?,
+        PlaneFormat::Json => serde_json::from_str(text)?,
     };
     let mut out = Vec::with_capacity(doc.models.len());
     for (key, m) in doc.models {
         let (Some(input), Some(output)) = (m.input, m.output) else {
-            return Err(format!(
-                "model {key:?}: a price needs both `input` and `output` (USD per 1M tokens)"
-            ));
+            return Err(ParseError::MissingPrice { model: key });
         };
         let rates = Rates {
             input,
@@ -168,7 +182,7 @@ pub fn parse_plane(text: &str, format: PlaneFormat) -> Result<Vec<PriceEntry>, S
             m.cache_write_above_200k,
         ];
         if all.iter().flatten().any(|v| !v.is_finite() || *v < 0.0) {
-            return Err(format!("model {key:?}: prices must be finite and not negative"));
+            return Err(ParseError::BadPrice { model: key });
         }
         out.push(PriceEntry {
             model_key: key,
@@ -207,11 +221,11 @@ pub fn sniff(name: &str, bytes: &[u8]) -> SourceFormat {
 }
 
 /// Parses any accepted source into entries.
-pub fn parse_source(name: &str, bytes: &[u8]) -> Result<Vec<PriceEntry>, String> {
+pub fn parse_source(name: &str, bytes: &[u8]) -> Result<Vec<PriceEntry>, ParseError> {
     match sniff(name, bytes) {
         SourceFormat::LiteLlm => Ok(parse_litellm(bytes)?.entries.into_iter().map(|e| e.entry).collect()),
         SourceFormat::Plane(f) => {
-            let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8 text: {e}"))?;
+            let text = std::str::from_utf8(bytes).map_err(ParseError::NotText)?;
             parse_plane(text, f)
         }
     }
@@ -256,10 +270,11 @@ mod tests {
         assert_eq!(e[0].pool.as_deref(), Some("api"));
         let json = r#"{"models": {"m-2": {"input": 1, "output": 2}}}"#;
         assert_eq!(parse_source("x.json", json.as_bytes()).unwrap()[0].model_key, "m-2");
-        let err = parse_plane("[models.m]\ninput = 1.0\n", PlaneFormat::Toml).unwrap_err();
+        let err = parse_plane("[models.m]\ninput = 1.0\n", PlaneFormat::Toml).unwrap_err().to_string();
         assert!(err.contains("\"m\"") && err.contains("output"), "{err}");
         assert!(parse_plane("[models.m]\ninput = 1.0\noutput = 1.0\ninptu = 3\n", PlaneFormat::Toml)
             .unwrap_err()
+            .to_string()
             .contains("inptu"));
     }
 

@@ -98,8 +98,26 @@ impl CostRow {
     }
 }
 
-/// Runs the report over `conn` (a database of `kind`).
-pub fn cost_report(conn: &Connection, kind: DbKind, by: CostBy, filter: &CostFilter) -> rusqlite::Result<CostReport> {
+/// The cost reports of one database, borrowing its connection: the `usage` views of the home
+/// database or the generation events of a project database.
+pub struct CostReports<'c> {
+    conn: &'c Connection,
+    kind: DbKind,
+}
+
+impl<'c> CostReports<'c> {
+    /// The reports of `conn`, a database of `kind`.
+    pub fn new(conn: &'c Connection, kind: DbKind) -> CostReports<'c> {
+        CostReports { conn, kind }
+    }
+
+    /// The rows keyed `by`, filtered, and their totals.
+    pub fn report(&self, by: CostBy, filter: &CostFilter) -> rusqlite::Result<CostReport> {
+        cost_report(self.conn, self.kind, by, filter)
+    }
+}
+
+fn cost_report(conn: &Connection, kind: DbKind, by: CostBy, filter: &CostFilter) -> rusqlite::Result<CostReport> {
     let mut st = conn.prepare_cached(query(kind, by))?;
     let rows = st.query_map(params![filter.since, filter.until, filter.project], |r| {
         let models: Option<String> = r.get(1)?;
@@ -174,7 +192,8 @@ mod tests {
             w.insert(&row).unwrap();
         }
         w.flush().unwrap();
-        let r = cost_report(&conn, DbKind::Home, CostBy::Model, &CostFilter::default()).unwrap();
+        let reports = CostReports::new(conn, DbKind::Home);
+        let r = reports.report(CostBy::Model, &CostFilter::default()).unwrap();
         assert_eq!(r.rows.len(), 2);
         assert_eq!(r.rows[0].key, "m1");
         assert_eq!(r.rows[0].cost_usd, Some(0.75));
@@ -190,10 +209,10 @@ mod tests {
             until: None,
             project: Some("p1".into()),
         };
-        let r = cost_report(&conn, DbKind::Home, CostBy::Day, &f).unwrap();
+        let r = reports.report(CostBy::Day, &f).unwrap();
         assert_eq!(r.rows.len(), 1);
         assert_eq!((r.rows[0].key.as_str(), r.rows[0].cost_usd), ("2026-11-21", Some(0.25)));
-        let r = cost_report(&conn, DbKind::Home, CostBy::Week, &CostFilter::default()).unwrap();
+        let r = reports.report(CostBy::Week, &CostFilter::default()).unwrap();
         assert_eq!(r.rows[0].key, "2026-W47");
     }
 }

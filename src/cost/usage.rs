@@ -1,9 +1,11 @@
-//! `UsageWriter`: the bulk writer of the home database's `usage` table. It inserts responses
-//! idempotently (an insert whose dedup key is stored changes nothing) and, for rows of source `transcript`, adds
-//! the sums of the rows it actually inserted to `usage_rollup` when flushed — in the caller's
-//! transaction, so the rollup never disagrees with `usage`. The per-row insert trigger (V2) skips
-//! `transcript` rows because it cost about 40% of a bulk import; rows of any other source are
-//! still rolled up by it. Call [`UsageWriter::flush`] before committing.
+//! `UsageWriter`: the only writer of the home database's `usage` table (and of `usage_rollup`,
+//! `usage_daily` and `usage_key`, which follow it), for the transcript import, the spool and the
+//! JSONL import alike. It inserts responses idempotently (an insert whose dedup key is stored
+//! changes nothing) and, for rows of source `transcript`, adds the sums of the rows it actually
+//! inserted to `usage_rollup` when flushed — in the caller's transaction, so the rollup never
+//! disagrees with `usage`. The per-row insert trigger (V2) skips `transcript` rows because it
+//! cost about 40% of a bulk import; rows of any other source are still rolled up by it. Call
+//! [`UsageWriter::flush`] before committing.
 
 use super::borrowed_insert::{BorrowedInsert, Param};
 use super::rates::TokenUsage;
@@ -215,9 +217,10 @@ impl<'c> UsageWriter<'c> {
     }
 
     /// Stores `row` and counts it in the rollup; `false` when its dedup key was already stored
-    /// (nothing changed). The one-row form the tests seed databases with; the import inserts with
-    /// [`UsageWriter::insert_unsummed`] / [`UsageWriter::insert_new`] and sums per group.
-    #[cfg(test)]
+    /// (nothing changed). The one-row form: the spool and the JSONL import store their responses
+    /// this way (rows of their sources are rolled up by the insert trigger); the transcript import
+    /// inserts with [`UsageWriter::insert_unsummed`] / [`UsageWriter::insert_new`] and sums per
+    /// group. A `transcript` row is summed in memory: [`UsageWriter::flush`] before committing.
     pub fn insert(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
         if !self.insert_unsummed(row)? {
             return Ok(false);

@@ -4,6 +4,7 @@
 
 use crate::clock;
 use crate::store::queries::project::gate as q;
+use crate::store::PruneCount;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -170,7 +171,8 @@ pub struct LockHolder {
     pub acquired_at: String,
 }
 
-/// The repository of gate runs and the gate lock: the only place their SQL runs.
+/// The repository of gate runs and the gate lock (`gate_runs`, `gate_lock`): the only place their
+/// SQL runs. It borrows a project-database connection.
 pub struct GateStore<'c> {
     conn: &'c Connection,
 }
@@ -258,6 +260,18 @@ impl<'c> GateStore<'c> {
             .execute(params![session, pid, host, clock::now_stamp()])?;
         tx.commit()?;
         Ok(Ok(()))
+    }
+
+    /// How many gate runs [`GateStore::prune`] would drop at `cutoff` (a stamp).
+    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+        let rows = self.conn.prepare_cached(q::PRUNE_COUNT)?.query_row([cutoff], |r| r.get(0))?;
+        Ok(PruneCount { table: "gate_runs", rows })
+    }
+
+    /// Drops the gate runs started before `cutoff` (the caller holds the transaction).
+    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+        let rows = self.conn.prepare_cached(q::PRUNE_RUNS)?.execute([cutoff])? as i64;
+        Ok(PruneCount { table: "gate_runs", rows })
     }
 
     pub fn unlock(&self) -> rusqlite::Result<()> {

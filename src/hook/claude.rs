@@ -5,8 +5,8 @@
 //! otherwise ask the operator for.
 
 use super::{str_field, Action, Mapped, Subject};
+use crate::decision::{Decision, Permission};
 use crate::obs::{Event, Kind, Phase};
-use crate::policy::{Decision, Permission};
 use serde_json::{json, Map, Value};
 
 pub const PROVIDER: &str = "claude";

@@ -4,8 +4,8 @@
 //! Cursor's own approval flow stays in charge. Where Cursor cannot ask, an ask becomes a deny.
 
 use super::{str_field, Action, Mapped, Subject};
+use crate::decision::{Decision, Permission};
 use crate::obs::{Event, Kind, Phase};
-use crate::policy::{Decision, Permission};
 use serde_json::{json, Map, Value};
 
 pub const PROVIDER: &str = "cursor";

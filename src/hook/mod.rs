@@ -5,6 +5,7 @@
 //! provider and the process exits 0. Faults are recorded where anything is writable: a
 //! `hook.fault` event, else a size-capped log under the home.
 
+mod adopt;
 pub mod claude;
 pub mod cursor;
 mod fault_log;
@@ -15,8 +16,8 @@ pub mod wiring;
 
 pub use fault_log::{read_fault_log, FAULT_LOG_NAME};
 
+use crate::decision::Decision;
 use crate::obs::Event;
-use crate::policy::Decision;
 use serde_json::{Map, Value};
 use std::io::Read;
 
@@ -137,7 +138,7 @@ pub fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> S
     let value = match parse_payload(input) {
         Ok(v) => Some(v),
         Err(e) => {
-            faults.push(e);
+            faults.push(e.to_string());
             None
         }
     };
@@ -149,20 +150,45 @@ pub fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> S
     }
 }
 
+/// Why a payload could not be used.
+#[derive(Debug, thiserror::Error)]
+enum PayloadError {
+    #[error("empty payload")]
+    Empty,
+    #[error("payload is not JSON ({bytes} bytes{}): {cause}", if *.invalid_utf8 { ", invalid UTF-8" } else { "" })]
+    NotJson {
+        bytes: usize,
+        invalid_utf8: bool,
+        cause: serde_json::Error,
+    },
+    #[error("payload is JSON but not an object ({bytes} bytes)")]
+    NotObject { bytes: usize },
+}
+
 /// Parses a payload: JSON, tolerating invalid UTF-8 by replacing it.
-fn parse_payload(input: &[u8]) -> Result<Value, String> {
+fn parse_payload(input: &[u8]) -> Result<Value, PayloadError> {
     if input.iter().all(u8::is_ascii_whitespace) {
-        return Err("empty payload".into());
+        return Err(PayloadError::Empty);
     }
+    let bytes = input.len();
     let parsed = match serde_json::from_slice::<Value>(input) {
         Ok(v) => Ok(v),
-        Err(_) if std::str::from_utf8(input).is_err() => serde_json::from_str::<Value>(&String::from_utf8_lossy(input))
-            .map_err(|e| format!("payload is not JSON ({} bytes, invalid UTF-8): {e}", input.len())),
-        Err(e) => Err(format!("payload is not JSON ({} bytes): {e}", input.len())),
+        Err(_) if std::str::from_utf8(input).is_err() => {
+            serde_json::from_str::<Value>(&String::from_utf8_lossy(input)).map_err(|cause| PayloadError::NotJson {
+                bytes,
+                invalid_utf8: true,
+                cause,
+            })
+        }
+        Err(cause) => Err(PayloadError::NotJson {
+            bytes,
+            invalid_utf8: false,
+            cause,
+        }),
     }?;
     if parsed.is_object() {
         Ok(parsed)
     } else {
-        Err(format!("payload is JSON but not an object ({} bytes)", input.len()))
+        Err(PayloadError::NotObject { bytes })
     }
 }

@@ -3,12 +3,13 @@
 
 use super::{fault_log, Mapped, Provider};
 use crate::config::Config;
+use crate::decision::Decision;
 use crate::obs::event::truncate_attrs;
 use crate::obs::redact::{Detectors, Redactor};
 use crate::obs::spool::Spool;
 use crate::obs::{Event, EventStore, Kind, Plane};
 use crate::paths::Paths;
-use crate::policy::{resolve_posture, Decision};
+use crate::policy::{resolve_posture, OperatorState};
 use crate::project::Project;
 use crate::store::{self, DbKind};
 use rusqlite::TransactionBehavior;
@@ -70,6 +71,16 @@ const VERBATIM_FIELDS: &[&str] = &[
     "/tool_input/model",
 ];
 
+/// Why a hook could not record (the database it names could not be opened or written). It
+/// becomes one fault, where the hook records what it could not: the home's fault log.
+#[derive(Debug, thiserror::Error)]
+pub enum HookError {
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+}
+
 pub struct Outcome {
     pub hook_event: String,
     pub decision: Decision,
@@ -91,7 +102,7 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
     let paths = match Paths::from_env() {
         Ok(p) => Some(p),
         Err(e) => {
-            faults.push(e);
+            faults.push(e.to_string());
             None
         }
     };
@@ -204,14 +215,14 @@ fn record(
     transcript_source: Option<&str>,
     redactor: &Redactor,
     faults: &mut Vec<String>,
-) -> Result<Decision, String> {
+) -> Result<Decision, HookError> {
     // Issue 6 (adoption): an unadopted repository gets its project config before the first write.
     let adopted = mapped
         .as_ref()
-        .and_then(|m| crate::config::scaffold::adopt_on_hook(project, config, m.event.kind));
+        .and_then(|m| super::adopt::adopt_on_hook(project, config, m.event.kind));
     let db = project.db_path();
-    let mut conn = store::open_hook(DbKind::Project, &db).map_err(|e| e.to_string())?;
-    conn.busy_handler(Some(wait_for_writer)).map_err(|e| e.to_string())?;
+    let mut conn = store::open_hook(DbKind::Project, &db)?;
+    conn.busy_handler(Some(wait_for_writer))?;
     let settings = &config.settings;
     // The transcript is read before the write lock is taken; its generations are written below.
     let delta = match mapped
@@ -219,7 +230,7 @@ fn record(
         .and_then(|m| m.event.transcript_path.as_deref().map(|p| (p, &m.event)))
     {
         Some((path, event)) => {
-            let stored = EventStore::new(&conn).transcript_offset(path).map_err(|e| e.to_string())?;
+            let stored = EventStore::new(&conn).transcript_offset(path)?;
             // Read where the payload says; the offset is keyed by the path as stored.
             let source = transcript_source.unwrap_or(path);
             match super::usage::read_delta(&project.paths, source, stored.as_ref(), event) {
@@ -235,11 +246,9 @@ fn record(
         }
         None => None,
     };
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(|e| e.to_string())?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let es = EventStore::new(&tx);
-    let mode_state = es.state("mode").map_err(|e| e.to_string())?;
+    let mode_state = OperatorState::new(&tx).mode()?;
     let posture = resolve_posture(mode_state.as_deref(), &settings.mode);
     // Issue 6 (policy integrity): baseline the session, or deny an acting call after an out-of-band policy edit.
     let facts = mapped.as_ref().map(|m| crate::policy::integrity::HookFacts {
@@ -252,7 +261,11 @@ fn record(
         Some(crate::config::scaffold::ScaffoldOutcome::Written(p)) => Some(p.as_path()),
         _ => None,
     };
-    let decision = crate::policy::integrity::on_hook(&tx, &project.paths, written_config, facts).map_err(|e| e.to_string())?;
+    if let Some(path) = written_config {
+        let session = facts.and_then(|f| f.session);
+        es.record_scaffolded(facts.map_or("tlc", |f| f.provider), session, path, "hook")?;
+    }
+    let decision = crate::policy::integrity::on_hook(&tx, &project.paths, written_config.is_some(), facts)?;
 
     let mut written: Vec<(Event, Plane)> = Vec::new();
     let mut session = None;
@@ -262,7 +275,7 @@ fn record(
             event.attrs.insert("rule".into(), decision.rule.clone().into());
         }
         let plane = plane_for(&event, action.is_some() && decision.interrupts(), settings.obs.debug);
-        let id = es.record(&mut event, plane).map_err(|e| e.to_string())?;
+        let id = es.record(&mut event, plane)?;
         if let Some(action) = &action {
             es.record_decision(
                 id,
@@ -271,8 +284,7 @@ fn record(
                 &decision,
                 posture.posture.as_str(),
                 Some(&action.detail),
-            )
-            .map_err(|e| e.to_string())?;
+            )?;
         }
         session = event.session_id.clone();
         written.push((event, plane));
@@ -281,20 +293,17 @@ fn record(
         let mut next = delta.next;
         let mut inserted = 0;
         for mut generation in delta.generations {
-            if es.record(&mut generation, Plane::Signal).map_err(|e| e.to_string())?.is_some() {
+            if es.record(&mut generation, Plane::Signal)?.is_some() {
                 inserted += 1;
                 written.push((generation, Plane::Signal));
             }
         }
         next.generations += inserted;
-        es.set_transcript_offset(&delta.path, provider.name(), session.as_deref(), &next)
-            .map_err(|e| e.to_string())?;
+        es.set_transcript_offset(&delta.path, provider.name(), session.as_deref(), &next)?;
         if inserted > 0 {
-            if let Some(alert) =
-                cost_alert(&es, provider, session.as_deref(), settings.obs.session_cost_alert_usd).map_err(|e| e.to_string())?
-            {
+            if let Some(alert) = cost_alert(&es, provider, session.as_deref(), settings.obs.session_cost_alert_usd)? {
                 let mut alert = alert;
-                es.record(&mut alert, Plane::Signal).map_err(|e| e.to_string())?;
+                es.record(&mut alert, Plane::Signal)?;
                 written.push((alert, Plane::Signal));
             }
         }
@@ -303,10 +312,10 @@ fn record(
         let mut f = Event::new(provider.name(), Kind::HookFault, crate::clock::now());
         f.session_id = session.clone();
         f.attrs.insert("fault".into(), fault.into());
-        es.record(&mut f, Plane::Signal).map_err(|e| e.to_string())?;
+        es.record(&mut f, Plane::Signal)?;
         written.push((f, Plane::Signal));
     }
-    tx.commit().map_err(|e| e.to_string())?;
+    tx.commit()?;
     store::checkpoint_if_large(&conn);
     // The hook process exits right after answering (see `store::leave_open_until_exit`).
     store::leave_open_until_exit(conn);
@@ -350,20 +359,18 @@ fn plane_for(event: &Event, interrupts: bool, debug_on: bool) -> Plane {
     }
 }
 
-fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), String> {
+fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), HookError> {
     let home_db = project.paths.home_db();
-    let mut conn = store::open_hook(DbKind::Home, &home_db).map_err(|e| e.to_string())?;
-    conn.busy_handler(Some(wait_for_writer)).map_err(|e| e.to_string())?;
-    let tx = conn
-        .transaction_with_behavior(TransactionBehavior::Immediate)
-        .map_err(|e| e.to_string())?;
+    let mut conn = store::open_hook(DbKind::Home, &home_db)?;
+    conn.busy_handler(Some(wait_for_writer))?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let spool = Spool::new(&tx);
     let repo = project.root().display().to_string();
     let name = project.name();
     for (ev, plane) in written {
-        spool.append(&repo, &name, ev, *plane).map_err(|e| e.to_string())?;
+        spool.append(&repo, &name, ev, *plane)?;
     }
-    tx.commit().map_err(|e| e.to_string())?;
+    tx.commit()?;
     store::checkpoint_if_large(&conn);
     store::leave_open_until_exit(conn);
     Ok(())

@@ -15,6 +15,14 @@ use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
+/// A transcript that could not be read (it names the file).
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {cause}")]
+pub struct TranscriptError {
+    path: String,
+    cause: std::io::Error,
+}
+
 /// A hook reads at most this much new transcript; the rest waits for the next hook.
 pub const MAX_READ_PER_HOOK: u64 = 8 * 1024 * 1024;
 const HEAD_BYTES: usize = 512;
@@ -44,7 +52,11 @@ pub fn read_delta(
     path: &str,
     stored: Option<&TranscriptOffset>,
     template: &Event,
-) -> Result<Option<TranscriptDelta>, String> {
+) -> Result<Option<TranscriptDelta>, TranscriptError> {
+    let at = |cause| TranscriptError {
+        path: path.to_string(),
+        cause,
+    };
     if !path.ends_with(".jsonl") {
         return Err(format!("{path}: not a .jsonl transcript"));
     }
@@ -63,8 +75,8 @@ pub fn read_delta(
     }
     let file_id = format!("{}:{}", meta.dev(), meta.ino());
     let size = meta.len();
-    let mut file = std::fs::File::open(p).map_err(|e| format!("{path}: {e}"))?;
-    let head = head_hash(&mut file).map_err(|e| format!("{path}: {e}"))?;
+    let mut file = std::fs::File::open(p).map_err(at)?;
+    let head = head_hash(&mut file).map_err(at)?;
     let mut state = stored.cloned().unwrap_or_default();
     let replaced = state.file_id.as_deref() != Some(file_id.as_str()) || state.head_hash.as_deref() != Some(head.as_str());
     if replaced || (state.offset as u64) > size {
@@ -89,8 +101,8 @@ pub fn read_delta(
     }
     let len = (size - start).min(MAX_READ_PER_HOOK);
     let mut bytes = vec![0u8; len as usize];
-    file.seek(SeekFrom::Start(start)).map_err(|e| format!("{path}: {e}"))?;
-    file.read_exact(&mut bytes).map_err(|e| format!("{path}: {e}"))?;
+    file.seek(SeekFrom::Start(start)).map_err(at)?;
+    file.read_exact(&mut bytes).map_err(at)?;
     let scan = crate::cost::scan_usage(&bytes, start, path);
     state.offset = (start + scan.consumed) as i64;
     state.malformed_lines += scan.malformed as i64;

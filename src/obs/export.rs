@@ -1,6 +1,7 @@
 //! Exporting any view as CSV (RFC 4180, header row, numbers unformatted, timestamps as stored:
 //! ISO 8601 UTC) or JSON, streamed row by row, with an optional time window.
 
+use crate::clock::TimeError;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 use std::io::Write;
@@ -8,11 +9,47 @@ use std::io::Write;
 /// The columns a window can filter on, in order of preference.
 const TIME_COLUMNS: &[&str] = &["ts", "day", "started_at", "first_at", "updated_at", "last_at"];
 
-/// The columns of `view` (a name from the compiled-in list).
-pub fn columns(conn: &Connection, view: &str) -> rusqlite::Result<Vec<String>> {
-    let mut st = conn.prepare(&format!("SELECT name FROM pragma_table_info('{}')", view.replace('\'', "''")))?;
-    let rows = st.query_map([], |r| r.get(0))?;
-    rows.collect()
+/// Why an export could not be made. All of it is unusable input or output the caller named.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("{flag}: {cause}")]
+    Window { flag: &'static str, cause: TimeError },
+    #[error("view {view} has no time column to filter on (looked for {looked})")]
+    NoTimeColumn { view: String, looked: String },
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("{0}")]
+    Csv(#[from] csv::Error),
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// The views of one database (either), borrowing its connection: their columns, and any of them
+/// streamed as CSV or JSON.
+pub struct Views<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> Views<'c> {
+    pub fn new(conn: &'c Connection) -> Views<'c> {
+        Views { conn }
+    }
+
+    /// The columns of `view` (a name from the compiled-in list).
+    pub fn columns(&self, view: &str) -> rusqlite::Result<Vec<String>> {
+        let mut st = self
+            .conn
+            .prepare(&format!("SELECT name FROM pragma_table_info('{}')", view.replace('\'', "''")))?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        rows.collect()
+    }
+
+    /// Streams `view` through `window` into `out`; returns the number of rows written.
+    pub fn export(&self, view: &str, window: &Window, format: ExportFormat, out: &mut dyn Write) -> Result<u64, ExportError> {
+        export(self.conn, &self.columns(view)?, view, window, format, out)
+    }
 }
 
 /// A time window: `since` inclusive, `until` inclusive of its day when given as a date.
@@ -24,20 +61,24 @@ pub struct Window {
 
 impl Window {
     /// Parses `--since` / `--until` (RFC 3339 or YYYY-MM-DD).
-    pub fn parse(since: Option<&str>, until: Option<&str>) -> Result<Window, String> {
+    pub fn parse(since: Option<&str>, until: Option<&str>) -> Result<Window, ExportError> {
         let since = since
-            .map(|s| crate::clock::parse(s).map(crate::clock::stamp).map_err(|e| format!("--since: {e}")))
+            .map(|s| {
+                crate::clock::parse(s)
+                    .map(crate::clock::stamp)
+                    .map_err(|cause| ExportError::Window { flag: "--since", cause })
+            })
             .transpose()?;
         let until = until
             .map(|s| {
-                let t = crate::clock::parse(s).map_err(|e| format!("--until: {e}"))?;
+                let t = crate::clock::parse(s).map_err(|cause| ExportError::Window { flag: "--until", cause })?;
                 // A bare date means the whole day.
                 let t = if s.trim().len() == 10 {
                     t + chrono::Duration::days(1) - chrono::Duration::milliseconds(1)
                 } else {
                     t
                 };
-                Ok::<_, String>(crate::clock::stamp(t))
+                Ok::<_, ExportError>(crate::clock::stamp(t))
             })
             .transpose()?;
         Ok(Window { since, until })
@@ -73,15 +114,20 @@ fn cell_json(v: ValueRef<'_>) -> serde_json::Value {
     }
 }
 
-/// Streams `view` through `window` into `out`; returns the number of rows written.
-pub fn export(conn: &Connection, view: &str, window: &Window, format: ExportFormat, out: &mut dyn Write) -> Result<u64, String> {
-    let cols = columns(conn, view).map_err(|e| e.to_string())?;
+fn export(
+    conn: &Connection,
+    cols: &[String],
+    view: &str,
+    window: &Window,
+    format: ExportFormat,
+    out: &mut dyn Write,
+) -> Result<u64, ExportError> {
     let time_col = TIME_COLUMNS.iter().find(|c| cols.iter().any(|x| x == *c)).copied();
     if (window.since.is_some() || window.until.is_some()) && time_col.is_none() {
-        return Err(format!(
-            "view {view} has no time column to filter on (looked for {})",
-            TIME_COLUMNS.join(", ")
-        ));
+        return Err(ExportError::NoTimeColumn {
+            view: view.to_string(),
+            looked: TIME_COLUMNS.join(", "),
+        });
     }
     let mut sql = format!("SELECT * FROM \"{view}\"");
     let mut args: Vec<String> = Vec::new();
@@ -107,39 +153,39 @@ pub fn export(conn: &Connection, view: &str, window: &Window, format: ExportForm
             sql.push_str(&format!(" WHERE {}", conds.join(" AND ")));
         }
     }
-    let mut st = conn.prepare(&sql).map_err(|e| e.to_string())?;
-    let mut rows = st.query(rusqlite::params_from_iter(args.iter())).map_err(|e| e.to_string())?;
+    let mut st = conn.prepare(&sql)?;
+    let mut rows = st.query(rusqlite::params_from_iter(args.iter()))?;
     let mut n = 0u64;
     match format {
         ExportFormat::Csv => {
             let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(out);
-            w.write_record(&cols).map_err(|e| e.to_string())?;
+            w.write_record(cols)?;
             let mut record = csv::StringRecord::new();
-            while let Some(row) = rows.next().map_err(|e| e.to_string())? {
+            while let Some(row) = rows.next()? {
                 record.clear();
                 for i in 0..cols.len() {
-                    record.push_field(&cell_text(row.get_ref(i).map_err(|e| e.to_string())?));
+                    record.push_field(&cell_text(row.get_ref(i)?));
                 }
-                w.write_record(&record).map_err(|e| e.to_string())?;
+                w.write_record(&record)?;
                 n += 1;
             }
-            w.flush().map_err(|e| e.to_string())?;
+            w.flush()?;
         }
         ExportFormat::Json => {
-            out.write_all(b"[").map_err(|e| e.to_string())?;
-            while let Some(row) = rows.next().map_err(|e| e.to_string())? {
+            out.write_all(b"[")?;
+            while let Some(row) = rows.next()? {
                 let mut obj = serde_json::Map::new();
                 for (i, c) in cols.iter().enumerate() {
-                    obj.insert(c.clone(), cell_json(row.get_ref(i).map_err(|e| e.to_string())?));
+                    obj.insert(c.clone(), cell_json(row.get_ref(i)?));
                 }
                 if n > 0 {
-                    out.write_all(b",").map_err(|e| e.to_string())?;
+                    out.write_all(b",")?;
                 }
-                out.write_all(b"\n  ").map_err(|e| e.to_string())?;
-                serde_json::to_writer(&mut *out, &serde_json::Value::Object(obj)).map_err(|e| e.to_string())?;
+                out.write_all(b"\n  ")?;
+                serde_json::to_writer(&mut *out, &serde_json::Value::Object(obj))?;
                 n += 1;
             }
-            out.write_all(if n > 0 { b"\n]\n" } else { b"]\n" }).map_err(|e| e.to_string())?;
+            out.write_all(if n > 0 { b"\n]\n" } else { b"]\n" })?;
         }
     }
     Ok(n)

@@ -12,10 +12,13 @@
 //! - spool lines (`{repo, project, stream, record}`) → the home database's spool (and `usage`
 //!   for a generation).
 
+use super::event::Tokens;
+use super::recorder::{EventRow, EventStore, ShipRow};
 use super::redact::Redactor;
-use crate::store::queries::home::spool as hq;
-use crate::store::queries::project::obs as q;
-use rusqlite::{params, Connection};
+use super::spool::{Spool, SpoolRow};
+use crate::cost::usage::{UsageRow, UsageWriter};
+use crate::cost::TokenUsage;
+use rusqlite::Connection;
 use serde_json::{Map, Value};
 
 /// What one import did.
@@ -143,15 +146,7 @@ impl<'c> Importer<'c> {
 
     fn upsert_session(&self, provider: &str, session: Option<&str>, ts: &str, model: Option<&str>) -> rusqlite::Result<()> {
         if let Some(session) = session {
-            self.project.prepare_cached(q::SESSION_UPSERT)?.execute(params![
-                provider,
-                session,
-                ts,
-                model,
-                None::<String>,
-                None::<String>,
-                None::<String>
-            ])?;
+            EventStore::new(self.project).touch_session(provider, session, ts, model)?;
         }
         Ok(())
     }
@@ -168,12 +163,7 @@ impl<'c> Importer<'c> {
         let (mut tokens, mut cost, mut source, mut pool, mut duration) = (None, None, None, None, None);
         if let Some(g) = gen {
             if is_generation {
-                tokens = Some((
-                    i(g, "input_tokens").unwrap_or(0),
-                    i(g, "output_tokens").unwrap_or(0),
-                    i(g, "cache_read_tokens").unwrap_or(0),
-                    i(g, "cache_write_tokens").unwrap_or(0),
-                ));
+                tokens = Some(tokens_of(g));
                 cost = g.get("cost_usd").and_then(Value::as_f64);
                 source = s(g, "cost_source");
                 pool = s(g, "cost_pool");
@@ -183,31 +173,30 @@ impl<'c> Importer<'c> {
             }
         }
         self.upsert_session(&provider, session.as_deref(), &ts, None)?;
-        let n = self.project.prepare_cached(q::EVENT_INSERT)?.execute(params![
-            ts,
-            provider,
-            kind,
-            plane_of(v.get("level").and_then(Value::as_str), &kind),
-            session,
-            s(v, "trace_id"),
-            s(v, "span_id"),
-            s(v, "parent_span_id"),
-            model,
-            attrs.get("tool").and_then(Value::as_str),
-            None::<String>,
-            Value::Object(attrs.clone()).to_string(),
-            None::<String>,
-            duration.or_else(|| i(v, "duration_ms")),
-            tokens.map(|t| t.0),
-            tokens.map(|t| t.1),
-            tokens.map(|t| t.2),
-            tokens.map(|t| t.3),
-            cost,
-            source,
-            pool,
-            dedup,
-        ])?;
-        Ok(n == 1)
+        let (trace, span, parent) = (s(v, "trace_id"), s(v, "span_id"), s(v, "parent_span_id"));
+        let attrs_text = Value::Object(attrs.clone()).to_string();
+        let id = EventStore::new(self.project).insert_row(&EventRow {
+            ts: &ts,
+            provider: &provider,
+            kind: &kind,
+            plane: plane_of(v.get("level").and_then(Value::as_str), &kind),
+            session_id: session.as_deref(),
+            trace_id: trace.as_deref(),
+            span_id: span.as_deref(),
+            parent_span_id: parent.as_deref(),
+            model: model.as_deref(),
+            tool: attrs.get("tool").and_then(Value::as_str),
+            phase: None,
+            attrs: &attrs_text,
+            payload: None,
+            duration_ms: duration.or_else(|| i(v, "duration_ms")),
+            tokens,
+            cost_usd: cost,
+            cost_source: source.as_deref(),
+            cost_pool: pool.as_deref(),
+            dedup_key: Some(dedup),
+        })?;
+        Ok(id.is_some())
     }
 
     fn audit(&self, v: &Value, dedup: &str) -> rusqlite::Result<bool> {
@@ -218,45 +207,36 @@ impl<'c> Importer<'c> {
         let provider = s(v, "provider").unwrap_or_else(|| "import".into());
         let mut attrs = Map::new();
         attrs.insert("event".into(), event.clone().into());
-        let n = self.project.prepare_cached(q::EVENT_INSERT)?.execute(params![
-            ts,
-            provider,
-            format!("audit.{event}"),
-            "audit",
-            session,
-            None::<String>,
-            None::<String>,
-            None::<String>,
-            None::<String>,
-            s(&payload, "tool_name"),
-            None::<String>,
-            Value::Object(attrs).to_string(),
-            payload.to_string(),
-            None::<i64>,
-            None::<i64>,
-            None::<i64>,
-            None::<i64>,
-            None::<i64>,
-            None::<f64>,
-            None::<String>,
-            None::<String>,
-            dedup,
-        ])?;
-        Ok(n == 1)
+        let (kind, tool) = (format!("audit.{event}"), s(&payload, "tool_name"));
+        let (attrs, payload) = (Value::Object(attrs).to_string(), payload.to_string());
+        let id = EventStore::new(self.project).insert_row(&EventRow {
+            ts: &ts,
+            provider: &provider,
+            kind: &kind,
+            plane: "audit",
+            session_id: session.as_deref(),
+            tool: tool.as_deref(),
+            attrs: &attrs,
+            payload: Some(&payload),
+            dedup_key: Some(dedup),
+            ..EventRow::default()
+        })?;
+        Ok(id.is_some())
     }
 
     fn ship(&self, v: &Value, outcome: &str, dedup: &str) -> rusqlite::Result<bool> {
         let ts = ts_of(v).unwrap_or_else(crate::clock::now_stamp);
-        let n = self.project.prepare_cached(q::SHIP_INSERT)?.execute(params![
-            ts,
-            s(v, "session_id").or_else(|| s(v, "sessionId")),
-            s(v, "provider"),
+        let session = s(v, "session_id").or_else(|| s(v, "sessionId"));
+        let (provider, summary, detail) = (s(v, "provider"), s(v, "summary"), v.to_string());
+        EventStore::new(self.project).insert_ship(&ShipRow {
+            ts: &ts,
+            session_id: session.as_deref(),
+            provider: provider.as_deref(),
             outcome,
-            s(v, "summary"),
-            v.to_string(),
-            dedup
-        ])?;
-        Ok(n == 1)
+            summary: summary.as_deref(),
+            detail: &detail,
+            dedup_key: dedup,
+        })
     }
 
     fn spool(&self, v: &Value, dedup: &str) -> rusqlite::Result<bool> {
@@ -268,48 +248,64 @@ impl<'c> Importer<'c> {
         let ts = ts_of(&record).unwrap_or_else(crate::clock::now_stamp);
         let kind = s(&record, "kind").or_else(|| s(&record, "event"));
         let gen = record.get("gen_ai").filter(|_| kind.as_deref() == Some("generation.end"));
-        let tok = |k: &str| gen.and_then(|g| i(g, k));
         let cost = gen.and_then(|g| g.get("cost_usd")).and_then(Value::as_f64);
-        let n = home.prepare_cached(hq::APPEND)?.execute(params![
-            ts,
-            repo,
-            project,
-            stream,
-            kind,
-            s(&record, "provider"),
-            s(&record, "session_id"),
-            s(&record, "model"),
-            gen.and_then(|g| i(g, "duration_ms")),
-            tok("input_tokens"),
-            tok("output_tokens"),
-            tok("cache_read_tokens"),
-            tok("cache_write_tokens"),
-            cost,
-            record.to_string(),
-            dedup,
-        ])?;
-        if n == 1 {
+        let (provider, session, model) = (s(&record, "provider"), s(&record, "session_id"), s(&record, "model"));
+        let text = record.to_string();
+        let inserted = Spool::new(home).insert_row(&SpoolRow {
+            ts: &ts,
+            repo_path: &repo,
+            project: &project,
+            stream: &stream,
+            kind: kind.as_deref(),
+            provider: provider.as_deref(),
+            session_id: session.as_deref(),
+            model: model.as_deref(),
+            duration_ms: gen.and_then(|g| i(g, "duration_ms")),
+            input_tokens: gen.and_then(|g| i(g, "input_tokens")),
+            output_tokens: gen.and_then(|g| i(g, "output_tokens")),
+            cache_read_tokens: gen.and_then(|g| i(g, "cache_read_tokens")),
+            cache_write_tokens: gen.and_then(|g| i(g, "cache_write_tokens")),
+            cost_usd: cost,
+            record: &text,
+            dedup_key: Some(dedup),
+        })?;
+        if inserted {
             if let Some(g) = gen {
-                home.prepare_cached(hq::USAGE_INSERT)?.execute(params![
-                    dedup,
-                    "jsonl",
-                    project,
-                    repo,
-                    s(&record, "session_id").unwrap_or_default(),
-                    s(&record, "provider"),
-                    ts,
-                    s(&record, "model").unwrap_or_default(),
-                    i(g, "input_tokens").unwrap_or(0),
-                    i(g, "output_tokens").unwrap_or(0),
-                    i(g, "cache_read_tokens").unwrap_or(0),
-                    i(g, "cache_write_tokens").unwrap_or(0),
-                    cost,
-                    s(g, "cost_source"),
-                    s(g, "cost_pool"),
-                ])?;
+                let (cost_source, cost_pool) = (s(g, "cost_source"), s(g, "cost_pool"));
+                let t = tokens_of(g);
+                UsageWriter::new(home)?.insert(&UsageRow {
+                    dedup_key: dedup,
+                    source: "jsonl",
+                    project: &project,
+                    repo_path: Some(&repo),
+                    session_id: session.as_deref().unwrap_or_default(),
+                    provider: provider.as_deref(),
+                    ts: &ts,
+                    model: model.as_deref().unwrap_or_default(),
+                    // `as` round-trips every i64: the counts are stored as the line had them.
+                    usage: TokenUsage {
+                        input: t.input as u64,
+                        output: t.output as u64,
+                        cache_read: t.cache_read as u64,
+                        cache_write: t.cache_write as u64,
+                    },
+                    cost_usd: cost,
+                    cost_source: cost_source.as_deref(),
+                    cost_pool: cost_pool.as_deref(),
+                })?;
             }
         }
-        Ok(n == 1)
+        Ok(inserted)
+    }
+}
+
+/// A generation's token counts; a count the record lacks is 0.
+fn tokens_of(g: &Value) -> Tokens {
+    Tokens {
+        input: i(g, "input_tokens").unwrap_or(0),
+        output: i(g, "output_tokens").unwrap_or(0),
+        cache_read: i(g, "cache_read_tokens").unwrap_or(0),
+        cache_write: i(g, "cache_write_tokens").unwrap_or(0),
     }
 }
 

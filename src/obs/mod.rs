@@ -4,7 +4,6 @@
 pub mod event;
 pub mod export;
 pub mod import;
-pub mod prune;
 pub mod recorder;
 pub mod redact;
 pub mod report;
@@ -12,6 +11,7 @@ pub mod spool;
 
 pub use event::{Event, Kind, Phase, Plane, Tokens};
 pub use recorder::EventStore;
+pub use spool::Spool;
 
 /// A fresh span id: 16 hex digits from the process's hasher seed, the clock and a counter.
 pub fn new_span_id() -> String {

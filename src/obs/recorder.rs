@@ -1,15 +1,62 @@
-//! `EventStore`: the only place the project database's sessions, events, decisions, tool spans,
-//! state and transcript offsets are written by the hook path.
+//! `EventStore`: the only writer of the project database's `sessions`, `events`, `decisions`,
+//! `open_spans`, `transcripts` and `ship_ledger` tables — for the hook, the JSONL import and the
+//! mutating commands alike — and the one that prunes them.
 
-use super::event::{Event, Kind, Phase, Plane};
+use super::event::{Event, Kind, Phase, Plane, Tokens};
 use crate::clock;
-use crate::policy::Decision;
+use crate::decision::Decision;
 use crate::store::queries::project::obs as q;
+use crate::store::PruneCount;
 use rusqlite::{params, Connection, OptionalExtension};
+use std::path::Path;
 
+/// The repository of the event tables, borrowing a project-database connection (or a
+/// transaction on one).
 pub struct EventStore<'c> {
     conn: &'c Connection,
 }
+
+/// One `events` row as stored: what [`EventStore::record`] makes of an [`Event`], and what the
+/// JSONL import makes of a line (whose kinds need not be this tlc's).
+#[derive(Debug, Clone, Default)]
+pub struct EventRow<'a> {
+    pub ts: &'a str,
+    pub provider: &'a str,
+    pub kind: &'a str,
+    pub plane: &'a str,
+    pub session_id: Option<&'a str>,
+    pub trace_id: Option<&'a str>,
+    pub span_id: Option<&'a str>,
+    pub parent_span_id: Option<&'a str>,
+    pub model: Option<&'a str>,
+    pub tool: Option<&'a str>,
+    pub phase: Option<&'a str>,
+    /// A JSON object, as text.
+    pub attrs: &'a str,
+    pub payload: Option<&'a str>,
+    pub duration_ms: Option<i64>,
+    pub tokens: Option<Tokens>,
+    pub cost_usd: Option<f64>,
+    pub cost_source: Option<&'a str>,
+    pub cost_pool: Option<&'a str>,
+    pub dedup_key: Option<&'a str>,
+}
+
+/// One `ship_ledger` row (the JSONL import's claims, challenges and passes).
+#[derive(Debug, Clone)]
+pub struct ShipRow<'a> {
+    pub ts: &'a str,
+    pub session_id: Option<&'a str>,
+    pub provider: Option<&'a str>,
+    pub outcome: &'a str,
+    pub summary: Option<&'a str>,
+    /// The whole line, as JSON text.
+    pub detail: &'a str,
+    pub dedup_key: &'a str,
+}
+
+/// The tables [`EventStore::prune`] drops rows from, in the order of `prune_count.sql`'s columns.
+const PRUNED: [&str; 5] = ["events", "decisions", "sessions", "ship_ledger", "open_spans"];
 
 /// Where a transcript was read up to.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -50,32 +97,130 @@ impl<'c> EventStore<'c> {
                     .execute(params![ev.provider, session])?;
             }
         }
-        let tokens = ev.tokens;
+        let attrs = serde_json::to_string(&ev.attrs).unwrap_or_default();
+        self.insert_row(&EventRow {
+            ts: &ts,
+            provider: &ev.provider,
+            kind: ev.kind.as_str(),
+            plane: plane.as_str(),
+            session_id: ev.session_id.as_deref(),
+            trace_id: ev.trace_id.as_deref(),
+            span_id: ev.span_id.as_deref(),
+            parent_span_id: ev.parent_span_id.as_deref(),
+            model: ev.model.as_deref(),
+            tool: ev.tool.as_deref(),
+            phase: ev.phase.map(Phase::as_str),
+            attrs: &attrs,
+            payload: ev.payload.as_deref(),
+            duration_ms: ev.duration_ms,
+            tokens: ev.tokens,
+            cost_usd: ev.cost_usd,
+            cost_source: ev.cost_source.as_deref(),
+            cost_pool: ev.cost_pool.as_deref(),
+            dedup_key: ev.dedup_key.as_deref(),
+        })
+    }
+
+    /// Inserts one event row as it is (no session, no span pairing). Returns the new row id
+    /// (`None` when a row with the same dedup key was already stored).
+    pub fn insert_row(&self, row: &EventRow<'_>) -> rusqlite::Result<Option<i64>> {
+        let t = row.tokens;
         let n = self.conn.prepare_cached(q::EVENT_INSERT)?.execute(params![
-            ts,
-            ev.provider,
-            ev.kind.as_str(),
-            plane.as_str(),
-            ev.session_id,
-            ev.trace_id,
-            ev.span_id,
-            ev.parent_span_id,
-            ev.model,
-            ev.tool,
-            ev.phase.map(Phase::as_str),
-            serde_json::to_string(&ev.attrs).unwrap_or_default(),
-            ev.payload.as_deref(),
-            ev.duration_ms,
-            tokens.map(|t| t.input),
-            tokens.map(|t| t.output),
-            tokens.map(|t| t.cache_read),
-            tokens.map(|t| t.cache_write),
-            ev.cost_usd,
-            ev.cost_source,
-            ev.cost_pool,
-            ev.dedup_key,
+            row.ts,
+            row.provider,
+            row.kind,
+            row.plane,
+            row.session_id,
+            row.trace_id,
+            row.span_id,
+            row.parent_span_id,
+            row.model,
+            row.tool,
+            row.phase,
+            row.attrs,
+            row.payload,
+            row.duration_ms,
+            t.map(|t| t.input),
+            t.map(|t| t.output),
+            t.map(|t| t.cache_read),
+            t.map(|t| t.cache_write),
+            row.cost_usd,
+            row.cost_source,
+            row.cost_pool,
+            row.dedup_key,
         ])?;
         Ok((n == 1).then(|| self.conn.last_insert_rowid()))
+    }
+
+    /// Notes that `session` of `provider` was seen at `ts` (the JSONL import's sessions: no
+    /// working directory, transcript or end is known).
+    pub fn touch_session(&self, provider: &str, session: &str, ts: &str, model: Option<&str>) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::SESSION_UPSERT)?.execute(params![
+            provider,
+            session,
+            ts,
+            model,
+            None::<String>,
+            None::<String>,
+            None::<String>
+        ])?;
+        Ok(())
+    }
+
+    /// Stores one ship-ledger row; `false` when one with the same dedup key was already stored.
+    pub fn insert_ship(&self, row: &ShipRow<'_>) -> rusqlite::Result<bool> {
+        let n = self.conn.prepare_cached(q::SHIP_INSERT)?.execute(params![
+            row.ts,
+            row.session_id,
+            row.provider,
+            row.outcome,
+            row.summary,
+            row.detail,
+            row.dedup_key
+        ])?;
+        Ok(n == 1)
+    }
+
+    /// Records the `config.scaffolded` event for a project config the scaffold just wrote at
+    /// `path`, by the hook (`by` = `hook`) or a command (its name).
+    pub fn record_scaffolded(&self, provider: &str, session: Option<&str>, path: &Path, by: &str) -> rusqlite::Result<()> {
+        let mut ev = Event::new(provider, Kind::ConfigScaffolded, clock::now());
+        ev.session_id = session.map(str::to_string);
+        ev.attrs.insert("path".into(), path.display().to_string().into());
+        ev.attrs.insert("by".into(), by.into());
+        // The audit copy: what was written and by whom (there is no provider payload behind it).
+        ev.payload = Some(serde_json::to_string(&ev.attrs).unwrap_or_default());
+        self.record(&mut ev, Plane::Signal)?;
+        Ok(())
+    }
+
+    /// How many rows of each table [`EventStore::prune`] would drop at `cutoff` (a stamp).
+    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
+        self.conn.query_row(q::PRUNE_COUNT, [cutoff], |r| {
+            PRUNED
+                .iter()
+                .enumerate()
+                .map(|(i, &table)| Ok(PruneCount { table, rows: r.get(i)? }))
+                .collect()
+        })
+    }
+
+    /// Drops every row older than `cutoff` from the tables it owns (the caller holds the
+    /// transaction). Decisions go before their events, which would otherwise take them along
+    /// uncounted.
+    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
+        let mut out = Vec::new();
+        for (table, sql) in [
+            ("decisions", q::PRUNE_DECISIONS),
+            ("events", q::PRUNE_EVENTS),
+            ("sessions", q::PRUNE_SESSIONS),
+            ("ship_ledger", q::PRUNE_SHIP_LEDGER),
+            ("open_spans", q::PRUNE_OPEN_SPANS),
+        ] {
+            let rows = self.conn.execute(sql, [cutoff])? as i64;
+            out.push(PruneCount { table, rows });
+        }
+        Ok(out)
     }
 
     fn pair_span(&self, ev: &mut Event, session: &str) -> rusqlite::Result<()> {
@@ -132,23 +277,6 @@ impl<'c> EventStore<'c> {
             decision.reason,
             detail
         ])?;
-        Ok(())
-    }
-
-    /// A value of the small operator state (`mode`, `paused`).
-    pub fn state(&self, key: &str) -> rusqlite::Result<Option<String>> {
-        self.conn.prepare_cached(q::STATE_GET)?.query_row([key], |r| r.get(0)).optional()
-    }
-
-    pub fn set_state(&self, key: &str, value: &str) -> rusqlite::Result<()> {
-        self.conn
-            .prepare_cached(q::STATE_SET)?
-            .execute(params![key, value, clock::now_stamp()])?;
-        Ok(())
-    }
-
-    pub fn clear_state(&self, key: &str) -> rusqlite::Result<()> {
-        self.conn.prepare_cached(q::STATE_DELETE)?.execute([key])?;
         Ok(())
     }
 

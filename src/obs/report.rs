@@ -287,7 +287,50 @@ pub struct DecisionLine {
     pub detail: Option<String>,
 }
 
+/// Hook faults recorded since a time: how many, the latest one's time and text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecentFaults {
+    pub count: i64,
+    pub latest_at: Option<String>,
+    pub latest: Option<String>,
+}
+
+/// One row of the events-by-kind summary: kind, plane, how many, their total duration.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KindCount {
+    pub kind: String,
+    pub plane: String,
+    pub events: i64,
+    pub total_ms: Option<i64>,
+}
+
 impl Reports<'_> {
+    /// The `hook.fault` events recorded at or after `since` (a stamp): the project database's
+    /// answer to `doctor`'s "recent hook faults".
+    pub fn recent_faults(&self, since: &str) -> rusqlite::Result<RecentFaults> {
+        self.conn.prepare_cached(q::RECENT_FAULTS)?.query_row([since], |r| {
+            Ok(RecentFaults {
+                count: r.get(0)?,
+                latest_at: r.get(1)?,
+                latest: r.get(2)?,
+            })
+        })
+    }
+
+    /// Every event by kind and plane, in the order the kinds first appeared (`tlc demo`).
+    pub fn kind_summary(&self) -> rusqlite::Result<Vec<KindCount>> {
+        let mut st = self.conn.prepare_cached(q::KIND_SUMMARY)?;
+        let rows = st.query_map([], |r| {
+            Ok(KindCount {
+                kind: r.get(0)?,
+                plane: r.get(1)?,
+                events: r.get(2)?,
+                total_ms: r.get(3)?,
+            })
+        })?;
+        rows.collect()
+    }
+
     /// The last `limit` events, oldest first, filtered by kind (or kind family), session and plane.
     pub fn events(&self, limit: i64, kind: Option<&str>, session: Option<&str>, plane: Option<&str>) -> rusqlite::Result<Vec<EventLine>> {
         let mut st = self.conn.prepare_cached(q::EVENTS_LIST)?;

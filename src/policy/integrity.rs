@@ -6,11 +6,12 @@
 //! current hash of exactly the named sources. There is no switch: a detector the detected change
 //! can disable is not a detector.
 
-use super::Decision;
+use super::OperatorState;
 use crate::clock;
-use crate::obs::{Event, EventStore, Kind, Plane};
+use crate::decision::Decision;
 use crate::paths::Paths;
 use crate::store::queries::project::policy as q;
+use crate::store::PruneCount;
 use rusqlite::{params, Connection};
 use std::path::{Path, PathBuf};
 
@@ -99,7 +100,8 @@ pub struct LiveSession {
     pub model: Option<String>,
 }
 
-/// The repository of baselines and divergences: the only place their SQL runs.
+/// The repository of baselines and divergences (`policy_baselines`, `policy_divergences`): the
+/// only place their SQL runs. It borrows a project-database connection.
 pub struct IntegrityStore<'c> {
     conn: &'c Connection,
 }
@@ -212,6 +214,24 @@ impl<'c> IntegrityStore<'c> {
         Ok(n)
     }
 
+    /// How many baselines [`IntegrityStore::prune`] would drop at `cutoff` (a stamp).
+    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+        let rows = self.conn.prepare_cached(q::PRUNE_COUNT)?.query_row([cutoff], |r| r.get(0))?;
+        Ok(PruneCount {
+            table: "policy_baselines",
+            rows,
+        })
+    }
+
+    /// Drops the baselines recorded before `cutoff` (the caller holds the transaction).
+    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+        let rows = self.conn.prepare_cached(q::PRUNE_BASELINES)?.execute([cutoff])? as i64;
+        Ok(PruneCount {
+            table: "policy_baselines",
+            rows,
+        })
+    }
+
     /// Accepts the current hash of `source` for every live session and marks its open
     /// divergences accepted (recorded, never erased). Returns the sessions re-baselined.
     pub fn accept(&self, source: &Source) -> rusqlite::Result<usize> {
@@ -286,36 +306,25 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-/// The hook path's integrity step, inside its transaction: records a `config.scaffolded` event
-/// when this hook adopted the repository (and re-baselines live sessions, since adoption is a tlc
-/// change to a policy source), then baselines or checks the session.
-pub fn on_hook(conn: &Connection, paths: &Paths, adopted: Option<&Path>, facts: Option<HookFacts<'_>>) -> rusqlite::Result<Decision> {
+/// The policy sources of `paths` as they are now, with the mode state read from `conn`.
+pub fn current_sources(conn: &Connection, paths: &Paths) -> rusqlite::Result<Vec<Source>> {
+    let mode = OperatorState::new(conn).mode()?;
+    Ok(sources(paths, mode.as_deref()))
+}
+
+/// The hook path's integrity step, inside its transaction: when this hook adopted the repository
+/// (`adopted`), re-baselines live sessions, since adoption is a tlc change to a policy source;
+/// then baselines or checks the session.
+pub fn on_hook(conn: &Connection, paths: &Paths, adopted: bool, facts: Option<HookFacts<'_>>) -> rusqlite::Result<Decision> {
     let store = IntegrityStore::new(conn);
-    let mut now = || -> rusqlite::Result<Vec<Source>> {
-        let mode = EventStore::new(conn).state("mode")?;
-        Ok(sources(paths, mode.as_deref()))
-    };
-    if let Some(path) = adopted {
-        let session = facts.and_then(|f| f.session);
-        record_scaffolded(conn, facts.map_or("tlc", |f| f.provider), session, path, "hook")?;
+    let mut now = || current_sources(conn, paths);
+    if adopted {
         store.rerecord_live(&now()?, "adoption")?;
     }
     match facts {
         Some(f) => store.on_hook(&mut now, f),
         None => Ok(Decision::allow()),
     }
-}
-
-/// Records the `config.scaffolded` event for a project config the scaffold just wrote.
-pub fn record_scaffolded(conn: &Connection, provider: &str, session: Option<&str>, path: &Path, by: &str) -> rusqlite::Result<()> {
-    let mut ev = Event::new(provider, Kind::ConfigScaffolded, clock::now());
-    ev.session_id = session.map(str::to_string);
-    ev.attrs.insert("path".into(), path.display().to_string().into());
-    ev.attrs.insert("by".into(), by.into());
-    // The audit copy: what was written and by whom (there is no provider payload behind it).
-    ev.payload = Some(serde_json::to_string(&ev.attrs).unwrap_or_default());
-    EventStore::new(conn).record(&mut ev, Plane::Signal)?;
-    Ok(())
 }
 
 /// Resolves what an operator typed (`tlc policy accept <path>`) to a source name: the mode state

@@ -1,7 +1,10 @@
-//! Policy: the operator's posture, and the decisions the hook path answers with. A rail only
-//! produces a [`Decision`]; the provider adapter renders it.
+//! Policy: the operator's posture and state, the rails, and policy integrity. A rail only
+//! produces a [`crate::decision::Decision`]; the provider adapter renders it.
 
 pub mod integrity;
+pub mod state;
+
+pub use state::OperatorState;
 
 /// How much the agent surfaces and what earns an interruption.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -83,62 +86,49 @@ pub fn resolve_for(mode_state: Option<&str>, config: &crate::config::Config) -> 
     resolve_posture(mode_state, chosen)
 }
 
-/// A permission.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Permission {
-    Allow,
-    Ask,
-    Deny,
+/// One rail and whether it is on.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Rail {
+    pub rail: &'static str,
+    pub key: &'static str,
+    pub on: bool,
+    /// Whether this tlc enforces the rail on the hook path (the others are configuration that no
+    /// hook acts on yet).
+    pub enforced: bool,
 }
 
-impl Permission {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Permission::Allow => "allow",
-            Permission::Ask => "ask",
-            Permission::Deny => "deny",
-        }
-    }
-}
-
-/// What the hook answers: a permission (for an action), optionally a reason, a follow-up for
-/// the agent, or context to add. `rule` names the rail that decided (`none` when none did).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Decision {
-    pub permission: Permission,
-    pub rule: String,
-    pub reason: Option<String>,
-    pub follow_up: Option<String>,
-    pub context: Option<String>,
-}
-
-impl Decision {
-    /// No rail objected.
-    pub fn allow() -> Decision {
-        Decision {
-            permission: Permission::Allow,
-            rule: "none".into(),
-            reason: None,
-            follow_up: None,
-            context: None,
-        }
-    }
-
-    pub fn deny(rule: &str, reason: String) -> Decision {
-        Decision {
-            permission: Permission::Deny,
-            rule: rule.into(),
-            reason: Some(reason),
-            follow_up: None,
-            context: None,
-        }
-    }
-
-    /// Whether this decision interrupts the agent (lands on the signal plane).
-    pub fn interrupts(&self) -> bool {
-        self.permission != Permission::Allow
-    }
+/// Every rail, whether `settings` turns it on, and whether this tlc enforces it yet. A rail
+/// listed as on and enforced must act on the hook path; the others are configuration only.
+pub fn rails(settings: &crate::config::Settings) -> Vec<Rail> {
+    let s = settings;
+    let rail = |rail, key, on, enforced| Rail { rail, key, on, enforced };
+    vec![
+        rail("policy integrity", "(always on)", true, true),
+        rail("secret redaction", "secrets.redactOutput", s.secrets.redact_output, true),
+        rail("grind (lint/test gates)", "grind.enabled", s.grind.enabled, false),
+        rail("ship gate", "shipGate.enabled", s.ship_gate.enabled, false),
+        rail(
+            "empty-diff anti-ship",
+            "shipGate.emptyDiffAntiShip",
+            s.ship_gate.empty_diff_anti_ship,
+            false,
+        ),
+        rail("catastrophic shell ask", "shell.catastrophicAsk", s.shell.catastrophic_ask, false),
+        rail("shell stall detection", "shell.stallDetection", s.shell.stall_detection, false),
+        rail(
+            "subagent allowlist",
+            "subagents.enforceAllowlist",
+            s.subagents.enforce_allowlist,
+            false,
+        ),
+        rail(
+            "block parent fast",
+            "subagents.blockParentFast",
+            s.subagents.block_parent_fast,
+            false,
+        ),
+        rail("idle turn gate", "intelligence.idleTurnGate", s.intelligence.idle_turn_gate, false),
+    ]
 }
 
 #[cfg(test)]

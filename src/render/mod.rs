@@ -133,13 +133,13 @@ impl Table {
     }
 
     /// RFC 4180 CSV with a header row.
-    pub fn to_csv(&self) -> Result<String, String> {
+    pub fn to_csv(&self) -> anyhow::Result<String> {
         let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new());
-        w.write_record(&self.headers).map_err(|e| e.to_string())?;
+        w.write_record(&self.headers)?;
         for row in &self.rows {
-            w.write_record(row.iter().map(Cell::plain)).map_err(|e| e.to_string())?;
+            w.write_record(row.iter().map(Cell::plain))?;
         }
-        String::from_utf8(w.into_inner().map_err(|e| e.to_string())?).map_err(|e| e.to_string())
+        Ok(String::from_utf8(w.into_inner()?)?)
     }
 
     /// A GitHub-flavoured markdown table.
@@ -173,7 +173,7 @@ impl Table {
     pub fn print_with(&self, format: Format, display: &dyn Fn(usize, &Cell) -> String) -> anyhow::Result<()> {
         let text = match format {
             Format::Table => self.to_terminal(display) + "\n",
-            Format::Csv => self.to_csv().map_err(anyhow::Error::msg)?,
+            Format::Csv => self.to_csv()?,
             Format::Json => serde_json::to_string_pretty(&self.to_json())? + "\n",
             Format::Markdown => self.to_markdown(display),
         };

@@ -31,6 +31,14 @@ mod versions {
     include!(concat!(env!("OUT_DIR"), "/schema_versions.rs"));
 }
 
+/// Rows a prune dropped (or would drop) from one table. Each domain's repository type prunes its
+/// own tables and reports them in this form; `tlc obs prune` prints them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PruneCount {
+    pub table: &'static str,
+    pub rows: i64,
+}
+
 /// How long a connection waits for another writer before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);
 
@@ -94,7 +102,10 @@ pub enum StoreError {
     #[error("{path}: cannot create: {cause}")]
     Create { path: PathBuf, cause: std::io::Error },
     #[error("{path}: migration failed: {detail}")]
-    Migration { path: PathBuf, detail: String },
+    Migration {
+        path: PathBuf,
+        detail: Box<dyn std::error::Error + Send + Sync>,
+    },
     #[error("{path}: {cause}")]
     Sqlite { path: PathBuf, cause: rusqlite::Error },
 }

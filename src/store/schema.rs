@@ -108,12 +108,12 @@ fn migrate(kind: DbKind, path: &Path, conn: &mut Connection) -> Result<Migration
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(StoreError::Migration {
             path: path.to_path_buf(),
-            detail: format!("journal mode is {mode}, WAL could not be set"),
+            detail: format!("journal mode is {mode}, WAL could not be set").into(),
         });
     }
     let report = runner(kind).run(conn).map_err(|e| StoreError::Migration {
         path: path.to_path_buf(),
-        detail: e.to_string(),
+        detail: e.into(),
     })?;
     let applied = report
         .applied_migrations()
@@ -126,7 +126,7 @@ fn migrate(kind: DbKind, path: &Path, conn: &mut Connection) -> Result<Migration
         .collect();
     sync_views(kind, conn).map_err(|e| StoreError::Migration {
         path: path.to_path_buf(),
-        detail: e,
+        detail: e.into(),
     })?;
     conn.execute_batch(&format!("PRAGMA user_version = {}", kind.expected_user_version()))
         .map_err(sq)?;
@@ -136,44 +136,67 @@ fn migrate(kind: DbKind, path: &Path, conn: &mut Connection) -> Result<Migration
     })
 }
 
+/// Why the views could not be created: the SQLite error, or the view that would not.
+#[derive(Debug, thiserror::Error)]
+enum ViewError {
+    #[error("{0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("view {name} (reports/{db}/{name}.sql): {cause}")]
+    View {
+        name: String,
+        db: &'static str,
+        cause: rusqlite::Error,
+    },
+}
+
 /// Drops every view and creates this binary's from `reports/`, in one transaction. Views may
 /// name each other, so creation repeats until no view is left or a pass makes no progress.
-fn sync_views(kind: DbKind, conn: &mut Connection) -> Result<(), String> {
-    let tx = conn.transaction().map_err(|e| e.to_string())?;
+fn sync_views(kind: DbKind, conn: &mut Connection) -> Result<(), ViewError> {
+    let tx = conn.transaction()?;
     let existing: Vec<String> = {
-        let mut stmt = tx
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'view'")
-            .map_err(|e| e.to_string())?;
-        let rows = stmt.query_map([], |r| r.get(0)).map_err(|e| e.to_string())?;
-        rows.collect::<Result<_, _>>().map_err(|e| e.to_string())?
+        let mut stmt = tx.prepare("SELECT name FROM sqlite_master WHERE type = 'view'")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
+        rows.collect::<Result<_, _>>()?
     };
     for name in existing {
-        tx.execute_batch(&format!("DROP VIEW IF EXISTS \"{}\"", name.replace('"', "\"\"")))
-            .map_err(|e| e.to_string())?;
+        tx.execute_batch(&format!("DROP VIEW IF EXISTS \"{}\"", name.replace('"', "\"\"")))?;
     }
     let mut pending: Vec<(&str, &str)> = kind.views().to_vec();
     while !pending.is_empty() {
         let mut failed = Vec::new();
-        let mut last_error = String::new();
+        let mut last_error = None;
         for (name, sql) in &pending {
-            if let Err(e) = tx.execute_batch(sql) {
-                last_error = format!("view {name} (reports/{}/{name}.sql): {e}", kind.name());
+            if let Err(cause) = tx.execute_batch(sql) {
+                last_error = Some(ViewError::View {
+                    name: name.to_string(),
+                    db: kind.name(),
+                    cause,
+                });
                 failed.push((*name, *sql));
             }
         }
         if failed.len() == pending.len() {
-            return Err(last_error);
+            if let Some(e) = last_error {
+                return Err(e);
+            }
         }
         pending = failed;
     }
-    tx.commit().map_err(|e| e.to_string())
+    Ok(tx.commit()?)
 }
 
 /// A fresh in-memory database at this binary's schema, views included: for describing views
 /// without touching (or creating) any file.
-pub fn in_memory(kind: DbKind) -> Result<Connection, String> {
-    let mut conn = Connection::open_in_memory().map_err(|e| e.to_string())?;
-    runner(kind).run(&mut conn).map_err(|e| e.to_string())?;
-    sync_views(kind, &mut conn)?;
+pub fn in_memory(kind: DbKind) -> Result<Connection, StoreError> {
+    let path = Path::new(":memory:");
+    let mut conn = Connection::open_in_memory().map_err(|e| StoreError::sqlite(path, e))?;
+    runner(kind).run(&mut conn).map_err(|e| StoreError::Migration {
+        path: path.to_path_buf(),
+        detail: e.into(),
+    })?;
+    sync_views(kind, &mut conn).map_err(|e| StoreError::Migration {
+        path: path.to_path_buf(),
+        detail: e.into(),
+    })?;
     Ok(conn)
 }

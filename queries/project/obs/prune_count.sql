@@ -2,7 +2,5 @@ SELECT
     (SELECT count(*) FROM events WHERE ts < ?1),
     (SELECT count(*) FROM decisions WHERE ts < ?1),
     (SELECT count(*) FROM sessions WHERE last_seen < ?1),
-    (SELECT count(*) FROM gate_runs WHERE started_at < ?1),
     (SELECT count(*) FROM ship_ledger WHERE ts < ?1),
-    (SELECT count(*) FROM open_spans WHERE started_at < ?1),
-    (SELECT count(*) FROM policy_baselines WHERE recorded_at < ?1)
+    (SELECT count(*) FROM open_spans WHERE started_at < ?1)

@@ -1,8 +1,10 @@
 //! `tlc doctor [--json]`: one check per row; exit 1 when a check fails. Read-only.
 
+mod checks;
+
 use super::Ctx;
-use crate::doctor::{self, Status};
 use crate::render::{self, Table};
+use checks::Status;
 
 #[derive(Debug, clap::Args)]
 pub struct DoctorArgs {
@@ -12,7 +14,7 @@ pub struct DoctorArgs {
 }
 
 pub fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<()> {
-    let checks = doctor::run_all(ctx.paths()?);
+    let checks = checks::run_all(ctx.paths()?);
     let failed = checks.iter().filter(|c| c.status == Status::Fail).count();
     let warned = checks.iter().filter(|c| c.status == Status::Warn).count();
     if args.json {

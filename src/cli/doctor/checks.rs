@@ -1,9 +1,15 @@
 //! `tlc doctor`'s checks: one row each, `ok`, `warn` or `fail`. Every check reads only: a
-//! database is opened only if it exists, nothing is created.
+//! database is opened only if it exists, nothing is created. The questions about a domain's
+//! tables are answered by that domain (`obs` for hook faults, `cost` for the price catalog,
+//! `policy` for divergences and the mode state, `agent` for stables and pins); this module
+//! only turns the answers into rows.
 
 use crate::config::{registry, Config, Tier};
+use crate::cost::catalog::{override_file, PriceCatalog};
+use crate::obs::report::Reports;
 use crate::paths::Paths;
 use crate::policy::integrity::{self, IntegrityStore};
+use crate::policy::OperatorState;
 use crate::project::Project;
 use crate::store::{self, DbKind, Store, StoreError};
 use std::path::{Path, PathBuf};
@@ -62,8 +68,7 @@ pub fn run_all(paths: &Paths) -> Vec<Check> {
     let project_store = store::open_read(DbKind::Project, &project.db_path()).ok().flatten();
     let mode_state = project_store
         .as_ref()
-        .map(|s| s.conn())
-        .and_then(|c| crate::obs::EventStore::new(&c).state("mode").ok().flatten());
+        .and_then(|s| OperatorState::new(s.conn()).mode().ok().flatten());
     match &config {
         Ok(cfg) => {
             out.push(restated_keys(cfg, paths));
@@ -88,7 +93,7 @@ pub fn run_all(paths: &Paths) -> Vec<Check> {
 
 fn adoption(project: &Project) -> Check {
     let cfg = project.paths.project_config();
-    if let Some(why) = crate::config::scaffold::escape_from(project.root()) {
+    if let Some(why) = crate::paths::escape_from(project.root()) {
         return check(
             "adoption",
             "adoption",
@@ -337,11 +342,7 @@ fn policy_divergence(project: &Project, store: Option<&Store>, mode_state: Optio
     let Some(store) = store else {
         return check("policy-integrity", "policy integrity", Status::Ok, "no session baselined yet");
     };
-    let found = Ok(store.conn()).and_then(|c| {
-        IntegrityStore::new(c)
-            .current_divergences(&integrity::sources(&project.paths, mode_state))
-            .map_err(|e| e.to_string())
-    });
+    let found = IntegrityStore::new(store.conn()).current_divergences(&integrity::sources(&project.paths, mode_state));
     match found {
         Ok(d) if d.is_empty() => check(
             "policy-integrity",
@@ -502,18 +503,16 @@ fn wiring(p: &Provider) -> Check {
 fn hook_faults(paths: &Paths, store: Option<&Store>) -> Check {
     let since = crate::clock::stamp(crate::clock::now() - chrono::Duration::days(RECENT_FAULT_DAYS));
     let mut notes = Vec::new();
-    if let Some(conn) = store.map(|s| s.conn()) {
-        let row: rusqlite::Result<(i64, Option<String>, Option<String>)> =
-            conn.query_row(crate::store::queries::project::doctor::RECENT_FAULTS, [&since], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            });
-        if let Ok((n, Some(at), last)) = row {
-            if n > 0 {
-                notes.push(format!(
-                    "{n} hook.fault event(s) in the project database, latest {at}: {}",
-                    last.unwrap_or_default()
-                ));
-            }
+    if let Some(store) = store {
+        match Reports::new(store.conn()).recent_faults(&since) {
+            Ok(f) if f.count > 0 => notes.push(format!(
+                "{} hook.fault event(s) in the project database, latest {}: {}",
+                f.count,
+                f.latest_at.unwrap_or_default(),
+                f.latest.unwrap_or_default()
+            )),
+            Ok(_) => {}
+            Err(e) => notes.push(format!("{}: cannot read hook faults: {e}", store.path().display())),
         }
     }
     let log: Vec<String> = crate::hook::read_fault_log(&paths.home)
@@ -539,16 +538,18 @@ fn hook_faults(paths: &Paths, store: Option<&Store>) -> Check {
     }
 }
 
+/// The price catalog's last refresh. A home database that cannot be read (not a database, a
+/// newer or older schema) is said as such: the catalog is then not "never refreshed", it is
+/// unknown, and the hook prices from the snapshot until the database is fixed.
 fn price_catalog(paths: &Paths) -> Check {
-    let home = store::open_read(DbKind::Home, &paths.home_db()).ok().flatten();
-    let row = home.as_ref().map(|s| s.conn()).and_then(|c| {
-        c.query_row(crate::store::queries::home::doctor::PRICE_AGE, [], |r| {
-            Ok((r.get::<_, Option<String>>(0)?, r.get::<_, i64>(1)?))
-        })
-        .ok()
-    });
-    match row {
-        Some((Some(ts), _)) => match crate::clock::parse(&ts) {
+    let read = || -> anyhow::Result<Option<String>> {
+        let home = store::open_read(DbKind::Home, &paths.home_db())?;
+        let catalog = PriceCatalog::new(home.as_ref().map(Store::conn), &override_file(paths))?;
+        Ok(catalog.last_refresh()?)
+    };
+    let last = read();
+    match last {
+        Ok(Some(ts)) => match crate::clock::parse(&ts) {
             Ok(t) if (crate::clock::now() - t).num_days() > PRICE_STALE_DAYS => check(
                 "prices",
                 "price catalog",
@@ -557,41 +558,58 @@ fn price_catalog(paths: &Paths) -> Check {
             ),
             _ => check("prices", "price catalog", Status::Ok, format!("last refreshed {ts}")),
         },
-        _ => check(
+        Ok(None) => check(
             "prices",
             "price catalog",
             Status::Warn,
             "never refreshed: costs use the built-in snapshot",
         ),
+        Err(e) => check(
+            "prices",
+            "price catalog",
+            Status::Warn,
+            format!("cannot be read ({e:#}): costs use the built-in snapshot until it can"),
+        ),
     }
 }
 
 fn stables_and_pins(paths: &Paths, cfg: Option<&Config>) -> Check {
-    let stables = cfg.map_or(0, |c| c.named("stable").count());
-    let home = store::open_read(DbKind::Home, &paths.home_db()).ok().flatten();
-    let tables: Vec<String> = home
-        .as_ref()
-        .map(|s| s.conn())
-        .and_then(|c| {
-            let mut st = c.prepare(crate::store::queries::home::doctor::AGENT_TABLES).ok()?;
-            let rows = st.query_map([], |r| r.get::<_, String>(0)).ok()?;
-            Some(rows.flatten().collect())
-        })
-        .unwrap_or_default();
-    if tables.is_empty() {
+    let Some(cfg) = cfg else {
         return check(
             "stables-pins",
             "stables and pins",
             Status::Warn,
-            format!("{stables} stable(s) declared; no pin store in the home database yet, so pins cannot be checked against stables"),
+            "skipped: the config does not load",
         );
+    };
+    match crate::agent::health::stables_and_pins(paths, cfg) {
+        Ok(h) if h.problems.is_empty() => check(
+            "stables-pins",
+            "stables and pins",
+            Status::Ok,
+            format!(
+                "{} stable(s) declared; {} pin(s) in the store, each from a declared stable and as installed",
+                h.stables, h.pins
+            ),
+        ),
+        Ok(h) => check(
+            "stables-pins",
+            "stables and pins",
+            Status::Warn,
+            format!(
+                "{} stable(s) declared, {} pin(s) in the store: {}",
+                h.stables,
+                h.pins,
+                bounded(&h.problems)
+            ),
+        ),
+        Err(e) => check(
+            "stables-pins",
+            "stables and pins",
+            Status::Warn,
+            format!("cannot read the pins the home database recorded: {e}"),
+        ),
     }
-    check(
-        "stables-pins",
-        "stables and pins",
-        Status::Ok,
-        format!("{stables} stable(s) declared; pin store tables: {}", tables.join(", ")),
-    )
 }
 
 #[cfg(test)]

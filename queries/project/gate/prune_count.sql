@@ -1,0 +1,1 @@
+SELECT count(*) FROM gate_runs WHERE started_at < ?1

@@ -1,0 +1,1 @@
+SELECT count(*) FROM policy_baselines WHERE recorded_at < ?1

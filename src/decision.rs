@@ -1,0 +1,61 @@
+//! What the hook answers, in no provider's terms: a [`Permission`] and the rail behind it. Policy
+//! produces a [`Decision`], `obs` records it, and each provider adapter in `hook` renders it. It
+//! sits below all three so that none of them depends on another for it.
+
+/// A permission.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Permission {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Permission {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Permission::Allow => "allow",
+            Permission::Ask => "ask",
+            Permission::Deny => "deny",
+        }
+    }
+}
+
+/// What the hook answers: a permission (for an action), optionally a reason, a follow-up for
+/// the agent, or context to add. `rule` names the rail that decided (`none` when none did).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub permission: Permission,
+    pub rule: String,
+    pub reason: Option<String>,
+    pub follow_up: Option<String>,
+    pub context: Option<String>,
+}
+
+impl Decision {
+    /// No rail objected.
+    pub fn allow() -> Decision {
+        Decision {
+            permission: Permission::Allow,
+            rule: "none".into(),
+            reason: None,
+            follow_up: None,
+            context: None,
+        }
+    }
+
+    pub fn deny(rule: &str, reason: String) -> Decision {
+        Decision {
+            permission: Permission::Deny,
+            rule: rule.into(),
+            reason: Some(reason),
+            follow_up: None,
+            context: None,
+        }
+    }
+
+    /// Whether this decision interrupts the agent (lands on the signal plane).
+    pub fn interrupts(&self) -> bool {
+        self.permission != Permission::Allow
+    }
+}
