@@ -21,3 +21,6 @@ pub mod policy;
 pub mod project;
 pub mod render;
 pub mod store;
+
+#[cfg(test)]
+mod architecture;

@@ -1,0 +1,598 @@
+//! The shape of the crate, checked by reading its source: which module may use which
+//! ([`LAYERS`], [`SIDEWAYS`]), and which repository type writes each table ([`TABLE_OWNERS`]).
+//! Both are tables on purpose: an engineer who adds an arrow or a table edits one here, in plain
+//! sight, or the build fails. Test-only.
+//!
+//! The table owners extend `config::scaffold`'s "only the scaffold writes the project config" to
+//! every table: each table has exactly one writer, the repository type named here, and no SQL
+//! runs in `src/cli/`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The layers, top to bottom: `main → cli → hook → domains → store/config/render`. A module
+/// may use any module of a layer below its own, and nothing above it.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("entry", &["main"]),
+    // `error` decides exit codes from every domain's error type, so it sits beside `cli`.
+    ("command line", &["cli", "error"]),
+    ("hook", &["hook"]),
+    ("domains", &["agent", "cost", "gate", "lesson", "obs", "policy"]),
+    (
+        "foundation",
+        &["clock", "config", "decision", "hashing", "paths", "project", "render", "store"],
+    ),
+];
+
+/// The arrows allowed between two modules of the same layer; every other pair in a layer is
+/// independent. Keep it short: a new entry is a design decision.
+const SIDEWAYS: &[(&str, &str, &str)] = &[
+    ("cli", "error", "commands return the domains' errors and their own exit kinds"),
+    (
+        "obs",
+        "cost",
+        "the spool and the JSONL import store responses through cost's UsageWriter",
+    ),
+    (
+        "project",
+        "config",
+        "where a project's state lives depends on the machine tier's [guest] list; adoption runs the scaffold",
+    ),
+    ("project", "paths", "a project is located from the paths"),
+    ("config", "paths", "the tiers' files are found from the paths"),
+    (
+        "config",
+        "store",
+        "the config editor creates its folder with the store's private modes",
+    ),
+    ("config", "clock", "the scaffold stamps the time it wrote the config"),
+    ("store", "clock", "migration history records when it ran"),
+    ("paths", "hashing", "a guest's state folder is named by the hash of its path"),
+];
+
+/// Every top-level module (a file or folder under `src/`), mapped to its layer's index.
+fn layer_of() -> BTreeMap<&'static str, usize> {
+    LAYERS
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (_, mods))| mods.iter().map(move |m| (*m, i)))
+        .collect()
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under `src/`, with its top-level module (`main` for main.rs; lib.rs, which
+/// only declares the modules, and this test-only module are left out).
+fn source_files() -> Vec<(String, PathBuf)> {
+    let root = src();
+    let mut out = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            if p.extension().is_none_or(|x| x != "rs") {
+                continue;
+            }
+            let rel = p.strip_prefix(&root).unwrap();
+            let first = rel.components().next().unwrap().as_os_str().to_string_lossy().into_owned();
+            let module = first.trim_end_matches(".rs").to_string();
+            if module != "lib" && module != "architecture" {
+                out.push((module, p));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The source with comments, string literals and character literals blanked out, so that only
+/// code is read.
+fn code_only(text: &str) -> String {
+    let b: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let next = b.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < b.len() && b[i] != '\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < b.len() {
+                if b[i] == '/' && b.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    i += 2;
+                } else if b[i] == '*' && b.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            out.push(' ');
+            continue;
+        }
+        // Raw strings: r"…", r#"…"#, br#"…"#.
+        if c == 'r' && (next == Some('"') || next == Some('#')) && (i == 0 || !(b[i - 1].is_alphanumeric() || b[i - 1] == '_')) {
+            let mut j = i + 1;
+            let mut hashes = 0;
+            while b.get(j) == Some(&'#') {
+                hashes += 1;
+                j += 1;
+            }
+            if b.get(j) == Some(&'"') {
+                j += 1;
+                loop {
+                    if j >= b.len() {
+                        break;
+                    }
+                    if b[j] == '"' && (0..hashes).all(|h| b.get(j + 1 + h) == Some(&'#')) {
+                        j += 1 + hashes;
+                        break;
+                    }
+                    j += 1;
+                }
+                out.push_str("\"\"");
+                i = j;
+                continue;
+            }
+        }
+        if c == '"' {
+            i += 1;
+            while i < b.len() && b[i] != '"' {
+                if b[i] == '\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            i += 1;
+            out.push_str("\"\"");
+            continue;
+        }
+        if c == '\'' {
+            // A character literal ('x', '\n', '\u{..}'); anything else is a lifetime.
+            if next == Some('\\') {
+                let mut j = i + 2;
+                while j < b.len() && b[j] != '\'' {
+                    j += 1;
+                }
+                i = j + 1;
+                out.push_str("' '");
+                continue;
+            }
+            if b.get(i + 2) == Some(&'\'') {
+                i += 3;
+                out.push_str("' '");
+                continue;
+            }
+        }
+        out.push(c);
+        i += 1;
+    }
+    out
+}
+
+/// The top-level modules `code` names through `crate::` (or `tlc::`, in main.rs), including
+/// each name of a `crate::{a, b::c}` group.
+fn used_modules(code: &str, crate_name: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let prefix = format!("{crate_name}::");
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
+    let mut rest = code;
+    while let Some(at) = rest.find(&prefix) {
+        let before = rest[..at].chars().last();
+        rest = &rest[at + prefix.len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        if let Some(group) = rest.strip_prefix('{') {
+            // Top-level names of the group: split at depth-0 commas.
+            let mut depth = 0;
+            let mut item = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        out.insert(ident(item.trim()));
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                item.push(c);
+            }
+            out.insert(ident(item.trim()));
+        } else {
+            out.insert(ident(rest));
+        }
+    }
+    out.remove("");
+    out
+}
+
+/// Every arrow `from → to` between two different top-level modules, with the files that make it.
+fn arrows() -> BTreeMap<(String, String), Vec<String>> {
+    let mut out: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    let root = src();
+    for (module, path) in source_files() {
+        let code = code_only(&std::fs::read_to_string(&path).unwrap());
+        let name = if module == "main" { "tlc" } else { "crate" };
+        for used in used_modules(&code, name) {
+            if used != module {
+                let rel = path.strip_prefix(&root).unwrap().display().to_string();
+                out.entry((module.clone(), used)).or_default().push(rel);
+            }
+        }
+    }
+    out
+}
+
+/// The arrows of `found` that run back up (or sideways without a [`SIDEWAYS`] entry), or name a
+/// module no layer lists.
+fn violations(found: &BTreeMap<(String, String), Vec<String>>) -> Vec<String> {
+    let layers = layer_of();
+    let mut bad = Vec::new();
+    for ((from, to), files) in found {
+        let (Some(lf), Some(lt)) = (layers.get(from.as_str()), layers.get(to.as_str())) else {
+            bad.push(format!(
+                "{from} → {to}: a module no layer lists (add it to LAYERS) [{}]",
+                files.join(", ")
+            ));
+            continue;
+        };
+        let sideways_ok = SIDEWAYS.iter().any(|(a, b, _)| a == from && b == to);
+        if lt < lf || (lt == lf && !sideways_ok) {
+            bad.push(format!(
+                "{from} ({}) → {to} ({}) runs {} [{}]",
+                LAYERS[*lf].0,
+                LAYERS[*lt].0,
+                if lt < lf { "back up" } else { "sideways without a SIDEWAYS entry" },
+                files.join(", ")
+            ));
+        }
+    }
+    bad
+}
+
+#[test]
+fn every_use_runs_down_the_layers() {
+    let found = arrows();
+    assert!(found.len() > 20, "the scan found too few arrows to be reading the code: {found:?}");
+    let bad = violations(&found);
+    assert!(
+        bad.is_empty(),
+        "arrows against the layering (src/architecture.rs):\n  {}",
+        bad.join("\n  ")
+    );
+}
+
+#[test]
+fn every_top_level_module_has_a_layer_and_the_sideways_arrows_are_used() {
+    let layers = layer_of();
+    let modules: BTreeSet<String> = source_files().into_iter().map(|(m, _)| m).collect();
+    for m in &modules {
+        assert!(
+            layers.contains_key(m.as_str()),
+            "src/{m}: no layer lists it (src/architecture.rs LAYERS)"
+        );
+    }
+    let found = arrows();
+    for (a, b, why) in SIDEWAYS {
+        assert!(
+            found.contains_key(&(a.to_string(), b.to_string())),
+            "SIDEWAYS allows {a} → {b} ({why}) but no code uses it: remove the entry"
+        );
+    }
+}
+
+#[test]
+fn the_layering_check_reads_grouped_uses_and_ignores_comments_and_strings() {
+    let code = code_only(
+        "use crate::{obs::Kind, store::{self, DbKind}};\n// crate::cli in a comment\nlet s = \"crate::hook\"; let c = '\"'; fn f<'a>(x: &'a str) { crate::paths::home_dir(); }\n/* crate::error */",
+    );
+    let used = used_modules(&code, "crate");
+    assert_eq!(used, BTreeSet::from(["obs".to_string(), "paths".to_string(), "store".to_string()]));
+    // An arrow back up is reported, naming the file.
+    let mut found = BTreeMap::new();
+    found.insert(("store".to_string(), "obs".to_string()), vec!["store/mod.rs".to_string()]);
+    found.insert(("obs".to_string(), "store".to_string()), vec!["obs/spool.rs".to_string()]);
+    let bad = violations(&found);
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert!(bad[0].contains("store (foundation) → obs (domains) runs back up") && bad[0].contains("store/mod.rs"));
+}
+
+/// Each table of each database and the one repository type that writes it (`None`: nothing
+/// writes it yet). A table a trigger maintains is listed with the owner of the table the trigger
+/// is on, which also rebuilds it.
+const TABLE_OWNERS: &[(&str, &str, Option<(&str, &str)>)] = &[
+    ("project", "tlc_meta", None),
+    ("project", "sessions", Some(("obs/recorder.rs", "EventStore"))),
+    ("project", "events", Some(("obs/recorder.rs", "EventStore"))),
+    ("project", "decisions", Some(("obs/recorder.rs", "EventStore"))),
+    ("project", "open_spans", Some(("obs/recorder.rs", "EventStore"))),
+    ("project", "transcripts", Some(("obs/recorder.rs", "EventStore"))),
+    ("project", "ship_ledger", Some(("obs/recorder.rs", "EventStore"))),
+    ("project", "state", Some(("policy/state.rs", "OperatorState"))),
+    ("project", "policy_baselines", Some(("policy/integrity.rs", "IntegrityStore"))),
+    ("project", "policy_divergences", Some(("policy/integrity.rs", "IntegrityStore"))),
+    ("project", "gate_runs", Some(("gate/mod.rs", "GateStore"))),
+    ("project", "gate_lock", Some(("gate/mod.rs", "GateStore"))),
+    ("project", "lessons", Some(("lesson/mod.rs", "LessonStore"))),
+    ("home", "tlc_meta", None),
+    ("home", "prices", Some(("cost/catalog.rs", "PriceCatalog"))),
+    ("home", "price_refreshes", Some(("cost/catalog.rs", "PriceCatalog"))),
+    ("home", "usage", Some(("cost/usage.rs", "UsageWriter"))),
+    ("home", "usage_rollup", Some(("cost/usage.rs", "UsageWriter"))),
+    ("home", "usage_daily", Some(("cost/usage.rs", "UsageWriter"))),
+    ("home", "usage_key", Some(("cost/usage.rs", "UsageWriter"))),
+    // The transcript import's file offsets, written with its rows (cost::import::import_transcripts).
+    ("home", "transcript_files", Some(("cost/import.rs", "import_transcripts"))),
+    ("home", "spool", Some(("obs/spool.rs", "Spool"))),
+    ("home", "spool_rollup", Some(("obs/spool.rs", "Spool"))),
+    ("home", "lessons", Some(("lesson/mod.rs", "LessonStore"))),
+    ("home", "agent_stables", Some(("agent/records.rs", "AgentStore"))),
+    ("home", "agent_pins", Some(("agent/records.rs", "AgentStore"))),
+    ("home", "agent_pin_files", Some(("agent/records.rs", "AgentStore"))),
+    ("home", "agent_installs", Some(("agent/records.rs", "AgentStore"))),
+    ("home", "agent_resolutions", Some(("agent/records.rs", "AgentStore"))),
+    ("home", "agent_references", Some(("agent/records.rs", "AgentStore"))),
+];
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn sql_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "sql") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// SQL without its `--` comments.
+fn sql_code(text: &str) -> String {
+    text.lines()
+        .map(|l| l.split("--").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The tables a statement writes (INSERT, UPDATE, DELETE, REPLACE).
+fn written_tables(sql: &str) -> BTreeSet<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        regex::Regex::new(r"(?i)\b(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|REPLACE\s+INTO|DELETE\s+FROM)\s+(\w+)|\bUPDATE\s+(\w+)\s+SET\b").unwrap()
+    });
+    re.captures_iter(sql)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2)))
+        .map(|m| m.as_str().to_string())
+        .collect()
+}
+
+/// The tables each database's migrations leave (created and not dropped for good).
+fn migrated_tables(db: &str) -> BTreeSet<String> {
+    let create = regex::Regex::new(r"(?i)CREATE TABLE (\w+)").unwrap();
+    let drop = regex::Regex::new(r"(?i)DROP TABLE (\w+)").unwrap();
+    let mut tables = BTreeSet::new();
+    for f in sql_files(&manifest_dir().join("migrations").join(db)) {
+        let code = sql_code(&std::fs::read_to_string(f).unwrap());
+        // In file order: a table dropped and created again (rebuilt by copy) stays.
+        let mut events: Vec<(usize, bool, String)> = create
+            .captures_iter(&code)
+            .map(|c| (c.get(0).unwrap().start(), true, c[1].to_string()))
+            .chain(
+                drop.captures_iter(&code)
+                    .map(|c| (c.get(0).unwrap().start(), false, c[1].to_string())),
+            )
+            .collect();
+        events.sort();
+        for (_, created, name) in events {
+            if created {
+                tables.insert(name);
+            } else {
+                tables.remove(&name);
+            }
+        }
+    }
+    tables
+}
+
+/// Which compiled-in statements (db, domain, CONST) each source file names, through
+/// `crate::store::queries::<db>::<domain>` paths and the aliases `use … as q` gives them.
+fn query_references() -> BTreeMap<String, BTreeSet<(String, String, String)>> {
+    let path = regex::Regex::new(r"queries::(\w+)::(\w+)(?:\s+as\s+(\w+)|::([A-Z][A-Z0-9_]*))").unwrap();
+    let group = regex::Regex::new(r"queries::\{([^}]*)\}").unwrap();
+    let group_item = regex::Regex::new(r"(\w+)::(\w+)\s+as\s+(\w+)").unwrap();
+    let root = src();
+    let mut out: BTreeMap<String, BTreeSet<(String, String, String)>> = BTreeMap::new();
+    for (_, file) in source_files() {
+        let code = code_only(&std::fs::read_to_string(&file).unwrap());
+        let rel = file.strip_prefix(&root).unwrap().display().to_string();
+        let mut aliases: Vec<(String, String, String)> = Vec::new();
+        let mut found = BTreeSet::new();
+        for c in path.captures_iter(&code) {
+            match (c.get(3), c.get(4)) {
+                (Some(alias), _) => aliases.push((alias.as_str().into(), c[1].into(), c[2].into())),
+                (_, Some(name)) => {
+                    found.insert((c[1].to_string(), c[2].to_string(), name.as_str().to_string()));
+                }
+                _ => {}
+            }
+        }
+        for g in group.captures_iter(&code) {
+            for i in group_item.captures_iter(&g[1]) {
+                aliases.push((i[3].into(), i[1].into(), i[2].into()));
+            }
+        }
+        for (alias, db, domain) in aliases {
+            let uses = regex::Regex::new(&format!(r"\b{alias}::([A-Z][A-Z0-9_]*)\b")).unwrap();
+            for u in uses.captures_iter(&code) {
+                found.insert((db.clone(), domain.clone(), u[1].to_string()));
+            }
+        }
+        if !found.is_empty() {
+            out.insert(rel, found);
+        }
+    }
+    out
+}
+
+/// A statement's constant name, as build.rs derives it from the file name.
+fn const_name(stem: &str) -> String {
+    stem.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+        .collect()
+}
+
+#[test]
+fn every_table_has_exactly_one_writer_the_type_listed_in_table_owners() {
+    let root = src();
+    // Every table the migrations make is listed, and nothing else.
+    for db in ["project", "home"] {
+        let listed: BTreeSet<String> = TABLE_OWNERS
+            .iter()
+            .filter(|(d, _, _)| *d == db)
+            .map(|(_, t, _)| t.to_string())
+            .collect();
+        assert_eq!(listed, migrated_tables(db), "TABLE_OWNERS lists the {db} database's tables");
+    }
+    // Each owner file defines its type.
+    for (db, table, owner) in TABLE_OWNERS {
+        if let Some((file, ty)) = owner {
+            let code = std::fs::read_to_string(root.join(file)).unwrap();
+            assert!(
+                code.contains(&format!("struct {ty}")) || code.contains(&format!("fn {ty}")),
+                "{db}.{table}: {file} does not define {ty}"
+            );
+        }
+    }
+    // Which files run each writing statement.
+    let refs = query_references();
+    let mut writers: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+    let mut checked = 0;
+    for db in ["project", "home"] {
+        for f in sql_files(&manifest_dir().join("queries").join(db)) {
+            let domain = f.parent().unwrap().file_name().unwrap().to_string_lossy().into_owned();
+            let name = const_name(&f.file_stem().unwrap().to_string_lossy());
+            let tables = written_tables(&sql_code(&std::fs::read_to_string(&f).unwrap()));
+            if tables.is_empty() {
+                continue;
+            }
+            checked += 1;
+            let users: Vec<&String> = refs
+                .iter()
+                .filter(|(_, r)| r.contains(&(db.to_string(), domain.clone(), name.clone())))
+                .map(|(file, _)| file)
+                .collect();
+            for t in tables {
+                writers
+                    .entry((db.to_string(), t))
+                    .or_default()
+                    .extend(users.iter().map(|u| u.to_string()));
+            }
+        }
+    }
+    assert!(
+        checked > 30,
+        "too few writing statements found ({checked}): the scan is not reading queries/"
+    );
+    // Raw SQL in string literals that writes a table (outside the store and the test modules).
+    let raw = regex::Regex::new(r#""[^"]*"#).unwrap();
+    for (_, file) in source_files() {
+        let rel = file.strip_prefix(&root).unwrap().display().to_string();
+        if rel.starts_with("store/") || rel.ends_with("tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for lit in raw.find_iter(code) {
+            for t in written_tables(lit.as_str()) {
+                for db in ["project", "home"] {
+                    if TABLE_OWNERS.iter().any(|(d, name, _)| *d == db && *name == t) {
+                        writers.entry((db.to_string(), t.clone())).or_default().insert(rel.clone());
+                    }
+                }
+            }
+        }
+    }
+    let mut wrong = Vec::new();
+    for (db, table, owner) in TABLE_OWNERS {
+        let found = writers.remove(&(db.to_string(), table.to_string())).unwrap_or_default();
+        let want: BTreeSet<String> = owner.iter().map(|(f, _)| f.to_string()).collect();
+        if found != want {
+            wrong.push(format!("{db}.{table}: written from {found:?}, but its one writer is {owner:?}"));
+        }
+    }
+    for ((db, table), files) in writers {
+        wrong.push(format!("{db}.{table}: written from {files:?}, but no migration makes it"));
+    }
+    assert!(
+        wrong.is_empty(),
+        "tables with another writer than TABLE_OWNERS says:\n  {}",
+        wrong.join("\n  ")
+    );
+}
+
+#[test]
+fn the_command_line_runs_no_sql() {
+    let root = src().join("cli");
+    // SQL here is written in capitals; a word such as "rollback" in a message is not SQL.
+    let sql =
+        regex::Regex::new(r#""\s*(SELECT|INSERT|UPDATE|DELETE|REPLACE|PRAGMA|CREATE|DROP|ALTER|BEGIN|COMMIT|ROLLBACK|VACUUM|WITH)\s"#)
+            .unwrap();
+    let mut offenders = Vec::new();
+    for (_, file) in source_files() {
+        if !file.starts_with(&root) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let rel = file.strip_prefix(src()).unwrap().display().to_string();
+        if let Some(m) = sql.find(code) {
+            offenders.push(format!("{rel}: {}", m.as_str()));
+        }
+        if code.contains("store::queries") || code.contains("Connection::open") {
+            offenders.push(format!("{rel}: names the compiled-in queries or opens a connection"));
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "SQL in src/cli/ (it belongs to a domain's repository type): {offenders:?}"
+    );
+}
+
+#[test]
+fn the_writer_check_sees_inserts_updates_and_deletes_but_not_upserts_set_clauses() {
+    let sql = "INSERT OR ROLLBACK INTO usage (a) VALUES (1) ON CONFLICT (a) DO UPDATE SET a = 2; \
+               UPDATE state SET v = 1; DELETE FROM spool WHERE 1; SELECT * FROM events";
+    assert_eq!(
+        written_tables(sql),
+        BTreeSet::from(["spool".to_string(), "state".to_string(), "usage".to_string()])
+    );
+    assert_eq!(const_name("usage_insert-new"), "USAGE_INSERT_NEW");
+}
