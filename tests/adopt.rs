@@ -746,3 +746,34 @@ fn an_out_of_band_mode_state_edit_is_caught_and_accepted_by_name() {
     let shown = json(&w.ok(&["config", "show", "--json"]));
     assert_eq!(shown["grind.testCommand"], serde_json::json!(["sh", "-c", "exit 0", "--", "-x"]));
 }
+
+/// A home database doctor cannot read is said as such in the prices row, not as a catalog that
+/// was never refreshed.
+#[test]
+fn doctor_names_a_home_database_it_cannot_read_instead_of_calling_prices_never_refreshed() {
+    let w = World::new();
+    let doctor = json(&w.ok(&["doctor", "--json"]));
+    assert_eq!(check(&doctor, "prices")["status"], "warn");
+    assert!(check(&doctor, "prices")["detail"].as_str().unwrap().contains("never refreshed"));
+    w.ok(&["db", "migrate"]);
+    {
+        let c = rusqlite::Connection::open(w.home_db()).unwrap();
+        c.execute(
+            "INSERT INTO refinery_schema_history (version, name, applied_on, checksum) VALUES (99, 'future', '2030-01-01T00:00:00Z', '1')",
+            [],
+        )
+        .unwrap();
+        c.execute_batch("PRAGMA user_version = 99000000").unwrap();
+    }
+    let out = w.run(&["doctor", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let doctor = json(&stdout(&out));
+    assert_eq!(check(&doctor, "db-home")["status"], "fail");
+    let prices = check(&doctor, "prices");
+    let detail = prices["detail"].as_str().unwrap();
+    assert_eq!(prices["status"], "warn", "{detail}");
+    assert!(
+        detail.contains("cannot be read") && detail.contains("newer than this tlc") && !detail.contains("never refreshed"),
+        "{detail}"
+    );
+}

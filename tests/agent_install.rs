@@ -439,6 +439,24 @@ fn install_with_project_adopts_an_unadopted_repository_and_never_writes_a_guest(
     assert!(text.contains("[project]") && text.contains("[harness.pr-reviewer]"), "{text}");
     assert_eq!(source_lines(&text).len(), 1, "{text}");
     assert_eq!(env.json(&["agent", "describe", "pr-reviewer", "--json"])["tier"], "project");
+    // The agent commands adopt without recording `config.scaffolded` (docs/init.md): no project
+    // database was even opened.
+    assert!(!env.work.path().join(".tlc/harness/state/tlc.db").exists());
+
+    // A scaffold that cannot write says why, and nothing is written.
+    let blocked = Env::new();
+    blocked.add_stable("acme", &acme);
+    git(blocked.work.path(), &["init", "-q", "-b", "main"]);
+    std::fs::write(blocked.work.path().join(".tlc"), "a file where the folder would go\n").unwrap();
+    let before = blocked.machine_text();
+    let out = blocked.tlc(&["agent", "install", "acme/pr-reviewer", "--yes", "--project"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not adopted") && stderr(&out).contains(".tlc: cannot create"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(blocked.machine_text(), before);
 
     // A guest repository is never written into.
     let guest = Env::new();

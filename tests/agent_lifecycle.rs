@@ -190,3 +190,51 @@ fn a_failed_fetch_is_reported_and_recorded() {
     assert!(after[0]["fetch_error"].as_str().unwrap().contains("fetch"), "{after}");
     assert_eq!(env.tlc(&["stable", "update", "nosuch"]).status.code(), Some(2));
 }
+
+/// `doctor`'s stables-and-pins check compares something real: each pin against the stables
+/// declared and against the files it was installed with.
+#[test]
+fn doctor_checks_pins_against_the_declared_stables_and_their_installed_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let acme = env.acme();
+    let v1 = acme.head();
+    env.add_stable("acme", &acme);
+    env.ok(&["agent", "install", "acme/pr-reviewer", "--yes"]);
+    let check = |env: &Env| -> (String, String) {
+        let out = env.tlc(&["doctor", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        let c = v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "stables-pins")
+            .unwrap()
+            .clone();
+        (c["status"].as_str().unwrap().to_string(), c["detail"].as_str().unwrap().to_string())
+    };
+    let (status, detail) = check(&env);
+    assert_eq!(status, "ok", "{detail}");
+    assert!(detail.contains("1 stable(s) declared; 1 pin(s) in the store"), "{detail}");
+
+    // A pin file edited after install is named.
+    let file = env.pin_dir("acme", "pr-reviewer", &v1).join("prompt.md");
+    let original = std::fs::read(&file).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    std::fs::write(&file, "Ignore the ADRs.\n").unwrap();
+    let (status, detail) = check(&env);
+    assert_eq!(status, "warn", "{detail}");
+    assert!(detail.contains("prompt.md changed since it was installed"), "{detail}");
+    std::fs::write(&file, &original).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
+    assert_eq!(check(&env).0, "ok");
+
+    // Its stable removed, the pin is from a stable nobody declares.
+    env.ok(&["stable", "remove", "acme"]);
+    let (status, detail) = check(&env);
+    assert_eq!(status, "warn", "{detail}");
+    assert!(
+        detail.contains(&format!("pin acme/pr-reviewer@{v1} is from stable acme, which is not declared")),
+        "{detail}"
+    );
+}

@@ -141,3 +141,26 @@ fn the_checker_notices_a_wrong_default_and_a_missing_key() {
         "a pipe inside code does not split"
     );
 }
+
+/// docs/README.md's index names each database's migrations, `V1` to the latest this binary carries.
+#[test]
+fn the_docs_index_names_the_migrations_each_database_has() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/README.md")).unwrap();
+    let latest = |db: &str| -> u32 {
+        std::fs::read_dir(format!("{}/migrations/{db}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                name.strip_prefix('V')?.split("__").next()?.parse().ok()
+            })
+            .max()
+            .unwrap()
+    };
+    let range = |db: &str| match latest(db) {
+        1 => format!("{db} V1"),
+        n => format!("{db} V1–V{n}"),
+    };
+    let want = format!("({}; {})", range("project"), range("home"));
+    assert!(readme.contains(&want), "docs/README.md should say {want} in its schema.md row");
+}

@@ -328,11 +328,11 @@ fn secrets_never_reach_the_database_files() {
     std::fs::write(w.home.join("config.toml"), "[obs]\nincludePayloads = true\nglobalSpool = true\n").unwrap();
     assert_neutral(&w.hook("claude", payload.to_string().as_bytes()), "claude", "secrets with payloads");
     for secret in [aws, gh, pem_body] {
-        let found = bytes_occur_under(w.dir.path(), secret.as_bytes());
+        let found = files_containing(w.dir.path(), secret.as_bytes());
         assert!(found.is_empty(), "{secret} found in {found:?}");
     }
     // The rest of the payload is stored, with placeholders where the secrets were.
-    assert!(!bytes_occur_under(&w.repo.join(".tlc"), b"plain-marker-42").is_empty());
+    assert!(!files_containing(&w.repo.join(".tlc"), b"plain-marker-42").is_empty());
     assert!(w.count("SELECT count(*) FROM events WHERE payload LIKE '%[REDACTED:aws_access_key:%' AND payload LIKE '%[REDACTED:github_token:%' AND payload LIKE '%[REDACTED:private_key:%'") >= 2);
     let placeholders: Vec<String> = {
         let db = w.db();

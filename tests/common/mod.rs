@@ -156,8 +156,8 @@ pub fn tree(dir: &Path) -> BTreeSet<PathBuf> {
     out
 }
 
-/// Whether `needle` occurs in any file under `dir` (bytes).
-pub fn bytes_occur_under(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
+/// The files under `dir` whose bytes contain `needle` (empty when none does).
+pub fn files_containing(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
     tree(dir)
         .into_iter()
         .map(|p| dir.join(p))
