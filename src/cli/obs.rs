@@ -177,7 +177,7 @@ fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
         return nothing_recorded(ctx, format == Format::Json);
     };
     let conn = store.conn();
-    let reports = Reports::new(&conn);
+    let reports = Reports::new(conn);
     let (provider, session) = match &a.session {
         Some(id) => {
             let found = reports.find_session(id)?;
@@ -419,7 +419,7 @@ fn events(ctx: &Ctx, a: EventsArgs) -> anyhow::Result<()> {
         return nothing_recorded(ctx, a.json);
     };
     let conn = store.conn();
-    let lines = Reports::new(&conn).events(a.n.max(0), a.kind.as_deref(), a.session.as_deref(), plane.as_deref())?;
+    let lines = Reports::new(conn).events(a.n.max(0), a.kind.as_deref(), a.session.as_deref(), plane.as_deref())?;
     if a.json {
         return render::json(&lines);
     }
@@ -434,7 +434,7 @@ fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
         return nothing_recorded(ctx, a.json);
     };
     let conn = store.conn();
-    let lines = Reports::new(&conn).decisions(a.n.max(0), a.session.as_deref())?;
+    let lines = Reports::new(conn).decisions(a.n.max(0), a.session.as_deref())?;
     if a.json {
         return render::json(&lines);
     }
@@ -473,12 +473,12 @@ fn live(ctx: &Ctx, a: LiveArgs) -> anyhow::Result<()> {
     };
     let mut last = {
         let conn = store.conn();
-        Reports::new(&conn).max_event_id()?
+        Reports::new(conn).max_event_id()?
     };
     loop {
         let lines = {
             let conn = store.conn();
-            Reports::new(&conn).signal_after(last)?
+            Reports::new(conn).signal_after(last)?
         };
         for e in &lines {
             last = last.max(e.id);

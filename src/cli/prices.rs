@@ -91,7 +91,7 @@ fn read_source(source: &str) -> anyhow::Result<Vec<PriceEntry>> {
     })
     .map_err(anyhow::Error::msg)?;
     progress.finish();
-    Ok(parse::parse_source(source, &bytes).with_context(|| source.to_string())?)
+    parse::parse_source(source, &bytes).with_context(|| source.to_string())
 }
 
 fn store_plane(cat: &PriceCatalog, plane: &str, source: &str, entries: &[PriceEntry]) -> anyhow::Result<RefreshOutcome> {

@@ -1082,9 +1082,9 @@ mod tests {
         let store = crate::store::open_write(crate::store::DbKind::Home, &db).unwrap();
         let conn = store.conn();
         let hasher = KeyHasher::default();
-        let mut writer = UsageWriter::new(&conn).unwrap();
+        let mut writer = UsageWriter::new(conn).unwrap();
         let row = |key| UsageRow::for_test(key, "2026-11-20T01:00:00.000Z");
-        let mut state = begin_bulk(&conn, &db, &hasher, SeenKeys::default(), i64::MIN).unwrap();
+        let mut state = begin_bulk(conn, &db, &hasher, SeenKeys::default(), i64::MIN).unwrap();
         assert_eq!(state.last_id, 0);
         for key in ["msg_a:req_a", "msg_b:req_b"] {
             assert!(state.seen.insert(hasher.hash(key)));
@@ -1092,7 +1092,7 @@ mod tests {
             state.keys.push(key, state.last_id);
             writer.insert_new([(state.last_id, row(key))]).unwrap();
         }
-        let (next, checkpointer) = commit_midway(&conn, &db, &mut writer, &hasher, state).unwrap();
+        let (next, checkpointer) = commit_midway(conn, &db, &mut writer, &hasher, state).unwrap();
         checkpointer.join().unwrap();
         // The first transaction is committed, its keys in `usage_key`, its triggers restored.
         let other_store = crate::store::open_write(crate::store::DbKind::Home, &db).unwrap();
@@ -1103,7 +1103,7 @@ mod tests {
         // ids are those of the first.
         assert!(next.seen.contains(&hasher.hash("msg_b:req_b")));
         assert_eq!(next.last_id, 2);
-        end_bulk(&conn, &db, &mut writer, next).unwrap();
+        end_bulk(conn, &db, &mut writer, next).unwrap();
         conn.execute_batch("COMMIT").unwrap();
         // A hook stores a response between two bulk transactions: the next one knows its key and
         // numbers its own rows after it.
@@ -1130,7 +1130,7 @@ mod tests {
                 ],
             )
             .unwrap();
-        let again = begin_bulk(&conn, &db, &hasher, SeenKeys::default(), 2).unwrap();
+        let again = begin_bulk(conn, &db, &hasher, SeenKeys::default(), 2).unwrap();
         assert!(again.seen.contains(&hasher.hash("msg_h:req_h")));
         assert!(!again.seen.contains(&hasher.hash("msg_a:req_a")));
         assert_eq!(again.last_id, 3);

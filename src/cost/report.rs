@@ -169,7 +169,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = crate::store::open_write(DbKind::Home, &dir.path().join("h.db")).unwrap();
         let conn = store.conn();
-        let mut w = crate::cost::usage::UsageWriter::new(&conn).unwrap();
+        let mut w = crate::cost::usage::UsageWriter::new(conn).unwrap();
         let u = crate::cost::TokenUsage {
             input: 1,
             output: 2,

@@ -433,7 +433,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = crate::store::open_write(DbKind::Home, &dir.path().join("h.db")).unwrap();
         let conn = store.conn();
-        let mut w = UsageWriter::new(&conn).unwrap();
+        let mut w = UsageWriter::new(conn).unwrap();
         let u = TokenUsage {
             input: 1,
             output: 2,
@@ -450,12 +450,12 @@ mod tests {
         assert!(w.insert(&row("c", "2026-11-21T02:00:00.000Z", Some(0.25))).unwrap());
         assert!(!w.insert(&row("a", "2026-11-20T01:00:00.000Z", Some(0.5))).unwrap());
         w.flush().unwrap();
-        let incremental = rollup(&conn);
+        let incremental = rollup(conn);
         assert_eq!(incremental.len(), 2);
         assert_eq!(incremental[0].4, 2);
         assert_eq!(incremental[0].5, 1);
-        rebuild_rollup(&conn).unwrap();
-        assert_eq!(rollup(&conn), incremental);
+        rebuild_rollup(conn).unwrap();
+        assert_eq!(rollup(conn), incremental);
         // Rows of another source are rolled up by the trigger, once, whoever inserts them.
         let spool = UsageRow {
             source: "spool",
@@ -469,7 +469,7 @@ mod tests {
             [],
         )
         .unwrap();
-        let with_spool = rollup(&conn);
+        let with_spool = rollup(conn);
         let daily = |c: &Connection| -> Vec<(String, String, i64, f64)> {
             let mut st = c
                 .prepare("SELECT day, model, responses, cost_usd FROM usage_daily ORDER BY 1, 2")
@@ -479,15 +479,15 @@ mod tests {
                 .map(Result::unwrap)
                 .collect()
         };
-        let daily_before = daily(&conn);
+        let daily_before = daily(conn);
         assert_eq!(daily_before.len(), 2);
-        rebuild_rollup(&conn).unwrap();
-        assert_eq!(rollup(&conn), with_spool);
-        assert_eq!(daily(&conn), daily_before);
+        rebuild_rollup(conn).unwrap();
+        assert_eq!(rollup(conn), with_spool);
+        assert_eq!(daily(conn), daily_before);
         assert_eq!(with_spool[1].4, 3);
         // The delete trigger still keeps the rollup right.
         conn.execute("DELETE FROM usage WHERE dedup_key = 'c'", []).unwrap();
-        assert_eq!(rollup(&conn)[1].4, 2);
+        assert_eq!(rollup(conn)[1].4, 2);
     }
 
     #[test]
@@ -505,30 +505,30 @@ mod tests {
                 .map(Result::unwrap)
                 .collect()
         };
-        let mut w = UsageWriter::new(&conn).unwrap();
+        let mut w = UsageWriter::new(conn).unwrap();
         conn.execute_batch("BEGIN IMMEDIATE").unwrap();
-        let triggers = SuspendedTriggers::suspend(&conn).unwrap();
+        let triggers = SuspendedTriggers::suspend(conn).unwrap();
         let ids = keys.iter().enumerate().map(|(i, k)| (i as i64 + 10, row(k)));
         assert_eq!(w.insert_new(ids).unwrap(), keys.len() as u64);
-        assert_eq!(pairs(&conn, "SELECT tail, id FROM usage_key"), []);
+        assert_eq!(pairs(conn, "SELECT tail, id FROM usage_key"), []);
         let tails = keys.iter().enumerate().map(|(i, k)| (k.as_str(), i as i64 + 10));
         assert_eq!(w.insert_keys(tails).unwrap(), keys.len() as u64);
-        triggers.restore(&conn).unwrap();
+        triggers.restore(conn).unwrap();
         conn.execute_batch("COMMIT").unwrap();
-        assert_eq!(count(&conn), keys.len() as i64);
-        let stored = pairs(&conn, "SELECT dedup_key, id FROM usage ORDER BY id");
+        assert_eq!(count(conn), keys.len() as i64);
+        let stored = pairs(conn, "SELECT dedup_key, id FROM usage ORDER BY id");
         assert_eq!(
             stored,
             keys.iter().enumerate().map(|(i, k)| (k.clone(), i as i64 + 10)).collect::<Vec<_>>()
         );
         assert_eq!(
-            pairs(&conn, "SELECT tail, id FROM usage_key ORDER BY 1, 2"),
-            pairs(&conn, "SELECT substr(dedup_key, -16), id FROM usage ORDER BY 1, 2")
+            pairs(conn, "SELECT tail, id FROM usage_key ORDER BY 1, 2"),
+            pairs(conn, "SELECT substr(dedup_key, -16), id FROM usage ORDER BY 1, 2")
         );
         // Both triggers are back: a row inserted the usual way gets its key row.
         conn.execute("INSERT INTO usage (dedup_key, source, ts) VALUES ('later', 'spool', 't')", [])
             .unwrap();
-        assert_eq!(pairs(&conn, "SELECT tail, id FROM usage_key WHERE tail = 'later'").len(), 1);
+        assert_eq!(pairs(conn, "SELECT tail, id FROM usage_key WHERE tail = 'later'").len(), 1);
         // A row that breaks a constraint (an id in use) ends the caller's transaction, rows before
         // it included.
         conn.execute_batch("BEGIN IMMEDIATE").unwrap();
@@ -536,6 +536,6 @@ mod tests {
         let err = w.insert_new(again).unwrap_err();
         assert!(err.to_string().contains("UNIQUE"), "{err}");
         assert!(conn.is_autocommit(), "the transaction was rolled back");
-        assert_eq!(count(&conn), keys.len() as i64 + 1);
+        assert_eq!(count(conn), keys.len() as i64 + 1);
     }
 }

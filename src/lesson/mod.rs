@@ -130,7 +130,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = crate::store::open_write(DbKind::Home, &dir.path().join("h.db")).unwrap();
         let conn = store.conn();
-        let st = LessonStore::new(&conn, DbKind::Home);
+        let st = LessonStore::new(conn, DbKind::Home);
         let mut l = NewLesson {
             instruction: "Grep for a producer.".into(),
             category: "manual".into(),

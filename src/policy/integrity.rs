@@ -379,7 +379,7 @@ mod tests {
             [],
         )
         .unwrap();
-        let st = IntegrityStore::new(&conn);
+        let st = IntegrityStore::new(conn);
         let a = vec![
             Source {
                 name: "/p/config.toml".into(),
