@@ -58,7 +58,7 @@ pub fn read_delta(
         cause,
     };
     if !path.ends_with(".jsonl") {
-        return Err(format!("{path}: not a .jsonl transcript"));
+        return Err(at(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a .jsonl transcript")));
     }
     let p = Path::new(path);
     let meta = match std::fs::metadata(p) {
@@ -68,10 +68,10 @@ pub fn read_delta(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && matches!(template.kind, Kind::SessionStart | Kind::PromptSubmit) => {
             return Ok(None)
         }
-        Err(e) => return Err(format!("{path}: {e}")),
+        Err(e) => return Err(at(e)),
     };
     if !meta.is_file() {
-        return Err(format!("{path}: not a regular file"));
+        return Err(at(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file")));
     }
     let file_id = format!("{}:{}", meta.dev(), meta.ino());
     let size = meta.len();
