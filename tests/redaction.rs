@@ -126,7 +126,7 @@ fn a_field_beyond_the_scan_cap_is_stored_cut_never_unscanned() {
     let stored = last_attrs(&w)["tool_response"]["stdout"].as_str().unwrap().to_string();
     assert!(stored.len() < 1024 * 1024 + 100, "cut near the cap: {} bytes", stored.len());
     assert!(stored.ends_with("bytes: not scanned]"), "{}", &stored[stored.len() - 80..]);
-    assert!(bytes_occur_under(w.dir.path(), late_secret.as_bytes()).is_empty());
+    assert!(files_containing(w.dir.path(), late_secret.as_bytes()).is_empty());
 }
 
 /// A transcript with one API response, at `<projects>/<folder>/<session>.jsonl`.
@@ -229,7 +229,7 @@ fn the_secrets_that_leaked_before_are_redacted_and_ids_and_models_are_kept() {
     let start = json!({"session_id": "leaks-1", "cwd": "/repo", "hook_event_name": "SessionStart", "source": "compact", "model": "claude-opus-4-1-20250805"});
     response(&hook_within_timeout(&w, "claude", start.to_string().as_bytes()));
     for secret in secrets {
-        let found = bytes_occur_under(w.dir.path(), secret.as_bytes());
+        let found = files_containing(w.dir.path(), secret.as_bytes());
         assert!(found.is_empty(), "{secret} found in {found:?}");
     }
     let payload: String = w
@@ -401,5 +401,5 @@ fn cursor_replaces_mcp_output_and_gets_a_notice_for_other_tools() {
         json!({})
     );
     assert_eq!(last_attrs(&w)["secrets_redacted"], 1);
-    assert!(bytes_occur_under(w.dir.path(), key.as_bytes()).is_empty());
+    assert!(files_containing(w.dir.path(), key.as_bytes()).is_empty());
 }
