@@ -27,23 +27,21 @@ fn main() {
     link_for_fast_start();
 }
 
-/// Start-up cost of the binary: `tlc hook` runs as a whole process on every tool call, and on the
-/// 2-core machines here the two link choices below measured 0.2-0.4 ms off a 2.5-3 ms hook
-/// (Linux with glibc only):
+/// Start-up cost of the binary: `tlc hook` runs as a whole process on every tool call. The
+/// unwinder is linked in statically (libgcc_eh, as `+crt-static` builds do) instead of loading
+/// libgcc_s.so, whose load and CPU-feature probe cost about 0.1 ms per process on the 2-core
+/// machines here (Linux with glibc only). Unwinding, and so the hook's `catch_unwind`, works the
+/// same. Listed before the standard library's `-lgcc_s`, it resolves the unwinder's symbols first
+/// and `--as-needed` then drops libgcc_s.
 ///
-/// - a position-dependent executable (`-no-pie`): the ~20,000 relative relocations a PIE applies at
-///   every start (and the copy-on-write faults on the pages they touch) are resolved at link time;
-///   shared libraries, the stack and the heap stay randomised.
-/// - the unwinder linked in statically (libgcc_eh, as `+crt-static` builds do) instead of loading
-///   libgcc_s.so, whose load and CPU-feature probe cost ~0.1 ms per process. Unwinding, and so
-///   the hook's `catch_unwind`, works the same. Listed before the standard library's `-lgcc_s`,
-///   it resolves the unwinder's symbols first and `--as-needed` then drops libgcc_s.
+/// The binary stays a position-independent executable with full RELRO (the toolchain's default:
+/// `-pie -z relro -z now`): it parses text an agent controls with C code (SQLite) in the process,
+/// so it keeps the platform's exploit mitigations. A test (`tests/hardening.rs`) checks both.
 fn link_for_fast_start() {
     let var = |k: &str| std::env::var(k).unwrap_or_default();
     if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" {
         return;
     }
-    println!("cargo:rustc-link-arg-bins=-no-pie");
     println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");
 }
 

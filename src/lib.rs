@@ -3,6 +3,11 @@
 //! The binary is a thin shell over this library: [`cli`] parses and renders, [`hook`] adapts
 //! provider payloads, the domains ([`obs`], [`cost`], [`policy`], [`gate`], [`lesson`], [`agent`])
 //! own their tables and SQL, and [`store`], [`config`] and [`render`] are shared by all of them.
+//!
+//! `unsafe` code is denied here and allowed in two modules only: [`sys`] (the operating system
+//! calls the standard library does not wrap) and `cost::borrowed_insert` (SQLite's C interface,
+//! for the bulk import's copy-free binds).
+#![deny(unsafe_code)]
 
 pub mod agent;
 pub mod cli;
@@ -21,6 +26,7 @@ pub mod policy;
 pub mod project;
 pub mod render;
 pub mod store;
+pub mod sys;
 
 #[cfg(test)]
 mod architecture;

@@ -6,6 +6,10 @@
 //! bound as `SQLITE_STATIC`, which is sound only while the bound memory outlives the statement's
 //! run: [`BorrowedInsert::execute`] binds, steps and clears the bindings within one call that
 //! borrows the values, so no binding can outlive them.
+//!
+//! The one module that calls SQLite's C interface directly (the crate root denies `unsafe` code
+//! everywhere but here and in `sys`).
+#![allow(unsafe_code)]
 
 use rusqlite::ffi;
 use rusqlite::Connection;

@@ -12,6 +12,7 @@
 //! transactions) so that hooks writing to the same database are never kept waiting long, except
 //! on the bulk path (see [`use_bulk_path`]).
 
+#![allow(unsafe_code)] // TEMP: removed by the import restructure
 use super::catalog::{CachedResolver, CostError, PriceCatalog, ResolvedPrice};
 use super::rates::priced_cost;
 use super::transcript::Fx;

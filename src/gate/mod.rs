@@ -251,7 +251,7 @@ impl<'c> GateStore<'c> {
             let stale_age = clock::parse(&h.acquired_at)
                 .map(|t| (clock::now() - t).to_std().unwrap_or_default() > LOCK_STALE)
                 .unwrap_or(true);
-            let gone = h.host == host && !process_alive(h.pid);
+            let gone = h.host == host && !crate::sys::process_exists(h.pid);
             if !(stale_age || gone || (h.host == host && h.pid == pid)) {
                 return Ok(Err(h));
             }
@@ -282,26 +282,9 @@ impl<'c> GateStore<'c> {
     }
 }
 
-fn process_alive(pid: i64) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
-    if pid <= 0 {
-        return false;
-    }
-    // SAFETY: kill with signal 0 only checks that the process exists.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
 /// This machine's host name (a pid means nothing on another host).
 pub fn hostname() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: the buffer is valid for its length; gethostname NUL-terminates within it or truncates.
-    let r = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if r != 0 {
-        return "unknown".into();
-    }
-    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
+    crate::sys::hostname().unwrap_or_else(|| "unknown".into())
 }
 
 /// Runs `argv` in `cwd` and returns the finished run (not yet stored). `report` is the path the

@@ -209,15 +209,7 @@ pub fn terminal_width() -> Option<u16> {
     if !stdout_is_terminal() {
         return None;
     }
-    let mut ws = libc::winsize {
-        ws_row: 0,
-        ws_col: 0,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: TIOCGWINSZ writes one winsize into the struct we own; fd 1 is open.
-    let rc = unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut ws) };
-    (rc == 0 && ws.ws_col > 0).then_some(ws.ws_col)
+    crate::sys::stdout_columns()
 }
 
 /// A USD amount for people: cents for big sums, more digits for small ones.

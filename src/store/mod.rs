@@ -214,23 +214,6 @@ impl Store {
     }
 }
 
-/// Process-wide SQLite settings, applied once before the first connection initialises SQLite.
-///
-/// Memory statistics off: with them on, every allocation SQLite makes (thousands while it parses
-/// the schema on a connection's first statement) takes a global mutex to update counters that
-/// nothing here reads. Too late (SQLite already initialised elsewhere) is harmless: SQLite then
-/// refuses the call and keeps its defaults.
-fn configure_sqlite() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // SAFETY: SQLITE_CONFIG_MEMSTATUS takes one int; sqlite3_config only records it, and
-        // returns SQLITE_MISUSE without effect once SQLite is initialised.
-        unsafe {
-            rusqlite::ffi::sqlite3_config(rusqlite::ffi::SQLITE_CONFIG_MEMSTATUS, 0 as std::ffi::c_int);
-        }
-    });
-}
-
 /// Opens `path` for writing: creates the file (0600, in a 0700 folder) when missing, sets WAL,
 /// and migrates it when its schema or views are behind this binary. Refuses a newer schema
 /// without writing. For every command that writes.
@@ -285,7 +268,6 @@ fn open_and_migrate(kind: DbKind, path: &Path) -> Result<(Connection, MigrationR
         })?;
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    configure_sqlite();
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
     init_write(&mut conn).map_err(|e| StoreError::sqlite(path, e))?;
     let version: i64 = conn
@@ -362,7 +344,6 @@ fn wal_path(db: &Path) -> PathBuf {
 /// at its schema: `db status` and `db check` read any version).
 fn open_read_connection(path: &Path) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    configure_sqlite();
     let mut conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
     init_read(&mut conn).map_err(|e| StoreError::sqlite(path, e))?;
     Ok(conn)

@@ -67,3 +67,13 @@ fn random_bytes_are_not_a_database_and_stay_as_they_are() {
     assert!(err.to_string().contains("tlc.db"));
     assert_eq!(std::fs::read(&path).unwrap(), junk);
 }
+
+#[test]
+fn sqlite_is_built_without_memory_statistics() {
+    // `.cargo/config.toml` compiles the bundled SQLite with SQLITE_DEFAULT_MEMSTATUS=0: every
+    // allocation would otherwise take a global mutex to update counters nothing reads.
+    let conn = rusqlite::Connection::open_in_memory().unwrap();
+    let mut st = conn.prepare("PRAGMA compile_options").unwrap();
+    let options: Vec<String> = st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    assert!(options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"), "{options:?}");
+}
