@@ -148,3 +148,38 @@ fn config_show_names_the_tier_and_file_of_every_value() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains(".tlc/harness/config.toml:3"), "{}", stderr(&out));
 }
+
+/// The release binary keeps the platform's exploit mitigations (issue 13): it parses text an
+/// agent controls with C code (SQLite) in the process. Read from the ELF file itself: the type is
+/// ET_DYN (a position-independent executable), a PT_GNU_RELRO segment exists, and the dynamic
+/// section asks for every symbol bound at start (DF_BIND_NOW or DF_1_NOW), so the relocated
+/// tables are read-only before `main` runs.
+#[cfg(all(target_os = "linux", target_pointer_width = "64", target_endian = "little"))]
+#[test]
+fn the_binary_is_a_position_independent_executable_with_full_relro() {
+    let elf = std::fs::read(env!("CARGO_BIN_EXE_tlc")).unwrap();
+    let u16_at = |o: usize| u16::from_le_bytes(elf[o..o + 2].try_into().unwrap());
+    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap());
+    assert_eq!(&elf[..5], b"\x7fELF\x02", "a 64-bit ELF file");
+    const ET_DYN: u16 = 3;
+    assert_eq!(u16_at(16), ET_DYN, "e_type: the binary is not position-independent");
+    let (phoff, phentsize, phnum) = (u64_at(32) as usize, usize::from(u16_at(54)), usize::from(u16_at(56)));
+    const PT_DYNAMIC: u32 = 2;
+    const PT_GNU_RELRO: u32 = 0x6474_e552;
+    let headers: Vec<(u32, usize, usize)> = (0..phnum)
+        .map(|i| phoff + i * phentsize)
+        .map(|h| (u32_at(h), u64_at(h + 8) as usize, u64_at(h + 32) as usize))
+        .collect();
+    assert!(headers.iter().any(|h| h.0 == PT_GNU_RELRO), "no GNU_RELRO segment");
+    let &(_, dyn_off, dyn_size) = headers.iter().find(|h| h.0 == PT_DYNAMIC).expect("a dynamic section");
+    const DT_FLAGS: u64 = 30;
+    const DF_BIND_NOW: u64 = 0x8;
+    const DT_FLAGS_1: u64 = 0x6fff_fffb;
+    const DF_1_NOW: u64 = 0x1;
+    let bind_now = (dyn_off..dyn_off + dyn_size)
+        .step_by(16)
+        .map(|e| (u64_at(e), u64_at(e + 8)))
+        .any(|(tag, val)| (tag == DT_FLAGS && val & DF_BIND_NOW != 0) || (tag == DT_FLAGS_1 && val & DF_1_NOW != 0));
+    assert!(bind_now, "symbols are bound lazily: RELRO is partial");
+}
