@@ -89,6 +89,59 @@ fn install_and_uninstall_round_trip_a_settings_json_that_holds_another_tools_hoo
 }
 
 #[test]
+fn an_empty_home_is_refused_alike_by_install_uninstall_and_doctor() {
+    // With HOME empty and no CLAUDE_CONFIG_DIR, `install --claude` once wrote ./.claude/settings.json
+    // in whatever folder it ran from, where doctor saw no provider at all. Both now ask one
+    // function, which refuses an empty variable as an unset one.
+    let w = World::new();
+    let cwd = w.dir.path().join("somewhere");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let run = |args: &[&str]| w.cmd_in(&cwd, args).env("HOME", "").output().unwrap();
+    let claude = "neither CLAUDE_CONFIG_DIR nor HOME is set: cannot find Claude Code's settings.json";
+    let cursor = "neither CURSOR_CONFIG_DIR nor HOME is set: cannot find Cursor's hooks.json";
+
+    let out = run(&["install", "--claude"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("claude: {claude}")), "{}", stderr(&out));
+    let out = run(&["install"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains(&format!("claude: {claude} — skipped")), "{text}");
+    assert!(text.contains(&format!("cursor: {cursor} — skipped")), "{text}");
+    let out = run(&["uninstall"]);
+    assert!(out.status.success() && stdout(&out).contains(claude), "{}", stdout(&out));
+    assert!(tree(&cwd).is_empty(), "wrote into the working folder: {:?}", tree(&cwd));
+
+    let out = run(&["doctor", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let detail = |id: &str| {
+        v["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no {id} check"))["detail"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(detail("hooks-claude"), format!("claude not detected ({claude})"));
+    assert_eq!(detail("hooks-cursor"), format!("cursor not detected ({cursor})"));
+
+    // The provider's own variable, when set, is the folder (HOME still empty).
+    let dir = w.dir.path().join("claude-config");
+    let out = w
+        .cmd_in(&cwd, &["install", "--claude"])
+        .env("HOME", "")
+        .env("CLAUDE_CONFIG_DIR", &dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(dir.join("settings.json").is_file());
+    assert!(tree(&cwd).is_empty());
+}
+
+#[test]
 fn demo_replays_a_claude_session_through_the_hook() {
     let w = World::new();
     let dir = w.dir.path().join("demo");

@@ -1,19 +1,15 @@
-//! `tlc hook claude|cursor`: the hot path. Always prints a valid response and exits 0.
+//! `tlc hook <provider>`: the hot path. Always prints a valid response and exits 0.
 
 use crate::hook::{self, Provider};
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum HookProvider {
-    Claude,
-    Cursor,
+/// The provider argument: one of the names in `hook::PROVIDERS`.
+pub fn provider_arg() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(hook::PROVIDERS.iter().map(|p| p.name))
 }
 
-pub fn run(provider: HookProvider) -> anyhow::Result<()> {
-    let provider = match provider {
-        HookProvider::Claude => Provider::Claude,
-        HookProvider::Cursor => Provider::Cursor,
-    };
-    let response = hook::run(provider);
+pub fn run(provider: Provider) -> anyhow::Result<()> {
+    // This process exits as soon as the response is printed: its connections are left to the exit.
+    let response = hook::run_in_exiting_process(provider);
     if !response.is_empty() {
         crate::render::out(&(response + "\n"))?;
     }

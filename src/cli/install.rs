@@ -1,18 +1,15 @@
-//! `tlc install [--claude] [--cursor] [--dry-run]` and `tlc uninstall [--dry-run]`: wiring tlc's
-//! hook entries into Claude Code's settings.json and Cursor's hooks.json.
+//! `tlc install [--<provider>…] [--dry-run]` and `tlc uninstall [--dry-run]`: wiring tlc's hook
+//! entries into each provider's settings file (Claude Code's settings.json, Cursor's hooks.json:
+//! see `hook::PROVIDERS`).
 
-use crate::hook::wiring;
+use crate::hook::{wiring, Provider, PROVIDERS};
 use crate::render;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
 pub struct InstallArgs {
-    /// Wire Claude Code (settings.json in CLAUDE_CONFIG_DIR, else ~/.claude).
-    #[arg(long)]
-    pub claude: bool,
-    /// Wire Cursor (hooks.json in CURSOR_CONFIG_DIR, else ~/.cursor).
-    #[arg(long)]
-    pub cursor: bool,
+    #[command(flatten)]
+    pub providers: ProviderFlags,
     /// Print the plan and write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -25,36 +22,34 @@ pub struct UninstallArgs {
     pub dry_run: bool,
 }
 
-struct Target {
-    provider: &'static str,
-    dir: PathBuf,
-    file: PathBuf,
+/// `--<name>` for each provider in `hook::PROVIDERS`: the ones named on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct ProviderFlags(pub Vec<Provider>);
+
+impl clap::FromArgMatches for ProviderFlags {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(ProviderFlags(PROVIDERS.iter().copied().filter(|p| m.get_flag(p.name)).collect()))
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
 }
 
-fn config_dir(var: &str, default: &str) -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(d));
+impl clap::Args for ProviderFlags {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        PROVIDERS.iter().fold(cmd, |cmd, p| {
+            cmd.arg(clap::Arg::new(p.name).long(p.name).action(clap::ArgAction::SetTrue).help(format!(
+                "Wire {} ({} in {}, else ~/{})",
+                p.product, p.settings_file, p.config_dir_var, p.config_dir_default
+            )))
+        })
     }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(default))
-}
 
-fn targets() -> Vec<Target> {
-    let mut t = Vec::new();
-    if let Some(dir) = config_dir("CLAUDE_CONFIG_DIR", ".claude") {
-        t.push(Target {
-            provider: "claude",
-            file: dir.join("settings.json"),
-            dir,
-        });
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
     }
-    if let Some(dir) = config_dir("CURSOR_CONFIG_DIR", ".cursor") {
-        t.push(Target {
-            provider: "cursor",
-            file: dir.join("hooks.json"),
-            dir,
-        });
-    }
-    t
 }
 
 fn read_json(path: &Path) -> anyhow::Result<Option<serde_json::Value>> {
@@ -90,94 +85,101 @@ fn write_with_backup(path: &Path, existed: bool, value: &serde_json::Value) -> a
 pub fn install(args: InstallArgs) -> anyhow::Result<()> {
     let exe = std::env::current_exe().map_err(|e| crate::error::refused(format!("cannot locate the tlc binary: {e}")))?;
     let exe = exe.display().to_string();
-    let explicit = args.claude || args.cursor;
+    let explicit = !args.providers.0.is_empty();
     let mut done_any = false;
-    for t in targets() {
-        let wanted = if explicit {
-            (t.provider == "claude" && args.claude) || (t.provider == "cursor" && args.cursor)
-        } else {
-            t.dir.is_dir()
-        };
-        if !wanted {
-            if !explicit {
-                render::out(&format!(
-                    "{}: {} not found — skipped (pass --{} to wire it anyway)\n",
-                    t.provider,
-                    t.dir.display(),
-                    t.provider
-                ))?;
+    for &p in PROVIDERS {
+        if explicit && !args.providers.0.iter().any(|w| w.name == p.name) {
+            continue;
+        }
+        let dir = match p.config_dir() {
+            Ok(dir) => dir,
+            Err(e) if explicit => return Err(crate::error::unusable(format!("{}: {e}", p.name))),
+            Err(e) => {
+                render::out(&format!("{}: {e} — skipped\n", p.name))?;
+                continue;
             }
+        };
+        if !explicit && !dir.is_dir() {
+            render::out(&format!(
+                "{}: {} not found — skipped (pass --{} to wire it anyway)\n",
+                p.name,
+                dir.display(),
+                p.name
+            ))?;
             continue;
         }
         done_any = true;
-        let existing = read_json(&t.file)?;
+        let file = dir.join(p.settings_file);
+        let existing = read_json(&file)?;
         let existed = existing.is_some();
         let mut value = existing.unwrap_or_else(|| serde_json::json!({}));
-        let command = wiring::hook_command(&exe, t.provider);
-        let added = match t.provider {
-            "claude" => wiring::install_claude(&mut value, &command),
-            _ => wiring::install_cursor(&mut value, &command),
-        };
+        let command = wiring::hook_command(&exe, p.name);
+        let added = wiring::install(p, &mut value, &command);
         if added.is_empty() {
             render::out(&format!(
                 "{}: {} already runs `{command}` on every event — nothing to do\n",
-                t.provider,
-                t.file.display()
+                p.name,
+                file.display()
             ))?;
             continue;
         }
         if args.dry_run {
             render::out(&format!(
                 "{}: would add `{command}` to {} in {} (dry run: nothing written)\n",
-                t.provider,
+                p.name,
                 added.join(", "),
-                t.file.display()
+                file.display()
             ))?;
             continue;
         }
-        let backup = write_with_backup(&t.file, existed, &value)?;
+        let backup = write_with_backup(&file, existed, &value)?;
         render::out(&format!(
             "{}: added `{command}` to {} in {}\n",
-            t.provider,
+            p.name,
             added.join(", "),
-            t.file.display()
+            file.display()
         ))?;
         if let Some(b) = backup {
             render::out(&format!("  backup: {}\n", b.display()))?;
         }
     }
     if !done_any && !explicit {
-        render::out("no provider found: pass --claude or --cursor to wire one\n")?;
+        let flags: Vec<String> = PROVIDERS.iter().map(|p| format!("--{}", p.name)).collect();
+        render::out(&format!("no provider found: pass {} to wire one\n", flags.join(" or ")))?;
     }
     Ok(())
 }
 
 pub fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
-    for t in targets() {
-        let Some(mut value) = read_json(&t.file)? else { continue };
-        let removed = match t.provider {
-            "claude" => wiring::uninstall_claude(&mut value),
-            _ => wiring::uninstall_cursor(&mut value),
+    for &p in PROVIDERS {
+        let file = match p.config_dir() {
+            Ok(dir) => dir.join(p.settings_file),
+            Err(e) => {
+                render::out(&format!("{}: {e} — skipped\n", p.name))?;
+                continue;
+            }
         };
+        let Some(mut value) = read_json(&file)? else { continue };
+        let removed = wiring::uninstall(p, &mut value);
         if removed.is_empty() {
-            render::out(&format!("{}: {} has no tlc entries\n", t.provider, t.file.display()))?;
+            render::out(&format!("{}: {} has no tlc entries\n", p.name, file.display()))?;
             continue;
         }
         if args.dry_run {
             render::out(&format!(
                 "{}: would remove tlc from {} in {} (dry run: nothing written)\n",
-                t.provider,
+                p.name,
                 removed.join(", "),
-                t.file.display()
+                file.display()
             ))?;
             continue;
         }
-        let backup = write_with_backup(&t.file, true, &value)?;
+        let backup = write_with_backup(&file, true, &value)?;
         render::out(&format!(
             "{}: removed tlc from {} in {}\n",
-            t.provider,
+            p.name,
             removed.join(", "),
-            t.file.display()
+            file.display()
         ))?;
         if let Some(b) = backup {
             render::out(&format!("  backup: {}\n", b.display()))?;

@@ -56,7 +56,7 @@ pub fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
             if let Some(u) = &until {
                 crate::clock::parse(u).map_err(|e| crate::error::unusable(format!("--until: {e}")))?;
             }
-            let in_agent = std::env::var_os("CLAUDECODE").is_some() || std::env::var_os("CURSOR_AGENT").is_some();
+            let in_agent = crate::hook::provider::inside_agent_session();
             let lesson = NewLesson {
                 instruction: text,
                 gate,

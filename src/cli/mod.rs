@@ -52,8 +52,8 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Handle one provider hook payload on stdin (called by Claude Code and Cursor).
     Hook {
-        #[arg(value_enum)]
-        provider: hook::HookProvider,
+        #[arg(value_parser = hook::provider_arg())]
+        provider: String,
     },
     /// Add tlc's hook entries to Claude Code's settings.json and Cursor's hooks.json.
     Install(install::InstallArgs),
@@ -106,12 +106,10 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
 pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
     // The hot path skips building the whole command tree: `tlc hook <provider>` runs on every
     // tool call, and clap's full parse costs a sizable share of the hook's budget.
-    if let [_, cmd, provider] = args.as_slice() {
+    if let [_, cmd, name] = args.as_slice() {
         if cmd == "hook" {
-            match provider.to_str() {
-                Some("claude") => return hook::run(hook::HookProvider::Claude),
-                Some("cursor") => return hook::run(hook::HookProvider::Cursor),
-                _ => {}
+            if let Some(provider) = name.to_str().and_then(crate::hook::provider::by_name) {
+                return hook::run(provider);
             }
         }
     }
@@ -129,7 +127,10 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Db(cmd) => db::run(&ctx, cmd),
         Command::Config(cmd) => config_cmd::run(&ctx, cmd),
         Command::Demo(args) => demo::run(&ctx, args),
-        Command::Hook { provider } => hook::run(provider),
+        Command::Hook { provider } => match crate::hook::provider::by_name(&provider) {
+            Some(p) => hook::run(p),
+            None => Err(crate::error::unusable(format!("{provider}: not a provider"))),
+        },
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
         Command::Obs(cmd) => obs::run(&ctx, cmd),

@@ -4,12 +4,44 @@
 //! what tlc prints when no rail objected: it never grants a permission Claude Code would
 //! otherwise ask the operator for.
 
-use super::{str_field, Action, Mapped, Subject};
+use super::mask::{self, ModelMask};
+use super::wiring::Layout;
+use super::{str_field, Action, Mapped, Provider, ProviderSpec, Subject};
+use crate::obs::redact::PayloadRedaction;
 use crate::decision::{Decision, Permission};
 use crate::obs::{Event, Kind, Phase};
 use serde_json::{json, Map, Value};
 
-pub const PROVIDER: &str = "claude";
+pub const PROVIDER: Provider = &ProviderSpec {
+    name: "claude",
+    product: "Claude Code",
+    agent_markers: &["CLAUDECODE"],
+    config_dir_var: "CLAUDE_CONFIG_DIR",
+    config_dir_default: ".claude",
+    settings_file: "settings.json",
+    events: &[
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "PostToolUseFailure",
+        "Notification",
+        "Stop",
+        "SubagentStart",
+        "SubagentStop",
+        "PreCompact",
+        "SessionEnd",
+    ],
+    layout: Layout::Grouped {
+        matcher_events: &["PreToolUse", "PostToolUse", "PostToolUseFailure"],
+    },
+    map,
+    render,
+    plan_mask,
+    apply_mask,
+    // An empty stdout with exit 0 is "no opinion" for every event.
+    neutral: "",
+};
 
 /// Tools that only read: an integrity divergence never blocks them.
 const READ_TOOLS: &[&str] = &["Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoRead"];
@@ -43,7 +75,7 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         "MessageDisplay" => Kind::AgentResponse,
         _ => Kind::Unknown,
     };
-    let mut ev = Event::new(PROVIDER, kind, now);
+    let mut ev = Event::new(PROVIDER.name, kind, now);
     ev.session_id = str_field(v, "session_id");
     ev.trace_id = str_field(v, "prompt_id").or_else(|| ev.session_id.clone());
     ev.cwd = str_field(v, "cwd");
@@ -165,4 +197,44 @@ fn context_or_nothing(hook_event: &str, decision: &Decision) -> String {
         Some(c) => json!({"hookSpecificOutput": {"hookEventName": hook_event, "additionalContext": c}}).to_string(),
         None => String::new(),
     }
+}
+
+/// Claude Code 2.1.121 and later replace any tool's output with `updatedToolOutput`, if it still
+/// matches the tool's output shape; a renamed key would not, and the original would reach the
+/// model, so a key that held a secret gets the notice instead.
+fn plan_mask(event: &str, tool: &str, payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
+    match event {
+        "PostToolUse" => {
+            let r = mask::found(redaction, "tool_response")?;
+            Some(match payload.get("tool_response") {
+                Some(output) if r.keys == 0 => ModelMask::Replace {
+                    output: output.clone(),
+                    mcp: tool.starts_with("mcp__"),
+                },
+                _ => mask::notice(r),
+            })
+        }
+        "PostToolUseFailure" => mask::found(redaction, "error").map(mask::notice),
+        _ => None,
+    }
+}
+
+fn apply_mask(hook_event: &str, out: &mut Map<String, Value>, m: ModelMask) -> bool {
+    let specific = out
+        .entry("hookSpecificOutput")
+        .or_insert_with(|| json!({ "hookEventName": hook_event }));
+    let Some(specific) = specific.as_object_mut() else {
+        return false;
+    };
+    match m {
+        ModelMask::Replace { output, mcp } => {
+            // Claude Code before 2.1.121 replaced only MCP output, under this name.
+            if mcp {
+                specific.insert("updatedMCPToolOutput".into(), output.clone());
+            }
+            specific.insert("updatedToolOutput".into(), output);
+        }
+        ModelMask::Notice(text) => mask::append_context(specific, "additionalContext", &text),
+    }
+    true
 }

@@ -3,12 +3,49 @@
 //! Cursor reads a JSON object on stdout; `{}` abstains. With no rail objecting tlc abstains, so
 //! Cursor's own approval flow stays in charge. Where Cursor cannot ask, an ask becomes a deny.
 
-use super::{str_field, Action, Mapped, Subject};
+use super::mask::{self, ModelMask};
+use super::wiring::Layout;
+use super::{str_field, Action, Mapped, Provider, ProviderSpec, Subject};
+use crate::obs::redact::PayloadRedaction;
 use crate::decision::{Decision, Permission};
 use crate::obs::{Event, Kind, Phase};
 use serde_json::{json, Map, Value};
 
-pub const PROVIDER: &str = "cursor";
+pub const PROVIDER: Provider = &ProviderSpec {
+    name: "cursor",
+    product: "Cursor",
+    agent_markers: &["CURSOR_AGENT"],
+    config_dir_var: "CURSOR_CONFIG_DIR",
+    config_dir_default: ".cursor",
+    settings_file: "hooks.json",
+    events: &[
+        "sessionStart",
+        "beforeSubmitPrompt",
+        "beforeShellExecution",
+        "afterShellExecution",
+        "beforeMCPExecution",
+        "afterMCPExecution",
+        "beforeReadFile",
+        "afterFileEdit",
+        "preToolUse",
+        "postToolUse",
+        "postToolUseFailure",
+        "afterAgentResponse",
+        "afterAgentThought",
+        "preCompact",
+        "subagentStart",
+        "subagentStop",
+        "stop",
+        "sessionEnd",
+    ],
+    layout: Layout::Flat { version: 1 },
+    map,
+    render,
+    plan_mask,
+    apply_mask,
+    // `{}` abstains.
+    neutral: "{}",
+};
 
 const READ_TOOLS: &[&str] = &[
     "Read",
@@ -45,7 +82,7 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         "stop" => Kind::Stop,
         _ => Kind::Unknown,
     };
-    let mut ev = Event::new(PROVIDER, kind, now);
+    let mut ev = Event::new(PROVIDER.name, kind, now);
     ev.session_id = str_field(v, "session_id").or_else(|| str_field(v, "conversation_id"));
     ev.trace_id = str_field(v, "generation_id").or_else(|| str_field(v, "conversation_id"));
     ev.cwd = v
@@ -176,4 +213,48 @@ pub fn render(hook_event: &str, decision: &Decision) -> String {
         }
     }
     "{}".to_string()
+}
+
+/// Cursor replaces only an MCP tool's output (`updated_mcp_tool_output`).
+fn plan_mask(event: &str, tool: &str, payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
+    match event {
+        "postToolUse" => {
+            let r = mask::found(redaction, "tool_output")?;
+            let mcp = tool.starts_with("MCP:") || tool.starts_with("mcp__");
+            Some(match payload.get("tool_output") {
+                Some(output) if mcp && r.keys == 0 => ModelMask::Replace {
+                    output: mcp_output(output),
+                    mcp,
+                },
+                _ => mask::notice(r),
+            })
+        }
+        "postToolUseFailure" => ["error_message", "error", "tool_output"]
+            .iter()
+            .find_map(|f| mask::found(redaction, f))
+            .map(mask::notice),
+        _ => None,
+    }
+}
+
+/// Cursor passes an MCP tool's output as JSON text; its replacement is the value that text holds
+/// (`{"content": [...]}`), or the text itself when it holds none.
+fn mcp_output(output: &Value) -> Value {
+    match output {
+        Value::String(text) => serde_json::from_str::<Value>(text)
+            .ok()
+            .filter(|v| v.is_object() || v.is_array())
+            .unwrap_or_else(|| output.clone()),
+        other => other.clone(),
+    }
+}
+
+fn apply_mask(_hook_event: &str, out: &mut Map<String, Value>, m: ModelMask) -> bool {
+    match m {
+        ModelMask::Replace { output, .. } => {
+            out.insert("updated_mcp_tool_output".into(), output);
+        }
+        ModelMask::Notice(text) => mask::append_context(out, "additional_context", &text),
+    }
+    true
 }

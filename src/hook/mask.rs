@@ -6,7 +6,7 @@
 
 use super::Provider;
 use crate::obs::redact::{PayloadRedaction, Redaction};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// What the model is given about secrets in a tool's output.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,56 +28,20 @@ impl ModelMask {
 }
 
 /// The masking an event calls for, from its payload as redacted and what the redaction changed;
-/// `None` when no tool output that reaches the model held a secret.
+/// `None` when no tool output that reaches the model held a secret. Which fields, and whether the
+/// output can be replaced, is the provider's (its spec's `plan_mask`).
 pub fn plan(provider: Provider, payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
     let event = payload.get("hook_event_name").and_then(Value::as_str)?;
     let tool = payload.get("tool_name").and_then(Value::as_str).unwrap_or("");
-    let found = |field: &str| redaction.field(field).filter(|r| r.secrets > 0);
-    match (provider, event) {
-        // Claude Code 2.1.121 and later replace any tool's output with `updatedToolOutput`, if it
-        // still matches the tool's output shape; a renamed key would not, and the original would
-        // reach the model, so a key that held a secret gets the notice instead.
-        (Provider::Claude, "PostToolUse") => {
-            let r = found("tool_response")?;
-            Some(match payload.get("tool_response") {
-                Some(output) if r.keys == 0 => ModelMask::Replace {
-                    output: output.clone(),
-                    mcp: tool.starts_with("mcp__"),
-                },
-                _ => notice(r),
-            })
-        }
-        (Provider::Claude, "PostToolUseFailure") => found("error").map(notice),
-        // Cursor replaces only an MCP tool's output (`updated_mcp_tool_output`).
-        (Provider::Cursor, "postToolUse") => {
-            let r = found("tool_output")?;
-            let mcp = tool.starts_with("MCP:") || tool.starts_with("mcp__");
-            Some(match payload.get("tool_output") {
-                Some(output) if mcp && r.keys == 0 => ModelMask::Replace {
-                    output: cursor_mcp_output(output),
-                    mcp,
-                },
-                _ => notice(r),
-            })
-        }
-        (Provider::Cursor, "postToolUseFailure") => ["error_message", "error", "tool_output"].iter().find_map(|f| found(f)).map(notice),
-        _ => None,
-    }
+    (provider.plan_mask)(event, tool, payload, redaction)
 }
 
-/// Cursor passes an MCP tool's output as JSON text; its replacement is the value that text holds
-/// (`{"content": [...]}`), or the text itself when it holds none.
-fn cursor_mcp_output(output: &Value) -> Value {
-    match output {
-        Value::String(text) => serde_json::from_str::<Value>(text)
-            .ok()
-            .filter(|v| v.is_object() || v.is_array())
-            .unwrap_or_else(|| output.clone()),
-        other => other.clone(),
-    }
+/// The redaction of a payload field that held a secret.
+pub(super) fn found<'r>(redaction: &'r PayloadRedaction, field: &str) -> Option<&'r Redaction> {
+    redaction.field(field).filter(|r| r.secrets > 0)
 }
 
-fn notice(r: &Redaction) -> ModelMask {
+pub(super) fn notice(r: &Redaction) -> ModelMask {
     let kinds: Vec<&str> = r.kinds.iter().copied().collect();
     ModelMask::Notice(format!(
         "tlc: this tool's output held a secret ({}). tlc masked it in its records, but this event cannot \
@@ -87,7 +51,7 @@ fn notice(r: &Redaction) -> ModelMask {
     ))
 }
 
-/// `response` (the provider's rendered answer) with the masking added.
+/// `response` (the provider's rendered answer) with the masking added (its spec's `apply_mask`).
 pub fn apply(provider: Provider, hook_event: &str, response: String, mask: ModelMask) -> String {
     let mut out = match response.trim() {
         "" => Map::new(),
@@ -96,36 +60,13 @@ pub fn apply(provider: Provider, hook_event: &str, response: String, mask: Model
             _ => return response,
         },
     };
-    match provider {
-        Provider::Claude => {
-            let specific = out
-                .entry("hookSpecificOutput")
-                .or_insert_with(|| json!({ "hookEventName": hook_event }));
-            let Some(specific) = specific.as_object_mut() else {
-                return response;
-            };
-            match mask {
-                ModelMask::Replace { output, mcp } => {
-                    // Claude Code before 2.1.121 replaced only MCP output, under this name.
-                    if mcp {
-                        specific.insert("updatedMCPToolOutput".into(), output.clone());
-                    }
-                    specific.insert("updatedToolOutput".into(), output);
-                }
-                ModelMask::Notice(text) => append_context(specific, "additionalContext", &text),
-            }
-        }
-        Provider::Cursor => match mask {
-            ModelMask::Replace { output, .. } => {
-                out.insert("updated_mcp_tool_output".into(), output);
-            }
-            ModelMask::Notice(text) => append_context(&mut out, "additional_context", &text),
-        },
+    if !(provider.apply_mask)(hook_event, &mut out, mask) {
+        return response;
     }
     Value::Object(out).to_string()
 }
 
-fn append_context(map: &mut Map<String, Value>, key: &str, text: &str) {
+pub(super) fn append_context(map: &mut Map<String, Value>, key: &str, text: &str) {
     let joined = match map.get(key).and_then(Value::as_str) {
         Some(existing) if !existing.is_empty() => format!("{existing}\n\n{text}"),
         _ => text.to_string(),
@@ -135,8 +76,10 @@ fn append_context(map: &mut Map<String, Value>, key: &str, text: &str) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{claude, cursor};
     use super::*;
     use crate::obs::redact::Redactor;
+    use serde_json::json;
 
     fn planned(provider: Provider, mut payload: Value) -> Option<ModelMask> {
         let r = Redactor::new("s").redact_payload(&mut payload, &[]);
@@ -149,21 +92,21 @@ mod tests {
     fn claude_post_tool_use_output_is_replaced_and_mcp_gets_both_fields() {
         let bash = json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
             "tool_response": {"stdout": format!("id={KEY}"), "stderr": "", "interrupted": false}});
-        let mask = planned(Provider::Claude, bash).expect("a mask");
+        let mask = planned(claude::PROVIDER, bash).expect("a mask");
         let ModelMask::Replace { output, mcp: false } = &mask else {
             panic!("{mask:?}")
         };
         assert!(output["stdout"].as_str().unwrap().starts_with("id=[REDACTED:aws_access_key:"));
         assert_eq!(output["interrupted"], false, "the output keeps its shape");
-        let out: Value = serde_json::from_str(&apply(Provider::Claude, "PostToolUse", String::new(), mask.clone())).unwrap();
+        let out: Value = serde_json::from_str(&apply(claude::PROVIDER, "PostToolUse", String::new(), mask.clone())).unwrap();
         assert_eq!(out["hookSpecificOutput"]["hookEventName"], "PostToolUse");
         assert_eq!(&out["hookSpecificOutput"]["updatedToolOutput"], output);
         assert!(out["hookSpecificOutput"].get("updatedMCPToolOutput").is_none());
 
         let mcp = json!({"hook_event_name": "PostToolUse", "tool_name": "mcp__vault__read",
             "tool_response": [{"type": "text", "text": KEY}]});
-        let mask = planned(Provider::Claude, mcp).unwrap();
-        let out: Value = serde_json::from_str(&apply(Provider::Claude, "PostToolUse", String::new(), mask.clone())).unwrap();
+        let mask = planned(claude::PROVIDER, mcp).unwrap();
+        let out: Value = serde_json::from_str(&apply(claude::PROVIDER, "PostToolUse", String::new(), mask.clone())).unwrap();
         assert_eq!(
             out["hookSpecificOutput"]["updatedMCPToolOutput"],
             out["hookSpecificOutput"]["updatedToolOutput"]
@@ -174,18 +117,18 @@ mod tests {
     fn without_a_secret_in_the_output_nothing_is_planned() {
         let input_only = json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
             "tool_input": {"command": format!("echo {KEY}")}, "tool_response": {"stdout": "ok"}});
-        assert_eq!(planned(Provider::Claude, input_only), None);
+        assert_eq!(planned(claude::PROVIDER, input_only), None);
         let pre = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_response": {"stdout": KEY}});
-        assert_eq!(planned(Provider::Claude, pre), None);
+        assert_eq!(planned(claude::PROVIDER, pre), None);
     }
 
     #[test]
     fn where_output_cannot_be_replaced_the_notice_joins_existing_context() {
         let failure = json!({"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "error": format!("bad key {KEY}")});
-        let mask = planned(Provider::Claude, failure).unwrap();
+        let mask = planned(claude::PROVIDER, failure).unwrap();
         assert!(matches!(&mask, ModelMask::Notice(t) if t.contains("aws_access_key") && !t.contains(KEY)));
         let existing = r#"{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"HEADS UP"}}"#;
-        let out: Value = serde_json::from_str(&apply(Provider::Claude, "PostToolUseFailure", existing.into(), mask.clone())).unwrap();
+        let out: Value = serde_json::from_str(&apply(claude::PROVIDER, "PostToolUseFailure", existing.into(), mask.clone())).unwrap();
         let context = out["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
         assert!(
             context.starts_with("HEADS UP\n\ntlc: this tool's output held a secret"),
@@ -194,8 +137,8 @@ mod tests {
 
         let shell = json!({"hook_event_name": "postToolUse", "tool_name": "Shell",
             "tool_output": format!("{{\"output\":\"{KEY}\",\"exitCode\":0}}")});
-        let mask = planned(Provider::Cursor, shell).unwrap();
-        let out: Value = serde_json::from_str(&apply(Provider::Cursor, "postToolUse", "{}".into(), mask.clone())).unwrap();
+        let mask = planned(cursor::PROVIDER, shell).unwrap();
+        let out: Value = serde_json::from_str(&apply(cursor::PROVIDER, "postToolUse", "{}".into(), mask.clone())).unwrap();
         assert!(out["additional_context"].as_str().unwrap().contains("do not repeat it"));
     }
 
@@ -203,8 +146,8 @@ mod tests {
     fn cursor_mcp_output_is_replaced_by_the_value_its_text_holds() {
         let text = json!({"content": [{"type": "text", "text": format!("token\n{KEY}")}]}).to_string();
         let mcp = json!({"hook_event_name": "postToolUse", "tool_name": "MCP:vault_read", "tool_output": text});
-        let mask = planned(Provider::Cursor, mcp).unwrap();
-        let out: Value = serde_json::from_str(&apply(Provider::Cursor, "postToolUse", "{}".into(), mask.clone())).unwrap();
+        let mask = planned(cursor::PROVIDER, mcp).unwrap();
+        let out: Value = serde_json::from_str(&apply(cursor::PROVIDER, "postToolUse", "{}".into(), mask.clone())).unwrap();
         let replaced = out["updated_mcp_tool_output"]["content"][0]["text"].as_str().unwrap();
         assert!(replaced.starts_with("token\n[REDACTED:aws_access_key:"), "{replaced}");
     }

@@ -10,13 +10,14 @@ pub mod claude;
 pub mod cursor;
 mod fault_log;
 mod mask;
+pub mod provider;
 mod record;
 mod usage;
 pub mod wiring;
 
 pub use fault_log::{read_fault_log, FAULT_LOG_NAME};
+pub use provider::{NoConfigDir, Provider, ProviderSpec};
 
-use crate::decision::Decision;
 use crate::obs::Event;
 use serde_json::{Map, Value};
 use std::io::Read;
@@ -24,43 +25,9 @@ use std::io::Read;
 /// Payloads larger than this are not parsed: the hook answers and records the fault.
 pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Provider {
-    Claude,
-    Cursor,
-}
-
-impl Provider {
-    pub fn name(self) -> &'static str {
-        match self {
-            Provider::Claude => claude::PROVIDER,
-            Provider::Cursor => cursor::PROVIDER,
-        }
-    }
-
-    fn map(self, v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
-        match self {
-            Provider::Claude => claude::map(v, now),
-            Provider::Cursor => cursor::map(v, now),
-        }
-    }
-
-    /// Renders a decision for this provider's `hook_event`.
-    pub fn render(self, hook_event: &str, decision: &Decision) -> String {
-        match self {
-            Provider::Claude => claude::render(hook_event, decision),
-            Provider::Cursor => cursor::render(hook_event, decision),
-        }
-    }
-
-    /// The response that says nothing: the provider's neutral answer.
-    pub fn neutral(self) -> &'static str {
-        match self {
-            Provider::Claude => "",
-            Provider::Cursor => "{}",
-        }
-    }
-}
+/// Every provider tlc answers, one [`ProviderSpec`] each (see [`provider`] for what is derived
+/// from this table, and how to add one).
+pub const PROVIDERS: &[Provider] = &[claude::PROVIDER, cursor::PROVIDER];
 
 /// What an acting event asks permission for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,8 +74,28 @@ pub(crate) fn str_field(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
+/// What becomes of the hook's database connections once it has answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AfterAnswer {
+    /// Closed: the caller goes on running (the library's [`run`] and [`handle`]).
+    Close,
+    /// Left open for the process exit to release (see `store::leave_open_until_exit`): only for
+    /// `tlc hook`, whose process exits as soon as the response is printed.
+    ProcessExits,
+}
+
 /// Reads stdin (bounded) and handles it; returns the response to print. Never panics out.
 pub fn run(provider: Provider) -> String {
+    run_then(provider, AfterAnswer::Close)
+}
+
+/// [`run`] for a process that exits right after printing the response (`tlc hook`): its
+/// connections are left to the exit, which saves closing them.
+pub(crate) fn run_in_exiting_process(provider: Provider) -> String {
+    run_then(provider, AfterAnswer::ProcessExits)
+}
+
+fn run_then(provider: Provider, after: AfterAnswer) -> String {
     let mut input = Vec::new();
     let read = std::io::stdin().lock().take(MAX_PAYLOAD_BYTES as u64 + 1).read_to_end(&mut input);
     let oversized = input.len() > MAX_PAYLOAD_BYTES;
@@ -121,7 +108,8 @@ pub fn run(provider: Provider) -> String {
         Ok(_) if oversized => Some(format!("payload larger than {MAX_PAYLOAD_BYTES} bytes was not parsed")),
         Ok(_) => None,
     };
-    let outcome = std::panic::catch_unwind(|| handle(provider, if oversized { &[] } else { &input }, read_fault.clone()));
+    let payload = if oversized { &[][..] } else { &input[..] };
+    let outcome = std::panic::catch_unwind(|| handle_then(provider, payload, read_fault.clone(), after));
     match outcome {
         Ok(response) => response,
         Err(_) => {
@@ -133,6 +121,10 @@ pub fn run(provider: Provider) -> String {
 
 /// Handles one payload and returns the response text.
 pub fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> String {
+    handle_then(provider, input, read_fault, AfterAnswer::Close)
+}
+
+fn handle_then(provider: Provider, input: &[u8], read_fault: Option<String>, after: AfterAnswer) -> String {
     let now = crate::clock::now();
     let mut faults: Vec<String> = read_fault.into_iter().collect();
     let value = match parse_payload(input) {
@@ -142,7 +134,7 @@ pub fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> S
             None
         }
     };
-    let outcome = record::process(provider, value, now, faults);
+    let outcome = record::process(provider, value, now, faults, after);
     let response = provider.render(&outcome.hook_event, &outcome.decision);
     match outcome.mask {
         Some(mask) => mask::apply(provider, &outcome.hook_event, response, mask),

@@ -1,7 +1,7 @@
 //! Deciding and recording one hook event. Deciding never depends on the database being
 //! writable; recording never changes the decision.
 
-use super::{fault_log, Mapped, Provider};
+use super::{fault_log, AfterAnswer, Mapped, Provider};
 use crate::config::Config;
 use crate::decision::Decision;
 use crate::obs::event::truncate_attrs;
@@ -90,7 +90,13 @@ pub struct Outcome {
 
 /// Handles a payload; `None` when it could not be used (the faults say why), in which case only
 /// the faults are recorded.
-pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<chrono::Utc>, mut faults: Vec<String>) -> Outcome {
+pub fn process(
+    provider: Provider,
+    value: Option<Value>,
+    now: chrono::DateTime<chrono::Utc>,
+    mut faults: Vec<String>,
+    after: AfterAnswer,
+) -> Outcome {
     let usable = value.is_some();
     let mut value = value.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
     // The redaction salt is the session, so one secret keeps one placeholder within it.
@@ -160,6 +166,7 @@ pub fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<c
         transcript_source.as_deref(),
         &redactor,
         &mut faults,
+        after,
     ) {
         Ok(d) => d,
         Err(e) => {
@@ -215,6 +222,7 @@ fn record(
     transcript_source: Option<&str>,
     redactor: &Redactor,
     faults: &mut Vec<String>,
+    after: AfterAnswer,
 ) -> Result<Decision, HookError> {
     // Issue 6 (adoption): an unadopted repository gets its project config before the first write.
     let adopted = mapped
@@ -317,16 +325,23 @@ fn record(
     }
     tx.commit()?;
     store::checkpoint_if_large(&conn);
-    // The hook process exits right after answering (see `store::leave_open_until_exit`).
-    store::leave_open_until_exit(conn);
+    end_connection(conn, after);
 
     if settings.obs.global_spool {
-        if let Err(e) = spool(project, &written) {
+        if let Err(e) = spool(project, &written, after) {
             // Best effort: an unwritable home degrades to project-only recording.
             fault_log::append_best_effort(provider.name(), &format!("spool not written: {e}"));
         }
     }
     Ok(decision)
+}
+
+/// Closes a hook connection, or leaves it to a process exit that is only moments away.
+fn end_connection(conn: rusqlite::Connection, after: AfterAnswer) {
+    match after {
+        AfterAnswer::Close => drop(conn),
+        AfterAnswer::ProcessExits => store::leave_open_until_exit(conn),
+    }
 }
 
 /// One `cost.session_alert` when the session's estimated cost has crossed the threshold and no
@@ -359,7 +374,7 @@ fn plane_for(event: &Event, interrupts: bool, debug_on: bool) -> Plane {
     }
 }
 
-fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), HookError> {
+fn spool(project: &Project, written: &[(Event, Plane)], after: AfterAnswer) -> Result<(), HookError> {
     let home_db = project.paths.home_db();
     let mut conn = store::open_hook(DbKind::Home, &home_db)?;
     conn.busy_handler(Some(wait_for_writer))?;
@@ -372,6 +387,6 @@ fn spool(project: &Project, written: &[(Event, Plane)]) -> Result<(), HookError>
     }
     tx.commit()?;
     store::checkpoint_if_large(&conn);
-    store::leave_open_until_exit(conn);
+    end_connection(conn, after);
     Ok(())
 }

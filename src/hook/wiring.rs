@@ -2,45 +2,18 @@
 //! `hooks.json`. Pure edits of the parsed JSON; every key and hook that is not tlc's stays as
 //! it was, and applying an edit twice changes nothing.
 
+use super::Provider;
 use serde_json::{json, Map, Value};
 
-/// Claude Code events tlc handles; tool events take a `*` matcher.
-pub const CLAUDE_EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "Notification",
-    "Stop",
-    "SubagentStart",
-    "SubagentStop",
-    "PreCompact",
-    "SessionEnd",
-];
-const CLAUDE_TOOL_EVENTS: &[&str] = &["PreToolUse", "PostToolUse", "PostToolUseFailure"];
-
-/// Cursor events tlc handles.
-pub const CURSOR_EVENTS: &[&str] = &[
-    "sessionStart",
-    "beforeSubmitPrompt",
-    "beforeShellExecution",
-    "afterShellExecution",
-    "beforeMCPExecution",
-    "afterMCPExecution",
-    "beforeReadFile",
-    "afterFileEdit",
-    "preToolUse",
-    "postToolUse",
-    "postToolUseFailure",
-    "afterAgentResponse",
-    "afterAgentThought",
-    "preCompact",
-    "subagentStart",
-    "subagentStop",
-    "stop",
-    "sessionEnd",
-];
+/// How a provider's settings file lists hook commands.
+#[derive(Debug, Clone, Copy)]
+pub enum Layout {
+    /// Claude Code's: `hooks.<event>` is a list of groups `{"matcher"?, "hooks": [{"type":
+    /// "command", "command"}]}`; the events in `matcher_events` take a `*` matcher.
+    Grouped { matcher_events: &'static [&'static str] },
+    /// Cursor's: `hooks.<event>` is a list of `{"command"}`, beside a top-level `"version"`.
+    Flat { version: u64 },
+}
 
 /// The command a provider runs: `<tlc> hook <provider>`, the path quoted when it needs it.
 pub fn hook_command(tlc: &str, provider: &str) -> String {
@@ -68,117 +41,123 @@ fn obj(v: &mut Value) -> &mut Map<String, Value> {
     v.as_object_mut().expect("made an object above")
 }
 
-/// Adds tlc's command to every Claude Code event that lacks it. Returns the events added.
-pub fn install_claude(settings: &mut Value, command: &str) -> Vec<String> {
-    let hooks = obj(obj(settings).entry("hooks").or_insert_with(|| json!({})));
+/// Every command in a provider's settings, with its event (either layout).
+pub fn wired_commands(settings: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
+        return out;
+    };
+    for (event, entries) in hooks {
+        for entry in entries.as_array().into_iter().flatten() {
+            if let Some(c) = entry.get("command").and_then(Value::as_str) {
+                out.push((event.clone(), c.to_string()));
+            }
+            for h in entry.get("hooks").and_then(Value::as_array).into_iter().flatten() {
+                if let Some(c) = h.get("command").and_then(Value::as_str) {
+                    out.push((event.clone(), c.to_string()));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The program a hook command starts (`<tlc> hook <provider>`, the path possibly quoted).
+pub fn launcher<'c>(command: &'c str, provider: &str) -> &'c str {
+    let rest = command.trim().strip_suffix(&format!(" hook {provider}")).unwrap_or(command);
+    rest.trim().trim_matches(|c| c == '\'' || c == '"')
+}
+
+fn runs_tlc(entry: &Value, provider: &str) -> bool {
+    entry
+        .get("command")
+        .and_then(Value::as_str)
+        .is_some_and(|c| is_tlc_command(c, provider))
+}
+
+/// Adds tlc's command to every event of `provider` that lacks it. Returns the events added.
+pub fn install(provider: Provider, settings: &mut Value, command: &str) -> Vec<String> {
+    let root = obj(settings);
+    if let Layout::Flat { version } = provider.layout {
+        root.entry("version").or_insert(json!(version));
+    }
+    let hooks = obj(root.entry("hooks").or_insert_with(|| json!({})));
     let mut added = Vec::new();
-    for event in CLAUDE_EVENTS {
-        let groups = hooks.entry(*event).or_insert_with(|| json!([]));
-        if !groups.is_array() {
-            continue;
-        }
-        let present = groups.as_array().into_iter().flatten().any(|g| {
-            g.get("hooks").and_then(Value::as_array).into_iter().flatten().any(|h| {
-                h.get("command")
-                    .and_then(Value::as_str)
-                    .is_some_and(|c| is_tlc_command(c, "claude"))
-            })
-        });
-        if present {
-            continue;
-        }
-        let entry = json!({"type": "command", "command": command});
-        let group = if CLAUDE_TOOL_EVENTS.contains(event) {
-            json!({"matcher": "*", "hooks": [entry]})
-        } else {
-            json!({"hooks": [entry]})
+    for event in provider.events {
+        let list = hooks.entry(*event).or_insert_with(|| json!([]));
+        let Some(list) = list.as_array_mut() else { continue };
+        let entry = match provider.layout {
+            Layout::Grouped { matcher_events } => {
+                let present = list.iter().any(|g| {
+                    g.get("hooks")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .any(|h| runs_tlc(h, provider.name))
+                });
+                if present {
+                    continue;
+                }
+                let entry = json!({"type": "command", "command": command});
+                if matcher_events.contains(event) {
+                    json!({"matcher": "*", "hooks": [entry]})
+                } else {
+                    json!({"hooks": [entry]})
+                }
+            }
+            Layout::Flat { .. } => {
+                if list.iter().any(|h| runs_tlc(h, provider.name)) {
+                    continue;
+                }
+                json!({"command": command})
+            }
         };
-        if let Some(a) = groups.as_array_mut() {
-            a.push(group);
-        }
+        list.push(entry);
         added.push((*event).to_string());
     }
     added
 }
 
-/// Removes exactly tlc's Claude Code entries (and the groups and event lists they leave empty).
-/// Returns the events it touched.
-pub fn uninstall_claude(settings: &mut Value) -> Vec<String> {
+/// Removes exactly tlc's entries for `provider` (and the groups and event lists they leave
+/// empty; with the grouped layout, a `hooks` object left empty too). Returns the events touched.
+pub fn uninstall(provider: Provider, settings: &mut Value) -> Vec<String> {
     let mut removed = Vec::new();
     let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
         return removed;
     };
-    for (event, groups) in hooks.iter_mut() {
-        let Some(list) = groups.as_array_mut() else { continue };
-        let mut touched = false;
-        for g in list.iter_mut() {
-            if let Some(entries) = g.get_mut("hooks").and_then(Value::as_array_mut) {
-                let before = entries.len();
-                entries.retain(|h| {
-                    !h.get("command")
-                        .and_then(Value::as_str)
-                        .is_some_and(|c| is_tlc_command(c, "claude"))
-                });
-                if entries.len() != before {
-                    touched = true;
-                }
-            }
-        }
-        if touched {
-            list.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|e| !e.is_empty()));
-            removed.push(event.clone());
-        }
-    }
-    hooks.retain(|event, groups| !(removed.contains(event) && groups.as_array().is_some_and(Vec::is_empty)));
-    if !removed.is_empty() && hooks.is_empty() {
-        if let Some(o) = settings.as_object_mut() {
-            o.remove("hooks");
-        }
-    }
-    removed
-}
-
-/// Adds tlc's command to every Cursor event that lacks it. Returns the events added.
-pub fn install_cursor(config: &mut Value, command: &str) -> Vec<String> {
-    let root = obj(config);
-    root.entry("version").or_insert(json!(1));
-    let hooks = obj(root.entry("hooks").or_insert_with(|| json!({})));
-    let mut added = Vec::new();
-    for event in CURSOR_EVENTS {
-        let list = hooks.entry(*event).or_insert_with(|| json!([]));
-        let Some(a) = list.as_array_mut() else { continue };
-        if a.iter().any(|h| {
-            h.get("command")
-                .and_then(Value::as_str)
-                .is_some_and(|c| is_tlc_command(c, "cursor"))
-        }) {
-            continue;
-        }
-        a.push(json!({"command": command}));
-        added.push((*event).to_string());
-    }
-    added
-}
-
-/// Removes exactly tlc's Cursor entries (and the event lists they leave empty).
-pub fn uninstall_cursor(config: &mut Value) -> Vec<String> {
-    let mut removed = Vec::new();
-    let Some(hooks) = config.get_mut("hooks").and_then(Value::as_object_mut) else {
-        return removed;
-    };
     for (event, list) in hooks.iter_mut() {
-        let Some(a) = list.as_array_mut() else { continue };
-        let before = a.len();
-        a.retain(|h| {
-            !h.get("command")
-                .and_then(Value::as_str)
-                .is_some_and(|c| is_tlc_command(c, "cursor"))
-        });
-        if a.len() != before {
+        let Some(list) = list.as_array_mut() else { continue };
+        let touched = match provider.layout {
+            Layout::Grouped { .. } => {
+                let mut touched = false;
+                for g in list.iter_mut() {
+                    if let Some(entries) = g.get_mut("hooks").and_then(Value::as_array_mut) {
+                        let before = entries.len();
+                        entries.retain(|h| !runs_tlc(h, provider.name));
+                        touched |= entries.len() != before;
+                    }
+                }
+                if touched {
+                    list.retain(|g| g.get("hooks").and_then(Value::as_array).is_none_or(|e| !e.is_empty()));
+                }
+                touched
+            }
+            Layout::Flat { .. } => {
+                let before = list.len();
+                list.retain(|h| !runs_tlc(h, provider.name));
+                list.len() != before
+            }
+        };
+        if touched {
             removed.push(event.clone());
         }
     }
     hooks.retain(|event, list| !(removed.contains(event) && list.as_array().is_some_and(Vec::is_empty)));
+    if matches!(provider.layout, Layout::Grouped { .. }) && !removed.is_empty() && hooks.is_empty() {
+        if let Some(o) = settings.as_object_mut() {
+            o.remove("hooks");
+        }
+    }
     removed
 }
 
@@ -188,29 +167,33 @@ mod tests {
 
     #[test]
     fn claude_round_trip_keeps_other_hooks() {
+        let claude = super::super::claude::PROVIDER;
         let original = json!({
             "model": "opus",
             "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "other-tool check"}]}]}
         });
         let mut s = original.clone();
-        let added = install_claude(&mut s, "/usr/local/bin/tlc hook claude");
-        assert_eq!(added.len(), CLAUDE_EVENTS.len());
+        let added = install(claude, &mut s, "/usr/local/bin/tlc hook claude");
+        assert_eq!(added.len(), claude.events.len());
+        assert_eq!(s["hooks"]["PreToolUse"][1]["matcher"], "*");
+        assert!(s["hooks"]["Stop"][0].get("matcher").is_none());
         assert!(
-            install_claude(&mut s, "/usr/local/bin/tlc hook claude").is_empty(),
+            install(claude, &mut s, "/usr/local/bin/tlc hook claude").is_empty(),
             "twice changes nothing"
         );
         assert_eq!(s["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0]);
-        uninstall_claude(&mut s);
+        uninstall(claude, &mut s);
         assert_eq!(s, original);
     }
 
     #[test]
     fn cursor_round_trip() {
+        let cursor = super::super::cursor::PROVIDER;
         let original = json!({"version": 1, "hooks": {"stop": [{"command": "./other.sh"}]}});
         let mut c = original.clone();
-        install_cursor(&mut c, "tlc hook cursor");
+        assert_eq!(install(cursor, &mut c, "tlc hook cursor").len(), cursor.events.len());
         assert_eq!(c["hooks"]["stop"].as_array().unwrap().len(), 2);
-        uninstall_cursor(&mut c);
+        uninstall(cursor, &mut c);
         assert_eq!(c, original);
     }
 
@@ -221,5 +204,22 @@ mod tests {
         assert!(!is_tlc_command("/opt/bin/tlcx hook claude", "claude"));
         assert!(!is_tlc_command("tlc hook claude --x", "claude"));
         assert_eq!(hook_command("/my dir/tlc", "claude"), "'/my dir/tlc' hook claude");
+    }
+
+    #[test]
+    fn launchers_are_read_quoted_or_not() {
+        assert_eq!(launcher("/usr/bin/tlc hook claude", "claude"), "/usr/bin/tlc");
+        assert_eq!(launcher("'/a b/tlc' hook cursor", "cursor"), "/a b/tlc");
+    }
+
+    #[test]
+    fn wired_commands_read_both_layouts() {
+        let claude = json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "tlc hook claude"}]}]}});
+        assert_eq!(
+            wired_commands(&claude),
+            vec![("PreToolUse".to_string(), "tlc hook claude".to_string())]
+        );
+        let cursor = json!({"version": 1, "hooks": {"stop": [{"command": "tlc hook cursor"}]}});
+        assert_eq!(wired_commands(&cursor), vec![("stop".to_string(), "tlc hook cursor".to_string())]);
     }
 }

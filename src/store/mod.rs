@@ -329,8 +329,9 @@ pub fn checkpoint_if_large(conn: &Connection) {
 /// Its transaction is committed and, with checkpoint-on-close off, closing would leave the WAL
 /// and the shared-memory file exactly as the exit does: it would only free the parsed schema
 /// and the cached statements and unmap the index, about 0.05 ms of a hook's budget. The exit
-/// releases the file locks and the mappings; no data is held in memory.
-pub fn leave_open_until_exit(conn: Connection) {
+/// releases the file locks and the mappings; no data is held in memory. Crate-private: only
+/// `tlc hook`'s own process may use it (`hook::run` and `hook::handle` close their connections).
+pub(crate) fn leave_open_until_exit(conn: Connection) {
     std::mem::forget(conn);
 }
 

@@ -12,7 +12,7 @@ use crate::policy::integrity::{self, IntegrityStore};
 use crate::policy::OperatorState;
 use crate::project::Project;
 use crate::store::{self, DbKind, Store, StoreError};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One check's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -369,90 +369,31 @@ fn policy_divergence(project: &Project, store: Option<&Store>, mode_state: Optio
     }
 }
 
-/// A provider's hook configuration: where it lives, and the events tlc must be wired to.
-struct Provider {
-    id: &'static str,
-    name: &'static str,
-    env: &'static str,
-    dir: &'static str,
-    file: &'static str,
-    hook: &'static str,
-    events: &'static [&'static str],
-}
-
-const PROVIDERS: &[Provider] = &[
-    Provider {
-        id: "hooks-claude",
-        name: "claude wiring",
-        env: "CLAUDE_CONFIG_DIR",
-        dir: ".claude",
-        file: "settings.json",
-        hook: "claude",
-        events: crate::hook::wiring::CLAUDE_EVENTS,
-    },
-    Provider {
-        id: "hooks-cursor",
-        name: "cursor wiring",
-        env: "CURSOR_CONFIG_DIR",
-        dir: ".cursor",
-        file: "hooks.json",
-        hook: "cursor",
-        events: crate::hook::wiring::CURSOR_EVENTS,
-    },
-];
-
 fn hook_wiring() -> Vec<Check> {
-    PROVIDERS.iter().map(wiring).collect()
+    crate::hook::PROVIDERS.iter().copied().map(wiring).collect()
 }
 
-fn provider_dir(p: &Provider) -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os(p.env).filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(d));
-    }
-    std::env::var_os("HOME")
-        .filter(|v| !v.is_empty())
-        .map(|h| PathBuf::from(h).join(p.dir))
-}
-
-/// The program a hook command starts (`<tlc> hook <provider>`, the path possibly quoted).
-fn launcher<'c>(command: &'c str, provider: &str) -> &'c str {
-    let rest = command.trim().strip_suffix(&format!(" hook {provider}")).unwrap_or(command);
-    rest.trim().trim_matches(|c| c == '\'' || c == '"')
-}
-
-/// The commands wired per event in a provider's hook file (Claude's nested matcher form and
-/// Cursor's flat form).
-fn wired_commands(v: &serde_json::Value) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let Some(hooks) = v.get("hooks").and_then(|h| h.as_object()) else {
-        return out;
-    };
-    for (event, entries) in hooks {
-        for entry in entries.as_array().into_iter().flatten() {
-            if let Some(c) = entry.get("command").and_then(|c| c.as_str()) {
-                out.push((event.clone(), c.to_string()));
-            }
-            for h in entry.get("hooks").and_then(|h| h.as_array()).into_iter().flatten() {
-                if let Some(c) = h.get("command").and_then(|c| c.as_str()) {
-                    out.push((event.clone(), c.to_string()));
-                }
-            }
+fn wiring(p: crate::hook::Provider) -> Check {
+    let (id, name) = (format!("hooks-{}", p.name), format!("{} wiring", p.name));
+    let dir = match p.config_dir() {
+        Ok(dir) if dir.is_dir() => dir,
+        Ok(_) => {
+            return check(
+                &id,
+                &name,
+                Status::Ok,
+                format!("{} not detected (no {} folder)", p.name, p.config_dir_default),
+            )
         }
-    }
-    out
-}
-
-fn wiring(p: &Provider) -> Check {
-    let Some(dir) = provider_dir(p).filter(|d| d.is_dir()) else {
-        return check(p.id, p.name, Status::Ok, format!("{} not detected (no {} folder)", p.hook, p.dir));
+        Err(e) => return check(&id, &name, Status::Ok, format!("{} not detected ({e})", p.name)),
     };
-    let file = dir.join(p.file);
+    let file = dir.join(p.settings_file);
     let text = match std::fs::read_to_string(&file) {
         Ok(t) => t,
         Err(_) => {
             return check(
-                p.id,
-                p.name,
+                &id,
+                &name,
                 Status::Warn,
                 format!("detected but not wired: {} does not exist", file.display()),
             )
@@ -460,19 +401,19 @@ fn wiring(p: &Provider) -> Check {
     };
     let v: serde_json::Value = match serde_json::from_str(&text) {
         Ok(v) => v,
-        Err(e) => return check(p.id, p.name, Status::Warn, format!("{}: not valid JSON ({e})", file.display())),
+        Err(e) => return check(&id, &name, Status::Warn, format!("{}: not valid JSON ({e})", file.display())),
     };
     // Another tool's entries are never reported: only ours are judged.
-    let ours: Vec<(String, String)> = wired_commands(&v)
+    let ours: Vec<(String, String)> = crate::hook::wiring::wired_commands(&v)
         .into_iter()
-        .filter(|(_, c)| crate::hook::wiring::is_tlc_command(c, p.hook))
+        .filter(|(_, c)| crate::hook::wiring::is_tlc_command(c, p.name))
         .collect();
     if ours.is_empty() {
         return check(
-            p.id,
-            p.name,
+            &id,
+            &name,
             Status::Warn,
-            format!("detected but not wired: no `tlc hook {}` entry in {}", p.hook, file.display()),
+            format!("detected but not wired: no `tlc hook {}` entry in {}", p.name, file.display()),
         );
     }
     let mut problems = Vec::new();
@@ -482,7 +423,7 @@ fn wiring(p: &Provider) -> Check {
         }
     }
     for (event, command) in &ours {
-        let launcher = launcher(command, p.hook);
+        let launcher = crate::hook::wiring::launcher(command, p.name);
         if crate::gate::resolve_on_path(launcher).is_none() {
             problems.push(format!("{event}: launcher `{launcher}` not found"));
         }
@@ -490,13 +431,13 @@ fn wiring(p: &Provider) -> Check {
     problems.dedup();
     if problems.is_empty() {
         check(
-            p.id,
-            p.name,
+            &id,
+            &name,
             Status::Ok,
             format!("{} events wired in {}", p.events.len(), file.display()),
         )
     } else {
-        check(p.id, p.name, Status::Warn, format!("{} ({})", bounded(&problems), file.display()))
+        check(&id, &name, Status::Warn, format!("{} ({})", bounded(&problems), file.display()))
     }
 }
 
@@ -609,28 +550,5 @@ fn stables_and_pins(paths: &Paths, cfg: Option<&Config>) -> Check {
             Status::Warn,
             format!("cannot read the pins the home database recorded: {e}"),
         ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn launchers_are_read_quoted_or_not() {
-        assert_eq!(launcher("/usr/bin/tlc hook claude", "claude"), "/usr/bin/tlc");
-        assert_eq!(launcher("'/a b/tlc' hook cursor", "cursor"), "/a b/tlc");
-    }
-
-    #[test]
-    fn wired_commands_read_both_shapes() {
-        let claude =
-            serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "tlc hook claude"}]}]}});
-        assert_eq!(
-            wired_commands(&claude),
-            vec![("PreToolUse".to_string(), "tlc hook claude".to_string())]
-        );
-        let cursor = serde_json::json!({"version": 1, "hooks": {"stop": [{"command": "tlc hook cursor"}]}});
-        assert_eq!(wired_commands(&cursor), vec![("stop".to_string(), "tlc hook cursor".to_string())]);
     }
 }

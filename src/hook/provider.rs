@@ -1,0 +1,111 @@
+//! What tlc knows about a provider (an agent that runs hooks), in one value per provider.
+//!
+//! Everything else is derived from [`super::PROVIDERS`]: the `tlc hook <name>` argument and its
+//! fast path, `tlc install`'s `--<name>` flags and the files it edits, `tlc doctor`'s wiring
+//! checks, the "inside an agent session" test. Adding a provider is writing its module (a
+//! [`ProviderSpec`] with its payload mapping and response rendering, as `claude.rs` does) and
+//! listing it in that table.
+
+use super::mask::ModelMask;
+use super::wiring::Layout;
+use super::Mapped;
+use crate::obs::redact::PayloadRedaction;
+use crate::decision::Decision;
+use serde_json::{Map, Value};
+use std::path::PathBuf;
+
+/// One provider's definition.
+#[derive(Debug)]
+pub struct ProviderSpec {
+    /// The name on the command line (`tlc hook <name>`, `tlc install --<name>`) and in every
+    /// event recorded from it.
+    pub name: &'static str,
+    /// The product, as messages name it.
+    pub product: &'static str,
+    /// Environment variables the provider sets in the commands its agent runs: one of them
+    /// present means a command runs inside an agent session.
+    pub agent_markers: &'static [&'static str],
+    /// The variable that names the provider's configuration folder, when set and not empty.
+    pub config_dir_var: &'static str,
+    /// The configuration folder under `HOME` otherwise.
+    pub config_dir_default: &'static str,
+    /// The file in that folder where its hooks are configured.
+    pub settings_file: &'static str,
+    /// The events tlc is wired to, and how that file lists them.
+    pub events: &'static [&'static str],
+    pub layout: Layout,
+    /// A payload to its neutral event.
+    pub map: fn(&Value, chrono::DateTime<chrono::Utc>) -> Mapped,
+    /// A decision to the response the provider expects for one of its events.
+    pub render: fn(&str, &Decision) -> String,
+    /// What the model is given when a tool's output held a secret: for an event (with its tool,
+    /// the payload as redacted, and what the redaction changed), a replacement output, a notice,
+    /// or nothing (see `mask`).
+    pub plan_mask: fn(&str, &str, &Value, &PayloadRedaction) -> Option<ModelMask>,
+    /// Adds that mask to a rendered response's JSON object; false leaves the response as it was.
+    pub apply_mask: fn(&str, &mut Map<String, Value>, ModelMask) -> bool,
+    /// The response that says nothing: the provider's neutral answer.
+    pub neutral: &'static str,
+}
+
+/// A provider: a reference into the table.
+pub type Provider = &'static ProviderSpec;
+
+/// Neither the provider's own variable nor `HOME` names a folder: its settings cannot be found.
+/// An empty variable counts as unset (a relative `./.claude` is never meant).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("neither {var} nor HOME is set: cannot find {product}'s {file}")]
+pub struct NoConfigDir {
+    pub var: &'static str,
+    pub product: &'static str,
+    pub file: &'static str,
+}
+
+impl ProviderSpec {
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    pub(super) fn map(&self, v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
+        (self.map)(v, now)
+    }
+
+    /// Renders a decision for this provider's `hook_event`.
+    pub fn render(&self, hook_event: &str, decision: &Decision) -> String {
+        (self.render)(hook_event, decision)
+    }
+
+    /// The response that says nothing.
+    pub fn neutral(&self) -> &'static str {
+        self.neutral
+    }
+
+    /// The provider's configuration folder: `$<config_dir_var>`, else `$HOME/<config_dir_default>`.
+    /// The one place it is worked out (install, uninstall and doctor all ask here).
+    pub fn config_dir(&self) -> Result<PathBuf, NoConfigDir> {
+        let set = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+        if let Some(d) = set(self.config_dir_var) {
+            return Ok(PathBuf::from(d));
+        }
+        set("HOME")
+            .map(|h| PathBuf::from(h).join(self.config_dir_default))
+            .ok_or(NoConfigDir {
+                var: self.config_dir_var,
+                product: self.product,
+                file: self.settings_file,
+            })
+    }
+}
+
+/// The provider named `name` on the command line.
+pub fn by_name(name: &str) -> Option<Provider> {
+    super::PROVIDERS.iter().copied().find(|p| p.name == name)
+}
+
+/// Whether this process runs inside an agent session (a provider's marker is in the environment).
+pub fn inside_agent_session() -> bool {
+    super::PROVIDERS
+        .iter()
+        .flat_map(|p| p.agent_markers)
+        .any(|k| std::env::var_os(k).is_some())
+}
