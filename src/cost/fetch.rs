@@ -1,13 +1,34 @@
-//! Reading a price source: a local file, or a download. `http://` is a small blocking HTTP/1.1
-//! client over `std::net` (GET, `Connection: close`, Content-Length / chunked / until-EOF bodies,
-//! up to five redirects); `https://` goes through `ureq` with rustls and the bundled web PKI roots.
+//! Reading a price source: a local file, or a download through `ureq` (rustls with the bundled
+//! web PKI roots) for `http://` and `https://` alike, under one set of [`Limits`]: the body cap,
+//! the redirects followed (from either scheme to either), and the timeouts that end a stalled
+//! server's download.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
+use std::io::Read;
 use std::time::Duration;
 
-const TIMEOUT: Duration = Duration::from_secs(30);
-const MAX_REDIRECTS: usize = 5;
+/// What a download may take.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// The largest body accepted, whatever the server announces or sends (LiteLLM's catalog is
+    /// a few MB).
+    pub max_body: u64,
+    /// Redirects followed before giving up.
+    pub max_redirects: u32,
+    /// How long connecting, or any one read (the headers, a piece of the body), may wait.
+    pub stall: Duration,
+    /// How long the whole download may take, redirects included.
+    pub total: Duration,
+}
+
+impl Limits {
+    /// What `tlc prices refresh` uses.
+    pub const DEFAULT: Limits = Limits {
+        max_body: 256 << 20,
+        max_redirects: 5,
+        stall: Duration::from_secs(30),
+        total: Duration::from_secs(120),
+    };
+}
 
 /// True when `source` is a URL rather than a path.
 pub fn is_url(source: &str) -> bool {
@@ -19,71 +40,35 @@ pub fn fetch(source: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>
     if !is_url(source) {
         return std::fs::read(source).map_err(|e| format!("{source}: cannot read: {e}"));
     }
-    if source.starts_with("https://") {
-        return get_https(source, progress);
-    }
-    let mut url = source.to_string();
-    for _ in 0..=MAX_REDIRECTS {
-        match get(&url, progress)? {
-            Response::Body(b) => return Ok(b),
-            Response::Redirect(to) => url = to,
-        }
-    }
-    Err(format!("{source}: more than {MAX_REDIRECTS} redirects"))
+    download(source, &Limits::DEFAULT, progress)
 }
 
-enum Response {
-    Body(Vec<u8>),
-    Redirect(String),
-}
-
-#[derive(Debug)]
-struct Url<'a> {
-    host: &'a str,
-    port: u16,
-    path: &'a str,
-}
-
-fn parse_url(url: &str) -> Result<Url<'_>, String> {
-    if url.starts_with("https://") {
-        return Err(format!("{url}: an https URL reached the plain http client"));
-    }
-    let rest = url.strip_prefix("http://").ok_or_else(|| format!("{url}: not an http:// URL"))?;
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
-    };
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((h, p)) if !h.ends_with(']') || p.is_empty() => (h, p.parse().map_err(|_| format!("{url}: bad port {p:?}"))?),
-        _ => (authority, 80),
-    };
-    if host.is_empty() {
-        return Err(format!("{url}: no host"));
-    }
-    Ok(Url { host, port, path })
-}
-
-/// The largest download accepted (LiteLLM's catalog is a few MB).
-const MAX_BODY: u64 = 256 << 20;
-
-fn get_https(url: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, String> {
-    let agent: ureq::Agent = ureq::Agent::config_builder().timeout_global(Some(TIMEOUT * 4)).build().into();
-    let mut resp = agent
-        .get(url)
-        .header("User-Agent", concat!("tlc/", env!("CARGO_PKG_VERSION")))
-        .call()
-        .map_err(|e| format!("{url}: {e}"))?;
+/// Downloads `url` under `limits`. Any status but 2xx (after redirects) is an error.
+pub fn download(url: &str, limits: &Limits, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, String> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .max_redirects(limits.max_redirects)
+        .timeout_connect(Some(limits.stall))
+        .timeout_per_read(Some(limits.stall))
+        .timeout_global(Some(limits.total))
+        .user_agent(concat!("tlc/", env!("CARGO_PKG_VERSION")))
+        // One download per process: a pooled connection would only be one the server may have
+        // closed meanwhile.
+        .max_idle_connections(0)
+        .build()
+        .into();
+    let describe = |e: ureq::Error| describe(url, limits, e);
+    let mut resp = agent.get(url).call().map_err(describe)?;
     let total = resp
         .headers()
         .get("content-length")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
-    let mut reader = resp.body_mut().with_config().limit(MAX_BODY).reader();
-    let mut body = Vec::with_capacity(total.min(MAX_BODY) as usize);
+    let mut reader = resp.body_mut().with_config().limit(limits.max_body).reader();
+    let mut body = Vec::with_capacity(total.min(limits.max_body).min(64 << 20) as usize);
     let mut buf = [0u8; 64 * 1024];
     loop {
-        let n = reader.read(&mut buf).map_err(|e| format!("{url}: cannot read the body: {e}"))?;
+        let n = reader.read(&mut buf).map_err(|e| describe(ureq::Error::from(e)))?;
         if n == 0 {
             break;
         }
@@ -93,139 +78,205 @@ fn get_https(url: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, S
     Ok(body)
 }
 
-fn get(url: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Response, String> {
-    let u = parse_url(url)?;
-    let err = |what: &str, e: std::io::Error| format!("{url}: {what}: {e}");
-    let addr = (u.host, u.port)
-        .to_socket_addrs()
-        .map_err(|e| err("cannot resolve the host", e))?
-        .next()
-        .ok_or_else(|| format!("{url}: the host has no address"))?;
-    let mut stream = TcpStream::connect_timeout(&addr, TIMEOUT).map_err(|e| err("cannot connect", e))?;
-    stream.set_read_timeout(Some(TIMEOUT)).map_err(|e| err("socket", e))?;
-    stream.set_write_timeout(Some(TIMEOUT)).map_err(|e| err("socket", e))?;
-    let host_header = if u.port == 80 {
-        u.host.to_string()
-    } else {
-        format!("{}:{}", u.host, u.port)
-    };
-    let request = format!(
-        "GET {} HTTP/1.1\r\nHost: {host_header}\r\nUser-Agent: tlc/{}\r\nAccept: */*\r\nAccept-Encoding: identity\r\nConnection: close\r\n\r\n",
-        u.path,
-        env!("CARGO_PKG_VERSION")
-    );
-    stream
-        .write_all(request.as_bytes())
-        .map_err(|e| err("cannot send the request", e))?;
-    let mut r = BufReader::new(stream);
-    let mut status_line = String::new();
-    r.read_line(&mut status_line).map_err(|e| err("cannot read the response", e))?;
-    let status: u16 = status_line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| format!("{url}: not an HTTP response: {:?}", status_line.trim()))?;
-    let mut length: Option<u64> = None;
-    let mut chunked = false;
-    let mut location = None;
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).map_err(|e| err("cannot read the headers", e))? == 0 {
-            break;
+fn describe(url: &str, limits: &Limits, e: ureq::Error) -> String {
+    match e {
+        ureq::Error::StatusCode(code) => format!("{url}: HTTP {code}"),
+        ureq::Error::BodyExceedsLimit(_) => {
+            format!("{url}: the body is larger than {} bytes; not read", limits.max_body)
         }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
+        ureq::Error::TooManyRedirects => format!("{url}: more than {} redirects", limits.max_redirects),
+        ureq::Error::Timeout(ureq::Timeout::Global) => {
+            format!("{url}: the download took longer than {} s", limits.total.as_secs_f64())
         }
-        if let Some((name, value)) = line.split_once(':') {
-            let value = value.trim();
-            match name.trim().to_ascii_lowercase().as_str() {
-                "content-length" => length = value.parse().ok(),
-                "transfer-encoding" => chunked = value.to_ascii_lowercase().contains("chunked"),
-                "location" => location = Some(value.to_string()),
-                _ => {}
-            }
-        }
+        ureq::Error::Timeout(_) => format!(
+            "{url}: the server sent nothing for {} s (timed out)",
+            limits.stall.as_secs_f64()
+        ),
+        other => format!("{url}: {other}"),
     }
-    if (300..400).contains(&status) {
-        let to = location.ok_or_else(|| format!("{url}: HTTP {status} without a Location"))?;
-        let to = if to.starts_with('/') {
-            format!("http://{host_header}{to}")
-        } else {
-            to
-        };
-        return Ok(Response::Redirect(to));
-    }
-    if status != 200 {
-        return Err(format!("{url}: HTTP {status}"));
-    }
-    let total = length.unwrap_or(0);
-    let mut body = Vec::with_capacity(total.min(64 << 20) as usize);
-    if chunked {
-        loop {
-            let mut size_line = String::new();
-            r.read_line(&mut size_line).map_err(|e| err("cannot read a chunk", e))?;
-            let size = u64::from_str_radix(size_line.trim().split(';').next().unwrap_or(""), 16)
-                .map_err(|_| format!("{url}: bad chunk size {:?}", size_line.trim()))?;
-            if size == 0 {
-                break;
-            }
-            let start = body.len();
-            body.resize(start + size as usize, 0);
-            r.read_exact(&mut body[start..]).map_err(|e| err("the body was cut short", e))?;
-            let mut crlf = [0u8; 2];
-            r.read_exact(&mut crlf).map_err(|e| err("the body was cut short", e))?;
-            progress(body.len() as u64, 0);
-        }
-    } else {
-        let mut buf = [0u8; 64 * 1024];
-        loop {
-            let n = r.read(&mut buf).map_err(|e| err("cannot read the body", e))?;
-            if n == 0 {
-                break;
-            }
-            body.extend_from_slice(&buf[..n]);
-            progress(body.len() as u64, total);
-            if length.is_some_and(|l| body.len() as u64 >= l) {
-                break;
-            }
-        }
-        if let Some(l) = length {
-            if (body.len() as u64) < l {
-                return Err(format!("{url}: the body was cut short ({} of {l} bytes)", body.len()));
-            }
-            body.truncate(l as usize);
-        }
-    }
-    Ok(Response::Body(body))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
+    use std::net::{TcpListener, TcpStream};
+    use std::sync::mpsc;
+    use std::time::Instant;
 
-    #[test]
-    fn urls_split_into_host_port_and_path() {
-        let u = parse_url("http://127.0.0.1:8080/prices.json?x=1").unwrap();
-        assert_eq!((u.host, u.port, u.path), ("127.0.0.1", 8080, "/prices.json?x=1"));
-        let u = parse_url("http://example.org").unwrap();
-        assert_eq!((u.host, u.port, u.path), ("example.org", 80, "/"));
-        assert!(parse_url("https://example.org/x").is_err());
+    /// Reads one request's head.
+    fn request(s: &mut TcpStream) -> String {
+        let mut req = Vec::new();
+        let mut buf = [0u8; 1024];
+        while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+            match s.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => req.extend_from_slice(&buf[..n]),
+            }
+        }
+        String::from_utf8_lossy(&req).into_owned()
+    }
+
+    /// A server on loopback that answers each connection with the next of `responses`, then
+    /// stops; returns its port and the requests it read.
+    fn serve(responses: Vec<Vec<u8>>) -> (u16, std::thread::JoinHandle<Vec<String>>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            for r in responses {
+                let (mut s, _) = listener.accept().unwrap();
+                seen.push(request(&mut s));
+                // The client may stop reading (a body over the cap): a write error is expected.
+                let _ = s.write_all(&r);
+            }
+            seen
+        });
+        (port, server)
+    }
+
+    /// Runs `download` on a thread and fails the test if it has not returned within `bound`:
+    /// a hang fails fast instead of stalling the suite.
+    fn download_within(url: String, limits: Limits, bound: Duration) -> Result<Vec<u8>, String> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(download(&url, &limits, &mut |_, _| {}));
+        });
+        rx.recv_timeout(bound).expect("the download did not return in time")
+    }
+
+    fn quick() -> Limits {
+        Limits {
+            stall: Duration::from_millis(500),
+            total: Duration::from_secs(5),
+            ..Limits::DEFAULT
+        }
     }
 
     #[test]
     fn a_real_server_on_loopback_serves_a_chunked_body() {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let server = std::thread::spawn(move || {
-            let (mut s, _) = listener.accept().unwrap();
-            let mut req = [0u8; 1024];
-            let _ = s.read(&mut req).unwrap();
-            s.write_all(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
-                .unwrap();
-        });
+        let (port, server) = serve(vec![
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n".to_vec(),
+        ]);
         let body = fetch(&format!("http://127.0.0.1:{port}/x"), &mut |_, _| {}).unwrap();
         assert_eq!(body, b"hello world");
+        assert!(server.join().unwrap()[0].starts_with("GET /x HTTP/1.1"));
+    }
+
+    #[test]
+    fn redirects_are_followed_absolute_and_relative() {
+        let (to, target) = serve(vec![b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ndone".to_vec()]);
+        let (from, first) = serve(vec![
+            b"HTTP/1.1 301 Moved\r\nLocation: /next\r\nContent-Length: 0\r\n\r\n".to_vec(),
+            format!("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:{to}/final\r\nContent-Length: 0\r\n\r\n").into_bytes(),
+        ]);
+        let body = download_within(format!("http://127.0.0.1:{from}/start"), quick(), Duration::from_secs(10)).unwrap();
+        assert_eq!(body, b"done");
+        let seen = first.join().unwrap();
+        assert!(seen[0].starts_with("GET /start ") && seen[1].starts_with("GET /next "), "{seen:?}");
+        assert!(target.join().unwrap()[0].starts_with("GET /final "));
+    }
+
+    #[test]
+    fn an_http_to_https_redirect_is_followed_with_tls() {
+        // The https side is a plain socket: what arrives there must be a TLS handshake record
+        // (content type 22, version 3.x), which then fails, as no certificate is offered.
+        let tls = TcpListener::bind("127.0.0.1:0").unwrap();
+        let tls_port = tls.local_addr().unwrap().port();
+        let hello = std::thread::spawn(move || {
+            let (mut s, _) = tls.accept().unwrap();
+            let mut head = [0u8; 2];
+            s.read_exact(&mut head).unwrap();
+            head
+        });
+        let (port, server) = serve(vec![format!(
+            "HTTP/1.1 302 Found\r\nLocation: https://127.0.0.1:{tls_port}/prices.json\r\nContent-Length: 0\r\n\r\n"
+        )
+        .into_bytes()]);
+        let url = format!("http://127.0.0.1:{port}/prices.json");
+        let err = download_within(url.clone(), quick(), Duration::from_secs(10)).unwrap_err();
+        assert!(err.starts_with(&url), "{err}");
+        assert_eq!(hello.join().unwrap(), [0x16, 0x03], "no TLS handshake after the redirect");
+        server.join().unwrap();
+    }
+
+    #[test]
+    fn redirects_stop_at_the_limit() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let limits = Limits {
+            max_redirects: 3,
+            ..quick()
+        };
+        let server = std::thread::spawn(move || {
+            // The first request and three redirects; a fifth connection would be a bug.
+            for _ in 0..4 {
+                let (mut s, _) = listener.accept().unwrap();
+                request(&mut s);
+                let _ = s.write_all(b"HTTP/1.1 302 Found\r\nLocation: /again\r\nContent-Length: 0\r\n\r\n");
+            }
+        });
+        let err = download_within(format!("http://127.0.0.1:{port}/again"), limits, Duration::from_secs(10)).unwrap_err();
+        assert!(err.ends_with("more than 3 redirects"), "{err}");
+        server.join().unwrap();
+    }
+
+    #[test]
+    fn a_chunked_body_over_the_cap_is_refused() {
+        let mut response = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+        for _ in 0..8 {
+            response.extend_from_slice(b"400\r\n");
+            response.extend_from_slice(&[b'x'; 0x400]);
+            response.extend_from_slice(b"\r\n");
+        }
+        response.extend_from_slice(b"0\r\n\r\n");
+        let (port, server) = serve(vec![response.clone(), response]);
+        let url = format!("http://127.0.0.1:{port}/big");
+        let limits = Limits {
+            max_body: 4096,
+            ..quick()
+        };
+        let err = download_within(url.clone(), limits, Duration::from_secs(10)).unwrap_err();
+        assert_eq!(err, format!("{url}: the body is larger than 4096 bytes; not read"));
+        // The same body under a cap it fits: read whole.
+        let limits = Limits {
+            max_body: 8192,
+            ..quick()
+        };
+        assert_eq!(download_within(url, limits, Duration::from_secs(10)).unwrap().len(), 8192);
+        server.join().unwrap();
+    }
+
+    #[test]
+    fn a_server_that_stalls_is_timed_out() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (done, wait) = mpsc::channel::<()>();
+        let server = std::thread::spawn(move || {
+            // Headers and half the body, then nothing, the connection held open until the test
+            // is over (or 20 s, so that the server always ends).
+            let (mut s, _) = listener.accept().unwrap();
+            request(&mut s);
+            s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf_").unwrap();
+            let _ = wait.recv_timeout(Duration::from_secs(20));
+        });
+        let started = Instant::now();
+        let url = format!("http://127.0.0.1:{port}/slow");
+        let err = download_within(url.clone(), quick(), Duration::from_secs(10)).unwrap_err();
+        assert_eq!(err, format!("{url}: the server sent nothing for 0.5 s (timed out)"));
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        done.send(()).unwrap();
+        server.join().unwrap();
+    }
+
+    #[test]
+    fn a_status_other_than_success_names_the_url() {
+        let (port, server) = serve(vec![b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec()]);
+        let url = format!("http://127.0.0.1:{port}/gone");
+        assert_eq!(
+            download_within(url.clone(), quick(), Duration::from_secs(10)).unwrap_err(),
+            format!("{url}: HTTP 404")
+        );
         server.join().unwrap();
     }
 }
