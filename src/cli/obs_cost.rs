@@ -2,7 +2,7 @@
 
 use super::Ctx;
 use crate::cost::catalog::PriceCatalog;
-use crate::cost::import::{import_transcripts, ImportSummary};
+use crate::cost::import::{Import, ImportSummary, Options};
 use crate::cost::report::{CostBy, CostFilter, CostReport, CostReports, CostRow};
 use crate::render::{self, Cell, Format, Progress, Table};
 use crate::store::{self, DbKind, Store};
@@ -81,10 +81,16 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
     let prices = store::open_read(DbKind::Home, &db)?;
     let catalog = PriceCatalog::new(prices.as_ref().map(Store::conn), &crate::cost::catalog::override_file(paths))?;
     let mut total = ImportSummary::default();
+    // The process ends with the import: the allocator may keep what it frees.
+    let options = Options {
+        keep_freed_memory: true,
+        ..Options::default()
+    };
+    let mut import = Import::new(home.conn_mut(), &db, &catalog, options);
     for d in &dirs {
         let mut progress = Progress::new(format!("importing {}", d.display()), 0);
         let mut last = 0u64;
-        let s = import_transcripts(home.conn_mut(), &db, &catalog, d, &mut |done, all| {
+        let s = import.run(d, &mut |done, all| {
             progress.set_total(all);
             progress.inc(done.saturating_sub(last));
             last = done;

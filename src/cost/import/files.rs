@@ -1,0 +1,204 @@
+//! Files and offsets: which transcripts there are, how far each was read (`transcript_files`),
+//! where to read on from, and the bytes from there to the end.
+
+use super::{sq, CostError};
+use crate::store::queries::home::cost as q;
+use rusqlite::Connection;
+use std::collections::HashMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// How many leading bytes identify a file's content across imports.
+const HEAD_BYTES: u64 = 4096;
+
+/// The stored state of one file.
+#[derive(Debug, Clone, Default)]
+pub(super) struct FileState {
+    pub file_id: Option<String>,
+    pub head_hash: Option<String>,
+    pub offset: u64,
+    pub malformed: u64,
+    pub generations: u64,
+    pub project: Option<String>,
+}
+
+/// One file to read, and from where.
+pub(super) struct Job {
+    pub path: PathBuf,
+    /// The file's canonical path: its key in `transcript_files`.
+    pub key: String,
+    /// The first folder under the imported folder: Claude Code's slug of the session's working
+    /// directory, the project when the transcript names no usable `cwd`.
+    pub folder: String,
+    pub file_id: String,
+    pub size: u64,
+    pub prior: Option<FileState>,
+}
+
+impl Job {
+    /// The bytes this job reads at most: from the stored offset to the end.
+    pub fn new_bytes(&self) -> u64 {
+        self.size.saturating_sub(self.prior.as_ref().map_or(0, |p| p.offset))
+    }
+}
+
+/// Every `*.jsonl` under `dir`, with its project (first folder under `dir`), sorted.
+pub fn find_transcripts(dir: &Path) -> Result<Vec<(PathBuf, String)>, String> {
+    let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    if !meta.is_dir() {
+        return Err(format!("{}: not a folder", dir.display()));
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        for e in entries.flatten() {
+            let p = e.path();
+            let ft = match e.file_type() {
+                Ok(t) => t,
+                Err(_) => continue,
+            };
+            if ft.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                let rel = p.strip_prefix(dir).unwrap_or(&p);
+                let project = if rel.components().count() > 1 {
+                    rel.components()
+                        .next()
+                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                out.push((p, project));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The files under `dir` that have bytes not yet imported, with what was stored about each.
+pub(super) fn jobs(conn: &Connection, db: &Path, dir: &Path) -> Result<(u64, Vec<Job>), CostError> {
+    let files = find_transcripts(dir).map_err(CostError::Unusable)?;
+    let found = files.len() as u64;
+    let states = load_states(conn, db)?;
+    let mut jobs = Vec::new();
+    for (path, folder) in files {
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()).display().to_string();
+        let Ok(meta) = std::fs::metadata(&path) else { continue };
+        let file_id = format!("{}:{}", meta.dev(), meta.ino());
+        let prior = states.get(&key).cloned();
+        // Unchanged since the last import (same inode, same length): nothing to read.
+        if prior
+            .as_ref()
+            .is_some_and(|p| p.offset == meta.len() && p.file_id.as_deref() == Some(file_id.as_str()))
+        {
+            continue;
+        }
+        jobs.push(Job {
+            path,
+            key,
+            folder,
+            file_id,
+            size: meta.len(),
+            prior,
+        });
+    }
+    Ok((found, jobs))
+}
+
+fn load_states(conn: &Connection, db: &Path) -> Result<HashMap<String, FileState>, CostError> {
+    let mut st = conn.prepare_cached(q::TRANSCRIPT_FILES_ALL).map_err(sq(db))?;
+    let rows = st
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                FileState {
+                    file_id: r.get(1)?,
+                    head_hash: r.get(2)?,
+                    offset: r.get::<_, i64>(3)?.max(0) as u64,
+                    malformed: r.get::<_, i64>(4)?.max(0) as u64,
+                    generations: r.get::<_, i64>(5)?.max(0) as u64,
+                    project: r.get(6)?,
+                },
+            ))
+        })
+        .map_err(sq(db))?;
+    rows.collect::<Result<_, _>>().map_err(sq(db))
+}
+
+fn head_hash(path: &Path, len: u64) -> std::io::Result<String> {
+    let mut f = std::fs::File::open(path)?;
+    let mut buf = Vec::with_capacity(len as usize);
+    f.by_ref().take(len).read_to_end(&mut buf)?;
+    Ok(format!("{}:{}", buf.len(), crate::hashing::sha256_hex(&buf)))
+}
+
+/// Where to start reading a file, given what was stored: 0 when it is new, shrank, is another
+/// inode, or its first bytes changed; else the stored offset. With the hash of its head.
+pub(super) fn start_offset(job: &Job) -> std::io::Result<(u64, String)> {
+    let Some(prior) = &job.prior else {
+        return Ok((0, head_hash(&job.path, HEAD_BYTES.min(job.size))?));
+    };
+    if prior.file_id.as_deref() != Some(job.file_id.as_str()) || job.size < prior.offset {
+        return Ok((0, head_hash(&job.path, HEAD_BYTES.min(job.size))?));
+    }
+    let stored_len = prior
+        .head_hash
+        .as_deref()
+        .and_then(|h| h.split_once(':'))
+        .and_then(|(n, _)| n.parse::<u64>().ok())
+        .unwrap_or(0);
+    let now = head_hash(&job.path, stored_len)?;
+    if prior.head_hash.as_deref() != Some(now.as_str()) {
+        return Ok((0, head_hash(&job.path, HEAD_BYTES.min(job.size))?));
+    }
+    // Keep identifying the file by the longest head seen so far.
+    let head = if stored_len < HEAD_BYTES.min(job.size) {
+        head_hash(&job.path, HEAD_BYTES.min(job.size))?
+    } else {
+        now
+    };
+    Ok((prior.offset, head))
+}
+
+/// Reads `path` from `start` to its end into `buf` (cleared first). A scanning thread keeps one
+/// buffer for all its files, so after the first few files the read only copies from the page
+/// cache into memory already in place. Plain reads: a file truncated or replaced meanwhile reads
+/// short, never faults (transcripts are appended to or replaced, but another process could do
+/// anything to them).
+pub(super) fn read_tail(path: &Path, start: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    buf.clear();
+    let mut f = std::fs::File::open(path)?;
+    f.seek(SeekFrom::Start(start))?;
+    f.read_to_end(buf)?;
+    Ok(())
+}
+
+/// The project a transcript's responses are stored under. A file read on from where the last
+/// import stopped keeps the project it was stored under (its new lines may not name a `cwd`).
+pub(super) fn file_project(job: &Job, start: u64, cwd: Option<&str>) -> String {
+    if start > 0 {
+        if let Some(stored) = job.prior.as_ref().and_then(|p| p.project.clone()) {
+            return stored;
+        }
+    }
+    cwd.and_then(project_of_cwd).unwrap_or_else(|| job.folder.clone())
+}
+
+/// The project of a session that ran in `cwd`, named as the hooks name a repository in the spool:
+/// the folder name of the git top level holding `cwd` when that folder exists on this machine, else
+/// the name of `cwd` itself. `None` for a relative path or one without a name (the caller falls
+/// back to Claude Code's folder slug). So `obs cost --by project` shows a repository once, whether
+/// its responses were spooled by hooks or imported from transcripts.
+pub fn project_of_cwd(cwd: &str) -> Option<String> {
+    let dir = Path::new(cwd);
+    if !dir.is_absolute() {
+        return None;
+    }
+    let top = if dir.is_dir() { crate::paths::git_top_level(dir) } else { None };
+    let named = top.as_deref().unwrap_or(dir);
+    named.file_name().map(|n| n.to_string_lossy().into_owned())
+}

@@ -1,0 +1,32 @@
+//! The row path: every import that does not take the bulk path. Each batch is a transaction of its
+//! own, and each row goes through the insert's key lookup and the table's triggers, in
+//! `usage_key`'s order (see [`in_index_order`]), so that the key trigger adds each batch by a sweep
+//! over the table's pages rather than a random descent per row.
+
+use super::write::{BatchRows, Pending};
+use super::{sq, CostError};
+use crate::cost::usage::UsageWriter;
+use std::path::Path;
+
+/// Every record of the batch as (tail order, file, record index), in the index's order.
+fn in_index_order(batch: &[Pending]) -> Vec<(u128, u32, u32)> {
+    let mut order: Vec<(u128, u32, u32)> = batch
+        .iter()
+        .enumerate()
+        .flat_map(|(file, p)| p.grouped.rows.iter().enumerate().map(move |(i, k)| (k.tail, file as u32, i as u32)))
+        .collect();
+    order.sort_unstable();
+    order
+}
+
+/// Inserts the batch's responses; one already stored is left as it is (and not counted).
+pub(super) fn insert(db: &Path, writer: &mut UsageWriter<'_>, rows: &mut BatchRows<'_>) -> Result<(), CostError> {
+    for &(_, file, i) in &in_index_order(rows.batch) {
+        let (file, i) = (file as usize, i as usize);
+        let row = rows.row(file, i);
+        if writer.insert_unsummed(&row).map_err(sq(db))? {
+            rows.count(file, i, &row);
+        }
+    }
+    Ok(())
+}

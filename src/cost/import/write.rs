@@ -1,0 +1,261 @@
+//! The writer: the one thread that prices and stores what the scanning threads send, in batches
+//! (one file is never split over two), through the row path or the bulk path, and records each
+//! file's new offset with its rows.
+
+use super::bulk::{self, BulkState, SeenKeys};
+use super::files::{FileState, Job};
+use super::scan::{Grouped, KeyHasher, RowGate, Scanned, IN_FLIGHT_ROWS};
+use super::{rows, sq, CostError, ImportSummary, Options, PROVIDER, SOURCE};
+use crate::cost::catalog::{CachedResolver, ResolvedPrice};
+use crate::cost::rates::priced_cost;
+use crate::cost::transcript::UsageScan;
+use crate::cost::usage::{Sums, UsageRow, UsageWriter};
+use crate::store::queries::home::cost as q;
+use rusqlite::{params, Connection};
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// On the row path, commit after this many rows or this much time, at a file boundary, so that
+/// hooks writing to the same database are never kept waiting long.
+const BATCH_ROWS: usize = 100_000;
+const BATCH_TIME: Duration = Duration::from_millis(1000);
+
+/// One file's scan waiting in a batch.
+pub(super) struct Pending {
+    job_index: usize,
+    start: u64,
+    head_hash: String,
+    scan: UsageScan,
+    pub grouped: Grouped,
+    project: String,
+}
+
+/// A batch's rows as they are written: each record with its price, and the sums and counts of
+/// those stored.
+pub(super) struct BatchRows<'b> {
+    pub batch: &'b [Pending],
+    /// Per file, the price of each of its models (`None`: unpriced).
+    prices: Vec<Vec<Option<&'b ResolvedPrice>>>,
+    /// Per file, the sums of each of its groups' stored rows.
+    sums: Vec<Vec<Sums>>,
+    /// Per file, rows stored.
+    inserted: Vec<u64>,
+    unpriced: u64,
+}
+
+impl<'b> BatchRows<'b> {
+    fn new(batch: &'b [Pending], resolver: &'b CachedResolver<'_>) -> BatchRows<'b> {
+        BatchRows {
+            batch,
+            prices: batch
+                .iter()
+                .map(|p| p.grouped.models.iter().map(|m| resolver.resolved(m)).collect())
+                .collect(),
+            sums: batch.iter().map(|p| vec![Sums::default(); p.grouped.groups.len()]).collect(),
+            inserted: vec![0; batch.len()],
+            unpriced: 0,
+        }
+    }
+
+    /// Record `i` of file `file`, priced.
+    pub fn row(&self, file: usize, i: usize) -> UsageRow<'b> {
+        let p = &self.batch[file];
+        let r = &p.scan.records[i];
+        let g = &p.grouped.groups[p.grouped.rows[i].group as usize];
+        let price = self.prices[file][g.model];
+        UsageRow {
+            dedup_key: &r.dedup_key,
+            source: SOURCE,
+            project: &p.project,
+            repo_path: None,
+            session_id: &g.session,
+            provider: Some(PROVIDER),
+            ts: &r.ts,
+            model: &p.grouped.models[g.model],
+            usage: r.usage,
+            cost_usd: price.map(|p| priced_cost(p.rates(), &r.usage)),
+            cost_source: price.map(|p| p.source()),
+            cost_pool: price.and_then(|p| p.entry.pool.as_deref()),
+        }
+    }
+
+    /// Counts a stored row into its group's sums.
+    pub fn count(&mut self, file: usize, i: usize, row: &UsageRow<'_>) {
+        self.sums[file][self.batch[file].grouped.rows[i].group as usize].count(&row.usage, row.cost_usd);
+        self.inserted[file] += 1;
+        self.unpriced += u64::from(row.cost_usd.is_none());
+    }
+}
+
+/// The writer's state for one import.
+pub(super) struct Writer<'w> {
+    pub conn: &'w Connection,
+    pub db: &'w Path,
+    pub jobs: &'w [Job],
+    pub hasher: &'w KeyHasher,
+    pub options: &'w Options,
+    pub resolver: CachedResolver<'w>,
+    /// `imported_at` of the files written.
+    pub now: String,
+    pub summary: ImportSummary,
+}
+
+impl Writer<'_> {
+    /// Writes everything the scanning threads send until they are done; `progress(done, total)`.
+    pub fn write_all(
+        &mut self,
+        rx: mpsc::Receiver<Scanned>,
+        gate: &RowGate,
+        progress: &mut dyn FnMut(u64, u64),
+        total_bytes: u64,
+    ) -> Result<(), CostError> {
+        let (conn, db) = (self.conn, self.db);
+        let stored: i64 = conn
+            .prepare_cached(q::USAGE_COUNT)
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(sq(db))?;
+        let bulk = bulk::use_bulk_path(total_bytes, stored.max(0) as u64, self.options.bulk_min_bytes);
+        let mut bulk_state = None;
+        if bulk {
+            let seen = SeenKeys::with_capacity_and_hasher(stored.max(0) as usize + (total_bytes / 1500) as usize, Default::default());
+            bulk_state = Some(bulk::begin(conn, db, self.hasher, seen, i64::MIN)?);
+        }
+        // The bulk path commits once when about this much has been read, and a second connection
+        // checkpoints that first transaction while the rest is scanned and written, so that the
+        // import's last step copies only the rest into the database (see `bulk::commit_midway`).
+        let midway = total_bytes / 5 * 3;
+        let mut checkpointer: Option<std::thread::JoinHandle<()>> = None;
+        // On the bulk path a chunk is everything scanned so far, once it is at least `chunk`
+        // responses; a chunk waits for responses the gate would never let in past IN_FLIGHT_ROWS.
+        let chunk = self.options.bulk_chunk_rows.clamp(1, IN_FLIGHT_ROWS);
+        let mut done_bytes = 0u64;
+        let mut usage = UsageWriter::new(conn).map_err(sq(db))?;
+        let mut batch: Vec<Pending> = Vec::new();
+        let mut batch_rows = 0usize;
+        let mut batch_started = Instant::now();
+        // Files already written are freed on a thread of their own: four strings a response, a
+        // tenth of this thread's time, and this thread is the one the import waits for.
+        let (freed, to_free) = mpsc::channel::<Vec<Pending>>();
+        let freer = std::thread::spawn(move || to_free.into_iter().for_each(drop));
+        let mut open = true;
+        while open {
+            let mut next = rx.recv().ok();
+            open = next.is_some();
+            while let Some(scanned) = next.take() {
+                let (scan, grouped) = scanned.scan.map_err(CostError::Unusable)?;
+                batch_rows += scan.records.len();
+                done_bytes += self.jobs[scanned.job_index].size.saturating_sub(scanned.start);
+                batch.push(Pending {
+                    job_index: scanned.job_index,
+                    start: scanned.start,
+                    head_hash: scanned.head_hash,
+                    scan,
+                    grouped,
+                    project: scanned.project,
+                });
+                progress(done_bytes, total_bytes);
+                if bulk {
+                    match rx.try_recv() {
+                        Ok(more) => next = Some(more),
+                        Err(mpsc::TryRecvError::Empty) => {}
+                        Err(mpsc::TryRecvError::Disconnected) => open = false,
+                    }
+                }
+            }
+            let due = if bulk {
+                batch_rows >= chunk
+            } else {
+                batch_rows >= BATCH_ROWS || batch_started.elapsed() >= BATCH_TIME
+            };
+            if (due || !open) && !batch.is_empty() {
+                self.write_batch(&mut usage, &batch, bulk_state.as_mut())?;
+                let _ = freed.send(std::mem::take(&mut batch));
+                gate.release(batch_rows);
+                batch_rows = 0;
+                batch_started = Instant::now();
+                if open && checkpointer.is_none() && done_bytes >= midway {
+                    if let Some(state) = bulk_state.take() {
+                        let (next, started) = bulk::commit_midway(conn, db, &mut usage, self.hasher, state)?;
+                        bulk_state = Some(next);
+                        checkpointer = Some(started);
+                    }
+                }
+            }
+        }
+        drop(freed);
+        let _ = freer.join();
+        if let Some(state) = bulk_state {
+            bulk::end(conn, db, &mut usage, state)?;
+            if let Some(done) = checkpointer {
+                // Before the commit, whose own checkpoint then finds the first transaction copied
+                // already (and is not skipped for a checkpoint in progress).
+                let _ = done.join();
+            }
+            conn.execute_batch("COMMIT").map_err(sq(db))?;
+        }
+        progress(total_bytes, total_bytes);
+        Ok(())
+    }
+
+    /// Writes one batch of files: their responses, their rollup sums and their file states: on
+    /// the bulk path (`bulk` given) inside the transaction [`Writer::write_all`] holds, else in a
+    /// transaction of its own.
+    fn write_batch(&mut self, usage: &mut UsageWriter<'_>, batch: &[Pending], bulk: Option<&mut BulkState>) -> Result<(), CostError> {
+        let (conn, db) = (self.conn, self.db);
+        let in_bulk = bulk.is_some();
+        if !in_bulk {
+            conn.execute_batch("BEGIN IMMEDIATE").map_err(sq(db))?;
+        }
+        for p in batch {
+            for model in &p.grouped.models {
+                self.resolver.resolve(model)?;
+            }
+        }
+        let mut rows = BatchRows::new(batch, &self.resolver);
+        match bulk {
+            Some(state) => bulk::insert(db, usage, &mut rows, state)?,
+            None => rows::insert(db, usage, &mut rows)?,
+        }
+        for (p, sums) in batch.iter().zip(&rows.sums) {
+            for (g, s) in p.grouped.groups.iter().zip(sums) {
+                usage.add(&g.day, &p.project, &g.session, &p.grouped.models[g.model], s);
+            }
+        }
+        let summary = &mut self.summary;
+        summary.unpriced += rows.unpriced;
+        let mut upsert = conn.prepare_cached(q::TRANSCRIPT_FILE_UPSERT).map_err(sq(db))?;
+        for (p, &inserted) in batch.iter().zip(&rows.inserted) {
+            let job = &self.jobs[p.job_index];
+            let restarted = job.prior.is_some() && p.start == 0;
+            summary.files_read += 1;
+            summary.files_restarted += u64::from(restarted);
+            summary.bytes += p.scan.consumed;
+            summary.responses += p.scan.records.len() as u64;
+            summary.malformed += p.scan.malformed;
+            summary.inserted += inserted;
+            let base = if restarted {
+                FileState::default()
+            } else {
+                job.prior.clone().unwrap_or_default()
+            };
+            upsert
+                .execute(params![
+                    job.key,
+                    p.project,
+                    job.file_id,
+                    p.head_hash,
+                    (p.start + p.scan.consumed) as i64,
+                    (base.malformed + p.scan.malformed) as i64,
+                    (base.generations + inserted) as i64,
+                    self.now
+                ])
+                .map_err(sq(db))?;
+        }
+        usage.flush().map_err(sq(db))?;
+        if !in_bulk {
+            conn.execute_batch("COMMIT").map_err(sq(db))?;
+        }
+        Ok(())
+    }
+}
