@@ -166,9 +166,10 @@ pub(super) fn start_offset(job: &Job) -> std::io::Result<(u64, String)> {
 
 /// Reads `path` from `start` to its end into `buf` (cleared first). A scanning thread keeps one
 /// buffer for all its files, so after the first few files the read only copies from the page
-/// cache into memory already in place. Plain reads: a file truncated or replaced meanwhile reads
-/// short, never faults (transcripts are appended to or replaced, but another process could do
-/// anything to them).
+/// cache into memory already in place. Plain reads rather than a memory map: a file truncated by
+/// another process meanwhile reads short instead of faulting the import, and on the 1.65 GB bench
+/// set they cost nothing measurable (interleaved, 6 imports each on a loaded machine: CPU time
+/// 2.99 s against 3.08 s mapped, wall time within 3% either way).
 pub(super) fn read_tail(path: &Path, start: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {
     buf.clear();
     let mut f = std::fs::File::open(path)?;
