@@ -2,11 +2,11 @@
 //! server on 127.0.0.1.
 
 use serde_json::Value;
-use tlc::cost::catalog::PriceCatalog;
-use tlc::cost::import::{Import, ImportSummary, Options};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use tlc::cost::catalog::PriceCatalog;
+use tlc::cost::import::{Import, ImportSummary, Options};
 
 const CATALOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/prices/litellm-model-prices.json");
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/transcripts/sample");
@@ -75,7 +75,9 @@ impl Env {
             &tlc::cost::catalog::override_file(&paths),
         )
         .unwrap();
-        Import::new(home.conn_mut(), &db, &catalog, options).run(dir, &mut |_, _| {}).unwrap()
+        Import::new(home.conn_mut(), &db, &catalog, options)
+            .run(dir, &mut |_, _| {})
+            .unwrap()
     }
 }
 

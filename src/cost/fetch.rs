@@ -88,10 +88,7 @@ fn describe(url: &str, limits: &Limits, e: ureq::Error) -> String {
         ureq::Error::Timeout(ureq::Timeout::Global) => {
             format!("{url}: the download took longer than {} s", limits.total.as_secs_f64())
         }
-        ureq::Error::Timeout(_) => format!(
-            "{url}: the server sent nothing for {} s (timed out)",
-            limits.stall.as_secs_f64()
-        ),
+        ureq::Error::Timeout(_) => format!("{url}: the server sent nothing for {} s (timed out)", limits.stall.as_secs_f64()),
         other => format!("{url}: {other}"),
     }
 }
@@ -232,17 +229,11 @@ mod tests {
         response.extend_from_slice(b"0\r\n\r\n");
         let (port, server) = serve(vec![response.clone(), response]);
         let url = format!("http://127.0.0.1:{port}/big");
-        let limits = Limits {
-            max_body: 4096,
-            ..quick()
-        };
+        let limits = Limits { max_body: 4096, ..quick() };
         let err = download_within(url.clone(), limits, Duration::from_secs(10)).unwrap_err();
         assert_eq!(err, format!("{url}: the body is larger than 4096 bytes; not read"));
         // The same body under a cap it fits: read whole.
-        let limits = Limits {
-            max_body: 8192,
-            ..quick()
-        };
+        let limits = Limits { max_body: 8192, ..quick() };
         assert_eq!(download_within(url, limits, Duration::from_secs(10)).unwrap().len(), 8192);
         server.join().unwrap();
     }

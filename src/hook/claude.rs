@@ -7,8 +7,8 @@
 use super::mask::{self, ModelMask};
 use super::wiring::Layout;
 use super::{str_field, Action, Mapped, Provider, ProviderSpec, Subject};
-use crate::obs::redact::PayloadRedaction;
 use crate::decision::{Decision, Permission};
+use crate::obs::redact::PayloadRedaction;
 use crate::obs::{Event, Kind, Phase};
 use serde_json::{json, Map, Value};
 

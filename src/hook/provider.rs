@@ -9,8 +9,8 @@
 use super::mask::ModelMask;
 use super::wiring::Layout;
 use super::Mapped;
-use crate::obs::redact::PayloadRedaction;
 use crate::decision::Decision;
+use crate::obs::redact::PayloadRedaction;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
