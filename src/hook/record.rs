@@ -214,6 +214,9 @@ fn audit_payload(value: &Value) -> String {
 
 /// Opens the project database, decides, and records the event, its decision and any faults in
 /// one transaction.
+// One argument past clippy's seven since `after` (issue 13); the hook's inputs want one value of
+// their own when this function is next reworked.
+#[allow(clippy::too_many_arguments)]
 fn record(
     provider: Provider,
     project: &Project,
