@@ -158,16 +158,14 @@ pub fn process(
         };
     };
     let project = Project::locate(&paths, &config);
-    let decision = match record(
+    let into = Recording {
         provider,
-        &project,
-        &config,
-        mapped,
-        transcript_source.as_deref(),
-        &redactor,
-        &mut faults,
+        project: &project,
+        config: &config,
+        redactor: &redactor,
         after,
-    ) {
+    };
+    let decision = match record(into, mapped, transcript_source.as_deref(), &mut faults) {
         Ok(d) => d,
         Err(e) => {
             faults.push(format!("{}: not recorded: {e}", project.db_path().display()));
@@ -212,21 +210,33 @@ fn audit_payload(value: &Value) -> String {
     serde_json::json!({ "truncated": true, "bytes": text.len(), "head": &text[..cut] }).to_string()
 }
 
+/// Where and how one hook event is recorded: what is the same whatever the payload held.
+#[derive(Clone, Copy)]
+struct Recording<'a> {
+    provider: Provider,
+    project: &'a Project,
+    config: &'a Config,
+    /// Scrubs the faults before they are stored.
+    redactor: &'a Redactor,
+    /// What becomes of the connections once the event is recorded.
+    after: AfterAnswer,
+}
+
 /// Opens the project database, decides, and records the event, its decision and any faults in
 /// one transaction.
-// One argument past clippy's seven since `after` (issue 13); the hook's inputs want one value of
-// their own when this function is next reworked.
-#[allow(clippy::too_many_arguments)]
 fn record(
-    provider: Provider,
-    project: &Project,
-    config: &Config,
+    into: Recording<'_>,
     mapped: Option<Mapped>,
     transcript_source: Option<&str>,
-    redactor: &Redactor,
     faults: &mut Vec<String>,
-    after: AfterAnswer,
 ) -> Result<Decision, HookError> {
+    let Recording {
+        provider,
+        project,
+        config,
+        redactor,
+        after,
+    } = into;
     // Issue 6 (adoption): an unadopted repository gets its project config before the first write.
     let adopted = mapped
         .as_ref()
