@@ -343,8 +343,8 @@ const TABLE_OWNERS: &[TableOwner] = &[
     ("home", "usage_rollup", Some(("cost/usage.rs", "UsageWriter"))),
     ("home", "usage_daily", Some(("cost/usage.rs", "UsageWriter"))),
     ("home", "usage_key", Some(("cost/usage.rs", "UsageWriter"))),
-    // The transcript import's file offsets, written with its rows (cost::import::import_transcripts).
-    ("home", "transcript_files", Some(("cost/import.rs", "import_transcripts"))),
+    // The transcript import's file offsets, written with its rows.
+    ("home", "transcript_files", Some(("cost/import/files.rs", "TranscriptFiles"))),
     ("home", "spool", Some(("obs/spool.rs", "Spool"))),
     ("home", "spool_rollup", Some(("obs/spool.rs", "Spool"))),
     ("home", "lessons", Some(("lesson/mod.rs", "LessonStore"))),

@@ -95,7 +95,7 @@ fn kind_of(e: &(dyn std::error::Error + 'static)) -> Option<ExitKind> {
     if let Some(e) = e.downcast_ref::<CostError>() {
         return Some(match e {
             CostError::Store(e) => store_kind(e),
-            CostError::Unusable(_) => Unusable,
+            CostError::Unusable(_) | CostError::Read(_) => Unusable,
             CostError::Sqlite { .. } => Refused,
         });
     }

@@ -33,6 +33,9 @@ pub enum CostError {
     /// Input that cannot be used (a malformed price file, a bad download): exit 2.
     #[error("{0}")]
     Unusable(String),
+    /// A transcripts folder or file the import cannot read: exit 2, as unusable input.
+    #[error(transparent)]
+    Read(#[from] super::import::ReadError),
 }
 
 /// `$TLC_HOME/model-prices.local.toml`.

@@ -286,6 +286,29 @@ impl<'c> UsageWriter<'c> {
         pair.insert_all(keys, key_params)
     }
 
+    /// How many responses are stored, counted in `usage_key` (one row per `usage` row, a tenth of
+    /// its size): the transcript import reads it to choose its path.
+    pub fn stored_count(&self) -> rusqlite::Result<u64> {
+        let n: i64 = self.conn.prepare_cached(q::USAGE_COUNT)?.query_row([], |r| r.get(0))?;
+        Ok(n.max(0) as u64)
+    }
+
+    /// The highest `usage` id (0 when there is none): the bulk import numbers its rows on from here.
+    pub fn max_id(&self) -> rusqlite::Result<i64> {
+        self.conn.prepare_cached(q::USAGE_MAX_ID)?.query_row([], |r| r.get(0))
+    }
+
+    /// Calls `each` with the dedup key of every row after `after_id`, borrowed from SQLite (no copy
+    /// per key: the bulk import reads every stored key this way, under its write lock).
+    pub fn keys_after(&self, after_id: i64, mut each: impl FnMut(&str)) -> rusqlite::Result<()> {
+        let mut st = self.conn.prepare_cached(q::USAGE_KEYS)?;
+        let mut rows = st.query([after_id])?;
+        while let Some(r) = rows.next()? {
+            each(r.get_ref(0)?.as_str().unwrap_or(""));
+        }
+        Ok(())
+    }
+
     /// Adds the sums of rows of source `transcript` inserted with [`UsageWriter::insert_unsummed`].
     pub fn add(&mut self, day: &str, project: &str, session: &str, model: &str, sums: &Sums) {
         if !sums.is_empty() {

@@ -13,7 +13,6 @@ use super::write::BatchRows;
 use super::{sq, CostError};
 use crate::cost::transcript::Fx;
 use crate::cost::usage::{SuspendedTriggers, UsageWriter};
-use crate::store::queries::home::cost as q;
 use rusqlite::Connection;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
@@ -77,21 +76,23 @@ pub(super) struct BulkState {
 
 /// Starts a bulk transaction: takes the write lock, adds the keys of rows stored after `after_id`
 /// to `seen`, and sets the insert triggers aside.
-pub(super) fn begin(conn: &Connection, db: &Path, hasher: &KeyHasher, mut seen: SeenKeys, after_id: i64) -> Result<BulkState, CostError> {
+pub(super) fn begin(
+    conn: &Connection,
+    db: &Path,
+    writer: &UsageWriter<'_>,
+    hasher: &KeyHasher,
+    mut seen: SeenKeys,
+    after_id: i64,
+) -> Result<BulkState, CostError> {
     // An error from here to the commit leaves the transaction to roll back when the connection
     // closes, the set-aside triggers with it.
     conn.execute_batch("BEGIN IMMEDIATE").map_err(sq(db))?;
-    {
-        let mut st = conn.prepare_cached(q::USAGE_KEYS).map_err(sq(db))?;
-        let mut rows = st.query([after_id]).map_err(sq(db))?;
-        while let Some(r) = rows.next().map_err(sq(db))? {
-            seen.insert(hasher.hash(r.get_ref(0).map_err(sq(db))?.as_str().unwrap_or("")));
-        }
-    }
-    let last_id: i64 = conn
-        .prepare_cached(q::USAGE_MAX_ID)
-        .and_then(|mut s| s.query_row([], |r| r.get(0)))
+    writer
+        .keys_after(after_id, |key| {
+            seen.insert(hasher.hash(key));
+        })
         .map_err(sq(db))?;
+    let last_id = writer.max_id().map_err(sq(db))?;
     Ok(BulkState {
         seen,
         last_id,
@@ -146,7 +147,7 @@ pub(super) fn commit_midway(
             let _ = second.checkpoint_passive();
         }
     });
-    let next = begin(conn, db, hasher, seen, last_id)?;
+    let next = begin(conn, db, writer, hasher, seen, last_id)?;
     Ok((next, checkpointer))
 }
 
@@ -237,7 +238,7 @@ mod tests {
         let hasher = KeyHasher::default();
         let mut writer = UsageWriter::new(conn).unwrap();
         let row = |key| UsageRow::for_test(key, "2026-11-20T01:00:00.000Z");
-        let mut state = begin(conn, &db, &hasher, SeenKeys::default(), i64::MIN).unwrap();
+        let mut state = begin(conn, &db, &writer, &hasher, SeenKeys::default(), i64::MIN).unwrap();
         assert_eq!(state.last_id, 0);
         for key in ["msg_a:req_a", "msg_b:req_b"] {
             assert!(state.seen.insert(hasher.hash(key)));
@@ -283,7 +284,7 @@ mod tests {
                 ],
             )
             .unwrap();
-        let again = begin(conn, &db, &hasher, SeenKeys::default(), 2).unwrap();
+        let again = begin(conn, &db, &writer, &hasher, SeenKeys::default(), 2).unwrap();
         assert!(again.seen.contains(&hasher.hash("msg_h:req_h")));
         assert!(!again.seen.contains(&hasher.hash("msg_a:req_a")));
         assert_eq!(again.last_id, 3);

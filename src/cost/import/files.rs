@@ -3,7 +3,7 @@
 
 use super::{sq, CostError};
 use crate::store::queries::home::cost as q;
-use rusqlite::Connection;
+use rusqlite::{params, Connection};
 use std::collections::HashMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
@@ -43,16 +43,93 @@ impl Job {
     }
 }
 
+/// A transcripts folder or file the import could not read (it names which): the import stops,
+/// its committed batches kept.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{}: not a folder", .0.display())]
+    NotAFolder(PathBuf),
+    #[error("{}: {cause}", path.display())]
+    Io { path: PathBuf, cause: std::io::Error },
+}
+
+impl ReadError {
+    pub(super) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReadError + '_ {
+        move |cause| ReadError::Io {
+            path: path.to_path_buf(),
+            cause,
+        }
+    }
+}
+
+/// `transcript_files`, how far each transcript was imported: its one reader and writer.
+pub(super) struct TranscriptFiles<'c> {
+    conn: &'c Connection,
+}
+
+/// One file's row as the import records it, with the rows it read (totals, not increments).
+pub(super) struct FileRow<'a> {
+    /// The file's canonical path.
+    pub path: &'a str,
+    pub project: &'a str,
+    pub file_id: &'a str,
+    pub head_hash: &'a str,
+    pub offset: u64,
+    pub malformed: u64,
+    pub generations: u64,
+    pub imported_at: &'a str,
+}
+
+impl<'c> TranscriptFiles<'c> {
+    pub fn new(conn: &'c Connection) -> TranscriptFiles<'c> {
+        TranscriptFiles { conn }
+    }
+
+    /// Every file's stored state, by its path.
+    pub fn all(&self) -> rusqlite::Result<HashMap<String, FileState>> {
+        let mut st = self.conn.prepare_cached(q::TRANSCRIPT_FILES_ALL)?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                FileState {
+                    file_id: r.get(1)?,
+                    head_hash: r.get(2)?,
+                    offset: r.get::<_, i64>(3)?.max(0) as u64,
+                    malformed: r.get::<_, i64>(4)?.max(0) as u64,
+                    generations: r.get::<_, i64>(5)?.max(0) as u64,
+                    project: r.get(6)?,
+                },
+            ))
+        })?;
+        rows.collect()
+    }
+
+    /// Records how far one file was read, in the caller's transaction (with the file's rows).
+    pub fn record(&self, row: &FileRow<'_>) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::TRANSCRIPT_FILE_UPSERT)?.execute(params![
+            row.path,
+            row.project,
+            row.file_id,
+            row.head_hash,
+            row.offset as i64,
+            row.malformed as i64,
+            row.generations as i64,
+            row.imported_at
+        ])?;
+        Ok(())
+    }
+}
+
 /// Every `*.jsonl` under `dir`, with its project (first folder under `dir`), sorted.
-pub fn find_transcripts(dir: &Path) -> Result<Vec<(PathBuf, String)>, String> {
-    let meta = std::fs::metadata(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+pub fn find_transcripts(dir: &Path) -> Result<Vec<(PathBuf, String)>, ReadError> {
+    let meta = std::fs::metadata(dir).map_err(ReadError::io(dir))?;
     if !meta.is_dir() {
-        return Err(format!("{}: not a folder", dir.display()));
+        return Err(ReadError::NotAFolder(dir.to_path_buf()));
     }
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        let entries = std::fs::read_dir(&d).map_err(ReadError::io(&d))?;
         for e in entries.flatten() {
             let p = e.path();
             let ft = match e.file_type() {
@@ -81,9 +158,9 @@ pub fn find_transcripts(dir: &Path) -> Result<Vec<(PathBuf, String)>, String> {
 
 /// The files under `dir` that have bytes not yet imported, with what was stored about each.
 pub(super) fn jobs(conn: &Connection, db: &Path, dir: &Path) -> Result<(u64, Vec<Job>), CostError> {
-    let files = find_transcripts(dir).map_err(CostError::Unusable)?;
+    let files = find_transcripts(dir)?;
     let found = files.len() as u64;
-    let states = load_states(conn, db)?;
+    let states = TranscriptFiles::new(conn).all().map_err(sq(db))?;
     let mut jobs = Vec::new();
     for (path, folder) in files {
         let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()).display().to_string();
@@ -107,26 +184,6 @@ pub(super) fn jobs(conn: &Connection, db: &Path, dir: &Path) -> Result<(u64, Vec
         });
     }
     Ok((found, jobs))
-}
-
-fn load_states(conn: &Connection, db: &Path) -> Result<HashMap<String, FileState>, CostError> {
-    let mut st = conn.prepare_cached(q::TRANSCRIPT_FILES_ALL).map_err(sq(db))?;
-    let rows = st
-        .query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                FileState {
-                    file_id: r.get(1)?,
-                    head_hash: r.get(2)?,
-                    offset: r.get::<_, i64>(3)?.max(0) as u64,
-                    malformed: r.get::<_, i64>(4)?.max(0) as u64,
-                    generations: r.get::<_, i64>(5)?.max(0) as u64,
-                    project: r.get(6)?,
-                },
-            ))
-        })
-        .map_err(sq(db))?;
-    rows.collect::<Result<_, _>>().map_err(sq(db))
 }
 
 fn head_hash(path: &Path, len: u64) -> std::io::Result<String> {

@@ -24,7 +24,7 @@ mod rows;
 mod scan;
 mod write;
 
-pub use files::{find_transcripts, project_of_cwd};
+pub use files::{find_transcripts, project_of_cwd, ReadError};
 
 use super::catalog::{CachedResolver, CostError, PriceCatalog};
 use rusqlite::Connection;

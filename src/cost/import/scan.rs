@@ -2,7 +2,7 @@
 //! them and groups them for the writer (see [`Grouped`]), then waits at the [`RowGate`] while the
 //! writer is behind.
 
-use super::files::{file_project, read_tail, start_offset, Job};
+use super::files::{file_project, read_tail, start_offset, Job, ReadError};
 use crate::cost::transcript::{scan_usage, UsageScan};
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -20,7 +20,7 @@ pub(super) struct Scanned {
     pub job_index: usize,
     pub start: u64,
     pub head_hash: String,
-    pub scan: Result<(UsageScan, Grouped), String>,
+    pub scan: Result<(UsageScan, Grouped), ReadError>,
     pub project: String,
 }
 
@@ -142,7 +142,7 @@ fn scan_job(job: &Job, index: usize, hasher: &KeyHasher, buf: &mut Vec<u8>) -> S
                 job_index: index,
                 start: 0,
                 head_hash: String::new(),
-                scan: Err(format!("{}: {e}", job.path.display())),
+                scan: Err(ReadError::io(&job.path)(e)),
                 project: String::new(),
             }
         }
@@ -150,7 +150,7 @@ fn scan_job(job: &Job, index: usize, hasher: &KeyHasher, buf: &mut Vec<u8>) -> S
     let fallback_session = job.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let scan = read_tail(&job.path, start, buf)
         .map(|()| scan_usage(buf, start, &job.key))
-        .map_err(|e| format!("{}: {e}", job.path.display()));
+        .map_err(ReadError::io(&job.path));
     let project = match &scan {
         Ok(s) => file_project(job, start, s.cwd.as_deref()),
         Err(_) => String::new(),

@@ -3,15 +3,14 @@
 //! file's new offset with its rows.
 
 use super::bulk::{self, BulkState, SeenKeys};
-use super::files::{FileState, Job};
+use super::files::{FileRow, FileState, Job, TranscriptFiles};
 use super::scan::{Grouped, KeyHasher, RowGate, Scanned, IN_FLIGHT_ROWS};
 use super::{rows, sq, CostError, ImportSummary, Options, PROVIDER, SOURCE};
 use crate::cost::catalog::{CachedResolver, ResolvedPrice};
 use crate::cost::rates::priced_cost;
 use crate::cost::transcript::UsageScan;
 use crate::cost::usage::{Sums, UsageRow, UsageWriter};
-use crate::store::queries::home::cost as q;
-use rusqlite::{params, Connection};
+use rusqlite::Connection;
 use std::path::Path;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -111,15 +110,13 @@ impl Writer<'_> {
         total_bytes: u64,
     ) -> Result<(), CostError> {
         let (conn, db) = (self.conn, self.db);
-        let stored: i64 = conn
-            .prepare_cached(q::USAGE_COUNT)
-            .and_then(|mut s| s.query_row([], |r| r.get(0)))
-            .map_err(sq(db))?;
-        let bulk = bulk::use_bulk_path(total_bytes, stored.max(0) as u64, self.options.bulk_min_bytes);
+        let mut usage = UsageWriter::new(conn).map_err(sq(db))?;
+        let stored = usage.stored_count().map_err(sq(db))?;
+        let bulk = bulk::use_bulk_path(total_bytes, stored, self.options.bulk_min_bytes);
         let mut bulk_state = None;
         if bulk {
-            let seen = SeenKeys::with_capacity_and_hasher(stored.max(0) as usize + (total_bytes / 1500) as usize, Default::default());
-            bulk_state = Some(bulk::begin(conn, db, self.hasher, seen, i64::MIN)?);
+            let seen = SeenKeys::with_capacity_and_hasher(stored as usize + (total_bytes / 1500) as usize, Default::default());
+            bulk_state = Some(bulk::begin(conn, db, &usage, self.hasher, seen, i64::MIN)?);
         }
         // The bulk path commits once when about this much has been read, and a second connection
         // checkpoints that first transaction while the rest is scanned and written, so that the
@@ -130,7 +127,6 @@ impl Writer<'_> {
         // responses; a chunk waits for responses the gate would never let in past IN_FLIGHT_ROWS.
         let chunk = self.options.bulk_chunk_rows.clamp(1, IN_FLIGHT_ROWS);
         let mut done_bytes = 0u64;
-        let mut usage = UsageWriter::new(conn).map_err(sq(db))?;
         let mut batch: Vec<Pending> = Vec::new();
         let mut batch_rows = 0usize;
         let mut batch_started = Instant::now();
@@ -143,7 +139,7 @@ impl Writer<'_> {
             let mut next = rx.recv().ok();
             open = next.is_some();
             while let Some(scanned) = next.take() {
-                let (scan, grouped) = scanned.scan.map_err(CostError::Unusable)?;
+                let (scan, grouped) = scanned.scan?;
                 batch_rows += scan.records.len();
                 done_bytes += self.jobs[scanned.job_index].size.saturating_sub(scanned.start);
                 batch.push(Pending {
@@ -224,7 +220,7 @@ impl Writer<'_> {
         }
         let summary = &mut self.summary;
         summary.unpriced += rows.unpriced;
-        let mut upsert = conn.prepare_cached(q::TRANSCRIPT_FILE_UPSERT).map_err(sq(db))?;
+        let files = TranscriptFiles::new(conn);
         for (p, &inserted) in batch.iter().zip(&rows.inserted) {
             let job = &self.jobs[p.job_index];
             let restarted = job.prior.is_some() && p.start == 0;
@@ -239,17 +235,17 @@ impl Writer<'_> {
             } else {
                 job.prior.clone().unwrap_or_default()
             };
-            upsert
-                .execute(params![
-                    job.key,
-                    p.project,
-                    job.file_id,
-                    p.head_hash,
-                    (p.start + p.scan.consumed) as i64,
-                    (base.malformed + p.scan.malformed) as i64,
-                    (base.generations + inserted) as i64,
-                    self.now
-                ])
+            files
+                .record(&FileRow {
+                    path: &job.key,
+                    project: &p.project,
+                    file_id: &job.file_id,
+                    head_hash: &p.head_hash,
+                    offset: p.start + p.scan.consumed,
+                    malformed: base.malformed + p.scan.malformed,
+                    generations: base.generations + inserted,
+                    imported_at: &self.now,
+                })
                 .map_err(sq(db))?;
         }
         usage.flush().map_err(sq(db))?;
