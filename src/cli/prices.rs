@@ -88,8 +88,7 @@ fn read_source(source: &str) -> anyhow::Result<Vec<PriceEntry>> {
         progress.set_total(total);
         progress.inc(done.saturating_sub(last));
         last = done;
-    })
-    .map_err(anyhow::Error::msg)?;
+    })?;
     progress.finish();
     parse::parse_source(source, &bytes).with_context(|| source.to_string())
 }

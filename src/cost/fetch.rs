@@ -30,21 +30,44 @@ impl Limits {
     };
 }
 
+/// Why a price source could not be read; every variant names the file or URL.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("{path}: cannot read: {cause}")]
+    Read { path: String, cause: std::io::Error },
+    #[error("{url}: HTTP {code}")]
+    Status { url: String, code: u16 },
+    #[error("{url}: the body is larger than {max_body} bytes; not read")]
+    TooLarge { url: String, max_body: u64 },
+    #[error("{url}: more than {max_redirects} redirects")]
+    TooManyRedirects { url: String, max_redirects: u32 },
+    #[error("{url}: the download took longer than {} s", total.as_secs_f64())]
+    TooLong { url: String, total: Duration },
+    #[error("{url}: the server sent nothing for {} s (timed out)", stall.as_secs_f64())]
+    Stalled { url: String, stall: Duration },
+    /// Anything else the client reports (no such host, a refused connection, a TLS failure, …).
+    #[error("{url}: {cause}")]
+    Http { url: String, cause: ureq::Error },
+}
+
 /// True when `source` is a URL rather than a path.
 pub fn is_url(source: &str) -> bool {
     source.starts_with("http://") || source.starts_with("https://")
 }
 
 /// Reads `source` (a path or a URL), calling `progress(done, total)` as bytes arrive.
-pub fn fetch(source: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, String> {
+pub fn fetch(source: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, FetchError> {
     if !is_url(source) {
-        return std::fs::read(source).map_err(|e| format!("{source}: cannot read: {e}"));
+        return std::fs::read(source).map_err(|cause| FetchError::Read {
+            path: source.to_string(),
+            cause,
+        });
     }
     download(source, &Limits::DEFAULT, progress)
 }
 
 /// Downloads `url` under `limits`. Any status but 2xx (after redirects) is an error.
-pub fn download(url: &str, limits: &Limits, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, String> {
+pub fn download(url: &str, limits: &Limits, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, FetchError> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .max_redirects(limits.max_redirects)
         .timeout_connect(Some(limits.stall))
@@ -78,18 +101,21 @@ pub fn download(url: &str, limits: &Limits, progress: &mut dyn FnMut(u64, u64)) 
     Ok(body)
 }
 
-fn describe(url: &str, limits: &Limits, e: ureq::Error) -> String {
+fn describe(url: &str, limits: &Limits, e: ureq::Error) -> FetchError {
+    let url = url.to_string();
     match e {
-        ureq::Error::StatusCode(code) => format!("{url}: HTTP {code}"),
-        ureq::Error::BodyExceedsLimit(_) => {
-            format!("{url}: the body is larger than {} bytes; not read", limits.max_body)
-        }
-        ureq::Error::TooManyRedirects => format!("{url}: more than {} redirects", limits.max_redirects),
-        ureq::Error::Timeout(ureq::Timeout::Global) => {
-            format!("{url}: the download took longer than {} s", limits.total.as_secs_f64())
-        }
-        ureq::Error::Timeout(_) => format!("{url}: the server sent nothing for {} s (timed out)", limits.stall.as_secs_f64()),
-        other => format!("{url}: {other}"),
+        ureq::Error::StatusCode(code) => FetchError::Status { url, code },
+        ureq::Error::BodyExceedsLimit(_) => FetchError::TooLarge {
+            url,
+            max_body: limits.max_body,
+        },
+        ureq::Error::TooManyRedirects => FetchError::TooManyRedirects {
+            url,
+            max_redirects: limits.max_redirects,
+        },
+        ureq::Error::Timeout(ureq::Timeout::Global) => FetchError::TooLong { url, total: limits.total },
+        ureq::Error::Timeout(_) => FetchError::Stalled { url, stall: limits.stall },
+        cause => FetchError::Http { url, cause },
     }
 }
 
@@ -134,7 +160,7 @@ mod tests {
 
     /// Runs `download` on a thread and fails the test if it has not returned within `bound`:
     /// a hang fails fast instead of stalling the suite.
-    fn download_within(url: String, limits: Limits, bound: Duration) -> Result<Vec<u8>, String> {
+    fn download_within(url: String, limits: Limits, bound: Duration) -> Result<Vec<u8>, FetchError> {
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let _ = tx.send(download(&url, &limits, &mut |_, _| {}));
@@ -192,7 +218,8 @@ mod tests {
         .into_bytes()]);
         let url = format!("http://127.0.0.1:{port}/prices.json");
         let err = download_within(url.clone(), quick(), Duration::from_secs(10)).unwrap_err();
-        assert!(err.starts_with(&url), "{err}");
+        assert!(matches!(err, FetchError::Http { .. }), "{err:?}");
+        assert!(err.to_string().starts_with(&url), "{err}");
         assert_eq!(hello.join().unwrap(), [0x16, 0x03], "no TLS handshake after the redirect");
         server.join().unwrap();
     }
@@ -214,7 +241,7 @@ mod tests {
             }
         });
         let err = download_within(format!("http://127.0.0.1:{port}/again"), limits, Duration::from_secs(10)).unwrap_err();
-        assert!(err.ends_with("more than 3 redirects"), "{err}");
+        assert!(err.to_string().ends_with("more than 3 redirects"), "{err}");
         server.join().unwrap();
     }
 
@@ -231,7 +258,7 @@ mod tests {
         let url = format!("http://127.0.0.1:{port}/big");
         let limits = Limits { max_body: 4096, ..quick() };
         let err = download_within(url.clone(), limits, Duration::from_secs(10)).unwrap_err();
-        assert_eq!(err, format!("{url}: the body is larger than 4096 bytes; not read"));
+        assert_eq!(err.to_string(), format!("{url}: the body is larger than 4096 bytes; not read"));
         // The same body under a cap it fits: read whole.
         let limits = Limits { max_body: 8192, ..quick() };
         assert_eq!(download_within(url, limits, Duration::from_secs(10)).unwrap().len(), 8192);
@@ -254,7 +281,7 @@ mod tests {
         let started = Instant::now();
         let url = format!("http://127.0.0.1:{port}/slow");
         let err = download_within(url.clone(), quick(), Duration::from_secs(10)).unwrap_err();
-        assert_eq!(err, format!("{url}: the server sent nothing for 0.5 s (timed out)"));
+        assert_eq!(err.to_string(), format!("{url}: the server sent nothing for 0.5 s (timed out)"));
         assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
         done.send(()).unwrap();
         server.join().unwrap();
@@ -265,7 +292,9 @@ mod tests {
         let (port, server) = serve(vec![b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".to_vec()]);
         let url = format!("http://127.0.0.1:{port}/gone");
         assert_eq!(
-            download_within(url.clone(), quick(), Duration::from_secs(10)).unwrap_err(),
+            download_within(url.clone(), quick(), Duration::from_secs(10))
+                .unwrap_err()
+                .to_string(),
             format!("{url}: HTTP 404")
         );
         server.join().unwrap();
