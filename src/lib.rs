@@ -1,8 +1,9 @@
 //! tlc: the local data service of an AI coding-agent harness.
 //!
 //! The binary is a thin shell over this library: [`cli`] parses and renders, [`hook`] adapts
-//! provider payloads, the domains ([`obs`], [`cost`], [`policy`], [`gate`], [`lesson`], [`agent`])
-//! own their tables and SQL, and [`store`], [`config`] and [`render`] are shared by all of them.
+//! provider payloads, the domains ([`obs`], [`cost`], [`policy`], [`gate`], [`lesson`], [`agent`],
+//! [`ship`]) own their tables and SQL, and [`store`], [`config`] and [`render`] are shared by all
+//! of them.
 //!
 //! `unsafe` code is denied here and allowed in two modules only: [`sys`] (the operating system
 //! calls the standard library does not wrap) and `cost::borrowed_insert` (SQLite's C interface,
@@ -25,6 +26,7 @@ pub mod paths;
 pub mod policy;
 pub mod project;
 pub mod render;
+pub mod ship;
 pub mod store;
 pub mod sys;
 

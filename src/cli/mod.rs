@@ -17,6 +17,7 @@ pub mod mutating;
 mod obs;
 mod obs_cost;
 mod obs_data;
+mod obs_ship;
 mod obs_spool;
 mod policy_cmd;
 mod prices;

@@ -39,6 +39,8 @@ pub enum ObsCommand {
     Import(ImportCommand),
     /// Token usage and estimated cost by day, week, month, model, session or project (read-only).
     Cost(super::obs_cost::CostArgs),
+    /// Send what was recorded since the last acknowledged send to an OpenTelemetry collector (OTLP/HTTP).
+    Ship(super::obs_ship::ShipArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -147,6 +149,7 @@ pub fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
         ObsCommand::Import(ImportCommand::Jsonl { files, json }) => super::obs_data::import_jsonl(ctx, &files, json),
         ObsCommand::Import(ImportCommand::Transcripts { dir }) => super::obs_cost::import(ctx, dir),
         ObsCommand::Cost(a) => super::obs_cost::cost(ctx, a),
+        ObsCommand::Ship(a) => super::obs_ship::ship(ctx, a),
     }
 }
 

@@ -81,6 +81,21 @@ const fn k(key: &'static str, kind: Kind, default: Default, doc: &'static str) -
 
 pub const APPEND_FILES: &[&str] = &["auto", "always", "never"];
 
+/// The OTLP encodings `tlc obs ship` speaks (OTLP/HTTP; gRPC is not offered).
+pub const SHIP_PROTOCOLS: &[&str] = &["http/protobuf", "http/json"];
+
+/// A `[ship]` key: machine tier only, since a project config must not send data off the machine.
+const fn ship(key: &'static str, kind: Kind, default: Default, doc: &'static str) -> KeySpec {
+    KeySpec {
+        key,
+        kind,
+        default,
+        tiers: Tiers::MachineOnly,
+        policy: true,
+        doc,
+    }
+}
+
 /// Every key, in template order.
 pub const KEYS: &[KeySpec] = &[
     k(
@@ -337,6 +352,78 @@ pub const KEYS: &[KeySpec] = &[
         policy: true,
         doc: "Remote URL patterns (* matches anything) of repositories tlc never writes into (machine tier only).",
     },
+    ship(
+        "ship.enabled",
+        Kind::Bool,
+        Default::Bool(false),
+        "Allow `tlc obs ship` to send the record to an OpenTelemetry collector (machine tier only).",
+    ),
+    ship(
+        "ship.endpoint",
+        Kind::Str,
+        Default::Str(""),
+        "The collector's OTLP/HTTP base URL; empty: OTEL_EXPORTER_OTLP_ENDPOINT (machine tier only).",
+    ),
+    ship(
+        "ship.headers",
+        Kind::StrList,
+        Default::List(&[]),
+        "Request headers as \"name=value\" (an API key); empty: OTEL_EXPORTER_OTLP_HEADERS (machine tier only).",
+    ),
+    ship(
+        "ship.timeoutMs",
+        Kind::Int { min: 1 },
+        Default::Int(10000),
+        "How long one request may take, in milliseconds; unset: OTEL_EXPORTER_OTLP_TIMEOUT (machine tier only).",
+    ),
+    ship(
+        "ship.protocol",
+        Kind::Enum(SHIP_PROTOCOLS),
+        Default::Str("http/protobuf"),
+        "http/protobuf or http/json; unset: OTEL_EXPORTER_OTLP_PROTOCOL (machine tier only).",
+    ),
+    ship(
+        "ship.includePayloads",
+        Kind::Bool,
+        Default::Bool(false),
+        "Also send payload texts: prompts, commands, paths, reasons, gate output (machine tier only).",
+    ),
+    ship(
+        "ship.includeLocalPaths",
+        Kind::Bool,
+        Default::Bool(false),
+        "Also send the repository's local path as tlc.repository.path (machine tier only).",
+    ),
+    ship(
+        "ship.user",
+        Kind::Str,
+        Default::Str(""),
+        "The user.name sent with every record; empty: the login name (machine tier only).",
+    ),
+    ship(
+        "ship.resourceAttributes",
+        Kind::StrList,
+        Default::List(&[]),
+        "More resource attributes as \"name=value\" (team=payments) (machine tier only).",
+    ),
+    ship(
+        "ship.maxBatchRecords",
+        Kind::Int { min: 1 },
+        Default::Int(512),
+        "Most records in one request (machine tier only).",
+    ),
+    ship(
+        "ship.maxBatchBytes",
+        Kind::Int { min: 1024 },
+        Default::Int(1048576),
+        "Most bytes in one request body (machine tier only).",
+    ),
+    ship(
+        "ship.retries",
+        Kind::Int { min: 0 },
+        Default::Int(5),
+        "Retries of a request answered 429, 502, 503 or 504 (machine tier only).",
+    ),
 ];
 
 /// Tables whose entries are named by the operator (`[stable.<name>]`), with the tiers that may

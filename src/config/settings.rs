@@ -15,6 +15,7 @@ pub struct Settings {
     pub intelligence: Intelligence,
     pub project: ProjectMeta,
     pub guest: Guest,
+    pub ship: Ship,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -99,6 +100,23 @@ pub struct Guest {
     pub remotes: Vec<String>,
 }
 
+/// `[ship]`: sending the record to an OpenTelemetry collector (machine tier only).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Ship {
+    pub enabled: bool,
+    pub endpoint: String,
+    pub headers: Vec<String>,
+    pub timeout_ms: i64,
+    pub protocol: String,
+    pub include_payloads: bool,
+    pub include_local_paths: bool,
+    pub user: String,
+    pub resource_attributes: Vec<String>,
+    pub max_batch_records: i64,
+    pub max_batch_bytes: i64,
+    pub retries: i64,
+}
+
 impl Settings {
     /// Builds the typed settings from effective values. Every key has a value (the defaults
     /// are always present), and each was type-checked when read, so a missing or mistyped value
@@ -170,6 +188,20 @@ impl Settings {
             guest: Guest {
                 paths: l("guest.paths"),
                 remotes: l("guest.remotes"),
+            },
+            ship: Ship {
+                enabled: b("ship.enabled"),
+                endpoint: s("ship.endpoint"),
+                headers: l("ship.headers"),
+                timeout_ms: i("ship.timeoutMs"),
+                protocol: s("ship.protocol"),
+                include_payloads: b("ship.includePayloads"),
+                include_local_paths: b("ship.includeLocalPaths"),
+                user: s("ship.user"),
+                resource_attributes: l("ship.resourceAttributes"),
+                max_batch_records: i("ship.maxBatchRecords"),
+                max_batch_bytes: i("ship.maxBatchBytes"),
+                retries: i("ship.retries"),
             },
         }
     }

@@ -1,0 +1,2 @@
+-- This database's random id (ship_source, one row).
+SELECT instance FROM ship_source WHERE id = 1

@@ -1,0 +1,281 @@
+//! `ShipStore`: the one place the ship tables (`ship_cursor`, `ship_target`, `ship_source`) are
+//! read and written, and where the streams' rows are read.
+
+use super::{Source, Stream, STREAMS};
+use crate::store::queries::project::ship as q;
+use rusqlite::{params, Connection, OptionalExtension};
+use serde_json::{Map, Value};
+
+pub struct ShipStore<'c> {
+    conn: &'c Connection,
+}
+
+/// A row of the `spans` stream.
+#[derive(Debug, Clone, Default)]
+pub struct SpanRow {
+    pub id: i64,
+    pub ts: String,
+    pub provider: String,
+    pub kind: String,
+    pub session_id: Option<String>,
+    pub span_id: Option<String>,
+    pub parent_span_id: Option<String>,
+    pub model: Option<String>,
+    pub tool: Option<String>,
+    pub phase: Option<String>,
+    pub duration_ms: Option<i64>,
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
+    pub cache_read_tokens: Option<i64>,
+    pub cache_write_tokens: Option<i64>,
+    pub cost_usd: Option<f64>,
+    pub cost_source: Option<String>,
+    pub dedup_key: Option<String>,
+    pub attrs: String,
+    /// The start of a subagent (its `subagent.start`) or of a session (its first sight).
+    pub started_at: Option<String>,
+}
+
+/// A row of the `token_usage` stream.
+#[derive(Debug, Clone, Default)]
+pub struct UsageRow {
+    pub id: i64,
+    pub ts: String,
+    pub provider: String,
+    pub model: Option<String>,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cache_read_tokens: i64,
+    pub cache_write_tokens: i64,
+}
+
+/// A row of a log stream: the columns every log query returns.
+#[derive(Debug, Clone, Default)]
+pub struct LogRow {
+    pub id: i64,
+    pub ts: String,
+    pub provider: Option<String>,
+    pub session_id: Option<String>,
+    pub span_id: Option<String>,
+    pub kind: String,
+    pub rule: Option<String>,
+    pub verdict: Option<String>,
+    pub severity: String,
+    /// Attributes always sent (nulls dropped).
+    pub attrs: Map<String, Value>,
+    /// Payload texts, sent only with `ship.includePayloads` (nulls dropped).
+    pub payload: Map<String, Value>,
+}
+
+/// One read of a stream.
+#[derive(Debug, Clone)]
+pub enum Rows {
+    Spans(Vec<SpanRow>),
+    Usage(Vec<UsageRow>),
+    Logs(Vec<LogRow>),
+}
+
+impl Rows {
+    pub fn ids(&self) -> Vec<i64> {
+        match self {
+            Rows::Spans(r) => r.iter().map(|x| x.id).collect(),
+            Rows::Usage(r) => r.iter().map(|x| x.id).collect(),
+            Rows::Logs(r) => r.iter().map(|x| x.id).collect(),
+        }
+    }
+}
+
+/// A cursor, for `--status`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CursorRow {
+    pub url: String,
+    pub stream: String,
+    pub last_id: i64,
+    pub updated_at: String,
+}
+
+/// A collector's state, for `--status`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TargetRow {
+    pub url: String,
+    pub last_success_at: Option<String>,
+    pub last_success_records: Option<i64>,
+    pub last_error_at: Option<String>,
+    pub last_error: Option<String>,
+    pub last_partial_at: Option<String>,
+    pub last_partial: Option<String>,
+    pub rejected_total: i64,
+}
+
+fn object(text: Option<String>) -> Map<String, Value> {
+    match text.and_then(|t| serde_json::from_str::<Value>(&t).ok()) {
+        Some(Value::Object(m)) => m.into_iter().filter(|(_, v)| !v.is_null()).collect(),
+        _ => Map::new(),
+    }
+}
+
+impl<'c> ShipStore<'c> {
+    pub fn new(conn: &'c Connection) -> ShipStore<'c> {
+        ShipStore { conn }
+    }
+
+    /// This database's random id (made by its migration).
+    pub fn instance(&self) -> rusqlite::Result<String> {
+        Ok(self
+            .conn
+            .query_row(q::SOURCE_INSTANCE, [], |r| r.get::<_, String>(0))
+            .optional()?
+            .unwrap_or_default())
+    }
+
+    /// The last id of `stream` the collector at `url` acknowledged (0 before the first).
+    pub fn cursor(&self, url: &str, stream: &str) -> rusqlite::Result<i64> {
+        Ok(self
+            .conn
+            .query_row(q::CURSOR_GET, params![url, stream], |r| r.get(0))
+            .optional()?
+            .unwrap_or(0))
+    }
+
+    /// Up to `limit` rows of `stream` after id `after`, oldest first.
+    pub fn read(&self, stream: &Stream, after: i64, limit: i64) -> rusqlite::Result<Rows> {
+        match stream.source {
+            Source::Spans => {
+                let mut stmt = self.conn.prepare_cached(q::SPANS_AFTER)?;
+                let rows = stmt.query_map(params![after, limit], |r| {
+                    Ok(SpanRow {
+                        id: r.get(0)?,
+                        ts: r.get(1)?,
+                        provider: r.get(2)?,
+                        kind: r.get(3)?,
+                        session_id: r.get(4)?,
+                        span_id: r.get(5)?,
+                        parent_span_id: r.get(6)?,
+                        model: r.get(7)?,
+                        tool: r.get(8)?,
+                        phase: r.get(9)?,
+                        duration_ms: r.get(10)?,
+                        input_tokens: r.get(11)?,
+                        output_tokens: r.get(12)?,
+                        cache_read_tokens: r.get(13)?,
+                        cache_write_tokens: r.get(14)?,
+                        cost_usd: r.get(15)?,
+                        cost_source: r.get(16)?,
+                        dedup_key: r.get(17)?,
+                        attrs: r.get(18)?,
+                        started_at: r.get(19)?,
+                    })
+                })?;
+                Ok(Rows::Spans(rows.collect::<rusqlite::Result<_>>()?))
+            }
+            Source::TokenUsage => {
+                let mut stmt = self.conn.prepare_cached(q::TOKEN_USAGE_AFTER)?;
+                let rows = stmt.query_map(params![after, limit], |r| {
+                    Ok(UsageRow {
+                        id: r.get(0)?,
+                        ts: r.get(1)?,
+                        provider: r.get(2)?,
+                        model: r.get(3)?,
+                        input_tokens: r.get::<_, Option<i64>>(4)?.unwrap_or(0),
+                        output_tokens: r.get::<_, Option<i64>>(5)?.unwrap_or(0),
+                        cache_read_tokens: r.get::<_, Option<i64>>(6)?.unwrap_or(0),
+                        cache_write_tokens: r.get::<_, Option<i64>>(7)?.unwrap_or(0),
+                    })
+                })?;
+                Ok(Rows::Usage(rows.collect::<rusqlite::Result<_>>()?))
+            }
+            Source::Logs(sql) => {
+                let mut stmt = self.conn.prepare_cached(sql)?;
+                let rows = stmt.query_map(params![after, limit], |r| {
+                    Ok(LogRow {
+                        id: r.get(0)?,
+                        ts: r.get(1)?,
+                        provider: r.get(2)?,
+                        session_id: r.get(3)?,
+                        span_id: r.get(4)?,
+                        kind: r.get(5)?,
+                        rule: r.get(6)?,
+                        verdict: r.get(7)?,
+                        severity: r.get(8)?,
+                        attrs: object(r.get(9)?),
+                        payload: object(r.get(10)?),
+                    })
+                })?;
+                Ok(Rows::Logs(rows.collect::<rusqlite::Result<_>>()?))
+            }
+        }
+    }
+
+    /// After the collector at `url` acknowledged `records` records of `stream` up to row
+    /// `last_id`: the cursor moves there and the success is noted, in one transaction.
+    pub fn acknowledged(&self, url: &str, stream: &str, last_id: i64, records: i64, now: &str) -> rusqlite::Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.prepare_cached(q::CURSOR_ADVANCE)?.execute(params![url, stream, last_id, now])?;
+        tx.prepare_cached(q::TARGET_SUCCESS)?.execute(params![url, now, records])?;
+        tx.commit()
+    }
+
+    /// A send to `url` that failed.
+    pub fn failed(&self, url: &str, now: &str, error: &str) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::TARGET_ERROR)?.execute(params![url, now, error])?;
+        Ok(())
+    }
+
+    /// A partial success: the collector at `url` rejected `rejected` records for good.
+    pub fn partial(&self, url: &str, now: &str, rejected: i64, message: &str) -> rusqlite::Result<()> {
+        self.conn
+            .prepare_cached(q::TARGET_PARTIAL)?
+            .execute(params![url, now, rejected, message])?;
+        Ok(())
+    }
+
+    pub fn cursors(&self) -> rusqlite::Result<Vec<CursorRow>> {
+        let mut stmt = self.conn.prepare_cached(q::CURSOR_LIST)?;
+        let rows = stmt.query_map([], |r| {
+            Ok(CursorRow {
+                url: r.get(0)?,
+                stream: r.get(1)?,
+                last_id: r.get(2)?,
+                updated_at: r.get(3)?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    pub fn targets(&self) -> rusqlite::Result<Vec<TargetRow>> {
+        let mut stmt = self.conn.prepare_cached(q::TARGET_LIST)?;
+        let rows = stmt.query_map([], |r| {
+            Ok(TargetRow {
+                url: r.get(0)?,
+                last_success_at: r.get(1)?,
+                last_success_records: r.get(2)?,
+                last_error_at: r.get(3)?,
+                last_error: r.get(4)?,
+                last_partial_at: r.get(5)?,
+                last_partial: r.get(6)?,
+                rejected_total: r.get(7)?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// The highest id of each table a stream reads.
+    pub fn table_max_ids(&self) -> rusqlite::Result<Vec<(String, i64)>> {
+        let mut stmt = self.conn.prepare_cached(q::TABLE_MAX_IDS)?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect()
+    }
+
+    /// After a prune: every cursor past the highest id its table kept is pulled back to that id,
+    /// so that the rows SQLite numbers next (from that highest id on) are sent.
+    pub fn clamp_after_prune(&self, now: &str) -> rusqlite::Result<()> {
+        let max = self.table_max_ids()?;
+        for stream in STREAMS {
+            let kept = max.iter().find(|(t, _)| t == stream.table).map_or(0, |(_, m)| *m);
+            self.conn
+                .prepare_cached(q::CURSOR_CLAMP)?
+                .execute(params![stream.name, kept, now])?;
+        }
+        Ok(())
+    }
+}
