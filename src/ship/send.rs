@@ -135,15 +135,7 @@ fn accepted(signal: Signal, protocol: Protocol, body: &[u8]) -> Answer {
             .ok()
             .and_then(|r| r.partial_success)
             .map(|p| (p.rejected_spans, p.error_message)),
-        (Signal::Traces, Protocol::Json) => serde_json::from_slice::<t::ExportTraceServiceResponse>(body)
-            .ok()
-            .and_then(|r| r.partial_success)
-            .map(|p| (p.rejected_spans, p.error_message)),
         (Signal::Logs, Protocol::Protobuf) => l::ExportLogsServiceResponse::decode(body)
-            .ok()
-            .and_then(|r| r.partial_success)
-            .map(|p| (p.rejected_log_records, p.error_message)),
-        (Signal::Logs, Protocol::Json) => serde_json::from_slice::<l::ExportLogsServiceResponse>(body)
             .ok()
             .and_then(|r| r.partial_success)
             .map(|p| (p.rejected_log_records, p.error_message)),
@@ -151,15 +143,26 @@ fn accepted(signal: Signal, protocol: Protocol, body: &[u8]) -> Answer {
             .ok()
             .and_then(|r| r.partial_success)
             .map(|p| (p.rejected_data_points, p.error_message)),
-        (Signal::Metrics, Protocol::Json) => serde_json::from_slice::<m::ExportMetricsServiceResponse>(body)
-            .ok()
-            .and_then(|r| r.partial_success)
-            .map(|p| (p.rejected_data_points, p.error_message)),
+        (_, Protocol::Json) => json_partial(body),
     };
     match partial {
         Some((rejected, message)) if rejected > 0 || !message.is_empty() => Answer::Accepted { rejected, message },
         _ => full,
     }
+}
+
+/// A JSON response's partial success. Read from the JSON itself: protobuf's JSON writes the
+/// 64-bit count as a string, which the generated serde types do not take.
+fn json_partial(body: &[u8]) -> Option<(i64, String)> {
+    let v: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let p = v.get("partialSuccess").or_else(|| v.get("partial_success"))?;
+    let rejected = ["rejectedSpans", "rejectedLogRecords", "rejectedDataPoints"]
+        .iter()
+        .find_map(|k| p.get(*k))
+        .and_then(|n| n.as_i64().or_else(|| n.as_str().and_then(|t| t.parse().ok())))
+        .unwrap_or(0);
+    let message = p.get("errorMessage").and_then(|m| m.as_str()).unwrap_or("").to_string();
+    Some((rejected, message))
 }
 
 #[cfg(test)]
@@ -189,6 +192,8 @@ mod tests {
         };
         assert_eq!(accepted(Signal::Traces, Protocol::Protobuf, &r.encode_to_vec()), want);
         assert_eq!(accepted(Signal::Traces, Protocol::Json, &serde_json::to_vec(&r).unwrap()), want);
+        let as_protobuf_json = br#"{"partialSuccess": {"rejectedSpans": "2", "errorMessage": "too old"}}"#;
+        assert_eq!(accepted(Signal::Traces, Protocol::Json, as_protobuf_json), want);
         assert_eq!(
             accepted(Signal::Traces, Protocol::Json, b"{}"),
             Answer::Accepted {

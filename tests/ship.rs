@@ -1,0 +1,581 @@
+//! `tlc obs ship` against a real OTLP/HTTP receiver on 127.0.0.1 that decodes every request with
+//! the official OpenTelemetry protocol classes (tests/ship_support/receiver.py), checked against
+//! the project database and the cost report; and docs/ship.md's ClickHouse queries on chdb.
+
+mod common;
+mod ship_support;
+
+use common::{fixture, stderr, stdout, TLC};
+use serde_json::{json, Value};
+use ship_support::{attrs, data_points, free_port, log_records, spans, Receiver};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A replayed Claude Code session (`tlc demo`) in a scratch folder, with a machine config.
+struct Lab {
+    dir: tempfile::TempDir,
+    repo: PathBuf,
+    home: PathBuf,
+}
+
+impl Lab {
+    /// Writes `machine` as the machine tier, then replays the demo session through the real hook.
+    fn new(machine: &str) -> Lab {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(home.join("config.toml"), machine).unwrap();
+        let lab = Lab {
+            repo: dir.path().join("repo"),
+            home,
+            dir,
+        };
+        let out = lab.raw(&["demo", "--dir", &lab.dir.path().display().to_string()], lab.dir.path());
+        assert!(out.status.success(), "tlc demo: {}", stderr(&out));
+        lab
+    }
+
+    fn cmd_in(&self, args: &[&str], cwd: &Path) -> Command {
+        let mut c = Command::new(TLC);
+        c.args(args)
+            .current_dir(cwd)
+            .env("TLC_HOME", &self.home)
+            .env("HOME", self.dir.path().join("user"))
+            .env_remove("TLC_PROJECT_DIR")
+            .env_remove("TLC_NOW")
+            .stdin(Stdio::null());
+        // The test's own environment must not point tlc at a collector.
+        for (k, _) in std::env::vars() {
+            if k.starts_with("OTEL_") {
+                c.env_remove(k);
+            }
+        }
+        c
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        self.cmd_in(args, &self.repo)
+    }
+
+    fn raw(&self, args: &[&str], cwd: &Path) -> Output {
+        self.cmd_in(args, cwd).output().expect("run tlc")
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.raw(args, &self.repo)
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "tlc {args:?} failed ({:?}):\n{}\n{}",
+            out.status.code(),
+            stdout(&out),
+            stderr(&out)
+        );
+        stdout(&out)
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(&self.ok(args)).unwrap_or_else(|e| panic!("tlc {args:?}: not JSON: {e}"))
+    }
+
+    fn hook(&self, payload: &str) {
+        let text = payload.replace("\"/repo", &format!("\"{}", self.repo.display()));
+        let out = common::pipe(self.cmd(&["hook", "claude"]), text.as_bytes());
+        assert!(out.status.success());
+    }
+
+    fn db(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(self.repo.join(".tlc/harness/state/tlc.db")).unwrap()
+    }
+
+    fn count(&self, sql: &str) -> i64 {
+        self.db().query_row(sql, [], |r| r.get(0)).expect(sql)
+    }
+
+    /// Adds what the demo lacks: denied tool calls (policy integrity), gate runs that pass and
+    /// fail, and ship-ledger rows.
+    fn add_denials_gates_and_ledger(&self) {
+        self.hook(&fixture("providers/claude/session-start.json"));
+        let cfg = self.repo.join(".tlc/harness/config.toml");
+        let mut text = std::fs::read_to_string(&cfg).unwrap();
+        text.push_str("# edited behind tlc's back\n");
+        std::fs::write(&cfg, text).unwrap();
+        self.hook(&fixture("providers/claude/pre-tool-use-bash.json"));
+        self.hook(&fixture("providers/claude/pre-tool-use-edit.json"));
+        self.hook(&fixture("providers/claude/pre-tool-use-read.json"));
+        self.ok(&["gate", "test-command", "--yes", "true"]);
+        self.ok(&["gate", "lint-command", "--yes", "false"]);
+        for _ in 0..3 {
+            self.ok(&["gate", "run", "test"]);
+        }
+        let _ = self.run(&["gate", "run", "lint"]);
+        let ledger = self.dir.path().join("ledger.jsonl");
+        std::fs::write(
+            &ledger,
+            "{\"ts\":\"2026-11-29T10:00:00Z\",\"type\":\"claim\",\"session_id\":\"sess-abc\",\"summary\":\"ready\"}\n\
+             {\"ts\":\"2026-11-29T10:01:00Z\",\"type\":\"challenge\",\"session_id\":\"sess-abc\",\"summary\":\"no evidence\"}\n",
+        )
+        .unwrap();
+        self.ok(&["obs", "import", "jsonl", &ledger.display().to_string()]);
+    }
+
+    fn cursors(&self) -> BTreeMap<String, i64> {
+        let st = self.json(&["obs", "ship", "--status", "--json"]);
+        st["cursors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["stream"].as_str().unwrap().to_string(), c["last_id"].as_i64().unwrap()))
+            .collect()
+    }
+}
+
+fn machine(endpoint: &str, extra: &str) -> String {
+    format!("[ship]\nenabled = true\nendpoint = \"{endpoint}\"\n{extra}")
+}
+
+fn receiver(behaviour: Value) -> (tempfile::TempDir, Receiver) {
+    let dir = tempfile::tempdir().unwrap();
+    let rx = Receiver::start(dir.path(), 0, behaviour);
+    (dir, rx)
+}
+
+fn span_attr<'a>(span: &'a Value, key: &str) -> Option<Value> {
+    attrs(&span["attributes"]).get(key).cloned()
+}
+
+fn int(v: Option<Value>) -> i64 {
+    v.and_then(|v| v.as_i64()).unwrap_or(0)
+}
+
+/// Every span id the receiver took, with how often.
+fn span_counts(rx: &Receiver) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for (s, _) in spans(&rx.taken()) {
+        *m.entry(s["spanId"].as_str().unwrap().to_string()).or_default() += 1;
+    }
+    m
+}
+
+fn log_uid_counts(rx: &Receiver) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for r in log_records(&rx.taken()) {
+        let uid = attrs(&r["attributes"])["tlc.record.uid"].as_str().unwrap().to_string();
+        *m.entry(uid).or_default() += 1;
+    }
+    m
+}
+
+/// Spans the database says there should be: responses, finished tool calls, subagent and session ends.
+fn expected_spans(lab: &Lab) -> i64 {
+    lab.count(
+        "SELECT count(*) FROM events WHERE session_id IS NOT NULL AND (kind IN ('generation.end', 'session.end') \
+         OR (kind = 'subagent.end' AND span_id IS NOT NULL) OR phase IN ('end', 'fail'))",
+    )
+}
+
+fn expected_logs(lab: &Lab) -> i64 {
+    lab.count("SELECT count(*) FROM events WHERE plane = 'signal' AND kind <> 'generation.end'")
+        + lab.count("SELECT count(*) FROM decisions")
+        + lab.count("SELECT count(*) FROM gate_runs")
+        + lab.count("SELECT count(*) FROM ship_ledger")
+}
+
+#[test]
+fn a_replayed_session_ships_the_cost_reports_tokens_and_a_second_ship_sends_nothing() {
+    let (_d, rx) = receiver(json!({}));
+    let lab = Lab::new(&machine(&rx.endpoint(), "user = \"dev@example.com\"\n"));
+    assert!(rx.log().is_empty(), "a hook sent something: the hook path must never send");
+    lab.add_denials_gates_and_ledger();
+
+    let out = lab.ok(&["obs", "ship"]);
+    assert!(out.starts_with("sent "), "{out}");
+    let log = rx.log();
+    assert!(log.iter().all(|e| e["status"] == 200), "every request decoded: {log:?}");
+    let taken = rx.taken();
+
+    // Spans per model equal the cost report of the same database.
+    let cost = lab.json(&["obs", "cost", "--by", "model", "--json", "--here"]);
+    let all = spans(&taken);
+    let chats: Vec<&Value> = all
+        .iter()
+        .map(|(s, _)| s)
+        .filter(|s| span_attr(s, "gen_ai.operation.name") == Some(json!("chat")))
+        .collect();
+    let rows = cost["rows"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for row in rows {
+        let model = row["key"].as_str().unwrap();
+        let mine: Vec<&&Value> = chats
+            .iter()
+            .filter(|s| span_attr(s, "gen_ai.response.model") == Some(json!(model)))
+            .collect();
+        let sum = |k: &str| mine.iter().map(|s| int(span_attr(s, k))).sum::<i64>();
+        let (input, output) = (row["input_tokens"].as_i64().unwrap(), row["output_tokens"].as_i64().unwrap());
+        let (read, write) = (
+            row["cache_read_tokens"].as_i64().unwrap(),
+            row["cache_write_tokens"].as_i64().unwrap(),
+        );
+        assert_eq!(mine.len() as i64, row["responses"].as_i64().unwrap(), "{model}: responses");
+        assert_eq!(sum("gen_ai.usage.input_tokens"), input + read + write, "{model}: input");
+        assert_eq!(sum("gen_ai.usage.output_tokens"), output, "{model}: output");
+        assert_eq!(sum("gen_ai.usage.cache_read.input_tokens"), read, "{model}: cache read");
+        assert_eq!(sum("gen_ai.usage.cache_creation.input_tokens"), write, "{model}: cache write");
+        let usd: f64 = mine.iter().filter_map(|s| span_attr(s, "tlc.cost_usd")?.as_f64()).sum();
+        let want = row["cost_usd"].as_f64().unwrap_or(0.0);
+        assert!((usd - want).abs() < 1e-9, "{model}: cost {usd} vs {want}");
+        for s in &mine {
+            assert_eq!(span_attr(s, "gen_ai.provider.name"), Some(json!("anthropic")));
+            assert_eq!(span_attr(s, "gen_ai.request.model"), Some(json!(model)));
+        }
+    }
+    assert_eq!(
+        chats.len() as i64,
+        lab.count("SELECT count(*) FROM events WHERE kind = 'generation.end'")
+    );
+    // Tool calls are execute_tool spans, children of their session's trace.
+    let tools: Vec<&Value> = all
+        .iter()
+        .map(|(s, _)| s)
+        .filter(|s| span_attr(s, "gen_ai.operation.name") == Some(json!("execute_tool")))
+        .collect();
+    assert_eq!(
+        tools.len() as i64,
+        lab.count("SELECT count(*) FROM events WHERE session_id IS NOT NULL AND phase IN ('end', 'fail')")
+    );
+    assert!(tools
+        .iter()
+        .all(|t| span_attr(t, "gen_ai.tool.name").is_some() && t["parentSpanId"].is_string()));
+    let failed = tools.iter().filter(|t| t["status"]["code"] == "STATUS_CODE_ERROR").count() as i64;
+    assert_eq!(failed, lab.count("SELECT count(*) FROM events WHERE phase = 'fail'"));
+    let timed = tools
+        .iter()
+        .find(|t| span_attr(t, "tlc.duration_ms").is_some())
+        .expect("a timed tool call");
+    let (start, end): (u64, u64) = (
+        timed["startTimeUnixNano"].as_str().unwrap().parse().unwrap(),
+        timed["endTimeUnixNano"].as_str().unwrap().parse().unwrap(),
+    );
+    assert_eq!((end - start) / 1_000_000, int(span_attr(timed, "tlc.duration_ms")) as u64);
+    assert_eq!(all.len() as i64, expected_spans(&lab));
+    // One trace per session.
+    let traces: BTreeSet<&str> = all.iter().map(|(s, _)| s["traceId"].as_str().unwrap()).collect();
+    assert_eq!(
+        traces.len() as i64,
+        lab.count("SELECT count(DISTINCT session_id) FROM events WHERE kind = 'generation.end' OR phase IN ('end','fail')")
+    );
+
+    // Log records: decisions with rule and verdict, gate runs, ledger rows, signal events.
+    let logs = log_records(&taken);
+    assert_eq!(logs.len() as i64, expected_logs(&lab));
+    let by_kind = |k: &str| {
+        logs.iter()
+            .filter(|r| attrs(&r["attributes"])["tlc.record.kind"] == k)
+            .map(|r| attrs(&r["attributes"]))
+            .collect::<Vec<_>>()
+    };
+    let denials = by_kind("decision").into_iter().filter(|a| a["tlc.verdict"] == "deny").count() as i64;
+    assert!(denials >= 2);
+    assert_eq!(
+        denials,
+        lab.count("SELECT count(*) FROM decisions WHERE permission = 'deny' AND rule = 'policy-integrity'")
+    );
+    let gates = by_kind("gate_run");
+    assert_eq!(gates.iter().filter(|a| a["tlc.verdict"] == "pass").count(), 3);
+    assert_eq!(
+        gates
+            .iter()
+            .filter(|a| a["tlc.verdict"] == "fail" && a["tlc.rule"] == "lint")
+            .count(),
+        1
+    );
+    assert_eq!(by_kind("ship_ledger").len(), 2);
+
+    // The token usage histogram: the conventions' buckets, the same sums.
+    let points = data_points(&taken);
+    assert!(points.iter().all(|(n, _)| n == "gen_ai.client.token.usage"));
+    let bounds: Vec<f64> = points[0].1["explicitBounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b.as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        bounds,
+        [1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1048576.0, 4194304.0, 16777216.0, 67108864.0]
+    );
+    let hist_sum = |t: &str| -> f64 {
+        points
+            .iter()
+            .filter(|(_, p)| attrs(&p["attributes"])["gen_ai.token.type"] == t)
+            .map(|(_, p)| p["sum"].as_f64().unwrap())
+            .sum()
+    };
+    let totals = &cost["totals"];
+    let t = |k: &str| totals[k].as_i64().unwrap() as f64;
+    assert_eq!(hist_sum("output"), t("output_tokens"));
+    assert_eq!(
+        hist_sum("input"),
+        t("input_tokens") + t("cache_read_tokens") + t("cache_write_tokens")
+    );
+
+    // Who sent it: the resource, and never a local path.
+    let res = &all[0].1;
+    assert_eq!(res["service.name"], "tlc");
+    assert_eq!(res["user.name"], "dev@example.com");
+    assert_eq!(res["vcs.repository.name"], "repo");
+    assert!(res["host.name"].as_str().is_some_and(|h| !h.is_empty()));
+    assert_eq!(res["service.version"], env!("CARGO_PKG_VERSION"));
+    let raw = rx.raw_log();
+    assert!(
+        !raw.contains(&lab.dir.path().display().to_string()),
+        "a local path left the machine"
+    );
+
+    // Everything once; and a second ship sends nothing.
+    assert!(span_counts(&rx).values().all(|n| *n == 1));
+    assert!(log_uid_counts(&rx).values().all(|n| *n == 1));
+    let before = rx.log().len();
+    let again = lab.ok(&["obs", "ship"]);
+    assert!(again.contains("nothing new to send"), "{again}");
+    assert_eq!(rx.log().len(), before, "a second ship sent requests");
+    let st = lab.json(&["obs", "ship", "--status", "--json"]);
+    assert!(st["collectors"][0]["last_success_at"].is_string());
+    assert!(st["collectors"].as_array().unwrap().iter().all(|c| c["last_error"].is_null()));
+}
+
+/// Every span and log record the database holds arrived; none more than `dup_limit` times over.
+fn assert_all_arrived(lab: &Lab, rx: &Receiver, dup_limit: usize) {
+    let spans = span_counts(rx);
+    assert_eq!(spans.len() as i64, expected_spans(lab), "every span arrived");
+    let logs = log_uid_counts(rx);
+    assert_eq!(logs.len() as i64, expected_logs(lab), "every log record arrived");
+    let dups: usize = spans.values().chain(logs.values()).map(|n| n - 1).sum();
+    assert!(
+        dups <= dup_limit,
+        "{dups} duplicates, more than the {dup_limit} one request in flight can make"
+    );
+}
+
+#[test]
+fn with_the_collector_down_the_cursor_stays_and_a_later_run_sends_everything_once() {
+    let port = free_port();
+    let lab = Lab::new(&machine(&format!("http://127.0.0.1:{port}"), ""));
+    let out = lab.run(&["obs", "ship"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("cannot send") && err.contains("nothing was lost"), "{err}");
+    assert!(lab.cursors().values().all(|v| *v == 0), "a cursor moved without an acknowledgement");
+    let st = lab.json(&["obs", "ship", "--status", "--json"]);
+    let c = &st["collectors"][0];
+    assert!(c["last_error"].as_str().unwrap().contains("cannot send"), "{st}");
+    assert!(c["last_success_at"].is_null());
+
+    let dir = tempfile::tempdir().unwrap();
+    let rx = Receiver::start(dir.path(), port, json!({}));
+    lab.ok(&["obs", "ship"]);
+    assert_all_arrived(&lab, &rx, 0);
+}
+
+#[test]
+fn a_503_is_retried_after_its_retry_after_and_the_batch_arrives_once() {
+    let (_d, rx) = receiver(json!({"fail": [[503, "1"]]}));
+    let lab = Lab::new(&machine(&rx.endpoint(), ""));
+    lab.ok(&["obs", "ship"]);
+    let log = rx.log();
+    assert_eq!(log[0]["status"], 503);
+    assert_eq!(log[1]["status"], 200);
+    assert_eq!(log[0]["bytes"], log[1]["bytes"], "the same request again");
+    let waited = log[1]["t"].as_f64().unwrap() - log[0]["t"].as_f64().unwrap();
+    assert!(waited >= 0.95, "Retry-After: 1 not honoured (waited {waited:.3} s)");
+    assert_all_arrived(&lab, &rx, 0);
+}
+
+#[test]
+fn a_413_splits_the_batch_until_the_collector_takes_it() {
+    let (_d, rx) = receiver(json!({"max_body": 2000}));
+    let lab = Lab::new(&machine(&rx.endpoint(), ""));
+    let report = lab.json(&["obs", "ship", "--json"]);
+    let spans_stream = report["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["stream"] == "spans")
+        .unwrap();
+    assert!(spans_stream["splits"].as_i64().unwrap() > 0, "{report}");
+    let log = rx.log();
+    assert!(log.iter().any(|e| e["status"] == 413));
+    assert!(rx.taken().iter().all(|e| e["bytes"].as_i64().unwrap() <= 2000));
+    assert_all_arrived(&lab, &rx, 0);
+}
+
+#[test]
+fn a_slow_collector_times_out_without_losing_anything() {
+    let (_d, rx) = receiver(json!({"delay_s": 3}));
+    let lab = Lab::new(&machine(&rx.endpoint(), "timeoutMs = 400\n"));
+    let started = Instant::now();
+    let out = lab.run(&["obs", "ship"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        started.elapsed() < Duration::from_millis(2900),
+        "the timeout did not stop the request"
+    );
+    assert!(stderr(&out).contains("no answer within 400 ms"), "{}", stderr(&out));
+    assert!(lab.cursors().values().all(|v| *v == 0));
+    // The collector took that request after all (it was only slow): at least once, never lost.
+    let in_flight = rx.taken()[0]["records"].as_u64().unwrap() as usize;
+    rx.set_behaviour(json!({}));
+    lab.ok(&["obs", "ship"]);
+    assert_all_arrived(&lab, &rx, in_flight);
+}
+
+#[test]
+fn a_send_killed_midway_is_sent_again_by_the_next_run() {
+    let (_d, rx) = receiver(json!({"delay_s": 30}));
+    let lab = Lab::new(&machine(&rx.endpoint(), "maxBatchRecords = 4\ntimeoutMs = 60000\n"));
+    let mut child = lab
+        .cmd(&["obs", "ship"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while rx.log().is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(30), "no request reached the receiver");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL: no handler, no cleanup
+    let _ = child.wait();
+    assert!(
+        lab.cursors().values().all(|v| *v == 0),
+        "a cursor moved for an unacknowledged request"
+    );
+    rx.set_behaviour(json!({}));
+    lab.ok(&["obs", "ship"]);
+    // The killed request's records arrive twice at most: OTLP delivery is at least once.
+    assert_all_arrived(&lab, &rx, 4);
+}
+
+#[test]
+fn the_json_encoding_decodes_with_the_official_schema_and_a_partial_success_is_recorded() {
+    let (_d, rx) = receiver(json!({"reject": 1}));
+    let lab = Lab::new(&machine(&rx.endpoint(), "protocol = \"http/json\"\n"));
+    let out = lab.ok(&["obs", "ship"]);
+    assert!(out.contains("partial success"), "{out}");
+    let log = rx.log();
+    assert!(
+        log.iter().all(|e| e["status"] == 200 && e["content_type"] == "application/json"),
+        "{log:?}"
+    );
+    assert_all_arrived(&lab, &rx, 0);
+    let st = lab.json(&["obs", "ship", "--status", "--json"]);
+    let rejected: i64 = st["collectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["rejected_total"].as_i64().unwrap())
+        .sum();
+    assert_eq!(rejected as usize, log.len(), "one rejected record per request, counted");
+    assert!(st["collectors"][0]["last_partial"]
+        .as_str()
+        .unwrap()
+        .contains("test receiver rejects 1"));
+    // Rejected for good: the cursor moved on, a second run sends nothing.
+    let before = rx.log().len();
+    lab.ok(&["obs", "ship"]);
+    assert_eq!(rx.log().len(), before);
+}
+
+#[test]
+fn a_dry_run_sends_nothing_moves_nothing_and_creates_nothing() {
+    let (_d, rx) = receiver(json!({}));
+    let lab = Lab::new(&machine(&rx.endpoint(), ""));
+    let report = lab.json(&["obs", "ship", "--dry-run", "--format", "json"]);
+    assert!(rx.log().is_empty());
+    assert!(lab.cursors().is_empty());
+    let requests = report["requests"].as_array().unwrap();
+    let spans_in: usize = requests
+        .iter()
+        .filter(|r| r["signal"] == "traces")
+        .map(|r| r["body"]["resourceSpans"][0]["scopeSpans"][0]["spans"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(spans_in as i64, expected_spans(&lab));
+    assert!(lab.ok(&["obs", "ship", "--dry-run"]).starts_with("dry run"));
+
+    // In a repository with nothing recorded, a dry run and --status create no file.
+    let bare = tempfile::tempdir().unwrap();
+    assert!(Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(bare.path())
+        .status()
+        .unwrap()
+        .success());
+    let before = common::tree(lab.dir.path());
+    let bare_before = common::tree(bare.path());
+    for args in [&["obs", "ship", "--dry-run"][..], &["obs", "ship", "--status"][..]] {
+        let out = lab.raw(args, bare.path());
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    assert_eq!(common::tree(bare.path()), bare_before);
+    assert_eq!(common::tree(lab.dir.path()), before);
+}
+
+#[test]
+fn shipping_is_off_by_default_and_a_project_config_cannot_turn_it_on() {
+    let (_d, rx) = receiver(json!({}));
+    let lab = Lab::new(&format!("[ship]\nendpoint = \"{}\"\n", rx.endpoint()));
+    let out = lab.run(&["obs", "ship"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("shipping is off"), "{}", stderr(&out));
+    let cfg = lab.repo.join(".tlc/harness/config.toml");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str(&format!("\n[ship]\nenabled = true\nendpoint = \"{}\"\n", rx.endpoint()));
+    std::fs::write(&cfg, text).unwrap();
+    let out = lab.run(&["obs", "ship"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("ship.enabled") && err.contains("machine tier"), "{err}");
+    // Nor can the environment redirect what the machine tier names.
+    let out = lab
+        .cmd(&["obs", "ship", "--status", "--json"])
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "the project file still does not load");
+    assert!(rx.log().is_empty());
+}
+
+#[test]
+fn payload_texts_stay_home_unless_asked_and_what_is_sent_is_redacted() {
+    let secret = "ghp_Abcdefghijklmnopqrstuvwxyz0123456789";
+    let prompt = format!(
+        "{{\"hook_event_name\":\"UserPromptSubmit\",\"session_id\":\"sess-secret\",\"cwd\":\"/repo\",\"prompt\":\"deploy with {secret}\"}}"
+    );
+    // Default: no payload text leaves.
+    let (_d, rx) = receiver(json!({}));
+    let lab = Lab::new(&machine(&rx.endpoint(), ""));
+    lab.hook(&prompt);
+    lab.ok(&["obs", "ship"]);
+    let raw = rx.raw_log();
+    assert!(!raw.contains("Add a --json flag"), "a prompt left without ship.includePayloads");
+    assert!(!raw.contains("deploy with"));
+
+    // Stored unredacted (secrets.redactOutput off), shipped with payloads: redacted on the way out.
+    let (_d2, rx2) = receiver(json!({}));
+    let lab2 = Lab::new(&format!(
+        "[secrets]\nredactOutput = false\n\n{}",
+        machine(&rx2.endpoint(), "includePayloads = true\n")
+    ));
+    lab2.hook(&prompt);
+    assert!(lab2.count(&format!("SELECT count(*) FROM events WHERE attrs LIKE '%{secret}%'")) > 0);
+    lab2.ok(&["obs", "ship"]);
+    let raw = rx2.raw_log();
+    assert!(raw.contains("Add a --json flag"), "ship.includePayloads sends the prompt");
+    assert!(raw.contains("deploy with [REDACTED:"), "the secret's placeholder");
+    assert!(!raw.contains(secret), "a secret left the machine");
+}
