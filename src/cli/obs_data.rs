@@ -121,6 +121,8 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
             let mut counts = EventStore::new(&tx).prune(&cutoff)?;
             counts.push(GateStore::new(&tx).prune(&cutoff)?);
             counts.push(IntegrityStore::new(&tx).prune(&cutoff)?);
+            // A ship cursor past the ids the prune kept would skip the rows SQLite numbers next.
+            crate::ship::ShipStore::new(&tx).clamp_after_prune()?;
             tx.commit()?;
             if counts.iter().any(|c| c.rows > 0) {
                 store.vacuum()?;

@@ -279,3 +279,61 @@ impl<'c> ShipStore<'c> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{in_memory, DbKind};
+
+    fn generation(conn: &Connection, ts: &str) -> i64 {
+        conn.execute(
+            "INSERT INTO events (ts, provider, kind, plane, session_id, model, input_tokens, output_tokens) \
+             VALUES (?1, 'claude', 'generation.end', 'signal', 's1', 'm', 1, 2)",
+            [ts],
+        )
+        .unwrap();
+        conn.last_insert_rowid()
+    }
+
+    fn spans() -> &'static Stream {
+        STREAMS.iter().find(|s| s.name == "spans").unwrap()
+    }
+
+    #[test]
+    fn a_prune_that_drops_the_newest_rows_pulls_the_cursor_back_so_reused_ids_are_sent() {
+        let conn = in_memory(DbKind::Project).unwrap();
+        let store = ShipStore::new(&conn);
+        for ts in ["2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "2026-01-03T00:00:00.000Z"] {
+            generation(&conn, ts);
+        }
+        store.acknowledged("http://c/v1/traces", "spans", 3, 3, "now").unwrap();
+        // Everything older than the cutoff goes; SQLite then numbers the next row 1 again.
+        conn.execute("DELETE FROM events WHERE ts < '2026-02-01'", []).unwrap();
+        store.clamp_after_prune("later").unwrap();
+        assert_eq!(store.cursor("http://c/v1/traces", "spans").unwrap(), 0);
+        let id = generation(&conn, "2026-03-01T00:00:00.000Z");
+        assert_eq!(id, 1, "SQLite reuses the id");
+        assert_eq!(store.read(spans(), 0, 10).unwrap().ids(), vec![1]);
+
+        // Rows kept below the cursor: it stops at the highest kept id, not lower.
+        for d in 2..=5 {
+            generation(&conn, &format!("2026-03-0{d}T00:00:00.000Z"));
+        }
+        store.acknowledged("http://c/v1/traces", "spans", 5, 5, "now").unwrap();
+        conn.execute("DELETE FROM events WHERE id >= 4", []).unwrap();
+        store.clamp_after_prune("later").unwrap();
+        assert_eq!(store.cursor("http://c/v1/traces", "spans").unwrap(), 3);
+        let unchanged = ShipStore::new(&conn).cursor("http://c/v1/traces", "decisions").unwrap();
+        assert_eq!(unchanged, 0);
+    }
+
+    #[test]
+    fn a_cursor_never_moves_back_on_an_acknowledgement() {
+        let conn = in_memory(DbKind::Project).unwrap();
+        let store = ShipStore::new(&conn);
+        store.acknowledged("u", "spans", 9, 1, "t1").unwrap();
+        store.acknowledged("u", "spans", 4, 1, "t2").unwrap();
+        assert_eq!(store.cursor("u", "spans").unwrap(), 9);
+        assert_eq!(store.instance().unwrap().len(), 32, "the migration gave the database an id");
+    }
+}
