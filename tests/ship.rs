@@ -579,3 +579,122 @@ fn payload_texts_stay_home_unless_asked_and_what_is_sent_is_redacted() {
     assert!(raw.contains("deploy with [REDACTED:"), "the secret's placeholder");
     assert!(!raw.contains(secret), "a secret left the machine");
 }
+
+fn num(v: &Value) -> f64 {
+    v.as_f64()
+        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+        .unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+#[test]
+fn the_clickhouse_queries_in_the_docs_give_the_cost_reports_totals() {
+    // The collector is never reached: a dry run needs no collector.
+    let lab = Lab::new(&format!(
+        "[obs]\nglobalSpool = true\n\n{}",
+        machine("http://127.0.0.1:9", "user = \"dana@example.com\"\n")
+    ));
+    lab.add_denials_gates_and_ledger();
+    let dry = lab.dir.path().join("dry-run.json");
+    std::fs::write(&dry, lab.ok(&["obs", "ship", "--dry-run", "--format", "json"])).unwrap();
+    let out = Command::new(ship_support::python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ship_support/clickhouse.py"))
+        .arg(&dry)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ship.md"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "clickhouse.py: {}", stderr(&out));
+    let res: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for q in ["cost_per_user_per_day", "denials_by_rule", "gate_pass_rate", "tokens_per_model"] {
+        assert!(res[q].is_array(), "docs/ship.md lost the query {q}: {res}");
+    }
+    assert_eq!(res["loaded"]["otel_traces"].as_i64().unwrap(), expected_spans(&lab));
+    assert_eq!(res["loaded"]["otel_logs"].as_i64().unwrap(), expected_logs(&lab));
+
+    // Cost per user per day sums to the cost report, of the home database (the spool) and here.
+    let rows = res["cost_per_user_per_day"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["user"] == "dana@example.com"));
+    let sum = |k: &str| rows.iter().map(|r| num(&r[k])).sum::<f64>();
+    for cost in [lab.json(&["obs", "cost", "--json"]), lab.json(&["obs", "cost", "--json", "--here"])] {
+        let t = &cost["totals"];
+        let n = |k: &str| num(&t[k]);
+        assert!(n("responses") > 0.0, "{cost}");
+        assert_eq!(sum("responses"), n("responses"));
+        assert_eq!(sum("output_tokens"), n("output_tokens"));
+        assert_eq!(sum("cache_read_tokens"), n("cache_read_tokens"));
+        assert_eq!(sum("cache_write_tokens"), n("cache_write_tokens"));
+        assert_eq!(
+            sum("input_tokens"),
+            n("input_tokens") + n("cache_read_tokens") + n("cache_write_tokens")
+        );
+        assert!(
+            (sum("cost_usd") - n("cost_usd")).abs() < 1e-9,
+            "{} vs {}",
+            sum("cost_usd"),
+            n("cost_usd")
+        );
+    }
+    // The days are the cost report's UTC days.
+    let days: BTreeSet<String> = rows.iter().map(|r| r["day"].as_str().unwrap().to_string()).collect();
+    let by_day = lab.json(&["obs", "cost", "--by", "day", "--json", "--here"]);
+    let want: BTreeSet<String> = by_day["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["key"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(days, want);
+
+    // Denials by rule: the decisions table.
+    let denials: BTreeMap<String, i64> = res["denials_by_rule"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["rule"].as_str().unwrap().to_string(), num(&r["denials"]) as i64))
+        .collect();
+    let db = lab.db();
+    let mut stmt = db
+        .prepare("SELECT rule, count(*) FROM decisions WHERE permission = 'deny' GROUP BY rule")
+        .unwrap();
+    let want: BTreeMap<String, i64> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(denials, want);
+
+    // Gate pass rate: the gate_runs table.
+    for r in res["gate_pass_rate"].as_array().unwrap() {
+        let gate = r["gate"].as_str().unwrap();
+        let passed = lab.count(&format!(
+            "SELECT count(*) FROM gate_runs WHERE gate = '{gate}' AND verdict = 'pass'"
+        ));
+        let failed = lab.count(&format!(
+            "SELECT count(*) FROM gate_runs WHERE gate = '{gate}' AND verdict IN ('fail', 'config')"
+        ));
+        assert_eq!((num(&r["passed"]) as i64, num(&r["failed"]) as i64), (passed, failed), "{gate}");
+        assert!((num(&r["pass_rate"]) - passed as f64 / (passed + failed) as f64).abs() < 1e-4);
+    }
+    assert_eq!(res["gate_pass_rate"].as_array().unwrap().len(), 2, "lint and test");
+
+    // Tokens per model from the histogram: the cost report by model.
+    let by_model = lab.json(&["obs", "cost", "--by", "model", "--json", "--here"]);
+    for row in by_model["rows"].as_array().unwrap() {
+        let model = row["key"].as_str().unwrap();
+        let tokens = |t: &str| {
+            res["tokens_per_model"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["model"] == model && r["token_type"] == t)
+                .map(|r| num(&r["tokens"]))
+                .unwrap_or_else(|| panic!("no {t} tokens for {model}"))
+        };
+        let n = |k: &str| num(&row[k]);
+        assert_eq!(tokens("output"), n("output_tokens"));
+        assert_eq!(
+            tokens("input"),
+            n("input_tokens") + n("cache_read_tokens") + n("cache_write_tokens")
+        );
+    }
+}
