@@ -145,7 +145,7 @@ fn receiver(behaviour: Value) -> (tempfile::TempDir, Receiver) {
     (dir, rx)
 }
 
-fn span_attr<'a>(span: &'a Value, key: &str) -> Option<Value> {
+fn span_attr(span: &Value, key: &str) -> Option<Value> {
     attrs(&span["attributes"]).get(key).cloned()
 }
 

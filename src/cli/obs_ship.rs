@@ -107,7 +107,7 @@ fn run_with(
     mode: Mode,
 ) -> anyhow::Result<RunReport> {
     settings.shaping.instance = store.instance()?;
-    Ok(run::ship(store, db, endpoint, &settings, mode, &crate::clock::now_stamp).map_err(config_error)?)
+    run::ship(store, db, endpoint, &settings, mode, &crate::clock::now_stamp).map_err(config_error)
 }
 
 fn text(r: &RunReport) -> String {

@@ -47,31 +47,32 @@ fn non_empty(s: &str) -> Option<String> {
     (!t.is_empty()).then(|| t.to_string())
 }
 
-/// The machine's host name.
+/// The machine's host name (the kernel's, as `uname -n` prints it).
 pub fn host_name() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most `buf.len()` bytes into the buffer it is given.
-    let rc = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) };
-    if rc != 0 {
-        return "unknown".into();
-    }
-    let end = buf.iter().position(|b| *b == 0).unwrap_or(buf.len());
-    String::from_utf8_lossy(&buf[..end]).into_owned()
+    ["/proc/sys/kernel/hostname", "/etc/hostname"]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok().and_then(|t| non_empty(&t)))
+        .unwrap_or_else(|| "unknown".into())
 }
 
-/// The login name: `USER`, else `LOGNAME`, else the password database's entry for this uid.
+/// The login name: `USER`, else `LOGNAME`, else the password database's entry for the uid that
+/// owns this process.
 pub fn login_name() -> String {
     for var in ["USER", "LOGNAME"] {
         if let Some(v) = std::env::var(var).ok().and_then(|v| non_empty(&v)) {
             return v;
         }
     }
-    // SAFETY: getpwuid returns a pointer into static storage or null; the name is copied at once.
-    unsafe {
-        let pw = libc::getpwuid(libc::geteuid());
-        if !pw.is_null() && !(*pw).pw_name.is_null() {
-            return std::ffi::CStr::from_ptr((*pw).pw_name).to_string_lossy().into_owned();
-        }
-    }
-    "unknown".into()
+    use std::os::unix::fs::MetadataExt;
+    let uid = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    uid.and_then(|uid| {
+        passwd.lines().find_map(|l| {
+            let mut f = l.split(':');
+            let name = f.next()?;
+            let id: u32 = f.nth(1)?.parse().ok()?;
+            (id == uid).then(|| name.to_string())
+        })
+    })
+    .unwrap_or_else(|| "unknown".into())
 }
