@@ -211,7 +211,10 @@ impl<'c> ShipStore<'c> {
     pub fn acknowledged(&self, url: &str, stream: &str, last_id: i64, records: i64, now: &str) -> rusqlite::Result<()> {
         let tx = self.conn.unchecked_transaction()?;
         tx.prepare_cached(q::CURSOR_ADVANCE)?.execute(params![url, stream, last_id, now])?;
-        tx.prepare_cached(q::TARGET_SUCCESS)?.execute(params![url, now, records])?;
+        // Rows that made no record move the cursor without being a send.
+        if records > 0 {
+            tx.prepare_cached(q::TARGET_SUCCESS)?.execute(params![url, now, records])?;
+        }
         tx.commit()
     }
 
