@@ -85,7 +85,7 @@ fn bad_input_gives_a_one_line_error_naming_the_path_and_overwrites_nothing() {
     let out = w.run(&["db", "migrate"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("7") && err.contains("version 1") && err.contains("tlc.db"), "{err}");
+    assert!(err.contains("7") && err.contains("version 2") && err.contains("tlc.db"), "{err}");
     assert_eq!(std::fs::read(w.project_db()).unwrap(), before, "not written");
     assert_eq!(w.run(&["db", "status"]).status.code(), Some(2));
     // The hook still answers and does not write it.
