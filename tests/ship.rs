@@ -345,8 +345,9 @@ fn a_replayed_session_ships_the_cost_reports_tokens_and_a_second_ship_sends_noth
     assert!(again.contains("nothing new to send"), "{again}");
     assert_eq!(rx.log().len(), before, "a second ship sent requests");
     let st = lab.json(&["obs", "ship", "--status", "--json"]);
-    assert!(st["collectors"][0]["last_success_at"].is_string());
-    assert!(st["collectors"].as_array().unwrap().iter().all(|c| c["last_error"].is_null()));
+    let cursors = st["cursors"].as_array().unwrap();
+    assert_eq!(cursors.len(), 6, "every stream sent: {st}");
+    assert!(cursors.iter().all(|c| c["sent_at"].is_string() && c["error"].is_null()));
 }
 
 /// Every span and log record the database holds arrived; none more than `dup_limit` times over.
@@ -372,9 +373,11 @@ fn with_the_collector_down_the_cursor_stays_and_a_later_run_sends_everything_onc
     assert!(err.contains("cannot send") && err.contains("nothing was lost"), "{err}");
     assert!(lab.cursors().values().all(|v| *v == 0), "a cursor moved without an acknowledgement");
     let st = lab.json(&["obs", "ship", "--status", "--json"]);
-    let c = &st["collectors"][0];
-    assert!(c["last_error"].as_str().unwrap().contains("cannot send"), "{st}");
-    assert!(c["last_success_at"].is_null());
+    let c = &st["cursors"][0];
+    assert_eq!(c["stream"], "spans", "the first stream failed and the run stopped: {st}");
+    assert!(c["error"].as_str().unwrap().contains("cannot send"), "{st}");
+    assert!(c["sent_at"].is_null());
+    assert_eq!(st["cursors"].as_array().unwrap().len(), 1);
 
     let dir = tempfile::tempdir().unwrap();
     let rx = Receiver::start(dir.path(), port, json!({}));
@@ -474,17 +477,12 @@ fn the_json_encoding_decodes_with_the_official_schema_and_a_partial_success_is_r
     );
     assert_all_arrived(&lab, &rx, 0);
     let st = lab.json(&["obs", "ship", "--status", "--json"]);
-    let rejected: i64 = st["collectors"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["rejected_total"].as_i64().unwrap())
-        .sum();
+    let cursors = st["cursors"].as_array().unwrap();
+    let rejected: i64 = cursors.iter().map(|c| c["rejected"].as_i64().unwrap()).sum();
     assert_eq!(rejected as usize, log.len(), "one rejected record per request, counted");
-    assert!(st["collectors"][0]["last_partial"]
-        .as_str()
-        .unwrap()
-        .contains("test receiver rejects 1"));
+    assert!(cursors
+        .iter()
+        .all(|c| c["partial"].as_str().unwrap().contains("test receiver rejects 1")));
     // Rejected for good: the cursor moved on, a second run sends nothing.
     let before = rx.log().len();
     lab.ok(&["obs", "ship"]);

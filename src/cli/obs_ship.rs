@@ -174,7 +174,6 @@ struct Status {
     database: String,
     recorded: bool,
     cursors: Vec<crate::ship::store::CursorRow>,
-    collectors: Vec<crate::ship::store::TargetRow>,
     latest_ids: std::collections::BTreeMap<String, i64>,
 }
 
@@ -205,14 +204,12 @@ fn status(ctx: &Ctx, endpoint: Option<&Endpoint>, json: bool) -> anyhow::Result<
         database: db.display().to_string(),
         recorded: store.is_some(),
         cursors: Vec::new(),
-        collectors: Vec::new(),
         latest_ids: Default::default(),
     };
     if let Some(store) = &store {
         let conn = store.conn()?;
         let s = ShipStore::new(&conn);
         st.cursors = s.cursors()?;
-        st.collectors = s.targets()?;
         st.latest_ids = s.table_max_ids()?.into_iter().collect();
     }
     if json {
@@ -246,42 +243,41 @@ fn status(ctx: &Ctx, endpoint: Option<&Endpoint>, json: bool) -> anyhow::Result<
         out.push_str(&format!("nothing recorded yet (no database at {})\n", st.database));
         return render::out(&out);
     }
-    let mut t = Table::new(["collector", "stream", "cursor", "latest id", "updated"]);
+    let mut t = Table::new(["collector", "stream", "cursor", "latest id", "last sent", "last error", "rejected"]);
     for c in &st.cursors {
         let table = crate::ship::STREAMS.iter().find(|s| s.name == c.stream).map(|s| s.table);
         let latest = table.and_then(|t| st.latest_ids.get(t)).copied();
+        let sent = match (&c.sent_at, c.sent_records) {
+            (Some(at), Some(n)) => format!("{at} ({n} records)"),
+            _ => "never".into(),
+        };
+        let error = match (&c.error_at, &c.error) {
+            (Some(at), Some(e)) => format!("{at}: {e}"),
+            _ => String::new(),
+        };
         t.push(vec![
             c.url.clone().into(),
             c.stream.clone().into(),
             c.last_id.into(),
             latest.into(),
-            c.updated_at.clone().into(),
+            sent.into(),
+            error.into(),
+            c.rejected.into(),
         ]);
     }
     if st.cursors.is_empty() {
-        out.push_str("cursors: none yet (nothing was ever acknowledged)\n");
+        out.push_str("cursors: none yet (nothing was ever sent)\n");
     } else {
         out.push_str(&t.to_terminal(&|_, c| c.plain()));
         out.push('\n');
     }
-    for c in &st.collectors {
+    for c in st.cursors.iter().filter(|c| c.partial.is_some()) {
         out.push_str(&format!(
-            "{}\n  last success: {}\n  last error:   {}\n  last partial: {} (rejected in all: {})\n",
+            "partial success, {} ({}): {} {}\n",
             c.url,
-            match (&c.last_success_at, c.last_success_records) {
-                (Some(at), Some(n)) => format!("{at} ({n} records)"),
-                (Some(at), None) => at.clone(),
-                _ => "never".into(),
-            },
-            match (&c.last_error_at, &c.last_error) {
-                (Some(at), Some(e)) => format!("{at}: {e}"),
-                _ => "none".into(),
-            },
-            match (&c.last_partial_at, &c.last_partial) {
-                (Some(at), Some(p)) => format!("{at}: {p}"),
-                _ => "none".into(),
-            },
-            c.rejected_total
+            c.stream,
+            c.partial_at.as_deref().unwrap_or(""),
+            c.partial.as_deref().unwrap_or("")
         ));
     }
     render::out(&out)

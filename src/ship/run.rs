@@ -374,9 +374,9 @@ fn send_range(
             let stamp = now();
             store.acknowledged(url, stream.name, last_id, records as i64, &stamp)?;
             if rejected > 0 || !message.is_empty() {
-                let text = format!("{}: {rejected} of {records} records rejected: {message}", stream.name);
-                store.partial(url, &stamp, rejected, &text)?;
-                report.partial.push(format!("{url}: {text}"));
+                let text = format!("{rejected} of {records} records rejected: {message}");
+                store.partial(url, stream.name, &stamp, rejected, &text)?;
+                report.partial.push(format!("{url} ({}): {text}", stream.name));
             }
             sr.requests += 1;
             sr.records += records;
@@ -424,11 +424,11 @@ fn send_range(
                 stream.table,
                 items.id(lo)
             );
-            store.failed(url, &now(), &detail)?;
+            store.failed(url, stream.name, &now(), &detail)?;
             Err(StreamError::Send(detail))
         }
         Answer::Failed(detail) => {
-            store.failed(url, &now(), &detail)?;
+            store.failed(url, stream.name, &now(), &detail)?;
             Err(StreamError::Send(detail))
         }
     }

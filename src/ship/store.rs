@@ -1,5 +1,5 @@
-//! `ShipStore`: the one place the ship tables (`ship_cursor`, `ship_target`, `ship_source`) are
-//! read and written, and where the streams' rows are read.
+//! `ShipStore`: the one place `ship_cursor` (and the database's `instance` in `tlc_meta`) is read
+//! and written, and where the streams' rows are read.
 
 use super::{Source, Stream, STREAMS};
 use crate::store::queries::project::ship as q;
@@ -85,26 +85,23 @@ impl Rows {
     }
 }
 
-/// A cursor, for `--status`.
+/// A cursor and what happened to its stream last, for `--status`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CursorRow {
     pub url: String,
     pub stream: String,
     pub last_id: i64,
-    pub updated_at: String,
-}
-
-/// A collector's state, for `--status`.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct TargetRow {
-    pub url: String,
-    pub last_success_at: Option<String>,
-    pub last_success_records: Option<i64>,
-    pub last_error_at: Option<String>,
-    pub last_error: Option<String>,
-    pub last_partial_at: Option<String>,
-    pub last_partial: Option<String>,
-    pub rejected_total: i64,
+    /// When a request was last acknowledged, and how many records it held.
+    pub sent_at: Option<String>,
+    pub sent_records: Option<i64>,
+    /// When a request last failed, and why.
+    pub error_at: Option<String>,
+    pub error: Option<String>,
+    /// When the collector last rejected records of an acknowledged request, and its message.
+    pub partial_at: Option<String>,
+    pub partial: Option<String>,
+    /// Records the collector rejected in all.
+    pub rejected: i64,
 }
 
 fn object(text: Option<String>) -> Map<String, Value> {
@@ -123,7 +120,7 @@ impl<'c> ShipStore<'c> {
     pub fn instance(&self) -> rusqlite::Result<String> {
         Ok(self
             .conn
-            .query_row(q::SOURCE_INSTANCE, [], |r| r.get::<_, String>(0))
+            .query_row(q::INSTANCE, [], |r| r.get::<_, String>(0))
             .optional()?
             .unwrap_or_default())
     }
@@ -207,28 +204,33 @@ impl<'c> ShipStore<'c> {
     }
 
     /// After the collector at `url` acknowledged `records` records of `stream` up to row
-    /// `last_id`: the cursor moves there and the success is noted, in one transaction.
+    /// `last_id`: the cursor moves there. With no record (rows that made none) it only moves.
     pub fn acknowledged(&self, url: &str, stream: &str, last_id: i64, records: i64, now: &str) -> rusqlite::Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
-        tx.prepare_cached(q::CURSOR_ADVANCE)?.execute(params![url, stream, last_id, now])?;
-        // Rows that made no record move the cursor without being a send.
-        if records > 0 {
-            tx.prepare_cached(q::TARGET_SUCCESS)?.execute(params![url, now, records])?;
+        if records == 0 {
+            self.conn
+                .prepare_cached(q::CURSOR_ADVANCE)?
+                .execute(params![url, stream, last_id])?;
+        } else {
+            self.conn
+                .prepare_cached(q::CURSOR_ACKNOWLEDGED)?
+                .execute(params![url, stream, last_id, records, now])?;
         }
-        tx.commit()
+        Ok(())
     }
 
-    /// A send to `url` that failed.
-    pub fn failed(&self, url: &str, now: &str, error: &str) -> rusqlite::Result<()> {
-        self.conn.prepare_cached(q::TARGET_ERROR)?.execute(params![url, now, error])?;
+    /// A request of `stream` to `url` that failed; the cursor stays.
+    pub fn failed(&self, url: &str, stream: &str, now: &str, error: &str) -> rusqlite::Result<()> {
+        self.conn
+            .prepare_cached(q::CURSOR_ERROR)?
+            .execute(params![url, stream, now, error])?;
         Ok(())
     }
 
     /// A partial success: the collector at `url` rejected `rejected` records for good.
-    pub fn partial(&self, url: &str, now: &str, rejected: i64, message: &str) -> rusqlite::Result<()> {
+    pub fn partial(&self, url: &str, stream: &str, now: &str, rejected: i64, message: &str) -> rusqlite::Result<()> {
         self.conn
-            .prepare_cached(q::TARGET_PARTIAL)?
-            .execute(params![url, now, rejected, message])?;
+            .prepare_cached(q::CURSOR_PARTIAL)?
+            .execute(params![url, stream, now, rejected, message])?;
         Ok(())
     }
 
@@ -239,24 +241,13 @@ impl<'c> ShipStore<'c> {
                 url: r.get(0)?,
                 stream: r.get(1)?,
                 last_id: r.get(2)?,
-                updated_at: r.get(3)?,
-            })
-        })?;
-        rows.collect()
-    }
-
-    pub fn targets(&self) -> rusqlite::Result<Vec<TargetRow>> {
-        let mut stmt = self.conn.prepare_cached(q::TARGET_LIST)?;
-        let rows = stmt.query_map([], |r| {
-            Ok(TargetRow {
-                url: r.get(0)?,
-                last_success_at: r.get(1)?,
-                last_success_records: r.get(2)?,
-                last_error_at: r.get(3)?,
-                last_error: r.get(4)?,
-                last_partial_at: r.get(5)?,
-                last_partial: r.get(6)?,
-                rejected_total: r.get(7)?,
+                sent_at: r.get(3)?,
+                sent_records: r.get(4)?,
+                error_at: r.get(5)?,
+                error: r.get(6)?,
+                partial_at: r.get(7)?,
+                partial: r.get(8)?,
+                rejected: r.get(9)?,
             })
         })?;
         rows.collect()
@@ -271,13 +262,11 @@ impl<'c> ShipStore<'c> {
 
     /// After a prune: every cursor past the highest id its table kept is pulled back to that id,
     /// so that the rows SQLite numbers next (from that highest id on) are sent.
-    pub fn clamp_after_prune(&self, now: &str) -> rusqlite::Result<()> {
+    pub fn clamp_after_prune(&self) -> rusqlite::Result<()> {
         let max = self.table_max_ids()?;
         for stream in STREAMS {
             let kept = max.iter().find(|(t, _)| t == stream.table).map_or(0, |(_, m)| *m);
-            self.conn
-                .prepare_cached(q::CURSOR_CLAMP)?
-                .execute(params![stream.name, kept, now])?;
+            self.conn.prepare_cached(q::CURSOR_CLAMP)?.execute(params![stream.name, kept])?;
         }
         Ok(())
     }
@@ -312,7 +301,7 @@ mod tests {
         store.acknowledged("http://c/v1/traces", "spans", 3, 3, "now").unwrap();
         // Everything older than the cutoff goes; SQLite then numbers the next row 1 again.
         conn.execute("DELETE FROM events WHERE ts < '2026-02-01'", []).unwrap();
-        store.clamp_after_prune("later").unwrap();
+        store.clamp_after_prune().unwrap();
         assert_eq!(store.cursor("http://c/v1/traces", "spans").unwrap(), 0);
         let id = generation(&conn, "2026-03-01T00:00:00.000Z");
         assert_eq!(id, 1, "SQLite reuses the id");
@@ -324,7 +313,7 @@ mod tests {
         }
         store.acknowledged("http://c/v1/traces", "spans", 5, 5, "now").unwrap();
         conn.execute("DELETE FROM events WHERE id >= 4", []).unwrap();
-        store.clamp_after_prune("later").unwrap();
+        store.clamp_after_prune().unwrap();
         assert_eq!(store.cursor("http://c/v1/traces", "spans").unwrap(), 3);
         let unchanged = ShipStore::new(&conn).cursor("http://c/v1/traces", "decisions").unwrap();
         assert_eq!(unchanged, 0);
