@@ -17,7 +17,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // `error` decides exit codes from every domain's error type, so it sits beside `cli`.
     ("command line", &["cli", "error"]),
     ("hook", &["hook"]),
-    ("domains", &["agent", "cost", "gate", "lesson", "obs", "policy"]),
+    ("domains", &["agent", "cost", "gate", "lesson", "obs", "policy", "ship"]),
     (
         "foundation",
         &[
@@ -34,6 +34,11 @@ const SIDEWAYS: &[(&str, &str, &str)] = &[
         "obs",
         "cost",
         "the spool and the JSONL import store responses through cost's UsageWriter",
+    ),
+    (
+        "ship",
+        "obs",
+        "what leaves the machine passes the redaction the hook applies before storage (obs::redact)",
     ),
     (
         "project",
@@ -337,6 +342,7 @@ const TABLE_OWNERS: &[TableOwner] = &[
     ("project", "open_spans", Some(("obs/recorder.rs", "EventStore"))),
     ("project", "transcripts", Some(("obs/recorder.rs", "EventStore"))),
     ("project", "ship_ledger", Some(("obs/recorder.rs", "EventStore"))),
+    ("project", "ship_cursor", Some(("ship/store.rs", "ShipStore"))),
     ("project", "state", Some(("policy/state.rs", "OperatorState"))),
     ("project", "policy_baselines", Some(("policy/integrity.rs", "IntegrityStore"))),
     ("project", "policy_divergences", Some(("policy/integrity.rs", "IntegrityStore"))),

@@ -6,7 +6,7 @@ use super::Ctx;
 use crate::render::{self, Table};
 use crate::ship::run::{self, Mode, RunReport, Settings, ShipLock};
 use crate::ship::{endpoint, identity, otlp, Endpoint, ShipError, ShipStore};
-use crate::store::{DbKind, Store};
+use crate::store::{self, DbKind};
 
 #[derive(Debug, clap::Args)]
 pub struct ShipArgs {
@@ -71,17 +71,15 @@ pub fn ship(ctx: &Ctx, args: ShipArgs) -> anyhow::Result<()> {
     };
     let report = match mode {
         Mode::DryRun => {
-            let Some(store) = Store::open_existing(DbKind::Project, &db)? else {
+            let Some(store) = store::open_read(DbKind::Project, &db)? else {
                 return super::obs::nothing_recorded(ctx, json);
             };
-            let conn = store.conn()?;
-            run_with(&ShipStore::new(&conn), &db, endpoint.as_ref(), settings, mode)?
+            run_with(&ShipStore::new(store.conn()), &db, endpoint.as_ref(), settings, mode)?
         }
         Mode::Send => {
             let _lock = ShipLock::acquire(&db).map_err(config_error)?;
-            let store = Store::open(DbKind::Project, &db)?;
-            let conn = store.conn()?;
-            run_with(&ShipStore::new(&conn), &db, endpoint.as_ref(), settings, mode)?
+            let store = store::open_write(DbKind::Project, &db)?;
+            run_with(&ShipStore::new(store.conn()), &db, endpoint.as_ref(), settings, mode)?
         }
     };
     if json {
@@ -189,7 +187,7 @@ struct Collector {
 fn status(ctx: &Ctx, endpoint: Option<&Endpoint>, json: bool) -> anyhow::Result<()> {
     let config = ctx.config()?;
     let db = ctx.project()?.db_path();
-    let store = Store::open_existing(DbKind::Project, &db)?;
+    let store = store::open_read(DbKind::Project, &db)?;
     let mut st = Status {
         enabled: config.settings.ship.enabled,
         protocol: endpoint.map(|e| e.protocol.name()),
@@ -207,8 +205,7 @@ fn status(ctx: &Ctx, endpoint: Option<&Endpoint>, json: bool) -> anyhow::Result<
         latest_ids: Default::default(),
     };
     if let Some(store) = &store {
-        let conn = store.conn()?;
-        let s = ShipStore::new(&conn);
+        let s = ShipStore::new(store.conn());
         st.cursors = s.cursors()?;
         st.latest_ids = s.table_max_ids()?.into_iter().collect();
     }
