@@ -27,7 +27,7 @@ pub fn origin(project: &Project, config: &Config) -> Result<Origin, ShipError> {
         extra.push((k.trim().to_string(), v.trim().to_string()));
     }
     Ok(Origin {
-        host: host_name(),
+        host: crate::sys::hostname().unwrap_or_else(|| "unknown".into()),
         user: non_empty(&ship.user).unwrap_or_else(login_name),
         project: project.name(),
         repository_name,
@@ -45,14 +45,6 @@ pub fn origin(project: &Project, config: &Config) -> Result<Origin, ShipError> {
 fn non_empty(s: &str) -> Option<String> {
     let t = s.trim();
     (!t.is_empty()).then(|| t.to_string())
-}
-
-/// The machine's host name (the kernel's, as `uname -n` prints it).
-pub fn host_name() -> String {
-    ["/proc/sys/kernel/hostname", "/etc/hostname"]
-        .iter()
-        .find_map(|p| std::fs::read_to_string(p).ok().and_then(|t| non_empty(&t)))
-        .unwrap_or_else(|| "unknown".into())
 }
 
 /// The login name: `USER`, else `LOGNAME`, else the password database's entry for the uid that
