@@ -8,6 +8,10 @@
 //! 3. crafted redaction payloads (issue 14): a 16 MB PostToolUse of each shape that once made the
 //!    redaction scan quadratic, whole process, median of `TLC_BENCH_CRAFTED_RUNS` (default 3),
 //!    beside the same payload with `secrets.redactOutput = false` run interleaved.
+//! 4. the floor and shell rails: a PreToolUse Bash hook with a compound command the floor has to
+//!    take apart, interleaved with the same hook given a trivially-allowed command (`ls`) and the
+//!    no-op; with `TLC_BENCH_BASELINE=<a tlc built from main>` also that binary on the same
+//!    payload, so the difference is what the floor and rails add (budget: +0.3 ms).
 //!
 //! Figures are printed; budgets (DESIGN.md, issue 13): median < 4x the no-op; < 10 MiB;
 //! every row stored with no lock error; every crafted 16 MB payload under 1 s.
@@ -85,6 +89,8 @@ fn main() {
         "  peak memory       {:.1} MiB (max RSS of the hook processes)",
         max_rss_kib as f64 / 1024.0
     );
+
+    floor_case(&bin, &true_bin, &repo, &home, runs);
 
     // Concurrency: 32 processes at once, 100 events each, into a fresh repository.
     let repo2 = scratch.join("repo-concurrent");
@@ -291,4 +297,107 @@ fn crafted_redaction(bin: &Path, scratch: &Path) {
         );
     }
     println!("  (off: the same payload with secrets.redactOutput = false, run interleaved; ratio of the wall times)");
+}
+
+/// The floor and shell rails on a PreToolUse Bash payload, against the same hook with `ls`, the
+/// no-op and (when given) the landed binary, all interleaved.
+fn floor_case(bin: &Path, true_bin: &Path, repo: &Path, home: &Path, runs: usize) {
+    let payload = |command: &str| {
+        serde_json::json!({
+            "session_id": "bench-floor",
+            "cwd": repo,
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command, "description": "bench"},
+            "tool_use_id": "toolu_bench",
+        })
+        .to_string()
+        .into_bytes()
+    };
+    let busy = payload(
+        "cd src && grep -rn \"TODO\" . | head -20; rm -rf ./build target/tmp && cargo test --release 2>&1 | tail -5 && git status --short > /tmp/status.txt",
+    );
+    let trivial = payload("ls");
+    let baseline = std::env::var_os("TLC_BENCH_BASELINE").map(PathBuf::from).filter(|p| p.is_file());
+    let base_repo = repo.with_file_name("repo-baseline");
+    let base_home = home.with_file_name("home-baseline");
+    std::fs::create_dir_all(base_repo.join(".git")).expect("baseline repo");
+    if let Some(b) = &baseline {
+        for _ in 0..10 {
+            run_once(b, &["hook", "claude"], &busy, &base_repo, &base_home);
+        }
+    }
+    let mut busy_t = Vec::new();
+    let mut trivial_t = Vec::new();
+    let mut noop_t = Vec::new();
+    let mut base_t = Vec::new();
+    for _ in 0..10 {
+        run_once(bin, &["hook", "claude"], &busy, repo, home);
+    }
+    for _ in 0..runs {
+        busy_t.push(run_once(bin, &["hook", "claude"], &busy, repo, home).0);
+        trivial_t.push(run_once(bin, &["hook", "claude"], &trivial, repo, home).0);
+        noop_t.push(run_once(true_bin, &[], &busy, repo, home).0);
+        if let Some(b) = &baseline {
+            // Its own repository and home: the landed binary's schema is older than this one's.
+            base_t.push(run_once(b, &["hook", "claude"], &busy, &base_repo, &base_home).0);
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let (busy, trivial, noop) = (median(busy_t), median(trivial_t), median(noop_t));
+    println!("floor and shell rails: PreToolUse Bash, whole process, {runs} runs interleaved");
+    println!(
+        "  median compound command   {:.3} ms ({:.2}x the no-op)",
+        ms(busy),
+        ms(busy) / ms(noop)
+    );
+    println!(
+        "  median `ls`               {:.3} ms ({:.2}x the no-op)",
+        ms(trivial),
+        ms(trivial) / ms(noop)
+    );
+    println!("  median no-op              {:.3} ms", ms(noop));
+    println!("  compound - `ls`           {:+.3} ms", ms(busy) - ms(trivial));
+    if !base_t.is_empty() {
+        let base = median(base_t);
+        println!(
+            "  median landed binary      {:.3} ms ({:.2}x the no-op), same compound payload",
+            ms(base),
+            ms(base) / ms(noop)
+        );
+        println!("  floor and rails add       {:+.3} ms (budget +0.3 ms)", ms(busy) - ms(base));
+    }
+    in_process(repo, home);
+}
+
+/// The same decision work without the process around it: the floor (parse, wrappers, path
+/// resolution with the filesystem) and the catastrophic and paired rails on the compound
+/// command, median of 200 batches of 100 calls. Less exposed to a loaded machine than a process.
+fn in_process(repo: &Path, home: &Path) {
+    use tlc::policy::{floor, rails, shell};
+    let command = "cd src && grep -rn \"TODO\" . | head -20; rm -rf ./build target/tmp && cargo test --release 2>&1 | tail -5 && git status --short > /tmp/status.txt";
+    let ctx = floor::Context::new(
+        repo.to_path_buf(),
+        repo.to_path_buf(),
+        std::env::var_os("HOME").map(PathBuf::from),
+        home.to_path_buf(),
+        floor::Context::system_temp(),
+    );
+    let mut batches = Vec::new();
+    for _ in 0..200 {
+        let t = Instant::now();
+        for _ in 0..100 {
+            let f = floor::evaluate(&ctx, &floor::Act::Shell(std::hint::black_box(command)));
+            assert!(f.is_none());
+            let script = shell::parse(command).expect("parses");
+            std::hint::black_box(rails::catastrophic(&script, repo, repo));
+            std::hint::black_box(rails::paired(&script));
+        }
+        batches.push(t.elapsed() / 100);
+    }
+    println!(
+        "  in-process floor + rails  {:.1} µs per call (median of 200 batches of 100)",
+        median(batches).as_secs_f64() * 1e6
+    );
 }

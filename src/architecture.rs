@@ -346,6 +346,7 @@ const TABLE_OWNERS: &[TableOwner] = &[
     ("project", "state", Some(("policy/state.rs", "OperatorState"))),
     ("project", "policy_baselines", Some(("policy/integrity.rs", "IntegrityStore"))),
     ("project", "policy_divergences", Some(("policy/integrity.rs", "IntegrityStore"))),
+    ("project", "file_claims", Some(("policy/claims.rs", "ClaimStore"))),
     ("project", "gate_runs", Some(("gate/mod.rs", "GateStore"))),
     ("project", "gate_lock", Some(("gate/mod.rs", "GateStore"))),
     ("project", "lessons", Some(("lesson/mod.rs", "LessonStore"))),

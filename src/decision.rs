@@ -28,6 +28,9 @@ pub struct Decision {
     pub permission: Permission,
     pub rule: String,
     pub reason: Option<String>,
+    /// A short line for the person watching (the provider's user-facing message), when it
+    /// differs from the reason the agent reads.
+    pub user_note: Option<String>,
     pub follow_up: Option<String>,
     pub context: Option<String>,
 }
@@ -39,6 +42,7 @@ impl Decision {
             permission: Permission::Allow,
             rule: "none".into(),
             reason: None,
+            user_note: None,
             follow_up: None,
             context: None,
         }
@@ -49,6 +53,7 @@ impl Decision {
             permission: Permission::Deny,
             rule: rule.into(),
             reason: Some(reason),
+            user_note: None,
             follow_up: None,
             context: None,
         }

@@ -72,7 +72,7 @@ fn a_first_hook_adopts_a_second_changes_nothing_and_a_mid_session_edit_is_denied
     let bytes = std::fs::read(config_path(&w)).unwrap();
     let mtime = std::fs::metadata(config_path(&w)).unwrap().modified().unwrap();
     assert_eq!(
-        deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())),
+        deny_reason(&w.hook("claude", harmless(&w, "providers/claude/pre-tool-use-bash.json").as_bytes())),
         None
     );
     assert_eq!(std::fs::read(config_path(&w)).unwrap(), bytes);
@@ -86,7 +86,7 @@ fn a_first_hook_adopts_a_second_changes_nothing_and_a_mid_session_edit_is_denied
     // The operator (or an agent) edits the project config mid-session, without a tlc command.
     let edited = format!("mode = \"focus\"\n{text}");
     std::fs::write(config_path(&w), edited).unwrap();
-    let reason = deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())).expect("denied");
+    let reason = deny_reason(&w.hook("claude", harmless(&w, "providers/claude/pre-tool-use-bash.json").as_bytes())).expect("denied");
     assert!(reason.contains(&config_path(&w).display().to_string()), "{reason}");
     assert!(reason.contains("tlc policy accept"), "{reason}");
     for f in [
@@ -96,7 +96,7 @@ fn a_first_hook_adopts_a_second_changes_nothing_and_a_mid_session_edit_is_denied
         "pre-tool-use-task.json",
     ] {
         assert!(
-            deny_reason(&w.hook("claude", w.payload(&format!("providers/claude/{f}")).as_bytes())).is_some(),
+            deny_reason(&w.hook("claude", harmless(&w, &format!("providers/claude/{f}")).as_bytes())).is_some(),
             "{f} acts"
         );
     }
@@ -125,15 +125,15 @@ fn a_first_hook_adopts_a_second_changes_nothing_and_a_mid_session_edit_is_denied
     assert_eq!(policy["diverged"], true);
     assert_eq!(policy["divergences"][0]["source"], config_path(&w).display().to_string());
 
-    // Accepting needs a terminal (or --yes), names the path, and clears exactly that.
+    // Accepting needs a terminal, names the path, and clears exactly that.
     let refused = w.run(&["policy", "accept", ".tlc/harness/config.toml"]);
     assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
-    let unknown = w.run(&["policy", "accept", "--yes", "README.md"]);
+    let unknown = w.operator(&["policy", "accept", "README.md"]);
     assert_eq!(unknown.status.code(), Some(2));
-    assert!(stderr(&unknown).contains("README.md is not a policy source"));
-    w.ok(&["policy", "accept", "--yes", ".tlc/harness/config.toml"]);
+    assert!(stdout(&unknown).contains("README.md is not a policy source"));
+    w.op_ok(&["policy", "accept", ".tlc/harness/config.toml"]);
     assert_eq!(
-        deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())),
+        deny_reason(&w.hook("claude", harmless(&w, "providers/claude/pre-tool-use-bash.json").as_bytes())),
         None
     );
     let policy = json(&w.ok(&["policy", "--json"]));
@@ -155,7 +155,7 @@ fn edits_between_sessions_and_edits_behind_a_tlc_command_never_deny() {
     // Between sessions: edit freely.
     let text = std::fs::read_to_string(config_path(&w)).unwrap();
     std::fs::write(config_path(&w), format!("mode = \"paired\"\n{text}")).unwrap();
-    let session2 = w.payload("providers/cursor/shell-before.json").replace("sess-1", "sess-2");
+    let session2 = harmless(&w, "providers/cursor/shell-before.json").replace("sess-1", "sess-2");
     assert_eq!(
         stdout(&w.hook("cursor", session2.as_bytes())).trim(),
         "{}",
@@ -163,8 +163,8 @@ fn edits_between_sessions_and_edits_behind_a_tlc_command_never_deny() {
     );
 
     // A tlc command behind the change re-records the live session's baselines.
-    w.ok(&["mode", "solo"]);
-    w.ok(&["gate", "test-command", "--yes", "true"]);
+    w.op_ok(&["mode", "solo"]);
+    w.op_ok(&["gate", "test-command", "true"]);
     assert_eq!(stdout(&w.hook("cursor", session2.as_bytes())).trim(), "{}");
 
     // A change without one: the next acting Cursor call is denied naming the path; a read passes.
@@ -182,9 +182,9 @@ fn edits_between_sessions_and_edits_behind_a_tlc_command_never_deny() {
     let read = w.payload("providers/cursor/read-before.json").replace("sess-1", "sess-2");
     assert_eq!(stdout(&w.hook("cursor", read.as_bytes())).trim(), "{}");
     // An unrelated tlc command does not launder a detected divergence.
-    w.ok(&["pause"]);
+    w.op_ok(&["pause"]);
     assert_eq!(json(stdout(&w.hook("cursor", session2.as_bytes())).trim())["permission"], "deny");
-    w.ok(&["policy", "accept", "--yes", &w.home.join("config.toml").display().to_string()]);
+    w.op_ok(&["policy", "accept", &w.home.join("config.toml").display().to_string()]);
     assert_eq!(stdout(&w.hook("cursor", session2.as_bytes())).trim(), "{}");
 }
 
@@ -255,10 +255,10 @@ fn abuse_an_existing_config_is_never_overwritten() {
     let out = w.ok(&["init"]);
     assert!(out.contains("present, nothing changed"), "{out}");
     for f in ["session-start.json", "pre-tool-use-bash.json", "stop.json"] {
-        w.hook("claude", w.payload(&format!("providers/claude/{f}")).as_bytes());
+        w.hook("claude", harmless(&w, &format!("providers/claude/{f}")).as_bytes());
     }
-    w.ok(&["mode", "paired"]);
-    w.ok(&["pause"]);
+    w.op_ok(&["mode", "paired"]);
+    w.op_ok(&["pause"]);
     assert_eq!(std::fs::read_to_string(config_path(&w)).unwrap(), mine);
     assert_eq!(w.count("SELECT count(*) FROM events WHERE kind = 'config.scaffolded'"), 0);
     let json_out = json(&w.ok(&["init", "--json"]));
@@ -283,16 +283,16 @@ fn abuse_a_guest_repository_is_never_written_and_its_records_are_found_under_the
             "post-tool-use-write.json",
             "stop.json",
         ] {
-            w.hook("claude", w.payload(&format!("providers/claude/{f}")).as_bytes());
+            w.hook("claude", harmless(&w, &format!("providers/claude/{f}")).as_bytes());
         }
-        w.ok(&["mode", "focus"]);
+        w.op_ok(&["mode", "focus"]);
         w.ok(&["lessons", "add", "Guests keep their state at home."]);
-        let refused = w.run(&["gate", "test-command", "--yes", "true"]);
+        let refused = w.operator(&["gate", "test-command", "true"]);
         assert_eq!(
             refused.status.code(),
             Some(1),
             "a guest's config is never written: {}",
-            stderr(&refused)
+            stdout(&refused)
         );
         let init = w.run(&["init"]);
         assert_eq!(init.status.code(), Some(1));
@@ -318,7 +318,7 @@ fn a_broken_machine_tier_never_lets_a_hook_adopt() {
     // The guest list cannot be read from a machine tier that does not load: adopt nothing.
     machine_config(&w, &format!("[guest]\npaths = [\"{}\"]\nthis is not toml\n", w.repo.display()));
     for f in ["session-start.json", "pre-tool-use-bash.json"] {
-        w.hook("claude", w.payload(&format!("providers/claude/{f}")).as_bytes());
+        w.hook("claude", harmless(&w, &format!("providers/claude/{f}")).as_bytes());
     }
     assert!(!config_path(&w).exists());
 }
@@ -341,10 +341,10 @@ fn abuse_a_committed_tlc_symlink_pointing_outside_is_refused() {
     git(&["add", ".tlc"]);
     git(&["commit", "-qm", "a hostile symlink"]);
     for f in ["session-start.json", "pre-tool-use-bash.json", "stop.json"] {
-        w.hook("claude", w.payload(&format!("providers/claude/{f}")).as_bytes());
+        w.hook("claude", harmless(&w, &format!("providers/claude/{f}")).as_bytes());
     }
-    w.hook("cursor", w.payload("providers/cursor/shell-before.json").as_bytes());
-    w.ok(&["mode", "paired"]);
+    w.hook("cursor", harmless(&w, "providers/cursor/shell-before.json").as_bytes());
+    w.op_ok(&["mode", "paired"]);
     let init = w.run(&["init"]);
     assert_eq!(init.status.code(), Some(1));
     assert!(tree(&outside).is_empty(), "written outside the repository: {:?}", tree(&outside));
@@ -452,18 +452,18 @@ fn posture_precedence_mode_pause_resume_and_rejected_words() {
 
     machine_config(&w, "mode = \"paired\"\n");
     assert_eq!(json(&w.ok(&["status", "--json"]))["posture_source"], "config");
-    let bad = w.run(&["mode", "yolo"]);
+    let bad = w.operator(&["mode", "yolo"]);
     assert_eq!(bad.status.code(), Some(2));
-    assert!(stderr(&bad).contains("\"yolo\" is not a posture"));
+    assert!(stdout(&bad).contains("\"yolo\" is not a posture"));
     assert!(!config_path(&w).exists(), "a refused word adopts nothing");
-    w.ok(&["mode", "focus"]);
+    w.op_ok(&["mode", "focus"]);
     assert!(config_path(&w).is_file(), "mode adopts");
     let st = json(&w.ok(&["status", "--json"]));
     assert_eq!(
         (st["posture"].as_str(), st["posture_source"].as_str()),
         (Some("focus"), Some("mode-state"))
     );
-    assert_eq!(w.ok(&["mode"]).trim(), "focus (from mode-state)");
+    assert_eq!(w.op_ok(&["mode"]).trim(), "focus (from mode-state)");
     // The hook records decisions under the running posture's state.
     let state: String = w
         .db()
@@ -472,9 +472,9 @@ fn posture_precedence_mode_pause_resume_and_rejected_words() {
     assert_eq!(state, "focus");
 
     assert_eq!(json(&w.ok(&["status", "--json"]))["paused"], false);
-    w.ok(&["pause"]);
+    w.op_ok(&["pause"]);
     assert_eq!(json(&w.ok(&["status", "--json"]))["paused"], true);
-    w.ok(&["harness", "resume"]);
+    w.op_ok(&["harness", "resume"]);
     assert_eq!(json(&w.ok(&["status", "--json"]))["paused"], false);
     let rails = json(&w.ok(&["status", "--json"]))["rails"].clone();
     assert!(rails
@@ -553,7 +553,7 @@ fn doctor_names_restated_keys_hook_wiring_faults_and_gate_shapes() {
     assert!(check(&doctor, "prices")["detail"].as_str().unwrap().contains("built-in snapshot"));
 
     // Gate commands: one auto cannot narrow (warn), one that does not resolve (fail, exit 1).
-    w.ok(&["gate", "lint-command", "--yes", "make", "lint"]);
+    w.op_ok(&["gate", "lint-command", "make", "lint"]);
     let doctor = json(&w.ok(&["doctor", "--json"]));
     assert_eq!(check(&doctor, "gate-lint")["status"], "warn");
     assert!(check(&doctor, "gate-lint")["detail"].as_str().unwrap().contains("recipe runner"));
@@ -580,16 +580,16 @@ fn gate_commands_are_written_through_the_editor_and_runs_record_verdicts() {
     let no_tty = w.run(&["gate", "test-command", "true"]);
     assert_eq!(no_tty.status.code(), Some(1));
     assert!(stderr(&no_tty).contains("terminal"));
-    assert_eq!(w.run(&["gate", "test-command", "--yes"]).status.code(), Some(1));
-    let missing = w.run(&["gate", "test-command", "--yes", "no-such-runner-xyz", "--flag"]);
+    assert_eq!(w.operator(&["gate", "test-command"]).status.code(), Some(1));
+    let missing = w.operator(&["gate", "test-command", "no-such-runner-xyz", "--flag"]);
     assert_eq!(missing.status.code(), Some(1));
-    assert!(stderr(&missing).contains("no-such-runner-xyz"));
+    assert!(stdout(&missing).contains("no-such-runner-xyz"));
     assert!(!w.repo.join(".tlc").exists(), "a refused command writes nothing");
     assert_eq!(w.run(&["gate", "run"]).status.code(), Some(2), "nothing configured");
 
     // Set through the format-preserving editor: the header and comments survive.
-    w.ok(&["gate", "test-command", "--yes", "sh", "-c", "echo tests-ran; exit 3"]);
-    w.ok(&["gate", "lint-command", "--yes", "true"]);
+    w.op_ok(&["gate", "test-command", "sh", "-c", "echo tests-ran; exit 3"]);
+    w.op_ok(&["gate", "lint-command", "true"]);
     let text = std::fs::read_to_string(config_path(&w)).unwrap();
     assert!(text.starts_with("# Written by tlc at "));
     assert!(text.contains("# The lint gate's argv"));
@@ -618,10 +618,9 @@ fn gate_commands_are_written_through_the_editor_and_runs_record_verdicts() {
     assert_eq!(json(&w.ok(&["gate", "show", "lint", "--json"]))["verdict"], "pass");
 
     // A command that cannot start is a config verdict (exit 127), with findings from HARNESS_GATE_REPORT.
-    w.ok(&[
+    w.op_ok(&[
         "gate",
         "test-command",
-        "--yes",
         "sh",
         "-c",
         "echo '{\"findings\":[{\"summary\":\"x broke\"}]}' > \"$HARNESS_GATE_REPORT\"; exit 127",
@@ -727,22 +726,22 @@ fn concurrent_first_hooks_adopt_exactly_once() {
 fn an_out_of_band_mode_state_edit_is_caught_and_accepted_by_name() {
     let w = World::new();
     w.hook("claude", w.payload("providers/claude/session-start.json").as_bytes());
-    w.ok(&["mode", "paired"]);
+    w.op_ok(&["mode", "paired"]);
     assert_eq!(
-        deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())),
+        deny_reason(&w.hook("claude", harmless(&w, "providers/claude/pre-tool-use-bash.json").as_bytes())),
         None
     );
     // Somebody writes the state row directly, with no tlc command behind it.
     w.db().execute("UPDATE state SET value = 'focus' WHERE key = 'mode'", []).unwrap();
-    let reason = deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())).expect("denied");
+    let reason = deny_reason(&w.hook("claude", harmless(&w, "providers/claude/pre-tool-use-bash.json").as_bytes())).expect("denied");
     assert!(reason.starts_with("mode-state changed during this session"), "{reason}");
-    w.ok(&["harness", "policy", "accept", "--yes", "mode-state"]);
+    w.op_ok(&["harness", "policy", "accept", "mode-state"]);
     assert_eq!(
-        deny_reason(&w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes())),
+        deny_reason(&w.hook("claude", harmless(&w, "providers/claude/pre-tool-use-bash.json").as_bytes())),
         None
     );
     // Hyphenated arguments belong to the gate command, not to tlc.
-    w.ok(&["gate", "test-command", "--yes", "sh", "-c", "exit 0", "--", "-x"]);
+    w.op_ok(&["gate", "test-command", "sh", "-c", "exit 0", "--", "-x"]);
     let shown = json(&w.ok(&["config", "show", "--json"]));
     assert_eq!(shown["grind.testCommand"], serde_json::json!(["sh", "-c", "exit 0", "--", "-x"]));
 }
@@ -776,4 +775,10 @@ fn doctor_names_a_home_database_it_cannot_read_instead_of_calling_prices_never_r
         detail.contains("cannot be read") && detail.contains("newer than this tlc") && !detail.contains("never refreshed"),
         "{detail}"
     );
+}
+
+/// A fixture whose shell command (`rm -rf /`, which the floor denies) is replaced by a harmless
+/// one: these tests are about adoption and integrity, not the floor.
+fn harmless(w: &World, rel: &str) -> String {
+    w.payload(rel).replace("rm -rf /", "ls")
 }

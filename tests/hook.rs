@@ -262,11 +262,16 @@ fn a_locked_database_an_unwritable_state_folder_and_an_unwritable_home_still_ans
         .execute_batch("BEGIN EXCLUSIVE; INSERT INTO state (key, value, updated_at) VALUES ('x','y','z');")
         .unwrap();
     let t = Instant::now();
-    let out = w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes());
+    let ls = |rel: &str| w.payload(rel).replace("rm -rf /", "ls");
+    let out = w.hook("claude", ls("providers/claude/pre-tool-use-bash.json").as_bytes());
     assert!(t.elapsed() < Duration::from_secs(10), "bounded wait: {:?}", t.elapsed());
     assert_neutral(&out, "claude", "locked");
-    let out = w.hook("cursor", w.payload("providers/cursor/shell-before.json").as_bytes());
+    let out = w.hook("cursor", ls("providers/cursor/shell-before.json").as_bytes());
     assert_neutral(&out, "cursor", "locked");
+    // Deciding never depends on the database: the floor still refuses `rm -rf /` under the lock.
+    let out = w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("rule=outside-project-destruction"), "{}", stdout(&out));
     holder.execute_batch("ROLLBACK").unwrap();
     drop(holder);
     let log = std::fs::read_to_string(w.home.join("state/hook-faults.log")).unwrap();
@@ -301,7 +306,7 @@ fn a_locked_database_an_unwritable_state_folder_and_an_unwritable_home_still_ans
     assert!(log.lines().count() >= 3, "{log}");
 
     // An unwritable home: nothing can be logged there either, and the answer is the same.
-    let out = w.hook_with("cursor", w.payload("providers/cursor/shell-before.json").as_bytes(), |c| {
+    let out = w.hook_with("cursor", ls("providers/cursor/shell-before.json").as_bytes(), |c| {
         c.env("TLC_HOME", "/dev/null/home");
     });
     assert_neutral(&out, "cursor", "unwritable home");

@@ -34,7 +34,10 @@ fn a_replayed_session_reports_the_counts_it_was_fed() {
     // Two more prompts and a denied-free shell command from a second provider session.
     for f in ["prompt-submit.json", "shell-before.json", "shell-after.json"] {
         assert!(w
-            .hook("cursor", w.payload(&format!("providers/cursor/{f}")).as_bytes())
+            .hook(
+                "cursor",
+                w.payload(&format!("providers/cursor/{f}")).replace("rm -rf /", "ls").as_bytes()
+            )
             .status
             .success());
     }

@@ -1,4 +1,5 @@
--- Every interruption the hooks made (ask or deny), per session, rule and subject.
+-- Every interruption the rails made (ask or deny), per session, rule and subject. Floor denials
+-- are not interruptions a posture chose: they are in `floor_denials` instead.
 CREATE VIEW interruptions_by_rule AS
 SELECT
     session_id,
@@ -13,4 +14,6 @@ SELECT
     max(ts) AS last_at
 FROM decisions
 WHERE permission <> 'allow'
+  AND rule NOT IN ('outside-project-destruction', 'unprovable-destruction', 'secret-access', 'history-rewrite',
+                   'machine-control', 'unprovable-execution', 'policy-surface-write')
 GROUP BY session_id, provider, rule, subject, posture;

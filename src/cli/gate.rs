@@ -1,7 +1,7 @@
 //! `tlc gate test-command|lint-command <cmd> [args...]`, `tlc gate run [lint|test]`,
 //! `tlc gate show [--json]`.
 
-use super::mutating::{require_terminal, Mutation};
+use super::mutating::Mutation;
 use super::Ctx;
 use crate::gate::{self, Gate, GateStore};
 use crate::render;
@@ -31,9 +31,6 @@ pub enum GateCommand {
 
 #[derive(Debug, clap::Args)]
 pub struct SetArgs {
-    /// Set it without an interactive terminal (scripts, tests).
-    #[arg(long)]
-    pub yes: bool,
     /// The command and its arguments.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub argv: Vec<String>,
@@ -50,7 +47,6 @@ pub fn run(ctx: &Ctx, cmd: GateCommand) -> anyhow::Result<()> {
 
 fn set_command(ctx: &Ctx, g: Gate, a: SetArgs) -> anyhow::Result<()> {
     let what = format!("`tlc gate {}-command`", g.as_str());
-    require_terminal(a.yes, &what)?;
     let Some(first) = a.argv.first().filter(|f| !f.is_empty()) else {
         return Err(crate::error::refused(format!(
             "{what}: the argv is empty; nothing was written ({} unchanged)",

@@ -94,6 +94,43 @@ pub enum Command {
     Agent(agent::AgentCommand),
 }
 
+/// The commands only an operator may run, and what each needs: changing policy (posture, pause,
+/// gate commands, accepting a divergence) needs a terminal as well; adopting, wiring, stables,
+/// agent packages and rewriting the record only refuse inside an agent session.
+fn operator_only(cmd: &Command) -> Option<(String, mutating::Needs)> {
+    use mutating::Needs::{NoAgent, Terminal};
+    let (what, needs) = match cmd {
+        Command::Mode(a) if a.posture.is_some() => ("`tlc mode <posture>`", Terminal),
+        Command::Pause => ("`tlc pause`", Terminal),
+        Command::Resume => ("`tlc resume`", Terminal),
+        Command::Policy(a) if a.command.is_some() => ("`tlc policy accept`", Terminal),
+        Command::Gate(gate::GateCommand::TestCommand(_)) => ("`tlc gate test-command`", Terminal),
+        Command::Gate(gate::GateCommand::LintCommand(_)) => ("`tlc gate lint-command`", Terminal),
+        Command::Init(_) => ("`tlc init`", NoAgent),
+        Command::Install(_) => ("`tlc install`", NoAgent),
+        Command::Uninstall(_) => ("`tlc uninstall`", NoAgent),
+        Command::Db(db::DbCommand::Migrate) => ("`tlc db migrate`", NoAgent),
+        Command::Obs(obs::ObsCommand::Prune { dry_run: false, .. }) => ("`tlc obs prune`", NoAgent),
+        Command::Obs(obs::ObsCommand::Import(_)) => ("`tlc obs import`", NoAgent),
+        Command::Prices(prices::PricesCommand::Refresh { .. }) => ("`tlc prices refresh`", NoAgent),
+        Command::Stable(s) | Command::Agent(agent::AgentCommand::Stable(s)) => match s {
+            stable::StableCommand::Add { .. } => ("`tlc stable add`", NoAgent),
+            stable::StableCommand::Remove { .. } => ("`tlc stable remove`", NoAgent),
+            stable::StableCommand::Update { .. } => ("`tlc stable update`", NoAgent),
+            _ => return None,
+        },
+        Command::Agent(a) => match a {
+            agent::AgentCommand::Install { .. } => ("`tlc agent install`", NoAgent),
+            agent::AgentCommand::Upgrade { .. } => ("`tlc agent upgrade`", NoAgent),
+            agent::AgentCommand::Uninstall { .. } => ("`tlc agent uninstall`", NoAgent),
+            agent::AgentCommand::Prune { .. } => ("`tlc agent prune`", NoAgent),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some((what.to_string(), needs))
+}
+
 /// `tlc harness <cmd>` is accepted as `tlc <cmd>` everywhere: the seeds' spelling.
 pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut args: Vec<OsString> = args.into_iter().collect();
@@ -123,6 +160,9 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
             std::process::exit(if code == 0 { 0 } else { 2 });
         }
     };
+    if let Some((what, needs)) = operator_only(&cli.command) {
+        mutating::operator_only(&what, needs)?;
+    }
     let ctx = Ctx::new();
     match cli.command {
         Command::Db(cmd) => db::run(&ctx, cmd),

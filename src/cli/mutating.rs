@@ -66,14 +66,22 @@ pub fn rerecord_if_recorded(ctx: &Ctx) -> anyhow::Result<()> {
     rerecord_live(&project, &store)
 }
 
-/// Refuses a command that changes policy when stdin is not a terminal, unless the operator
-/// passed `--yes` (scripts, tests). The floor rule keeps these commands from agent sessions.
-pub fn require_terminal(yes: bool, what: &str) -> anyhow::Result<()> {
+/// What an operator-only command needs besides not running inside an agent session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// An interactive terminal on stdin as well: a script cannot stand in for the operator.
+    Terminal,
+    /// Only that no agent session's marker is present.
+    NoAgent,
+}
+
+/// The one operator-only check: every command that changes policy, hook wiring or the record
+/// runs it before changing anything (see docs/policy.md for which needs what).
+pub fn operator_only(what: &str, needs: Needs) -> anyhow::Result<()> {
     use std::io::IsTerminal;
-    if yes || std::io::stdin().is_terminal() {
-        return Ok(());
+    let terminal = needs == Needs::NoAgent || std::io::stdin().is_terminal();
+    match crate::policy::operator::refusal(what, |k| std::env::var(k).ok(), terminal) {
+        Some(why) => Err(crate::error::refused(why)),
+        None => Ok(()),
     }
-    Err(crate::error::refused(format!(
-        "{what} changes policy and needs an interactive terminal (stdin is not one); run it from your terminal, or pass --yes"
-    )))
 }

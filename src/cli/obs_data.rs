@@ -5,6 +5,7 @@ use super::Ctx;
 use crate::gate::GateStore;
 use crate::obs::export::{ExportFormat, Views, Window};
 use crate::obs::{import::Importer, EventStore, Spool};
+use crate::policy::claims::ClaimStore;
 use crate::policy::integrity::IntegrityStore;
 use crate::render::{self, Format, Table};
 use crate::store::{self, DbKind, PruneCount};
@@ -111,6 +112,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
             let mut counts = EventStore::new(conn).count_prunable(&cutoff)?;
             counts.push(GateStore::new(conn).count_prunable(&cutoff)?);
             counts.push(IntegrityStore::new(conn).count_prunable(&cutoff)?);
+            counts.push(ClaimStore::new(conn).count_prunable(&cutoff)?);
             counts
         } else {
             // Each domain prunes its own tables, all in one transaction.
@@ -120,6 +122,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
                 .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
             let mut counts = EventStore::new(&tx).prune(&cutoff)?;
             counts.push(GateStore::new(&tx).prune(&cutoff)?);
+            counts.push(ClaimStore::new(&tx).prune(&cutoff)?);
             counts.push(IntegrityStore::new(&tx).prune(&cutoff)?);
             // A ship cursor past the ids the prune kept would skip the rows SQLite numbers next.
             crate::ship::ShipStore::new(&tx).clamp_after_prune()?;
@@ -172,7 +175,15 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
 /// The project tables in the order `obs prune` lists them (events and decisions keep the order
 /// their domain gave: decisions are deleted first, but counted after events).
 fn in_prune_order(mut counts: Vec<PruneCount>) -> Vec<PruneCount> {
-    const ORDER: [&str; 6] = ["events", "sessions", "gate_runs", "ship_ledger", "open_spans", "policy_baselines"];
+    const ORDER: [&str; 7] = [
+        "events",
+        "sessions",
+        "gate_runs",
+        "ship_ledger",
+        "open_spans",
+        "policy_baselines",
+        "file_claims",
+    ];
     let rank = |t: &str| ORDER.iter().position(|o| *o == t || (t == "decisions" && *o == "events"));
     counts.sort_by_key(|c| rank(c.table));
     counts

@@ -21,16 +21,13 @@ pub enum PolicyCommand {
         /// Policy source paths (or `mode-state`), each named on purpose.
         #[arg(required = true)]
         paths: Vec<String>,
-        /// Accept without an interactive terminal (scripts, tests).
-        #[arg(long)]
-        yes: bool,
     },
 }
 
 pub fn run(ctx: &Ctx, args: PolicyArgs) -> anyhow::Result<()> {
     match args.command {
         None => show(ctx, args.json),
-        Some(PolicyCommand::Accept { paths, yes }) => accept(ctx, &paths, yes),
+        Some(PolicyCommand::Accept { paths }) => accept(ctx, &paths),
     }
 }
 
@@ -113,8 +110,7 @@ fn short(hash: &str) -> Cell {
     })
 }
 
-fn accept(ctx: &Ctx, typed: &[String], yes: bool) -> anyhow::Result<()> {
-    super::mutating::require_terminal(yes, "`tlc policy accept`")?;
+fn accept(ctx: &Ctx, typed: &[String]) -> anyhow::Result<()> {
     let project = project(ctx)?;
     let cwd = std::env::current_dir()?;
     let Some(store) = store::open_read(DbKind::Project, &project.db_path())? else {

@@ -2,8 +2,9 @@
 //! Read-only: opens the project database only if it exists, creates nothing.
 
 use super::Ctx;
+use crate::policy::catalog::{self, RailState};
 use crate::policy::integrity::{self, Divergence, IntegrityStore, LiveSession};
-use crate::policy::{OperatorState, PostureResolution, Rail};
+use crate::policy::{OperatorState, PostureResolution};
 use crate::render::{self, Cell, Table};
 use crate::store::{self, DbKind};
 
@@ -32,7 +33,7 @@ pub struct Status {
     pub rejected: Option<Rejected>,
     #[serde(skip)]
     pub resolution: PostureResolution,
-    pub rails: Vec<Rail>,
+    pub rails: Vec<RailState>,
     pub paused: bool,
     pub live_sessions: Vec<LiveSession>,
     pub policy_diverged: bool,
@@ -54,8 +55,8 @@ pub fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
         live = st.live_sessions()?;
         divergences = st.current_divergences(&integrity::sources(&project.paths, mode.as_deref()))?;
     }
-    let rails = crate::policy::rails(s);
     let resolution = crate::policy::resolve_for(mode.as_deref(), cfg);
+    let rails = catalog::rails(s, resolution.posture);
     Ok(Status {
         root: project.root().display().to_string(),
         guest: project.guest,
@@ -118,13 +119,14 @@ pub fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
     ));
     out.push_str(&format!("live sessions: {}\n", st.live_sessions.len()));
     render::out(&out)?;
-    let mut t = Table::new(["rail", "key", "on", "enforced by this tlc"]);
+    let mut t = Table::new(["rail", "kind", "switch", "setting", "acts"]);
     for r in &st.rails {
         t.push(vec![
             r.rail.into(),
+            r.kind.into(),
             r.key.into(),
             Cell::Text(if r.on { "on" } else { "off" }.into()),
-            Cell::Text(if r.enforced { "yes" } else { "not yet (configuration only)" }.into()),
+            Cell::Text(catalog::acts_text(r).into()),
         ]);
     }
     t.print(render::Format::Table)?;

@@ -222,7 +222,7 @@ pub const KEYS: &[KeySpec] = &[
         "shell.catastrophicAsk",
         Kind::Bool,
         Default::Bool(true),
-        "Ask before shell commands that can destroy data outside the workspace.",
+        "Ask before shell commands that can destroy data the floor does not already refuse.",
     ),
     k(
         "shell.stallDetection",

@@ -170,12 +170,18 @@ pub fn render(hook_event: &str, decision: &Decision) -> String {
     match hook_event {
         "PreToolUse" => match decision.permission {
             Permission::Allow => context_or_nothing(hook_event, decision),
-            p => json!({"hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": p.as_str(),
-                "permissionDecisionReason": reason,
-            }})
-            .to_string(),
+            p => {
+                let mut out = json!({"hookSpecificOutput": {
+                    "hookEventName": "PreToolUse",
+                    "permissionDecision": p.as_str(),
+                    "permissionDecisionReason": reason,
+                }});
+                // The reason goes to the model; the note is the line the person watching sees.
+                if let Some(note) = &decision.user_note {
+                    out["systemMessage"] = note.clone().into();
+                }
+                out.to_string()
+            }
         },
         "UserPromptSubmit" | "PostToolUse" | "PostToolUseFailure" => match decision.permission {
             Permission::Allow => context_or_nothing(hook_event, decision),

@@ -197,7 +197,8 @@ pub fn render(hook_event: &str, decision: &Decision) -> String {
         p => p,
     };
     if acting && permission != Permission::Allow {
-        return json!({"permission": permission.as_str(), "user_message": reason, "agent_message": reason}).to_string();
+        let user = decision.user_note.clone().unwrap_or_else(|| reason.clone());
+        return json!({"permission": permission.as_str(), "user_message": user, "agent_message": reason}).to_string();
     }
     if hook_event == "beforeSubmitPrompt" && permission != Permission::Allow {
         return json!({"continue": false, "user_message": reason}).to_string();

@@ -9,6 +9,7 @@ mod adopt;
 pub mod claude;
 pub mod cursor;
 mod fault_log;
+mod guard;
 mod mask;
 pub mod provider;
 mod record;

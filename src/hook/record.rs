@@ -3,13 +3,14 @@
 
 use super::{fault_log, AfterAnswer, Mapped, Provider};
 use crate::config::Config;
-use crate::decision::Decision;
+use crate::decision::{Decision, Permission};
 use crate::obs::event::truncate_attrs;
 use crate::obs::redact::{Detectors, Redactor};
 use crate::obs::spool::Spool;
 use crate::obs::{Event, EventStore, Kind, Plane};
 use crate::paths::Paths;
-use crate::policy::{resolve_posture, OperatorState};
+use crate::policy::claims::{self, ClaimStore};
+use crate::policy::{rails, resolve_posture, OperatorState, Posture};
 use crate::project::Project;
 use crate::store::{self, DbKind};
 use rusqlite::TransactionBehavior;
@@ -88,6 +89,25 @@ pub struct Outcome {
     pub mask: Option<super::mask::ModelMask>,
 }
 
+/// What was decided before the config was read, and what the rest of the decision needs.
+struct Guard {
+    /// The floor's denial, if any.
+    floor: Option<Decision>,
+    /// The file this tool call is about to edit (claimed unless the call is denied).
+    edit_target: Option<String>,
+    /// A file the provider reports edited (claimed, never asked about).
+    edited_file: Option<String>,
+    can_ask: bool,
+    permission_mode: Option<String>,
+    cwd: Option<std::path::PathBuf>,
+}
+
+impl Guard {
+    fn finish(&self, d: Decision) -> Decision {
+        super::guard::escalate(d, self.can_ask, self.permission_mode.as_deref())
+    }
+}
+
 /// Handles a payload; `None` when it could not be used (the faults say why), in which case only
 /// the faults are recorded.
 pub fn process(
@@ -112,6 +132,29 @@ pub fn process(
             None
         }
     };
+    // The floor first, from the payload as it arrived, before any config is read.
+    let raw = usable.then_some(&value);
+    let raw_event = raw
+        .and_then(|v| v.get("hook_event_name"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let guard = Guard {
+        floor: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::floor(provider, v, p)),
+        edit_target: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::edit_target(provider, v, p)),
+        edited_file: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::edited_file(provider, v, p)),
+        can_ask: super::guard::can_ask(provider, &raw_event),
+        permission_mode: raw
+            .and_then(|v| v.get("permission_mode"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        cwd: raw
+            .and_then(|v| v.get("cwd"))
+            .and_then(Value::as_str)
+            .map(std::path::PathBuf::from)
+            .filter(|p| p.is_absolute()),
+    };
+    let fallback = guard.finish(guard.floor.clone().unwrap_or_else(Decision::allow));
     let mut config_broken = false;
     let config = match paths.as_ref().map(Config::load) {
         Some(Ok(c)) => c,
@@ -153,7 +196,7 @@ pub fn process(
         fault_log::append_best_effort(provider.name(), &scrub_faults(&redactor, &faults).join("; "));
         return Outcome {
             hook_event,
-            decision: Decision::allow(),
+            decision: fallback,
             mask,
         };
     };
@@ -165,12 +208,12 @@ pub fn process(
         redactor: &redactor,
         after,
     };
-    let decision = match record(into, mapped, transcript_source.as_deref(), &mut faults) {
+    let decision = match record(into, mapped, &guard, transcript_source.as_deref(), &mut faults) {
         Ok(d) => d,
         Err(e) => {
             faults.push(format!("{}: not recorded: {e}", project.db_path().display()));
             fault_log::append_best_effort(provider.name(), &scrub_faults(&redactor, &faults).join("; "));
-            Decision::allow()
+            fallback
         }
     };
     Outcome {
@@ -227,6 +270,7 @@ struct Recording<'a> {
 fn record(
     into: Recording<'_>,
     mapped: Option<Mapped>,
+    guard: &Guard,
     transcript_source: Option<&str>,
     faults: &mut Vec<String>,
 ) -> Result<Decision, HookError> {
@@ -286,7 +330,15 @@ fn record(
         let session = facts.and_then(|f| f.session);
         es.record_scaffolded(facts.map_or("tlc", |f| f.provider), session, path, "hook")?;
     }
-    let decision = crate::policy::integrity::on_hook(&tx, &project.paths, written_config.is_some(), facts)?;
+    let integrity = crate::policy::integrity::on_hook(&tx, &project.paths, written_config.is_some(), facts)?;
+    // Precedence: the floor, policy integrity, edit collision, then the configurable shell rails.
+    let decision = match (&guard.floor, &mapped) {
+        (Some(floor), _) => floor.clone(),
+        _ if integrity.permission != Permission::Allow => integrity,
+        (None, Some(m)) => always_on_and_rails(&tx, provider, project, config, posture.posture, m, guard)?,
+        (None, None) => integrity,
+    };
+    let decision = guard.finish(decision);
 
     let mut written: Vec<(Event, Plane)> = Vec::new();
     let mut session = None;
@@ -306,6 +358,23 @@ fn record(
                 posture.posture.as_str(),
                 Some(&action.detail),
             )?;
+        }
+        if let Some(sess) = event.session_id.as_deref() {
+            let claimed = match (&guard.edit_target, &guard.edited_file) {
+                (Some(p), _) if action.is_some() && decision.permission != Permission::Deny => Some(p),
+                (_, Some(p)) => Some(p),
+                _ => None,
+            };
+            if let Some(path) = claimed {
+                ClaimStore::new(&tx).claim(
+                    id,
+                    &crate::clock::stamp(event.ts),
+                    provider.name(),
+                    sess,
+                    path,
+                    event.tool.as_deref(),
+                )?;
+            }
         }
         session = event.session_id.clone();
         written.push((event, plane));
@@ -355,6 +424,75 @@ fn end_connection(conn: rusqlite::Connection, after: AfterAnswer) {
         AfterAnswer::Close => drop(conn),
         AfterAnswer::ProcessExits => store::leave_open_until_exit(conn),
     }
+}
+
+/// The always-on edit-collision check, then the shell rails, for an event the floor and policy
+/// integrity let through.
+fn always_on_and_rails(
+    tx: &rusqlite::Connection,
+    provider: Provider,
+    project: &Project,
+    config: &Config,
+    posture: Posture,
+    m: &Mapped,
+    guard: &Guard,
+) -> rusqlite::Result<Decision> {
+    let Some(action) = &m.action else {
+        return Ok(Decision::allow());
+    };
+    let session = m.event.session_id.as_deref();
+    let store = ClaimStore::new(tx);
+    if let (Some(path), Some(sess)) = (&guard.edit_target, session) {
+        let since = crate::clock::stamp(m.event.ts - chrono::Duration::minutes(claims::COLLISION_WINDOW_MINUTES));
+        if let Some(d) = claims::collision_decision(path, &store.collisions(path, provider.name(), sess, &since)?) {
+            return Ok(d);
+        }
+    }
+    if action.subject != super::Subject::Shell {
+        return Ok(Decision::allow());
+    }
+    let shell = &config.settings.shell;
+    let command = action.detail.as_str();
+    if shell.stall_detection {
+        if let (Some(sess), Ok(need)) = (session, usize::try_from(shell.stall_repeat_threshold - 1)) {
+            if need > 0 {
+                let recent = store.recent_shell(provider.name(), sess, need as i64)?;
+                if recent.len() == need {
+                    let oldest = recent.iter().map(|(id, _)| *id).min().unwrap_or(0);
+                    if !store.edited_after(provider.name(), sess, oldest)? {
+                        let previous: Vec<String> = recent.into_iter().map(|(_, c)| c).collect();
+                        if let Some(d) = rails::stall(command, &previous, shell.stall_repeat_threshold) {
+                            return Ok(d);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let Ok(script) = crate::policy::shell::parse(command) else {
+        return Ok(Decision::allow());
+    };
+    if shell.catastrophic_ask {
+        let cwd = guard.cwd.clone().unwrap_or_else(|| config_root(m));
+        if let Some(d) = rails::catastrophic(&script, &cwd, project.root()) {
+            return Ok(d);
+        }
+    }
+    if posture == Posture::Paired {
+        if let Some(d) = rails::paired(&script) {
+            return Ok(d);
+        }
+    }
+    Ok(Decision::allow())
+}
+
+fn config_root(m: &Mapped) -> std::path::PathBuf {
+    m.event
+        .cwd
+        .as_deref()
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default()
 }
 
 /// One `cost.session_alert` when the session's estimated cost has crossed the threshold and no

@@ -1,7 +1,13 @@
 //! Policy: the operator's posture and state, the rails, and policy integrity. A rail only
 //! produces a [`crate::decision::Decision`]; the provider adapter renders it.
 
+pub mod catalog;
+pub mod claims;
+pub mod floor;
 pub mod integrity;
+pub mod operator;
+pub mod rails;
+pub mod shell;
 pub mod state;
 
 pub use state::OperatorState;
@@ -84,51 +90,6 @@ pub fn resolve_for(mode_state: Option<&str>, config: &crate::config::Config) -> 
         .filter(|(_, o)| o.tier != crate::config::Tier::Default)
         .map_or("", |_| config.settings.mode.as_str());
     resolve_posture(mode_state, chosen)
-}
-
-/// One rail and whether it is on.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Rail {
-    pub rail: &'static str,
-    pub key: &'static str,
-    pub on: bool,
-    /// Whether this tlc enforces the rail on the hook path (the others are configuration that no
-    /// hook acts on yet).
-    pub enforced: bool,
-}
-
-/// Every rail, whether `settings` turns it on, and whether this tlc enforces it yet. A rail
-/// listed as on and enforced must act on the hook path; the others are configuration only.
-pub fn rails(settings: &crate::config::Settings) -> Vec<Rail> {
-    let s = settings;
-    let rail = |rail, key, on, enforced| Rail { rail, key, on, enforced };
-    vec![
-        rail("policy integrity", "(always on)", true, true),
-        rail("secret redaction", "secrets.redactOutput", s.secrets.redact_output, true),
-        rail("grind (lint/test gates)", "grind.enabled", s.grind.enabled, false),
-        rail("ship gate", "shipGate.enabled", s.ship_gate.enabled, false),
-        rail(
-            "empty-diff anti-ship",
-            "shipGate.emptyDiffAntiShip",
-            s.ship_gate.empty_diff_anti_ship,
-            false,
-        ),
-        rail("catastrophic shell ask", "shell.catastrophicAsk", s.shell.catastrophic_ask, false),
-        rail("shell stall detection", "shell.stallDetection", s.shell.stall_detection, false),
-        rail(
-            "subagent allowlist",
-            "subagents.enforceAllowlist",
-            s.subagents.enforce_allowlist,
-            false,
-        ),
-        rail(
-            "block parent fast",
-            "subagents.blockParentFast",
-            s.subagents.block_parent_fast,
-            false,
-        ),
-        rail("idle turn gate", "intelligence.idleTurnGate", s.intelligence.idle_turn_gate, false),
-    ]
 }
 
 #[cfg(test)]

@@ -26,7 +26,16 @@ pub struct World {
 
 impl World {
     pub fn new() -> World {
-        let dir = tempfile::tempdir().expect("tempdir");
+        World::in_dir(tempfile::tempdir().expect("tempdir"))
+    }
+
+    /// A world outside the system temp folder (under the target folder), for the floor: destroying
+    /// inside the temp folder is allowed, so a world there would make every path look disposable.
+    pub fn outside_temp() -> World {
+        World::in_dir(tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir in the target folder"))
+    }
+
+    fn in_dir(dir: tempfile::TempDir) -> World {
         let repo = dir.path().join("repo");
         let home = dir.path().join("home");
         std::fs::create_dir_all(&repo).unwrap();
@@ -54,7 +63,50 @@ impl World {
         c.env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("CURSOR_CONFIG_DIR")
             .env("HOME", self.dir.path().join("user"));
+        // The tests may themselves run inside an agent session: its markers would make every
+        // operator-only command refuse.
+        for marker in AGENT_MARKERS {
+            c.env_remove(marker);
+        }
         c
+    }
+
+    /// `tlc <args>` as an operator at a terminal: under `script`, whose pseudo-terminal is the
+    /// command's stdin. stdout and stderr arrive together on stdout, without carriage returns.
+    pub fn operator(&self, args: &[&str]) -> Output {
+        self.operator_in(&self.repo, args, &[])
+    }
+
+    /// Like [`World::operator`], in `cwd` and with extra environment variables.
+    pub fn operator_in(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let line: Vec<String> = std::iter::once(TLC).chain(args.iter().copied()).map(sh_quote).collect();
+        let base = self.cmd_in(cwd, &[]);
+        let mut script = Command::new("script");
+        script.args(["-qec", &line.join(" "), "/dev/null"]).current_dir(cwd);
+        for (k, v) in base.get_envs() {
+            match v {
+                Some(v) => script.env(k, v),
+                None => script.env_remove(k),
+            };
+        }
+        for (k, v) in env {
+            script.env(k, v);
+        }
+        let mut out = script.stdin(Stdio::null()).output().expect("run script (util-linux)");
+        out.stdout = String::from_utf8_lossy(&out.stdout).replace('\r', "").into_bytes();
+        out
+    }
+
+    /// Runs as an operator at a terminal and asserts success; returns the output.
+    pub fn op_ok(&self, args: &[&str]) -> String {
+        let out = self.operator(args);
+        assert!(
+            out.status.success(),
+            "tlc {args:?} at a terminal failed ({:?}): {}",
+            out.status.code(),
+            stdout(&out)
+        );
+        stdout(&out)
     }
 
     pub fn run(&self, args: &[&str]) -> Output {
@@ -112,6 +164,14 @@ impl World {
     pub fn count(&self, sql: &str) -> i64 {
         self.db().query_row(sql, [], |r| r.get(0)).expect(sql)
     }
+}
+
+/// The environment markers of agent sessions (docs/policy.md).
+pub const AGENT_MARKERS: &[&str] = &["CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CURSOR_AGENT", "CURSOR_EXTENSION_HOST_ROLE"];
+
+/// `s` quoted for a POSIX shell.
+pub fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 pub fn pipe(mut c: Command, payload: &[u8]) -> Output {

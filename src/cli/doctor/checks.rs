@@ -73,6 +73,7 @@ pub fn run_all(paths: &Paths) -> Vec<Check> {
         Ok(cfg) => {
             out.push(restated_keys(cfg, paths));
             out.push(posture(cfg, mode_state.as_deref()));
+            out.extend(rails(cfg, mode_state.as_deref()));
             out.extend(gate_commands(cfg));
             out.push(spool(cfg, paths));
         }
@@ -336,6 +337,46 @@ fn spool(cfg: &Config, paths: &Paths) -> Check {
             "off (obs.globalSpool = false): records stay in the project database",
         )
     }
+}
+
+/// The floor, the always-on checks and each configurable rail: what acts, and what is set but
+/// not enforced by this tlc (a warning: a switch that reads as protection that is not there).
+fn rails(cfg: &Config, mode_state: Option<&str>) -> Vec<Check> {
+    let posture = crate::policy::resolve_for(mode_state, cfg).posture;
+    let all = crate::policy::catalog::rails(&cfg.settings, posture);
+    let floor: Vec<&str> = all.iter().filter(|r| r.kind == "floor").map(|r| r.rail).collect();
+    let mut out = vec![check(
+        "floor",
+        "floor",
+        Status::Ok,
+        format!(
+            "{} rules, no config switch, evaluated first on every acting event: {}",
+            floor.len(),
+            floor.join(", ")
+        ),
+    )];
+    let acting: Vec<String> = all
+        .iter()
+        .filter(|r| r.kind != "floor" && r.acts)
+        .map(|r| format!("{} ({})", r.rail, r.key))
+        .collect();
+    out.push(check("rails", "rails that act", Status::Ok, acting.join(", ")));
+    let inert: Vec<String> = all
+        .iter()
+        .filter(|r| r.on && !r.enforced)
+        .map(|r| format!("{} ({})", r.rail, r.key))
+        .collect();
+    out.push(if inert.is_empty() {
+        check("rails-inert", "rails switched on but not enforced", Status::Ok, "none")
+    } else {
+        check(
+            "rails-inert",
+            "rails switched on but not enforced",
+            Status::Warn,
+            format!("switched on, but this tlc does not enforce them yet: {}", inert.join(", ")),
+        )
+    });
+    out
 }
 
 fn policy_divergence(project: &Project, store: Option<&Store>, mode_state: Option<&str>) -> Check {

@@ -1,0 +1,1 @@
+DELETE FROM file_claims WHERE ts < ?1

@@ -1,0 +1,1 @@
+SELECT count(*) FROM file_claims WHERE ts < ?1

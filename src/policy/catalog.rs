@@ -1,0 +1,115 @@
+//! Every rail this tlc knows, with its switch and whether it acts: the one list `tlc status` and
+//! `tlc doctor` print, so neither can call a rail "on" that does not act.
+
+use super::floor::Rule;
+use super::Posture;
+use crate::config::Settings;
+
+/// One rail as the operator should read it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RailState {
+    pub rail: &'static str,
+    /// `floor` (no switch), `always-on` (no switch) or `configurable`.
+    pub kind: &'static str,
+    /// The config key that switches it (`(none)` for the floor and the always-on checks).
+    pub key: &'static str,
+    /// The switch's value (always true for the floor and the always-on checks).
+    pub on: bool,
+    /// Whether this tlc enforces the rail on the hook path at all.
+    pub enforced: bool,
+    /// `on && enforced`: the rail decides something now.
+    pub acts: bool,
+}
+
+fn row(rail: &'static str, kind: &'static str, key: &'static str, on: bool, enforced: bool) -> RailState {
+    RailState {
+        rail,
+        kind,
+        key,
+        on,
+        enforced,
+        acts: on && enforced,
+    }
+}
+
+/// The rails, given the loaded settings and the running posture.
+pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
+    let mut out: Vec<RailState> = Rule::ALL.iter().map(|r| row(r.as_str(), "floor", "(none)", true, true)).collect();
+    out.push(row("policy integrity", "always-on", "(none)", true, true));
+    out.push(row("edit collision", "always-on", "(none)", true, true));
+    out.push(row(
+        "secret redaction",
+        "configurable",
+        "secrets.redactOutput",
+        s.secrets.redact_output,
+        true,
+    ));
+    out.push(row(
+        "shell-catastrophic",
+        "configurable",
+        "shell.catastrophicAsk",
+        s.shell.catastrophic_ask,
+        true,
+    ));
+    out.push(row(
+        "shell-stall",
+        "configurable",
+        "shell.stallDetection",
+        s.shell.stall_detection,
+        true,
+    ));
+    out.push(row(
+        "shell-posture-paired",
+        "configurable",
+        "mode (paired)",
+        posture == Posture::Paired,
+        true,
+    ));
+    out.push(row(
+        "grind (lint/test gates)",
+        "configurable",
+        "grind.enabled",
+        s.grind.enabled,
+        false,
+    ));
+    out.push(row("ship gate", "configurable", "shipGate.enabled", s.ship_gate.enabled, false));
+    out.push(row(
+        "empty-diff anti-ship",
+        "configurable",
+        "shipGate.emptyDiffAntiShip",
+        s.ship_gate.empty_diff_anti_ship,
+        false,
+    ));
+    out.push(row(
+        "subagent allowlist",
+        "configurable",
+        "subagents.enforceAllowlist",
+        s.subagents.enforce_allowlist,
+        false,
+    ));
+    out.push(row(
+        "block parent fast",
+        "configurable",
+        "subagents.blockParentFast",
+        s.subagents.block_parent_fast,
+        false,
+    ));
+    out.push(row(
+        "idle turn gate",
+        "configurable",
+        "intelligence.idleTurnGate",
+        s.intelligence.idle_turn_gate,
+        false,
+    ));
+    out
+}
+
+/// How a row reads in a table: what acts, what is off, what this tlc does not enforce yet.
+pub fn acts_text(r: &RailState) -> &'static str {
+    match (r.on, r.enforced) {
+        (true, true) => "yes",
+        (false, true) => "no (switched off)",
+        (true, false) => "no (switched on, but this tlc does not enforce it yet)",
+        (false, false) => "no (off; not enforced by this tlc yet)",
+    }
+}

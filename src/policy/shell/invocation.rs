@@ -1,0 +1,298 @@
+//! What one simple command runs, seen through the wrappers that run another program: `env`,
+//! `sudo`, `doas`, `nice`, `ionice`, `nohup`, `setsid`, `stdbuf`, `timeout`, `time`, `command`,
+//! `builtin`, `exec` and `xargs`.
+
+use super::parse::{Command, Word};
+
+/// The program a command runs and its arguments.
+#[derive(Debug, Clone, Default)]
+pub struct Invocation<'a> {
+    /// The program's file name (`/bin/rm` → `rm`); `None` when the program word is an expansion.
+    pub program: Option<String>,
+    /// The word naming the program (`None` for a command with no words).
+    pub program_word: Option<&'a Word>,
+    pub args: Vec<&'a Word>,
+    /// The wrappers passed through, outermost first.
+    pub via: Vec<&'static str>,
+    /// `xargs`: more arguments arrive on stdin when it runs.
+    pub args_from_stdin: bool,
+    /// `env -S '…'`: a string the wrapper splits into the command to run.
+    pub split_string: Option<&'a Word>,
+    /// `command -v` and the like: the program is looked up, not run.
+    pub lookup_only: bool,
+}
+
+/// The file name of a program word (`/usr/bin/env` → `env`).
+pub fn program_name(w: &Word) -> Option<String> {
+    let text = w.literal()?;
+    let name = text.rsplit('/').next().unwrap_or(&text);
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// A wrapper's options: the short letters and long names that take a value.
+struct Opts {
+    short_value: &'static str,
+    long_value: &'static [&'static str],
+    /// Options after which no program follows (e.g. `ionice -p PID`).
+    no_program: &'static [&'static str],
+}
+
+const WRAPPERS: &[(&str, Opts)] = &[
+    (
+        "env",
+        Opts {
+            short_value: "uCS",
+            long_value: &[
+                "--unset",
+                "--chdir",
+                "--split-string",
+                "--default-signal",
+                "--ignore-signal",
+                "--block-signal",
+            ],
+            no_program: &[],
+        },
+    ),
+    (
+        "sudo",
+        Opts {
+            short_value: "ughpCDrtTUR",
+            long_value: &[
+                "--user",
+                "--group",
+                "--host",
+                "--prompt",
+                "--close-from",
+                "--chdir",
+                "--role",
+                "--type",
+                "--command-timeout",
+                "--other-user",
+                "--chroot",
+            ],
+            no_program: &[
+                "-l",
+                "--list",
+                "-v",
+                "--validate",
+                "-k",
+                "-K",
+                "--reset-timestamp",
+                "--remove-timestamp",
+                "-e",
+                "--edit",
+                "-V",
+                "--version",
+                "-h",
+                "--help",
+            ],
+        },
+    ),
+    (
+        "doas",
+        Opts {
+            short_value: "uC",
+            long_value: &[],
+            no_program: &[],
+        },
+    ),
+    (
+        "nice",
+        Opts {
+            short_value: "n",
+            long_value: &["--adjustment"],
+            no_program: &[],
+        },
+    ),
+    (
+        "ionice",
+        Opts {
+            short_value: "cnP",
+            long_value: &["--class", "--classdata"],
+            no_program: &["-p", "--pid", "-P", "--pgid", "-u", "--uid"],
+        },
+    ),
+    (
+        "nohup",
+        Opts {
+            short_value: "",
+            long_value: &[],
+            no_program: &[],
+        },
+    ),
+    (
+        "setsid",
+        Opts {
+            short_value: "",
+            long_value: &[],
+            no_program: &[],
+        },
+    ),
+    (
+        "stdbuf",
+        Opts {
+            short_value: "ioe",
+            long_value: &["--input", "--output", "--error"],
+            no_program: &[],
+        },
+    ),
+    (
+        "timeout",
+        Opts {
+            short_value: "sk",
+            long_value: &["--signal", "--kill-after"],
+            no_program: &[],
+        },
+    ),
+    (
+        "time",
+        Opts {
+            short_value: "fo",
+            long_value: &["--format", "--output"],
+            no_program: &[],
+        },
+    ),
+    (
+        "command",
+        Opts {
+            short_value: "",
+            long_value: &[],
+            no_program: &["-v", "-V"],
+        },
+    ),
+    (
+        "builtin",
+        Opts {
+            short_value: "",
+            long_value: &[],
+            no_program: &[],
+        },
+    ),
+    (
+        "exec",
+        Opts {
+            short_value: "a",
+            long_value: &[],
+            no_program: &[],
+        },
+    ),
+    (
+        "xargs",
+        Opts {
+            short_value: "adEeIiLlnPs",
+            long_value: &[
+                "--arg-file",
+                "--delimiter",
+                "--eof",
+                "--replace",
+                "--max-lines",
+                "--max-args",
+                "--max-procs",
+                "--max-chars",
+                "--process-slot-var",
+            ],
+            no_program: &[],
+        },
+    ),
+];
+
+/// The program `cmd` runs, through any wrappers.
+pub fn invocation(cmd: &Command) -> Invocation<'_> {
+    let mut inv = Invocation::default();
+    let mut words: Vec<&Word> = cmd.words.iter().collect();
+    loop {
+        let Some(first) = words.first().copied() else {
+            return inv;
+        };
+        let name = program_name(first);
+        let Some((wrapper, opts)) = name.as_deref().and_then(|n| WRAPPERS.iter().find(|(w, _)| *w == n)) else {
+            inv.program = name;
+            inv.program_word = Some(first);
+            inv.args = words[1..].to_vec();
+            return inv;
+        };
+        inv.via.push(wrapper);
+        if *wrapper == "xargs" {
+            inv.args_from_stdin = true;
+        }
+        let mut i = 1;
+        let mut positional_skip = usize::from(*wrapper == "timeout");
+        while let Some(w) = words.get(i) {
+            let Some(text) = w.literal() else { break };
+            if text == "--" {
+                i += 1;
+                break;
+            }
+            if opts.no_program.contains(&text.as_str()) {
+                inv.lookup_only = true;
+                inv.program = None;
+                inv.args = words[i..].to_vec();
+                return inv;
+            }
+            if *wrapper == "env" && !text.starts_with('-') && text.contains('=') {
+                i += 1;
+                continue;
+            }
+            if *wrapper == "nice" && text.len() > 1 && text.starts_with('-') && text[1..].bytes().all(|b| b.is_ascii_digit()) {
+                i += 1;
+                continue;
+            }
+            if let Some(long) = text.strip_prefix("--") {
+                let name = format!("--{}", long.split('=').next().unwrap_or(long));
+                if *wrapper == "env" && name == "--split-string" {
+                    inv.split_string = if long.contains('=') { Some(w) } else { words.get(i + 1).copied() };
+                }
+                i += if opts.long_value.contains(&name.as_str()) && !long.contains('=') {
+                    2
+                } else {
+                    1
+                };
+                continue;
+            }
+            if text.len() > 1 && text.starts_with('-') {
+                let letters = &text[1..];
+                let mut takes_next = false;
+                for (k, c) in letters.char_indices() {
+                    if opts.short_value.contains(c) {
+                        if *wrapper == "env" && c == 'S' {
+                            inv.split_string = if k + 1 < letters.len() {
+                                Some(w)
+                            } else {
+                                words.get(i + 1).copied()
+                            };
+                        }
+                        takes_next = k + 1 == letters.len();
+                        break;
+                    }
+                }
+                i += if takes_next { 2 } else { 1 };
+                continue;
+            }
+            if positional_skip > 0 {
+                positional_skip -= 1;
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        if inv.split_string.is_some() {
+            inv.program = None;
+            inv.args = words.get(i..).map(<[_]>::to_vec).unwrap_or_default();
+            return inv;
+        }
+        words = words.get(i..).map(<[_]>::to_vec).unwrap_or_default();
+        if words.is_empty() {
+            // `xargs` with no program runs `echo`; `sudo -s` and friends run a shell; a bare
+            // `env` prints the environment.
+            inv.program = Some(
+                match *wrapper {
+                    "xargs" => "echo",
+                    "sudo" | "doas" => "sh",
+                    _ => "env",
+                }
+                .to_string(),
+            );
+            return inv;
+        }
+    }
+}

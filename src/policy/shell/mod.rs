@@ -1,0 +1,30 @@
+//! Shell commands: the tokenizer/parser ([`parse`]), the view of one command through its wrappers
+//! ([`invocation`]) and the one classifier table ([`classify`]).
+//!
+//! The tokenizer is written here rather than taken from a crate: brush-parser (the one
+//! maintained, MIT-licensed bash parser) aborted the process with a stack overflow on 10,000
+//! nested `$(`, took 4.5 s on 1,000 nested `{ }` groups and brings 77 crates (insta and tracing
+//! among its normal dependencies); yash-syntax is GPL-3.0; conch-parser has had no release since
+//! 2017; shell-words splits words but knows no operators, heredocs or substitutions.
+
+pub mod classify;
+pub mod invocation;
+pub mod parse;
+
+pub use classify::{classify, Class};
+pub use invocation::{invocation, Invocation};
+pub use parse::{parse, Command, HereDoc, ParseError, Piece, RedirOp, RedirTarget, Redirect, Script, Word};
+
+/// Parses a command line found inside another (`bash -c '…'`, `eval …`), `depth` levels down.
+pub fn parse_nested(src: &str, depth: usize) -> Result<Script, ParseError> {
+    if depth >= parse::MAX_DEPTH {
+        return Err(ParseError {
+            message: format!("shells nested more than {} levels deep", parse::MAX_DEPTH),
+            at: 0,
+        });
+    }
+    parse::parse(src)
+}
+
+#[cfg(test)]
+mod tests;
