@@ -423,6 +423,17 @@ fn two_sessions_editing_one_file_ask_and_not_eleven_minutes_later() {
         "",
         "C ended, and D's denied edit claimed nothing"
     );
+    // Cursor reports an edit after the fact (afterFileEdit, relative to its workspace root): it
+    // claims the file, so another provider's session editing it within ten minutes is asked.
+    let edited = json!({
+        "hook_event_name": "afterFileEdit", "conversation_id": "F", "session_id": "F", "workspace_roots": [w.repo],
+        "file_path": "src/z.rs", "edits": [],
+    });
+    assert_eq!(stdout(&hook_at(&edited, "2026-11-20T10:14:00Z", "cursor")).trim(), "{}");
+    let out = stdout(&hook_at(&claude_edit(&w, "G", "src/z.rs"), "2026-11-20T10:15:00Z", "claude"));
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{out}");
+    assert_eq!(last_decision(&w, "G").1, "edit-collision");
 }
 
 fn real(w: &World, rel: &str) -> String {

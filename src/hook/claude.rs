@@ -10,6 +10,7 @@ use super::{str_field, Action, Mapped, Provider, ProviderSpec, Subject};
 use crate::decision::{Decision, Permission};
 use crate::obs::redact::PayloadRedaction;
 use crate::obs::{Event, Kind, Phase};
+use crate::policy::floor::Act;
 use serde_json::{json, Map, Value};
 
 pub const PROVIDER: Provider = &ProviderSpec {
@@ -36,6 +37,12 @@ pub const PROVIDER: Provider = &ProviderSpec {
         matcher_events: &["PreToolUse", "PostToolUse", "PostToolUseFailure"],
     },
     map,
+    acts,
+    edited_file,
+    work_dir,
+    // Only PreToolUse can ask; elsewhere Claude Code's answer is a block.
+    asking_events: &["PreToolUse"],
+    unattended,
     render,
     plan_mask,
     apply_mask,
@@ -46,6 +53,58 @@ pub const PROVIDER: Provider = &ProviderSpec {
 /// Tools that only read: an integrity divergence never blocks them.
 const READ_TOOLS: &[&str] = &["Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoRead"];
 const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+
+/// Tools whose `file_path` (or `notebook_path`) the floor judges as a read, a write or an edit.
+const FLOOR_READ_TOOLS: &[&str] = &["Read", "Grep"];
+const FLOOR_WRITE_TOOLS: &[&str] = &["Write"];
+const FLOOR_EDIT_TOOLS: &[&str] = &["Edit", "MultiEdit", "NotebookEdit"];
+
+fn text<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+    v.get(key).and_then(Value::as_str).filter(|x| !x.is_empty())
+}
+
+/// A PreToolUse of Bash is a command, of `mcp__…` an MCP call, of a file tool a read, write or
+/// edit of its path; nothing else acts.
+fn acts(v: &Value) -> Vec<Act<'_>> {
+    if text(v, "hook_event_name") != Some("PreToolUse") {
+        return Vec::new();
+    }
+    let tool = text(v, "tool_name").unwrap_or("");
+    let input = v.get("tool_input");
+    let act = if tool == "Bash" {
+        input.and_then(|i| text(i, "command")).map(Act::Shell)
+    } else if tool.starts_with("mcp__") {
+        Some(Act::Mcp { tool, input })
+    } else {
+        let path = input.and_then(|i| ["file_path", "notebook_path", "path"].iter().find_map(|k| text(i, k)));
+        path.and_then(|p| {
+            if FLOOR_READ_TOOLS.contains(&tool) {
+                Some(Act::Read(p))
+            } else if FLOOR_WRITE_TOOLS.contains(&tool) {
+                Some(Act::Write(p))
+            } else if FLOOR_EDIT_TOOLS.contains(&tool) {
+                Some(Act::Edit(p))
+            } else {
+                None
+            }
+        })
+    };
+    act.into_iter().collect()
+}
+
+/// Claude Code's edits are claimed from their PreToolUse ([`acts`]); it reports none after.
+fn edited_file(_: &Value) -> Option<&str> {
+    None
+}
+
+fn work_dir(v: &Value) -> Option<&str> {
+    text(v, "cwd")
+}
+
+/// `bypassPermissions` approves and `dontAsk` refuses by itself: nobody would see a question.
+fn unattended(v: &Value) -> bool {
+    matches!(text(v, "permission_mode"), Some("bypassPermissions" | "dontAsk"))
+}
 
 pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     let name = str_field(v, "hook_event_name").unwrap_or_default();

@@ -9,6 +9,7 @@ use super::{str_field, Action, Mapped, Provider, ProviderSpec, Subject};
 use crate::decision::{Decision, Permission};
 use crate::obs::redact::PayloadRedaction;
 use crate::obs::{Event, Kind, Phase};
+use crate::policy::floor::Act;
 use serde_json::{json, Map, Value};
 
 pub const PROVIDER: Provider = &ProviderSpec {
@@ -40,6 +41,12 @@ pub const PROVIDER: Provider = &ProviderSpec {
     ],
     layout: Layout::Flat { version: 1 },
     map,
+    acts,
+    edited_file,
+    work_dir,
+    asking_events: ASKING_EVENTS,
+    // Cursor's payloads name no permission mode.
+    unattended: |_| false,
     render,
     plan_mask,
     apply_mask,
@@ -57,6 +64,71 @@ const READ_TOOLS: &[&str] = &[
     "codebase_search",
     "web_search",
 ];
+
+/// The events on which Cursor can ask the operator.
+const ASKING_EVENTS: &[&str] = &["beforeShellExecution", "beforeMCPExecution"];
+/// The events that ask permission for an act (a response may allow, ask or deny).
+const ACTING_EVENTS: &[&str] = &["beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "preToolUse"];
+
+/// `preToolUse` tool names (Cursor's own and those of the models it runs) by what the floor
+/// judges them as.
+const SHELL_TOOLS: &[&str] = &["Shell", "run_terminal_cmd", "Bash", "terminal"];
+const FLOOR_READ_TOOLS: &[&str] = &["Read", "read_file", "ReadFile"];
+const FLOOR_WRITE_TOOLS: &[&str] = &["Write", "write", "create_file", "WriteFile"];
+const FLOOR_EDIT_TOOLS: &[&str] = &["Edit", "edit_file", "StrReplace", "search_replace", "MultiEdit", "ApplyPatch"];
+const FLOOR_DELETE_TOOLS: &[&str] = &["Delete", "delete_file", "DeleteFile"];
+
+fn text<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+    v.get(key).and_then(Value::as_str).filter(|x| !x.is_empty())
+}
+
+/// The dedicated events act on their command, file or MCP tool; `preToolUse` on what its tool
+/// does with its input.
+fn acts(v: &Value) -> Vec<Act<'_>> {
+    let tool = text(v, "tool_name").unwrap_or("");
+    let input = v.get("tool_input");
+    let act = match text(v, "hook_event_name").unwrap_or("") {
+        "beforeShellExecution" => text(v, "command").map(Act::Shell),
+        "beforeReadFile" => text(v, "file_path").map(Act::Read),
+        "beforeMCPExecution" => Some(Act::Mcp { tool, input }),
+        "preToolUse" if SHELL_TOOLS.contains(&tool) => input.and_then(|i| text(i, "command")).map(Act::Shell),
+        "preToolUse" if tool.starts_with("mcp__") || tool.starts_with("MCP:") => Some(Act::Mcp { tool, input }),
+        "preToolUse" => {
+            let path = input.and_then(|i| {
+                ["file_path", "notebook_path", "path", "target_file", "target_notebook"]
+                    .iter()
+                    .find_map(|k| text(i, k))
+            });
+            path.and_then(|p| {
+                if FLOOR_READ_TOOLS.contains(&tool) {
+                    Some(Act::Read(p))
+                } else if FLOOR_WRITE_TOOLS.contains(&tool) {
+                    Some(Act::Write(p))
+                } else if FLOOR_EDIT_TOOLS.contains(&tool) {
+                    Some(Act::Edit(p))
+                } else if FLOOR_DELETE_TOOLS.contains(&tool) {
+                    Some(Act::Delete(p))
+                } else {
+                    None
+                }
+            })
+        }
+        _ => None,
+    };
+    act.into_iter().collect()
+}
+
+/// `afterFileEdit` reports a file the agent edited.
+fn edited_file(v: &Value) -> Option<&str> {
+    (text(v, "hook_event_name") == Some("afterFileEdit"))
+        .then(|| text(v, "file_path"))
+        .flatten()
+}
+
+/// A command's own folder, else the first workspace root.
+fn work_dir(v: &Value) -> Option<&str> {
+    text(v, "cwd").or_else(|| v.get("workspace_roots").and_then(|r| r.get(0)).and_then(Value::as_str))
+}
 
 pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     let name = str_field(v, "hook_event_name").unwrap_or_default();
@@ -187,11 +259,8 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
 /// The response Cursor expects for `hook_event` under `decision`.
 pub fn render(hook_event: &str, decision: &Decision) -> String {
     let reason = decision.reason.clone().unwrap_or_default();
-    let can_ask = matches!(hook_event, "beforeShellExecution" | "beforeMCPExecution");
-    let acting = matches!(
-        hook_event,
-        "beforeShellExecution" | "beforeMCPExecution" | "beforeReadFile" | "preToolUse"
-    );
+    let can_ask = ASKING_EVENTS.contains(&hook_event);
+    let acting = ACTING_EVENTS.contains(&hook_event);
     let permission = match decision.permission {
         Permission::Ask if !can_ask => Permission::Deny,
         p => p,

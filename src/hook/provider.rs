@@ -2,15 +2,17 @@
 //!
 //! Everything else is derived from [`super::PROVIDERS`]: the `tlc hook <name>` argument and its
 //! fast path, `tlc install`'s `--<name>` flags and the files it edits, `tlc doctor`'s wiring
-//! checks, the "inside an agent session" test. Adding a provider is writing its module (a
-//! [`ProviderSpec`] with its payload mapping and response rendering, as `claude.rs` does) and
-//! listing it in that table.
+//! checks, the "inside an agent session" test, what the floor and the rails decide on (which
+//! events act, on what, and which can ask). Adding a provider is writing its module (a
+//! [`ProviderSpec`] with its payload mapping, acts and response rendering, as `claude.rs` does)
+//! and listing it in that table.
 
 use super::mask::ModelMask;
 use super::wiring::Layout;
 use super::Mapped;
 use crate::decision::Decision;
 use crate::obs::redact::PayloadRedaction;
+use crate::policy::floor::Act;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -36,7 +38,24 @@ pub struct ProviderSpec {
     pub layout: Layout,
     /// A payload to its neutral event.
     pub map: fn(&Value, chrono::DateTime<chrono::Utc>) -> Mapped,
-    /// A decision to the response the provider expects for one of its events.
+    /// The acts an acting event is about to perform (a command, a file read, write, edit or
+    /// delete, an MCP call), read from the payload as it arrived: the floor decides on them
+    /// before any config is read. Empty for every other event.
+    pub acts: for<'v> fn(&'v Value) -> Vec<Act<'v>>,
+    /// A file the provider reports its agent has edited (an after-edit event): claimed for edit
+    /// collision, never asked about.
+    pub edited_file: fn(&Value) -> Option<&str>,
+    /// The folder the payload's command or tool runs in, against which its relative paths
+    /// resolve (used only when absolute).
+    pub work_dir: fn(&Value) -> Option<&str>,
+    /// The events on which the provider can put a question to the operator; an ask on any other
+    /// is rendered as a deny that says so.
+    pub asking_events: &'static [&'static str],
+    /// Whether the payload says that nobody answers prompts (a permission mode that approves or
+    /// refuses by itself): an ask is then a deny that says so.
+    pub unattended: fn(&Value) -> bool,
+    /// A decision to the response the provider expects for one of its events: the reason for
+    /// the model, and the decision's `user_note` where the person watching sees it.
     pub render: fn(&str, &Decision) -> String,
     /// What the model is given when a tool's output held a secret: for an event (with its tool,
     /// the payload as redacted, and what the redaction changed), a replacement output, a notice,
@@ -68,6 +87,11 @@ impl ProviderSpec {
 
     pub(super) fn map(&self, v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         (self.map)(v, now)
+    }
+
+    /// Whether the provider can ask the operator on `hook_event`.
+    pub fn can_ask(&self, hook_event: &str) -> bool {
+        self.asking_events.contains(&hook_event)
     }
 
     /// Renders a decision for this provider's `hook_event`.

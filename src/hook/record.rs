@@ -97,14 +97,17 @@ struct Guard {
     edit_target: Option<String>,
     /// A file the provider reports edited (claimed, never asked about).
     edited_file: Option<String>,
+    /// The provider can ask the operator on this event.
     can_ask: bool,
-    permission_mode: Option<String>,
+    /// The payload says nobody answers prompts.
+    unattended: bool,
+    /// The folder the command runs in, when the payload names one.
     cwd: Option<std::path::PathBuf>,
 }
 
 impl Guard {
     fn finish(&self, d: Decision) -> Decision {
-        super::guard::escalate(d, self.can_ask, self.permission_mode.as_deref())
+        super::guard::escalate(d, self.can_ask, self.unattended)
     }
 }
 
@@ -137,22 +140,14 @@ pub fn process(
     let raw_event = raw
         .and_then(|v| v.get("hook_event_name"))
         .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
+        .unwrap_or("");
     let guard = Guard {
         floor: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::floor(provider, v, p)),
         edit_target: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::edit_target(provider, v, p)),
         edited_file: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::edited_file(provider, v, p)),
-        can_ask: super::guard::can_ask(provider, &raw_event),
-        permission_mode: raw
-            .and_then(|v| v.get("permission_mode"))
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        cwd: raw
-            .and_then(|v| v.get("cwd"))
-            .and_then(Value::as_str)
-            .map(std::path::PathBuf::from)
-            .filter(|p| p.is_absolute()),
+        can_ask: provider.can_ask(raw_event),
+        unattended: raw.is_some_and(|v| (provider.unattended)(v)),
+        cwd: raw.and_then(|v| super::guard::work_dir(provider, v)),
     };
     let fallback = guard.finish(guard.floor.clone().unwrap_or_else(Decision::allow));
     let mut config_broken = false;
