@@ -5,7 +5,7 @@
 mod common;
 mod ship_support;
 
-use common::{fixture, stderr, stdout, TLC};
+use common::{at_terminal, fixture, stderr, stdout, TLC};
 use serde_json::{json, Value};
 use ship_support::{attrs, data_points, free_port, log_records, spans, Receiver};
 use std::collections::{BTreeMap, BTreeSet};
@@ -67,6 +67,12 @@ impl Lab {
         self.raw(args, &self.repo)
     }
 
+    /// Runs an operator-only command at a terminal and asserts success.
+    fn op_ok(&self, args: &[&str]) {
+        let out = at_terminal(&self.cmd(args));
+        assert!(out.status.success(), "tlc {args:?} at a terminal failed: {}", stdout(&out));
+    }
+
     fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
         assert!(
@@ -97,19 +103,22 @@ impl Lab {
         self.db().query_row(sql, [], |r| r.get(0)).expect(sql)
     }
 
-    /// Adds what the demo lacks: denied tool calls (policy integrity), gate runs that pass and
-    /// fail, and ship-ledger rows.
+    /// Adds what the demo lacks: denied tool calls (the floor, then policy integrity), gate runs
+    /// that pass and fail, and ship-ledger rows.
     fn add_denials_gates_and_ledger(&self) {
         self.hook(&fixture("providers/claude/session-start.json"));
+        // Floor denials: `rm -rf /` (the fixture) and a read of the cloud metadata endpoint.
+        self.hook(&fixture("providers/claude/pre-tool-use-bash.json"));
+        self.hook(&floor_bash("sess-abc", &format!("curl {METADATA}")));
         let cfg = self.repo.join(".tlc/harness/config.toml");
         let mut text = std::fs::read_to_string(&cfg).unwrap();
         text.push_str("# edited behind tlc's back\n");
         std::fs::write(&cfg, text).unwrap();
-        self.hook(&fixture("providers/claude/pre-tool-use-bash.json"));
         self.hook(&fixture("providers/claude/pre-tool-use-edit.json"));
+        self.hook(&floor_bash("sess-abc", "ls"));
         self.hook(&fixture("providers/claude/pre-tool-use-read.json"));
-        self.ok(&["gate", "test-command", "--yes", "true"]);
-        self.ok(&["gate", "lint-command", "--yes", "false"]);
+        self.op_ok(&["gate", "test-command", "true"]);
+        self.op_ok(&["gate", "lint-command", "false"]);
         for _ in 0..3 {
             self.ok(&["gate", "run", "test"]);
         }
@@ -133,6 +142,22 @@ impl Lab {
             .map(|c| (c["stream"].as_str().unwrap().to_string(), c["last_id"].as_i64().unwrap()))
             .collect()
     }
+}
+
+/// A cloud metadata address: reading it is a floor denial (secret-access).
+const METADATA: &str = "http://169.254.169.254/latest/meta-data/iam";
+
+/// A Claude Code PreToolUse of Bash running `command` in the lab's repository.
+fn floor_bash(session: &str, command: &str) -> String {
+    json!({
+        "hook_event_name": "PreToolUse",
+        "session_id": session,
+        "cwd": "/repo",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": format!("toolu_floor_{}", command.len()),
+    })
+    .to_string()
 }
 
 fn machine(endpoint: &str, extra: &str) -> String {
@@ -182,6 +207,7 @@ fn expected_spans(lab: &Lab) -> i64 {
 fn expected_logs(lab: &Lab) -> i64 {
     lab.count("SELECT count(*) FROM events WHERE plane = 'signal' AND kind <> 'generation.end'")
         + lab.count("SELECT count(*) FROM decisions")
+        + lab.count("SELECT count(*) FROM floor_denials")
         + lab.count("SELECT count(*) FROM gate_runs")
         + lab.count("SELECT count(*) FROM ship_ledger")
 }
@@ -280,10 +306,35 @@ fn a_replayed_session_ships_the_cost_reports_tokens_and_a_second_ship_sends_noth
             .collect::<Vec<_>>()
     };
     let denials = by_kind("decision").into_iter().filter(|a| a["tlc.verdict"] == "deny").count() as i64;
-    assert!(denials >= 2);
+    assert!(lab.count("SELECT count(*) FROM decisions WHERE permission = 'deny' AND rule = 'policy-integrity'") >= 2);
+    assert_eq!(denials, lab.count("SELECT count(*) FROM decisions WHERE permission = 'deny'"));
+    // Floor denials: a record of their own per denial (also a decision), rule and verdict, WARN;
+    // the command is a payload text and stays home.
+    let floor: BTreeMap<String, i64> = by_kind("floor_denial").iter().fold(BTreeMap::new(), |mut m, a| {
+        assert_eq!(a["tlc.verdict"], "deny", "{a:?}");
+        assert_eq!(a["tlc.decision.subject"], "shell", "{a:?}");
+        assert!(
+            a.get("tlc.decision.detail").is_none(),
+            "a command left without ship.includePayloads"
+        );
+        *m.entry(a["tlc.rule"].as_str().unwrap().to_string()).or_default() += 1;
+        m
+    });
     assert_eq!(
-        denials,
-        lab.count("SELECT count(*) FROM decisions WHERE permission = 'deny' AND rule = 'policy-integrity'")
+        floor,
+        BTreeMap::from([("outside-project-destruction".to_string(), 1), ("secret-access".to_string(), 1)])
+    );
+    assert_eq!(lab.count("SELECT count(*) FROM floor_denials"), 2);
+    let floor_logs: Vec<&Value> = logs
+        .iter()
+        .filter(|r| attrs(&r["attributes"])["tlc.record.kind"] == "floor_denial")
+        .collect();
+    assert!(floor_logs
+        .iter()
+        .all(|r| r["severityText"] == "WARN" && r["eventName"] == "tlc.floor_denial"));
+    assert!(
+        !rx.raw_log().contains("meta-data"),
+        "a floor denial's command left without payloads"
     );
     let gates = by_kind("gate_run");
     assert_eq!(gates.iter().filter(|a| a["tlc.verdict"] == "pass").count(), 3);
@@ -346,7 +397,7 @@ fn a_replayed_session_ships_the_cost_reports_tokens_and_a_second_ship_sends_noth
     assert_eq!(rx.log().len(), before, "a second ship sent requests");
     let st = lab.json(&["obs", "ship", "--status", "--json"]);
     let cursors = st["cursors"].as_array().unwrap();
-    assert_eq!(cursors.len(), 6, "every stream sent: {st}");
+    assert_eq!(cursors.len(), 7, "every stream sent: {st}");
     assert!(cursors.iter().all(|c| c["sent_at"].is_string() && c["error"].is_null()));
 }
 
@@ -555,13 +606,21 @@ fn payload_texts_stay_home_unless_asked_and_what_is_sent_is_redacted() {
         "{{\"hook_event_name\":\"UserPromptSubmit\",\"session_id\":\"sess-secret\",\"cwd\":\"/repo\",\"prompt\":\"deploy with {secret}\"}}"
     );
     // Default: no payload text leaves.
+    // A floor denial whose command holds the secret.
+    let denied = floor_bash("sess-secret", &format!("curl -H 'Authorization: token {secret}' {METADATA}"));
     let (_d, rx) = receiver(json!({}));
     let lab = Lab::new(&machine(&rx.endpoint(), ""));
     lab.hook(&prompt);
+    lab.hook(&denied);
     lab.ok(&["obs", "ship"]);
     let raw = rx.raw_log();
     assert!(!raw.contains("Add a --json flag"), "a prompt left without ship.includePayloads");
     assert!(!raw.contains("deploy with"));
+    assert!(
+        !raw.contains("meta-data"),
+        "a floor denial's command left without ship.includePayloads"
+    );
+    assert_eq!(floor_details(&rx), vec![None], "one floor denial, its command kept home");
 
     // Stored unredacted (secrets.redactOutput off), shipped with payloads: redacted on the way out.
     let (_d2, rx2) = receiver(json!({}));
@@ -570,12 +629,36 @@ fn payload_texts_stay_home_unless_asked_and_what_is_sent_is_redacted() {
         machine(&rx2.endpoint(), "includePayloads = true\n")
     ));
     lab2.hook(&prompt);
+    lab2.hook(&denied);
     assert!(lab2.count(&format!("SELECT count(*) FROM events WHERE attrs LIKE '%{secret}%'")) > 0);
+    assert_eq!(
+        lab2.count(&format!("SELECT count(*) FROM floor_denials WHERE detail LIKE '%{secret}%'")),
+        1,
+        "stored as it came"
+    );
     lab2.ok(&["obs", "ship"]);
     let raw = rx2.raw_log();
     assert!(raw.contains("Add a --json flag"), "ship.includePayloads sends the prompt");
     assert!(raw.contains("deploy with [REDACTED:"), "the secret's placeholder");
     assert!(!raw.contains(secret), "a secret left the machine");
+    // The floor denial's command, redacted on the way out.
+    let details = floor_details(&rx2);
+    assert_eq!(details.len(), 1, "{details:?}");
+    let command = details[0].as_deref().expect("ship.includePayloads sends the command");
+    assert!(
+        command.starts_with("curl -H 'Authorization: token [REDACTED:") && command.ends_with(METADATA),
+        "{command}"
+    );
+}
+
+/// The command (`tlc.decision.detail`) of every floor-denial log record the receiver took.
+fn floor_details(rx: &Receiver) -> Vec<Option<String>> {
+    log_records(&rx.taken())
+        .iter()
+        .map(|r| attrs(&r["attributes"]))
+        .filter(|a| a["tlc.record.kind"] == "floor_denial")
+        .map(|a| a.get("tlc.decision.detail").and_then(Value::as_str).map(str::to_string))
+        .collect()
 }
 
 fn num(v: &Value) -> f64 {
@@ -602,7 +685,13 @@ fn the_clickhouse_queries_in_the_docs_give_the_cost_reports_totals() {
         .unwrap();
     assert!(out.status.success(), "clickhouse.py: {}", stderr(&out));
     let res: Value = serde_json::from_slice(&out.stdout).unwrap();
-    for q in ["cost_per_user_per_day", "denials_by_rule", "gate_pass_rate", "tokens_per_model"] {
+    for q in [
+        "cost_per_user_per_day",
+        "denials_by_rule",
+        "floor_denials_by_rule",
+        "gate_pass_rate",
+        "tokens_per_model",
+    ] {
         assert!(res[q].is_array(), "docs/ship.md lost the query {q}: {res}");
     }
     assert_eq!(res["loaded"]["otel_traces"].as_i64().unwrap(), expected_spans(&lab));
@@ -660,6 +749,22 @@ fn the_clickhouse_queries_in_the_docs_give_the_cost_reports_totals() {
         .collect();
     assert!(!want.is_empty());
     assert_eq!(denials, want);
+
+    // Floor denials by rule: the floor_denials view.
+    let floor: BTreeMap<String, i64> = res["floor_denials_by_rule"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["rule"].as_str().unwrap().to_string(), num(&r["denials"]) as i64))
+        .collect();
+    let mut stmt = db.prepare("SELECT rule, count(*) FROM floor_denials GROUP BY rule").unwrap();
+    let want: BTreeMap<String, i64> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(want.len(), 2, "two floor rules denied: {want:?}");
+    assert_eq!(floor, want);
 
     // Gate pass rate: the gate_runs table.
     for r in res["gate_pass_rate"].as_array().unwrap() {

@@ -137,10 +137,7 @@ pub fn process(
     };
     // The floor first, from the payload as it arrived, before any config is read.
     let raw = usable.then_some(&value);
-    let raw_event = raw
-        .and_then(|v| v.get("hook_event_name"))
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let raw_event = raw.and_then(|v| v.get("hook_event_name")).and_then(Value::as_str).unwrap_or("");
     let guard = Guard {
         floor: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::floor(provider, v, p)),
         edit_target: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::edit_target(provider, v, p)),

@@ -1,8 +1,8 @@
 //! Shipping the record to OpenTelemetry (`tlc obs ship`): what the project database recorded
 //! since a collector last acknowledged it, as OTLP over HTTP — sessions as traces with model
-//! responses, tool calls and subagents as their spans, decisions, gate runs, ship-ledger rows and
-//! signal events as log records, token counts as the `gen_ai.client.token.usage` histogram — named
-//! by the OpenTelemetry GenAI semantic conventions.
+//! responses, tool calls and subagents as their spans, decisions, floor denials, gate runs,
+//! ship-ledger rows and signal events as log records, token counts as the
+//! `gen_ai.client.token.usage` histogram — named by the OpenTelemetry GenAI semantic conventions.
 //!
 //! The hook never sends: nothing under `hook/` uses this module. Shipping runs from the command,
 //! scheduled by the operator.
@@ -76,9 +76,10 @@ pub struct Stream {
     pub source: Source,
 }
 
-/// Every stream, in the order a run sends them. A new kind of record that is a log record (floor
-/// denials, say) is one query under `queries/project/ship/` returning the shared log columns, one
-/// line here, and its table in `table_max_ids.sql`.
+/// Every stream, in the order a run sends them. A new kind of record that is a log record is one
+/// query under `queries/project/ship/` returning the shared log columns, one entry here, and its
+/// table in `table_max_ids.sql` when no stream reads that table yet (`floor_denials` reads
+/// `decisions`, which is there).
 pub const STREAMS: &[Stream] = &[
     Stream {
         name: "spans",
@@ -103,6 +104,12 @@ pub const STREAMS: &[Stream] = &[
         signal: Signal::Logs,
         table: "decisions",
         source: Source::Logs(q::DECISIONS_AFTER),
+    },
+    Stream {
+        name: "floor_denials",
+        signal: Signal::Logs,
+        table: "decisions",
+        source: Source::Logs(q::FLOOR_DENIALS_AFTER),
     },
     Stream {
         name: "gate_runs",

@@ -79,22 +79,11 @@ impl World {
 
     /// Like [`World::operator`], in `cwd` and with extra environment variables.
     pub fn operator_in(&self, cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let line: Vec<String> = std::iter::once(TLC).chain(args.iter().copied()).map(sh_quote).collect();
-        let base = self.cmd_in(cwd, &[]);
-        let mut script = Command::new("script");
-        script.args(["-qec", &line.join(" "), "/dev/null"]).current_dir(cwd);
-        for (k, v) in base.get_envs() {
-            match v {
-                Some(v) => script.env(k, v),
-                None => script.env_remove(k),
-            };
-        }
+        let mut base = self.cmd_in(cwd, args);
         for (k, v) in env {
-            script.env(k, v);
+            base.env(k, v);
         }
-        let mut out = script.stdin(Stdio::null()).output().expect("run script (util-linux)");
-        out.stdout = String::from_utf8_lossy(&out.stdout).replace('\r', "").into_bytes();
-        out
+        at_terminal(&base)
     }
 
     /// Runs as an operator at a terminal and asserts success; returns the output.
@@ -170,6 +159,29 @@ impl World {
 pub const AGENT_MARKERS: &[&str] = &["CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CURSOR_AGENT", "CURSOR_EXTENSION_HOST_ROLE"];
 
 /// `s` quoted for a POSIX shell.
+/// Runs `base` (program, arguments, folder and environment) as an operator would: at a terminal,
+/// through script(1)'s pseudo-terminal. Carriage returns the terminal adds are removed from stdout.
+pub fn at_terminal(base: &Command) -> Output {
+    let line: Vec<String> = std::iter::once(base.get_program())
+        .chain(base.get_args())
+        .map(|a| sh_quote(&a.to_string_lossy()))
+        .collect();
+    let mut script = Command::new("script");
+    script.args(["-qec", &line.join(" "), "/dev/null"]);
+    if let Some(cwd) = base.get_current_dir() {
+        script.current_dir(cwd);
+    }
+    for (k, v) in base.get_envs() {
+        match v {
+            Some(v) => script.env(k, v),
+            None => script.env_remove(k),
+        };
+    }
+    let mut out = script.stdin(Stdio::null()).output().expect("run script (util-linux)");
+    out.stdout = String::from_utf8_lossy(&out.stdout).replace('\r', "").into_bytes();
+    out
+}
+
 pub fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
