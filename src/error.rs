@@ -115,7 +115,11 @@ fn kind_of(e: &(dyn std::error::Error + 'static)) -> Option<ExitKind> {
 /// that fails on it (a file that cannot be created, a migration that fails) is refused.
 fn store_kind(e: &StoreError) -> ExitKind {
     match e {
-        StoreError::TooNew { .. } | StoreError::NotADatabase { .. } | StoreError::NeedsMigration { .. } => ExitKind::Unusable,
+        StoreError::TooNew { .. }
+        | StoreError::NotADatabase { .. }
+        | StoreError::NeedsMigration { .. }
+        | StoreError::NotRegular { .. }
+        | StoreError::Foreign { .. } => ExitKind::Unusable,
         _ => ExitKind::Refused,
     }
 }

@@ -17,6 +17,7 @@ pub mod config;
 pub mod cost;
 pub mod decision;
 pub mod error;
+pub mod fsread;
 pub mod gate;
 pub mod hashing;
 pub mod hook;

@@ -15,7 +15,9 @@ fn main() -> ExitCode {
         Err(e) => {
             let message = format!("{e:#}");
             if !message.is_empty() {
-                eprintln!("tlc: {message}");
+                // Messages name files, packages and values from outside: nothing in them may act
+                // on the terminal.
+                eprintln!("tlc: {}", tlc::render::escape(&message, true));
             }
             ExitCode::from(tlc::error::exit_code(&e))
         }

@@ -50,6 +50,17 @@ impl Paths {
         Ok(Paths { home, root, in_git })
     }
 
+    /// True when `TLC_PROJECT_DIR` names this root: the operator chose the folder, git
+    /// repository or not. Otherwise a root that is not a git working tree is wherever a process
+    /// happened to run, and tlc writes nothing into it (see `Project::locate`).
+    pub fn root_named_by_operator(&self) -> bool {
+        let Some(dir) = std::env::var_os("TLC_PROJECT_DIR").filter(|v| !v.is_empty()) else {
+            return false;
+        };
+        let dir = Path::new(&dir);
+        dir == self.root || (!dir.is_absolute() && std::env::current_dir().is_ok_and(|cwd| cwd.join(dir) == self.root))
+    }
+
     /// `$TLC_HOME/config.toml`, the machine tier.
     pub fn machine_config(&self) -> PathBuf {
         self.home.join("config.toml")

@@ -4,6 +4,7 @@
 use crate::config::edit::{ConfigEdit, EditError};
 use crate::config::scaffold::{self, ScaffoldOutcome};
 use crate::config::Config;
+use crate::fsread::{read_capped_text, Links, ReadError, GIT_CONFIG_CAP, GIT_POINTER_CAP};
 use crate::paths::Paths;
 use std::path::{Path, PathBuf};
 
@@ -11,17 +12,30 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub struct Project {
     pub paths: Paths,
-    /// The machine tier marks this repository as a guest: nothing is written into it.
+    /// Nothing is written into the folder: the machine tier marks it as a guest, its `.tlc` leaves
+    /// it, it holds the runtime home, or it is not a repository at all (see `outside`).
     pub guest: bool,
+    /// The folder is not a git working tree and no `TLC_PROJECT_DIR` named it: an arbitrary
+    /// folder (`/`, a home folder, wherever a hook happened to run), recorded under the home.
+    pub outside: bool,
     /// The folder holding the project database.
     pub state_dir: PathBuf,
+    /// Files met on the way that could not be read (a `.git/config` that is a FIFO): each named,
+    /// for the hook to record as a fault.
+    pub faults: Vec<String>,
 }
 
 impl Project {
     /// Locates the project state for `paths` under `config`'s guest rules.
     pub fn locate(paths: &Paths, config: &Config) -> Project {
+        let mut faults = Vec::new();
+        // A hook run outside any repository never creates `.tlc` in whatever folder it ran in.
+        let outside = !paths.in_git && !paths.root_named_by_operator();
         // A `.tlc` that leaves the repository is never written through: its state goes under the home.
-        let guest = paths.root_overlaps_home() || is_guest(paths, config) || crate::paths::escape_from(&paths.root).is_some();
+        let guest = outside
+            || paths.root_overlaps_home()
+            || is_guest(paths, config, &mut faults)
+            || crate::paths::escape_from(&paths.root).is_some();
         let state_dir = if guest {
             paths.guest_state_dir()
         } else {
@@ -30,7 +44,9 @@ impl Project {
         Project {
             paths: paths.clone(),
             guest,
+            outside,
             state_dir,
+            faults,
         }
     }
 
@@ -50,6 +66,11 @@ impl Project {
     /// repository: `None` when adoption does not apply. Called by the hook path and every
     /// mutating command.
     pub fn adopt(&self) -> Option<ScaffoldOutcome> {
+        self.adopt_noting(&mut Vec::new())
+    }
+
+    /// [`Project::adopt`], pushing on `faults` a git file it could not read (the hook records it).
+    pub fn adopt_noting(&self, faults: &mut Vec<String>) -> Option<ScaffoldOutcome> {
         if self.guest || !self.paths.in_git {
             return None;
         }
@@ -59,7 +80,11 @@ impl Project {
         if std::fs::symlink_metadata(&dest).is_ok() {
             return Some(ScaffoldOutcome::Present(dest));
         }
-        let origin = origin_url(self.root());
+        // An unreadable `.git/config` only loses the owner and repository names.
+        let origin = origin_url(self.root()).unwrap_or_else(|e| {
+            faults.push(format!("{e}: adopted without the origin's owner and repository"));
+            None
+        });
         Some(scaffold::scaffold(&self.paths, origin.as_deref()))
     }
 
@@ -71,7 +96,10 @@ impl Project {
 }
 
 /// True when the machine tier lists the repository's path, or a pattern matching its origin URL.
-pub fn is_guest(paths: &Paths, config: &Config) -> bool {
+/// A `.git/config` that cannot be read (see `fsread`) is a fault pushed on `faults`; with remote
+/// patterns to match, the repository is then taken for a guest: tlc cannot tell, and a guest
+/// must never be written into.
+fn is_guest(paths: &Paths, config: &Config, faults: &mut Vec<String>) -> bool {
     let guest = &config.settings.guest;
     if guest.paths.is_empty() && guest.remotes.is_empty() {
         return false;
@@ -84,8 +112,14 @@ pub fn is_guest(paths: &Paths, config: &Config) -> bool {
         return false;
     }
     match origin_url(&paths.root) {
-        Some(url) => guest.remotes.iter().any(|pat| glob_match(pat, &url)),
-        None => false,
+        Ok(Some(url)) => guest.remotes.iter().any(|pat| glob_match(pat, &url)),
+        Ok(None) => false,
+        Err(e) => {
+            faults.push(format!(
+                "{e}: taken for a guest (its origin cannot be matched against [guest] remotes)"
+            ));
+            true
+        }
     }
 }
 
@@ -100,24 +134,32 @@ fn expand_home(p: &str) -> String {
     }
 }
 
-/// The `origin` remote's URL, read from the repository's git config without running git.
-pub fn origin_url(root: &Path) -> Option<String> {
+/// The `origin` remote's URL, read from the repository's git config without running git;
+/// `None` when there is none. The files are read through `fsread` (a `.git/config` that is a
+/// FIFO or `/dev/zero` is an error naming it, never a hang).
+pub fn origin_url(root: &Path) -> Result<Option<String>, ReadError> {
     let git = root.join(".git");
     let config_path = if git.is_dir() {
         git.join("config")
     } else {
         // A worktree or submodule: `.git` is a file naming the git directory.
-        let text = std::fs::read_to_string(&git).ok()?;
-        let dir = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim().to_string();
+        let Some(text) = read_capped_text(&git, GIT_POINTER_CAP, Links::Follow)? else {
+            return Ok(None);
+        };
+        let Some(dir) = text.lines().find_map(|l| l.strip_prefix("gitdir:")).map(|d| d.trim().to_string()) else {
+            return Ok(None);
+        };
         let dir = if Path::new(&dir).is_absolute() {
             PathBuf::from(dir)
         } else {
             root.join(dir)
         };
-        let common = std::fs::read_to_string(dir.join("commondir")).ok().map(|c| dir.join(c.trim()));
+        let common = read_capped_text(&dir.join("commondir"), GIT_POINTER_CAP, Links::Follow)?.map(|c| dir.join(c.trim()));
         common.unwrap_or(dir).join("config")
     };
-    let text = std::fs::read_to_string(config_path).ok()?;
+    let Some(text) = read_capped_text(&config_path, GIT_CONFIG_CAP, Links::Follow)? else {
+        return Ok(None);
+    };
     let mut in_origin = false;
     for line in text.lines() {
         let l = line.trim();
@@ -128,12 +170,12 @@ pub fn origin_url(root: &Path) -> Option<String> {
         if in_origin {
             if let Some((k, v)) = l.split_once('=') {
                 if k.trim() == "url" {
-                    return Some(v.trim().to_string());
+                    return Ok(Some(v.trim().to_string()));
                 }
             }
         }
     }
-    None
+    Ok(None)
 }
 
 /// `*` matches any run of characters; everything else matches itself.

@@ -239,6 +239,15 @@ fn install_with_project_writes_the_project_tier() {
     let acme = env.acme();
     let head = acme.head();
     env.add_stable("acme", &acme);
+    // A project is a git repository: outside one tlc writes nothing into the folder.
+    let out = env.tlc(&["agent", "install", "acme/pr-reviewer", "--yes", "--project"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is not a git repository: tlc never writes into it"),
+        "{}",
+        stderr(&out)
+    );
+    git(env.work.path(), &["init", "-q"]);
     std::fs::create_dir_all(env.project_config().parent().unwrap()).unwrap();
     std::fs::write(env.project_config(), "# the team's config\n[grind]\nmaxLoops = 2 # tight\n").unwrap();
     let machine = env.machine_text();

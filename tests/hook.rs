@@ -231,8 +231,13 @@ fn hostile_input_still_gets_a_valid_response_and_the_fault_is_recorded() {
             assert_neutral(&out, provider, what);
         }
     }
-    // Empty, not JSON and not an object are faults recorded in the project database (per provider).
-    assert_eq!(w.count("SELECT count(*) FROM events WHERE kind = 'hook.fault'"), 6);
+    // Empty, not JSON and not an object are faults recorded in the project database (per provider),
+    // and so is the invalid UTF-8 the payload was repaired of.
+    assert_eq!(w.count("SELECT count(*) FROM events WHERE kind = 'hook.fault'"), 8);
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE kind = 'hook.fault' AND attrs LIKE '%invalid UTF-8 replaced by U+FFFD%'"),
+        2
+    );
     assert_eq!(
         w.count("SELECT count(*) FROM events WHERE kind = 'unknown' AND json_extract(attrs, '$.event') = 'SomethingNew'"),
         2
@@ -247,7 +252,10 @@ fn hostile_input_still_gets_a_valid_response_and_the_fault_is_recorded() {
         w.count("SELECT count(*) FROM events WHERE session_id = 'u8' AND kind = 'prompt.submit' AND attrs LIKE '%caf%'"),
         1
     );
-    assert_eq!(w.count("SELECT count(*) FROM events WHERE session_id = 'u8'"), 2);
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE session_id = 'u8' AND kind != 'hook.fault'"),
+        2
+    );
 }
 
 #[test]
@@ -381,7 +389,10 @@ fn the_global_spool_mirrors_records_and_degrades_when_the_home_is_unwritable() {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))
         })
         .unwrap();
-    assert_eq!(rows, 3);
+    // The three events, and the `config.scaffolded` event of the first one's adoption: every
+    // project record is spooled.
+    assert_eq!(rows, 4);
+    assert_eq!(rows, w.count("SELECT count(*) FROM events"));
     assert_eq!(repo, w.repo.display().to_string());
     assert_eq!(project, "repo");
 

@@ -67,10 +67,17 @@ impl PackageFiles {
     pub fn refused_entries(&self) -> Vec<String> {
         self.files
             .iter()
-            .filter_map(|f| match &f.kind {
-                EntryKind::File => None,
-                EntryKind::Symlink(t) => Some(format!("{}: a symlink (to {t:?}); symlinks are refused", f.path)),
-                EntryKind::Other(what) => Some(format!("{}: {what}; only plain files are installed", f.path)),
+            .filter_map(|f| {
+                let shown = crate::render::escape_controls(&f.path);
+                if f.path.chars().any(char::is_control) {
+                    // A name that would move the cursor or forge a line wherever it is printed.
+                    return Some(format!("{shown}: a file name with a control character; such names are refused"));
+                }
+                match &f.kind {
+                    EntryKind::File => None,
+                    EntryKind::Symlink(t) => Some(format!("{shown}: a symlink (to {t:?}); symlinks are refused")),
+                    EntryKind::Other(what) => Some(format!("{shown}: {what}; only plain files are installed")),
+                }
             })
             .collect()
     }

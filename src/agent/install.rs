@@ -218,7 +218,11 @@ pub fn review_text(c: &Candidate) -> String {
     }
     s.push_str(&format!("\n-- files ({}) --\n", c.files.files.len()));
     for f in &c.files.files {
-        s.push_str(&format!("  {}  ({} bytes)\n", f.path, f.bytes.len()));
+        s.push_str(&format!(
+            "  {}  ({} bytes)\n",
+            crate::render::escape_controls(&f.path),
+            f.bytes.len()
+        ));
     }
     s.push_str(&findings_text(&c.findings));
     if c.files.has_dir("prompts") {

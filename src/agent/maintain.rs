@@ -89,7 +89,15 @@ pub fn prune(paths: &Paths, dry_run: bool) -> Result<Pruned, AgentError> {
     // Re-read each file now: a reference recorded earlier may be gone, a new one may exist.
     let mut referenced: BTreeMap<SourceRef, String> = BTreeMap::new();
     for f in &files {
-        let Ok(text) = std::fs::read_to_string(f) else { continue };
+        let text = match crate::fsread::read_capped_text(f, crate::fsread::CONFIG_CAP, crate::fsread::Links::Follow) {
+            Ok(Some(text)) => text,
+            Ok(None) => continue,
+            Err(e) => {
+                return Err(refused(format!(
+                    "{e}: prune cannot tell which pins it names; nothing was removed"
+                )))
+            }
+        };
         let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
             return Err(refused(format!(
                 "{}: cannot be parsed, so prune cannot tell which pins it names; nothing was removed",

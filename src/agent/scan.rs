@@ -104,10 +104,10 @@ impl std::fmt::Display for Finding {
             "{:<4} {} {}:{}: {} — {}",
             self.severity.name().to_uppercase(),
             self.rule,
-            self.file,
+            crate::render::escape_controls(&self.file),
             self.line,
             self.what,
-            self.excerpt
+            crate::render::escape_controls(&self.excerpt)
         )
     }
 }

@@ -22,7 +22,14 @@ pub fn target_file(paths: &Paths, cfg: &Config, project: bool) -> Result<PathBuf
             paths.root.display()
         )));
     }
-    if Project::locate(paths, cfg).guest {
+    let project = Project::locate(paths, cfg);
+    if project.outside {
+        return Err(refused(format!(
+            "{} is not a git repository: tlc never writes into it",
+            paths.root.display()
+        )));
+    }
+    if project.guest {
         return Err(refused(format!(
             "{} is a guest repository: tlc never writes into it",
             paths.root.display()

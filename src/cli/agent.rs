@@ -446,7 +446,7 @@ fn info(ctx: &Ctx, package: &str, json: bool) -> anyhow::Result<()> {
         }
         s.push_str(&format!("\n-- files ({}) --\n", files.files.len()));
         for f in &files.files {
-            s.push_str(&format!("  {}  ({} bytes)\n", f.path, f.bytes.len()));
+            s.push_str(&format!("  {}  ({} bytes)\n", render::escape_controls(&f.path), f.bytes.len()));
         }
         s.push_str(&install::findings_text(&findings));
         render::out(&s)?;

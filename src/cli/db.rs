@@ -58,7 +58,7 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
             // A database that cannot be read, or that a newer tlc wrote, is unusable input.
             let unusable = statuses
                 .iter()
-                .any(|s| s.error.is_some() || s.schema_version.is_some_and(|v| v > s.binary_schema_version));
+                .any(|s| s.error.is_some() || !s.problems.is_empty() || s.schema_version.is_some_and(|v| v > s.binary_schema_version));
             let result = if unusable {
                 Err(crate::error::silent_failure_with(crate::error::ExitKind::Unusable))
             } else {
@@ -103,6 +103,9 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
                         st.binary_schema_version
                     ))?;
                 }
+                for p in &st.problems {
+                    render::out(&format!("  {p}\n"))?;
+                }
             }
             result
         }
@@ -122,7 +125,13 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
                         render::out(&format!("{} {}: ok\n", r.database, r.path))?;
                     } else {
                         render::out(&format!("{} {}: FAULT\n", r.database, r.path))?;
-                        for line in r.integrity.iter().filter(|l| *l != "ok").chain(&r.foreign_key_faults) {
+                        for line in r
+                            .integrity
+                            .iter()
+                            .filter(|l| *l != "ok")
+                            .chain(&r.foreign_key_faults)
+                            .chain(&r.schema)
+                        {
                             render::out(&format!("  {line}\n"))?;
                         }
                     }

@@ -15,6 +15,12 @@ pub struct InitArgs {
 pub fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
     let project = ctx.project()?;
     let path = project.paths.project_config();
+    if !project.paths.in_git {
+        return Err(crate::error::unusable(format!(
+            "{}: not a git repository; tlc adopts repositories only",
+            project.root().display()
+        )));
+    }
     if project.guest {
         let why = match crate::paths::escape_from(project.root()) {
             Some(escape) => escape,
@@ -24,12 +30,6 @@ pub fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
         return Err(crate::error::refused(format!(
             "{why}: tlc never writes into it; its records live in {}",
             project.state_dir.display()
-        )));
-    }
-    if !project.paths.in_git {
-        return Err(crate::error::unusable(format!(
-            "{}: not a git repository; tlc adopts repositories only",
-            project.root().display()
         )));
     }
     let m = Mutation::begin(ctx, "init")?;

@@ -53,13 +53,14 @@ impl clap::Args for ProviderFlags {
 }
 
 fn read_json(path: &Path) -> anyhow::Result<Option<serde_json::Value>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) if text.trim().is_empty() => Ok(Some(serde_json::json!({}))),
-        Ok(text) => serde_json::from_str(&text)
+    use crate::fsread::{read_capped_text, Links, SETTINGS_CAP};
+    match read_capped_text(path, SETTINGS_CAP, Links::Follow) {
+        Ok(Some(text)) if text.trim().is_empty() => Ok(Some(serde_json::json!({}))),
+        Ok(Some(text)) => serde_json::from_str(&text)
             .map(Some)
             .map_err(|e| crate::error::unusable(format!("{}: not valid JSON ({e}); left as it is", path.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(crate::error::refused(format!("{}: cannot read: {e}", path.display()))),
+        Ok(None) => Ok(None),
+        Err(e) => Err(crate::error::refused(e.to_string())),
     }
 }
 

@@ -32,6 +32,10 @@ impl Mutation {
         if let Some(ScaffoldOutcome::NotWritten(w)) = &adoption {
             eprintln!("tlc: warning: not adopted: {w}");
         }
+        if let Some(ScaffoldOutcome::Present(config)) = &adoption {
+            // What an adoption killed between its link and its unlink left beside the config.
+            crate::config::edit::remove_stale_temps(config);
+        }
         let store = store::open_write(DbKind::Project, &project.db_path())?;
         if let Some(ScaffoldOutcome::Written(path)) = &adoption {
             EventStore::new(store.conn()).record_scaffolded("tlc", None, path, command)?;

@@ -41,6 +41,18 @@ pub enum ObsCommand {
     Cost(super::obs_cost::CostArgs),
     /// Send what was recorded since the last acknowledged send to an OpenTelemetry collector (OTLP/HTTP).
     Ship(super::obs_ship::ShipArgs),
+    /// The home database's cross-repository spool.
+    #[command(subcommand)]
+    Spool(SpoolCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SpoolCommand {
+    /// Send the home spool every record of this project it does not hold yet (idempotent).
+    CatchUp {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -150,6 +162,7 @@ pub fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
         ObsCommand::Import(ImportCommand::Transcripts { dir }) => super::obs_cost::import(ctx, dir),
         ObsCommand::Cost(a) => super::obs_cost::cost(ctx, a),
         ObsCommand::Ship(a) => super::obs_ship::ship(ctx, a),
+        ObsCommand::Spool(SpoolCommand::CatchUp { json }) => super::obs_spool::catch_up_command(ctx, json),
     }
 }
 
@@ -344,7 +357,10 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
 fn header(rep: &SessionReport) -> String {
     format!(
         "session {} ({}), {} → {}",
-        rep.session_id, rep.provider, rep.started_at, rep.updated_at
+        render::escape_controls(&rep.session_id),
+        rep.provider,
+        rep.started_at,
+        rep.updated_at
     )
 }
 
@@ -486,9 +502,9 @@ fn live(ctx: &Ctx, a: LiveArgs) -> anyhow::Result<()> {
         for e in &lines {
             last = last.max(e.id);
             if a.json {
-                render::out(&(serde_json::to_string(e)? + "\n"))?;
+                render::json_line(e)?;
             } else {
-                let detail = attrs_detail(&e.attrs);
+                let detail = render::escape_controls(&attrs_detail(&e.attrs)).into_owned();
                 render::out(&format!(
                     "{} {} {} {}{}\n",
                     e.ts,

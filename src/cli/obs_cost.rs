@@ -111,6 +111,9 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
     if total.unpriced > 0 {
         text += &format!("new responses without a price: {} (their cost is unknown, not 0)\n", total.unpriced);
     }
+    if let Some(line) = super::obs_spool::catch_up_when_on(ctx)? {
+        text += &line;
+    }
     render::out(&text)
 }
 

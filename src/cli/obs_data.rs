@@ -70,7 +70,8 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
         }
         None => {
             let stdout = std::io::stdout();
-            let mut lock = std::io::BufWriter::new(stdout.lock());
+            // Printed: escaped like every other output (`render::escape`); a file gets the data as it is.
+            let mut lock = render::Escaped::new(std::io::BufWriter::new(stdout.lock()), format == ExportFormat::Json);
             run(&mut lock)?;
             match lock.flush() {
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -222,6 +223,8 @@ pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], json: bool) -> anyhow::Result<
     progress.finish();
     ptx.commit()?;
     htx.commit()?;
+    drop((pstore, hstore));
+    let spooled = super::obs_spool::catch_up_when_on(ctx)?;
     if json {
         return render::json(&counts);
     }
@@ -235,5 +238,9 @@ pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], json: bool) -> anyhow::Result<
         counts.duplicates,
         counts.malformed,
         counts.unrecognised
-    ))
+    ))?;
+    match spooled {
+        Some(line) => render::out(&line),
+        None => Ok(()),
+    }
 }

@@ -50,3 +50,78 @@ pub fn report_all_repos(ctx: &Ctx, format: Format) -> anyhow::Result<()> {
         other => t.print(other),
     }
 }
+
+/// Rows one home transaction of a catch-up sends.
+const CATCH_UP_BATCH: i64 = 5000;
+
+/// Sends the home spool what it lacks of this project's database (rows a hook killed or locked
+/// out before its spool write left behind, or recorded while the spool was off); `None` when
+/// the project has no database. Creates the home database when it has to write into it.
+pub(super) fn catch_up(ctx: &Ctx) -> anyhow::Result<Option<crate::obs::spool::CaughtUp>> {
+    let project = ctx.project()?;
+    let db = project.db_path();
+    if store::open_read(DbKind::Project, &db)?.is_none() {
+        return Ok(None);
+    }
+    let pstore = store::open_write(DbKind::Project, &db)?;
+    let home_db = ctx.paths()?.home_db();
+    let mut hstore = store::open_write(DbKind::Home, &home_db)?;
+    let done = crate::obs::spool::catch_up(
+        pstore.conn(),
+        hstore.conn_mut(),
+        &project.root().display().to_string(),
+        &project.name(),
+        CATCH_UP_BATCH,
+    )
+    .map_err(|e| match e {
+        crate::obs::spool::CatchUpError::Project(e) => anyhow::Error::new(store::StoreError::sqlite(&db, e)),
+        crate::obs::spool::CatchUpError::Home(e) => anyhow::Error::new(store::StoreError::sqlite(&home_db, e)),
+    })?;
+    Ok(Some(done))
+}
+
+/// After an import: the same catch-up, when `obs.globalSpool` is on; a line saying what it sent.
+pub(super) fn catch_up_when_on(ctx: &Ctx) -> anyhow::Result<Option<String>> {
+    if !ctx.config()?.settings.obs.global_spool {
+        return Ok(None);
+    }
+    Ok(catch_up(ctx)?.filter(|d| d.sent > 0).map(|d| {
+        format!(
+            "spool: {} record(s) of this project sent to the home spool ({} new there)\n",
+            d.sent, d.new
+        )
+    }))
+}
+
+/// `tlc obs spool catch-up`.
+pub(super) fn catch_up_command(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
+    let project = ctx.project()?;
+    let done = catch_up(ctx)?;
+    if json {
+        return render::json(&serde_json::json!({
+            "database": project.db_path().display().to_string(),
+            "recorded": done.is_some(),
+            "caught_up": done,
+        }));
+    }
+    match done {
+        None => render::out(&format!(
+            "nothing recorded yet for {} (no database at {}): nothing to send\n",
+            project.root().display(),
+            project.db_path().display()
+        )),
+        Some(d) if d.sent == 0 => render::out(&format!(
+            "the home spool holds every record of {} (through event {})\n",
+            project.root().display(),
+            d.through
+        )),
+        Some(d) => render::out(&format!(
+            "sent {} record(s) of {} to the home spool ({} new there, {} already there); it now holds every record through event {}\n",
+            d.sent,
+            project.root().display(),
+            d.new,
+            d.sent - d.new,
+            d.through
+        )),
+    }
+}

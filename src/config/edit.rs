@@ -32,16 +32,12 @@ pub struct ConfigEdit {
 impl ConfigEdit {
     /// Opens `path` for editing; a missing file starts empty.
     pub fn open(path: &Path) -> Result<ConfigEdit, EditError> {
-        let original = match std::fs::read_to_string(path) {
-            Ok(t) => Some(t),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(cause) => {
-                return Err(EditError::Read {
-                    path: path.to_path_buf(),
-                    cause,
-                })
+        let original = crate::fsread::read_capped_text(path, crate::fsread::CONFIG_CAP, crate::fsread::Links::Follow).map_err(|e| {
+            EditError::Read {
+                path: path.to_path_buf(),
+                cause: e.into_io(),
             }
-        };
+        })?;
         let doc = match &original {
             Some(t) => t.parse::<toml_edit::DocumentMut>().map_err(|e| EditError::Syntax {
                 path: path.to_path_buf(),
@@ -131,6 +127,53 @@ impl ConfigEdit {
     }
 }
 
+/// The temp file a writer of `path` in process `pid` uses: `.<name>.tlc-<pid>.tmp` beside it.
+pub fn temp_for(path: &Path, pid: u32) -> PathBuf {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    dir.join(format!(".{name}.tlc-{pid}.tmp"))
+}
+
+/// A temp file older than this is stale whatever its process.
+const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Removes the temp files that writers of `path` killed mid-write left beside it
+/// ([`temp_for`]): those whose process is gone (Linux's `/proc` says), or older than ten
+/// minutes. Best effort; returns how many it removed.
+pub fn remove_stale_temps(path: &Path) -> usize {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let prefix = format!(".{name}.tlc-");
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let proc_known = Path::new("/proc/self").exists();
+    let mut removed = 0;
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let Some(pid) = file
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_suffix(".tmp"))
+            .and_then(|p| p.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == std::process::id() {
+            continue;
+        }
+        let gone = proc_known && !Path::new(&format!("/proc/{pid}")).exists();
+        let old = e
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_TEMP);
+        let is_file = e.file_type().is_ok_and(|t| t.is_file());
+        if is_file && (gone || old) && std::fs::remove_file(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// Replaces `path` with `bytes` through a temp file and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -138,8 +181,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
         path: dir.to_path_buf(),
         cause,
     })?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tlc-{}.tmp", std::process::id()));
+    remove_stale_temps(path);
+    let tmp = temp_for(path, std::process::id());
     let mode = std::fs::metadata(path)
         .ok()
         .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()));

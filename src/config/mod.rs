@@ -172,18 +172,14 @@ impl Config {
         let tiers = [(Tier::Machine, Some(machine)), (Tier::Project, project)];
         for (tier, path) in tiers {
             let Some(path) = path else { continue };
-            let bytes = match std::fs::read(path) {
-                Ok(b) => Some(b),
-                Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory) => None,
-                Err(e) => {
-                    return Err(ConfigError {
-                        file: path.to_path_buf(),
-                        line: None,
-                        key: None,
-                        message: format!("cannot read: {e}"),
-                    })
-                }
-            };
+            // A FIFO, a device or a huge file is never read (see `fsread`): the tier does not load.
+            let bytes =
+                crate::fsread::read_capped(path, crate::fsread::CONFIG_CAP, crate::fsread::Links::Follow).map_err(|e| ConfigError {
+                    file: path.to_path_buf(),
+                    line: None,
+                    key: None,
+                    message: e.reason(),
+                })?;
             if let Some(bytes) = &bytes {
                 let parsed = parse_tier(tier, path, bytes)?;
                 for (key, value, line) in parsed.values {

@@ -155,9 +155,8 @@ fn scaffold_inner(paths: &Paths, origin: Option<&str>) -> ScaffoldOutcome {
     }
     // Written whole to a private temp name, then linked into place: link() never replaces an
     // existing file, and a concurrent reader never sees half a config.
-    let tmp = paths
-        .project_harness_dir()
-        .join(format!(".config.toml.tlc-{}.tmp", std::process::id()));
+    super::edit::remove_stale_temps(&dest);
+    let tmp = super::edit::temp_for(&dest, std::process::id());
     let _ = std::fs::remove_file(&tmp);
     let written = std::fs::OpenOptions::new()
         .write(true)
@@ -201,7 +200,7 @@ fn scaffold_inner(paths: &Paths, origin: Option<&str>) -> ScaffoldOutcome {
 pub fn edit_project_config(paths: &Paths, guest: bool) -> Result<ConfigEdit, EditError> {
     if guest {
         return Err(EditError::NotWritable(format!(
-            "{} is a guest repository (machine tier [guest]) or holds the runtime home: tlc never writes into it",
+            "{} is a guest repository (machine tier [guest]), not a git repository, or holds the runtime home: tlc never writes into it",
             paths.root.display()
         )));
     }

@@ -45,10 +45,11 @@ pub fn override_file(paths: &Paths) -> PathBuf {
 
 /// Reads the override file; `Ok(empty)` when it does not exist.
 pub fn read_override_file(path: &Path) -> Result<Vec<PriceEntry>, CostError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(CostError::Unusable(format!("{}: cannot read: {e}", path.display()))),
+    use crate::fsread::{read_capped_text, Links, CONFIG_CAP};
+    let text = match read_capped_text(path, CONFIG_CAP, Links::Follow) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(Vec::new()),
+        Err(e) => return Err(CostError::Unusable(e.to_string())),
     };
     parse_plane(&text, PlaneFormat::Toml).map_err(|e| CostError::Unusable(format!("{}: {e}", path.display())))
 }

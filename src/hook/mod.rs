@@ -11,6 +11,7 @@ pub mod cursor;
 mod fault_log;
 mod guard;
 mod mask;
+mod pending;
 pub mod provider;
 mod record;
 mod usage;
@@ -22,6 +23,7 @@ pub use provider::{NoConfigDir, Provider, ProviderSpec};
 use crate::obs::Event;
 use serde_json::{Map, Value};
 use std::io::Read;
+use std::time::{Duration, Instant};
 
 /// Payloads larger than this are not parsed: the hook answers and records the fault.
 pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
@@ -75,6 +77,12 @@ pub(crate) fn str_field(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
+/// How long the hook waits for more of the payload after the last byte arrived (providers
+/// write it at once and close stdin; a writer that keeps the pipe open gets this long).
+pub const STDIN_IDLE: Duration = Duration::from_millis(500);
+/// The longest the hook reads stdin, however the bytes trickle in.
+pub const STDIN_DEADLINE: Duration = Duration::from_secs(5);
+
 /// What becomes of the hook's database connections once it has answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum AfterAnswer {
@@ -85,7 +93,8 @@ pub(crate) enum AfterAnswer {
     ProcessExits,
 }
 
-/// Reads stdin (bounded) and handles it; returns the response to print. Never panics out.
+/// Reads stdin (bounded in size and in time) and handles it; returns the response to print.
+/// Never panics out.
 pub fn run(provider: Provider) -> String {
     run_then(provider, AfterAnswer::Close)
 }
@@ -97,20 +106,8 @@ pub(crate) fn run_in_exiting_process(provider: Provider) -> String {
 }
 
 fn run_then(provider: Provider, after: AfterAnswer) -> String {
-    let mut input = Vec::new();
-    let read = std::io::stdin().lock().take(MAX_PAYLOAD_BYTES as u64 + 1).read_to_end(&mut input);
-    let oversized = input.len() > MAX_PAYLOAD_BYTES;
-    if oversized {
-        // Drain the rest so the writer is not left blocked on a full pipe.
-        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut std::io::sink());
-    }
-    let read_fault = match read {
-        Err(e) => Some(format!("cannot read stdin: {e}")),
-        Ok(_) if oversized => Some(format!("payload larger than {MAX_PAYLOAD_BYTES} bytes was not parsed")),
-        Ok(_) => None,
-    };
-    let payload = if oversized { &[][..] } else { &input[..] };
-    let outcome = std::panic::catch_unwind(|| handle_then(provider, payload, read_fault.clone(), after));
+    let (input, read_fault) = read_stdin();
+    let outcome = std::panic::catch_unwind(|| handle_then(provider, &input, read_fault.clone(), after));
     match outcome {
         Ok(response) => response,
         Err(_) => {
@@ -118,6 +115,120 @@ fn run_then(provider: Provider, after: AfterAnswer) -> String {
             provider.neutral().to_string()
         }
     }
+}
+
+/// The payload and, when it did not arrive whole, why.
+///
+/// A pipe (or a terminal, a FIFO) on stdin is read through a second, non-blocking descriptor
+/// opened on it (`/proc/self/fd/0`), so that a writer that never closes it cannot hold the
+/// hook: the hook goes on with what arrived once the pipe has been quiet for [`STDIN_IDLE`], or
+/// at [`STDIN_DEADLINE`] at the latest. No thread is involved: on a loaded machine, handing the
+/// bytes over from a reader thread cost more than the whole read. A regular file is read to its
+/// end; a stdin that cannot be reopened that way (a socket, a system without `/proc`) is read to
+/// its end as it is. An oversized payload is not parsed, and stdin is drained meanwhile (until
+/// its end or the deadline) so that the writer is not left blocked on a full pipe.
+fn read_stdin() -> (Vec<u8>, Option<String>) {
+    const STDIN: &str = "/proc/self/fd/0";
+    let regular = std::fs::metadata(STDIN).is_ok_and(|m| m.is_file());
+    let reopened = if regular {
+        None
+    } else {
+        std::os::unix::fs::OpenOptionsExt::custom_flags(std::fs::OpenOptions::new().read(true), libc::O_NONBLOCK)
+            .open(STDIN)
+            .ok()
+    };
+    match reopened {
+        Some(pipe) => read_with_deadline(pipe),
+        None => read_to_end(std::io::stdin().lock()),
+    }
+}
+
+fn oversized() -> String {
+    format!("payload larger than {MAX_PAYLOAD_BYTES} bytes was not parsed")
+}
+
+/// Reads a stdin that always ends (a regular file), or that could not be reopened.
+fn read_to_end(mut stdin: impl Read) -> (Vec<u8>, Option<String>) {
+    let mut input = Vec::new();
+    let read = (&mut stdin).take(MAX_PAYLOAD_BYTES as u64 + 1).read_to_end(&mut input);
+    if input.len() > MAX_PAYLOAD_BYTES {
+        let _ = std::io::copy(&mut stdin, &mut std::io::sink());
+        return (Vec::new(), Some(oversized()));
+    }
+    match read {
+        Ok(_) => (input, None),
+        Err(e) => (input, Some(format!("cannot read stdin: {e}"))),
+    }
+}
+
+/// Reads a non-blocking stdin until its end, a quiet [`STDIN_IDLE`] after the last byte, or
+/// [`STDIN_DEADLINE`]. An empty read first yields the processor (the writer is most likely
+/// about to run: it has just started this process and is writing or closing), a few hundred
+/// times; then it sleeps, backing off from 100 µs to 2 ms. A sleep from the first empty read
+/// on cost a whole timer slice each time the writer was a little late, and waking to a blocking
+/// read needs `poll`, which the standard library does not offer.
+fn read_with_deadline(mut pipe: std::fs::File) -> (Vec<u8>, Option<String>) {
+    let started = Instant::now();
+    let deadline = started + STDIN_DEADLINE;
+    let mut input = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut total = 0usize;
+    let mut last: Option<Instant> = None;
+    let mut pause = Duration::from_micros(100);
+    let mut yields = 0u32;
+    loop {
+        match pipe.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                total += n;
+                // Past the cap: drained, never kept.
+                if total <= MAX_PAYLOAD_BYTES {
+                    input.extend_from_slice(&chunk[..n]);
+                }
+                last = Some(Instant::now());
+                pause = Duration::from_micros(100);
+                yields = 0;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                // Before the first byte the whole deadline is the wait (a slow start of the writer).
+                let until = last.map_or(deadline, |l| (l + STDIN_IDLE).min(deadline));
+                let now = Instant::now();
+                if now >= until {
+                    if total > MAX_PAYLOAD_BYTES {
+                        return (Vec::new(), Some(oversized()));
+                    }
+                    let why = if now >= deadline {
+                        format!("{} s", STDIN_DEADLINE.as_secs())
+                    } else {
+                        format!("{} ms after its last byte", STDIN_IDLE.as_millis())
+                    };
+                    let fault = format!("stdin was not closed: {} bytes read, answered {why} with what arrived", input.len());
+                    return (input, Some(fault));
+                }
+                if yields < 300 {
+                    yields += 1;
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(pause.min(until - now));
+                    pause = (pause * 2).min(Duration::from_millis(2));
+                }
+            }
+            Err(e) => {
+                if total > MAX_PAYLOAD_BYTES {
+                    return (Vec::new(), Some(oversized()));
+                }
+                return (input, Some(format!("cannot read stdin: {e}")));
+            }
+        }
+        if total > MAX_PAYLOAD_BYTES && Instant::now() >= deadline {
+            return (Vec::new(), Some(oversized()));
+        }
+    }
+    if total > MAX_PAYLOAD_BYTES {
+        return (Vec::new(), Some(oversized()));
+    }
+    (input, None)
 }
 
 /// Handles one payload and returns the response text.
@@ -129,7 +240,12 @@ fn handle_then(provider: Provider, input: &[u8], read_fault: Option<String>, aft
     let now = crate::clock::now();
     let mut faults: Vec<String> = read_fault.into_iter().collect();
     let value = match parse_payload(input) {
-        Ok(v) => Some(v),
+        Ok((v, repaired)) => {
+            if !repaired.is_empty() {
+                faults.push(format!("payload repaired before parsing: {}", repaired.join("; ")));
+            }
+            Some(v)
+        }
         Err(e) => {
             faults.push(e.to_string());
             None
@@ -158,30 +274,191 @@ enum PayloadError {
     NotObject { bytes: usize },
 }
 
-/// Parses a payload: JSON, tolerating invalid UTF-8 by replacing it.
-fn parse_payload(input: &[u8]) -> Result<Value, PayloadError> {
+/// Parses a payload as JSON. What the parser alone refuses although the rest could be stored —
+/// invalid UTF-8, a byte-order mark, a lone UTF-16 surrogate escape (`\ud800`), nesting deeper
+/// than the parser goes — is repaired (see [`repair_json`]) and parsed again; the repairs are
+/// returned, for the hook to record as a fault.
+fn parse_payload(input: &[u8]) -> Result<(Value, Vec<String>), PayloadError> {
     if input.iter().all(u8::is_ascii_whitespace) {
         return Err(PayloadError::Empty);
     }
     let bytes = input.len();
     let parsed = match serde_json::from_slice::<Value>(input) {
-        Ok(v) => Ok(v),
-        Err(_) if std::str::from_utf8(input).is_err() => {
-            serde_json::from_str::<Value>(&String::from_utf8_lossy(input)).map_err(|cause| PayloadError::NotJson {
-                bytes,
-                invalid_utf8: true,
-                cause,
-            })
+        Ok(v) => Ok((v, Vec::new())),
+        Err(cause) => {
+            let mut repairs = Vec::new();
+            let invalid_utf8 = std::str::from_utf8(input).is_err();
+            let text = if invalid_utf8 {
+                repairs.push("invalid UTF-8 replaced by U+FFFD".to_string());
+                String::from_utf8_lossy(input).into_owned().into_bytes()
+            } else {
+                input.to_vec()
+            };
+            let repaired = repair_json(&text, &mut repairs);
+            serde_json::from_slice::<Value>(&repaired)
+                .map(|v| (v, repairs))
+                .map_err(|_| PayloadError::NotJson {
+                    bytes,
+                    invalid_utf8,
+                    cause,
+                })
         }
-        Err(cause) => Err(PayloadError::NotJson {
-            bytes,
-            invalid_utf8: false,
-            cause,
-        }),
     }?;
-    if parsed.is_object() {
+    if parsed.0.is_object() {
         Ok(parsed)
     } else {
         Err(PayloadError::NotObject { bytes })
+    }
+}
+
+/// Values nested deeper than this are replaced (serde_json refuses more than 128 levels, and a
+/// deeper value is never one a provider sends).
+const MAX_NESTING: usize = 100;
+
+/// One pass over JSON text (valid UTF-8) that makes what serde_json refuses parseable, keeping
+/// everything else byte for byte: a leading byte-order mark is dropped; a `\uXXXX` escape of a
+/// UTF-16 surrogate without its pair becomes `\ufffd`; a value nested deeper than
+/// [`MAX_NESTING`] becomes the string `"[nested deeper than 100 levels: dropped]"`. Each kind
+/// of repair made is pushed on `repairs` once.
+fn repair_json(text: &[u8], repairs: &mut Vec<String>) -> Vec<u8> {
+    const DROPPED: &[u8] = b"\"[nested deeper than 100 levels: dropped]\"";
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    if text.starts_with("\u{feff}".as_bytes()) {
+        i = 3;
+        repairs.push("a byte-order mark removed".to_string());
+    }
+    let (mut surrogates, mut dropped) = (0usize, 0usize);
+    let (mut depth, mut in_string) = (0usize, false);
+    // While dropping a too-deep value: the depth at which it started.
+    let mut skipping: Option<usize> = None;
+    let hex4 = |at: usize| -> Option<u16> {
+        let h = text.get(at..at + 4)?;
+        u16::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+    };
+    while i < text.len() {
+        let b = text[i];
+        if in_string {
+            if b == b'"' {
+                in_string = false;
+            } else if b == b'\\' {
+                if text.get(i + 1) == Some(&b'u') {
+                    if let Some(unit) = hex4(i + 2) {
+                        let paired = match unit {
+                            0xD800..=0xDBFF => {
+                                text.get(i + 6..i + 8) == Some(b"\\u".as_slice())
+                                    && hex4(i + 8).is_some_and(|l| (0xDC00..=0xDFFF).contains(&l))
+                            }
+                            0xDC00..=0xDFFF => false,
+                            _ => true,
+                        };
+                        if paired && (0xD800..=0xDBFF).contains(&unit) {
+                            if skipping.is_none() {
+                                out.extend_from_slice(&text[i..i + 12]);
+                            }
+                            i += 12;
+                            continue;
+                        }
+                        if !paired {
+                            surrogates += 1;
+                            if skipping.is_none() {
+                                out.extend_from_slice(b"\\ufffd");
+                            }
+                            i += 6;
+                            continue;
+                        }
+                    }
+                }
+                // Any other escape: the backslash and the next byte, as they are.
+                if skipping.is_none() {
+                    out.extend_from_slice(&text[i..(i + 2).min(text.len())]);
+                }
+                i += 2;
+                continue;
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > MAX_NESTING && skipping.is_none() {
+                        skipping = Some(depth);
+                        dropped += 1;
+                        out.extend_from_slice(DROPPED);
+                    }
+                }
+                b']' | b'}' => {
+                    if skipping == Some(depth) {
+                        skipping = None;
+                        depth = depth.saturating_sub(1);
+                        i += 1;
+                        continue;
+                    }
+                    depth = depth.saturating_sub(1);
+                }
+                _ => {}
+            }
+        }
+        if skipping.is_none() {
+            out.push(b);
+        }
+        i += 1;
+    }
+    if surrogates > 0 {
+        repairs.push(format!("{surrogates} lone UTF-16 surrogate escape(s) replaced by \\ufffd"));
+    }
+    if dropped > 0 {
+        repairs.push(format!("{dropped} value(s) nested deeper than {MAX_NESTING} levels dropped"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repaired(text: &str) -> (Value, Vec<String>) {
+        parse_payload(text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn a_bom_a_lone_surrogate_and_deep_nesting_are_repaired_and_named() {
+        let (v, r) = repaired("\u{feff}{\"a\":1}");
+        assert_eq!(v["a"], 1);
+        assert_eq!(r, ["a byte-order mark removed"]);
+
+        let (v, r) = repaired(r#"{"p":"x\ud800y","q":"\udc00","ok":"\ud83d\ude00","esc":"\\ud800"}"#);
+        assert_eq!(v["p"], "x\u{fffd}y");
+        assert_eq!(v["q"], "\u{fffd}");
+        assert_eq!(v["ok"], "😀");
+        assert_eq!(v["esc"], "\\ud800", "an escaped backslash is not an escape");
+        assert_eq!(r, ["2 lone UTF-16 surrogate escape(s) replaced by \\ufffd"]);
+
+        let deep = format!(
+            r#"{{"hook_event_name":"Stop","deep":{}1{},"after":"kept","s":"[[["}}"#,
+            "[".repeat(5000),
+            "]".repeat(5000)
+        );
+        let (v, r) = repaired(&deep);
+        assert_eq!(v["hook_event_name"], "Stop");
+        assert_eq!(v["after"], "kept");
+        assert_eq!(v["s"], "[[[");
+        let mut d = &v["deep"];
+        let mut levels = 0;
+        while let Some(inner) = d.get(0) {
+            d = inner;
+            levels += 1;
+        }
+        assert_eq!(levels, MAX_NESTING - 1);
+        assert_eq!(d, "[nested deeper than 100 levels: dropped]");
+        assert_eq!(r, ["1 value(s) nested deeper than 100 levels dropped"]);
+    }
+
+    #[test]
+    fn valid_payloads_are_not_touched() {
+        let (_, r) = repaired(r#"{"a":"\u00e9\n","b":[[1]]}"#);
+        assert!(r.is_empty());
+        assert!(parse_payload(b"[1]").is_err());
+        assert!(parse_payload(b"{\"a\":").is_err());
     }
 }

@@ -19,8 +19,6 @@ use std::time::Duration;
 
 /// The audit record keeps the whole payload up to this size; a bigger one keeps its head.
 const MAX_AUDIT_PAYLOAD: usize = 1024 * 1024;
-/// How long the hook waits for another writer before answering without recording.
-const HOOK_BUSY_TIMEOUT: Duration = Duration::from_millis(2500);
 /// How long it sleeps between two tries for the lock.
 const HOOK_BUSY_RETRY: Duration = Duration::from_millis(1);
 
@@ -28,7 +26,7 @@ thread_local! {
     static WAIT_STARTED: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
 }
 
-/// The hook's busy handler: retries every millisecond until [`HOOK_BUSY_TIMEOUT`] has passed
+/// The hook's busy handler: retries every millisecond until [`store::HOOK_BUSY_TIMEOUT`] has passed
 /// since the first try. SQLite's own busy timeout backs off to sleeps of 100 ms: under 32
 /// concurrent hooks a waiting one kept losing the lock to newer ones during its long sleeps, and
 /// about once in 10,000 events it waited out the whole timeout. A hook holds the lock for well
@@ -41,7 +39,7 @@ fn wait_for_writer(retries: i32) -> bool {
         }
         s.get().unwrap_or(now)
     });
-    if now.duration_since(started) >= HOOK_BUSY_TIMEOUT {
+    if now.duration_since(started) >= store::HOOK_BUSY_TIMEOUT {
         return false;
     }
     std::thread::sleep(HOOK_BUSY_RETRY);
@@ -80,6 +78,40 @@ pub enum HookError {
     Store(#[from] crate::store::StoreError),
     #[error("{0}")]
     Sqlite(#[from] rusqlite::Error),
+    /// Another process held the database past the hook's wait: the event was kept for the next
+    /// hook (`Ok(file)`), or could not be (`Err(why)`).
+    #[error("locked by another process past {} ms ({cause}); {}", store::HOOK_BUSY_TIMEOUT.as_millis(), match kept {
+        Ok(file) => format!("the event was kept in {} for the next hook to record", file.display()),
+        Err(why) => format!("the event could not be kept: {why}"),
+    })]
+    Locked {
+        cause: String,
+        kept: Result<std::path::PathBuf, String>,
+    },
+}
+
+impl HookError {
+    /// The error as a fault text: an SQLite error on the database at `db` named for what it is
+    /// (a full disk is "disk full", never a bare "disk I/O error").
+    fn named(self, db: &std::path::Path) -> String {
+        match self {
+            HookError::Sqlite(e) => match crate::store::StoreError::sqlite(db, e) {
+                crate::store::StoreError::Sqlite { cause, .. } => cause.to_string(),
+                other => other.to_string(),
+            },
+            other => other.to_string(),
+        }
+    }
+
+    fn is_busy(&self) -> bool {
+        match self {
+            HookError::Store(e) => e.is_busy(),
+            HookError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => {
+                matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+            }
+            _ => false,
+        }
+    }
 }
 
 pub struct Outcome {
@@ -193,6 +225,7 @@ pub fn process(
         };
     };
     let project = Project::locate(&paths, &config);
+    faults.extend(project.faults.iter().cloned());
     let into = Recording {
         provider,
         project: &project,
@@ -203,7 +236,11 @@ pub fn process(
     let decision = match record(into, mapped, &guard, transcript_source.as_deref(), &mut faults) {
         Ok(d) => d,
         Err(e) => {
-            faults.push(format!("{}: not recorded: {e}", project.db_path().display()));
+            faults.push(format!(
+                "{}: not recorded: {}",
+                project.db_path().display(),
+                e.named(&project.db_path())
+            ));
             fault_log::append_best_effort(provider.name(), &scrub_faults(&redactor, &faults).join("; "));
             fallback
         }
@@ -276,11 +313,15 @@ fn record(
     // Issue 6 (adoption): an unadopted repository gets its project config before the first write.
     let adopted = mapped
         .as_ref()
-        .and_then(|m| super::adopt::adopt_on_hook(project, config, m.event.kind));
+        .and_then(|m| super::adopt::adopt_on_hook(project, config, m.event.kind, faults));
     let db = project.db_path();
-    let mut conn = store::open_hook(DbKind::Project, &db)?;
-    conn.busy_handler(Some(wait_for_writer))?;
     let settings = &config.settings;
+    let mut conn = match store::open_hook(DbKind::Project, &db) {
+        Ok(c) => c,
+        Err(e) if e.is_busy() => return Err(locked_out(provider, project, settings, (mapped, guard), redactor, faults, e.into())),
+        Err(e) => return Err(e.into()),
+    };
+    conn.busy_handler(Some(wait_for_writer))?;
     // The transcript is read before the write lock is taken; its generations are written below.
     let delta = match mapped
         .as_ref()
@@ -293,6 +334,7 @@ fn record(
             match super::usage::read_delta(&project.paths, source, stored.as_ref(), event) {
                 Ok(delta) => delta.map(|mut d| {
                     d.path = path.to_string();
+                    faults.append(&mut d.faults);
                     d
                 }),
                 Err(e) => {
@@ -303,8 +345,25 @@ fn record(
         }
         None => None,
     };
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+        Ok(tx) => tx,
+        Err(e) => {
+            let e = HookError::from(e);
+            if e.is_busy() {
+                return Err(locked_out(provider, project, settings, (mapped, guard), redactor, faults, e));
+            }
+            return Err(e);
+        }
+    };
     let es = EventStore::new(&tx);
+    // What hooks locked out before this one kept: written first, in this transaction.
+    let drained = match super::pending::drain(&project.state_dir, &es) {
+        Ok(d) => d,
+        Err(e) => {
+            faults.push(format!("kept events not recorded: {e}"));
+            None
+        }
+    };
     let mode_state = OperatorState::new(&tx).mode()?;
     let posture = resolve_posture(mode_state.as_deref(), &settings.mode);
     // Issue 6 (policy integrity): baseline the session, or deny an acting call after an out-of-band policy edit.
@@ -332,7 +391,13 @@ fn record(
     };
     let decision = guard.finish(decision);
 
-    let mut written: Vec<(Event, Plane)> = Vec::new();
+    // The first event row this hook wrote: the spool sends it even behind a long backlog.
+    let mut own_from: Option<i64> = None;
+    let mut note = |id: Option<i64>| {
+        if let Some(id) = id {
+            own_from = Some(own_from.map_or(id, |o: i64| o.min(id)));
+        }
+    };
     let mut session = None;
     if let Some(Mapped { mut event, action, .. }) = mapped {
         if action.is_some() {
@@ -341,6 +406,7 @@ fn record(
         }
         let plane = plane_for(&event, action.is_some() && decision.interrupts(), settings.obs.debug);
         let id = es.record(&mut event, plane)?;
+        note(id);
         if let Some(action) = &action {
             es.record_decision(
                 id,
@@ -369,15 +435,15 @@ fn record(
             }
         }
         session = event.session_id.clone();
-        written.push((event, plane));
     }
     if let Some(delta) = delta {
         let mut next = delta.next;
         let mut inserted = 0;
         for mut generation in delta.generations {
-            if es.record(&mut generation, Plane::Signal)?.is_some() {
+            let id = es.record(&mut generation, Plane::Signal)?;
+            if id.is_some() {
                 inserted += 1;
-                written.push((generation, Plane::Signal));
+                note(id);
             }
         }
         next.generations += inserted;
@@ -385,8 +451,7 @@ fn record(
         if inserted > 0 {
             if let Some(alert) = cost_alert(&es, provider, session.as_deref(), settings.obs.session_cost_alert_usd)? {
                 let mut alert = alert;
-                es.record(&mut alert, Plane::Signal)?;
-                written.push((alert, Plane::Signal));
+                note(es.record(&mut alert, Plane::Signal)?);
             }
         }
     }
@@ -394,19 +459,25 @@ fn record(
         let mut f = Event::new(provider.name(), Kind::HookFault, crate::clock::now());
         f.session_id = session.clone();
         f.attrs.insert("fault".into(), fault.into());
-        es.record(&mut f, Plane::Signal)?;
-        written.push((f, Plane::Signal));
+        note(es.record(&mut f, Plane::Signal)?);
     }
     tx.commit()?;
+    if let Some(drained) = drained {
+        if let Err(e) = drained.finish() {
+            // Harmless: every kept row has a dedup key, so the next drain adds nothing twice.
+            fault_log::append_best_effort(provider.name(), &format!("kept events recorded but not cleared: {e}"));
+        }
+    }
     store::checkpoint_if_large(&conn);
-    end_connection(conn, after);
 
     if settings.obs.global_spool {
-        if let Err(e) = spool(project, &written, after) {
-            // Best effort: an unwritable home degrades to project-only recording.
+        if let Err(e) = spool(project, &conn, own_from, after) {
+            // Best effort: an unwritable home degrades to project-only recording; what was not
+            // sent stays past the spool cursor for a later hook or `tlc obs spool catch-up`.
             fault_log::append_best_effort(provider.name(), &format!("spool not written: {e}"));
         }
     }
+    end_connection(conn, after);
     Ok(decision)
 }
 
@@ -487,6 +558,52 @@ fn config_root(m: &Mapped) -> std::path::PathBuf {
         .unwrap_or_default()
 }
 
+/// When another process held the project database past the hook's wait: keeps the event and
+/// the faults met so far in the pending file beside the database (see `hook::pending`), for the
+/// next hook to record, and says so in the error the fault log gets.
+fn locked_out(
+    provider: Provider,
+    project: &Project,
+    settings: &crate::config::Settings,
+    (mapped, guard): (Option<Mapped>, &Guard),
+    redactor: &Redactor,
+    faults: &[String],
+    cause: HookError,
+) -> HookError {
+    // What the hook answers without its database: the floor's verdict, else allow.
+    let answered = guard.finish(guard.floor.clone().unwrap_or_else(Decision::allow));
+    let now = crate::clock::now();
+    let mut events: Vec<(Event, Plane)> = Vec::new();
+    let mut session = None;
+    if let Some(Mapped { event, action, .. }) = mapped {
+        let plane = plane_for(&event, false, settings.obs.debug);
+        session = event.session_id.clone();
+        let mut event = event;
+        if action.is_some() {
+            event.attrs.insert("decision".into(), answered.permission.as_str().into());
+            event.attrs.insert("rule".into(), answered.rule.clone().into());
+        }
+        events.push((event, plane));
+    }
+    let mut notes = scrub_faults(redactor, faults);
+    notes.push(format!(
+        "{}: locked by another process past {} ms; this event was kept and recorded by a later hook",
+        project.db_path().display(),
+        store::HOOK_BUSY_TIMEOUT.as_millis()
+    ));
+    for fault in notes {
+        let mut f = Event::new(provider.name(), Kind::HookFault, now);
+        f.session_id = session.clone();
+        f.attrs.insert("fault".into(), fault.into());
+        events.push((f, Plane::Signal));
+    }
+    let refs: Vec<(&Event, Plane)> = events.iter().map(|(e, p)| (e, *p)).collect();
+    HookError::Locked {
+        cause: cause.to_string(),
+        kept: super::pending::keep(&project.state_dir, &refs),
+    }
+}
+
 /// One `cost.session_alert` when the session's estimated cost has crossed the threshold and no
 /// alert was recorded for it yet.
 fn cost_alert(es: &EventStore<'_>, provider: Provider, session: Option<&str>, threshold: Option<f64>) -> rusqlite::Result<Option<Event>> {
@@ -517,19 +634,39 @@ fn plane_for(event: &Event, interrupts: bool, debug_on: bool) -> Plane {
     }
 }
 
-fn spool(project: &Project, written: &[(Event, Plane)], after: AfterAnswer) -> Result<(), HookError> {
-    let home_db = project.paths.home_db();
-    let mut conn = store::open_hook(DbKind::Home, &home_db)?;
-    conn.busy_handler(Some(wait_for_writer))?;
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let spool = Spool::new(&tx);
-    let repo = project.root().display().to_string();
-    let name = project.name();
-    for (ev, plane) in written {
-        spool.append(&repo, &name, ev, *plane)?;
+/// Rows a hook sends to the spool at most besides its own: a long backlog (the spool just turned
+/// on, the home database locked for a while) is sent a batch per hook, or at once by
+/// `tlc obs spool catch-up`.
+const SPOOL_BATCH: i64 = 256;
+
+/// Sends the home spool what it lacks of this project database — this hook's rows, and any a
+/// killed or locked-out hook left behind — then moves the spool cursor. The cursor moves only
+/// after the home database committed, so a hook killed in between leaves the rows past it.
+fn spool(project: &Project, conn: &rusqlite::Connection, own_from: Option<i64>, after: AfterAnswer) -> Result<(), String> {
+    let db = project.db_path();
+    let backlog = crate::obs::spool::backlog(conn, SPOOL_BATCH, own_from).map_err(|e| HookError::from(e).named(&db))?;
+    if backlog.rows.is_empty() {
+        return Ok(());
     }
-    tx.commit()?;
-    store::checkpoint_if_large(&conn);
-    end_connection(conn, after);
+    let home_db = project.paths.home_db();
+    let sent = (|| -> Result<(), HookError> {
+        let mut home = store::open_hook(DbKind::Home, &home_db)?;
+        home.busy_handler(Some(wait_for_writer))?;
+        let tx = home.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        Spool::new(&tx).send(&project.root().display().to_string(), &project.name(), &backlog)?;
+        tx.commit()?;
+        store::checkpoint_if_large(&home);
+        end_connection(home, after);
+        Ok(())
+    })();
+    sent.map_err(|e| format!("{}: {}", home_db.display(), e.named(&home_db)))?;
+    if backlog.through > backlog.from {
+        // `checkpoint_if_large` may have left the connection without a wait.
+        conn.busy_handler(Some(wait_for_writer))
+            .map_err(|e| format!("{}: spool cursor not moved: {e}", db.display()))?;
+        EventStore::new(conn)
+            .advance_spool_cursor(backlog.through)
+            .map_err(|e| format!("{}: spool cursor not moved: {}", db.display(), HookError::from(e).named(&db)))?;
+    }
     Ok(())
 }

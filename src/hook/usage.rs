@@ -25,6 +25,9 @@ pub struct TranscriptError {
 
 /// A hook reads at most this much new transcript; the rest waits for the next hook.
 pub const MAX_READ_PER_HOOK: u64 = 8 * 1024 * 1024;
+/// A line longer than one hook's read is read whole up to this size; a longer one is skipped
+/// (counted in `transcripts.oversize_lines`, left to `tlc obs import transcripts`).
+pub const MAX_LINE_READ: u64 = 64 * 1024 * 1024;
 const HEAD_BYTES: usize = 512;
 
 /// What one read of a transcript found.
@@ -33,6 +36,8 @@ pub struct TranscriptDelta {
     pub generations: Vec<Event>,
     /// The offset state to store once the generations are written.
     pub next: TranscriptOffset,
+    /// What the read met that the hook records as a fault (a line longer than its read).
+    pub faults: Vec<String>,
 }
 
 fn head_hash(file: &mut std::fs::File) -> std::io::Result<String> {
@@ -61,21 +66,18 @@ pub fn read_delta(
         return Err(at(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a .jsonl transcript")));
     }
     let p = Path::new(path);
-    let meta = match std::fs::metadata(p) {
-        Ok(meta) => meta,
+    // Opened without blocking and checked on the open descriptor: a FIFO, a device or a folder
+    // swapped in is a fault, never a hang.
+    let mut file = match crate::fsread::open_regular(p, crate::fsread::Links::Follow) {
+        Ok(f) => f,
         // Claude Code writes the transcript with the first response: at session start and at the
         // first prompt it does not exist yet (measured with 2.1.197).
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && matches!(template.kind, Kind::SessionStart | Kind::PromptSubmit) => {
-            return Ok(None)
-        }
-        Err(e) => return Err(at(e)),
+        Err(e) if e.is_missing() && matches!(template.kind, Kind::SessionStart | Kind::PromptSubmit) => return Ok(None),
+        Err(e) => return Err(at(e.into_io())),
     };
-    if !meta.is_file() {
-        return Err(at(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file")));
-    }
+    let meta = file.metadata().map_err(at)?;
     let file_id = format!("{}:{}", meta.dev(), meta.ino());
     let size = meta.len();
-    let mut file = std::fs::File::open(p).map_err(at)?;
     let head = head_hash(&mut file).map_err(at)?;
     let mut state = stored.cloned().unwrap_or_default();
     let replaced = state.file_id.as_deref() != Some(file_id.as_str()) || state.head_hash.as_deref() != Some(head.as_str());
@@ -83,6 +85,7 @@ pub fn read_delta(
         // Replaced or shrunk: read from the top; the dedup keys keep counts exact.
         state = TranscriptOffset {
             malformed_lines: state.malformed_lines,
+            oversize_lines: state.oversize_lines,
             generations: state.generations,
             ..TranscriptOffset::default()
         };
@@ -97,12 +100,47 @@ pub fn read_delta(
             path: path.to_string(),
             generations: Vec::new(),
             next: state,
+            faults: Vec::new(),
         }));
     }
     let len = (size - start).min(MAX_READ_PER_HOOK);
     let mut bytes = vec![0u8; len as usize];
     file.seek(SeekFrom::Start(start)).map_err(at)?;
     file.read_exact(&mut bytes).map_err(at)?;
+    let mut faults = Vec::new();
+    if size - start > len && memchr::memchr(b'\n', &bytes).is_none() {
+        // The line at the offset is longer than one hook's read: without this the offset would
+        // never move again and every later response would go unrecorded.
+        match read_long_line(&mut file, start, size, bytes).map_err(at)? {
+            LongLine::Whole(line) => {
+                faults.push(format!(
+                    "{path}: line at byte {start} is {} bytes, over the hook's {} read; read whole",
+                    line.len(),
+                    crate::fsread::size_words(MAX_READ_PER_HOOK)
+                ));
+                state.oversize_lines += 1;
+                bytes = line;
+            }
+            LongLine::Skipped { end, finished } => {
+                faults.push(format!(
+                    "{path}: line at byte {start} is {}{} bytes, over the {} a hook reads whole; skipped (`tlc obs import transcripts` reads it)",
+                    if finished { "" } else { "at least " },
+                    end - start,
+                    crate::fsread::size_words(MAX_LINE_READ)
+                ));
+                state.oversize_lines += 1;
+                state.offset = end as i64;
+                return Ok(Some(TranscriptDelta {
+                    path: path.to_string(),
+                    generations: Vec::new(),
+                    next: state,
+                    faults,
+                }));
+            }
+            // Still being written: the next hook reads it.
+            LongLine::Unfinished => bytes = Vec::new(),
+        }
+    }
     let scan = crate::cost::scan_usage(&bytes, start, path);
     state.offset = (start + scan.consumed) as i64;
     state.malformed_lines += scan.malformed as i64;
@@ -110,7 +148,15 @@ pub fn read_delta(
     if !scan.records.is_empty() {
         // Prices come from the home database when it is there and this binary's; any other
         // state of it prices from the compiled-in snapshot rather than failing the hook.
-        let home = store::open_read(DbKind::Home, &paths.home_db()).ok().flatten();
+        let home = match store::open_read(DbKind::Home, &paths.home_db()) {
+            Ok(home) => home,
+            // A refused home database (a link, a foreign file) is named once, here.
+            Err(e @ (store::StoreError::NotRegular { .. } | store::StoreError::Foreign { .. })) => {
+                faults.push(format!("priced from the built-in snapshot: {e}"));
+                None
+            }
+            Err(_) => None,
+        };
         let catalog = PriceCatalog::new(home.as_ref().map(Store::conn), &crate::cost::catalog::override_file(paths))
             .unwrap_or_else(|_| PriceCatalog::snapshot_only());
         let mut prices = CachedResolver::new(&catalog, Some(&template.provider));
@@ -144,5 +190,55 @@ pub fn read_delta(
         path: path.to_string(),
         generations,
         next: state,
+        faults,
     }))
+}
+
+/// A line longer than one hook's read, as [`read_long_line`] found it.
+enum LongLine {
+    /// The whole line, its newline included (at most [`MAX_LINE_READ`] bytes).
+    Whole(Vec<u8>),
+    /// Too long to read whole: the offset just after it (or the end of the file when the line
+    /// has no end yet, `finished` false).
+    Skipped { end: u64, finished: bool },
+    /// No newline yet and still short enough to read whole once it has one.
+    Unfinished,
+}
+
+/// Reads on from the end of `first` (the hook's read at `start`, holding no newline) to the end
+/// of that line, a megabyte at a time: kept whole up to [`MAX_LINE_READ`], else only measured.
+fn read_long_line(file: &mut std::fs::File, start: u64, size: u64, first: Vec<u8>) -> std::io::Result<LongLine> {
+    let mut line = Some(first);
+    let mut pos = start + line.as_ref().map_or(0, |l| l.len() as u64);
+    let mut chunk = vec![0u8; 1024 * 1024];
+    file.seek(SeekFrom::Start(pos))?;
+    while pos < size {
+        let want = (chunk.len() as u64).min(size - pos) as usize;
+        file.read_exact(&mut chunk[..want])?;
+        if let Some(i) = memchr::memchr(b'\n', &chunk[..want]) {
+            let end = pos + i as u64 + 1;
+            return Ok(match line {
+                Some(mut l) => {
+                    l.extend_from_slice(&chunk[..=i]);
+                    LongLine::Whole(l)
+                }
+                None => LongLine::Skipped { end, finished: true },
+            });
+        }
+        pos += want as u64;
+        if line.as_ref().is_some_and(|l| l.len() as u64 + want as u64 > MAX_LINE_READ) {
+            line = None;
+        }
+        if let Some(l) = line.as_mut() {
+            l.extend_from_slice(&chunk[..want]);
+        }
+    }
+    Ok(if line.is_some() {
+        LongLine::Unfinished
+    } else {
+        LongLine::Skipped {
+            end: size,
+            finished: false,
+        }
+    })
 }

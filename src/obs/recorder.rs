@@ -55,6 +55,30 @@ pub struct ShipRow<'a> {
     pub dedup_key: &'a str,
 }
 
+/// One `events` row read back for the home spool (see [`EventStore::unspooled`]).
+#[derive(Debug, Clone, Default)]
+pub struct StoredEvent {
+    pub id: i64,
+    pub ts: String,
+    pub provider: String,
+    pub kind: String,
+    pub plane: String,
+    pub session_id: Option<String>,
+    pub trace_id: Option<String>,
+    pub span_id: Option<String>,
+    pub parent_span_id: Option<String>,
+    pub model: Option<String>,
+    pub tool: Option<String>,
+    pub duration_ms: Option<i64>,
+    /// A JSON object, as text.
+    pub attrs: String,
+    pub tokens: Option<Tokens>,
+    pub cost_usd: Option<f64>,
+    pub cost_source: Option<String>,
+    pub cost_pool: Option<String>,
+    pub dedup_key: Option<String>,
+}
+
 /// The tables [`EventStore::prune`] drops rows from, in the order of `prune_count.sql`'s columns.
 const PRUNED: [&str; 5] = ["events", "decisions", "sessions", "ship_ledger", "open_spans"];
 
@@ -65,6 +89,8 @@ pub struct TranscriptOffset {
     pub head_hash: Option<String>,
     pub offset: i64,
     pub malformed_lines: i64,
+    /// Lines longer than one hook's read (read whole, or skipped when longer still).
+    pub oversize_lines: i64,
     pub generations: i64,
 }
 
@@ -220,7 +246,65 @@ impl<'c> EventStore<'c> {
             let rows = self.conn.execute(sql, [cutoff])? as i64;
             out.push(PruneCount { table, rows });
         }
+        self.conn.prepare_cached(q::SPOOL_CURSOR_PULL_BACK)?.execute([])?;
         Ok(out)
+    }
+
+    /// The id of the last event row the home spool is known to hold.
+    pub fn spool_cursor(&self) -> rusqlite::Result<i64> {
+        self.conn.prepare_cached(q::SPOOL_CURSOR_GET)?.query_row([], |r| r.get(0))
+    }
+
+    /// Moves the spool cursor to `through` (never back). Called only after the home database
+    /// committed every row up to it.
+    pub fn advance_spool_cursor(&self, through: i64) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::SPOOL_CURSOR_ADVANCE)?.execute([through])?;
+        Ok(())
+    }
+
+    /// Event rows in all, and how many of them lie past the spool cursor (not yet known to be in
+    /// the home spool).
+    pub fn spool_backlog(&self) -> rusqlite::Result<(i64, i64)> {
+        self.conn
+            .prepare_cached(q::SPOOL_PENDING)?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
+    }
+
+    /// Event rows after `after`, oldest first, at most `limit`.
+    pub fn unspooled(&self, after: i64, limit: i64) -> rusqlite::Result<Vec<StoredEvent>> {
+        let mut st = self.conn.prepare_cached(q::UNSPOOLED)?;
+        let rows = st.query_map(params![after, limit], |r| {
+            let tokens = match (r.get::<_, Option<i64>>(13)?, r.get::<_, Option<i64>>(14)?) {
+                (None, None) => None,
+                (input, output) => Some(Tokens {
+                    input: input.unwrap_or(0),
+                    output: output.unwrap_or(0),
+                    cache_read: r.get::<_, Option<i64>>(15)?.unwrap_or(0),
+                    cache_write: r.get::<_, Option<i64>>(16)?.unwrap_or(0),
+                }),
+            };
+            Ok(StoredEvent {
+                id: r.get(0)?,
+                ts: r.get(1)?,
+                provider: r.get(2)?,
+                kind: r.get(3)?,
+                plane: r.get(4)?,
+                session_id: r.get(5)?,
+                trace_id: r.get(6)?,
+                span_id: r.get(7)?,
+                parent_span_id: r.get(8)?,
+                model: r.get(9)?,
+                tool: r.get(10)?,
+                duration_ms: r.get(11)?,
+                attrs: r.get(12)?,
+                tokens,
+                cost_usd: r.get(17)?,
+                cost_source: r.get(18)?,
+                cost_pool: r.get(19)?,
+                dedup_key: r.get(20)?,
+            })
+        })?;
+        rows.collect()
     }
 
     fn pair_span(&self, ev: &mut Event, session: &str) -> rusqlite::Result<()> {
@@ -297,6 +381,7 @@ impl<'c> EventStore<'c> {
                     offset: r.get(2)?,
                     malformed_lines: r.get(3)?,
                     generations: r.get(4)?,
+                    oversize_lines: r.get(5)?,
                 })
             })
             .optional()
@@ -312,7 +397,8 @@ impl<'c> EventStore<'c> {
             t.offset,
             t.malformed_lines,
             t.generations,
-            clock::now_stamp()
+            clock::now_stamp(),
+            t.oversize_lines
         ])?;
         Ok(())
     }

@@ -3,8 +3,8 @@
 //! [`Spool`] is the only writer of `spool` (and, through its trigger, `spool_rollup`) and the one
 //! that prunes it.
 
-use super::event::{Event, Plane, Tokens};
-use crate::clock;
+use super::event::Tokens;
+use super::recorder::{EventStore, StoredEvent};
 use crate::cost::usage::{UsageRow, UsageWriter};
 use crate::cost::TokenUsage;
 use crate::store::queries::home::spool as q;
@@ -60,16 +60,18 @@ impl<'c> Spool<'c> {
         Spool { conn }
     }
 
-    /// Appends `ev` (already redacted) as written on `plane` in the repository at `repo_path`.
-    /// A generation also enters the home `usage` table (through its one writer, `cost`'s
-    /// [`UsageWriter`]), so cost reports count it once however many ways it arrived.
-    pub fn append(&self, repo_path: &str, project: &str, ev: &Event, plane: Plane) -> rusqlite::Result<()> {
-        let ts = clock::stamp(ev.ts);
+    /// Appends one project event row (already redacted when it was recorded) of the repository
+    /// at `repo_path`; `false` when the spool already held it. A generation also enters the home
+    /// `usage` table (through its one writer, `cost`'s [`UsageWriter`]), so cost reports count it
+    /// once however many ways it arrived. Sending a row twice is harmless: every row has a dedup
+    /// key (the event's own, else its row id and time).
+    pub fn append(&self, repo_path: &str, project: &str, ev: &StoredEvent) -> rusqlite::Result<bool> {
+        let attrs = serde_json::from_str::<serde_json::Value>(&ev.attrs).unwrap_or_else(|_| serde_json::json!({}));
         let record = serde_json::json!({
-            "ts": ts,
+            "ts": ev.ts,
             "provider": ev.provider,
-            "kind": ev.kind.as_str(),
-            "plane": plane.as_str(),
+            "kind": ev.kind,
+            "plane": ev.plane,
             "session_id": ev.session_id,
             "trace_id": ev.trace_id,
             "span_id": ev.span_id,
@@ -77,16 +79,19 @@ impl<'c> Spool<'c> {
             "model": ev.model,
             "tool": ev.tool,
             "duration_ms": ev.duration_ms,
-            "attrs": ev.attrs,
+            "attrs": attrs,
         })
         .to_string();
-        let dedup = ev.dedup_key.as_ref().map(|k| format!("{repo_path}\u{0}{k}"));
-        self.insert_row(&SpoolRow {
-            ts: &ts,
+        let dedup = match &ev.dedup_key {
+            Some(k) => format!("{repo_path}\u{0}{k}"),
+            None => format!("{repo_path}\u{0}row:{}@{}", ev.id, ev.ts),
+        };
+        let inserted = self.insert_row(&SpoolRow {
+            ts: &ev.ts,
             repo_path,
             project,
-            stream: plane.as_str(),
-            kind: Some(ev.kind.as_str()),
+            stream: &ev.plane,
+            kind: Some(&ev.kind),
             provider: Some(&ev.provider),
             session_id: ev.session_id.as_deref(),
             model: ev.model.as_deref(),
@@ -97,7 +102,7 @@ impl<'c> Spool<'c> {
             cache_write_tokens: ev.tokens.map(|t| t.cache_write),
             cost_usd: ev.cost_usd,
             record: &record,
-            dedup_key: dedup.as_deref(),
+            dedup_key: Some(&dedup),
         })?;
         if let (Some(t), Some(key)) = (ev.tokens, ev.dedup_key.as_deref()) {
             // The same response imported from its transcript is keyed `<message.id>:<requestId>`;
@@ -110,7 +115,7 @@ impl<'c> Spool<'c> {
                 repo_path: Some(repo_path),
                 session_id: ev.session_id.as_deref().unwrap_or(""),
                 provider: Some(&ev.provider),
-                ts: &ts,
+                ts: &ev.ts,
                 model: ev.model.as_deref().unwrap_or(""),
                 usage: token_usage(t),
                 cost_usd: ev.cost_usd,
@@ -118,7 +123,12 @@ impl<'c> Spool<'c> {
                 cost_pool: ev.cost_pool.as_deref(),
             })?;
         }
-        Ok(())
+        Ok(inserted)
+    }
+
+    /// Spool rows of one repository (for `doctor`).
+    pub fn repo_count(&self, repo_path: &str) -> rusqlite::Result<i64> {
+        self.conn.prepare_cached(q::REPO_COUNT)?.query_row([repo_path], |r| r.get(0))
     }
 
     /// Inserts one spool row as it is; `false` when one with the same dedup key was already stored.
@@ -192,5 +202,94 @@ fn token_usage(t: Tokens) -> TokenUsage {
         output: n(t.output),
         cache_read: n(t.cache_read),
         cache_write: n(t.cache_write),
+    }
+}
+
+/// What the home spool lacks of one project database: the rows to send, and how far the cursor
+/// may move once the home database committed them.
+#[derive(Debug, Default)]
+pub struct Backlog {
+    pub rows: Vec<StoredEvent>,
+    /// Every row up to this id is among `rows` or was sent before.
+    pub through: i64,
+    /// The cursor when the backlog was read.
+    pub from: i64,
+}
+
+/// Reads what the spool lacks from a project database: the rows past the spool cursor, at most
+/// `limit` of them, and also — when the limit cut them off — the rows from `own_from` on (a
+/// hook's own rows are sent at once even behind a long backlog; the cursor then stops at the
+/// backlog's end, and they are sent again, harmlessly, when it gets there).
+pub fn backlog(project: &Connection, limit: i64, own_from: Option<i64>) -> rusqlite::Result<Backlog> {
+    let es = EventStore::new(project);
+    let from = es.spool_cursor()?;
+    let mut rows = es.unspooled(from, limit)?;
+    let through = rows.last().map_or(from, |r| r.id);
+    if rows.len() as i64 >= limit {
+        if let Some(own) = own_from.filter(|own| *own > through) {
+            rows.extend(es.unspooled(own - 1, limit)?);
+        }
+    }
+    Ok(Backlog { rows, through, from })
+}
+
+impl Spool<'_> {
+    /// Sends a backlog (in the caller's home transaction); returns how many rows were new here.
+    pub fn send(&self, repo_path: &str, project: &str, backlog: &Backlog) -> rusqlite::Result<usize> {
+        let mut new = 0;
+        for ev in &backlog.rows {
+            new += usize::from(self.append(repo_path, project, ev)?);
+        }
+        Ok(new)
+    }
+}
+
+/// Which database a catch-up failed on.
+#[derive(Debug, thiserror::Error)]
+pub enum CatchUpError {
+    #[error("project database: {0}")]
+    Project(rusqlite::Error),
+    #[error("home database: {0}")]
+    Home(rusqlite::Error),
+}
+
+/// What [`catch_up`] sent.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct CaughtUp {
+    /// Rows read past the cursor and sent.
+    pub sent: u64,
+    /// Of those, rows the spool did not hold yet (the rest a hook had sent before it was killed).
+    pub new: u64,
+    /// The cursor before and after.
+    pub from: i64,
+    pub through: i64,
+}
+
+/// Sends everything past the spool cursor of `project` to the spool of `home`, a batch per home
+/// transaction, moving the cursor after each commit.
+pub fn catch_up(project: &Connection, home: &mut Connection, repo_path: &str, name: &str, batch: i64) -> Result<CaughtUp, CatchUpError> {
+    let mut done = CaughtUp::default();
+    let mut first = true;
+    loop {
+        let pending = backlog(project, batch, None).map_err(CatchUpError::Project)?;
+        if first {
+            done.from = pending.from;
+            done.through = pending.from;
+            first = false;
+        }
+        if pending.rows.is_empty() {
+            return Ok(done);
+        }
+        let tx = home
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(CatchUpError::Home)?;
+        let new = Spool::new(&tx).send(repo_path, name, &pending).map_err(CatchUpError::Home)?;
+        tx.commit().map_err(CatchUpError::Home)?;
+        EventStore::new(project)
+            .advance_spool_cursor(pending.through)
+            .map_err(CatchUpError::Project)?;
+        done.sent += pending.rows.len() as u64;
+        done.new += new as u64;
+        done.through = pending.through;
     }
 }

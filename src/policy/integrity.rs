@@ -48,11 +48,16 @@ pub fn sources(paths: &Paths, mode_state: Option<&str>) -> Vec<Source> {
     out
 }
 
+/// The file's hash, read as the config loader reads it (`fsread`: a FIFO or a device is never
+/// read, so it hashes as unreadable instead of hanging the hook).
 fn hash_file(path: &Path) -> String {
-    match std::fs::read(path) {
-        Ok(bytes) => crate::hashing::sha256_hex(&bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => ABSENT.to_string(),
-        Err(e) => format!("unreadable: {:?}", e.kind()),
+    use crate::fsread::{read_capped, Links, ReadError, CONFIG_CAP};
+    match read_capped(path, CONFIG_CAP, Links::Follow) {
+        Ok(Some(bytes)) => crate::hashing::sha256_hex(&bytes),
+        Ok(None) => ABSENT.to_string(),
+        Err(ReadError::Io { cause, .. }) => format!("unreadable: {:?}", cause.kind()),
+        Err(ReadError::NotRegular { what, .. }) => format!("unreadable: {what}"),
+        Err(ReadError::TooLarge { size, .. }) => format!("unreadable: {size} bytes"),
     }
 }
 

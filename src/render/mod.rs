@@ -125,9 +125,14 @@ impl Table {
         if let Some(w) = terminal_width() {
             t.set_width(w);
         }
-        t.set_header(self.headers.clone());
+        t.set_header(self.headers.iter().map(|h| escape_controls(h).into_owned()).collect::<Vec<_>>());
         for row in &self.rows {
-            t.add_row(row.iter().enumerate().map(|(i, c)| display(i, c)).collect::<Vec<_>>());
+            t.add_row(
+                row.iter()
+                    .enumerate()
+                    .map(|(i, c)| escape_controls(&display(i, c)).into_owned())
+                    .collect::<Vec<_>>(),
+            );
         }
         t.to_string()
     }
@@ -144,7 +149,7 @@ impl Table {
 
     /// A GitHub-flavoured markdown table.
     pub fn to_markdown(&self, display: &dyn Fn(usize, &Cell) -> String) -> String {
-        let esc = |s: String| s.replace('|', "\\|").replace('\n', " ");
+        let esc = |s: String| escape_controls(&s).replace('|', "\\|");
         let mut out = format!(
             "| {} |\n",
             self.headers.iter().map(|h| esc(h.clone())).collect::<Vec<_>>().join(" | ")
@@ -174,15 +179,138 @@ impl Table {
         let text = match format {
             Format::Table => self.to_terminal(display) + "\n",
             Format::Csv => self.to_csv()?,
-            Format::Json => serde_json::to_string_pretty(&self.to_json())? + "\n",
+            Format::Json => json_escaped(serde_json::to_string_pretty(&self.to_json())?) + "\n",
             Format::Markdown => self.to_markdown(display),
         };
         out(&text)
     }
 }
 
-/// Writes to stdout; a closed pipe (`| head`) is not an error.
+/// Whether `c` may act on a terminal if printed as it is: the C0 controls (line breaks and tabs
+/// included), DEL, the C1 controls (U+0080–U+009F, which some terminals obey as escape
+/// sequences), and the invisible direction marks and overrides that reorder what is shown
+/// (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
+fn is_control(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// THE escaping of text that came from outside tlc (a package's files and names, a finding's
+/// excerpt, payload text, a file name) before it is printed: every control character becomes
+/// visible text (`\n`, `\t`, `\r`, `\x1b`, `\u{202e}`), so nothing printed can move the
+/// cursor, erase a line, forge one, or turn text around. With `keep_lines`, line breaks and
+/// tabs stay (and a carriage return that ends a line, CRLF): for text that is lines by design
+/// (a manifest shown verbatim, CSV, a message of several lines) whose fields were escaped whole.
+pub fn escape(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
+    let kept = |c: char, next: Option<char>| keep_lines && (c == '\n' || c == '\t' || (c == '\r' && next == Some('\n')));
+    let mut chars = text.chars().peekable();
+    let mut first = None;
+    let mut at = 0;
+    while let Some(c) = chars.next() {
+        if is_control(c) && !kept(c, chars.peek().copied()) {
+            first = Some(at);
+            break;
+        }
+        at += c.len_utf8();
+    }
+    let Some(first) = first else {
+        return std::borrow::Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    out.push_str(&text[..first]);
+    let mut chars = text[first..].chars().peekable();
+    while let Some(c) = chars.next() {
+        if !is_control(c) || kept(c, chars.peek().copied()) {
+            out.push(c);
+            continue;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// [`escape`] of a single-line field: everything, line breaks included.
+pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+    escape(text, false)
+}
+
+/// JSON text with DEL, the C1 controls and the direction marks written as `\u` escapes
+/// (serde_json already escapes the C0 controls): the same string, and nothing a terminal obeys.
+fn json_escaped(text: String) -> String {
+    let escaped = |c: char| (c as u32) >= 0x7f && is_control(c);
+    if !text.chars().any(escaped) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if escaped(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A writer that escapes what passes through it, line by line: as [`out`] does for text (or
+/// CSV), as [`json`] does for JSON. For a stream printed as it is made (`obs export`).
+pub struct Escaped<W: Write> {
+    inner: W,
+    json: bool,
+    line: Vec<u8>,
+}
+
+impl<W: Write> Escaped<W> {
+    pub fn new(inner: W, json: bool) -> Escaped<W> {
+        Escaped {
+            inner,
+            json,
+            line: Vec::new(),
+        }
+    }
+
+    fn emit(&mut self) -> std::io::Result<()> {
+        let text = String::from_utf8_lossy(&self.line).into_owned();
+        let text = if self.json {
+            json_escaped(text)
+        } else {
+            escape(&text, true).into_owned()
+        };
+        self.line.clear();
+        self.inner.write_all(text.as_bytes())
+    }
+}
+
+impl<W: Write> Write for Escaped<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while let Some(i) = memchr::memchr(b'\n', rest) {
+            self.line.extend_from_slice(&rest[..=i]);
+            self.emit()?;
+            rest = &rest[i + 1..];
+        }
+        self.line.extend_from_slice(rest);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if !self.line.is_empty() {
+            self.emit()?;
+        }
+        self.inner.flush()
+    }
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error. Every control character but line
+/// breaks and tabs is escaped on the way ([`escape`]): callers escape single-line fields whole,
+/// this is the net under all of it.
 pub fn out(text: &str) -> anyhow::Result<()> {
+    let text = escape(text, true);
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()) {
         Ok(()) => Ok(()),
@@ -193,7 +321,12 @@ pub fn out(text: &str) -> anyhow::Result<()> {
 
 /// Prints exactly one JSON value (pretty) on stdout.
 pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
-    out(&(serde_json::to_string_pretty(value)? + "\n"))
+    out(&(json_escaped(serde_json::to_string_pretty(value)?) + "\n"))
+}
+
+/// Prints one JSON value on one line (a stream of them: `obs live --json`), escaped as [`json`].
+pub fn json_line<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+    out(&(json_escaped(serde_json::to_string(value)?) + "\n"))
 }
 
 /// Whether stdout is a terminal.
@@ -258,6 +391,22 @@ mod tests {
             t.to_csv().unwrap(),
             "key,n,cost,note\r\n\"a,b\",1234567,0.1,\"say \"\"hi\"\"\"\r\nc,,,\"two\nlines\"\r\n"
         );
+    }
+
+    #[test]
+    fn control_characters_from_outside_are_escaped() {
+        let hostile = "ok.md\x1b[2K\x1b[1A\r  no findings\n\u{202e}txt.exe\u{9b}";
+        assert_eq!(
+            escape_controls(hostile),
+            "ok.md\\x1b[2K\\x1b[1A\\r  no findings\\n\\u{202e}txt.exe\\u{009b}"
+        );
+        assert_eq!(escape("a\tb\r\nc\rd\x07", true), "a\tb\r\nc\\rd\\x07");
+        assert!(matches!(escape_controls("plain text, ünïcödé"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(json_escaped("\"a\u{7f}b\u{202e}\"".into()), "\"a\\u007fb\\u202e\"");
+        let mut t = Table::new(["file"]);
+        t.push(vec![Cell::Text("x\ny\x1b[31m".into())]);
+        let shown = t.to_terminal(&|_, c| c.plain());
+        assert!(shown.contains("x\\ny\\x1b[31m") && !shown.contains('\x1b'), "{shown}");
     }
 
     #[test]

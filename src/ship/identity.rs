@@ -9,7 +9,8 @@ use crate::project::Project;
 /// The origin of this project's records under `config`.
 pub fn origin(project: &Project, config: &Config) -> Result<Origin, ShipError> {
     let ship = &config.settings.ship;
-    let remote = crate::project::origin_url(project.root());
+    // A `.git/config` that cannot be read (see `fsread`) names no remote.
+    let remote = crate::project::origin_url(project.root()).ok().flatten();
     let shipped_remote = remote.as_deref().and_then(remote_for_shipping);
     let github = remote.as_deref().and_then(crate::config::scaffold::github_owner_repo);
     let meta = &config.settings.project;

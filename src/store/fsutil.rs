@@ -21,3 +21,22 @@ pub fn create_private_file(path: &Path) -> io::Result<()> {
         Err(e) => Err(e),
     }
 }
+
+/// Whether the file system holding `db` has no space left (or no quota): SQLite reports some
+/// writes that failed for want of space as a plain "disk I/O error". Probed by writing a small
+/// file beside the database and removing it; called only on an I/O error.
+pub fn no_space_left(db: &Path) -> bool {
+    let Some(dir) = db.parent() else { return false };
+    let probe = dir.join(format!(".tlc-space-probe-{}", std::process::id()));
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&probe)
+        .and_then(|mut f| {
+            io::Write::write_all(&mut f, &[0u8; 64 * 1024])?;
+            f.sync_all()
+        });
+    let _ = std::fs::remove_file(&probe);
+    matches!(written, Err(e) if matches!(e.kind(), io::ErrorKind::StorageFull | io::ErrorKind::QuotaExceeded))
+}

@@ -41,6 +41,9 @@ pub struct PruneCount {
 
 /// How long a connection waits for another writer before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);
+/// How long a hook waits for another process holding the database: well inside a hook's budget.
+/// What it could not write then is kept for the next hook (see `hook::pending`).
+pub const HOOK_BUSY_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// Which of the two databases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,8 +100,21 @@ pub enum StoreError {
     NotADatabase { path: PathBuf, detail: String },
     #[error("{path}: schema version {found} is newer than this tlc knows (version {known}); upgrade tlc — the database was not written")]
     TooNew { path: PathBuf, found: u32, known: u32 },
-    #[error("{path}: schema version {found} is older than this tlc (version {known}); run `tlc db migrate`")]
+    #[error("{path}: {}; run `tlc db migrate`", if found == known {
+        format!("its views are not this tlc's (schema version {found})")
+    } else {
+        format!("schema version {found} is older than this tlc (version {known})")
+    })]
     NeedsMigration { path: PathBuf, found: u32, known: u32 },
+    /// The database path (or its `-wal`, `-shm` or `-journal`) is a symlink, a FIFO, a folder, a
+    /// device: never opened, so nothing is written through it.
+    #[error("{path}: {what}, not a regular file: tlc opens its database only as a regular file in place (never through a link); it was left as it is")]
+    NotRegular { path: PathBuf, what: &'static str },
+    /// An SQLite file that tlc did not make: tables, but no tlc migration history.
+    #[error("{path}: not a tlc database (it holds {tables} but no tlc migration history); it was left as it is")]
+    Foreign { path: PathBuf, tables: String },
+    #[error("{path}: disk full: {cause}")]
+    DiskFull { path: PathBuf, cause: String },
     #[error("{path}: cannot create: {cause}")]
     Create { path: PathBuf, cause: std::io::Error },
     #[error("{path}: migration failed: {detail}")]
@@ -111,12 +127,33 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    pub(crate) fn sqlite(path: &Path, source: rusqlite::Error) -> StoreError {
+    /// An SQLite error on the database at `path`, named for what it is: not a database, a full
+    /// disk (SQLite reports some of those as a plain "disk I/O error"), a refused symlink.
+    pub fn sqlite(path: &Path, source: rusqlite::Error) -> StoreError {
         if is_not_a_database(&source) {
             return StoreError::NotADatabase {
                 path: path.to_path_buf(),
                 detail: source.to_string(),
             };
+        }
+        if let rusqlite::Error::SqliteFailure(f, _) = &source {
+            if f.extended_code == rusqlite::ffi::SQLITE_CANTOPEN_SYMLINK {
+                return StoreError::NotRegular {
+                    path: path.to_path_buf(),
+                    what: "reached through a symbolic link",
+                };
+            }
+            let disk_full = match f.code {
+                rusqlite::ErrorCode::DiskFull => true,
+                rusqlite::ErrorCode::SystemIoFailure | rusqlite::ErrorCode::CannotOpen => fsutil::no_space_left(path),
+                _ => false,
+            };
+            if disk_full {
+                return StoreError::DiskFull {
+                    path: path.to_path_buf(),
+                    cause: source.to_string(),
+                };
+            }
         }
         StoreError::Sqlite {
             path: path.to_path_buf(),
@@ -140,8 +177,8 @@ fn is_not_a_database(e: &rusqlite::Error) -> bool {
 /// Checkpoint-on-close stays on: every hook is its own process, so each is the last connection
 /// to close. Without that checkpoint the next process would find the shared-memory index gone
 /// and rebuild it by reading the whole WAL, which then never restarts and grows without bound.
-fn init_write(conn: &mut Connection) -> rusqlite::Result<()> {
-    conn.busy_timeout(BUSY_TIMEOUT)?;
+fn init_write(conn: &mut Connection, busy: Duration) -> rusqlite::Result<()> {
+    conn.busy_timeout(busy)?;
     conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")
 }
 
@@ -218,7 +255,7 @@ impl Store {
 /// and migrates it when its schema or views are behind this binary. Refuses a newer schema
 /// without writing. For every command that writes.
 pub fn open_write(kind: DbKind, path: &Path) -> Result<Store, StoreError> {
-    let (conn, migration) = open_and_migrate(kind, path)?;
+    let (conn, migration) = open_and_migrate(kind, path, BUSY_TIMEOUT)?;
     Ok(Store {
         kind,
         path: path.to_path_buf(),
@@ -231,9 +268,10 @@ pub fn open_write(kind: DbKind, path: &Path) -> Result<Store, StoreError> {
 /// writes nothing, and refuses a schema that is not this binary's ([`StoreError::TooNew`],
 /// [`StoreError::NeedsMigration`]). For every command that only reads.
 pub fn open_read(kind: DbKind, path: &Path) -> Result<Option<Store>, StoreError> {
-    if !path.is_file() {
+    if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }
+    refuse_irregular(path)?;
     // A WAL that other processes left is left as it is: closing a reader must not
     // checkpoint and delete it. With no WAL yet, the default close removes what opening made.
     let wal_present = wal_path(path).exists();
@@ -253,8 +291,8 @@ pub fn open_read(kind: DbKind, path: &Path) -> Result<Option<Store>, StoreError>
 
 /// Opens one read-write connection to `path`, creating and migrating the database as needed:
 /// one cheap `user_version` read when the schema is current.
-fn open_and_migrate(kind: DbKind, path: &Path) -> Result<(Connection, MigrationReport), StoreError> {
-    let created = !path.exists();
+fn open_and_migrate(kind: DbKind, path: &Path, busy: Duration) -> Result<(Connection, MigrationReport), StoreError> {
+    let created = std::fs::symlink_metadata(path).is_err();
     if created {
         if let Some(dir) = path.parent() {
             create_private_dir(dir).map_err(|source| StoreError::Create {
@@ -267,9 +305,10 @@ fn open_and_migrate(kind: DbKind, path: &Path) -> Result<(Connection, MigrationR
             cause: source,
         })?;
     }
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let mut conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
-    init_write(&mut conn).map_err(|e| StoreError::sqlite(path, e))?;
+    refuse_irregular(path)?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+    let mut conn = Connection::open_with_flags(in_place(path), flags).map_err(|e| StoreError::sqlite(path, e))?;
+    init_write(&mut conn, busy).map_err(|e| StoreError::sqlite(path, e))?;
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .map_err(|e| StoreError::sqlite(path, e))?;
@@ -303,7 +342,7 @@ const HOOK_WAL_LIMIT_PAGES: i32 = 64;
 /// the hook. Here the close leaves the WAL in place; [`checkpoint_if_large`] truncates it once it
 /// has grown past a few dozen pages, so the next process rebuilds its index from a short log.
 pub fn open_hook(kind: DbKind, path: &Path) -> Result<Connection, StoreError> {
-    let (conn, _) = open_and_migrate(kind, path)?;
+    let (conn, _) = open_and_migrate(kind, path, HOOK_BUSY_TIMEOUT)?;
     conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
         .map_err(|e| StoreError::sqlite(path, e))?;
     conn.wal_hook(Some(|_, pages| {
@@ -336,16 +375,50 @@ pub(crate) fn leave_open_until_exit(conn: Connection) {
 }
 
 fn wal_path(db: &Path) -> PathBuf {
+    sibling(db, "-wal")
+}
+
+fn sibling(db: &Path, suffix: &str) -> PathBuf {
     let mut name = db.as_os_str().to_os_string();
-    name.push("-wal");
+    name.push(suffix);
     PathBuf::from(name)
+}
+
+/// Refuses a database whose file, or whose `-wal`, `-shm` or `-journal`, exists as anything
+/// but a regular file: a symlink would have SQLite migrate and write a foreign file (it resolves
+/// links before it opens), a FIFO or a device would hang or feed it. Four `lstat`s.
+fn refuse_irregular(db: &Path) -> Result<(), StoreError> {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let file = sibling(db, suffix);
+        if let Ok(meta) = std::fs::symlink_metadata(&file) {
+            if !meta.is_file() {
+                return Err(StoreError::NotRegular {
+                    what: crate::fsread::describe(meta.file_type()),
+                    path: file,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The path SQLite is given: the database's folder with its links resolved, and the file's own
+/// name. With `SQLITE_OPEN_NOFOLLOW` SQLite refuses a link anywhere in the path it is given; the
+/// folders above the database (a home reached through a symlink) may be links, the file may not.
+/// (The containment of `.tlc` inside the repository is `paths::escape_from`'s.)
+fn in_place(db: &Path) -> PathBuf {
+    match (db.parent().map(std::fs::canonicalize), db.file_name()) {
+        (Some(Ok(dir)), Some(name)) => dir.join(name),
+        _ => db.to_path_buf(),
+    }
 }
 
 /// Opens an existing file for reading without creating anything next to it (and without looking
 /// at its schema: `db status` and `db check` read any version).
 fn open_read_connection(path: &Path) -> Result<Connection, StoreError> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-    let mut conn = Connection::open_with_flags(path, flags).map_err(|e| StoreError::sqlite(path, e))?;
+    refuse_irregular(path)?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+    let mut conn = Connection::open_with_flags(in_place(path), flags).map_err(|e| StoreError::sqlite(path, e))?;
     init_read(&mut conn).map_err(|e| StoreError::sqlite(path, e))?;
     Ok(conn)
 }
@@ -357,7 +430,15 @@ fn check_readable(kind: DbKind, path: &Path, conn: &Connection) -> Result<(), St
     if version == kind.expected_user_version() {
         return Ok(());
     }
-    let found = schema::applied_version(conn).map_err(|e| StoreError::sqlite(path, e))?;
+    if let Some(tables) = schema::foreign_tables(conn).map_err(|e| StoreError::sqlite(path, e))? {
+        return Err(StoreError::Foreign {
+            path: path.to_path_buf(),
+            tables,
+        });
+    }
+    let recorded = schema::applied_version(conn).map_err(|e| StoreError::sqlite(path, e))?;
+    // `user_version` alone may say newer (a newer tlc that failed half-way, an edit by hand).
+    let found = recorded.max(u32::try_from(version / 1_000_000).unwrap_or(u32::MAX));
     if found > kind.latest_version() {
         return Err(StoreError::TooNew {
             path: path.to_path_buf(),
@@ -367,7 +448,7 @@ fn check_readable(kind: DbKind, path: &Path, conn: &Connection) -> Result<(), St
     }
     Err(StoreError::NeedsMigration {
         path: path.to_path_buf(),
-        found,
+        found: recorded,
         known: kind.latest_version(),
     })
 }
@@ -384,6 +465,9 @@ pub struct DbStatus {
     pub size_bytes: Option<u64>,
     pub journal_mode: Option<String>,
     pub error: Option<String>,
+    /// What is wrong with its schema (see `db check`): a foreign file, a newer history or
+    /// `user_version`, a missing table.
+    pub problems: Vec<String>,
 }
 
 /// Reads the status of the database at `path` without creating or writing anything.
@@ -398,25 +482,34 @@ pub fn status(kind: DbKind, path: &Path) -> DbStatus {
         size_bytes: None,
         journal_mode: None,
         error: None,
+        problems: Vec::new(),
     };
+    if std::fs::symlink_metadata(path).is_ok() && !st.exists {
+        // A link, a FIFO, a folder: named, never opened.
+        st.exists = true;
+        st.error = refuse_irregular(path).err().map(|e| e.to_string());
+        return st;
+    }
     if !st.exists {
         return st;
     }
     st.size_bytes = std::fs::metadata(path).ok().map(|m| m.len());
-    let read = || -> Result<(u32, Vec<AppliedMigration>, String), StoreError> {
+    let read = || -> Result<(u32, Vec<AppliedMigration>, String, Vec<String>), StoreError> {
         let conn = open_read_connection(path)?;
         let applied = applied_migrations(&conn).map_err(|e| StoreError::sqlite(path, e))?;
         let version = applied.iter().map(|m| m.version).max().unwrap_or(0);
         let mode: String = conn
             .query_row("PRAGMA journal_mode", [], |r| r.get(0))
             .map_err(|e| StoreError::sqlite(path, e))?;
-        Ok((version, applied, mode))
+        let problems = schema::problems(kind, &conn).map_err(|e| StoreError::sqlite(path, e))?;
+        Ok((version, applied, mode, problems))
     };
     match read() {
-        Ok((version, applied, mode)) => {
+        Ok((version, applied, mode, problems)) => {
             st.schema_version = Some(version);
             st.applied_migrations = applied;
             st.journal_mode = Some(mode);
+            st.problems = problems;
         }
         Err(e) => st.error = Some(e.to_string()),
     }
@@ -431,6 +524,8 @@ pub struct CheckReport {
     pub exists: bool,
     pub integrity: Vec<String>,
     pub foreign_key_faults: Vec<String>,
+    /// What is wrong with the schema (see [`DbStatus::problems`]).
+    pub schema: Vec<String>,
     pub ok: bool,
 }
 
@@ -442,9 +537,13 @@ pub fn check(kind: DbKind, path: &Path) -> Result<CheckReport, StoreError> {
         exists: path.is_file(),
         integrity: Vec::new(),
         foreign_key_faults: Vec::new(),
+        schema: Vec::new(),
         ok: true,
     };
     if !report.exists {
+        if std::fs::symlink_metadata(path).is_ok() {
+            refuse_irregular(path)?;
+        }
         return Ok(report);
     }
     let conn = open_read_connection(path)?;
@@ -469,7 +568,8 @@ pub fn check(kind: DbKind, path: &Path) -> Result<CheckReport, StoreError> {
     for r in rows {
         report.foreign_key_faults.push(r.map_err(sq)?);
     }
-    report.ok = report.integrity == ["ok"] && report.foreign_key_faults.is_empty();
+    report.schema = schema::problems(kind, &conn).map_err(sq)?;
+    report.ok = report.integrity == ["ok"] && report.foreign_key_faults.is_empty() && report.schema.is_empty();
     Ok(report)
 }
 

@@ -72,6 +72,96 @@ pub fn applied_migrations(conn: &Connection) -> rusqlite::Result<Vec<AppliedMigr
     rows.collect()
 }
 
+/// The tables of a database that has tables but no tlc migration history (a foreign SQLite
+/// file), named for a message; `None` for a tlc database or an empty one.
+pub fn foreign_tables(conn: &Connection) -> rusqlite::Result<Option<String>> {
+    let mut stmt =
+        conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")?;
+    let tables: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    if tables.is_empty() || tables.iter().any(|t| t == HISTORY_TABLE) {
+        return Ok(None);
+    }
+    let mut named = tables.iter().take(4).map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ");
+    if tables.len() > 4 {
+        named.push_str(&format!(" and {} more", tables.len() - 4));
+    }
+    Ok(Some(format!("{} {named}", if tables.len() == 1 { "table" } else { "tables" })))
+}
+
+/// The tables of `conn` (SQLite's own left out) and each one's columns.
+fn table_shapes(conn: &Connection) -> rusqlite::Result<Vec<(String, Vec<String>)>> {
+    let mut stmt =
+        conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")?;
+    let names: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    let mut out = Vec::with_capacity(names.len());
+    for name in names {
+        let mut cols = conn.prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")?;
+        let columns: Vec<String> = cols.query_map([&name], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        out.push((name, columns));
+    }
+    Ok(out)
+}
+
+/// What is wrong with the schema of a database that should be tlc's `kind`, read without
+/// writing: a foreign SQLite file, a migration history or a `user_version` newer than this
+/// binary, the two disagreeing, a table or column the recorded version has that is missing.
+/// Empty for a sound database, and for an empty file (created, never migrated).
+pub fn problems(kind: DbKind, conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut out = Vec::new();
+    if let Some(tables) = foreign_tables(conn)? {
+        out.push(format!("not a tlc database: it holds {tables} but no tlc migration history"));
+        return Ok(out);
+    }
+    let shapes = table_shapes(conn)?;
+    if shapes.is_empty() {
+        return Ok(out);
+    }
+    let known = kind.latest_version();
+    let applied = applied_migrations(conn)?;
+    let recorded = applied.iter().map(|m| m.version).max().unwrap_or(0);
+    for m in applied.iter().filter(|m| m.version > known) {
+        out.push(format!(
+            "the migration history names V{}__{}, newer than this tlc (schema version {known}): upgrade tlc",
+            m.version, m.name
+        ));
+    }
+    let user_version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let said = user_version / 1_000_000;
+    if said > i64::from(known) {
+        out.push(format!(
+            "user_version {user_version} says schema version {said}, newer than this tlc (version {known}): upgrade tlc"
+        ));
+    } else if user_version != 0 && said != i64::from(recorded) {
+        out.push(format!(
+            "user_version {user_version} says schema version {said}, but the migration history says {recorded}"
+        ));
+    }
+    if recorded == 0 || recorded > known {
+        return Ok(out);
+    }
+    // The shape version `recorded` has: the migrations up to it, run on an empty database.
+    let mut expected = Connection::open_in_memory()?;
+    if runner(kind)
+        .set_target(refinery::Target::Version(i32::try_from(recorded).unwrap_or(i32::MAX)))
+        .run(&mut expected)
+        .is_err()
+    {
+        return Ok(out);
+    }
+    let have: std::collections::BTreeMap<String, Vec<String>> = shapes.into_iter().collect();
+    for (table, columns) in table_shapes(&expected)? {
+        match have.get(&table) {
+            None => out.push(format!("table `{table}` is missing (schema version {recorded} has it)")),
+            Some(present) => {
+                for c in columns.iter().filter(|c| !present.contains(c)) {
+                    out.push(format!("column `{table}.{c}` is missing (schema version {recorded} has it)"));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Migrates `conn` while holding an exclusive lock on the database's folder, so that many hook
 /// processes meeting a fresh database at once migrate it exactly once.
 pub(super) fn migrate_locked(kind: DbKind, path: &Path, conn: &mut Connection) -> Result<MigrationReport, StoreError> {
@@ -95,6 +185,12 @@ fn migrate(kind: DbKind, path: &Path, conn: &mut Connection) -> Result<Migration
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sq)?;
     if version == kind.expected_user_version() {
         return Ok(MigrationReport::default());
+    }
+    if let Some(tables) = foreign_tables(conn).map_err(sq)? {
+        return Err(StoreError::Foreign {
+            path: path.to_path_buf(),
+            tables,
+        });
     }
     let found = applied_version(conn).map_err(sq)?;
     if found > kind.latest_version() {

@@ -1,1 +1,1 @@
-SELECT file_id, head_hash, offset, malformed_lines, generations FROM transcripts WHERE path = ?1
+SELECT file_id, head_hash, offset, malformed_lines, generations, oversize_lines FROM transcripts WHERE path = ?1

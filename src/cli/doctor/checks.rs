@@ -75,7 +75,7 @@ pub fn run_all(paths: &Paths) -> Vec<Check> {
             out.push(posture(cfg, mode_state.as_deref()));
             out.extend(rails(cfg, mode_state.as_deref()));
             out.extend(gate_commands(cfg));
-            out.push(spool(cfg, paths));
+            out.push(spool(cfg, &project, project_store.as_ref()));
         }
         Err(e) => out.push(check(
             "restated-keys",
@@ -102,6 +102,18 @@ fn adoption(project: &Project) -> Check {
             format!("{why}: tlc never writes through it; records go to {}", project.state_dir.display()),
         );
     }
+    if project.outside {
+        return check(
+            "adoption",
+            "adoption",
+            Status::Ok,
+            format!(
+                "{} is not a git repository: nothing is written into it; records go to {}",
+                project.root().display(),
+                project.state_dir.display()
+            ),
+        );
+    }
     if project.guest {
         return check(
             "adoption",
@@ -126,7 +138,7 @@ fn adoption(project: &Project) -> Check {
 }
 
 fn database(id: &str, name: &str, kind: DbKind, path: &Path) -> Check {
-    if !path.is_file() {
+    if std::fs::symlink_metadata(path).is_err() {
         return check(
             id,
             name,
@@ -152,6 +164,7 @@ fn database(id: &str, name: &str, kind: DbKind, path: &Path) -> Check {
                 .iter()
                 .filter(|l| *l != "ok")
                 .chain(&r.foreign_key_faults)
+                .chain(&r.schema)
                 .take(3)
                 .cloned()
                 .collect();
@@ -321,21 +334,58 @@ fn gate_commands(cfg: &Config) -> Vec<Check> {
     out
 }
 
-fn spool(cfg: &Config, paths: &Paths) -> Check {
-    if cfg.settings.obs.global_spool {
-        check(
-            "spool",
-            "global spool",
-            Status::Ok,
-            format!("on: every record is also written to {}", paths.home_db().display()),
-        )
-    } else {
-        check(
+/// The spool, when on: how many of this project's records the home spool is not known to hold
+/// (past the spool cursor: a hook killed or locked out between its two writes, or records made
+/// while the spool was off), against what each database holds.
+fn spool(cfg: &Config, project: &Project, store: Option<&Store>) -> Check {
+    let home_db = project.paths.home_db();
+    if !cfg.settings.obs.global_spool {
+        return check(
             "spool",
             "global spool",
             Status::Ok,
             "off (obs.globalSpool = false): records stay in the project database",
+        );
+    }
+    let Some(store) = store else {
+        return check(
+            "spool",
+            "global spool",
+            Status::Ok,
+            format!(
+                "on: every record is also written to {} (nothing recorded here yet)",
+                home_db.display()
+            ),
+        );
+    };
+    let (total, behind) = match crate::obs::EventStore::new(store.conn()).spool_backlog() {
+        Ok(c) => c,
+        Err(e) => return check("spool", "global spool", Status::Warn, format!("{}: {e}", store.path().display())),
+    };
+    let spooled = match store::open_read(DbKind::Home, &home_db) {
+        Ok(Some(home)) => crate::obs::Spool::new(home.conn())
+            .repo_count(&project.root().display().to_string())
+            .map_err(|e| format!("{}: {e}", home_db.display())),
+        Ok(None) => Ok(0),
+        Err(e) => Err(e.to_string()),
+    };
+    let spooled = match spooled {
+        Ok(n) => n,
+        Err(e) => return check("spool", "global spool", Status::Warn, e),
+    };
+    let counts = format!(
+        "{total} record(s) in the project database, {spooled} in the home spool for {}",
+        project.root().display()
+    );
+    if behind > 0 {
+        check(
+            "spool",
+            "global spool",
+            Status::Warn,
+            format!("on, {behind} record(s) not yet in the home spool ({counts}): run `tlc obs spool catch-up`"),
         )
+    } else {
+        check("spool", "global spool", Status::Ok, format!("on, nothing behind ({counts})"))
     }
 }
 
@@ -429,9 +479,10 @@ fn wiring(p: crate::hook::Provider) -> Check {
         Err(e) => return check(&id, &name, Status::Ok, format!("{} not detected ({e})", p.name)),
     };
     let file = dir.join(p.settings_file);
-    let text = match std::fs::read_to_string(&file) {
-        Ok(t) => t,
-        Err(_) => {
+    let text = match crate::fsread::read_capped_text(&file, crate::fsread::SETTINGS_CAP, crate::fsread::Links::Follow) {
+        Ok(Some(t)) => t,
+        Err(e) => return check(&id, &name, Status::Warn, e.to_string()),
+        Ok(None) => {
             return check(
                 &id,
                 &name,

@@ -1,0 +1,2 @@
+-- For doctor: spool rows of one repository.
+SELECT count(*) FROM spool WHERE repo_path = ?1
