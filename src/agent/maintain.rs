@@ -92,11 +92,7 @@ pub fn prune(paths: &Paths, dry_run: bool) -> Result<Pruned, AgentError> {
         let text = match crate::fsread::read_capped_text(f, crate::fsread::CONFIG_CAP, crate::fsread::Links::Follow) {
             Ok(Some(text)) => text,
             Ok(None) => continue,
-            Err(e) => {
-                return Err(refused(format!(
-                    "{e}: prune cannot tell which pins it names; nothing was removed"
-                )))
-            }
+            Err(e) => return Err(refused(format!("{e}: prune cannot tell which pins it names; nothing was removed"))),
         };
         let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
             return Err(refused(format!(
