@@ -46,7 +46,11 @@ fn db_migrate_makes_both_databases_in_wal_with_private_modes_and_twice_changes_n
     assert!(second.contains("up to date") && !second.contains("applied"), "{second}");
     assert_eq!((snapshot(&w.project_db()), snapshot(&w.home_db())), before);
     let status: serde_json::Value = serde_json::from_str(&w.ok(&["db", "status", "--json"])).unwrap();
-    assert_eq!(status[0]["schema_version"], latest_migration("project"), "every project migration applied");
+    assert_eq!(
+        status[0]["schema_version"],
+        latest_migration("project"),
+        "every project migration applied"
+    );
     assert_eq!(status[0]["journal_mode"], "wal");
     assert_eq!(status[1]["applied_migrations"][0]["name"], "core");
     w.ok(&["db", "check"]);

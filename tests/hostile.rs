@@ -470,7 +470,13 @@ fn a_stdin_that_never_closes_is_answered_with_what_arrived() {
     drop(stdin);
     assert!(out.status.success(), "{:?}", out.status);
     assert!(took < Duration::from_secs(5), "answered in {took:?}, not after the writer gave up");
-    assert_eq!(stdout(&out).trim(), "{}", "the neutral Cursor answer");
+    // The fixture's command is `rm -rf /`: the floor's deny shows the payload that arrived was read.
+    let answer: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("a JSON answer");
+    assert_eq!(answer["permission"], "deny", "{answer}");
+    assert!(answer["agent_message"]
+        .as_str()
+        .unwrap()
+        .contains("rule=outside-project-destruction"));
     assert_eq!(
         a.w.count("SELECT count(*) FROM events WHERE kind = 'shell.start'"),
         1,
