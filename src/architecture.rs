@@ -48,6 +48,16 @@ const SIDEWAYS: &[(&str, &str, &str)] = &[
         "config",
         "where a project's state lives depends on the machine tier's [guest] list; adoption runs the scaffold",
     ),
+    (
+        "gate",
+        "obs",
+        "gate output is redacted with obs's redactor; ship-ledger rows go through the event store, their one writer",
+    ),
+    (
+        "gate",
+        "policy",
+        "a stop is let through unchecked while the operator state says paused",
+    ),
     ("project", "paths", "a project is located from the paths"),
     ("config", "paths", "the tiers' files are found from the paths"),
     (
@@ -353,6 +363,9 @@ const TABLE_OWNERS: &[TableOwner] = &[
     ("project", "file_claims", Some(("policy/claims.rs", "ClaimStore"))),
     ("project", "gate_runs", Some(("gate/mod.rs", "GateStore"))),
     ("project", "gate_lock", Some(("gate/mod.rs", "GateStore"))),
+    ("project", "gate_resolutions", Some(("gate/mod.rs", "GateStore"))),
+    ("project", "turns", Some(("gate/turn.rs", "TurnStore"))),
+    ("project", "stop_outcomes", Some(("gate/turn.rs", "TurnStore"))),
     ("project", "lessons", Some(("lesson/mod.rs", "LessonStore"))),
     ("home", "tlc_meta", None),
     ("home", "prices", Some(("cost/catalog.rs", "PriceCatalog"))),

@@ -4,6 +4,8 @@
 //! preconditions are met inside it.
 #![allow(unsafe_code)]
 
+use std::sync::atomic::{AtomicI32, Ordering};
+
 /// Whether a process with this id exists on this machine (it may belong to another user).
 pub fn process_exists(pid: i64) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
@@ -54,4 +56,83 @@ pub fn keep_freed_memory() {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
     }
+}
+
+// A gate command (`gate::runner`) runs in a process group of its own; these make sure no process
+// of it outlives the hook that started it.
+
+/// Sends SIGKILL to every process in the process group `group` (a gate command's, which it leads).
+/// A group with no process left is not an error.
+pub fn kill_group(group: u32) {
+    let Ok(pgid) = libc::pid_t::try_from(group) else { return };
+    // Group 0 or 1 would name the caller's own group or init's: never signalled.
+    if pgid <= 1 {
+        return;
+    }
+    // SAFETY: killpg only sends a signal; the group is one this process created for its child.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+/// The process group of the gate command running now (0: none), for the termination handler.
+static RUNNING_GROUP: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_termination(signal: libc::c_int) {
+    let group = RUNNING_GROUP.load(Ordering::SeqCst);
+    // SAFETY: killpg, signal and raise are async-signal-safe; the handler touches nothing else.
+    unsafe {
+        if group > 1 {
+            libc::killpg(group, libc::SIGKILL);
+        }
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+}
+
+/// While it lives, a SIGTERM, SIGINT or SIGHUP to the hook (a provider giving up on a slow stop)
+/// kills the gate command's group before the hook dies of it.
+pub struct GroupGuard {
+    previous: [libc::sighandler_t; 3],
+}
+
+const SIGNALS: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
+
+impl GroupGuard {
+    pub fn new(group: u32) -> GroupGuard {
+        RUNNING_GROUP.store(i32::try_from(group).unwrap_or(0), Ordering::SeqCst);
+        let handler = on_termination as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        // SAFETY: installs an async-signal-safe handler; the previous ones are restored on drop.
+        let previous = SIGNALS.map(|s| unsafe { libc::signal(s, handler) });
+        GroupGuard { previous }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        for (s, p) in SIGNALS.iter().zip(self.previous) {
+            // SAFETY: restores the handler that was in place before.
+            unsafe {
+                libc::signal(*s, p);
+            }
+        }
+        RUNNING_GROUP.store(0, Ordering::SeqCst);
+    }
+}
+
+/// Makes the command's process die with SIGKILL when the hook dies, even by SIGKILL (Linux).
+pub fn die_with_parent(cmd: &mut std::process::Command) {
+    #[cfg(target_os = "linux")]
+    use std::os::unix::process::CommandExt;
+    #[cfg(target_os = "linux")]
+    // SAFETY: the closure runs in the child between fork and exec and calls only prctl, which is
+    // async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            Ok(())
+        });
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
 }

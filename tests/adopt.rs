@@ -639,7 +639,7 @@ fn gate_commands_are_written_through_the_editor_and_runs_record_verdicts() {
         .unwrap();
     let held = w.run(&["gate", "run", "lint"]);
     assert_eq!(held.status.code(), Some(1));
-    assert!(stderr(&held).contains("held by pid 1"), "{}", stderr(&held));
+    assert!(stderr(&held).contains("session other, pid 1 on"), "{}", stderr(&held));
 }
 
 fn hostname() -> String {

@@ -575,7 +575,7 @@ fn status_and_doctor_tell_which_rails_act() {
     let w = World::outside_temp();
     write_config(
         &w,
-        "[shell]\nstallDetection = false\ncatastrophicAsk = true\n\n[grind]\nenabled = true\n",
+        "[shell]\nstallDetection = false\ncatastrophicAsk = true\n\n[grind]\nenabled = true\n\n[subagents]\nenforceAllowlist = true\n",
     );
     let st = json_status(&w);
     let rails = st["rails"].as_array().unwrap();
@@ -598,16 +598,22 @@ fn status_and_doctor_tell_which_rails_act() {
         (Some(false), Some(false))
     );
     assert_eq!(row("shell-posture-paired")["acts"], false, "solo");
+    // The grind is enforced, but with no command set it has nothing to run: it does not act.
     let grind = row("grind (lint/test gates)");
-    assert_eq!((grind["on"].as_bool(), grind["acts"].as_bool()), (Some(true), Some(false)));
+    assert_eq!(
+        (grind["on"].as_bool(), grind["enforced"].as_bool(), grind["acts"].as_bool()),
+        (Some(true), Some(true), Some(false))
+    );
+    assert!(grind["needs"].as_str().unwrap().contains("grind.testCommand"), "{grind}");
     for r in rails {
         assert_eq!(
             r["acts"].as_bool(),
-            Some(r["on"].as_bool().unwrap() && r["enforced"].as_bool().unwrap()),
+            Some(r["on"].as_bool().unwrap() && r["enforced"].as_bool().unwrap() && r["needs"].is_null()),
             "{r}"
         );
     }
     let table = w.ok(&["status"]);
+    assert!(table.contains("switched on, but it needs a command to run"), "{table}");
     assert!(table.contains("switched on, but this tlc does not enforce it yet"), "{table}");
     let doctor: Value = serde_json::from_str(&w.ok(&["doctor", "--json"])).unwrap();
     let checks = doctor["checks"].as_array().unwrap();
@@ -621,7 +627,11 @@ fn status_and_doctor_tell_which_rails_act() {
     assert!(c("floor")["detail"].as_str().unwrap().contains("policy-surface-write"));
     assert!(c("rails")["detail"].as_str().unwrap().contains("shell-catastrophic"));
     assert_eq!(c("rails-inert")["status"], "warn");
-    assert!(c("rails-inert")["detail"].as_str().unwrap().contains("grind.enabled"));
+    let inert = c("rails-inert")["detail"].as_str().unwrap().to_string();
+    assert!(
+        inert.contains("grind.enabled") && inert.contains("subagents.enforceAllowlist"),
+        "{inert}"
+    );
 
     // Each configurable shell rail decides through `tlc hook` when on, and not when off.
     let s = "status-rails";

@@ -51,6 +51,11 @@ fn db_migrate_makes_both_databases_in_wal_with_private_modes_and_twice_changes_n
         latest_migration("project"),
         "every project migration applied"
     );
+    assert_eq!(
+        status[0]["applied_migrations"].as_array().map(Vec::len),
+        Some(latest_migration("project") as usize),
+        "no migration number skipped"
+    );
     assert_eq!(status[0]["journal_mode"], "wal");
     assert_eq!(status[1]["applied_migrations"][0]["name"], "core");
     w.ok(&["db", "check"]);

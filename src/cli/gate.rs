@@ -4,9 +4,11 @@
 use super::mutating::Mutation;
 use super::Ctx;
 use crate::gate::{self, Gate, GateStore};
+use crate::obs::redact::Redactor;
 use crate::render;
 use crate::store::{self, DbKind};
 use clap::Subcommand;
+use std::time::Duration;
 
 #[derive(Debug, Subcommand)]
 pub enum GateCommand {
@@ -24,6 +26,9 @@ pub enum GateCommand {
     Show {
         #[arg(value_enum)]
         gate: Option<Gate>,
+        /// Only runs of this session.
+        #[arg(long)]
+        session: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -41,7 +46,7 @@ pub fn run(ctx: &Ctx, cmd: GateCommand) -> anyhow::Result<()> {
         GateCommand::TestCommand(a) => set_command(ctx, Gate::Test, a),
         GateCommand::LintCommand(a) => set_command(ctx, Gate::Lint, a),
         GateCommand::Run { gate } => run_gates(ctx, gate),
-        GateCommand::Show { gate, json } => show(ctx, gate, json),
+        GateCommand::Show { gate, session, json } => show(ctx, gate, session.as_deref(), json),
     }
 }
 
@@ -80,65 +85,73 @@ fn set_command(ctx: &Ctx, g: Gate, a: SetArgs) -> anyhow::Result<()> {
 
 fn run_gates(ctx: &Ctx, only: Option<Gate>) -> anyhow::Result<()> {
     let cfg = ctx.config()?;
-    let gates: Vec<(Gate, Vec<String>)> = [Gate::Lint, Gate::Test]
+    let s = &cfg.settings;
+    let gates: Vec<(Gate, Vec<String>)> = [Gate::Lint, Gate::Test, Gate::Docs]
         .into_iter()
         .filter(|g| only.is_none_or(|o| o == *g))
         .map(|g| {
-            (
-                g,
-                if g == Gate::Lint {
-                    cfg.settings.grind.lint_command.clone()
-                } else {
-                    cfg.settings.grind.test_command.clone()
-                },
-            )
+            let argv = match g {
+                Gate::Lint => s.grind.lint_command.clone(),
+                Gate::Test => s.grind.test_command.clone(),
+                Gate::Docs => s.docs.command.clone(),
+            };
+            (g, argv)
         })
         .collect();
     if let Some((g, _)) = gates.iter().find(|(_, argv)| argv.is_empty() && only.is_some()) {
-        return Err(crate::error::unusable(format!(
-            "{} is not set: set it with `tlc gate {}-command <cmd> [args...]`",
-            g.key(),
-            g.as_str()
-        )));
+        return Err(crate::error::unusable(format!("{} is not set: {}", g.key(), g.setter())));
     }
     let gates: Vec<_> = gates.into_iter().filter(|(_, argv)| !argv.is_empty()).collect();
     if gates.is_empty() {
         return Err(crate::error::unusable(
-            "neither grind.lintCommand nor grind.testCommand is set: set one with `tlc gate test-command <cmd> [args...]`",
+            "none of grind.lintCommand, grind.testCommand and docs.command is set: set one with `tlc gate test-command <cmd> [args...]`",
         ));
     }
     let mut m = Mutation::begin(ctx, "gate run")?;
-    if let Err(h) = GateStore::try_lock(m.store.conn_mut(), None)? {
+    if let Err(h) = GateStore::try_lock(m.store.conn_mut(), None, None)? {
         return Err(crate::error::refused(format!(
-            "the gate lock in {} is held by pid {} on {} since {}{}; try again when it finishes",
+            "the gate lock in {} is held by {}; try again when it finishes",
             m.store.path().display(),
-            h.pid,
-            h.host,
-            h.acquired_at,
-            h.session_id.map(|s| format!(" (session {s})")).unwrap_or_default()
+            h.describe()
         )));
     }
-    let report = m.project.state_dir.join(format!("gate-report-{}.json", std::process::id()));
+    let redactor = s.secrets.redact_output.then(|| Redactor::new(""));
     let mut failed = false;
     let mut results = Vec::new();
     for (g, argv) in &gates {
-        let mut run = gate::execute(*g, argv, m.project.root(), &report, None);
+        let req = gate::RunRequest {
+            gate: *g,
+            argv: argv.clone(),
+            root: m.project.root(),
+            report: m
+                .project
+                .state_dir
+                .join(format!("gate-report-{}-{}.json", std::process::id(), g.as_str())),
+            timeout: Duration::from_secs(u64::try_from(s.grind.gate_timeout_seconds.max(1)).unwrap_or(300)),
+            provider: None,
+            session: None,
+            attempt: None,
+            files: Vec::new(),
+            inputs: Default::default(),
+        };
+        let mut run = gate::execute(&req, redactor.as_ref());
         run.id = GateStore::new(m.store.conn()).insert_run(&run)?;
-        failed |= run.verdict != "pass";
+        failed |= !run.passed();
         results.push(run);
     }
     GateStore::new(m.store.conn()).unlock()?;
     m.finish()?;
     for r in &results {
         render::out(&format!(
-            "{} gate: {} (exit {}) in {} ms: {}\n",
+            "{} gate: {} [{}] (exit {}) in {} ms: {}\n",
             r.gate,
             r.verdict,
+            r.classification(),
             r.exit_code.map_or("none".into(), |c| c.to_string()),
             r.duration_ms,
             r.command.join(" ")
         ))?;
-        if r.verdict != "pass" && !r.output_tail.is_empty() {
+        if !r.passed() && !r.output_tail.is_empty() {
             render::out(&format!("--- output tail ---\n{}\n", r.output_tail.trim_end()))?;
         }
     }
@@ -148,10 +161,10 @@ fn run_gates(ctx: &Ctx, only: Option<Gate>) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn show(ctx: &Ctx, only: Option<Gate>, json: bool) -> anyhow::Result<()> {
+fn show(ctx: &Ctx, only: Option<Gate>, session: Option<&str>, json: bool) -> anyhow::Result<()> {
     let project = ctx.project()?;
     let latest = match store::open_read(DbKind::Project, &project.db_path())? {
-        Some(store) => GateStore::new(store.conn()).latest(only.map(Gate::as_str))?,
+        Some(store) => GateStore::new(store.conn()).latest(only.map(Gate::as_str), session)?,
         None => None,
     };
     match (latest, json) {
@@ -160,15 +173,31 @@ fn show(ctx: &Ctx, only: Option<Gate>, json: bool) -> anyhow::Result<()> {
         (None, false) => render::out("no gate run recorded yet\n"),
         (Some(r), false) => {
             let mut text = format!(
-                "{} gate run {} at {}: {} (exit {}) in {} ms\ncommand: {}\n",
+                "{} gate run {} at {}: {} [{}] (exit {}) in {} ms{}\ncommand: {}\n",
                 r.gate,
                 r.id,
                 r.started_at,
                 r.verdict,
+                r.classification(),
                 r.exit_code.map_or("none".into(), |c| c.to_string()),
                 r.duration_ms,
+                match (r.reused_from, &r.deferred_to) {
+                    (Some(from), _) => format!(", reused from run {from}"),
+                    (_, Some(holder)) => format!(", deferred: the lock was held by {holder}"),
+                    _ => String::new(),
+                },
                 r.command.join(" ")
             );
+            if let Some(session) = &r.session_id {
+                text.push_str(&format!(
+                    "session: {} {session}, attempt {}\n",
+                    r.provider.as_deref().unwrap_or("?"),
+                    r.attempt.map_or("-".into(), |a| a.to_string())
+                ));
+            }
+            for (i, f) in r.findings.iter().enumerate() {
+                text.push_str(&format!("{}. {}\n", i + 1, f.summary));
+            }
             if !r.output_tail.is_empty() {
                 text.push_str(&format!("--- output tail ---\n{}\n", r.output_tail.trim_end()));
             }

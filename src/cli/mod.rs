@@ -21,6 +21,7 @@ mod obs_ship;
 mod obs_spool;
 mod policy_cmd;
 mod prices;
+mod ship;
 mod stable;
 mod status;
 
@@ -80,6 +81,11 @@ pub enum Command {
     /// Gate commands, gate runs and the latest gate verdict.
     #[command(subcommand)]
     Gate(gate::GateCommand),
+    /// The ship gate's ledger of claims, challenges and passes (read-only).
+    #[command(subcommand)]
+    Ship(ship::ShipCommand),
+    /// What a session's last stop left open: base, attempt, gaps, next action (read-only).
+    Handoff(ship::HandoffArgs),
     /// Add and list lessons.
     #[command(subcommand)]
     Lessons(lessons::LessonsCommand),
@@ -183,6 +189,8 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Resume => mode::pause(&ctx, false),
         Command::Policy(args) => policy_cmd::run(&ctx, args),
         Command::Gate(cmd) => gate::run(&ctx, cmd),
+        Command::Ship(cmd) => ship::run(&ctx, cmd),
+        Command::Handoff(args) => ship::handoff(&ctx, args),
         Command::Lessons(cmd) => lessons::run(&ctx, cmd),
         Command::Prices(cmd) => prices::run(&ctx, cmd),
         Command::Stable(cmd) => stable::run(&ctx, cmd),

@@ -2,6 +2,7 @@
 
 use super::obs::{ExportArgs, ExportFormatArg};
 use super::Ctx;
+use crate::gate::turn::TurnStore;
 use crate::gate::GateStore;
 use crate::obs::export::{ExportFormat, Views, Window};
 use crate::obs::{import::Importer, EventStore, Spool};
@@ -114,6 +115,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
             counts.push(GateStore::new(conn).count_prunable(&cutoff)?);
             counts.push(IntegrityStore::new(conn).count_prunable(&cutoff)?);
             counts.push(ClaimStore::new(conn).count_prunable(&cutoff)?);
+            counts.extend(TurnStore::new(conn).count_prunable(&cutoff)?);
             counts
         } else {
             // Each domain prunes its own tables, all in one transaction.
@@ -125,6 +127,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
             counts.push(GateStore::new(&tx).prune(&cutoff)?);
             counts.push(ClaimStore::new(&tx).prune(&cutoff)?);
             counts.push(IntegrityStore::new(&tx).prune(&cutoff)?);
+            counts.extend(TurnStore::new(&tx).prune(&cutoff)?);
             // A ship cursor past the ids the prune kept would skip the rows SQLite numbers next.
             crate::ship::ShipStore::new(&tx).clamp_after_prune()?;
             tx.commit()?;
@@ -176,7 +179,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
 /// The project tables in the order `obs prune` lists them (events and decisions keep the order
 /// their domain gave: decisions are deleted first, but counted after events).
 fn in_prune_order(mut counts: Vec<PruneCount>) -> Vec<PruneCount> {
-    const ORDER: [&str; 7] = [
+    const ORDER: [&str; 9] = [
         "events",
         "sessions",
         "gate_runs",
@@ -184,6 +187,8 @@ fn in_prune_order(mut counts: Vec<PruneCount>) -> Vec<PruneCount> {
         "open_spans",
         "policy_baselines",
         "file_claims",
+        "stop_outcomes",
+        "turns",
     ];
     let rank = |t: &str| ORDER.iter().position(|o| *o == t || (t == "decisions" && *o == "events"));
     counts.sort_by_key(|c| rank(c.table));

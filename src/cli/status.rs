@@ -126,7 +126,7 @@ pub fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
             r.kind.into(),
             r.key.into(),
             Cell::Text(if r.on { "on" } else { "off" }.into()),
-            Cell::Text(catalog::acts_text(r).into()),
+            Cell::Text(catalog::acts_text(r)),
         ]);
     }
     t.print(render::Format::Table)?;

@@ -80,6 +80,9 @@ const fn k(key: &'static str, kind: Kind, default: Default, doc: &'static str) -
 }
 
 pub const APPEND_FILES: &[&str] = &["auto", "always", "never"];
+pub const DOCS_SEVERITY: &[&str] = &["warn", "deny"];
+pub const COMMENT_MODES: &[&str] = &["declared", "resolvable", "strict"];
+pub const COMMENT_VIOLATION: &[&str] = &["followup", "stop"];
 
 /// The OTLP encodings `tlc obs ship` speaks (OTLP/HTTP; gRPC is not offered).
 pub const SHIP_PROTOCOLS: &[&str] = &["http/protobuf", "http/json"];
@@ -129,6 +132,21 @@ pub const KEYS: &[KeySpec] = &[
         "Path prefixes whose changes trigger the lint and test gates.",
     ),
     k(
+        "grind.testPaths",
+        Kind::StrList,
+        Default::List(&[
+            "tests/",
+            "test/",
+            "spec/",
+            "**/__tests__/",
+            "**/*_test.*",
+            "**/*.test.*",
+            "**/*.spec.*",
+            "**/test_*.*",
+        ]),
+        "Paths (prefixes or globs) of test files: a change there triggers the test gate.",
+    ),
+    k(
         "grind.appendFiles",
         Kind::Enum(APPEND_FILES),
         Default::Str("auto"),
@@ -139,6 +157,12 @@ pub const KEYS: &[KeySpec] = &[
         Kind::Int { min: 1 },
         Default::Int(5),
         "Follow-ups sent for a failing gate before the turn may end.",
+    ),
+    k(
+        "grind.gateTimeoutSeconds",
+        Kind::Int { min: 1 },
+        Default::Int(300),
+        "A gate command running longer than this is killed with its process group (category timeout).",
     ),
     k(
         "shipGate.enabled",
@@ -175,6 +199,60 @@ pub const KEYS: &[KeySpec] = &[
         Kind::Bool,
         Default::Bool(false),
         "Block a recent ship claim that changed no file.",
+    ),
+    k(
+        "shipGate.evidenceMaxAgeHours",
+        Kind::Int { min: 1 },
+        Default::Int(48),
+        "A PASS verdict older than this many hours is not evidence.",
+    ),
+    k(
+        "docs.command",
+        Kind::StrList,
+        Default::List(&[]),
+        "The docs staleness tool's argv, run at stop when the turn changed files (empty: no docs gate).",
+    ),
+    k(
+        "docs.severity",
+        Kind::Enum(DOCS_SEVERITY),
+        Default::Str("warn"),
+        "warn lets the stop through with the tool's output; deny blocks like a failing gate.",
+    ),
+    k(
+        "comments.enabled",
+        Kind::Bool,
+        Default::Bool(false),
+        "Block a stop whose turn added comments the mode refuses.",
+    ),
+    k(
+        "comments.mode",
+        Kind::Enum(COMMENT_MODES),
+        Default::Str("declared"),
+        "declared (why:, hazard: or invariant:), resolvable (declared and checkable at HEAD) or strict (none).",
+    ),
+    k(
+        "comments.onViolation",
+        Kind::Enum(COMMENT_VIOLATION),
+        Default::Str("followup"),
+        "followup also warns (HEADS UP) right after an edit adds such a comment; stop checks only at stop.",
+    ),
+    k(
+        "duplication.enabled",
+        Kind::Bool,
+        Default::Bool(false),
+        "Block a stop whose turn added a run of lines that already exists elsewhere in the project.",
+    ),
+    k(
+        "duplication.minRun",
+        Kind::Int { min: 2 },
+        Default::Int(6),
+        "Lines a copied run needs to count as duplication.",
+    ),
+    k(
+        "supplyChain.enabled",
+        Kind::Bool,
+        Default::Bool(false),
+        "Block a stop whose turn added a dependency with no version or without moving its lockfile.",
     ),
     k(
         "obs.globalSpool",

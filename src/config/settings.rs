@@ -8,6 +8,10 @@ pub struct Settings {
     pub mode: String,
     pub grind: Grind,
     pub ship_gate: ShipGate,
+    pub docs: Docs,
+    pub comments: Comments,
+    pub duplication: Duplication,
+    pub supply_chain: SupplyChain,
     pub obs: Obs,
     pub secrets: Secrets,
     pub shell: Shell,
@@ -24,8 +28,10 @@ pub struct Grind {
     pub lint_command: Vec<String>,
     pub test_command: Vec<String>,
     pub code_paths: Vec<String>,
+    pub test_paths: Vec<String>,
     pub append_files: String,
     pub max_loops: i64,
+    pub gate_timeout_seconds: i64,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -36,6 +42,31 @@ pub struct ShipGate {
     pub runtime_path_excludes: Vec<String>,
     pub evidence_dir: String,
     pub empty_diff_anti_ship: bool,
+    pub evidence_max_age_hours: i64,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Docs {
+    pub command: Vec<String>,
+    pub severity: String,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Comments {
+    pub enabled: bool,
+    pub mode: String,
+    pub on_violation: String,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Duplication {
+    pub enabled: bool,
+    pub min_run: i64,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SupplyChain {
+    pub enabled: bool,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -134,8 +165,10 @@ impl Settings {
                 lint_command: l("grind.lintCommand"),
                 test_command: l("grind.testCommand"),
                 code_paths: l("grind.codePaths"),
+                test_paths: l("grind.testPaths"),
                 append_files: s("grind.appendFiles"),
                 max_loops: i("grind.maxLoops"),
+                gate_timeout_seconds: i("grind.gateTimeoutSeconds"),
             },
             ship_gate: ShipGate {
                 enabled: b("shipGate.enabled"),
@@ -144,6 +177,23 @@ impl Settings {
                 runtime_path_excludes: l("shipGate.runtimePathExcludes"),
                 evidence_dir: s("shipGate.evidenceDir"),
                 empty_diff_anti_ship: b("shipGate.emptyDiffAntiShip"),
+                evidence_max_age_hours: i("shipGate.evidenceMaxAgeHours"),
+            },
+            docs: Docs {
+                command: l("docs.command"),
+                severity: s("docs.severity"),
+            },
+            comments: Comments {
+                enabled: b("comments.enabled"),
+                mode: s("comments.mode"),
+                on_violation: s("comments.onViolation"),
+            },
+            duplication: Duplication {
+                enabled: b("duplication.enabled"),
+                min_run: i("duplication.minRun"),
+            },
+            supply_chain: SupplyChain {
+                enabled: b("supplyChain.enabled"),
             },
             obs: Obs {
                 global_spool: b("obs.globalSpool"),

@@ -1,24 +1,67 @@
-//! Gates (grind lint/test): the configured argv, whether `appendFiles = auto` can narrow it,
-//! running it under the gate lock, and the `gate_runs` rows `tlc gate show` prints as
-//! `harness.gate.v1`.
+//! Gates on stop: the grind (lint and test), the docs gate, the ship gate and the checks on
+//! what a turn wrote, with the gate lock, verdict reuse, gate sessions (`gate_runs` rows that
+//! `tlc gate show` prints as `harness.gate.v1`), stop outcomes and the handoff.
+//!
+//! The pure parts — what changed, path matching, narrowing, classification, fingerprints,
+//! follow-ups, inputs hashes — live in their own modules; [`GateStore`] is the only place the
+//! gate tables' SQL runs; [`stop`] puts them together on the hook path.
+
+pub mod changes;
+pub mod classify;
+pub mod followup;
+pub mod inputs;
+pub mod pathmatch;
+pub mod runner;
+pub mod ship;
+pub mod stop;
+pub mod turn;
+pub mod written;
 
 use crate::clock;
+use crate::obs::redact::Redactor;
 use crate::store::queries::project::gate as q;
 use crate::store::PruneCount;
+use runner::Finding;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// How much of a gate's output is kept.
-pub const OUTPUT_TAIL_BYTES: usize = 4000;
+/// Why a stop check could not run: git could not say what changed, or the project database
+/// could not be read or written. The hook records it as a fault and lets the stop through.
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    #[error("{root}: git {command} failed: {cause}")]
+    Git { root: PathBuf, command: String, cause: String },
+    #[error("{db}: {cause}")]
+    Store { db: PathBuf, cause: rusqlite::Error },
+}
+
+impl GateError {
+    /// A database error, naming the database.
+    pub fn store(db: &Path) -> impl Fn(rusqlite::Error) -> GateError + Copy + '_ {
+        move |cause| GateError::Store {
+            db: db.to_path_buf(),
+            cause,
+        }
+    }
+}
+
 /// A lock older than this is reclaimed.
 pub const LOCK_STALE: Duration = Duration::from_secs(30 * 60);
+/// How long a stop waits for the gate lock before deferring (`TLC_GATE_LOCK_WAIT_MS`).
+pub const LOCK_WAIT_DEFAULT: Duration = Duration::from_secs(10);
+/// Resolutions kept per repository.
+pub const MAX_RESOLUTIONS: i64 = 200;
+/// Files named per resolution.
+pub const MAX_RESOLUTION_FILES: usize = 8;
 
 /// Which gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Gate {
     Lint,
     Test,
+    Docs,
 }
 
 impl Gate {
@@ -26,6 +69,7 @@ impl Gate {
         match self {
             Gate::Lint => "lint",
             Gate::Test => "test",
+            Gate::Docs => "docs",
         }
     }
 
@@ -34,6 +78,25 @@ impl Gate {
         match self {
             Gate::Lint => "grind.lintCommand",
             Gate::Test => "grind.testCommand",
+            Gate::Docs => "docs.command",
+        }
+    }
+
+    /// The command an operator fixes this gate's argv with.
+    pub fn setter(self) -> &'static str {
+        match self {
+            Gate::Lint => "tlc gate lint-command <cmd> [args...]",
+            Gate::Test => "tlc gate test-command <cmd> [args...]",
+            Gate::Docs => "edit docs.command in .tlc/harness/config.toml",
+        }
+    }
+
+    /// The rule a stop outcome decided by this gate names.
+    pub fn rule(self) -> &'static str {
+        match self {
+            Gate::Lint => "grind-lint",
+            Gate::Test => "grind-test",
+            Gate::Docs => "docs-gate",
         }
     }
 }
@@ -57,34 +120,43 @@ pub fn resolve_on_path(program: &str) -> Option<PathBuf> {
 /// `None` when appending the changed files does narrow it.
 pub fn cannot_narrow(argv: &[String]) -> Option<String> {
     let mut args: Vec<&str> = argv.iter().map(String::as_str).collect();
-    // npx / bunx / dlx are transparent: the tool named next decides.
-    while let Some(first) = args.first() {
-        let base = first.rsplit('/').next().unwrap_or(first);
-        if matches!(base, "npx" | "bunx") {
-            args.remove(0);
-            while args.first().is_some_and(|a| a.starts_with('-')) {
-                args.remove(0);
-            }
-        } else if matches!(base, "pnpm" | "yarn") && args.get(1) == Some(&"dlx") {
-            args.drain(..2);
+    let base = |a: &str| a.rsplit('/').next().unwrap_or(a).to_string();
+    // npx, bunx, dlx and exec are transparent: the tool named next decides.
+    while let Some(first) = args.first().map(|a| base(a)) {
+        let drop = if matches!(first.as_str(), "npx" | "bunx") {
+            1
+        } else if matches!(first.as_str(), "npm" | "pnpm" | "yarn" | "bun")
+            && args.get(1).is_some_and(|s| matches!(*s, "exec" | "dlx" | "x"))
+        {
+            2
         } else {
             break;
+        };
+        args.drain(..drop.min(args.len()));
+        while args.first().is_some_and(|a| a.starts_with('-')) {
+            let was_separator = args[0] == "--";
+            args.remove(0);
+            if was_separator {
+                break;
+            }
         }
     }
-    let first = args.first()?;
-    let base = first.rsplit('/').next().unwrap_or(first);
-    if matches!(base, "just" | "make" | "task" | "mise" | "rake") {
+    let first = base(args.first()?);
+    if matches!(first.as_str(), "just" | "make" | "task" | "mise" | "rake") {
         return Some(format!(
-            "`{base}` is a recipe runner: it takes a target name, and a path reads as a second target"
+            "`{first}` is a recipe runner: it takes a target name, and a path reads as a second target"
         ));
     }
-    if matches!(base, "npm" | "yarn" | "bun" | "pnpm") {
-        let sub = args.get(1).copied().unwrap_or("");
-        if matches!(sub, "run" | "test" | "t" | "run-script") || (base != "npm" && !sub.is_empty() && !sub.starts_with('-')) {
-            return Some(format!(
-                "`{base} {sub}` runs a package script: whether an appended path reaches the runner cannot be known"
-            ));
-        }
+    let sub = args.get(1).copied().unwrap_or("");
+    let script = match first.as_str() {
+        "npm" | "yarn" | "pnpm" => !sub.is_empty() && !sub.starts_with('-'),
+        "bun" => matches!(sub, "run"),
+        _ => false,
+    };
+    if script {
+        return Some(format!(
+            "`{first} {sub}` runs a package script: whether an appended path reaches the runner cannot be known"
+        ));
     }
     if let Some(g) = args
         .iter()
@@ -98,66 +170,125 @@ pub fn cannot_narrow(argv: &[String]) -> Option<String> {
     None
 }
 
-/// A gate's verdict from its exit code: 0 passes, 127 (or a command that could not start) is a
-/// config fault, anything else fails verification.
-pub fn verdict(exit_code: Option<i32>) -> (&'static str, Option<&'static str>) {
-    match exit_code {
-        Some(0) => ("pass", None),
-        Some(127) => ("config", Some("config")),
-        _ => ("fail", Some("verification")),
+/// The argv a gate runs: `argv` with the changed `files` appended when `append_files` says so
+/// (`always`; `auto` unless [`cannot_narrow`]; never with `never`).
+pub fn final_argv(argv: &[String], append_files: &str, files: &[String]) -> Vec<String> {
+    let append = match append_files {
+        "always" => true,
+        "never" => false,
+        _ => cannot_narrow(argv).is_none(),
+    };
+    let mut out = argv.to_vec();
+    if append {
+        // A file the agent named `-rf` or `--exec=…` must reach the command as a path, never as
+        // an option of the operator's command.
+        out.extend(files.iter().map(|f| if f.starts_with('-') { format!("./{f}") } else { f.clone() }));
     }
+    out
 }
 
-/// The last `max` bytes of `text`, cut at a character boundary.
-pub fn tail(text: &str, max: usize) -> String {
-    if text.len() <= max {
-        return text.to_string();
-    }
-    let mut cut = text.len() - max;
-    while !text.is_char_boundary(cut) {
-        cut += 1;
-    }
-    text[cut..].to_string()
-}
-
-/// One finished gate invocation.
-#[derive(Debug, Clone, serde::Serialize)]
+/// One gate invocation, as stored.
+#[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct GateRun {
     pub id: i64,
+    pub provider: Option<String>,
     pub session_id: Option<String>,
+    /// The turn's attempt this run answered (1-based); `None` outside a stop.
+    pub attempt: Option<i64>,
     pub gate: String,
     pub command: Vec<String>,
     pub files: Vec<String>,
     pub exit_code: Option<i64>,
+    /// `pass`, `fail`, `config` or `skipped`.
     pub verdict: String,
+    /// `verification`, `config`, `timeout`, `deferred` (none when it passed).
     pub category: Option<String>,
     pub reused: bool,
+    pub reused_from: Option<i64>,
     pub inputs_hash: Option<String>,
+    pub file_hashes: BTreeMap<String, String>,
+    pub fingerprint: Option<String>,
     pub output_tail: String,
-    pub findings: serde_json::Value,
+    pub findings: Vec<Finding>,
     pub started_at: String,
+    pub finished_at: Option<String>,
     pub duration_ms: i64,
+    /// Who held the lock when this run deferred.
+    pub deferred_to: Option<String>,
 }
 
 impl GateRun {
+    pub fn passed(&self) -> bool {
+        self.verdict == "pass"
+    }
+
+    /// `pass`, or the failure's category (`verification`, `config`, `timeout`, `deferred`).
+    pub fn classification(&self) -> &str {
+        if self.passed() {
+            "pass"
+        } else {
+            self.category.as_deref().unwrap_or(self.verdict.as_str())
+        }
+    }
+
     /// The `harness.gate.v1` object.
     pub fn to_v1(&self) -> serde_json::Value {
         serde_json::json!({
             "schema": "harness.gate.v1",
             "id": self.id,
             "session": self.session_id,
+            "provider": self.provider,
             "gate": self.gate,
             "command": self.command,
             "files": self.files,
             "exitCode": self.exit_code,
             "verdict": self.verdict,
+            "passed": self.passed(),
             "category": self.category,
+            "classification": self.classification(),
             "reused": self.reused,
+            "reusedFrom": self.reused_from,
             "inputsHash": self.inputs_hash,
+            "fingerprint": self.fingerprint,
+            "attempt": self.attempt,
             "outputTail": self.output_tail,
             "findings": self.findings,
+            "ts": self.finished_at.as_deref().unwrap_or(&self.started_at),
             "startedAt": self.started_at,
+            "finishedAt": self.finished_at,
             "durationMs": self.duration_ms,
+            "deferredTo": self.deferred_to,
+        })
+    }
+
+    fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<GateRun> {
+        let list = |s: String| serde_json::from_str::<Vec<String>>(&s).unwrap_or_default();
+        let findings = r
+            .get::<_, Option<String>>(11)?
+            .and_then(|t| serde_json::from_str::<Vec<Finding>>(&t).ok())
+            .unwrap_or_default();
+        Ok(GateRun {
+            id: r.get(0)?,
+            session_id: r.get(1)?,
+            gate: r.get(2)?,
+            command: list(r.get(3)?),
+            files: list(r.get(4)?),
+            exit_code: r.get(5)?,
+            verdict: r.get(6)?,
+            category: r.get(7)?,
+            reused: r.get(8)?,
+            inputs_hash: r.get(9)?,
+            output_tail: r.get::<_, Option<String>>(10)?.unwrap_or_default(),
+            findings,
+            started_at: r.get(12)?,
+            duration_ms: r.get(13)?,
+            provider: r.get(14)?,
+            attempt: r.get(15)?,
+            finished_at: r.get(16)?,
+            fingerprint: r.get(17)?,
+            reused_from: r.get(18)?,
+            deferred_to: r.get(19)?,
+            file_hashes: serde_json::from_str(&r.get::<_, String>(20)?).unwrap_or_default(),
         })
     }
 }
@@ -169,10 +300,25 @@ pub struct LockHolder {
     pub pid: i64,
     pub host: String,
     pub acquired_at: String,
+    pub provider: Option<String>,
 }
 
-/// The repository of gate runs and the gate lock (`gate_runs`, `gate_lock`): the only place their
-/// SQL runs. It borrows a project-database connection.
+impl LockHolder {
+    /// `provider claude, session s1, pid 123 on host since …`.
+    pub fn describe(&self) -> String {
+        format!(
+            "provider {}, session {}, pid {} on {} since {}",
+            self.provider.as_deref().unwrap_or("none"),
+            self.session_id.as_deref().unwrap_or("none"),
+            self.pid,
+            self.host,
+            self.acquired_at
+        )
+    }
+}
+
+/// The repository of gate runs, the gate lock and resolution history (`gate_runs`, `gate_lock`,
+/// `gate_resolutions`): the only place their SQL runs. It borrows a project-database connection.
 pub struct GateStore<'c> {
     conn: &'c Connection,
 }
@@ -186,42 +332,81 @@ impl<'c> GateStore<'c> {
         self.conn.prepare_cached(q::RUN_INSERT)?.execute(params![
             run.session_id,
             run.gate,
-            serde_json::to_string(&run.command).unwrap_or_default(),
-            serde_json::to_string(&run.files).unwrap_or_default(),
+            json(&run.command),
+            json(&run.files),
             run.exit_code,
             run.verdict,
             run.category,
             run.reused,
             run.inputs_hash,
             run.output_tail,
-            run.findings.to_string(),
+            json(&run.findings),
             run.started_at,
             run.duration_ms,
+            run.provider,
+            run.attempt,
+            run.finished_at,
+            run.fingerprint,
+            run.reused_from,
+            run.deferred_to,
+            json(&run.file_hashes),
         ])?;
         Ok(self.conn.last_insert_rowid())
     }
 
-    pub fn latest(&self, gate: Option<&str>) -> rusqlite::Result<Option<GateRun>> {
+    /// The latest run, of one gate and one session when named.
+    pub fn latest(&self, gate: Option<&str>, session: Option<&str>) -> rusqlite::Result<Option<GateRun>> {
         self.conn
             .prepare_cached(q::RUN_LATEST)?
-            .query_row([gate], |r| {
-                let list = |s: String| serde_json::from_str::<Vec<String>>(&s).unwrap_or_default();
-                Ok(GateRun {
-                    id: r.get(0)?,
-                    session_id: r.get(1)?,
-                    gate: r.get(2)?,
-                    command: list(r.get(3)?),
-                    files: list(r.get(4)?),
-                    exit_code: r.get(5)?,
-                    verdict: r.get(6)?,
-                    category: r.get(7)?,
-                    reused: r.get(8)?,
-                    inputs_hash: r.get(9)?,
-                    output_tail: r.get::<_, Option<String>>(10)?.unwrap_or_default(),
-                    findings: serde_json::from_str(&r.get::<_, String>(11)?).unwrap_or(serde_json::Value::Array(Vec::new())),
-                    started_at: r.get(12)?,
-                    duration_ms: r.get(13)?,
-                })
+            .query_row(params![gate, session], GateRun::from_row)
+            .optional()
+    }
+
+    /// The latest run of `gate` with a verdict of its own (not deferred).
+    pub fn latest_verdict(&self, gate: &str) -> rusqlite::Result<Option<GateRun>> {
+        self.conn
+            .prepare_cached(q::RUN_LATEST_VERDICT)?
+            .query_row([gate], GateRun::from_row)
+            .optional()
+    }
+
+    pub fn get(&self, id: i64) -> rusqlite::Result<Option<GateRun>> {
+        self.conn.prepare_cached(q::RUN_GET)?.query_row([id], GateRun::from_row).optional()
+    }
+
+    /// Whether a run before `before_id` already failed with this fingerprint.
+    pub fn fingerprint_seen(&self, fingerprint: &str, before_id: i64) -> rusqlite::Result<bool> {
+        self.conn
+            .prepare_cached(q::FINGERPRINT_SEEN)?
+            .query_row(params![fingerprint, before_id], |r| r.get(0))
+    }
+
+    /// Records that `files` changed between the failing run and the passing one, keeping the
+    /// newest [`MAX_RESOLUTIONS`].
+    pub fn add_resolution(&self, failing: &GateRun, passing: &GateRun, files: &[String]) -> rusqlite::Result<()> {
+        let Some(fp) = &failing.fingerprint else { return Ok(()) };
+        let files: Vec<&String> = files.iter().take(MAX_RESOLUTION_FILES).collect();
+        self.conn.prepare_cached(q::RESOLUTION_INSERT)?.execute(params![
+            fp,
+            failing.gate,
+            serde_json::to_string(&files).unwrap_or_default(),
+            failing.id,
+            passing.id,
+            clock::now_stamp()
+        ])?;
+        self.conn.prepare_cached(q::RESOLUTION_PRUNE)?.execute([MAX_RESOLUTIONS])?;
+        Ok(())
+    }
+
+    /// The newest resolution of failure `fingerprint`: (files, when).
+    pub fn resolution(&self, fingerprint: &str) -> rusqlite::Result<Option<(Vec<String>, String)>> {
+        self.conn
+            .prepare_cached(q::RESOLUTION_FIND)?
+            .query_row([fingerprint], |r| {
+                Ok((
+                    serde_json::from_str::<Vec<String>>(&r.get::<_, String>(0)?).unwrap_or_default(),
+                    r.get(1)?,
+                ))
             })
             .optional()
     }
@@ -235,6 +420,7 @@ impl<'c> GateStore<'c> {
                     pid: r.get(1)?,
                     host: r.get(2)?,
                     acquired_at: r.get(3)?,
+                    provider: r.get(4)?,
                 })
             })
             .optional()
@@ -242,11 +428,16 @@ impl<'c> GateStore<'c> {
 
     /// Takes the gate lock, reclaiming one that is stale (older than 30 minutes, unreadable, or
     /// whose process is gone on this host). `Err(holder)` when a live holder keeps it.
-    pub fn try_lock(conn: &mut Connection, session: Option<&str>) -> rusqlite::Result<Result<(), LockHolder>> {
+    pub fn try_lock(conn: &mut Connection, provider: Option<&str>, session: Option<&str>) -> rusqlite::Result<Result<(), LockHolder>> {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let host = hostname();
         let pid = i64::from(std::process::id());
-        let holder = GateStore::new(&tx).holder()?;
+        let holder = match GateStore::new(&tx).holder() {
+            Ok(h) => h,
+            // A row that cannot be read is reclaimed.
+            Err(rusqlite::Error::FromSqlConversionFailure(..) | rusqlite::Error::InvalidColumnType(..)) => None,
+            Err(e) => return Err(e),
+        };
         if let Some(h) = holder {
             let stale_age = clock::parse(&h.acquired_at)
                 .map(|t| (clock::now() - t).to_std().unwrap_or_default() > LOCK_STALE)
@@ -257,7 +448,7 @@ impl<'c> GateStore<'c> {
             }
         }
         tx.prepare_cached(q::LOCK_PUT)?
-            .execute(params![session, pid, host, clock::now_stamp()])?;
+            .execute(params![session, pid, host, clock::now_stamp(), provider])?;
         tx.commit()?;
         Ok(Ok(()))
     }
@@ -274,6 +465,23 @@ impl<'c> GateStore<'c> {
         Ok(PruneCount { table: "gate_runs", rows })
     }
 
+    /// Waits up to `wait` for the gate lock; `Err(holder)` when a live holder kept it throughout.
+    pub fn acquire(
+        conn: &mut Connection,
+        provider: Option<&str>,
+        session: Option<&str>,
+        wait: Duration,
+    ) -> rusqlite::Result<Result<(), LockHolder>> {
+        let t = Instant::now();
+        loop {
+            match GateStore::try_lock(conn, provider, session)? {
+                Ok(()) => return Ok(Ok(())),
+                Err(h) if t.elapsed() >= wait => return Ok(Err(h)),
+                Err(_) => std::thread::sleep(Duration::from_millis(50).min(wait.saturating_sub(t.elapsed()))),
+            }
+        }
+    }
+
     pub fn unlock(&self) -> rusqlite::Result<()> {
         self.conn
             .prepare_cached(q::LOCK_RELEASE)?
@@ -282,56 +490,114 @@ impl<'c> GateStore<'c> {
     }
 }
 
+/// A JSON column's text; a value that cannot serialise stores as an empty one.
+fn json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
 /// This machine's host name (a pid means nothing on another host).
 pub fn hostname() -> String {
     crate::sys::hostname().unwrap_or_else(|| "unknown".into())
 }
 
-/// Runs `argv` in `cwd` and returns the finished run (not yet stored). `report` is the path the
-/// child may write `{"findings": [...]}` to (`HARNESS_GATE_REPORT`).
-pub fn execute(gate: Gate, argv: &[String], cwd: &Path, report: &Path, session: Option<&str>) -> GateRun {
-    let started_at = clock::now_stamp();
-    let t = Instant::now();
-    let _ = std::fs::remove_file(report);
-    let result = std::process::Command::new(&argv[0])
-        .args(&argv[1..])
-        .current_dir(cwd)
-        .env("HARNESS_GATE_REPORT", report)
-        .stdin(std::process::Stdio::null())
-        .output();
-    let duration_ms = i64::try_from(t.elapsed().as_millis()).unwrap_or(i64::MAX);
-    let (exit_code, output) = match result {
-        Ok(out) => {
-            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-            text.push_str(&String::from_utf8_lossy(&out.stderr));
-            (out.status.code(), text)
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Some(127), format!("{}: command not found", argv[0])),
-        Err(e) => (Some(126), format!("{}: cannot run: {e}", argv[0])),
-    };
-    let findings = std::fs::read_to_string(report)
+/// How long a stop waits for the gate lock: `TLC_GATE_LOCK_WAIT_MS`, else 10 s.
+pub fn lock_wait() -> Duration {
+    std::env::var("TLC_GATE_LOCK_WAIT_MS")
         .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| v.get("findings").cloned())
-        .filter(serde_json::Value::is_array)
-        .unwrap_or(serde_json::Value::Array(Vec::new()));
-    let _ = std::fs::remove_file(report);
-    let (verdict, category) = verdict(exit_code);
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(LOCK_WAIT_DEFAULT, Duration::from_millis)
+}
+
+/// One gate command to run.
+pub struct RunRequest<'a> {
+    pub gate: Gate,
+    /// The argv as run (changed files appended where they narrow it).
+    pub argv: Vec<String>,
+    pub root: &'a Path,
+    /// Where the child may write its findings (`HARNESS_GATE_REPORT`).
+    pub report: PathBuf,
+    pub timeout: Duration,
+    pub provider: Option<String>,
+    pub session: Option<String>,
+    pub attempt: Option<i64>,
+    pub files: Vec<String>,
+    pub inputs: inputs::Inputs,
+}
+
+/// Runs the command and returns its run (not yet stored): output tail and findings redacted
+/// with `redactor`, classified, fingerprinted when it did not pass.
+pub fn execute(req: &RunRequest<'_>, redactor: Option<&Redactor>) -> GateRun {
+    let started_at = clock::now_stamp();
+    let _ = std::fs::remove_file(&req.report);
+    let finished = runner::run(&req.argv, req.root, &req.report, req.timeout);
+    let report = runner::read_report(&req.report);
+    let _ = std::fs::remove_file(&req.report);
+    let redact = |s: String| match redactor {
+        Some(r) => r.redact_str(&s).unwrap_or(s),
+        None => s,
+    };
+    let mut output_tail = redact(finished.output_tail);
+    let category = classify::classify(finished.started, finished.timed_out, finished.exit_code, &output_tail);
+    let mut findings = match report {
+        runner::Report::Findings(f, total) => {
+            if total > f.len() {
+                output_tail = runner::last_chars(
+                    &format!(
+                        "{output_tail}\n[tlc: the findings report held {total} findings; the first {} are kept]",
+                        f.len()
+                    ),
+                    runner::OUTPUT_TAIL_CHARS,
+                );
+            }
+            f
+        }
+        runner::Report::Refused(why) => {
+            output_tail = runner::last_chars(&format!("{output_tail}\n[tlc: {why}]"), runner::OUTPUT_TAIL_CHARS);
+            Vec::new()
+        }
+        runner::Report::Absent => Vec::new(),
+    };
+    if findings.is_empty() && category != classify::Category::Pass {
+        findings = runner::findings_from_output(&output_tail);
+    }
+    if category == classify::Category::Timeout {
+        output_tail = runner::last_chars(
+            &format!(
+                "{output_tail}\n[tlc: killed with its process group after {} s (gateTimeoutSeconds)]",
+                req.timeout.as_secs()
+            ),
+            runner::OUTPUT_TAIL_CHARS,
+        );
+    }
+    for f in &mut findings {
+        f.summary = redact(std::mem::take(&mut f.summary));
+        f.detail = f.detail.take().map(redact);
+    }
+    let exit_code = finished.exit_code.map(i64::from);
+    let fingerprint =
+        (category != classify::Category::Pass).then(|| followup::fingerprint(req.gate.as_str(), exit_code, &req.files, &output_tail));
     GateRun {
         id: 0,
-        session_id: session.map(str::to_string),
-        gate: gate.as_str().into(),
-        command: argv.to_vec(),
-        files: Vec::new(),
-        exit_code: exit_code.map(i64::from),
-        verdict: verdict.into(),
-        category: category.map(str::to_string),
+        provider: req.provider.clone(),
+        session_id: req.session.clone(),
+        attempt: req.attempt,
+        gate: req.gate.as_str().into(),
+        command: req.argv.clone(),
+        files: req.files.clone(),
+        exit_code,
+        verdict: category.verdict().into(),
+        category: (category != classify::Category::Pass).then(|| category.as_str().to_string()),
         reused: false,
-        inputs_hash: None,
-        output_tail: tail(&output, OUTPUT_TAIL_BYTES),
+        reused_from: None,
+        inputs_hash: req.inputs.hash.clone(),
+        file_hashes: req.inputs.files.clone(),
+        fingerprint,
+        output_tail,
         findings,
         started_at,
-        duration_ms,
+        finished_at: Some(clock::now_stamp()),
+        duration_ms: finished.duration_ms,
+        deferred_to: None,
     }
 }
 
@@ -347,24 +613,37 @@ mod tests {
     fn shapes_auto_cannot_narrow() {
         assert!(cannot_narrow(&v(&["make", "test"])).unwrap().contains("recipe runner"));
         assert!(cannot_narrow(&v(&["just"])).is_some());
+        assert!(cannot_narrow(&v(&["/usr/bin/rake", "spec"])).is_some());
         assert!(cannot_narrow(&v(&["npm", "test"])).unwrap().contains("package script"));
         assert!(cannot_narrow(&v(&["yarn", "test"])).is_some());
+        assert!(cannot_narrow(&v(&["pnpm", "run", "lint"])).is_some());
         assert!(cannot_narrow(&v(&["bun", "run", "test"])).is_some());
+        assert_eq!(cannot_narrow(&v(&["bun", "test"])), None, "bun's own runner takes files");
         assert!(cannot_narrow(&v(&["eslint", "src/**/*.ts"])).unwrap().contains("globs"));
         assert_eq!(cannot_narrow(&v(&["npx", "jest"])), None);
+        assert_eq!(cannot_narrow(&v(&["npx", "--yes", "jest"])), None);
         assert_eq!(cannot_narrow(&v(&["cargo", "test"])), None);
         assert_eq!(cannot_narrow(&v(&["pnpm", "dlx", "vitest"])), None);
+        assert_eq!(cannot_narrow(&v(&["pnpm", "exec", "vitest"])), None);
+        assert_eq!(cannot_narrow(&v(&["npm", "exec", "--", "jest"])), None);
+        assert_eq!(cannot_narrow(&v(&["bunx", "eslint"])), None);
         assert!(cannot_narrow(&v(&["npx", "make"])).is_some());
+        assert!(cannot_narrow(&v(&["pnpm", "exec", "just", "t"])).is_some());
+        assert_eq!(cannot_narrow(&v(&[])), None);
     }
 
     #[test]
-    fn verdicts_and_tails() {
-        assert_eq!(verdict(Some(0)).0, "pass");
-        assert_eq!(verdict(Some(127)), ("config", Some("config")));
-        assert_eq!(verdict(Some(1)), ("fail", Some("verification")));
-        assert_eq!(verdict(None).0, "fail");
-        assert_eq!(tail("abcdef", 3), "def");
-        assert_eq!(tail("aé", 1), "");
+    fn files_are_appended_only_where_they_narrow() {
+        let files = v(&["src/a.rs"]);
+        assert_eq!(final_argv(&v(&["jest"]), "auto", &files), v(&["jest", "src/a.rs"]));
+        assert_eq!(final_argv(&v(&["make", "t"]), "auto", &files), v(&["make", "t"]));
+        assert_eq!(final_argv(&v(&["make", "t"]), "always", &files), v(&["make", "t", "src/a.rs"]));
+        assert_eq!(final_argv(&v(&["jest"]), "never", &files), v(&["jest"]));
+        assert_eq!(
+            final_argv(&v(&["jest"]), "auto", &v(&["--exec=x", "-rf"])),
+            v(&["jest", "./--exec=x", "./-rf"]),
+            "a file name is never an option"
+        );
     }
 
     #[test]
@@ -373,16 +652,63 @@ mod tests {
         let mut store = crate::store::open_write(crate::store::DbKind::Project, &dir.path().join("t.db")).unwrap();
         let conn = store.conn_mut();
         conn.execute(
-            "INSERT INTO gate_lock (id, session_id, pid, host, acquired_at) VALUES (1, 's', 1, ?1, ?2)",
+            "INSERT INTO gate_lock (id, session_id, pid, host, acquired_at, provider) VALUES (1, 's', 1, ?1, ?2, 'claude')",
             params![hostname(), clock::now_stamp()],
         )
         .unwrap();
-        // pid 1 is alive: held.
-        assert!(GateStore::try_lock(conn, None).unwrap().is_err());
+        // pid 1 is alive: held, and a bounded wait gives up naming the holder.
+        let t = Instant::now();
+        let held = GateStore::acquire(conn, Some("cursor"), Some("me"), Duration::from_millis(200)).unwrap();
+        assert!(t.elapsed() >= Duration::from_millis(200));
+        assert!(held.unwrap_err().describe().starts_with("provider claude, session s, pid 1 on"));
         conn.execute("UPDATE gate_lock SET pid = 999999999", []).unwrap();
-        assert!(GateStore::try_lock(conn, None).unwrap().is_ok(), "a gone process is reclaimed");
+        assert!(
+            GateStore::try_lock(conn, None, None).unwrap().is_ok(),
+            "a gone process is reclaimed"
+        );
         GateStore::new(conn).unlock().unwrap();
         let n: i64 = conn.query_row("SELECT count(*) FROM gate_lock", [], |r| r.get(0)).unwrap();
         assert_eq!(n, 0);
+        conn.execute(
+            "INSERT INTO gate_lock (id, session_id, pid, host, acquired_at) VALUES (1, 's', 1, ?1, 'garbage')",
+            params![hostname()],
+        )
+        .unwrap();
+        assert!(
+            GateStore::try_lock(conn, None, None).unwrap().is_ok(),
+            "an unreadable time is stale"
+        );
+        conn.execute("UPDATE gate_lock SET pid = 1, acquired_at = '2020-01-01T00:00:00.000Z'", [])
+            .unwrap();
+        assert!(GateStore::try_lock(conn, None, None).unwrap().is_ok(), "older than 30 minutes");
+    }
+
+    #[test]
+    fn runs_round_trip_and_resolutions_are_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::open_write(crate::store::DbKind::Project, &dir.path().join("t.db")).unwrap();
+        let conn = store.conn();
+        let st = GateStore::new(conn);
+        let mut run = GateRun {
+            gate: "test".into(),
+            verdict: "fail".into(),
+            category: Some("verification".into()),
+            fingerprint: Some("fp".into()),
+            findings: vec![Finding::new("boom")],
+            started_at: clock::now_stamp(),
+            ..GateRun::default()
+        };
+        run.id = st.insert_run(&run).unwrap();
+        let back = st.latest(Some("test"), None).unwrap().unwrap();
+        assert_eq!(back.findings, run.findings);
+        assert_eq!(back.to_v1()["passed"], false);
+        assert_eq!(back.to_v1()["classification"], "verification");
+        for _ in 0..(MAX_RESOLUTIONS + 5) {
+            st.add_resolution(&run, &run, &v(&["a", "b", "c", "d", "e", "f", "g", "h", "i"]))
+                .unwrap();
+        }
+        let n: i64 = conn.query_row("SELECT count(*) FROM gate_resolutions", [], |r| r.get(0)).unwrap();
+        assert_eq!(n, MAX_RESOLUTIONS);
+        assert_eq!(st.resolution("fp").unwrap().unwrap().0.len(), MAX_RESOLUTION_FILES);
     }
 }

@@ -8,6 +8,7 @@ use super::mask::{self, ModelMask};
 use super::wiring::Layout;
 use super::{str_field, Action, Mapped, Provider, ProviderSpec, Subject};
 use crate::decision::{Decision, Permission};
+use crate::gate::stop::StopFacts;
 use crate::obs::redact::PayloadRedaction;
 use crate::obs::{Event, Kind, Phase};
 use crate::policy::floor::Act;
@@ -48,6 +49,10 @@ pub const PROVIDER: Provider = &ProviderSpec {
     apply_mask,
     // An empty stdout with exit 0 is "no opinion" for every event.
     neutral: "",
+    stop,
+    // MessageDisplay may show a response in parts: a claim is read from the Stop's
+    // `last_assistant_message`, else from the transcript.
+    response_text: |_| None,
 };
 
 /// Tools that only read: an integrity divergence never blocks them.
@@ -210,6 +215,18 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         hook_event: name,
         action,
         tool_payload: tool_payload(v),
+        turn: None,
+    }
+}
+
+/// `stop_hook_active` false is the turn's first stop; Claude Code sends no status (a Stop is a
+/// completed response) and the response's text as `last_assistant_message`.
+fn stop(v: &Value) -> StopFacts {
+    StopFacts {
+        first_of_turn: v.get("stop_hook_active").and_then(Value::as_bool).map(|active| !active),
+        completed: true,
+        status: None,
+        last_response: v.get("last_assistant_message").and_then(Value::as_str).map(str::to_string),
     }
 }
 
@@ -249,7 +266,12 @@ pub fn render(hook_event: &str, decision: &Decision) -> String {
         },
         "Stop" | "SubagentStop" => match (&decision.follow_up, decision.permission) {
             (Some(f), _) => json!({"decision": "block", "reason": f}).to_string(),
-            (None, Permission::Allow) => String::new(),
+            // Claude Code treats a Stop's additionalContext as a block, so advice that lets the
+            // stop through is shown to the operator as a systemMessage instead.
+            (None, Permission::Allow) => match &decision.context {
+                Some(c) => json!({"systemMessage": c}).to_string(),
+                None => String::new(),
+            },
             (None, _) => json!({"decision": "block", "reason": reason}).to_string(),
         },
         "SessionStart" => context_or_nothing(hook_event, decision),

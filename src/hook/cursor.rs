@@ -7,6 +7,7 @@ use super::mask::{self, ModelMask};
 use super::wiring::Layout;
 use super::{str_field, Action, Mapped, Provider, ProviderSpec, Subject};
 use crate::decision::{Decision, Permission};
+use crate::gate::stop::StopFacts;
 use crate::obs::redact::PayloadRedaction;
 use crate::obs::{Event, Kind, Phase};
 use crate::policy::floor::Act;
@@ -52,6 +53,9 @@ pub const PROVIDER: Provider = &ProviderSpec {
     apply_mask,
     // `{}` abstains.
     neutral: "{}",
+    stop,
+    // afterAgentResponse carries the response's whole text.
+    response_text: |v| str_field(v, "text"),
 };
 
 const READ_TOOLS: &[&str] = &[
@@ -253,6 +257,18 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         hook_event: name,
         action,
         tool_payload,
+        turn: None,
+    }
+}
+
+/// Cursor's `stop` says how the agent loop ended in `status`; only `completed` is gated.
+fn stop(v: &Value) -> StopFacts {
+    let status = str_field(v, "status");
+    StopFacts {
+        first_of_turn: None,
+        completed: status.as_deref().is_none_or(|s| s == "completed"),
+        status,
+        last_response: None,
     }
 }
 

@@ -14,6 +14,7 @@ mod mask;
 mod pending;
 pub mod provider;
 mod record;
+mod turn;
 mod usage;
 pub mod wiring;
 
@@ -71,6 +72,9 @@ pub struct Mapped {
     pub action: Option<Action>,
     /// Tool inputs and outputs: kept in attributes only with `obs.includePayloads`.
     pub tool_payload: Map<String, Value>,
+    /// What the stop checks read of this event (turn bases, stops, claims, edits): left `None` by
+    /// a spec's `map`, filled by `ProviderSpec::map` from the spec's `stop` and `response_text`.
+    pub turn: Option<crate::gate::stop::TurnFacts>,
 }
 
 pub(crate) fn str_field(v: &Value, key: &str) -> Option<String> {

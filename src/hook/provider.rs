@@ -11,6 +11,7 @@ use super::mask::ModelMask;
 use super::wiring::Layout;
 use super::Mapped;
 use crate::decision::Decision;
+use crate::gate::stop::StopFacts;
 use crate::obs::redact::PayloadRedaction;
 use crate::policy::floor::Act;
 use serde_json::{Map, Value};
@@ -65,6 +66,12 @@ pub struct ProviderSpec {
     pub apply_mask: fn(&str, &mut Map<String, Value>, ModelMask) -> bool,
     /// The response that says nothing: the provider's neutral answer.
     pub neutral: &'static str,
+    /// What the provider says at a turn's stop, for the stop checks: whether this is the turn's
+    /// first stop, whether the agent completed, its last response (see `turn`).
+    pub stop: fn(&Value) -> StopFacts,
+    /// The assistant's text when an agent-response event carries it whole, where a ship claim
+    /// is read from; `None` where the claim is read at the stop instead.
+    pub response_text: fn(&Value) -> Option<String>,
 }
 
 /// A provider: a reference into the table.
@@ -85,8 +92,11 @@ impl ProviderSpec {
         self.name
     }
 
+    /// The payload's neutral event, with what the stop checks read of it.
     pub(super) fn map(&self, v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
-        (self.map)(v, now)
+        let mut mapped = (self.map)(v, now);
+        mapped.turn = super::turn::facts(self, &mapped, v);
+        mapped
     }
 
     /// Whether the provider can ask the operator on `hook_event`.

@@ -345,6 +345,12 @@ fn record(
         }
         None => None,
     };
+    // Issue 17: turn bases, the stop checks and the handoff run before the event's transaction,
+    // so none is held while a gate command runs; their rows are written inside it.
+    let turn = mapped
+        .as_ref()
+        .and_then(|m| m.turn.as_ref())
+        .map(|f| crate::gate::stop::on_hook(&mut conn, project, config, f, faults));
     let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
         Err(e) => {
@@ -382,14 +388,22 @@ fn record(
         es.record_scaffolded(facts.map_or("tlc", |f| f.provider), session, path, "hook")?;
     }
     let integrity = crate::policy::integrity::on_hook(&tx, &project.paths, written_config.is_some(), facts)?;
-    // Precedence: the floor, policy integrity, edit collision, then the configurable shell rails.
+    // Precedence: the floor, policy integrity, edit collision, then the configurable shell rails;
+    // a stop check's block or a turn's context (issue 17) answers only what they all allowed.
     let decision = match (&guard.floor, &mapped) {
         (Some(floor), _) => floor.clone(),
         _ if integrity.permission != Permission::Allow => integrity,
         (None, Some(m)) => always_on_and_rails(&tx, provider, project, config, posture.posture, m, guard)?,
         (None, None) => integrity,
     };
+    let decision = match turn.as_ref().and_then(|t| t.decision.clone()) {
+        Some(d) if decision.permission == Permission::Allow => d,
+        _ => decision,
+    };
     let decision = guard.finish(decision);
+    if let Some(t) = &turn {
+        t.apply(&tx)?;
+    }
 
     // The first event row this hook wrote: the spool sends it even behind a long backlog.
     let mut own_from: Option<i64> = None;
@@ -403,6 +417,10 @@ fn record(
         if action.is_some() {
             event.attrs.insert("decision".into(), decision.permission.as_str().into());
             event.attrs.insert("rule".into(), decision.rule.clone().into());
+        }
+        if let Some(o) = turn.as_ref().and_then(|t| t.outcome()) {
+            event.attrs.insert("outcome".into(), o.outcome.as_str().into());
+            event.attrs.insert("rule".into(), o.rule.clone().into());
         }
         let plane = plane_for(&event, action.is_some() && decision.interrupts(), settings.obs.debug);
         let id = es.record(&mut event, plane)?;

@@ -234,8 +234,10 @@ impl<'c> Importer<'c> {
             provider: provider.as_deref(),
             outcome,
             summary: summary.as_deref(),
-            detail: &detail,
-            dedup_key: dedup,
+            detail: Some(&detail),
+            dedup_key: Some(dedup),
+            files: &[],
+            evidence_dir: None,
         })
     }
 

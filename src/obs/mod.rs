@@ -10,7 +10,7 @@ pub mod report;
 pub mod spool;
 
 pub use event::{Event, Kind, Phase, Plane, Tokens};
-pub use recorder::EventStore;
+pub use recorder::{EventStore, ShipRow};
 pub use spool::Spool;
 
 /// A fresh span id: 16 hex digits from the process's hasher seed, the clock and a counter.

@@ -42,7 +42,8 @@ pub struct EventRow<'a> {
     pub dedup_key: Option<&'a str>,
 }
 
-/// One `ship_ledger` row (the JSONL import's claims, challenges and passes).
+/// One `ship_ledger` row: a claim, challenge or pass of the ship gate at a stop, or of the JSONL
+/// import.
 #[derive(Debug, Clone)]
 pub struct ShipRow<'a> {
     pub ts: &'a str,
@@ -50,9 +51,13 @@ pub struct ShipRow<'a> {
     pub provider: Option<&'a str>,
     pub outcome: &'a str,
     pub summary: Option<&'a str>,
-    /// The whole line, as JSON text.
-    pub detail: &'a str,
-    pub dedup_key: &'a str,
+    /// What the outcome was based on (the import: the whole line, as JSON text).
+    pub detail: Option<&'a str>,
+    /// A row whose key is already stored is not stored again.
+    pub dedup_key: Option<&'a str>,
+    /// The changed files the outcome was about.
+    pub files: &'a [String],
+    pub evidence_dir: Option<&'a str>,
 }
 
 /// One `events` row read back for the home spool (see [`EventStore::unspooled`]).
@@ -202,7 +207,9 @@ impl<'c> EventStore<'c> {
             row.outcome,
             row.summary,
             row.detail,
-            row.dedup_key
+            row.dedup_key,
+            serde_json::to_string(row.files).unwrap_or_else(|_| "[]".into()),
+            row.evidence_dir
         ])?;
         Ok(n == 1)
     }

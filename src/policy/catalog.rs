@@ -17,7 +17,10 @@ pub struct RailState {
     pub on: bool,
     /// Whether this tlc enforces the rail on the hook path at all.
     pub enforced: bool,
-    /// `on && enforced`: the rail decides something now.
+    /// What else a switched-on, enforced rail needs before it can decide anything (the grind
+    /// with no command to run), or `None`.
+    pub needs: Option<&'static str>,
+    /// `on && enforced` with nothing missing: the rail decides something now.
     pub acts: bool,
 }
 
@@ -28,8 +31,16 @@ fn row(rail: &'static str, kind: &'static str, key: &'static str, on: bool, enfo
         key,
         on,
         enforced,
+        needs: None,
         acts: on && enforced,
     }
+}
+
+/// `r`, acting only once `missing` is `None`.
+fn needing(mut r: RailState, missing: Option<&'static str>) -> RailState {
+    r.needs = missing;
+    r.acts = r.acts && missing.is_none();
+    r
 }
 
 /// The rails, given the loaded settings and the running posture.
@@ -65,20 +76,36 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         posture == Posture::Paired,
         true,
     ));
-    out.push(row(
-        "grind (lint/test gates)",
-        "configurable",
-        "grind.enabled",
-        s.grind.enabled,
-        false,
+    // The stop checks (issue 17, issue 18 item 6): each acts at Claude Code's Stop and Cursor's
+    // stop (gate::stop), on what the turn changed.
+    let grind_commands = !s.grind.lint_command.is_empty() || !s.grind.test_command.is_empty();
+    out.push(needing(
+        row("grind (lint/test gates)", "configurable", "grind.enabled", s.grind.enabled, true),
+        (!grind_commands).then_some("a command to run: grind.lintCommand or grind.testCommand"),
     ));
-    out.push(row("ship gate", "configurable", "shipGate.enabled", s.ship_gate.enabled, false));
+    out.push(row("docs gate", "configurable", "docs.command", !s.docs.command.is_empty(), true));
+    out.push(row("ship gate", "configurable", "shipGate.enabled", s.ship_gate.enabled, true));
     out.push(row(
         "empty-diff anti-ship",
         "configurable",
         "shipGate.emptyDiffAntiShip",
         s.ship_gate.empty_diff_anti_ship,
-        false,
+        true,
+    ));
+    out.push(row("comment policy", "configurable", "comments.enabled", s.comments.enabled, true));
+    out.push(row(
+        "duplication",
+        "configurable",
+        "duplication.enabled",
+        s.duplication.enabled,
+        true,
+    ));
+    out.push(row(
+        "supply chain",
+        "configurable",
+        "supplyChain.enabled",
+        s.supply_chain.enabled,
+        true,
     ));
     out.push(row(
         "subagent allowlist",
@@ -105,11 +132,15 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
 }
 
 /// How a row reads in a table: what acts, what is off, what this tlc does not enforce yet.
-pub fn acts_text(r: &RailState) -> &'static str {
+pub fn acts_text(r: &RailState) -> String {
+    if let (true, true, Some(missing)) = (r.on, r.enforced, r.needs) {
+        return format!("no (switched on, but it needs {missing})");
+    }
     match (r.on, r.enforced) {
         (true, true) => "yes",
         (false, true) => "no (switched off)",
         (true, false) => "no (switched on, but this tlc does not enforce it yet)",
         (false, false) => "no (off; not enforced by this tlc yet)",
     }
+    .to_string()
 }

@@ -304,6 +304,11 @@ fn open_and_migrate(kind: DbKind, path: &Path, busy: Duration) -> Result<(Connec
             path: path.to_path_buf(),
             cause: source,
         })?;
+        if kind == DbKind::Project {
+            if let Some(dir) = path.parent() {
+                ignore_state_dir(dir);
+            }
+        }
     }
     refuse_irregular(path)?;
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_NOFOLLOW;
@@ -325,6 +330,16 @@ fn open_and_migrate(kind: DbKind, path: &Path, busy: Duration) -> Result<(Connec
     }
     let report = schema::migrate_locked(kind, path, &mut conn)?;
     Ok((conn, report))
+}
+
+/// Writes `.gitignore` (`*`) into the project state folder, so its databases and reports are
+/// never untracked changes of the repository. Best effort: a folder that refuses it only makes
+/// them visible to git, and the changed-files function leaves them out anyway.
+fn ignore_state_dir(dir: &Path) {
+    let file = dir.join(".gitignore");
+    if file.symlink_metadata().is_err() {
+        let _ = std::fs::write(file, "*\n");
+    }
 }
 
 /// WAL pages after the last commit on a hook connection (see [`open_hook`]).

@@ -75,6 +75,7 @@ pub fn run_all(paths: &Paths) -> Vec<Check> {
             out.push(posture(cfg, mode_state.as_deref()));
             out.extend(rails(cfg, mode_state.as_deref()));
             out.extend(gate_commands(cfg));
+            out.push(loop_budget(cfg));
             out.push(spool(cfg, &project, project_store.as_ref()));
         }
         Err(e) => out.push(check(
@@ -298,6 +299,7 @@ fn gate_commands(cfg: &Config) -> Vec<Check> {
     for (gate, argv) in [
         (crate::gate::Gate::Lint, &g.lint_command),
         (crate::gate::Gate::Test, &g.test_command),
+        (crate::gate::Gate::Docs, &cfg.settings.docs.command),
     ] {
         let id = format!("gate-{}", gate.as_str());
         let name = format!("{} gate command", gate.as_str());
@@ -317,8 +319,9 @@ fn gate_commands(cfg: &Config) -> Vec<Check> {
             ));
             continue;
         }
+        let narrowable = gate != crate::gate::Gate::Docs;
         match (g.append_files.as_str(), crate::gate::cannot_narrow(argv)) {
-            ("auto", Some(why)) => out.push(check(
+            ("auto", Some(why)) if narrowable => out.push(check(
                 &id,
                 &name,
                 Status::Warn,
@@ -332,6 +335,31 @@ fn gate_commands(cfg: &Config) -> Vec<Check> {
         }
     }
     out
+}
+
+/// Claude Code ends a turn after this many consecutive Stop blocks (its default
+/// `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`), whatever the hook answers next.
+pub const CLAUDE_STOP_BLOCK_CAP: i64 = 8;
+
+fn loop_budget(cfg: &Config) -> Check {
+    let max = cfg.settings.grind.max_loops;
+    if max >= CLAUDE_STOP_BLOCK_CAP {
+        return check(
+            "loop-budget",
+            "stop loop budget",
+            Status::Warn,
+            format!(
+                "grind.maxLoops = {max} is at or past Claude Code's cap of {CLAUDE_STOP_BLOCK_CAP} consecutive Stop blocks (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP): the client ends the turn itself before tlc's budget is spent, so the last attempts are never seen; keep it at {} or below",
+                CLAUDE_STOP_BLOCK_CAP - 1
+            ),
+        );
+    }
+    check(
+        "loop-budget",
+        "stop loop budget",
+        Status::Ok,
+        format!("grind.maxLoops = {max}, under Claude Code's cap of {CLAUDE_STOP_BLOCK_CAP} consecutive Stop blocks"),
+    )
 }
 
 /// The spool, when on: how many of this project's records the home spool is not known to hold
@@ -416,15 +444,22 @@ fn rails(cfg: &Config, mode_state: Option<&str>) -> Vec<Check> {
         .filter(|r| r.on && !r.enforced)
         .map(|r| format!("{} ({})", r.rail, r.key))
         .collect();
-    out.push(if inert.is_empty() {
-        check("rails-inert", "rails switched on but not enforced", Status::Ok, "none")
+    let wanting: Vec<String> = all
+        .iter()
+        .filter(|r| r.on && r.enforced)
+        .filter_map(|r| r.needs.map(|n| format!("{} ({}) needs {n}", r.rail, r.key)))
+        .collect();
+    let mut said = Vec::new();
+    if !inert.is_empty() {
+        said.push(format!("switched on, but this tlc does not enforce them yet: {}", inert.join(", ")));
+    }
+    if !wanting.is_empty() {
+        said.push(format!("switched on, but cannot act yet: {}", wanting.join("; ")));
+    }
+    out.push(if said.is_empty() {
+        check("rails-inert", "rails switched on but not acting", Status::Ok, "none")
     } else {
-        check(
-            "rails-inert",
-            "rails switched on but not enforced",
-            Status::Warn,
-            format!("switched on, but this tlc does not enforce them yet: {}", inert.join(", ")),
-        )
+        check("rails-inert", "rails switched on but not acting", Status::Warn, said.join(". "))
     });
     out
 }

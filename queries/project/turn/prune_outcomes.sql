@@ -1,0 +1,1 @@
+DELETE FROM stop_outcomes WHERE ts < ?1

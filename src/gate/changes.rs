@@ -1,0 +1,518 @@
+//! What a turn changed: the turn's base (HEAD when the prompt arrived), and at Stop the files that
+//! differ from it — commits made inside the turn, staged and unstaged changes, untracked files —
+//! minus tlc's own state folder.
+//!
+//! HEAD is read from the repository's files (no git process: this runs on every prompt). The
+//! changed files need git, which is spawned only when a rail that needs the diff is on; its
+//! output is read NUL-separated, so names with newlines, deleted files and an unborn HEAD are
+//! handled.
+
+use super::GateError;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// tlc's own state, never a change of the agent's.
+pub const STATE_PREFIX: &str = ".tlc/harness/state/";
+
+/// What HEAD is, read from the repository's files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Head {
+    /// A commit (hex object name).
+    Commit(String),
+    /// A branch with no commit yet.
+    Unborn,
+    /// Not readable from the files (a reftable, a broken ref): git has to say.
+    Unknown,
+}
+
+impl Head {
+    pub fn commit(&self) -> Option<&str> {
+        match self {
+            Head::Commit(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The stored form: the commit, `unborn`, or nothing.
+    pub fn stored(&self) -> Option<String> {
+        match self {
+            Head::Commit(c) => Some(c.clone()),
+            Head::Unborn => Some("unborn".into()),
+            Head::Unknown => None,
+        }
+    }
+
+    pub fn from_stored(s: Option<&str>) -> Head {
+        match s {
+            Some("unborn") => Head::Unborn,
+            Some(c) if is_object_name(c) => Head::Commit(c.to_string()),
+            _ => Head::Unknown,
+        }
+    }
+}
+
+fn is_object_name(s: &str) -> bool {
+    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The git directory and the common directory (they differ in a linked worktree).
+fn git_dirs(root: &Path) -> Option<(PathBuf, PathBuf)> {
+    let dot = root.join(".git");
+    let dir = if dot.is_dir() {
+        dot
+    } else {
+        let text = std::fs::read_to_string(&dot).ok()?;
+        let d = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim().to_string();
+        let d = PathBuf::from(d);
+        if d.is_absolute() {
+            d
+        } else {
+            root.join(d)
+        }
+    };
+    let common = std::fs::read_to_string(dir.join("commondir"))
+        .ok()
+        .map(|c| {
+            let c = PathBuf::from(c.trim());
+            if c.is_absolute() {
+                c
+            } else {
+                dir.join(c)
+            }
+        })
+        .unwrap_or_else(|| dir.clone());
+    Some((dir, common))
+}
+
+/// Reads HEAD from the files of the repository at `root`.
+pub fn read_head(root: &Path) -> Head {
+    let Some((dir, common)) = git_dirs(root) else {
+        return Head::Unknown;
+    };
+    let Ok(text) = std::fs::read_to_string(dir.join("HEAD")) else {
+        return Head::Unknown;
+    };
+    let text = text.trim();
+    if is_object_name(text) {
+        return Head::Commit(text.to_string());
+    }
+    let Some(reference) = text.strip_prefix("ref:").map(str::trim) else {
+        return Head::Unknown;
+    };
+    if reference.contains("..") || !reference.starts_with("refs/") {
+        return Head::Unknown;
+    }
+    if common.join("reftable").is_dir() {
+        return Head::Unknown;
+    }
+    for d in [&dir, &common] {
+        if let Ok(v) = std::fs::read_to_string(d.join(reference)) {
+            let v = v.trim();
+            return if is_object_name(v) {
+                Head::Commit(v.to_string())
+            } else {
+                Head::Unknown
+            };
+        }
+    }
+    match std::fs::read_to_string(common.join("packed-refs")) {
+        Ok(packed) => packed
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with('^'))
+            .find_map(|l| {
+                let (sha, name) = l.split_once(' ')?;
+                (name.trim() == reference && is_object_name(sha)).then(|| Head::Commit(sha.to_string()))
+            })
+            .unwrap_or(Head::Unborn),
+        Err(_) => Head::Unborn,
+    }
+}
+
+/// `git` in `root`, with no pager, no optional locks (a status must not fight the agent's own
+/// git for the index lock) and none of a caller's repository variables.
+fn git(root: &Path) -> Command {
+    let mut c = Command::new("git");
+    c.arg("-C")
+        .arg(root)
+        .args(["-c", "core.quotepath=off"])
+        .env("GIT_PAGER", "cat")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null());
+    for var in [
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_NAMESPACE",
+    ] {
+        c.env_remove(var);
+    }
+    c
+}
+
+fn run_git(root: &Path, args: &[&str]) -> Result<Vec<u8>, GateError> {
+    let failed = |cause: String| GateError::Git {
+        root: root.to_path_buf(),
+        command: args.first().copied().unwrap_or("").to_string(),
+        cause,
+    };
+    let out = git(root).args(args).output().map_err(|e| failed(format!("cannot run git: {e}")))?;
+    if !out.status.success() {
+        return Err(failed(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+    }
+    Ok(out.stdout)
+}
+
+/// HEAD as git says it (for the cases the files cannot answer).
+pub fn head_from_git(root: &Path) -> Head {
+    match run_git(root, &["rev-parse", "--verify", "--quiet", "HEAD"]) {
+        Ok(out) => {
+            let s = String::from_utf8_lossy(&out).trim().to_string();
+            if is_object_name(&s) {
+                Head::Commit(s)
+            } else {
+                Head::Unborn
+            }
+        }
+        Err(_) => Head::Unborn,
+    }
+}
+
+/// One changed path and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// Present and differing from the base (or new and tracked).
+    Modified,
+    /// Not tracked by git.
+    Untracked,
+    /// Gone from the working tree.
+    Deleted,
+}
+
+/// The files a turn changed, relative to the repository root, sorted.
+#[derive(Debug, Clone, Default)]
+pub struct Changes {
+    pub files: BTreeMap<String, ChangeKind>,
+    /// HEAD now.
+    pub head: Option<String>,
+    /// Why the base was not the turn's own (none recorded): the diff is from HEAD.
+    pub note: Option<String>,
+}
+
+impl Changes {
+    pub fn paths(&self) -> Vec<String> {
+        self.files.keys().cloned().collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Changed paths that still exist.
+    pub fn present(&self) -> impl Iterator<Item = &str> {
+        self.files
+            .iter()
+            .filter(|(_, k)| **k != ChangeKind::Deleted)
+            .map(|(p, _)| p.as_str())
+    }
+}
+
+/// Parses `git status --porcelain=v1 -z` into (path, kind). A rename or copy record carries its
+/// source path as the next field; both count.
+pub fn parse_status_z(out: &[u8]) -> Vec<(String, ChangeKind)> {
+    let mut found = Vec::new();
+    let mut fields = out.split(|b| *b == 0).filter(|f| !f.is_empty());
+    while let Some(rec) = fields.next() {
+        if rec.len() < 4 {
+            continue;
+        }
+        let (x, y) = (rec[0], rec[1]);
+        let path = String::from_utf8_lossy(&rec[3..]).into_owned();
+        let kind = if x == b'?' {
+            ChangeKind::Untracked
+        } else if x == b'D' || y == b'D' {
+            ChangeKind::Deleted
+        } else {
+            ChangeKind::Modified
+        };
+        if x == b'!' {
+            continue;
+        }
+        found.push((path, kind));
+        if matches!(x, b'R' | b'C') {
+            if let Some(from) = fields.next() {
+                found.push((String::from_utf8_lossy(from).into_owned(), ChangeKind::Deleted));
+            }
+        }
+    }
+    found
+}
+
+/// The status of one path (empty when it is unchanged from HEAD).
+pub fn status_of(root: &Path, rel: &str) -> Result<Vec<(String, ChangeKind)>, GateError> {
+    let out = run_git(
+        root,
+        &["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", rel],
+    )?;
+    Ok(parse_status_z(&out))
+}
+
+/// Splits NUL-separated names (`--name-only -z`, `ls-tree -z --name-only`).
+pub fn parse_names_z(out: &[u8]) -> Vec<String> {
+    out.split(|b| *b == 0)
+        .filter(|f| !f.is_empty())
+        .map(|f| String::from_utf8_lossy(f).into_owned())
+        .collect()
+}
+
+/// The files changed since `base` in the repository at `root`: the working tree and index
+/// against HEAD (one `git status`), plus what commits made inside the turn changed (a second git
+/// process only when HEAD moved). `.tlc/harness/state/` is never a change.
+pub fn changed_files(root: &Path, base: &Head) -> Result<Changes, GateError> {
+    let head = read_head(root);
+    let head = if head == Head::Unknown { head_from_git(root) } else { head };
+    let mut changes = Changes {
+        head: head.commit().map(str::to_string),
+        ..Changes::default()
+    };
+    let status = run_git(root, &["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"])?;
+    for (path, kind) in parse_status_z(&status) {
+        changes.files.insert(path, kind);
+    }
+    let committed: Vec<String> = match (base, &head) {
+        (Head::Commit(b), Head::Commit(h)) if b != h => {
+            parse_names_z(&run_git(root, &["diff", "--name-only", "-z", "--no-renames", b, h, "--"])?)
+        }
+        (Head::Unborn, Head::Commit(h)) => parse_names_z(&run_git(root, &["ls-tree", "-r", "-z", "--name-only", h])?),
+        (Head::Unknown, _) => {
+            changes.note = Some("no base was recorded for this turn: the changes are counted from HEAD".into());
+            Vec::new()
+        }
+        _ => Vec::new(),
+    };
+    for path in committed {
+        let kind = if root.join(&path).symlink_metadata().is_ok() {
+            ChangeKind::Modified
+        } else {
+            ChangeKind::Deleted
+        };
+        changes.files.entry(path).or_insert(kind);
+    }
+    changes.files.retain(|p, _| !p.starts_with(STATE_PREFIX));
+    Ok(changes)
+}
+
+/// The lines a turn added, per file: (1-based line number in the file now, text).
+pub type AddedLines = BTreeMap<String, Vec<(usize, String)>>;
+
+/// Most bytes of diff read for the writing checks.
+const MAX_DIFF_BYTES: usize = 16 * 1024 * 1024;
+/// Files larger than this are not read whole as "added".
+const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// The lines added by the turn to each of `files` (present ones): untracked files and every file
+/// when the base is unborn count whole; tracked ones from `git diff -U0 <base>`.
+pub fn added_lines(root: &Path, base: &Head, changes: &Changes, files: &[String]) -> Result<AddedLines, GateError> {
+    let mut added = AddedLines::new();
+    let mut tracked = Vec::new();
+    for f in files {
+        match changes.files.get(f) {
+            Some(ChangeKind::Deleted) | None => {}
+            Some(ChangeKind::Untracked) => {
+                if let Some(lines) = whole_file(root, f) {
+                    added.insert(f.clone(), lines);
+                }
+            }
+            Some(ChangeKind::Modified) => match base {
+                Head::Commit(_) => tracked.push(f.clone()),
+                _ => {
+                    if let Some(lines) = whole_file(root, f) {
+                        added.insert(f.clone(), lines);
+                    }
+                }
+            },
+        }
+    }
+    if let (Head::Commit(b), false) = (base, tracked.is_empty()) {
+        let mut args: Vec<&str> = vec!["diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", b, "--"];
+        args.extend(tracked.iter().map(String::as_str));
+        let mut out = run_git(root, &args)?;
+        out.truncate(MAX_DIFF_BYTES);
+        for (file, lines) in parse_unified_zero(&out) {
+            if !lines.is_empty() {
+                added.entry(file).or_default().extend(lines);
+            }
+        }
+    }
+    Ok(added)
+}
+
+fn whole_file(root: &Path, rel: &str) -> Option<Vec<(usize, String)>> {
+    let p = root.join(rel);
+    let meta = p.symlink_metadata().ok()?;
+    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+        return None;
+    }
+    let bytes = std::fs::read(&p).ok()?;
+    if bytes.contains(&0) {
+        return None;
+    }
+    Some(
+        String::from_utf8_lossy(&bytes)
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i + 1, l.to_string()))
+            .collect(),
+    )
+}
+
+/// Parses `git diff -U0` output into the added lines of each new-side file.
+pub fn parse_unified_zero(out: &[u8]) -> AddedLines {
+    let mut added = AddedLines::new();
+    let mut file: Option<String> = None;
+    let mut line_no = 0usize;
+    for raw in out.split(|b| *b == b'\n') {
+        if let Some(rest) = raw.strip_prefix(b"+++ ") {
+            file = if rest == b"/dev/null" {
+                None
+            } else {
+                let name = unquote(rest);
+                Some(name.strip_prefix("b/").map(str::to_string).unwrap_or(name))
+            };
+            continue;
+        }
+        if raw.starts_with(b"--- ") || raw.starts_with(b"diff --git ") {
+            continue;
+        }
+        if let Some(rest) = raw.strip_prefix(b"@@ ") {
+            line_no = hunk_new_start(rest).unwrap_or(0);
+            continue;
+        }
+        if let (Some(text), Some(f)) = (raw.strip_prefix(b"+"), &file) {
+            if line_no > 0 {
+                added
+                    .entry(f.clone())
+                    .or_default()
+                    .push((line_no, String::from_utf8_lossy(text).trim_end_matches('\r').to_string()));
+                line_no += 1;
+            }
+        }
+    }
+    added
+}
+
+/// `-a,b +c,d @@` → c.
+fn hunk_new_start(rest: &[u8]) -> Option<usize> {
+    let text = std::str::from_utf8(rest).ok()?;
+    let plus = text.split_whitespace().find(|t| t.starts_with('+'))?;
+    plus[1..].split(',').next()?.parse().ok()
+}
+
+/// A path as git prints it in a diff header: bare, or C-quoted when it holds special bytes.
+fn unquote(raw: &[u8]) -> String {
+    let raw = raw.strip_suffix(b"\t").unwrap_or(raw);
+    if raw.len() < 2 || raw[0] != b'"' || raw[raw.len() - 1] != b'"' {
+        return String::from_utf8_lossy(raw).into_owned();
+    }
+    let inner = &raw[1..raw.len() - 1];
+    let mut out = Vec::with_capacity(inner.len());
+    let mut i = 0;
+    while i < inner.len() {
+        let b = inner[i];
+        if b != b'\\' || i + 1 >= inner.len() {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        let n = inner[i + 1];
+        i += 2;
+        match n {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'r' => out.push(b'\r'),
+            b'a' => out.push(7),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            b'v' => out.push(11),
+            b'0'..=b'3' if inner.get(i..i + 2).is_some_and(|d| d.iter().all(|c| (b'0'..=b'7').contains(c))) => {
+                out.push((n - b'0') * 64 + (inner[i] - b'0') * 8 + (inner[i + 1] - b'0'));
+                i += 2;
+            }
+            other => out.push(other),
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The content of `rel` at commit `base` (`None` when it did not exist there or git could not say).
+pub fn file_at(root: &Path, base: &Head, rel: &str) -> Option<Vec<u8>> {
+    let Head::Commit(b) = base else { return None };
+    run_git(root, &["show", &format!("{b}:{rel}")]).ok()
+}
+
+/// Every file git tracks, plus `extra` (the turn's untracked files), for the duplication scan.
+pub fn tracked_files(root: &Path) -> Result<BTreeSet<String>, GateError> {
+    Ok(parse_names_z(&run_git(root, &["ls-files", "-z", "--cached"])?)
+        .into_iter()
+        .filter(|p| !p.starts_with(STATE_PREFIX))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_records_with_odd_names_renames_and_deletions() {
+        let out = b" M src/a.rs\0?? new\nline.txt\0D  gone.rs\0R  to.rs\0from.rs\0 D wt-gone\0";
+        let got = parse_status_z(out);
+        assert_eq!(
+            got,
+            vec![
+                ("src/a.rs".to_string(), ChangeKind::Modified),
+                ("new\nline.txt".to_string(), ChangeKind::Untracked),
+                ("gone.rs".to_string(), ChangeKind::Deleted),
+                ("to.rs".to_string(), ChangeKind::Modified),
+                ("from.rs".to_string(), ChangeKind::Deleted),
+                ("wt-gone".to_string(), ChangeKind::Deleted),
+            ]
+        );
+    }
+
+    #[test]
+    fn unified_zero_gives_new_side_line_numbers() {
+        let out = b"diff --git a/src/a.rs b/src/a.rs\n--- a/src/a.rs\n+++ b/src/a.rs\n@@ -3,0 +4,2 @@ fn x\n+// one\n+let y = 2;\n@@ -10 +12 @@\n-old\n+new\ndiff --git a/x b/x\n--- a/x\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n+++ \"b/we\\tird\\303\\251.rs\"\n@@ -0,0 +1 @@\n+z\n";
+        let a = parse_unified_zero(out);
+        assert_eq!(
+            a["src/a.rs"],
+            vec![(4, "// one".to_string()), (5, "let y = 2;".to_string()), (12, "new".to_string())]
+        );
+        assert!(!a.contains_key("x"));
+        assert_eq!(a["we\tirdé.rs"], vec![(1, "z".to_string())]);
+    }
+
+    #[test]
+    fn head_is_read_from_loose_packed_and_unborn_refs() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let git = root.join(".git");
+        std::fs::create_dir_all(git.join("refs/heads")).unwrap();
+        std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        assert_eq!(read_head(root), Head::Unborn);
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        std::fs::write(git.join("packed-refs"), format!("# pack-refs\n{sha} refs/heads/main\n")).unwrap();
+        assert_eq!(read_head(root), Head::Commit(sha.into()));
+        let sha2 = "1111111111111111111111111111111111111111";
+        std::fs::write(git.join("refs/heads/main"), format!("{sha2}\n")).unwrap();
+        assert_eq!(read_head(root), Head::Commit(sha2.into()));
+        std::fs::write(git.join("HEAD"), format!("{sha}\n")).unwrap();
+        assert_eq!(read_head(root), Head::Commit(sha.into()), "detached");
+        std::fs::write(git.join("HEAD"), "ref: ../../etc/passwd\n").unwrap();
+        assert_eq!(read_head(root), Head::Unknown);
+        assert_eq!(read_head(&root.join("nowhere")), Head::Unknown);
+        assert_eq!(Head::from_stored(Head::Unborn.stored().as_deref()), Head::Unborn);
+    }
+}

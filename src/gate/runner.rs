@@ -1,0 +1,426 @@
+//! Running one gate command: in its own process group, with its output (stdout and stderr in
+//! one pipe, in order) kept in a ring buffer of the last bytes only, killed as a whole group when
+//! it passes its timeout, and with whatever it left running killed when it ends — no child
+//! outlives the hook. The findings file it may write (`HARNESS_GATE_REPORT`) is read with
+//! suspicion: a symlink, a FIFO, more than 1 MiB, or text that is not JSON is refused, and at
+//! most [`MAX_FINDINGS`] findings are kept however many it holds.
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Characters of output kept with a run.
+pub const OUTPUT_TAIL_CHARS: usize = 8000;
+/// Bytes the ring buffer holds: enough for [`OUTPUT_TAIL_CHARS`] characters of any UTF-8.
+const RING_BYTES: usize = OUTPUT_TAIL_CHARS * 4;
+/// Findings kept per run.
+pub const MAX_FINDINGS: usize = 8;
+pub const MAX_SUMMARY_CHARS: usize = 200;
+pub const MAX_DETAIL_CHARS: usize = 500;
+/// A findings report larger than this is not read.
+pub const MAX_REPORT_BYTES: u64 = 1024 * 1024;
+
+/// The last bytes written into it, however many were.
+#[derive(Debug, Default)]
+pub struct TailBuffer {
+    buf: VecDeque<u8>,
+    cap: usize,
+    /// Every byte ever pushed.
+    pub total: u64,
+}
+
+impl TailBuffer {
+    pub fn new(cap: usize) -> TailBuffer {
+        TailBuffer {
+            buf: VecDeque::with_capacity(cap.min(64 * 1024)),
+            cap,
+            total: 0,
+        }
+    }
+
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.total += bytes.len() as u64;
+        let keep = &bytes[bytes.len().saturating_sub(self.cap)..];
+        let overflow = (self.buf.len() + keep.len()).saturating_sub(self.cap);
+        self.buf.drain(..overflow.min(self.buf.len()));
+        self.buf.extend(keep);
+    }
+
+    /// The kept bytes as text: a character cut at the start is dropped, invalid UTF-8 replaced,
+    /// and only the last `max_chars` characters kept.
+    pub fn text(&self, max_chars: usize) -> String {
+        let (a, b) = self.buf.as_slices();
+        let mut bytes = Vec::with_capacity(a.len() + b.len());
+        bytes.extend_from_slice(a);
+        bytes.extend_from_slice(b);
+        let skip = if self.total > self.buf.len() as u64 {
+            bytes.iter().take(3).take_while(|b| (**b & 0xC0) == 0x80).count()
+        } else {
+            0
+        };
+        last_chars(&String::from_utf8_lossy(&bytes[skip..]), max_chars)
+    }
+}
+
+/// The last `max` characters of `s`.
+pub fn last_chars(s: &str, max: usize) -> String {
+    let count = s.chars().count();
+    if count <= max {
+        return s.to_string();
+    }
+    s.chars().skip(count - max).collect()
+}
+
+/// The first `max` characters of `s`.
+pub fn first_chars(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}
+
+/// One thing a gate found.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Finding {
+    pub summary: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<i64>,
+}
+
+impl Finding {
+    pub fn new(summary: &str) -> Finding {
+        Finding {
+            summary: first_chars(summary.trim(), MAX_SUMMARY_CHARS),
+            detail: None,
+            file: None,
+            line: None,
+        }
+    }
+}
+
+/// What reading the findings report gave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Report {
+    /// The child wrote no report.
+    Absent,
+    /// At most [`MAX_FINDINGS`] findings, and how many the report held.
+    Findings(Vec<Finding>, usize),
+    /// The report was not used, and why.
+    Refused(String),
+}
+
+/// Reads the findings report at `path` without following a symlink, blocking on a FIFO, or
+/// reading more than [`MAX_REPORT_BYTES`].
+pub fn read_report(path: &Path) -> Report {
+    use std::os::unix::fs::OpenOptionsExt;
+    let meta = match path.symlink_metadata() {
+        Ok(m) => m,
+        Err(_) => return Report::Absent,
+    };
+    if meta.file_type().is_symlink() {
+        return Report::Refused("the findings report is a symlink; it was not followed".into());
+    }
+    if !meta.is_file() {
+        return Report::Refused("the findings report is not a regular file".into());
+    }
+    if meta.len() > MAX_REPORT_BYTES {
+        return Report::Refused(format!(
+            "the findings report is {} bytes, over the 1 MiB limit; it was not read",
+            meta.len()
+        ));
+    }
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path);
+    let mut bytes = Vec::new();
+    match file {
+        Ok(f) => {
+            if let Err(e) = f.take(MAX_REPORT_BYTES + 1).read_to_end(&mut bytes) {
+                return Report::Refused(format!("the findings report could not be read: {e}"));
+            }
+        }
+        Err(e) => return Report::Refused(format!("the findings report could not be opened: {e}")),
+    }
+    if bytes.len() as u64 > MAX_REPORT_BYTES {
+        return Report::Refused("the findings report grew past the 1 MiB limit while read".into());
+    }
+    let value: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => return Report::Refused(format!("the findings report is not JSON: {e}")),
+    };
+    let Some(items) = value.get("findings").and_then(|f| f.as_array()) else {
+        return Report::Refused("the findings report has no \"findings\" array".into());
+    };
+    let findings = items
+        .iter()
+        .filter_map(|item| {
+            let text = |k: &str| item.get(k).and_then(|v| v.as_str()).map(str::trim).filter(|s| !s.is_empty());
+            let summary = text("summary").or_else(|| text("message")).or_else(|| item.as_str())?;
+            let mut f = Finding::new(summary);
+            f.detail = text("detail").map(|d| first_chars(d, MAX_DETAIL_CHARS));
+            f.file = text("file").map(|p| first_chars(p, MAX_SUMMARY_CHARS));
+            f.line = item.get("line").and_then(|l| l.as_i64());
+            Some(f)
+        })
+        .take(MAX_FINDINGS)
+        .collect();
+    Report::Findings(findings, items.len())
+}
+
+/// Lines of output that read as a failure, as findings (used when the child wrote no report).
+pub fn findings_from_output(output: &str) -> Vec<Finding> {
+    const MARKERS: &[&str] = &[
+        "error",
+        "fail",
+        "panic",
+        "assert",
+        "exception",
+        "traceback",
+        "not ok",
+        "✗",
+        "✘",
+        "expected",
+    ];
+    let mut seen = std::collections::HashSet::new();
+    output
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .filter(|l| {
+            let lower = l.to_lowercase();
+            MARKERS.iter().any(|m| lower.contains(m))
+        })
+        .filter(|l| seen.insert(l.to_string()))
+        .take(MAX_FINDINGS)
+        .map(Finding::new)
+        .collect()
+}
+
+/// A finished command.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// False when the command could not be spawned.
+    pub started: bool,
+    pub timed_out: bool,
+    pub exit_code: Option<i32>,
+    /// The last [`OUTPUT_TAIL_CHARS`] characters of its output, not yet redacted.
+    pub output_tail: String,
+    /// Bytes of output it wrote in all.
+    pub output_bytes: u64,
+    pub duration_ms: i64,
+}
+
+/// Runs `argv` in `cwd` with `HARNESS_GATE_REPORT=report`, killing its process group after
+/// `timeout`.
+pub fn run(argv: &[String], cwd: &Path, report: &Path, timeout: Duration) -> Finished {
+    let t = Instant::now();
+    let ms = |t: Instant| i64::try_from(t.elapsed().as_millis()).unwrap_or(i64::MAX);
+    let not_started = |text: String, code: i32| Finished {
+        started: false,
+        timed_out: false,
+        exit_code: Some(code),
+        output_bytes: text.len() as u64,
+        output_tail: text,
+        duration_ms: ms(t),
+    };
+    let Some(program) = argv.first() else {
+        return not_started("the gate command is empty".into(), 127);
+    };
+    let (reader, writer) = match std::io::pipe() {
+        Ok(p) => p,
+        Err(e) => return not_started(format!("{program}: cannot make a pipe: {e}"), 126),
+    };
+    let writer2 = match writer.try_clone() {
+        Ok(w) => w,
+        Err(e) => return not_started(format!("{program}: cannot make a pipe: {e}"), 126),
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(&argv[1..])
+        .current_dir(cwd)
+        .env("HARNESS_GATE_REPORT", report)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(writer2)
+        .process_group(0);
+    crate::sys::die_with_parent(&mut cmd);
+    let spawned = cmd.spawn();
+    // The command holds the pipe's write ends: dropped here, so the reader sees the end once the
+    // child's group has closed its copies.
+    drop(cmd);
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return not_started(format!("{program}: command not found"), 127),
+        Err(e) => return not_started(format!("{program}: cannot run: {e}"), 126),
+    };
+    let group = child.id();
+    let _guard = crate::sys::GroupGuard::new(group);
+    let ring = Arc::new(Mutex::new(TailBuffer::new(RING_BYTES)));
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    {
+        let ring = Arc::clone(&ring);
+        let mut reader = reader;
+        std::thread::spawn(move || {
+            let mut chunk = vec![0u8; 64 * 1024];
+            loop {
+                match reader.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if let Ok(mut r) = ring.lock() {
+                            r.push(&chunk[..n]);
+                        }
+                    }
+                }
+            }
+            let _ = done_tx.send(());
+        });
+    }
+    let (status_tx, status_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = status_tx.send(child.wait());
+    });
+    let mut timed_out = false;
+    let status = match status_rx.recv_timeout(timeout) {
+        Ok(s) => s.ok(),
+        Err(_) => {
+            timed_out = true;
+            crate::sys::kill_group(group);
+            status_rx.recv_timeout(Duration::from_secs(5)).ok().and_then(Result::ok)
+        }
+    };
+    // Whatever the command left running in its group goes with it.
+    crate::sys::kill_group(group);
+    // A descendant that left the group may still hold the pipe: the tail is taken as it is then.
+    let _ = done_rx.recv_timeout(Duration::from_secs(2));
+    let (output_tail, output_bytes) = match ring.lock() {
+        Ok(r) => (r.text(OUTPUT_TAIL_CHARS), r.total),
+        Err(_) => (String::new(), 0),
+    };
+    Finished {
+        started: true,
+        timed_out,
+        exit_code: if timed_out { None } else { status.and_then(|s| s.code()) },
+        output_tail,
+        output_bytes,
+        duration_ms: ms(t),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ring_keeps_only_the_last_bytes() {
+        let mut r = TailBuffer::new(8);
+        r.push(b"abcdef");
+        r.push(b"ghij");
+        assert_eq!(r.text(100), "cdefghij");
+        r.push(&[b'x'; 100]);
+        assert_eq!(r.text(100), "xxxxxxxx");
+        assert_eq!(r.total, 110);
+        let mut r = TailBuffer::new(4);
+        r.push("aé€".as_bytes());
+        assert_eq!(r.text(100), "€", "a character cut at the start is dropped, not replaced");
+        assert_eq!(last_chars("abcdef", 2), "ef");
+    }
+
+    #[test]
+    fn a_hundred_megabytes_of_output_keep_the_tail_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let argv: Vec<String> = ["sh", "-c", "head -c 100000000 /dev/zero | tr '\\0' 'a'; echo END"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let f = run(&argv, dir.path(), &dir.path().join("r.json"), Duration::from_secs(60));
+        assert_eq!(f.exit_code, Some(0));
+        assert_eq!(f.output_bytes, 100_000_004);
+        assert_eq!(f.output_tail.chars().count(), OUTPUT_TAIL_CHARS);
+        assert!(
+            f.output_tail.ends_with("aaa\nEND\n") || f.output_tail.ends_with("aEND\n"),
+            "{}",
+            &f.output_tail[7990..]
+        );
+    }
+
+    /// Whether a process exists and is not a zombie (a killed orphan waits for init to reap it).
+    pub(crate) fn running(pid: i64) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+            .unwrap_or(false)
+    }
+
+    #[test]
+    fn a_hung_command_is_killed_with_its_whole_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        let script = format!("sleep 300 & echo $! > {}; echo started; sleep 300", pids.display());
+        let argv = vec!["sh".to_string(), "-c".to_string(), script];
+        let t = Instant::now();
+        let f = run(&argv, dir.path(), &dir.path().join("r.json"), Duration::from_millis(500));
+        assert!(t.elapsed() < Duration::from_secs(4), "returned in {:?}", t.elapsed());
+        assert!(f.timed_out);
+        assert_eq!(f.exit_code, None);
+        assert!(f.output_tail.contains("started"));
+        let bg: i64 = std::fs::read_to_string(&pids).unwrap().trim().parse().unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!running(bg), "the background child was killed");
+    }
+
+    #[test]
+    fn a_missing_program_did_not_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = run(
+            &["tlc-no-such-program".to_string()],
+            dir.path(),
+            &dir.path().join("r.json"),
+            Duration::from_secs(5),
+        );
+        assert!(!f.started);
+        assert_eq!(f.exit_code, Some(127));
+    }
+
+    #[test]
+    fn hostile_reports_are_refused_and_a_flood_is_capped() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.json");
+        assert_eq!(read_report(&p), Report::Absent);
+        std::fs::write(&p, "not json").unwrap();
+        assert!(matches!(read_report(&p), Report::Refused(m) if m.contains("not JSON")));
+        std::fs::write(&p, vec![b' '; 1024 * 1024 + 1]).unwrap();
+        assert!(matches!(read_report(&p), Report::Refused(m) if m.contains("1 MiB")));
+        std::fs::remove_file(&p).unwrap();
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, r#"{"findings":[{"summary":"leaked"}]}"#).unwrap();
+        std::os::unix::fs::symlink(&secret, &p).unwrap();
+        assert!(matches!(read_report(&p), Report::Refused(m) if m.contains("symlink")));
+        std::fs::remove_file(&p).unwrap();
+        let mut many: Vec<_> = (0..10_000)
+            .map(|i| serde_json::json!({ "summary": format!("finding {i}") }))
+            .collect();
+        many[0] = serde_json::json!({"summary": "x".repeat(300), "detail": "d".repeat(900)});
+        std::fs::write(&p, serde_json::json!({ "findings": many }).to_string()).unwrap();
+        match read_report(&p) {
+            Report::Findings(f, total) => {
+                assert_eq!(total, 10_000);
+                assert_eq!(f.len(), MAX_FINDINGS);
+                assert_eq!(f[0].summary.chars().count(), MAX_SUMMARY_CHARS);
+                assert_eq!(f[0].detail.as_ref().unwrap().chars().count(), MAX_DETAIL_CHARS);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn findings_are_read_from_failing_lines() {
+        let f = findings_from_output("running 3 tests\ntest a ... ok\nthread 'b' panicked at src/lib.rs:3\nerror: 1 test failed\n");
+        assert_eq!(f.len(), 2);
+        assert!(f[0].summary.contains("panicked"));
+    }
+}

@@ -1,0 +1,1026 @@
+//! The stop checks on the hook path. Before the hook's own transaction (none is held while a
+//! gate command runs), [`on_hook`] turns one event into a [`Pending`]: a decision, if any, and
+//! the turn and stop-outcome rows to write inside that transaction.
+//!
+//! - session start: the first turn's base, and the previous session's open gaps as context;
+//! - prompt: a new turn — its base (HEAD and time), attempt 0;
+//! - agent response (Cursor): a ship claim in the text;
+//! - file edited: the comment policy's early HEADS UP;
+//! - stop: allowed without checks when paused, when Cursor's status is not `completed`, or when
+//!   the turn's attempt is at `maxLoops` (`budget`); otherwise lint, test, the docs gate,
+//!   empty-diff anti-ship, the ship gate, then the checks on what the turn wrote. The first that
+//!   fails blocks with a follow-up.
+
+use super::changes::{self, Changes, Head};
+use super::followup::{self, FollowUp, Gap};
+use super::inputs::{self, Inputs};
+use super::pathmatch::PathSet;
+use super::ship::{self, LedgerRow};
+use super::turn::{handoff_context, Outcome, StopOutcome, StopState, Turn, TurnStore};
+use super::written;
+use super::{Gate, GateError, GateRun, GateStore, RunRequest};
+use crate::clock;
+use crate::config::Config;
+use crate::decision::{Decision, Permission};
+use crate::obs::redact::Redactor;
+use crate::policy::OperatorState;
+use crate::project::Project;
+use rusqlite::Connection;
+use std::time::Duration;
+
+/// Gaps carried into a new session's context, and its character budget.
+pub const HANDOFF_GAPS: usize = 5;
+pub const HANDOFF_BUDGET: usize = 1500;
+
+/// What the provider said at a stop, in neutral terms.
+#[derive(Debug, Clone, Default)]
+pub struct StopFacts {
+    /// Claude Code: `stop_hook_active` false means the first stop of a turn.
+    pub first_of_turn: Option<bool>,
+    /// Cursor: `status` is `completed` (true when the provider has no status).
+    pub completed: bool,
+    /// The status as sent, for the record.
+    pub status: Option<String>,
+    /// Claude Code's `last_assistant_message`.
+    pub last_response: Option<String>,
+}
+
+/// The turn-relevant part of one hook event.
+#[derive(Debug, Clone)]
+pub enum TurnEvent {
+    /// `fresh` is false when the session resumes or compacts: it is no new session to hand off to.
+    SessionStart {
+        fresh: bool,
+    },
+    Prompt,
+    Stop(StopFacts),
+    /// Assistant text (Cursor's afterAgentResponse).
+    AgentResponse(String),
+    /// A file an edit tool wrote (repository-relative or absolute).
+    FileEdited(String),
+}
+
+/// One event as the stop checks see it.
+#[derive(Debug, Clone)]
+pub struct TurnFacts {
+    pub provider: String,
+    pub session: Option<String>,
+    pub event: TurnEvent,
+    pub transcript_path: Option<String>,
+}
+
+/// What an event decided, and the rows to write in the hook's transaction.
+#[derive(Debug, Default)]
+pub struct Pending {
+    pub decision: Option<Decision>,
+    provider: String,
+    session: String,
+    turn: Option<i64>,
+    begin: Option<(Option<String>, String, &'static str)>,
+    claim: Option<(String, String)>,
+    outcomes: Vec<StopOutcome>,
+    stop_state: Option<StopState>,
+    at: String,
+}
+
+impl Pending {
+    fn new(f: &TurnFacts) -> Pending {
+        Pending {
+            provider: f.provider.clone(),
+            session: f.session.clone().unwrap_or_default(),
+            at: clock::now_stamp(),
+            ..Pending::default()
+        }
+    }
+
+    /// The stop outcome this event recorded (the first, when a stop blocked on several rules).
+    pub fn outcome(&self) -> Option<&StopOutcome> {
+        self.outcomes.first()
+    }
+
+    /// Writes the turn and outcome rows (inside the hook's transaction).
+    pub fn apply(&self, conn: &Connection) -> rusqlite::Result<()> {
+        let st = TurnStore::new(conn);
+        let (p, s) = (self.provider.as_str(), self.session.as_str());
+        if let Some((head, at, source)) = &self.begin {
+            if *source == "session-start" {
+                st.first_base(p, s, head.as_deref(), at)?;
+            } else {
+                st.begin(p, s, head.as_deref(), at, source)?;
+            }
+        }
+        if let Some((claim, at)) = &self.claim {
+            st.set_claim(p, s, claim, at)?;
+        }
+        for o in &self.outcomes {
+            st.add_outcome(p, Some(s), self.turn, o, &self.at)?;
+        }
+        if let Some(state) = &self.stop_state {
+            st.stop_update(p, s, state, &self.at)?;
+        }
+        Ok(())
+    }
+}
+
+/// Which stop rails are on, from the settings.
+struct Rails {
+    lint: Vec<String>,
+    test: Vec<String>,
+    docs: Vec<String>,
+    ship: bool,
+    anti_ship: bool,
+    written: written::Settings,
+}
+
+impl Rails {
+    fn from(config: &Config) -> Rails {
+        let s = &config.settings;
+        let grind = |argv: &Vec<String>| if s.grind.enabled { argv.clone() } else { Vec::new() };
+        Rails {
+            lint: grind(&s.grind.lint_command),
+            test: grind(&s.grind.test_command),
+            docs: s.docs.command.clone(),
+            ship: s.ship_gate.enabled,
+            anti_ship: s.ship_gate.empty_diff_anti_ship,
+            written: written::Settings {
+                comments: s.comments.enabled.then(|| written::comments::Mode::parse(&s.comments.mode)),
+                duplication: s.duplication.enabled.then(|| usize::try_from(s.duplication.min_run).unwrap_or(6)),
+                supply_chain: s.supply_chain.enabled,
+            },
+        }
+    }
+
+    fn any(&self) -> bool {
+        !self.lint.is_empty() || !self.test.is_empty() || !self.docs.is_empty() || self.ship || self.anti_ship || self.written.any()
+    }
+
+    fn claims(&self) -> bool {
+        self.ship || self.anti_ship
+    }
+
+    /// Whether the base needs HEAD even where the files cannot say (a reftable).
+    fn need_diff(&self) -> bool {
+        !self.lint.is_empty() || !self.test.is_empty() || !self.docs.is_empty() || self.claims() || self.written.any()
+    }
+}
+
+fn base_head(project: &Project, rails: &Rails) -> Option<String> {
+    if !project.paths.in_git {
+        return None;
+    }
+    let head = changes::read_head(project.root());
+    let head = if head == Head::Unknown && rails.need_diff() {
+        changes::head_from_git(project.root())
+    } else {
+        head
+    };
+    head.stored()
+}
+
+/// Turns one hook event into its pending decision and rows. Never fails: a fault becomes a
+/// `hook.fault` via `faults`, and the stop is let through.
+pub fn on_hook(conn: &mut Connection, project: &Project, config: &Config, facts: &TurnFacts, faults: &mut Vec<String>) -> Pending {
+    let mut p = Pending::new(facts);
+    let rails = Rails::from(config);
+    match &facts.event {
+        TurnEvent::SessionStart { fresh } => {
+            p.begin = Some((base_head(project, &rails), p.at.clone(), "session-start"));
+            if *fresh && config.settings.intelligence.progressive_handoff {
+                match TurnStore::new(conn).previous(&p.provider, &p.session) {
+                    Ok(Some(prev)) => {
+                        p.decision = handoff_context(&prev, HANDOFF_GAPS, HANDOFF_BUDGET).map(|c| Decision {
+                            context: Some(c),
+                            rule: "handoff".into(),
+                            ..Decision::allow()
+                        })
+                    }
+                    Ok(None) => {}
+                    Err(e) => faults.push(format!("handoff not read: {e}")),
+                }
+            }
+        }
+        TurnEvent::Prompt => p.begin = Some((base_head(project, &rails), p.at.clone(), "prompt")),
+        TurnEvent::AgentResponse(text) => {
+            if rails.claims() {
+                if let Some(c) = ship::claim_in_text(text) {
+                    p.claim = Some((c, p.at.clone()));
+                }
+            }
+        }
+        TurnEvent::FileEdited(path) => {
+            let c = &config.settings.comments;
+            if c.enabled && c.on_violation == "followup" && project.paths.in_git {
+                p.decision = heads_up(conn, project, facts, path, written::comments::Mode::parse(&c.mode));
+            }
+        }
+        TurnEvent::Stop(stop) => {
+            if let Err(e) = decide_stop(conn, project, config, &rails, facts, stop, &mut p) {
+                let e = e.to_string();
+                faults.push(format!("stop checks failed, the stop was let through: {e}"));
+                p.decision = None;
+                p.stop_state = None;
+                p.outcomes = vec![StopOutcome {
+                    outcome: Outcome::Allow,
+                    rule: "fault".into(),
+                    attempt: 0,
+                    fingerprint: None,
+                    detail: Some(e),
+                }];
+            }
+        }
+    }
+    p
+}
+
+fn heads_up(conn: &Connection, project: &Project, facts: &TurnFacts, path: &str, mode: written::comments::Mode) -> Option<Decision> {
+    let root = project.root();
+    let rel = std::path::Path::new(path)
+        .strip_prefix(root)
+        .map(|r| r.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| path.to_string());
+    if rel.starts_with('/') || rel.starts_with(changes::STATE_PREFIX) {
+        return None;
+    }
+    let turn = TurnStore::new(conn)
+        .get(&facts.provider, facts.session.as_deref().unwrap_or(""))
+        .ok()
+        .flatten();
+    let base = Head::from_stored(turn.and_then(|t| t.base_head).as_deref());
+    let base = if base == Head::Unknown { changes::read_head(root) } else { base };
+    written::heads_up(root, &base, &rel, mode).map(|text| Decision {
+        context: Some(text),
+        rule: "comments".into(),
+        ..Decision::allow()
+    })
+}
+
+fn allow(p: &mut Pending, outcome: Outcome, rule: &str, attempt: i64, detail: Option<String>) {
+    p.outcomes.push(StopOutcome {
+        outcome,
+        rule: rule.into(),
+        attempt,
+        fingerprint: None,
+        detail,
+    });
+}
+
+/// A block: the decision, the outcome row and the turn's new state.
+struct Block {
+    rule: String,
+    fingerprint: Option<String>,
+    text: String,
+    headline: String,
+    gaps: Vec<Gap>,
+    next: String,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn decide_stop(
+    conn: &mut Connection,
+    project: &Project,
+    config: &Config,
+    rails: &Rails,
+    facts: &TurnFacts,
+    stop: &StopFacts,
+    p: &mut Pending,
+) -> Result<(), GateError> {
+    let s = &config.settings;
+    let db = project.db_path();
+    let sql = GateError::store(&db);
+    if !rails.any() {
+        allow(p, Outcome::Allow, "none", 0, None);
+        return Ok(());
+    }
+    if OperatorState::new(conn).paused().map_err(sql)? {
+        allow(
+            p,
+            Outcome::Paused,
+            "paused",
+            0,
+            Some("stop checks are paused (`tlc resume`)".into()),
+        );
+        return Ok(());
+    }
+    if !stop.completed {
+        let status = stop.status.clone().unwrap_or_default();
+        allow(
+            p,
+            Outcome::Allow,
+            "not-completed",
+            0,
+            Some(format!("status {status:?}: the turn did not complete")),
+        );
+        return Ok(());
+    }
+    let turn = TurnStore::new(conn).get(&p.provider, &p.session).map_err(sql)?;
+    p.turn = turn.as_ref().map(|t| t.turn);
+    let mut attempt = turn.as_ref().map_or(0, |t| t.attempt);
+    if stop.first_of_turn == Some(true) {
+        // The provider says this is the turn's first stop: no earlier block of it counts.
+        attempt = 0;
+    }
+    let max = s.grind.max_loops.max(1);
+    let last_fp = turn.as_ref().and_then(|t| t.last_fingerprint.clone());
+    if attempt >= max {
+        allow(
+            p,
+            Outcome::Capped,
+            "budget",
+            attempt,
+            Some(format!(
+                "attempt {attempt} of grind.maxLoops = {max}: the turn spent its loop budget and may end"
+            )),
+        );
+        p.stop_state = Some(StopState {
+            attempt,
+            fingerprint: last_fp,
+            result: "capped".into(),
+            rule: "budget".into(),
+            gaps: turn.map(|t| t.open_gaps).unwrap_or_default(),
+            next_action: None,
+        });
+        return Ok(());
+    }
+    let this_attempt = attempt + 1;
+    let base = Head::from_stored(turn.as_ref().and_then(|t| t.base_head.as_deref()));
+    let base_at = turn.as_ref().map(|t| t.base_at.clone()).unwrap_or_default();
+    let claim = if rails.claims() {
+        find_claim(s, stop, turn.as_ref(), facts, &base_at)
+    } else {
+        None
+    };
+    if let Some(c) = &claim {
+        let row = ledger_row(p, "claim", Some(c.clone()), None, Vec::new(), None);
+        let key = format!(
+            "claim:{}:{}:{}:{}",
+            p.provider,
+            p.session,
+            p.turn.unwrap_or(0),
+            crate::hashing::sha256_hex(c.as_bytes())
+        );
+        ship::append(conn, &row, Some(&key)).map_err(sql)?;
+    }
+    let diff_needed = !rails.lint.is_empty() || !rails.test.is_empty() || !rails.docs.is_empty() || rails.written.any() || claim.is_some();
+    if !diff_needed {
+        allow(p, Outcome::Allow, "none", attempt, Some("no rail needed the diff".into()));
+        return Ok(());
+    }
+    if !project.paths.in_git {
+        allow(
+            p,
+            Outcome::Allow,
+            "no-git",
+            attempt,
+            Some(format!(
+                "{} is not a git checkout: the diff-based checks were skipped",
+                project.root().display()
+            )),
+        );
+        return Ok(());
+    }
+    let changes = changes::changed_files(project.root(), &base)?;
+    let mut advice: Vec<(String, String)> = Vec::new();
+
+    let gated = run_gates(conn, project, config, rails, p, &changes, this_attempt, &mut advice)?;
+    match gated {
+        GatesResult::Deferred(rule, detail) => {
+            allow(p, Outcome::Deferred, &rule, attempt, Some(detail));
+            p.stop_state = Some(StopState {
+                attempt,
+                fingerprint: last_fp,
+                result: "deferred".into(),
+                rule,
+                gaps: turn.map(|t| t.open_gaps).unwrap_or_default(),
+                next_action: None,
+            });
+            return Ok(());
+        }
+        GatesResult::Failed(run, gate) => {
+            let block = gate_block(
+                conn,
+                config,
+                &run,
+                gate,
+                this_attempt,
+                max,
+                turn.as_ref(),
+                last_fp.as_deref(),
+                attempt,
+            )
+            .map_err(sql)?;
+            finish_block(p, vec![block], this_attempt);
+            return Ok(());
+        }
+        GatesResult::Passed => {}
+    }
+
+    if let Some(c) = &claim {
+        if let Some(block) = ship_check(conn, project, config, p, c, &changes, &base_at, this_attempt, max).map_err(sql)? {
+            finish_block(p, vec![block], this_attempt);
+            return Ok(());
+        }
+    }
+
+    if rails.written.any() && !changes.is_empty() {
+        let found = written::run(project.root(), &base, &changes, &rails.written)?;
+        let mut blocks = Vec::new();
+        for f in found {
+            if let Some(note) = &f.note {
+                advice.push((f.rule.to_string(), format!("{}: {note}", f.rule)));
+            }
+            if f.findings.is_empty() {
+                continue;
+            }
+            blocks.push(written_block(config, &f, this_attempt, max, &changes));
+        }
+        if !blocks.is_empty() {
+            finish_block(p, blocks, this_attempt);
+            return Ok(());
+        }
+    }
+
+    let (outcome, rule) = match advice.first() {
+        Some((rule, _)) => (Outcome::Advisory, rule.clone()),
+        None => (Outcome::Allow, "passed".to_string()),
+    };
+    let context = (!advice.is_empty()).then(|| advice.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join("\n\n"));
+    allow(p, outcome, &rule, attempt, context.clone().or_else(|| changes.note.clone()));
+    if let Some(c) = context {
+        p.decision = Some(Decision {
+            context: Some(c),
+            rule: rule.clone(),
+            ..Decision::allow()
+        });
+    }
+    p.stop_state = Some(StopState {
+        attempt,
+        fingerprint: None,
+        result: outcome.as_str().into(),
+        rule,
+        gaps: Vec::new(),
+        next_action: None,
+    });
+    Ok(())
+}
+
+fn ledger_row(
+    p: &Pending,
+    outcome: &str,
+    summary: Option<String>,
+    detail: Option<String>,
+    files: Vec<String>,
+    evidence: Option<String>,
+) -> LedgerRow {
+    LedgerRow {
+        id: 0,
+        ts: p.at.clone(),
+        session: Some(p.session.clone()),
+        provider: Some(p.provider.clone()),
+        outcome: outcome.into(),
+        summary,
+        detail,
+        files,
+        evidence_dir: evidence,
+    }
+}
+
+/// The claim of this turn: Claude's last response when it sent one, else the claim Cursor's
+/// response hook recorded in this turn, else the transcript's assistant text since the base.
+fn find_claim(s: &crate::config::Settings, stop: &StopFacts, turn: Option<&Turn>, facts: &TurnFacts, base_at: &str) -> Option<String> {
+    if let Some(text) = &stop.last_response {
+        return ship::claim_in_text(text);
+    }
+    let window = chrono::Duration::minutes(s.ship_gate.claim_window_minutes.max(1));
+    let since_window = clock::stamp(clock::now() - window);
+    let since = if base_at > since_window.as_str() {
+        base_at.to_string()
+    } else {
+        since_window
+    };
+    if let Some(t) = turn {
+        if let (Some(c), Some(at)) = (&t.claim, &t.claim_at) {
+            if at.as_str() >= since.as_str() {
+                return Some(c.clone());
+            }
+        }
+    }
+    let path = facts.transcript_path.as_deref()?;
+    ship::claim_in_transcript(std::path::Path::new(path), &since)
+}
+
+enum GatesResult {
+    Passed,
+    /// (rule, who held the lock)
+    Deferred(String, String),
+    Failed(Box<GateRun>, Gate),
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_gates(
+    conn: &mut Connection,
+    project: &Project,
+    config: &Config,
+    rails: &Rails,
+    p: &Pending,
+    changes: &Changes,
+    attempt: i64,
+    advice: &mut Vec<(String, String)>,
+) -> Result<GatesResult, GateError> {
+    let s = &config.settings;
+    let code = PathSet::new(&s.grind.code_paths);
+    let tests = PathSet::new(&s.grind.test_paths);
+    let files = changes.paths();
+    let present: Vec<String> = changes.present().map(str::to_string).collect();
+    let mut due: Vec<(Gate, Vec<String>)> = Vec::new();
+    if !rails.lint.is_empty() && files.iter().any(|f| code.matches(f)) {
+        let narrowed: Vec<String> = present.iter().filter(|f| code.matches(f)).cloned().collect();
+        due.push((Gate::Lint, super::final_argv(&rails.lint, &s.grind.append_files, &narrowed)));
+    }
+    if !rails.test.is_empty() && files.iter().any(|f| code.matches(f) || tests.matches(f)) {
+        let narrowed: Vec<String> = present.iter().filter(|f| code.matches(f) || tests.matches(f)).cloned().collect();
+        due.push((Gate::Test, super::final_argv(&rails.test, &s.grind.append_files, &narrowed)));
+    }
+    if !rails.docs.is_empty() && !files.is_empty() {
+        due.push((Gate::Docs, rails.docs.clone()));
+    }
+    if due.is_empty() {
+        return Ok(GatesResult::Passed);
+    }
+    let db = project.db_path();
+    let sql = GateError::store(&db);
+    let redactor = s.secrets.redact_output.then(|| Redactor::new(&p.session));
+    let mut locked = false;
+    let result = (|| -> Result<GatesResult, GateError> {
+        for (gate, argv) in due {
+            let inputs = inputs::inputs(project.root(), &argv, changes.head.as_deref(), &files);
+            let previous = GateStore::new(conn).latest_verdict(gate.as_str()).map_err(sql)?;
+            let run = match reuse(previous.as_ref(), &inputs, gate, &argv, p, attempt, &files) {
+                Some(r) => r,
+                None => {
+                    if !locked {
+                        match GateStore::acquire(conn, Some(&p.provider), Some(&p.session), super::lock_wait()).map_err(sql)? {
+                            Ok(()) => locked = true,
+                            Err(holder) => {
+                                let detail = format!(
+                                    "the gate lock is held by {}: the {} gate deferred",
+                                    holder.describe(),
+                                    gate.as_str()
+                                );
+                                let skipped = GateRun {
+                                    provider: Some(p.provider.clone()),
+                                    session_id: Some(p.session.clone()),
+                                    attempt: Some(attempt),
+                                    gate: gate.as_str().into(),
+                                    command: argv.clone(),
+                                    files: files.clone(),
+                                    verdict: "skipped".into(),
+                                    category: Some("deferred".into()),
+                                    inputs_hash: inputs.hash.clone(),
+                                    file_hashes: inputs.files.clone(),
+                                    started_at: clock::now_stamp(),
+                                    finished_at: Some(clock::now_stamp()),
+                                    deferred_to: Some(holder.describe()),
+                                    ..GateRun::default()
+                                };
+                                GateStore::new(conn).insert_run(&skipped).map_err(sql)?;
+                                return Ok(GatesResult::Deferred(gate.rule().into(), detail));
+                            }
+                        }
+                    }
+                    // A neighbour may have produced this very verdict while the lock was waited for.
+                    let previous = GateStore::new(conn).latest_verdict(gate.as_str()).map_err(sql)?;
+                    match reuse(previous.as_ref(), &inputs, gate, &argv, p, attempt, &files) {
+                        Some(r) => r,
+                        None => {
+                            let req = RunRequest {
+                                gate,
+                                argv: argv.clone(),
+                                root: project.root(),
+                                report: project
+                                    .state_dir
+                                    .join(format!("gate-report-{}-{}.json", std::process::id(), gate.as_str())),
+                                timeout: Duration::from_secs(u64::try_from(s.grind.gate_timeout_seconds.max(1)).unwrap_or(300)),
+                                provider: Some(p.provider.clone()),
+                                session: Some(p.session.clone()),
+                                attempt: Some(attempt),
+                                files: files.clone(),
+                                inputs: inputs.clone(),
+                            };
+                            super::execute(&req, redactor.as_ref())
+                        }
+                    }
+                }
+            };
+            let mut run = run;
+            run.id = GateStore::new(conn).insert_run(&run).map_err(sql)?;
+            if run.passed() {
+                if let Some(prev) = previous.as_ref().filter(|r| !r.passed() && !run.reused) {
+                    let changed = inputs::changed_between(&prev.file_hashes, &run.file_hashes);
+                    if !changed.is_empty() {
+                        GateStore::new(conn).add_resolution(prev, &run, &changed).map_err(sql)?;
+                    }
+                }
+                continue;
+            }
+            let category = run.category.clone().unwrap_or_default();
+            if gate == Gate::Docs && s.docs.severity != "deny" {
+                advice.push((
+                    gate.rule().into(),
+                    format!(
+                        "tlc docs gate (warn): `{}` exited {}; the stop was let through. Its output:\n{}",
+                        run.command.join(" "),
+                        run.exit_code.map_or("without a code".into(), |c| c.to_string()),
+                        followup::tail_lines(&run.output_tail, 40)
+                    ),
+                ));
+                continue;
+            }
+            if category == "config" {
+                let fp = run.fingerprint.clone().unwrap_or_default();
+                // An earlier run with this fingerprint was reported already: once is enough.
+                if GateStore::new(conn).fingerprint_seen(&fp, run.id).map_err(sql)? {
+                    advice.push((gate.rule().into(), config_advice(gate, &run)));
+                    continue;
+                }
+            }
+            return Ok(GatesResult::Failed(Box::new(run), gate));
+        }
+        Ok(GatesResult::Passed)
+    })();
+    if locked {
+        if let Err(e) = GateStore::new(conn).unlock() {
+            return Err(GateError::Store { db, cause: e });
+        }
+    }
+    result
+}
+
+/// A reused run: the latest verdict of this gate over the same inputs, recorded again.
+fn reuse(
+    previous: Option<&GateRun>,
+    inputs: &Inputs,
+    gate: Gate,
+    argv: &[String],
+    p: &Pending,
+    attempt: i64,
+    files: &[String],
+) -> Option<GateRun> {
+    let prev = previous?;
+    let hash = inputs.hash.as_ref()?;
+    if prev.inputs_hash.as_ref() != Some(hash) {
+        return None;
+    }
+    let now = clock::now_stamp();
+    Some(GateRun {
+        id: 0,
+        provider: Some(p.provider.clone()),
+        session_id: Some(p.session.clone()),
+        attempt: Some(attempt),
+        gate: gate.as_str().into(),
+        command: argv.to_vec(),
+        files: files.to_vec(),
+        reused: true,
+        reused_from: Some(prev.reused_from.unwrap_or(prev.id)),
+        started_at: now.clone(),
+        finished_at: Some(now),
+        duration_ms: 0,
+        deferred_to: None,
+        ..prev.clone()
+    })
+}
+
+fn config_advice(gate: Gate, run: &GateRun) -> String {
+    format!(
+        "tlc: the {} gate command `{}` cannot run (config, not a code problem; it was reported once and no longer blocks). The operator fixes it with `{}`. Its output ends: {}",
+        gate.as_str(),
+        run.command.join(" "),
+        gate.setter(),
+        followup::tail_lines(&run.output_tail, 3)
+    )
+}
+
+fn shown_files(files: &[String]) -> String {
+    let mut s: Vec<String> = files.iter().take(8).cloned().collect();
+    if files.len() > 8 {
+        s.push(format!("and {} more", files.len() - 8));
+    }
+    s.join(", ")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gate_block(
+    conn: &Connection,
+    config: &Config,
+    run: &GateRun,
+    gate: Gate,
+    attempt: i64,
+    max: i64,
+    turn: Option<&Turn>,
+    last_fp: Option<&str>,
+    previous_attempt: i64,
+) -> rusqlite::Result<Block> {
+    let s = &config.settings;
+    let category = run.category.clone().unwrap_or_else(|| "verification".into());
+    let argv = run.command.join(" ");
+    let exit = run.exit_code.map_or("no exit code".to_string(), |c| format!("exit {c}"));
+    let mut tried = match category.as_str() {
+        "timeout" => format!(
+            "`{argv}` ran past grind.gateTimeoutSeconds = {} s and was killed with its process group",
+            s.grind.gate_timeout_seconds
+        ),
+        "config" => format!("`{argv}` could not run ({exit})"),
+        _ => format!("`{argv}` failed ({exit}) in {} ms", run.duration_ms),
+    };
+    if run.reused {
+        tried.push_str(" — the verdict of an identical earlier run (same HEAD, argv and changed files), reused without running it again");
+    }
+    tried.push_str(&format!("; changed files: {}.", shown_files(&run.files)));
+    let (need, next) = match category.as_str() {
+        "config" => (
+            format!(
+                "nothing from the code: the {} gate command itself cannot run, so this is not a code problem — do not edit code or tests for it. The operator fixes the command from a terminal: `{}`.",
+                gate.as_str(),
+                gate.setter()
+            ),
+            format!(
+                "tell the operator that `{argv}` cannot run and that `{}` sets the right one; this stop will not block again for the same failure.",
+                gate.setter()
+            ),
+        ),
+        "timeout" => (
+            format!("`{argv}` to finish within {} s.", s.grind.gate_timeout_seconds),
+            "find what hangs (a test waiting on input, a server that never stops, an endless loop) and fix it; run the command yourself with a timeout before you stop again.".to_string(),
+        ),
+        _ => (
+            format!("`{argv}` to pass. Fix what the output shows; do not delete, skip or weaken tests or checks to get there."),
+            format!("fix gap 1 first, run `{argv}` yourself, and stop again only once it passes."),
+        ),
+    };
+    let mut gaps = Gap::from_findings(gate.as_str(), &category, &run.findings);
+    if gaps.is_empty() {
+        gaps.push(Gap {
+            gate: gate.as_str().into(),
+            category: category.clone(),
+            summary: format!("`{argv}` {exit}; see the output below"),
+        });
+    }
+    let previous_gaps = if s.intelligence.gap_feedback && previous_attempt > 0 {
+        turn.map(|t| {
+            t.open_gaps
+                .iter()
+                .filter(|g| !gaps.iter().any(|n| n.summary == g.summary))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let history = match &run.fingerprint {
+        Some(fp) => GateStore::new(conn)
+            .resolution(fp)?
+            .map(|(files, at)| followup::history_line(&files, &at)),
+        None => None,
+    };
+    let repeats = (previous_attempt > 0 && last_fp.is_some() && last_fp == run.fingerprint.as_deref()).then_some(previous_attempt as usize);
+    let f = FollowUp {
+        gate: gate.as_str().into(),
+        category: category.clone(),
+        attempt: attempt as usize,
+        max: max as usize,
+        headline: None,
+        tried,
+        need,
+        gaps: gaps.clone(),
+        previous_gaps,
+        repeats_attempt: repeats,
+        fingerprint: run.fingerprint.clone(),
+        history,
+        next: next.clone(),
+        output_tail: run.output_tail.clone(),
+        level: followup::level(attempt as usize, s.intelligence.progressive_context),
+    };
+    Ok(Block {
+        rule: gate.rule().into(),
+        fingerprint: run.fingerprint.clone(),
+        text: f.render(),
+        headline: format!(
+            "{} failed [{}]",
+            gate.as_str(),
+            if repeats.is_some() { "stagnation" } else { &category }
+        ),
+        gaps,
+        next,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn ship_check(
+    ledger: &Connection,
+    project: &Project,
+    config: &Config,
+    p: &Pending,
+    claim: &str,
+    changes: &Changes,
+    base_at: &str,
+    attempt: i64,
+    max: i64,
+) -> rusqlite::Result<Option<Block>> {
+    let s = &config.settings.ship_gate;
+    let files = changes.paths();
+    let evidence_dir = Some(s.evidence_dir.clone());
+    let block = |rule: &str, headline: &str, tried: String, need: String, gaps: Vec<Gap>, next: String| {
+        let f = FollowUp {
+            gate: "ship".into(),
+            category: "ship-evidence".into(),
+            attempt: attempt as usize,
+            max: max as usize,
+            headline: Some(headline.to_string()),
+            tried,
+            need,
+            gaps: gaps.clone(),
+            next: next.clone(),
+            level: 1,
+            ..FollowUp::default()
+        };
+        Block {
+            rule: rule.into(),
+            fingerprint: None,
+            text: f.render(),
+            headline: headline.into(),
+            gaps,
+            next,
+        }
+    };
+    if s.empty_diff_anti_ship && files.is_empty() {
+        let detail = "HARNESS_SHIP_CLAIM with no file diff".to_string();
+        ship::append(
+            ledger,
+            &ledger_row(p, "challenge", Some(claim.into()), Some(detail.clone()), files, evidence_dir),
+            None,
+        )?;
+        return Ok(Some(block(
+            "empty-diff-anti-ship",
+            "HARNESS_SHIP_CLAIM with no file diff",
+            format!("read this turn's changes against its base: no file changed, yet the reply claims {claim:?}."),
+            "either the change the claim describes, or no claim: omit the HARNESS_SHIP_CLAIM line when nothing was meant to change.".into(),
+            vec![Gap {
+                gate: "ship".into(),
+                category: "ship-evidence".into(),
+                summary: "a ship claim with an empty diff".into(),
+            }],
+            "make the change the claim describes, or answer again without the HARNESS_SHIP_CLAIM line.".into(),
+        )));
+    }
+    if !s.enabled {
+        return Ok(None);
+    }
+    let runtime = PathSet::new(&s.runtime_path_prefixes);
+    let excludes = PathSet::new(&s.runtime_path_excludes);
+    let runtime_files: Vec<String> = files
+        .iter()
+        .filter(|f| runtime.matches(f) && !excludes.matches(f))
+        .cloned()
+        .collect();
+    if runtime_files.is_empty() {
+        ship::append(
+            ledger,
+            &ledger_row(
+                p,
+                "pass",
+                Some(claim.into()),
+                Some("no runtime file changed".into()),
+                files,
+                evidence_dir,
+            ),
+            None,
+        )?;
+        return Ok(None);
+    }
+    let root = project.root();
+    let newest = runtime_files
+        .iter()
+        .filter_map(|f| root.join(f).symlink_metadata().ok()?.modified().ok())
+        .max()
+        .or_else(|| clock::parse(base_at).ok().map(ship::system_time))
+        .unwrap_or(std::time::UNIX_EPOCH);
+    let max_age = Duration::from_secs(u64::try_from(s.evidence_max_age_hours.max(1)).unwrap_or(48) * 3600);
+    match ship::find_evidence(root, &s.evidence_dir, newest, max_age, ship::system_time(clock::now())) {
+        ship::Evidence::Found(path) => {
+            let rel = path.strip_prefix(root).unwrap_or(&path).display().to_string();
+            ship::append(
+                ledger,
+                &ledger_row(
+                    p,
+                    "pass",
+                    Some(claim.into()),
+                    Some(format!("evidence {rel}")),
+                    runtime_files,
+                    evidence_dir,
+                ),
+                None,
+            )?;
+            Ok(None)
+        }
+        ship::Evidence::Missing(missing) => {
+            ship::append(
+                ledger,
+                &ledger_row(
+                    p,
+                    "challenge",
+                    Some(claim.into()),
+                    Some(missing.clone()),
+                    runtime_files.clone(),
+                    evidence_dir,
+                ),
+                None,
+            )?;
+            Ok(Some(block(
+                "ship-gate",
+                "HARNESS_SHIP_CLAIM without fresh evidence",
+                format!(
+                    "looked for a PASS in {}/*/90-verdict.txt newer than the runtime files this turn changed ({}) and younger than {} h.",
+                    s.evidence_dir,
+                    shown_files(&runtime_files),
+                    s.evidence_max_age_hours
+                ),
+                format!(
+                    "evidence: run the verification, and write PASS (first word) to {}/<run>/90-verdict.txt after your last runtime change.",
+                    s.evidence_dir
+                ),
+                vec![Gap {
+                    gate: "ship".into(),
+                    category: "ship-evidence".into(),
+                    summary: missing,
+                }],
+                "verify the change, record the verdict, then claim again — or drop the claim if it is not ready.".into(),
+            )))
+        }
+    }
+}
+
+fn written_block(config: &Config, f: &written::Found, attempt: i64, max: i64, changes: &Changes) -> Block {
+    let gaps: Vec<Gap> = f
+        .findings
+        .iter()
+        .map(|x| Gap {
+            gate: f.rule.into(),
+            category: f.rule.into(),
+            summary: x.clone(),
+        })
+        .collect();
+    let mut tried = format!("{}; changed files: {}.", f.tried, shown_files(&changes.paths()));
+    if let Some(note) = &f.note {
+        tried.push_str(&format!(" Note: {note}."));
+    }
+    let fu = FollowUp {
+        gate: f.rule.into(),
+        category: f.rule.into(),
+        attempt: attempt as usize,
+        max: max as usize,
+        tried,
+        need: f.need.clone(),
+        gaps: gaps.clone(),
+        next: f.next.clone(),
+        level: followup::level(attempt as usize, config.settings.intelligence.progressive_context),
+        ..FollowUp::default()
+    };
+    Block {
+        rule: f.rule.into(),
+        fingerprint: Some(crate::hashing::sha256_hex(f.findings.join("\n").as_bytes())),
+        text: fu.render(),
+        headline: format!("{} failed", f.rule),
+        gaps,
+        next: f.next.clone(),
+    }
+}
+
+fn finish_block(p: &mut Pending, blocks: Vec<Block>, attempt: i64) {
+    let text = blocks.iter().map(|b| b.text.as_str()).collect::<Vec<_>>().join("\n");
+    let first = &blocks[0];
+    for b in &blocks {
+        p.outcomes.push(StopOutcome {
+            outcome: Outcome::Block,
+            rule: b.rule.clone(),
+            attempt,
+            fingerprint: b.fingerprint.clone(),
+            detail: Some(b.headline.clone()),
+        });
+    }
+    p.decision = Some(Decision {
+        permission: Permission::Deny,
+        rule: first.rule.clone(),
+        reason: Some(format!("BLOCKED: {}", first.headline)),
+        user_note: None,
+        follow_up: Some(text),
+        context: None,
+    });
+    p.stop_state = Some(StopState {
+        attempt,
+        fingerprint: first.fingerprint.clone(),
+        result: "block".into(),
+        rule: first.rule.clone(),
+        gaps: blocks.iter().flat_map(|b| b.gaps.iter().cloned()).collect(),
+        next_action: Some(first.next.clone()),
+    });
+}

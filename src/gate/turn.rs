@@ -1,0 +1,344 @@
+//! Turns and their handoff: per session, the current turn's base and attempt, what its last stop
+//! left open, and every stop outcome with the rule that decided it. [`TurnStore`] is the only
+//! place their SQL runs.
+
+use super::followup::Gap;
+use crate::store::queries::project::turn as q;
+use crate::store::PruneCount;
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// How a stop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Allow,
+    Block,
+    /// Let through with advice (a config fault already reported, a docs warning).
+    Advisory,
+    /// Let through because the turn spent its loop budget.
+    Capped,
+    Paused,
+    /// Let through because another session held the gate lock.
+    Deferred,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Allow => "allow",
+            Outcome::Block => "block",
+            Outcome::Advisory => "advisory",
+            Outcome::Capped => "capped",
+            Outcome::Paused => "paused",
+            Outcome::Deferred => "deferred",
+        }
+    }
+}
+
+/// One stop outcome, as recorded.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct StopOutcome {
+    pub outcome: Outcome,
+    pub rule: String,
+    /// The turn's attempt this stop was (1-based for a block).
+    pub attempt: i64,
+    pub fingerprint: Option<String>,
+    pub detail: Option<String>,
+}
+
+/// A session's turn row.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Turn {
+    pub provider: String,
+    pub session_id: String,
+    /// Prompts seen in this session.
+    pub turn: i64,
+    /// HEAD when the turn began (`unborn`, or none when it could not be read).
+    pub base_head: Option<String>,
+    pub base_at: String,
+    /// `prompt`, `session-start` or `stop` (no base was recorded).
+    pub base_source: String,
+    /// Consecutive blocked stops of this turn.
+    pub attempt: i64,
+    pub last_fingerprint: Option<String>,
+    pub last_result: Option<String>,
+    pub last_rule: Option<String>,
+    pub open_gaps: Vec<Gap>,
+    pub next_action: Option<String>,
+    pub claim: Option<String>,
+    pub claim_at: Option<String>,
+    pub updated_at: String,
+}
+
+impl Turn {
+    fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Turn> {
+        Ok(Turn {
+            provider: r.get(0)?,
+            session_id: r.get(1)?,
+            turn: r.get(2)?,
+            base_head: r.get(3)?,
+            base_at: r.get(4)?,
+            base_source: r.get(5)?,
+            attempt: r.get(6)?,
+            last_fingerprint: r.get(7)?,
+            last_result: r.get(8)?,
+            last_rule: r.get(9)?,
+            open_gaps: serde_json::from_str(&r.get::<_, String>(10)?).unwrap_or_default(),
+            next_action: r.get(11)?,
+            claim: r.get(12)?,
+            claim_at: r.get(13)?,
+            updated_at: r.get(14)?,
+        })
+    }
+}
+
+/// What a stop leaves on the turn row.
+#[derive(Debug, Clone, Default)]
+pub struct StopState {
+    pub attempt: i64,
+    pub fingerprint: Option<String>,
+    pub result: String,
+    pub rule: String,
+    pub gaps: Vec<Gap>,
+    pub next_action: Option<String>,
+}
+
+pub struct TurnStore<'c> {
+    conn: &'c Connection,
+}
+
+impl<'c> TurnStore<'c> {
+    pub fn new(conn: &'c Connection) -> TurnStore<'c> {
+        TurnStore { conn }
+    }
+
+    pub fn get(&self, provider: &str, session: &str) -> rusqlite::Result<Option<Turn>> {
+        self.conn
+            .prepare_cached(q::GET)?
+            .query_row([provider, session], Turn::from_row)
+            .optional()
+    }
+
+    /// The most recently updated turn row, of one session when named.
+    pub fn latest(&self, session: Option<&str>) -> rusqlite::Result<Option<Turn>> {
+        self.conn.prepare_cached(q::LATEST)?.query_row([session], Turn::from_row).optional()
+    }
+
+    /// The latest other session's turn row.
+    pub fn previous(&self, provider: &str, session: &str) -> rusqlite::Result<Option<Turn>> {
+        self.conn
+            .prepare_cached(q::PREVIOUS_OPEN)?
+            .query_row([provider, session], Turn::from_row)
+            .optional()
+    }
+
+    /// A new turn begins (a prompt): its base, attempt 0, no claim.
+    pub fn begin(&self, provider: &str, session: &str, head: Option<&str>, at: &str, source: &str) -> rusqlite::Result<()> {
+        self.conn
+            .prepare_cached(q::BEGIN)?
+            .execute(params![provider, session, head, at, source])?;
+        Ok(())
+    }
+
+    /// The first turn's base at session start, unless the session already has one.
+    pub fn first_base(&self, provider: &str, session: &str, head: Option<&str>, at: &str) -> rusqlite::Result<()> {
+        self.conn
+            .prepare_cached(q::FIRST_BASE)?
+            .execute(params![provider, session, head, at, "session-start"])?;
+        Ok(())
+    }
+
+    pub fn set_claim(&self, provider: &str, session: &str, claim: &str, at: &str) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::CLAIM)?.execute(params![provider, session, claim, at])?;
+        Ok(())
+    }
+
+    pub fn stop_update(&self, provider: &str, session: &str, s: &StopState, at: &str) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::STOP_UPDATE)?.execute(params![
+            provider,
+            session,
+            s.attempt,
+            s.fingerprint,
+            s.result,
+            s.rule,
+            serde_json::to_string(&s.gaps).unwrap_or_else(|_| "[]".into()),
+            s.next_action,
+            at
+        ])?;
+        Ok(())
+    }
+
+    pub fn add_outcome(&self, provider: &str, session: Option<&str>, turn: Option<i64>, o: &StopOutcome, at: &str) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::OUTCOME_INSERT)?.execute(params![
+            at,
+            provider,
+            session,
+            turn,
+            o.attempt,
+            o.outcome.as_str(),
+            o.rule,
+            o.fingerprint,
+            o.detail
+        ])?;
+        Ok(())
+    }
+
+    /// How many stop outcomes and turn rows [`TurnStore::prune`] would drop at `cutoff`.
+    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
+        self.conn.prepare_cached(q::PRUNE_COUNT)?.query_row([cutoff], |r| {
+            Ok(vec![
+                PruneCount {
+                    table: "stop_outcomes",
+                    rows: r.get(0)?,
+                },
+                PruneCount {
+                    table: "turns",
+                    rows: r.get(1)?,
+                },
+            ])
+        })
+    }
+
+    /// Drops the stop outcomes before `cutoff`, and the turn rows nothing touched since (the
+    /// caller holds the transaction).
+    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
+        let outcomes = self.conn.prepare_cached(q::PRUNE_OUTCOMES)?.execute([cutoff])? as i64;
+        let turns = self.conn.prepare_cached(q::PRUNE_TURNS)?.execute([cutoff])? as i64;
+        Ok(vec![
+            PruneCount {
+                table: "stop_outcomes",
+                rows: outcomes,
+            },
+            PruneCount {
+                table: "turns",
+                rows: turns,
+            },
+        ])
+    }
+
+    /// A session's latest stop outcomes, newest first: (ts, turn, outcome).
+    pub fn outcomes(&self, provider: &str, session: &str, limit: i64) -> rusqlite::Result<Vec<(String, Option<i64>, StopOutcome)>> {
+        let mut stmt = self.conn.prepare_cached(q::OUTCOMES_LIST)?;
+        let rows = stmt.query_map(params![provider, session, limit], |r| {
+            let outcome: String = r.get(3)?;
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                StopOutcome {
+                    attempt: r.get(2)?,
+                    outcome: match outcome.as_str() {
+                        "block" => Outcome::Block,
+                        "advisory" => Outcome::Advisory,
+                        "capped" => Outcome::Capped,
+                        "paused" => Outcome::Paused,
+                        "deferred" => Outcome::Deferred,
+                        _ => Outcome::Allow,
+                    },
+                    rule: r.get(4)?,
+                    fingerprint: r.get(5)?,
+                    detail: r.get(6)?,
+                },
+            ))
+        })?;
+        rows.collect()
+    }
+}
+
+/// The handoff a new session starts with: the previous session's open gaps (at most `max_gaps`,
+/// the rest counted), phrased as history, within `budget` characters.
+pub fn handoff_context(previous: &Turn, max_gaps: usize, budget: usize) -> Option<String> {
+    if previous.open_gaps.is_empty() {
+        return None;
+    }
+    let mut text = format!(
+        "tlc handoff (history): the previous session ({}, {}) ended its last turn with these gaps open at {}. Only the next run of the gate says whether they still hold:\n",
+        previous.provider, previous.session_id, previous.updated_at
+    );
+    let mut shown = 0;
+    for (i, g) in previous.open_gaps.iter().take(max_gaps).enumerate() {
+        let line = format!("{}\n", g.line(i + 1));
+        if text.chars().count() + line.chars().count() > budget {
+            break;
+        }
+        text.push_str(&line);
+        shown += 1;
+    }
+    let rest = previous.open_gaps.len() - shown;
+    if rest > 0 {
+        text.push_str(&format!("(and {rest} more)\n"));
+    }
+    if let Some(next) = &previous.next_action {
+        let line = format!("Its last follow-up said: NEXT: {next}\n");
+        if text.chars().count() + line.chars().count() <= budget {
+            text.push_str(&line);
+        }
+    }
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gap(i: usize) -> Gap {
+        Gap {
+            gate: "test".into(),
+            category: "verification".into(),
+            summary: format!("case {i}"),
+        }
+    }
+
+    #[test]
+    fn turns_begin_count_and_keep_the_handoff() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::open_write(crate::store::DbKind::Project, &dir.path().join("t.db")).unwrap();
+        let conn = store.conn();
+        let st = TurnStore::new(conn);
+        st.first_base("claude", "s1", Some("abc"), "2026-01-01T00:00:00.000Z").unwrap();
+        st.first_base("claude", "s1", Some("zzz"), "2026-01-01T00:00:01.000Z").unwrap();
+        let t = st.get("claude", "s1").unwrap().unwrap();
+        assert_eq!((t.base_head.as_deref(), t.turn), (Some("abc"), 0));
+        st.stop_update(
+            "claude",
+            "s1",
+            &StopState {
+                attempt: 2,
+                result: "block".into(),
+                rule: "grind-test".into(),
+                gaps: vec![gap(1)],
+                ..StopState::default()
+            },
+            "2026-01-01T00:00:02.000Z",
+        )
+        .unwrap();
+        st.begin("claude", "s1", Some("def"), "2026-01-01T00:00:03.000Z", "prompt").unwrap();
+        let t = st.get("claude", "s1").unwrap().unwrap();
+        assert_eq!(
+            (t.attempt, t.turn, t.base_head.as_deref()),
+            (0, 1, Some("def")),
+            "the first prompt is turn 1"
+        );
+        assert_eq!(t.open_gaps, vec![gap(1)], "the handoff stays until a stop replaces it");
+        assert_eq!(st.previous("cursor", "other").unwrap().unwrap().session_id, "s1");
+        assert!(st.previous("claude", "s1").unwrap().is_none());
+    }
+
+    #[test]
+    fn the_handoff_context_is_history_bounded_by_count_and_budget() {
+        let t = Turn {
+            provider: "claude".into(),
+            session_id: "s1".into(),
+            open_gaps: (1..=7).map(gap).collect(),
+            updated_at: "2026-01-01T00:00:00.000Z".into(),
+            ..Turn::default()
+        };
+        let text = handoff_context(&t, 5, 2000).unwrap();
+        assert!(text.contains("(history)"));
+        assert!(text.contains("5. [test/verification] case 5\n"));
+        assert!(!text.contains("case 6"));
+        assert!(text.contains("(and 2 more)"));
+        let short = handoff_context(&t, 5, 260).unwrap();
+        assert!(short.chars().count() < 300);
+        assert!(handoff_context(&Turn::default(), 5, 2000).is_none());
+    }
+}

@@ -1,0 +1,35 @@
+//! The turn-relevant facts of a payload, in the neutral terms the stop checks take: which event
+//! it is for a turn and, from the provider's spec, what it said at a stop and the assistant text
+//! an agent-response event carries.
+
+use super::{str_field, Mapped, ProviderSpec};
+use crate::gate::stop::{TurnEvent, TurnFacts};
+use crate::obs::Kind;
+use serde_json::Value;
+
+/// The facts of `mapped` (from `payload`), or `None` for an event no turn check reads.
+pub fn facts(spec: &ProviderSpec, mapped: &Mapped, payload: &Value) -> Option<TurnFacts> {
+    let ev = &mapped.event;
+    let event = match ev.kind {
+        Kind::SessionStart => TurnEvent::SessionStart {
+            fresh: !matches!(str_field(payload, "source").as_deref(), Some("resume" | "compact")),
+        },
+        Kind::PromptSubmit => TurnEvent::Prompt,
+        // A subagent's stop is not the turn's.
+        Kind::Stop => TurnEvent::Stop((spec.stop)(payload)),
+        Kind::AgentResponse => TurnEvent::AgentResponse((spec.response_text)(payload)?),
+        Kind::FileEdit => TurnEvent::FileEdited(
+            payload
+                .get("tool_input")
+                .and_then(|i| str_field(i, "file_path"))
+                .or_else(|| str_field(payload, "file_path"))?,
+        ),
+        _ => return None,
+    };
+    Some(TurnFacts {
+        provider: spec.name.to_string(),
+        session: ev.session_id.clone(),
+        event,
+        transcript_path: ev.transcript_path.clone(),
+    })
+}
