@@ -37,6 +37,42 @@ impl Lab {
         lab
     }
 
+    /// A real git repository (no demo) whose committed project config is `project`, with the
+    /// machine tier `machine`.
+    fn git(machine: &str, project: &str) -> Lab {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(home.join("config.toml"), machine).unwrap();
+        let lab = Lab {
+            repo: dir.path().join("repo"),
+            home,
+            dir,
+        };
+        lab.write(".tlc/harness/config.toml", project);
+        lab.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n");
+        lab.git_run(&["init", "-q"]);
+        lab.git_run(&["add", "-A"]);
+        lab.git_run(&["commit", "-qm", "init"]);
+        lab
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.repo.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn git_run(&self, args: &[&str]) {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+            .args(args)
+            .current_dir(&self.repo)
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+    }
+
     fn cmd_in(&self, args: &[&str], cwd: &Path) -> Command {
         let mut c = Command::new(TLC);
         c.args(args)
@@ -90,9 +126,15 @@ impl Lab {
     }
 
     fn hook(&self, payload: &str) {
+        self.hook_answer(payload);
+    }
+
+    /// Runs `tlc hook claude` on `payload`; its answer.
+    fn hook_answer(&self, payload: &str) -> String {
         let text = payload.replace("\"/repo", &format!("\"{}", self.repo.display()));
         let out = common::pipe(self.cmd(&["hook", "claude"]), text.as_bytes());
         assert!(out.status.success());
+        stdout(&out)
     }
 
     fn db(&self) -> rusqlite::Connection {
@@ -210,6 +252,7 @@ fn expected_logs(lab: &Lab) -> i64 {
         + lab.count("SELECT count(*) FROM floor_denials")
         + lab.count("SELECT count(*) FROM gate_runs")
         + lab.count("SELECT count(*) FROM ship_ledger")
+        + lab.count("SELECT count(*) FROM stop_outcomes")
 }
 
 #[test]
@@ -346,6 +389,10 @@ fn a_replayed_session_ships_the_cost_reports_tokens_and_a_second_ship_sends_noth
         1
     );
     assert_eq!(by_kind("ship_ledger").len(), 2);
+    // The demo's stop, with no rail on, was let through.
+    let stops = by_kind("stop_outcome");
+    assert_eq!(stops.len() as i64, lab.count("SELECT count(*) FROM stop_outcomes"));
+    assert!(!stops.is_empty() && stops.iter().all(|a| a["tlc.verdict"] == "allow"), "{stops:?}");
 
     // The token usage histogram: the conventions' buckets, the same sums.
     let points = data_points(&taken);
@@ -397,7 +444,7 @@ fn a_replayed_session_ships_the_cost_reports_tokens_and_a_second_ship_sends_noth
     assert_eq!(rx.log().len(), before, "a second ship sent requests");
     let st = lab.json(&["obs", "ship", "--status", "--json"]);
     let cursors = st["cursors"].as_array().unwrap();
-    assert_eq!(cursors.len(), 7, "every stream sent: {st}");
+    assert_eq!(cursors.len(), 8, "every stream sent: {st}");
     assert!(cursors.iter().all(|c| c["sent_at"].is_string() && c["error"].is_null()));
 }
 
@@ -597,6 +644,116 @@ fn shipping_is_off_by_default_and_a_project_config_cannot_turn_it_on() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "the project file still does not load");
     assert!(rx.log().is_empty());
+}
+
+/// A turn in a real git repository whose test command fails at the first stop (blocked) and
+/// passes at the second (let through), then `tlc obs ship` with `extra` in the machine tier's
+/// `[ship]`.
+fn ship_a_blocked_then_passed_turn(extra: &str) -> (Lab, tempfile::TempDir, Receiver) {
+    let (d, rx) = receiver(json!({}));
+    let lab = Lab::git(
+        &machine(&rx.endpoint(), extra),
+        "[grind]\nenabled = true\ntestCommand = [\"sh\", \"tools/t.sh\"]\n",
+    );
+    let pass = lab.dir.path().join("pass");
+    lab.write(
+        "tools/t.sh",
+        &format!(
+            "#!/bin/sh\nif [ -f {} ]; then echo ok; exit 0; fi\necho 'test adds_two ... FAILED'\nexit 1\n",
+            pass.display()
+        ),
+    );
+    lab.git_run(&["add", "-A"]);
+    lab.git_run(&["commit", "-qm", "test script"]);
+    let stop = |active: bool| {
+        lab.hook_answer(&format!(
+            "{{\"hook_event_name\":\"Stop\",\"session_id\":\"sess-stop\",\"cwd\":\"/repo\",\"stop_hook_active\":{active},\"last_assistant_message\":\"done\"}}"
+        ))
+    };
+    lab.hook("{\"hook_event_name\":\"UserPromptSubmit\",\"session_id\":\"sess-stop\",\"cwd\":\"/repo\",\"prompt\":\"go\"}");
+    lab.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    assert!(stop(false).contains("\"decision\":\"block\""), "a failing test blocks the stop");
+    std::fs::write(&pass, "").unwrap();
+    lab.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 2\n}\n");
+    assert_eq!(stop(true), "", "a passing test lets the stop through");
+    lab.ok(&["obs", "ship"]);
+    (lab, d, rx)
+}
+
+/// Each log record of kind `kind` the receiver took, with its attributes.
+fn records_of_kind(rx: &Receiver, kind: &str) -> Vec<(Value, serde_json::Map<String, Value>)> {
+    log_records(&rx.taken())
+        .into_iter()
+        .map(|r| {
+            let a = attrs(&r["attributes"]);
+            (r, a)
+        })
+        .filter(|(_, a)| a["tlc.record.kind"] == kind)
+        .collect()
+}
+
+fn column(rows: &[(Value, serde_json::Map<String, Value>)], key: &str) -> Vec<Value> {
+    rows.iter().map(|(_, a)| a.get(key).cloned().unwrap_or(Value::Null)).collect()
+}
+
+#[test]
+fn stop_outcomes_ship_as_log_records_beside_the_gate_runs_that_decided_them() {
+    // Default: the rule and verdict leave, the block's text stays home.
+    let (lab, _d, rx) = ship_a_blocked_then_passed_turn("");
+    assert_eq!(log_records(&rx.taken()).len() as i64, expected_logs(&lab));
+    let stops = records_of_kind(&rx, "stop_outcome");
+    assert_eq!(column(&stops, "tlc.verdict"), [json!("block"), json!("allow")]);
+    assert_eq!(column(&stops, "tlc.rule"), [json!("grind-test"), json!("passed")]);
+    assert_eq!(
+        stops.iter().map(|(r, _)| r["severityText"].clone()).collect::<Vec<_>>(),
+        [json!("WARN"), json!("INFO")]
+    );
+    assert_eq!(stops[0].0["eventName"], "tlc.stop_outcome");
+    assert!(stops
+        .iter()
+        .all(|(_, a)| a["tlc.agent"] == "claude" && a["gen_ai.conversation.id"] == "sess-stop"));
+    assert_eq!(stops[0].1["tlc.stop.attempt"], 1);
+    assert!(
+        stops.iter().all(|(_, a)| a.get("tlc.stop.detail").is_none()),
+        "a stop's detail left without ship.includePayloads: {stops:?}"
+    );
+    let raw = rx.raw_log();
+    assert!(!raw.contains("BLOCKED:"), "a block's text left without ship.includePayloads");
+    assert!(!raw.contains("adds_two"), "gate output left without ship.includePayloads");
+
+    // The gate runs behind them: provider, the turn's attempt, and the failure's fingerprint,
+    // the same one the block names (a fingerprint is a hash, not a payload text).
+    let runs = records_of_kind(&rx, "gate_run");
+    assert_eq!(column(&runs, "tlc.verdict"), [json!("fail"), json!("pass")]);
+    assert!(runs.iter().all(|(_, a)| a["tlc.agent"] == "claude" && a["tlc.rule"] == "test"));
+    let fingerprint: String = lab
+        .db()
+        .query_row("SELECT fingerprint FROM gate_runs WHERE verdict = 'fail'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(runs[0].1["tlc.gate.fingerprint"], fingerprint.as_str());
+    assert_eq!(stops[0].1["tlc.gate.fingerprint"], fingerprint.as_str());
+    assert_eq!(runs[0].1["tlc.gate.attempt"], 1);
+    assert_eq!(
+        runs[1].1["tlc.gate.attempt"],
+        lab.count("SELECT attempt FROM gate_runs WHERE verdict = 'pass'")
+    );
+    assert!(runs[1].1.get("tlc.gate.fingerprint").is_none(), "a pass has no fingerprint");
+
+    // Each stop once; the next run has nothing new.
+    assert!(log_uid_counts(&rx).values().all(|n| *n == 1));
+    assert!(lab.ok(&["obs", "ship"]).contains("nothing new to send"));
+    assert_eq!(lab.cursors()["stop_outcomes"], lab.count("SELECT max(id) FROM stop_outcomes"));
+
+    // With ship.includePayloads: the block's headline, as stored.
+    let (lab, _d, rx) = ship_a_blocked_then_passed_turn("includePayloads = true\n");
+    let stops = records_of_kind(&rx, "stop_outcome");
+    assert_eq!(column(&stops, "tlc.rule"), [json!("grind-test"), json!("passed")]);
+    let stored: String = lab
+        .db()
+        .query_row("SELECT detail FROM stop_outcomes WHERE outcome = 'block'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(stored, "test failed [verification]", "the block's headline");
+    assert_eq!(stops[0].1["tlc.stop.detail"], stored.as_str(), "{:?}", stops[0].1);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Shipping the record to OpenTelemetry (`tlc obs ship`): what the project database recorded
 //! since a collector last acknowledged it, as OTLP over HTTP — sessions as traces with model
 //! responses, tool calls and subagents as their spans, decisions, floor denials, gate runs,
-//! ship-ledger rows and signal events as log records, token counts as the
+//! ship-ledger rows, stop outcomes and signal events as log records, token counts as the
 //! `gen_ai.client.token.usage` histogram — named by the OpenTelemetry GenAI semantic conventions.
 //!
 //! The hook never sends: nothing under `hook/` uses this module. Shipping runs from the command,
@@ -122,6 +122,12 @@ pub const STREAMS: &[Stream] = &[
         signal: Signal::Logs,
         table: "ship_ledger",
         source: Source::Logs(q::SHIP_LEDGER_AFTER),
+    },
+    Stream {
+        name: "stop_outcomes",
+        signal: Signal::Logs,
+        table: "stop_outcomes",
+        source: Source::Logs(q::STOP_OUTCOMES_AFTER),
     },
 ];
 

@@ -3,7 +3,11 @@
 SELECT id, ts, provider, session_id, NULL, 'ship_ledger', 'ship_gate', outcome,
        CASE outcome WHEN 'challenge' THEN 'WARN' ELSE 'INFO' END,
        json_object(),
-       json_object('tlc.ship.summary', summary, 'tlc.ship.detail', detail)
+       json_object(
+           'tlc.ship.summary', summary,
+           'tlc.ship.detail', detail,
+           'tlc.ship.files', files,
+           'tlc.ship.evidence_dir', evidence_dir)
 FROM ship_ledger
 WHERE id > ?1
 ORDER BY id
