@@ -3,7 +3,7 @@
 //! place their SQL runs.
 
 use super::followup::Gap;
-use crate::store::queries::project::turn as q;
+use crate::store::queries::project::gate as q;
 use crate::store::PruneCount;
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -114,20 +114,23 @@ impl<'c> TurnStore<'c> {
 
     pub fn get(&self, provider: &str, session: &str) -> rusqlite::Result<Option<Turn>> {
         self.conn
-            .prepare_cached(q::GET)?
+            .prepare_cached(q::TURN_GET)?
             .query_row([provider, session], Turn::from_row)
             .optional()
     }
 
     /// The most recently updated turn row, of one session when named.
     pub fn latest(&self, session: Option<&str>) -> rusqlite::Result<Option<Turn>> {
-        self.conn.prepare_cached(q::LATEST)?.query_row([session], Turn::from_row).optional()
+        self.conn
+            .prepare_cached(q::TURN_LATEST)?
+            .query_row([session], Turn::from_row)
+            .optional()
     }
 
     /// The latest other session's turn row.
     pub fn previous(&self, provider: &str, session: &str) -> rusqlite::Result<Option<Turn>> {
         self.conn
-            .prepare_cached(q::PREVIOUS_OPEN)?
+            .prepare_cached(q::TURN_PREVIOUS_OPEN)?
             .query_row([provider, session], Turn::from_row)
             .optional()
     }
@@ -135,7 +138,7 @@ impl<'c> TurnStore<'c> {
     /// A new turn begins (a prompt): its base, attempt 0, no claim.
     pub fn begin(&self, provider: &str, session: &str, head: Option<&str>, at: &str, source: &str) -> rusqlite::Result<()> {
         self.conn
-            .prepare_cached(q::BEGIN)?
+            .prepare_cached(q::TURN_BEGIN)?
             .execute(params![provider, session, head, at, source])?;
         Ok(())
     }
@@ -143,18 +146,20 @@ impl<'c> TurnStore<'c> {
     /// The first turn's base at session start, unless the session already has one.
     pub fn first_base(&self, provider: &str, session: &str, head: Option<&str>, at: &str) -> rusqlite::Result<()> {
         self.conn
-            .prepare_cached(q::FIRST_BASE)?
+            .prepare_cached(q::TURN_FIRST_BASE)?
             .execute(params![provider, session, head, at, "session-start"])?;
         Ok(())
     }
 
     pub fn set_claim(&self, provider: &str, session: &str, claim: &str, at: &str) -> rusqlite::Result<()> {
-        self.conn.prepare_cached(q::CLAIM)?.execute(params![provider, session, claim, at])?;
+        self.conn
+            .prepare_cached(q::TURN_CLAIM)?
+            .execute(params![provider, session, claim, at])?;
         Ok(())
     }
 
     pub fn stop_update(&self, provider: &str, session: &str, s: &StopState, at: &str) -> rusqlite::Result<()> {
-        self.conn.prepare_cached(q::STOP_UPDATE)?.execute(params![
+        self.conn.prepare_cached(q::TURN_STOP_UPDATE)?.execute(params![
             provider,
             session,
             s.attempt,
@@ -185,7 +190,7 @@ impl<'c> TurnStore<'c> {
 
     /// How many stop outcomes and turn rows [`TurnStore::prune`] would drop at `cutoff`.
     pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
-        self.conn.prepare_cached(q::PRUNE_COUNT)?.query_row([cutoff], |r| {
+        self.conn.prepare_cached(q::TURN_PRUNE_COUNT)?.query_row([cutoff], |r| {
             Ok(vec![
                 PruneCount {
                     table: "stop_outcomes",
