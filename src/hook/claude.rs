@@ -53,6 +53,7 @@ pub const PROVIDER: Provider = &ProviderSpec {
     // MessageDisplay may show a response in parts: a claim is read from the Stop's
     // `last_assistant_message`, else from the transcript.
     response_text: |_| None,
+    written_file,
 };
 
 /// Tools that only read: an integrity divergence never blocks them.
@@ -100,6 +101,12 @@ fn acts(v: &Value) -> Vec<Act<'_>> {
 /// Claude Code's edits are claimed from their PreToolUse ([`acts`]); it reports none after.
 fn edited_file(_: &Value) -> Option<&str> {
     None
+}
+
+/// A PostToolUse of an edit tool: the file it wrote (`notebook_path` for NotebookEdit).
+fn written_file(v: &Value) -> Option<&str> {
+    let input = v.get("tool_input")?;
+    text(input, "file_path").or_else(|| text(input, "notebook_path"))
 }
 
 fn work_dir(v: &Value) -> Option<&str> {

@@ -56,6 +56,8 @@ pub const PROVIDER: Provider = &ProviderSpec {
     stop,
     // afterAgentResponse carries the response's whole text.
     response_text: |v| str_field(v, "text"),
+    // afterFileEdit reports the file it wrote.
+    written_file: edited_file,
 };
 
 const READ_TOOLS: &[&str] = &[

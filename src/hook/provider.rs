@@ -72,6 +72,9 @@ pub struct ProviderSpec {
     /// The assistant's text when an agent-response event carries it whole, where a ship claim
     /// is read from; `None` where the claim is read at the stop instead.
     pub response_text: fn(&Value) -> Option<String>,
+    /// The file an after-edit event (`Kind::FileEdit`) reports written, once it is on disk: the
+    /// comment policy's early HEADS UP reads it.
+    pub written_file: fn(&Value) -> Option<&str>,
 }
 
 /// A provider: a reference into the table.

@@ -1,6 +1,6 @@
 //! The turn-relevant facts of a payload, in the neutral terms the stop checks take: which event
-//! it is for a turn and, from the provider's spec, what it said at a stop and the assistant text
-//! an agent-response event carries.
+//! it is for a turn and, from the provider's spec, what it said at a stop, the assistant text
+//! an agent-response event carries and the file an after-edit event wrote.
 
 use super::{str_field, Mapped, ProviderSpec};
 use crate::gate::stop::{TurnEvent, TurnFacts};
@@ -18,12 +18,7 @@ pub fn facts(spec: &ProviderSpec, mapped: &Mapped, payload: &Value) -> Option<Tu
         // A subagent's stop is not the turn's.
         Kind::Stop => TurnEvent::Stop((spec.stop)(payload)),
         Kind::AgentResponse => TurnEvent::AgentResponse((spec.response_text)(payload)?),
-        Kind::FileEdit => TurnEvent::FileEdited(
-            payload
-                .get("tool_input")
-                .and_then(|i| str_field(i, "file_path"))
-                .or_else(|| str_field(payload, "file_path"))?,
-        ),
+        Kind::FileEdit => TurnEvent::FileEdited((spec.written_file)(payload)?.to_string()),
         _ => return None,
     };
     Some(TurnFacts {
