@@ -1,6 +1,6 @@
 //! The `[defaults]` amendment, skill tiers, `prompts/`, and `tlc stable lint`.
 
-mod agent_support;
+use crate::agent_support;
 use agent_support::*;
 
 const WITH_DEFAULTS: &str = r#"[package]

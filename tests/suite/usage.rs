@@ -1,7 +1,7 @@
 //! Token usage and cost at hook time: transcripts read by offset, one generation per API
 //! response, shrunk or replaced transcripts, malformed lines, and the session cost alert.
 
-mod common;
+use crate::common;
 use common::*;
 
 const SID: &str = "5b1f6c2e-8d4a-4f0e-9a37-2c1d7e9b4a10";

@@ -1,6 +1,6 @@
 //! `tlc install` / `tlc uninstall` against real settings files, and `tlc demo`.
 
-mod common;
+use crate::common;
 use common::*;
 
 #[test]

@@ -548,7 +548,7 @@ fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
     assert_eq!(count(&conn, "SELECT count(*) FROM usage"), 60);
     // A stored key is found through `usage_key`'s primary key, not by reading the whole table, and
     // inserting it again changes nothing.
-    let insert = include_str!("../queries/home/cost/usage_insert.sql");
+    let insert = include_str!("../../queries/home/cost/usage_insert.sql");
     let plan: Vec<String> = conn
         .prepare(&format!("EXPLAIN QUERY PLAN {insert}"))
         .unwrap()

@@ -1,6 +1,6 @@
 //! The hostile set: each package is refused by name and the config is left as it was.
 
-mod agent_support;
+use crate::agent_support;
 use agent_support::*;
 
 const BASE: &str = "[package]\nname = \"NAME\"\n\n[harness]\nharness = \"claude-code\"\n";

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 const REQUIREMENTS: &str = include_str!("requirements.txt");
 
 fn support_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ship_support")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suite/ship_support")
 }
 
 /// The cargo target folder (the binary is `<target>/<profile>/tlc`).
@@ -48,7 +48,7 @@ pub fn python() -> PathBuf {
                 .expect("pip");
             assert!(
                 out.status.success(),
-                "pip install -r tests/ship_support/requirements.txt failed:\n{}",
+                "pip install -r tests/suite/ship_support/requirements.txt failed:\n{}",
                 String::from_utf8_lossy(&out.stderr)
             );
             std::fs::write(&stamp, REQUIREMENTS).expect("stamp");

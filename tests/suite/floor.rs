@@ -1,7 +1,7 @@
 //! The floor, the always-on checks and the shell rails, through the real `tlc hook` binary with
 //! real SQLite files, real symlinks and a real pseudo-terminal (issue 18).
 
-mod common;
+use crate::common;
 
 use common::{fixture, stdout, World};
 use serde_json::{json, Value};

@@ -1,7 +1,7 @@
 //! Adoption, guests, init, doctor, status, posture and policy integrity: the real binary in real
 //! git repositories made here.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;

@@ -1,9 +1,9 @@
 //! `tlc obs ship` against a real OTLP/HTTP receiver on 127.0.0.1 that decodes every request with
-//! the official OpenTelemetry protocol classes (tests/ship_support/receiver.py), checked against
+//! the official OpenTelemetry protocol classes (tests/suite/ship_support/receiver.py), checked against
 //! the project database and the cost report; and docs/ship.md's ClickHouse queries on chdb.
 
-mod common;
-mod ship_support;
+use crate::common;
+use crate::ship_support;
 
 use common::{at_terminal, fixture, stderr, stdout, TLC};
 use serde_json::{json, Value};
@@ -835,7 +835,7 @@ fn the_clickhouse_queries_in_the_docs_give_the_cost_reports_totals() {
     let dry = lab.dir.path().join("dry-run.json");
     std::fs::write(&dry, lab.ok(&["obs", "ship", "--dry-run", "--format", "json"])).unwrap();
     let out = Command::new(ship_support::python())
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ship_support/clickhouse.py"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suite/ship_support/clickhouse.py"))
         .arg(&dry)
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ship.md"))
         .output()

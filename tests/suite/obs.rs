@@ -1,6 +1,6 @@
 //! Reports as views: obs report/events/why/live, export through a real engine, prune, JSONL import.
 
-mod common;
+use crate::common;
 use common::*;
 use std::io::{BufRead, BufReader};
 use std::time::Duration;

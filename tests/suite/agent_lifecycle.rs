@@ -1,6 +1,6 @@
 //! Agent packages, part 2: upgrade with a diff, rollback offline, uninstall, prune.
 
-mod agent_support;
+use crate::agent_support;
 use agent_support::*;
 
 #[test]

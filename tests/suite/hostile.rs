@@ -4,7 +4,7 @@
 //! home with its state before, and by listing what exists beside them: nothing is created or
 //! changed outside the repository and `$TLC_HOME`.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -1,6 +1,6 @@
 //! Agent packages, part 1: stables, install into the pin store, `source` resolution.
 
-mod agent_support;
+use crate::agent_support;
 use agent_support::*;
 use std::os::unix::fs::PermissionsExt;
 

@@ -1,6 +1,6 @@
 //! The foundation: databases, read-only guarantees, bad input, config tiers, the alias.
 
-mod common;
+use crate::common;
 use common::*;
 use std::os::unix::fs::PermissionsExt;
 

@@ -1,6 +1,6 @@
 //! The hook path: every fixture payload, hostile input, redaction, where it writes, the spool.
 
-mod common;
+use crate::common;
 use common::*;
 use std::time::{Duration, Instant};
 

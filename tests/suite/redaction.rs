@@ -3,7 +3,7 @@
 //! held a secret is replaced for the model (or the model is told) — issue 14 items 3, 4 and 8,
 //! issue 18 item 5.
 
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 use std::path::Path;

@@ -1,0 +1,25 @@
+//! The integration tests, one binary (one link of the crate with LTO, not one per file): each
+//! module runs the built `tlc` against real files, repositories, processes and servers.
+//! `common` is the one test-support module: every command a test runs starts from its clean
+//! environment.
+
+mod common;
+mod agent_support;
+mod ship_support;
+
+mod adopt;
+mod agent_defaults;
+mod agent_hostile;
+mod agent_install;
+mod agent_lifecycle;
+mod cost;
+mod docs;
+mod floor;
+mod foundation;
+mod hook;
+mod hostile;
+mod install;
+mod obs;
+mod redaction;
+mod ship;
+mod usage;
