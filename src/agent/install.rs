@@ -2,9 +2,8 @@
 //! files at that commit, show everything, ask, then pin, write one `source` line (and any
 //! defaults the operator chose) through the format-preserving editor, and record it all.
 //!
-//! Prompts read standard input when it is a terminal. `TLC_ASSUME_TTY=1` makes tlc treat a
-//! piped standard input as the operator's terminal: a testing aid, so integration tests can type
-//! the confirmations; it never skips a confirmation.
+//! Prompts read standard input only when it is a terminal: no variable or flag makes a pipe stand
+//! in for the operator (the integration tests type their answers through a pseudo-terminal).
 
 use super::defaults;
 use super::files::PackageFiles;
@@ -33,11 +32,10 @@ pub struct Prompter {
 }
 
 impl Prompter {
-    /// Standard input, interactive when it is a terminal (or `TLC_ASSUME_TTY=1`).
+    /// Standard input, interactive when it is a terminal.
     pub fn from_stdin() -> Prompter {
-        let assume = std::env::var("TLC_ASSUME_TTY").is_ok_and(|v| v == "1");
         Prompter {
-            interactive: assume || std::io::stdin().is_terminal(),
+            interactive: std::io::stdin().is_terminal(),
             input: Box::new(std::io::BufReader::new(std::io::stdin())),
         }
     }

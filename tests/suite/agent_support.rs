@@ -2,7 +2,6 @@
 //! made as git repositories in temp dirs (file:// remotes).
 #![allow(dead_code)]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -156,15 +155,9 @@ impl Env {
     }
 
     pub fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_tlc"));
-        c.args(args)
-            .current_dir(self.work.path())
-            .env("TLC_HOME", self.home.path())
-            .env_remove("TLC_PROJECT_DIR")
-            .env_remove("TLC_ASSUME_TTY")
-            .env_remove("TLC_NOW")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("COLUMNS", "200");
+        let mut c = Command::new(crate::common::TLC);
+        c.args(args).current_dir(self.work.path()).env("COLUMNS", "200");
+        crate::common::isolate(&mut c, self.home.path(), &self.remotes.path().join("user"));
         c
     }
 
@@ -175,16 +168,7 @@ impl Env {
 
     /// Runs tlc with `input` typed on a stdin it treats as the operator's terminal.
     pub fn tlc_typed(&self, args: &[&str], input: &str) -> Output {
-        let mut child = self
-            .cmd(args)
-            .env("TLC_ASSUME_TTY", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-        child.wait_with_output().unwrap()
+        crate::common::at_terminal_typed(&self.cmd(args), input)
     }
 
     pub fn ok(&self, args: &[&str]) -> String {

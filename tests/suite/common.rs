@@ -55,19 +55,8 @@ impl World {
 
     pub fn cmd_in(&self, cwd: &Path, args: &[&str]) -> Command {
         let mut c = Command::new(TLC);
-        c.args(args)
-            .current_dir(cwd)
-            .env("TLC_HOME", &self.home)
-            .env_remove("TLC_PROJECT_DIR")
-            .env_remove("TLC_NOW");
-        c.env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CURSOR_CONFIG_DIR")
-            .env("HOME", self.dir.path().join("user"));
-        // The tests may themselves run inside an agent session: its markers would make every
-        // operator-only command refuse.
-        for marker in AGENT_MARKERS {
-            c.env_remove(marker);
-        }
+        c.args(args).current_dir(cwd);
+        isolate(&mut c, &self.home, &self.dir.path().join("user"));
         c
     }
 
@@ -156,6 +145,38 @@ impl World {
 }
 
 /// The environment markers of agent sessions (docs/policy.md).
+/// Gives `c` the environment every test runs tlc in, whoever runs the suite: `tlc_home` as
+/// `TLC_HOME`, `user_home` as `HOME`, git without the system's config, and none of tlc's own
+/// variables, an agent session's markers (the suite may itself run inside one, and its markers
+/// would make every operator-only command refuse), the agents' folders or an OpenTelemetry
+/// collector of the caller's.
+pub fn isolate<'c>(c: &'c mut Command, tlc_home: &Path, user_home: &Path) -> &'c mut Command {
+    c.env("TLC_HOME", tlc_home).env("HOME", user_home).env("GIT_CONFIG_NOSYSTEM", "1");
+    for var in ["TLC_PROJECT_DIR", "TLC_NOW", "CLAUDE_PROJECT_DIR", "CLAUDE_CONFIG_DIR", "CURSOR_CONFIG_DIR"]
+        .iter()
+        .chain(AGENT_MARKERS)
+    {
+        c.env_remove(var);
+    }
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("OTEL_") {
+            c.env_remove(k);
+        }
+    }
+    c
+}
+
+/// [`isolate`] for a world's home, in the middle of a builder chain.
+pub trait Isolated {
+    fn isolated(&mut self, w: &World) -> &mut Self;
+}
+
+impl Isolated for Command {
+    fn isolated(&mut self, w: &World) -> &mut Command {
+        isolate(self, &w.home, &w.dir.path().join("user"))
+    }
+}
+
 pub const AGENT_MARKERS: &[&str] = &["CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CURSOR_AGENT", "CURSOR_EXTENSION_HOST_ROLE"];
 
 /// `s` quoted for a POSIX shell.
@@ -179,6 +200,33 @@ pub fn at_terminal(base: &Command) -> Output {
     }
     let mut out = script.stdin(Stdio::null()).output().expect("run script (util-linux)");
     out.stdout = String::from_utf8_lossy(&out.stdout).replace('\r', "").into_bytes();
+    out
+}
+
+/// Like [`at_terminal`], with `input` typed at the terminal. stderr is kept apart (redirected to a
+/// file inside the pseudo-terminal's shell line) so tests can tell prompts from results; stdout
+/// holds the terminal's echo of what was typed.
+pub fn at_terminal_typed(base: &Command, input: &str) -> Output {
+    let err = tempfile::NamedTempFile::new().unwrap();
+    let line: Vec<String> = std::iter::once(base.get_program())
+        .chain(base.get_args())
+        .map(|a| sh_quote(&a.to_string_lossy()))
+        .collect();
+    let line = format!("{} 2>{}", line.join(" "), sh_quote(&err.path().to_string_lossy()));
+    let mut script = Command::new("script");
+    script.args(["-qec", &line, "/dev/null"]);
+    if let Some(cwd) = base.get_current_dir() {
+        script.current_dir(cwd);
+    }
+    for (k, v) in base.get_envs() {
+        match v {
+            Some(v) => script.env(k, v),
+            None => script.env_remove(k),
+        };
+    }
+    let mut out = pipe(script, input.as_bytes());
+    out.stdout = String::from_utf8_lossy(&out.stdout).replace('\r', "").into_bytes();
+    out.stderr = std::fs::read(err.path()).unwrap();
     out
 }
 

@@ -27,15 +27,9 @@ impl Env {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_tlc"))
-            .args(args)
-            .env("TLC_HOME", &self.home)
-            .env_remove("TLC_PROJECT_DIR")
-            .env_remove("TLC_NOW")
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .current_dir(&self.cwd)
-            .output()
-            .unwrap()
+        let mut c = Command::new(crate::common::TLC);
+        crate::common::isolate(&mut c, &self.home, &self._dir.path().join("user"));
+        c.args(args).current_dir(&self.cwd).output().unwrap()
     }
 
     fn ok(&self, args: &[&str]) -> String {

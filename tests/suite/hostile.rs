@@ -80,14 +80,8 @@ impl Attack {
         let mut c = Command::new("timeout");
         c.args(["--signal=KILL", LIMIT_SECS, TLC])
             .args(args)
-            .current_dir(cwd)
-            .env("TLC_HOME", &self.w.home)
-            .env("HOME", self.w.dir.path().join("user"))
-            .env_remove("TLC_PROJECT_DIR")
-            .env_remove("CLAUDE_PROJECT_DIR")
-            .env_remove("TLC_NOW")
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CURSOR_CONFIG_DIR");
+            .current_dir(cwd);
+        isolate(&mut c, &self.w.home, &self.w.dir.path().join("user"));
         for (k, v) in env {
             c.env(k, v);
         }
@@ -452,9 +446,7 @@ fn a_stdin_that_never_closes_is_answered_with_what_arrived() {
     let mut child = Command::new("timeout")
         .args(["--signal=KILL", LIMIT_SECS, TLC, "hook", "cursor"])
         .current_dir(&a.w.repo)
-        .env("TLC_HOME", &a.w.home)
-        .env("HOME", a.w.dir.path().join("user"))
-        .env_remove("TLC_PROJECT_DIR")
+        .isolated(&a.w)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -509,9 +501,7 @@ fn hooks_killed_between_their_two_writes(a: &Attack, n: usize) -> i64 {
         let mut child = Command::new(TLC)
             .args(["hook", "claude"])
             .current_dir(&a.w.repo)
-            .env("TLC_HOME", &a.w.home)
-            .env("HOME", a.w.dir.path().join("user"))
-            .env_remove("TLC_PROJECT_DIR")
+            .isolated(&a.w)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -623,9 +613,7 @@ fn hooks_killed_at_random_moments_leave_every_completed_generation_to_one_catch_
         let mut child = Command::new(TLC)
             .args(["hook", "claude"])
             .current_dir(&a.w.repo)
-            .env("TLC_HOME", &a.w.home)
-            .env("HOME", a.w.dir.path().join("user"))
-            .env_remove("TLC_PROJECT_DIR")
+            .isolated(&a.w)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -900,9 +888,7 @@ fn a_full_disk_is_reported_as_disk_full() {
     let out = cmd
         .args(["-m", "sh", "-c", &script])
         .current_dir(&a.w.repo)
-        .env("TLC_HOME", &a.w.home)
-        .env("HOME", a.w.dir.path().join("user"))
-        .env_remove("TLC_PROJECT_DIR")
+        .isolated(&a.w)
         .output()
         .unwrap();
     if !out.status.success() && stderr(&out).contains("mount") {

@@ -65,7 +65,7 @@ fn install_and_uninstall_round_trip_a_settings_json_that_holds_another_tools_hoo
     let out = pipe(
         {
             let mut c = std::process::Command::new("sh");
-            c.arg("-c").arg(cmd).current_dir(&w.repo).env("TLC_HOME", &w.home);
+            c.arg("-c").arg(cmd).current_dir(&w.repo).isolated(&w);
             c
         },
         w.payload("providers/claude/pre-tool-use-bash.json").as_bytes(),

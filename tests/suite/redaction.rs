@@ -16,12 +16,8 @@ const HOOK_TIMEOUT_SECS: &str = "10";
 /// `timeout 10 tlc hook <provider>` with `payload` on stdin, in the world's repository.
 fn hook_within_timeout(w: &World, provider: &str, payload: &[u8]) -> Output {
     let mut c = Command::new("timeout");
-    c.args([HOOK_TIMEOUT_SECS, TLC, "hook", provider])
-        .current_dir(&w.repo)
-        .env("TLC_HOME", &w.home)
-        .env("HOME", w.dir.path().join("user"))
-        .env_remove("TLC_PROJECT_DIR")
-        .env_remove("TLC_NOW");
+    c.args([HOOK_TIMEOUT_SECS, TLC, "hook", provider]).current_dir(&w.repo);
+    isolate(&mut c, &w.home, &w.dir.path().join("user"));
     pipe(c, payload)
 }
 

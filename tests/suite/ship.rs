@@ -5,7 +5,7 @@
 use crate::common;
 use crate::ship_support;
 
-use common::{at_terminal, fixture, stderr, stdout, TLC};
+use common::{at_terminal, fixture, isolate, stderr, stdout, TLC};
 use serde_json::{json, Value};
 use ship_support::{attrs, data_points, free_port, log_records, spans, Receiver};
 use std::collections::{BTreeMap, BTreeSet};
@@ -75,19 +75,8 @@ impl Lab {
 
     fn cmd_in(&self, args: &[&str], cwd: &Path) -> Command {
         let mut c = Command::new(TLC);
-        c.args(args)
-            .current_dir(cwd)
-            .env("TLC_HOME", &self.home)
-            .env("HOME", self.dir.path().join("user"))
-            .env_remove("TLC_PROJECT_DIR")
-            .env_remove("TLC_NOW")
-            .stdin(Stdio::null());
-        // The test's own environment must not point tlc at a collector.
-        for (k, _) in std::env::vars() {
-            if k.starts_with("OTEL_") {
-                c.env_remove(k);
-            }
-        }
+        c.args(args).current_dir(cwd).stdin(Stdio::null());
+        isolate(&mut c, &self.home, &self.dir.path().join("user"));
         c
     }
 
