@@ -318,9 +318,12 @@ fn a_broken_machine_tier_never_lets_a_hook_adopt() {
     // The guest list cannot be read from a machine tier that does not load: adopt nothing.
     machine_config(&w, &format!("[guest]\npaths = [\"{}\"]\nthis is not toml\n", w.repo.display()));
     for f in ["session-start.json", "pre-tool-use-bash.json"] {
-        w.hook("claude", harmless(&w, &format!("providers/claude/{f}")).as_bytes());
+        w.hook_faulty("claude", harmless(&w, &format!("providers/claude/{f}")).as_bytes());
     }
     assert!(!config_path(&w).exists());
+    let faults = w.faults();
+    assert_eq!(faults.len(), 2, "{faults:?}");
+    assert!(faults.iter().all(|f| f.contains("config not loaded")), "{faults:?}");
 }
 
 #[test]
@@ -546,7 +549,7 @@ fn doctor_names_restated_keys_hook_wiring_faults_and_gate_shapes() {
         .contains("claude-elsewhere"));
 
     // A hook fault (a payload that is not JSON) shows up.
-    w.hook("claude", b"not json");
+    w.hook_faulty("claude", b"not json");
     let doctor = json(&w.ok(&["doctor", "--json"]));
     assert_eq!(check(&doctor, "hook-faults")["status"], "warn");
     assert_eq!(check(&doctor, "prices")["status"], "warn");

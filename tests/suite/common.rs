@@ -112,14 +112,64 @@ impl World {
     }
 
     /// Pipes `payload` into `tlc hook <provider>` in the repository.
+    /// Runs `tlc hook <provider>` with `payload` and asserts what every hook owes its agent and
+    /// its operator: exit 0, and no fault recorded (no `hook.fault` row in the project database,
+    /// no line in the home's fault log). A test that provokes a fault uses [`World::hook_faulty`].
     pub fn hook(&self, provider: &str, payload: &[u8]) -> Output {
         self.hook_with(provider, payload, |_| {})
     }
 
+    /// [`World::hook`] with the command adjusted by `f` (an extra variable, another folder).
     pub fn hook_with(&self, provider: &str, payload: &[u8], f: impl FnOnce(&mut Command)) -> Output {
+        let before = self.faults();
+        let out = self.hook_faulty_with(provider, payload, f);
+        let after = self.faults();
+        assert!(
+            after.len() == before.len(),
+            "tlc hook {provider} recorded a fault: {:?}\npayload: {:.300}",
+            &after[before.len().min(after.len())..],
+            String::from_utf8_lossy(payload)
+        );
+        out
+    }
+
+    /// Runs `tlc hook <provider>` and asserts only exit 0: for a test that provokes a fault and
+    /// checks it itself.
+    pub fn hook_faulty(&self, provider: &str, payload: &[u8]) -> Output {
+        self.hook_faulty_with(provider, payload, |_| {})
+    }
+
+    pub fn hook_faulty_with(&self, provider: &str, payload: &[u8], f: impl FnOnce(&mut Command)) -> Output {
         let mut c = self.cmd(&["hook", provider]);
         f(&mut c);
-        pipe(c, payload)
+        let out = pipe(c, payload);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "tlc hook {provider} must exit 0 whatever arrives: {}",
+            stderr(&out)
+        );
+        out
+    }
+
+    /// Every fault recorded so far: the project database's `hook.fault` events (oldest first), then
+    /// the home's fault log. Reads without creating anything.
+    pub fn faults(&self) -> Vec<String> {
+        let mut faults = Vec::new();
+        let db = self.project_db();
+        if db.is_file() {
+            let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
+            if let Ok(c) = rusqlite::Connection::open_with_flags(&db, flags) {
+                let rows = c
+                    .prepare("SELECT coalesce(json_extract(attrs, '$.fault'), attrs) FROM events WHERE kind = 'hook.fault' ORDER BY id")
+                    .and_then(|mut st| st.query_map([], |r| r.get::<_, Option<String>>(0))?.collect::<Result<Vec<_>, _>>());
+                faults.extend(rows.unwrap_or_default().into_iter().flatten());
+            }
+        }
+        if let Ok(log) = std::fs::read_to_string(self.home.join("state/hook-faults.log")) {
+            faults.extend(log.lines().map(str::to_string));
+        }
+        faults
     }
 
     /// A fixture payload with its `/repo` placeholder pointed at this repository.
@@ -152,9 +202,15 @@ impl World {
 /// collector of the caller's.
 pub fn isolate<'c>(c: &'c mut Command, tlc_home: &Path, user_home: &Path) -> &'c mut Command {
     c.env("TLC_HOME", tlc_home).env("HOME", user_home).env("GIT_CONFIG_NOSYSTEM", "1");
-    for var in ["TLC_PROJECT_DIR", "TLC_NOW", "CLAUDE_PROJECT_DIR", "CLAUDE_CONFIG_DIR", "CURSOR_CONFIG_DIR"]
-        .iter()
-        .chain(AGENT_MARKERS)
+    for var in [
+        "TLC_PROJECT_DIR",
+        "TLC_NOW",
+        "CLAUDE_PROJECT_DIR",
+        "CLAUDE_CONFIG_DIR",
+        "CURSOR_CONFIG_DIR",
+    ]
+    .iter()
+    .chain(AGENT_MARKERS)
     {
         c.env_remove(var);
     }

@@ -25,10 +25,13 @@ const FLOOR_RULES: &[&str] = &[
     "policy-surface-write",
 ];
 
+/// A Claude Code PreToolUse of Bash; its transcript exists, as Claude Code's does.
 fn claude_bash(w: &World, session: &str, command: &str) -> Value {
+    let transcript = w.dir.path().join("t.jsonl");
+    std::fs::OpenOptions::new().create(true).append(true).open(&transcript).unwrap();
     json!({
         "session_id": session,
-        "transcript_path": w.dir.path().join("t.jsonl"),
+        "transcript_path": transcript,
         "cwd": w.repo,
         "permission_mode": "default",
         "hook_event_name": "PreToolUse",
@@ -436,10 +439,17 @@ fn two_sessions_editing_one_file_ask_and_not_eleven_minutes_later() {
     assert_eq!(last_decision(&w, "G").1, "edit-collision");
 }
 
+/// A captured payload moved into `w`; the transcript it names exists, as Claude Code's does.
 fn real(w: &World, rel: &str) -> String {
-    fixture(&format!("providers/claude/real-2.1.197/{rel}"))
+    let payload = fixture(&format!("providers/claude/real-2.1.197/{rel}"))
         .replace("\"/repo", &format!("\"{}", w.repo.display()))
-        .replace("/home/dev", &w.dir.path().join("user").display().to_string())
+        .replace("/home/dev", &w.dir.path().join("user").display().to_string());
+    let v: Value = serde_json::from_str(&payload).unwrap();
+    if let Some(t) = v["transcript_path"].as_str().map(Path::new) {
+        std::fs::create_dir_all(t.parent().unwrap()).unwrap();
+        std::fs::OpenOptions::new().create(true).append(true).open(t).unwrap();
+    }
+    payload
 }
 
 #[test]
@@ -512,7 +522,7 @@ fn hostile_commands_get_a_valid_answer() {
     let at = bytes.windows(2).position(|p| p == b"XX").unwrap();
     bytes[at] = 0xff;
     bytes[at + 1] = 0xfe;
-    let out = w.hook("claude", &bytes);
+    let out = w.hook_faulty("claude", &bytes);
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("rule=outside-project-destruction"));
 }
@@ -672,7 +682,7 @@ fn a_hook_with_no_database_still_applies_the_floor() {
     let state = w.repo.join(".tlc/harness/state");
     std::fs::create_dir_all(w.repo.join(".tlc/harness")).unwrap();
     std::fs::write(&state, "not a folder").unwrap();
-    let out = w.hook("claude", claude_bash(&w, "nodb", "rm -rf /").to_string().as_bytes());
+    let out = w.hook_faulty("claude", claude_bash(&w, "nodb", "rm -rf /").to_string().as_bytes());
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("rule=outside-project-destruction"));
     assert!(Path::new(&state).is_file());

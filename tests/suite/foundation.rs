@@ -100,7 +100,7 @@ fn bad_input_gives_a_one_line_error_naming_the_path_and_overwrites_nothing() {
     assert_eq!(w.run(&["db", "status"]).status.code(), Some(2));
     // The hook still answers and does not write it.
     assert!(w
-        .hook("claude", w.payload("providers/claude/stop.json").as_bytes())
+        .hook_faulty("claude", w.payload("providers/claude/stop.json").as_bytes())
         .status
         .success());
     assert_eq!(std::fs::read(w.project_db()).unwrap(), before);

@@ -226,7 +226,7 @@ fn hostile_input_still_gets_a_valid_response_and_the_fault_is_recorded() {
     for provider in ["claude", "cursor"] {
         for (what, payload) in &cases {
             let t = Instant::now();
-            let out = w.hook(provider, payload);
+            let out = w.hook_faulty(provider, payload);
             assert!(t.elapsed() < Duration::from_secs(20), "{what} took {:?}", t.elapsed());
             assert_neutral(&out, provider, what);
         }
@@ -271,13 +271,13 @@ fn a_locked_database_an_unwritable_state_folder_and_an_unwritable_home_still_ans
         .unwrap();
     let t = Instant::now();
     let ls = |rel: &str| w.payload(rel).replace("rm -rf /", "ls");
-    let out = w.hook("claude", ls("providers/claude/pre-tool-use-bash.json").as_bytes());
+    let out = w.hook_faulty("claude", ls("providers/claude/pre-tool-use-bash.json").as_bytes());
     assert!(t.elapsed() < Duration::from_secs(10), "bounded wait: {:?}", t.elapsed());
     assert_neutral(&out, "claude", "locked");
-    let out = w.hook("cursor", ls("providers/cursor/shell-before.json").as_bytes());
+    let out = w.hook_faulty("cursor", ls("providers/cursor/shell-before.json").as_bytes());
     assert_neutral(&out, "cursor", "locked");
     // Deciding never depends on the database: the floor still refuses `rm -rf /` under the lock.
-    let out = w.hook("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes());
+    let out = w.hook_faulty("claude", w.payload("providers/claude/pre-tool-use-bash.json").as_bytes());
     assert_eq!(out.status.code(), Some(0));
     assert!(stdout(&out).contains("rule=outside-project-destruction"), "{}", stdout(&out));
     holder.execute_batch("ROLLBACK").unwrap();
@@ -304,7 +304,7 @@ fn a_locked_database_an_unwritable_state_folder_and_an_unwritable_home_still_ans
         std::fs::remove_dir_all(&state).unwrap();
         std::fs::write(&state, "not a folder").unwrap();
     }
-    let out = w.hook("claude", w.payload("providers/claude/stop.json").as_bytes());
+    let out = w.hook_faulty("claude", w.payload("providers/claude/stop.json").as_bytes());
     assert_neutral(&out, "claude", "read-only state");
     if immutable {
         let _ = std::process::Command::new("chattr").arg("-i").arg(w.project_db()).status();
@@ -314,7 +314,7 @@ fn a_locked_database_an_unwritable_state_folder_and_an_unwritable_home_still_ans
     assert!(log.lines().count() >= 3, "{log}");
 
     // An unwritable home: nothing can be logged there either, and the answer is the same.
-    let out = w.hook_with("cursor", ls("providers/cursor/shell-before.json").as_bytes(), |c| {
+    let out = w.hook_faulty_with("cursor", ls("providers/cursor/shell-before.json").as_bytes(), |c| {
         c.env("TLC_HOME", "/dev/null/home");
     });
     assert_neutral(&out, "cursor", "unwritable home");

@@ -78,9 +78,7 @@ impl Attack {
     /// `tlc <args>` in `cwd` under `timeout`, with `stdin` piped and closed after writing.
     fn run_in(&self, cwd: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
         let mut c = Command::new("timeout");
-        c.args(["--signal=KILL", LIMIT_SECS, TLC])
-            .args(args)
-            .current_dir(cwd);
+        c.args(["--signal=KILL", LIMIT_SECS, TLC]).args(args).current_dir(cwd);
         isolate(&mut c, &self.w.home, &self.w.dir.path().join("user"));
         for (k, v) in env {
             c.env(k, v);

@@ -3,8 +3,8 @@
 //! `common` is the one test-support module: every command a test runs starts from its clean
 //! environment.
 
-mod common;
 mod agent_support;
+mod common;
 mod ship_support;
 
 mod adopt;

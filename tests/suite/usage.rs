@@ -95,7 +95,11 @@ fn a_replaced_or_shrunk_transcript_restarts_without_double_counting_and_counts_m
     hook_with_transcript(&w, "Stop", &transcript);
     assert_eq!(totals(&w).0, 5);
     // A path that is not a transcript is never read.
-    hook_with_transcript(&w, "Stop", std::path::Path::new("/etc/passwd"));
+    let payload = serde_json::json!({
+        "session_id": SID, "transcript_path": "/etc/passwd", "cwd": w.repo, "hook_event_name": "Stop",
+    });
+    w.hook_faulty("claude", payload.to_string().as_bytes());
+    assert!(w.faults().last().unwrap().contains("/etc/passwd: not a .jsonl transcript"));
     assert_eq!(totals(&w).0, 5);
 }
 
