@@ -16,6 +16,7 @@ mod cost;
 mod docs;
 mod floor;
 mod foundation;
+mod gates;
 mod hook;
 mod hostile;
 mod install;

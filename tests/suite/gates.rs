@@ -2,9 +2,9 @@
 //! repositories, real gate commands, driven through `tlc hook claude` and `tlc hook cursor`.
 //! Every hook runs under `timeout`, so a hang fails the test instead of stalling the suite.
 
-mod common;
+use crate::common;
 
-use common::{files_containing, stderr, stdout, World, TLC};
+use common::{files_containing, stderr, stdout, Isolated, World, TLC};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -71,10 +71,7 @@ impl Repo {
         let mut c = Command::new("timeout");
         c.args(["60", TLC, "hook", provider])
             .current_dir(self.root())
-            .env("TLC_HOME", &self.w.home)
-            .env("HOME", self.w.dir.path().join("user"))
-            .env_remove("TLC_PROJECT_DIR")
-            .env_remove("TLC_NOW")
+            .isolated(&self.w)
             .env_remove("TLC_GATE_LOCK_WAIT_MS")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -362,8 +359,7 @@ fn a_hung_gate_is_killed_within_its_timeout_and_leaves_no_process() {
     let mut hook = Command::new(TLC)
         .args(["hook", "claude"])
         .current_dir(r.root())
-        .env("TLC_HOME", &r.w.home)
-        .env("HOME", r.w.dir.path().join("user"))
+        .isolated(&r.w)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
