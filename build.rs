@@ -36,7 +36,7 @@ fn main() {
 ///
 /// The binary stays a position-independent executable with full RELRO (the toolchain's default:
 /// `-pie -z relro -z now`): it parses text an agent controls with C code (SQLite) in the process,
-/// so it keeps the platform's exploit mitigations. A test (`tests/hardening.rs`) checks both.
+/// so it keeps the platform's exploit mitigations. A test (`tests/suite/foundation.rs`) checks both.
 fn link_for_fast_start() {
     let var = |k: &str| std::env::var(k).unwrap_or_default();
     if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" {

@@ -1,7 +1,8 @@
 //! The shape of the crate, checked by reading its source: which module may use which
 //! ([`LAYERS`], [`SIDEWAYS`]), and which repository type writes each table ([`TABLE_OWNERS`]).
 //! Both are tables on purpose: an engineer who adds an arrow or a table edits one here, in plain
-//! sight, or the build fails. Test-only.
+//! sight, or the build fails. docs/ARCHITECTURE.md shows the same tables to a reader, and a test
+//! keeps them equal. Test-only.
 //!
 //! The table owners extend `config::scaffold`'s "only the scaffold writes the project config" to
 //! every table: each table has exactly one writer, the repository type named here, and no SQL
@@ -631,4 +632,119 @@ fn the_writer_check_sees_inserts_updates_and_deletes_but_not_upserts_set_clauses
         BTreeSet::from(["spool".to_string(), "state".to_string(), "usage".to_string()])
     );
     assert_eq!(const_name("usage_insert-new"), "USAGE_INSERT_NEW");
+}
+
+/// docs/ARCHITECTURE.md, the contributor's map.
+fn architecture_page() -> String {
+    std::fs::read_to_string(manifest_dir().join("docs/ARCHITECTURE.md")).expect("docs/ARCHITECTURE.md")
+}
+
+/// The body rows of the markdown table whose header row is exactly `header`, each row's cells
+/// trimmed and without their code backticks.
+fn page_table(doc: &str, header: &str) -> Vec<Vec<String>> {
+    let mut lines = doc.lines().skip_while(|l| l.trim() != header);
+    assert!(lines.next().is_some(), "docs/ARCHITECTURE.md has no table headed {header:?}");
+    assert!(
+        lines.next().is_some_and(|l| l.trim_start().starts_with("|---")),
+        "docs/ARCHITECTURE.md: the table headed {header:?} lacks its separator row"
+    );
+    lines
+        .take_while(|l| l.trim_start().starts_with('|'))
+        .map(|l| {
+            l.trim()
+                .trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().trim_matches('`').to_string())
+                .collect()
+        })
+        .collect()
+}
+
+/// What differs between the page's rows and the code's, both ways, for a message.
+fn differences(page: &BTreeSet<Vec<String>>, code: &BTreeSet<Vec<String>>) -> Vec<String> {
+    let mut out: Vec<String> = code
+        .difference(page)
+        .map(|r| format!("missing from the page: | {} |", r.join(" | ")))
+        .collect();
+    out.extend(
+        page.difference(code)
+            .map(|r| format!("on the page but not in the code: | {} |", r.join(" | "))),
+    );
+    out
+}
+
+/// The page's table-owner rows as `TABLE_OWNERS` says they must read: database, table, writer
+/// type, file (`—` for both when nothing writes the table).
+fn table_owner_rows(owners: &[TableOwner]) -> BTreeSet<Vec<String>> {
+    owners
+        .iter()
+        .map(|(db, table, owner)| {
+            let (ty, file) = match owner {
+                Some((file, ty)) => (ty.to_string(), format!("src/{file}")),
+                None => ("—".to_string(), "—".to_string()),
+            };
+            vec![db.to_string(), table.to_string(), ty, file]
+        })
+        .collect()
+}
+
+#[test]
+fn the_architecture_page_lists_every_table_with_its_one_writer() {
+    let rows = page_table(&architecture_page(), "| database | table | writer type | file |");
+    let page: BTreeSet<Vec<String>> = rows.iter().cloned().collect();
+    assert_eq!(page.len(), rows.len(), "docs/ARCHITECTURE.md lists a table twice");
+    let wrong = differences(&page, &table_owner_rows(TABLE_OWNERS));
+    assert!(
+        wrong.is_empty(),
+        "docs/ARCHITECTURE.md's table owners differ from TABLE_OWNERS (src/architecture.rs):\n  {}",
+        wrong.join("\n  ")
+    );
+}
+
+#[test]
+fn the_architecture_page_lists_the_layers_and_sideways_arrows_of_the_code() {
+    let doc = architecture_page();
+    let layers: Vec<(String, Vec<String>)> = page_table(&doc, "| layer | modules |")
+        .into_iter()
+        .map(|r| {
+            let modules = r
+                .get(1)
+                .map(|m| m.split(',').map(|x| x.trim().trim_matches('`').to_string()).collect());
+            (r[0].clone(), modules.unwrap_or_default())
+        })
+        .collect();
+    let want: Vec<(String, Vec<String>)> = LAYERS
+        .iter()
+        .map(|(name, mods)| (name.to_string(), mods.iter().map(|m| m.to_string()).collect()))
+        .collect();
+    assert_eq!(layers, want, "docs/ARCHITECTURE.md's layers (top to bottom) differ from LAYERS");
+    let page: BTreeSet<Vec<String>> = page_table(&doc, "| from | to | why |")
+        .into_iter()
+        .map(|r| r.into_iter().take(2).collect())
+        .collect();
+    let code: BTreeSet<Vec<String>> = SIDEWAYS.iter().map(|(a, b, _)| vec![a.to_string(), b.to_string()]).collect();
+    let wrong = differences(&page, &code);
+    assert!(
+        wrong.is_empty(),
+        "docs/ARCHITECTURE.md's sideways arrows differ from SIDEWAYS:\n  {}",
+        wrong.join("\n  ")
+    );
+}
+
+#[test]
+fn the_page_check_reads_a_markdown_table_and_names_a_wrong_row() {
+    let doc = "text\n\n| database | table | writer type | file |\n|---|---|---|---|\n| home | `spool` | `Spool` | `src/obs/spool.rs` |\n| home | `tlc_meta` | — | — |\n\nafter\n";
+    let page: BTreeSet<Vec<String>> = page_table(doc, "| database | table | writer type | file |").into_iter().collect();
+    let code = table_owner_rows(&[("home", "spool", Some(("obs/spool.rs", "Spool"))), ("home", "tlc_meta", None)]);
+    assert!(differences(&page, &code).is_empty());
+    let other = table_owner_rows(&[
+        ("home", "spool", Some(("obs/recorder.rs", "EventStore"))),
+        ("home", "tlc_meta", None),
+    ]);
+    let wrong = differences(&page, &other);
+    assert_eq!(wrong.len(), 2, "{wrong:?}");
+    assert!(
+        wrong[0].contains("missing from the page: | home | spool | EventStore | src/obs/recorder.rs |"),
+        "{wrong:?}"
+    );
 }
