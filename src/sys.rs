@@ -136,3 +136,29 @@ pub fn die_with_parent(cmd: &mut std::process::Command) {
     #[cfg(not(target_os = "linux"))]
     let _ = cmd;
 }
+
+/// `git`, optionally in `dir`, isolated from the caller: no pager, no optional locks (a read must
+/// not fight the agent's own git for the index lock), stdin closed, and none of a caller's
+/// repository variables (tlc run from inside a git hook must not be redirected to another
+/// repository).
+pub fn git(dir: Option<&std::path::Path>) -> std::process::Command {
+    let mut c = std::process::Command::new("git");
+    if let Some(d) = dir {
+        c.arg("-C").arg(d);
+    }
+    c.env("GIT_PAGER", "cat")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(std::process::Stdio::null());
+    for var in [
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_NAMESPACE",
+    ] {
+        c.env_remove(var);
+    }
+    c
+}

@@ -25,27 +25,7 @@ pub enum GitError {
 }
 
 fn git(dir: Option<&Path>) -> Command {
-    let mut c = Command::new("git");
-    if let Some(d) = dir {
-        c.arg("-C").arg(d);
-    }
-    // Reads never need a pager or a prompt; credentials for clone/fetch come from the
-    // operator's credential helpers.
-    c.env("GIT_PAGER", "cat").env("GIT_OPTIONAL_LOCKS", "0");
-    // A caller's repository environment (tlc run from inside a git hook) must not redirect
-    // these commands away from the stable's clone.
-    for var in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        "GIT_COMMON_DIR",
-        "GIT_NAMESPACE",
-    ] {
-        c.env_remove(var);
-    }
-    c
+    crate::sys::git(dir)
 }
 
 fn run(mut c: Command, what: &str) -> Result<Vec<u8>, GitError> {

@@ -10,7 +10,7 @@
 use super::GateError;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// tlc's own state, never a change of the agent's.
 pub const STATE_PREFIX: &str = ".tlc/harness/state/";
@@ -129,27 +129,10 @@ pub fn read_head(root: &Path) -> Head {
     }
 }
 
-/// `git` in `root`, with no pager, no optional locks (a status must not fight the agent's own
-/// git for the index lock) and none of a caller's repository variables.
+/// `git` in `root` (see `sys::git`), with paths printed as they are.
 fn git(root: &Path) -> Command {
-    let mut c = Command::new("git");
-    c.arg("-C")
-        .arg(root)
-        .args(["-c", "core.quotepath=off"])
-        .env("GIT_PAGER", "cat")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null());
-    for var in [
-        "GIT_DIR",
-        "GIT_WORK_TREE",
-        "GIT_INDEX_FILE",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        "GIT_COMMON_DIR",
-        "GIT_NAMESPACE",
-    ] {
-        c.env_remove(var);
-    }
+    let mut c = crate::sys::git(Some(root));
+    c.args(["-c", "core.quotepath=off"]);
     c
 }
 

@@ -239,22 +239,7 @@ pub const AGENT_MARKERS: &[&str] = &["CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT", "CU
 /// Runs `base` (program, arguments, folder and environment) as an operator would: at a terminal,
 /// through script(1)'s pseudo-terminal. Carriage returns the terminal adds are removed from stdout.
 pub fn at_terminal(base: &Command) -> Output {
-    let line: Vec<String> = std::iter::once(base.get_program())
-        .chain(base.get_args())
-        .map(|a| sh_quote(&a.to_string_lossy()))
-        .collect();
-    let mut script = Command::new("script");
-    script.args(["-qec", &line.join(" "), "/dev/null"]);
-    if let Some(cwd) = base.get_current_dir() {
-        script.current_dir(cwd);
-    }
-    for (k, v) in base.get_envs() {
-        match v {
-            Some(v) => script.env(k, v),
-            None => script.env_remove(k),
-        };
-    }
-    let mut out = script.stdin(Stdio::null()).output().expect("run script (util-linux)");
+    let mut out = script(base, "").stdin(Stdio::null()).output().expect("run script (util-linux)");
     out.stdout = String::from_utf8_lossy(&out.stdout).replace('\r', "").into_bytes();
     out
 }
@@ -264,13 +249,22 @@ pub fn at_terminal(base: &Command) -> Output {
 /// holds the terminal's echo of what was typed.
 pub fn at_terminal_typed(base: &Command, input: &str) -> Output {
     let err = tempfile::NamedTempFile::new().unwrap();
+    let redirect = format!(" 2>{}", sh_quote(&err.path().to_string_lossy()));
+    let mut out = pipe(script(base, &redirect), input.as_bytes());
+    out.stdout = String::from_utf8_lossy(&out.stdout).replace('\r', "").into_bytes();
+    out.stderr = std::fs::read(err.path()).unwrap();
+    out
+}
+
+/// script(1) running `base`'s command line (followed by `redirect`) in `base`'s folder and
+/// environment.
+fn script(base: &Command, redirect: &str) -> Command {
     let line: Vec<String> = std::iter::once(base.get_program())
         .chain(base.get_args())
         .map(|a| sh_quote(&a.to_string_lossy()))
         .collect();
-    let line = format!("{} 2>{}", line.join(" "), sh_quote(&err.path().to_string_lossy()));
     let mut script = Command::new("script");
-    script.args(["-qec", &line, "/dev/null"]);
+    script.args(["-qec", &format!("{}{redirect}", line.join(" ")), "/dev/null"]);
     if let Some(cwd) = base.get_current_dir() {
         script.current_dir(cwd);
     }
@@ -280,10 +274,7 @@ pub fn at_terminal_typed(base: &Command, input: &str) -> Output {
             None => script.env_remove(k),
         };
     }
-    let mut out = pipe(script, input.as_bytes());
-    out.stdout = String::from_utf8_lossy(&out.stdout).replace('\r', "").into_bytes();
-    out.stderr = std::fs::read(err.path()).unwrap();
-    out
+    script
 }
 
 pub fn sh_quote(s: &str) -> String {
