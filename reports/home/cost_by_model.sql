@@ -1,7 +1,7 @@
 -- Cost rows keyed by the model as the transcript names it; re-aggregated by `tlc obs cost --by model` after filtering on day and project.
 -- Columns: key, day, project, model, responses, priced, input_tokens, output_tokens, cache_read_tokens,
--- cache_write_tokens, cost_usd.
+-- cache_write_tokens, cache_write_1h_tokens, cost_usd (NULL when none of the row's responses had a price).
 CREATE VIEW cost_by_model AS
 SELECT model AS key, day, project, model, responses, priced, input_tokens, output_tokens,
-       cache_read_tokens, cache_write_tokens, cost_usd
+       cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_usd
 FROM cost_daily_rows

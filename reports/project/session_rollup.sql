@@ -30,6 +30,7 @@ SELECT
     t.output_tokens,
     t.cache_read_tokens,
     t.cache_write_tokens,
+    t.cache_write_1h_tokens,
     t.estimated_cost_usd,
     t.cost_incomplete,
     (SELECT count(*) > 0 FROM events e WHERE e.session_id = s.session_id AND e.kind = 'cost.session_alert' AND e.provider = s.provider) AS cost_alert_sent
@@ -40,6 +41,7 @@ JOIN (
            coalesce(sum(g.output_tokens), 0) AS output_tokens,
            coalesce(sum(g.cache_read_tokens), 0) AS cache_read_tokens,
            coalesce(sum(g.cache_write_tokens), 0) AS cache_write_tokens,
+           coalesce(sum(g.cache_write_1h_tokens), 0) AS cache_write_1h_tokens,
            sum(g.cost_usd) AS estimated_cost_usd,
            coalesce(sum(g.id IS NOT NULL AND g.cost_usd IS NULL), 0) > 0 AS cost_incomplete
     FROM sessions s2

@@ -190,6 +190,8 @@ fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyh
             "output_above_200k": opt(r.output_above_200k),
             "cache_read_above_200k": opt(r.cache_read_above_200k),
             "cache_write_above_200k": opt(r.cache_write_above_200k),
+            "cache_write_1h": opt(r.cache_write_1h),
+            "cache_write_1h_above_200k": opt(r.cache_write_1h_above_200k),
             "context_window": p.entry.context_window,
             "catalog_provider": p.entry.provider,
             "display_name": p.entry.display_name,
@@ -199,6 +201,8 @@ fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyh
     }
     let origin = if p.builtin && p.plane == LITELLM {
         "litellm (built-in snapshot)".to_string()
+    } else if p.builtin && p.plane == crate::cost::anthropic::PLANE {
+        "anthropic (built-in published prices)".to_string()
     } else if p.builtin {
         format!("{} (read from the file)", p.plane)
     } else {
@@ -213,7 +217,14 @@ fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyh
     text += &format!("  input        {}\n", tier(Some(r.input), r.input_above_200k));
     text += &format!("  output       {}\n", tier(Some(r.output), r.output_above_200k));
     text += &format!("  cache read   {}\n", tier(r.cache_read, r.cache_read_above_200k));
-    text += &format!("  cache write  {}\n", tier(r.cache_write, r.cache_write_above_200k));
+    text += &format!("  cache write  {}  (5-minute)\n", tier(r.cache_write, r.cache_write_above_200k));
+    text += &match (r.cache_write_1h, r.cache_write_1h_above_200k) {
+        (None, None) => "  cache write  - (1-hour; priced at 2x the input rate)\n".to_string(),
+        (base, above) => format!("  cache write  {}  (1-hour)\n", tier(base, above)),
+    };
+    if r.input_above_200k.is_some() {
+        text += "  long context a prompt over 200,000 tokens (input + cache read + cache write) bills the whole request at the rates above 200k\n";
+    }
     if let Some(w) = p.entry.context_window {
         text += &format!("  context      {} tokens\n", render::thousands(w));
     }
@@ -249,12 +260,14 @@ fn list(ctx: &Ctx, provider: Option<&str>, search: Option<&str>, format: Format)
         "context_window",
         "pool",
         "billing",
+        "cache_write_1h",
+        "cache_write_1h_above_200k",
     ]);
     for l in rows {
         let e = l.entry;
         let r = e.rates;
-        let plane = if l.builtin && l.plane == LITELLM {
-            "litellm (built-in)".to_string()
+        let plane = if l.builtin && (l.plane == LITELLM || l.plane == crate::cost::anthropic::PLANE) {
+            format!("{} (built-in)", l.plane)
         } else {
             l.plane
         };
@@ -273,6 +286,8 @@ fn list(ctx: &Ctx, provider: Option<&str>, search: Option<&str>, format: Format)
             e.context_window.into(),
             e.pool.into(),
             e.billing.into(),
+            r.cache_write_1h.into(),
+            r.cache_write_1h_above_200k.into(),
         ]);
     }
     if format == Format::Table {

@@ -4,12 +4,15 @@
 //! 1. `override` — the operator's `$TLC_HOME/model-prices.local.toml`, as loaded by the last
 //!    refresh; read straight from the file while no refresh ever loaded it;
 //! 2. the asking provider's plane (`claude`, `cursor`, …) when a provider is given;
-//! 3. `litellm` — the stored plane when it has entries, else the compiled-in snapshot;
-//! 4. nothing: the cost is unknown (`None`), never 0.
+//! 3. `anthropic` — Anthropic's published prices (the stored plane when it has entries, else the
+//!    compiled-in list, [`super::anthropic`]), for names of Anthropic's own API only;
+//! 4. `litellm` — the stored plane when it has entries, else the compiled-in snapshot;
+//! 5. nothing: the cost is unknown (`None`), never 0.
 
 use super::normalize::candidates;
 use super::parse::{parse_plane, PlaneFormat};
 use super::rates::{PriceEntry, Rates};
+use super::anthropic;
 use super::snapshot;
 use crate::paths::Paths;
 use crate::store::queries::home::cost as q;
@@ -67,6 +70,10 @@ pub struct ResolvedPrice {
     /// `<plane>:<key>`, as stored beside a cost.
     #[serde(skip)]
     pub source: String,
+    /// The same with [`super::rates::ONE_HOUR_FALLBACK_MARK`]: stored beside a cost whose 1-hour
+    /// cache writes were priced at 2x the input rate because the entry has no 1-hour rate.
+    #[serde(skip)]
+    pub source_1h_fallback: String,
 }
 
 impl ResolvedPrice {
@@ -77,6 +84,18 @@ impl ResolvedPrice {
     /// Where the price came from, as stored beside a cost: `<plane>:<key>` (`litellm:claude-sonnet-4-5`).
     pub fn source(&self) -> &str {
         &self.source
+    }
+
+    /// `usage` priced at this entry, and the `cost_source` to store beside it: [`Self::source`],
+    /// marked when the 1-hour writes were priced by the 2x-input rule.
+    pub fn price(&self, usage: &super::rates::TokenUsage) -> (f64, &str) {
+        let p = super::rates::price(&self.entry.rates, usage);
+        let source = if p.one_hour_fallback {
+            &self.source_1h_fallback
+        } else {
+            &self.source
+        };
+        (p.usd, source)
     }
 }
 
@@ -127,6 +146,8 @@ fn row_entry(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<PriceEntry> {
             output_above_200k: r.get(at + 8)?,
             cache_read_above_200k: r.get(at + 9)?,
             cache_write_above_200k: r.get(at + 10)?,
+            cache_write_1h: r.get(at + 14)?,
+            cache_write_1h_above_200k: r.get(at + 15)?,
         },
         context_window: r.get(at + 11)?,
         pool: r.get(at + 12)?,
@@ -143,6 +164,8 @@ pub struct PriceCatalog<'c> {
     override_live: Option<Vec<PriceEntry>>,
     /// Whether the litellm plane answers from the database (else the snapshot).
     litellm_stored: bool,
+    /// Whether the anthropic plane answers from the database (else the built-in list).
+    anthropic_stored: bool,
 }
 
 impl std::fmt::Debug for PriceCatalog<'_> {
@@ -163,8 +186,9 @@ impl<'c> PriceCatalog<'c> {
             conn: home,
             override_live: None,
             litellm_stored: false,
+            anthropic_stored: false,
         };
-        let (override_loaded, litellm_stored) = match home {
+        let (override_loaded, litellm_stored, anthropic_stored) = match home {
             Some(conn) => {
                 let loaded: bool = conn
                     .prepare_cached(q::PLANE_LOADED)
@@ -174,11 +198,16 @@ impl<'c> PriceCatalog<'c> {
                     .prepare_cached(q::PLANE_HAS_ROWS)
                     .and_then(|mut st| st.query_row([LITELLM], |r| r.get(0)))
                     .map_err(|e| cat.sq(e))?;
-                (loaded, has)
+                let vendor: bool = conn
+                    .prepare_cached(q::PLANE_HAS_ROWS)
+                    .and_then(|mut st| st.query_row([anthropic::PLANE], |r| r.get(0)))
+                    .map_err(|e| cat.sq(e))?;
+                (loaded, has, vendor)
             }
-            None => (false, false),
+            None => (false, false, false),
         };
         cat.litellm_stored = litellm_stored;
+        cat.anthropic_stored = anthropic_stored;
         if !override_loaded {
             cat.override_live = Some(read_override_file(override_path)?);
         }
@@ -193,6 +222,7 @@ impl PriceCatalog<'static> {
             conn: None,
             override_live: None,
             litellm_stored: false,
+            anthropic_stored: false,
         }
     }
 }
@@ -230,6 +260,7 @@ impl PriceCatalog<'_> {
                 builtin,
                 entry,
                 source: format!("{plane}:{key}"),
+                source_1h_fallback: format!("{plane}:{key}{}", super::rates::ONE_HOUR_FALLBACK_MARK),
             })
         };
         // 1. override
@@ -251,14 +282,36 @@ impl PriceCatalog<'_> {
             (None, None) => {}
         }
         // 2. the provider's own plane
-        if let (Some(p), Some(c)) = (provider.filter(|p| !p.is_empty() && *p != OVERRIDE && *p != LITELLM), &conn) {
+        let asked = provider.filter(|p| !p.is_empty() && *p != OVERRIDE && *p != LITELLM);
+        if let (Some(p), Some(c)) = (asked, &conn) {
             for k in &keys {
                 if let Some(e) = self.stored_get(c, p, k)? {
                     return Ok(found(k, p, false, e));
                 }
             }
         }
-        // 3. litellm: stored, else the snapshot
+        // 3. anthropic: the model maker's list, for names of its own API
+        if anthropic::applies_to(model) || asked == Some(anthropic::PLANE) {
+            match (&conn, self.anthropic_stored) {
+                (Some(c), true) => {
+                    if asked != Some(anthropic::PLANE) {
+                        for k in &keys {
+                            if let Some(e) = self.stored_get(c, anthropic::PLANE, k)? {
+                                return Ok(found(k, anthropic::PLANE, false, e));
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    for k in &keys {
+                        if let Some(e) = anthropic::get(k) {
+                            return Ok(found(k, anthropic::PLANE, true, e));
+                        }
+                    }
+                }
+            }
+        }
+        // 4. litellm: stored, else the snapshot
         match (&conn, self.litellm_stored) {
             (Some(c), true) => {
                 for k in &keys {
@@ -328,7 +381,9 @@ impl PriceCatalog<'_> {
                     r.cache_write_above_200k,
                     e.context_window,
                     e.pool,
-                    e.billing
+                    e.billing,
+                    r.cache_write_1h,
+                    r.cache_write_1h_above_200k
                 ])
                 .map_err(|err| match err {
                     rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::ConstraintViolation => {
@@ -445,6 +500,17 @@ impl PriceCatalog<'_> {
                 last_failure: None,
             });
         }
+        if !self.anthropic_stored {
+            out.retain(|p| p.plane != anthropic::PLANE);
+            out.push(PlaneStatus {
+                plane: anthropic::PLANE.into(),
+                source: anthropic::SOURCE.into(),
+                refreshed_at: None,
+                entries: anthropic::entries().len() as i64,
+                builtin: true,
+                last_failure: None,
+            });
+        }
         if !self.litellm_stored {
             out.retain(|p| p.plane != LITELLM);
             out.push(PlaneStatus {
@@ -511,6 +577,13 @@ impl PriceCatalog<'_> {
                     entry,
                 });
             }
+        }
+        if !self.anthropic_stored {
+            out.extend(anthropic::entries().iter().filter(|e| keep(anthropic::PLANE, e)).map(|e| ListedPrice {
+                plane: anthropic::PLANE.into(),
+                builtin: true,
+                entry: e.clone(),
+            }));
         }
         if !self.litellm_stored {
             out.extend(snapshot::entries().iter().filter(|e| keep(LITELLM, e)).map(|e| ListedPrice {

@@ -6,6 +6,7 @@
 //! `store::open_read` (creates nothing; without one the snapshot answers),
 //! [`PriceCatalog::resolve`], [`cost`] and [`scan_usage`].
 
+pub mod anthropic;
 mod borrowed_insert;
 pub mod catalog;
 pub mod fetch;
@@ -20,5 +21,5 @@ pub mod transcript;
 pub mod usage;
 
 pub use catalog::{CachedResolver, CostError, PriceCatalog, ResolvedPrice};
-pub use rates::{cost, PriceEntry, Rates, TokenUsage};
+pub use rates::{cost, price, PriceEntry, PricedCost, Rates, TokenUsage};
 pub use transcript::{scan_usage, UsageRecord, UsageScan};

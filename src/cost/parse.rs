@@ -12,8 +12,9 @@
 //! input = 3.0            # USD per 1M tokens (required)
 //! output = 15.0          # required
 //! cache_read = 0.3
-//! cache_write = 3.75
-//! input_above_200k = 6.0 # and output_/cache_read_/cache_write_above_200k
+//! cache_write = 3.75     # the 5-minute cache write
+//! cache_write_1h = 6.0   # the 1-hour cache write
+//! input_above_200k = 6.0 # and output_/cache_read_/cache_write_/cache_write_1h_above_200k
 //! context_window = 200000
 //! display_name = "Claude Sonnet 4.5"
 //! provider = "anthropic"
@@ -97,6 +98,8 @@ pub fn parse_litellm(bytes: &[u8]) -> Result<LiteLlmCatalog, ParseError> {
             output_above_200k: per("output_cost_per_token_above_200k_tokens"),
             cache_read_above_200k: per("cache_read_input_token_cost_above_200k_tokens"),
             cache_write_above_200k: per("cache_creation_input_token_cost_above_200k_tokens"),
+            cache_write_1h: per("cache_creation_input_token_cost_above_1hr"),
+            cache_write_1h_above_200k: per("cache_creation_input_token_cost_above_1hr_above_200k_tokens"),
         };
         let context_window = number(obj.get("max_input_tokens"))
             .filter(|w| *w >= 1.0 && w.fract() == 0.0)
@@ -129,6 +132,8 @@ struct PlaneModel {
     output_above_200k: Option<f64>,
     cache_read_above_200k: Option<f64>,
     cache_write_above_200k: Option<f64>,
+    cache_write_1h: Option<f64>,
+    cache_write_1h_above_200k: Option<f64>,
     context_window: Option<i64>,
     display_name: Option<String>,
     provider: Option<String>,
@@ -170,6 +175,8 @@ pub fn parse_plane(text: &str, format: PlaneFormat) -> Result<Vec<PriceEntry>, P
             output_above_200k: m.output_above_200k,
             cache_read_above_200k: m.cache_read_above_200k,
             cache_write_above_200k: m.cache_write_above_200k,
+            cache_write_1h: m.cache_write_1h,
+            cache_write_1h_above_200k: m.cache_write_1h_above_200k,
         };
         let all = [
             Some(input),
@@ -180,6 +187,8 @@ pub fn parse_plane(text: &str, format: PlaneFormat) -> Result<Vec<PriceEntry>, P
             m.output_above_200k,
             m.cache_read_above_200k,
             m.cache_write_above_200k,
+            m.cache_write_1h,
+            m.cache_write_1h_above_200k,
         ];
         if all.iter().flatten().any(|v| !v.is_finite() || *v < 0.0) {
             return Err(ParseError::BadPrice { model: key });
@@ -241,6 +250,8 @@ mod tests {
             "sample_spec": {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0, "mode": "chat"},
             "a": {"input_cost_per_token": 3e-06, "output_cost_per_token": 1.5e-05, "cache_read_input_token_cost": 3e-07,
                   "cache_creation_input_token_cost": 3.75e-06, "input_cost_per_token_above_200k_tokens": 6e-06,
+                  "cache_creation_input_token_cost_above_1hr": 6e-06,
+                  "cache_creation_input_token_cost_above_1hr_above_200k_tokens": 1.2e-05,
                   "max_input_tokens": 200000, "litellm_provider": "anthropic", "mode": "chat"},
             "embed": {"input_cost_per_token": 1e-07, "mode": "embedding"},
             "odd": "not an object"
@@ -259,6 +270,8 @@ mod tests {
         assert_eq!(e.entry.rates.cache_write, Some(3.75));
         assert_eq!(e.entry.rates.input_above_200k, Some(6.0));
         assert_eq!(e.entry.rates.output_above_200k, None);
+        assert_eq!(e.entry.rates.cache_write_1h, Some(6.0));
+        assert_eq!(e.entry.rates.cache_write_1h_above_200k, Some(12.0));
     }
 
     #[test]

@@ -34,6 +34,14 @@ pub struct PlainUsage {
     pub output_tokens: Option<u64>,
     pub cache_creation_input_tokens: Option<u64>,
     pub cache_read_input_tokens: Option<u64>,
+    pub cache_creation: Option<PlainCacheCreation>,
+}
+
+/// `usage.cache_creation`: the cache writes by TTL.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct PlainCacheCreation {
+    pub ephemeral_5m_input_tokens: Option<u64>,
+    pub ephemeral_1h_input_tokens: Option<u64>,
 }
 
 /// Deeper nesting than this is left to serde_json (whose own limit is 128).
@@ -198,8 +206,13 @@ impl<'a> Reader<'a> {
             "output_tokens",
             "cache_creation_input_tokens",
             "cache_read_input_tokens",
+            "cache_creation",
         ];
         self.wanted_fields(names, 3, |r, slot| {
+            if slot == 4 {
+                u.cache_creation = r.cache_creation()?;
+                return Some(());
+            }
             let v = r.count()?;
             match slot {
                 0 => u.input_tokens = v,
@@ -210,6 +223,22 @@ impl<'a> Reader<'a> {
             Some(())
         })?;
         Some(Some(u))
+    }
+
+    fn cache_creation(&mut self) -> Option<Option<PlainCacheCreation>> {
+        if self.literal("null") {
+            return Some(None);
+        }
+        let mut c = PlainCacheCreation::default();
+        self.wanted_fields(["ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"], 4, |r, slot| {
+            let v = r.count()?;
+            match slot {
+                0 => c.ephemeral_5m_input_tokens = v,
+                _ => c.ephemeral_1h_input_tokens = v,
+            }
+            Some(())
+        })?;
+        Some(Some(c))
     }
 
     fn literal(&mut self, word: &str) -> bool {

@@ -175,6 +175,7 @@ mod tests {
             output: 2,
             cache_read: 3,
             cache_write: 4,
+            cache_write_1h: 0,
         };
         for (k, project, ts, model, cost) in [
             ("a", "p1", "2026-11-20T10:00:00.000Z", "m1", Some(0.5)),

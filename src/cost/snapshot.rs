@@ -24,7 +24,7 @@ fn parse_row(line: &str) -> Option<PriceEntry> {
         return None;
     }
     let f: Vec<&str> = line.split('\t').collect();
-    if f.len() != 11 {
+    if f.len() != 13 {
         return None;
     }
     Some(PriceEntry {
@@ -41,6 +41,8 @@ fn parse_row(line: &str) -> Option<PriceEntry> {
             output_above_200k: rate(f[8]),
             cache_read_above_200k: rate(f[9]),
             cache_write_above_200k: rate(f[10]),
+            cache_write_1h: rate(f[11]),
+            cache_write_1h_above_200k: rate(f[12]),
         },
         pool: None,
         billing: None,

@@ -81,6 +81,13 @@ struct Usage {
     output_tokens: Option<u64>,
     cache_creation_input_tokens: Option<u64>,
     cache_read_input_tokens: Option<u64>,
+    cache_creation: Option<CacheCreation>,
+}
+
+#[derive(Deserialize, Debug, PartialEq)]
+struct CacheCreation {
+    ephemeral_5m_input_tokens: Option<u64>,
+    ephemeral_1h_input_tokens: Option<u64>,
 }
 
 impl<'a> From<PlainLine<'a>> for Line<'a> {
@@ -98,6 +105,10 @@ impl<'a> From<PlainLine<'a>> for Line<'a> {
                     output_tokens: u.output_tokens,
                     cache_creation_input_tokens: u.cache_creation_input_tokens,
                     cache_read_input_tokens: u.cache_read_input_tokens,
+                    cache_creation: u.cache_creation.map(|c| CacheCreation {
+                        ephemeral_5m_input_tokens: c.ephemeral_5m_input_tokens,
+                        ephemeral_1h_input_tokens: c.ephemeral_1h_input_tokens,
+                    }),
                 }),
             }),
         }
@@ -269,11 +280,17 @@ pub fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
             session_id: parsed.session_id.map(Cow::into_owned).unwrap_or_default(),
             ts,
             model: msg.model.map(Cow::into_owned).unwrap_or_default(),
-            usage: TokenUsage {
-                input,
-                output,
-                cache_read: u.cache_read_input_tokens.unwrap_or(0),
-                cache_write: u.cache_creation_input_tokens.unwrap_or(0),
+            usage: {
+                let cache_write = u.cache_creation_input_tokens.unwrap_or(0);
+                // The 1-hour part as the split says, never more than the writes it splits.
+                let one_hour = u.cache_creation.and_then(|c| c.ephemeral_1h_input_tokens).unwrap_or(0);
+                TokenUsage {
+                    input,
+                    output,
+                    cache_read: u.cache_read_input_tokens.unwrap_or(0),
+                    cache_write,
+                    cache_write_1h: one_hour.min(cache_write),
+                }
             },
             offset,
         });
@@ -308,7 +325,8 @@ mod tests {
                 input: 3,
                 output: 7,
                 cache_read: 100,
-                cache_write: 10
+                cache_write: 10,
+                cache_write_1h: 0
             }
         );
         assert_eq!(s.malformed, 0);
@@ -377,6 +395,8 @@ mod tests {
             r#"{ "type" : "assistant" , "message" : { "usage" : { "input_tokens" : 0 , "output_tokens" : 18446744073709551615 , "cache_creation" : { "ephemeral_5m_input_tokens" : 1 } } } }"#,
             r#"{"type":"assistant","message":{"id":"msg_1","content":[{"type":"tool_use","input":{"usage":{"input_tokens":999},"model":"x","id":"y"}}],"usage":{"input_tokens":1,"output_tokens":2}}}"#,
             r#"{"type":"ünïcödé","sessionId":"s","message":{"usage":{}}}"#,
+            r#"{"message":{"usage":{"input_tokens":1,"output_tokens":2,"cache_creation_input_tokens":30,"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":20,"other":[1]},"service_tier":"standard"}}}"#,
+            r#"{"message":{"usage":{"cache_creation":null}}}"#,
             "{}",
         ];
         for line in plain {
@@ -409,6 +429,8 @@ mod tests {
             "{\"x\":\"tab\there\"}",
             r#"["assistant"]"#,
             r#"{"usage": broken}"#,
+            r#"{"message":{"usage":{"cache_creation":{"ephemeral_1h_input_tokens":1.5}}}}"#,
+            r#"{"message":{"usage":{"cache_creation":{"ephemeral_1h_input_tokens":1,"ephemeral_1h_input_tokens":2}}}}"#,
         ];
         for line in left_to_serde {
             assert_eq!(read_plain(line.as_bytes()), None, "{line}");
@@ -416,6 +438,24 @@ mod tests {
         let deep = format!("{{\"x\":{}{}}}", "[".repeat(120), "]".repeat(120));
         assert_eq!(read_plain(deep.as_bytes()), None);
         assert_eq!(read_plain(b"{\"x\":\"\xff\"}"), None);
+    }
+
+    #[test]
+    fn the_one_hour_part_of_the_cache_writes_is_kept_and_never_exceeds_them() {
+        let line = |ones: &str| {
+            format!(
+                r#"{{"type":"assistant","requestId":"r{ones}","timestamp":"2026-11-20T09:00:00.000Z","message":{{"id":"m","model":"x","usage":{{"input_tokens":1,"output_tokens":2,"cache_creation_input_tokens":100,"cache_creation":{{"ephemeral_5m_input_tokens":30,"ephemeral_1h_input_tokens":{ones}}}}}}}}}"#
+            )
+        };
+        for (ones, want) in [("70", 70), ("0", 0), ("500", 100)] {
+            let text = format!("{}\n", line(ones));
+            let s = scan_usage(text.as_bytes(), 0, "f");
+            assert_eq!(s.records[0].usage.cache_write, 100);
+            assert_eq!(s.records[0].usage.cache_write_1h, want, "{ones}");
+        }
+        // Without the split (older transcripts) every write counts as 5-minute.
+        let s = scan_usage(format!("{A1}\n").as_bytes(), 0, "f");
+        assert_eq!((s.records[0].usage.cache_write, s.records[0].usage.cache_write_1h), (10, 0));
     }
 
     #[test]

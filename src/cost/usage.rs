@@ -59,7 +59,35 @@ impl<'a> UsageRow<'a> {
     }
 }
 
-/// The sums `usage_rollup` and `usage_daily` keep per group of responses.
+/// A response time as stored (`2026-11-20T09:14:00.000Z`), held without an allocation so that
+/// [`Sums`] stays `Copy`. Stored stamps compare as text.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Stamp {
+    bytes: [u8; 32],
+    len: u8,
+}
+
+impl Stamp {
+    pub fn new(ts: &str) -> Stamp {
+        let mut s = Stamp::default();
+        let n = ts.len().min(32);
+        s.bytes[..n].copy_from_slice(&ts.as_bytes()[..n]);
+        s.len = n as u8;
+        s
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len as usize]).unwrap_or("")
+    }
+}
+
+/// The UTC hour of a stored time (`YYYY-MM-DDTHH`) and whether it is exactly on the hour
+/// (`HH:00:00.000`): the key of `usage_hourly` (see migrations/home/V7__cache_write_1h.sql).
+pub fn hour_of(ts: &str) -> (&str, bool) {
+    (ts.get(..13).unwrap_or(ts), ts.get(14..) == Some("00:00.000Z"))
+}
+
+/// The sums `usage_rollup`, `usage_daily` and `usage_hourly` keep per group of responses.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub struct Sums {
     responses: i64,
@@ -68,18 +96,29 @@ pub struct Sums {
     output: i64,
     cache_read: i64,
     cache_write: i64,
+    cache_write_1h: i64,
     cost: f64,
+    first: Stamp,
+    last: Stamp,
 }
 
 impl Sums {
-    /// Adds one response.
-    pub fn count(&mut self, u: &TokenUsage, cost: Option<f64>) {
+    /// Adds one response, of time `ts`.
+    pub fn count(&mut self, u: &TokenUsage, cost: Option<f64>, ts: &str) {
+        let at = Stamp::new(ts);
+        if self.responses == 0 || at < self.first {
+            self.first = at;
+        }
+        if self.responses == 0 || at > self.last {
+            self.last = at;
+        }
         self.responses += 1;
         self.priced += i64::from(cost.is_some());
         self.input += u.input as i64;
         self.output += u.output as i64;
         self.cache_read += u.cache_read as i64;
         self.cache_write += u.cache_write as i64;
+        self.cache_write_1h += u.cache_write_1h as i64;
         self.cost += cost.unwrap_or(0.0);
     }
 
@@ -88,12 +127,22 @@ impl Sums {
     }
 
     fn add(&mut self, o: &Sums) {
+        if o.responses == 0 {
+            return;
+        }
+        if self.responses == 0 || o.first < self.first {
+            self.first = o.first;
+        }
+        if self.responses == 0 || o.last > self.last {
+            self.last = o.last;
+        }
         self.responses += o.responses;
         self.priced += o.priced;
         self.input += o.input;
         self.output += o.output;
         self.cache_read += o.cache_read;
         self.cache_write += o.cache_write;
+        self.cache_write_1h += o.cache_write_1h;
         self.cost += o.cost;
     }
 }
@@ -101,7 +150,7 @@ impl Sums {
 /// Rows bound per statement by [`UsageWriter::insert_new`] (SQLite allows 32,766 parameters).
 pub const ROWS_PER_STATEMENT: usize = 64;
 /// Parameters per row of `usage_insert_new.sql`.
-const COLUMNS: usize = 16;
+const COLUMNS: usize = 17;
 /// Keys bound per statement by [`UsageWriter::insert_keys`].
 const KEYS_PER_STATEMENT: usize = 256;
 
@@ -144,6 +193,7 @@ fn new_row_params<'a>((id, row): &'a (i64, UsageRow<'_>)) -> [Param<'a>; COLUMNS
         row.cost_usd.into(),
         row.cost_source.into(),
         row.cost_pool.into(),
+        Param::Int(u.cache_write_1h as i64),
     ]
 }
 
@@ -195,7 +245,7 @@ impl<'c> InsertPair<'c> {
 pub struct UsageWriter<'c> {
     conn: &'c Connection,
     insert: rusqlite::CachedStatement<'c>,
-    /// Sums per `day \0 project \0 session \0 model`, the key built in `key`.
+    /// Sums per `hour \0 at_hour \0 project \0 session \0 model`, the key built in `key`.
     pending: HashMap<String, Sums, BuildHasherDefault<Fx>>,
     key: String,
     /// `usage_insert_new.sql` and `usage_key_insert_new.sql`, prepared on first use.
@@ -229,10 +279,10 @@ impl<'c> UsageWriter<'c> {
         if row.source != ROLLED_UP_BY_WRITER {
             return Ok(true);
         }
-        let day = row.ts.get(..10).unwrap_or(row.ts);
+        let (hour, at_hour) = hour_of(row.ts);
         let cost = row.cost_usd;
-        self.pending_sums(day, row.project, row.session_id, row.model)
-            .count(&row.usage, cost);
+        self.pending_sums(hour, at_hour, row.project, row.session_id, row.model)
+            .count(&row.usage, cost, row.ts);
         Ok(true)
     }
 
@@ -257,7 +307,21 @@ impl<'c> UsageWriter<'c> {
             u.cache_write as i64,
             row.cost_usd,
             row.cost_source,
-            row.cost_pool
+            row.cost_pool,
+            u.cache_write_1h as i64
+        ])?;
+        Ok(n > 0)
+    }
+
+    /// `--rescan`: gives a stored `transcript` row (found by `row`'s dedup key) the 1-hour part of
+    /// its cache writes and its cost priced with it; `false` when no row changed (none stored, or
+    /// already the same split). The caller rebuilds the rollups afterwards ([`rebuild_rollup`]).
+    pub fn refill(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
+        let n = self.conn.prepare_cached(q::USAGE_REFILL)?.execute(params![
+            row.dedup_key,
+            row.usage.cache_write_1h as i64,
+            row.cost_usd,
+            row.cost_source
         ])?;
         Ok(n > 0)
     }
@@ -309,16 +373,19 @@ impl<'c> UsageWriter<'c> {
         Ok(())
     }
 
-    /// Adds the sums of rows of source `transcript` inserted with [`UsageWriter::insert_unsummed`].
-    pub fn add(&mut self, day: &str, project: &str, session: &str, model: &str, sums: &Sums) {
+    /// Adds the sums of rows of source `transcript` inserted with [`UsageWriter::insert_unsummed`],
+    /// grouped by UTC hour (`YYYY-MM-DDTHH`, with `at_hour` as [`hour_of`] says), project, session
+    /// and model.
+    pub fn add(&mut self, hour: &str, at_hour: bool, project: &str, session: &str, model: &str, sums: &Sums) {
         if !sums.is_empty() {
-            self.pending_sums(day, project, session, model).add(sums);
+            self.pending_sums(hour, at_hour, project, session, model).add(sums);
         }
     }
 
-    fn pending_sums(&mut self, day: &str, project: &str, session: &str, model: &str) -> &mut Sums {
+    fn pending_sums(&mut self, hour: &str, at_hour: bool, project: &str, session: &str, model: &str) -> &mut Sums {
         self.key.clear();
-        for (i, part) in [day, project, session, model].into_iter().enumerate() {
+        let flag = if at_hour { "1" } else { "0" };
+        for (i, part) in [hour, flag, project, session, model].into_iter().enumerate() {
             if i > 0 {
                 self.key.push('\0');
             }
@@ -327,17 +394,36 @@ impl<'c> UsageWriter<'c> {
         self.pending.entry(self.key.clone()).or_default()
     }
 
-    /// Adds the sums of every row inserted since the last flush to `usage_rollup`.
+    /// Adds the sums of every row inserted since the last flush to `usage_rollup`, `usage_daily`
+    /// and `usage_hourly`.
     pub fn flush(&mut self) -> rusqlite::Result<()> {
         if self.pending.is_empty() {
             return Ok(());
         }
-        let mut daily: HashMap<(String, String, String), Sums> = HashMap::new();
-        let mut st = self.conn.prepare_cached(q::ROLLUP_ADD)?;
+        type Key3 = (String, String, String);
+        let mut rollup: HashMap<(String, String, String, String), Sums> = HashMap::new();
+        let mut daily: HashMap<Key3, Sums> = HashMap::new();
+        let mut hourly: HashMap<(String, bool, String, String), Sums> = HashMap::new();
         for (key, s) in self.pending.drain() {
-            let mut parts = key.splitn(4, '\0');
+            let mut parts = key.splitn(5, '\0');
             let mut next = || parts.next().unwrap_or("");
-            let (day, project, session, model) = (next(), next(), next(), next());
+            let (hour, flag, project, session, model) = (next(), next(), next(), next(), next());
+            let day = hour.get(..10).unwrap_or(hour);
+            rollup
+                .entry((day.to_string(), project.to_string(), session.to_string(), model.to_string()))
+                .or_default()
+                .add(&s);
+            daily
+                .entry((day.to_string(), project.to_string(), model.to_string()))
+                .or_default()
+                .add(&s);
+            hourly
+                .entry((hour.to_string(), flag == "1", project.to_string(), model.to_string()))
+                .or_default()
+                .add(&s);
+        }
+        let mut st = self.conn.prepare_cached(q::ROLLUP_ADD)?;
+        for ((day, project, session, model), s) in rollup {
             st.execute(params![
                 day,
                 project,
@@ -349,12 +435,10 @@ impl<'c> UsageWriter<'c> {
                 s.output,
                 s.cache_read,
                 s.cache_write,
-                s.cost
+                s.cost,
+                s.cache_write_1h,
+                s.last.as_str()
             ])?;
-            daily
-                .entry((day.to_string(), project.to_string(), model.to_string()))
-                .or_default()
-                .add(&s);
         }
         let mut st = self.conn.prepare_cached(q::DAILY_ADD)?;
         for ((day, project, model), s) in daily {
@@ -368,7 +452,27 @@ impl<'c> UsageWriter<'c> {
                 s.output,
                 s.cache_read,
                 s.cache_write,
-                s.cost
+                s.cost,
+                s.cache_write_1h
+            ])?;
+        }
+        let mut st = self.conn.prepare_cached(q::HOURLY_ADD)?;
+        for ((hour, at_hour, project, model), s) in hourly {
+            st.execute(params![
+                hour,
+                at_hour,
+                project,
+                model,
+                s.responses,
+                s.priced,
+                s.input,
+                s.output,
+                s.cache_read,
+                s.cache_write,
+                s.cache_write_1h,
+                s.cost,
+                s.first.as_str(),
+                s.last.as_str()
             ])?;
         }
         Ok(())
@@ -413,12 +517,15 @@ impl SuspendedTriggers {
     }
 }
 
-/// Rebuilds `usage_rollup` and `usage_daily` from `usage` (the repair path).
+/// Rebuilds `usage_rollup`, `usage_daily` and `usage_hourly` from `usage` (the repair path, and
+/// the end of a `--rescan`).
 pub fn rebuild_rollup(conn: &Connection) -> rusqlite::Result<()> {
     conn.prepare_cached(q::ROLLUP_CLEAR)?.execute([])?;
     conn.prepare_cached(q::ROLLUP_REBUILD)?.execute([])?;
     conn.prepare_cached(q::DAILY_CLEAR)?.execute([])?;
     conn.prepare_cached(q::DAILY_REBUILD)?.execute([])?;
+    conn.prepare_cached(q::HOURLY_CLEAR)?.execute([])?;
+    conn.prepare_cached(q::HOURLY_REBUILD)?.execute([])?;
     Ok(())
 }
 
@@ -462,6 +569,7 @@ mod tests {
             output: 2,
             cache_read: 3,
             cache_write: 4,
+            cache_write_1h: 0,
         };
         let row = |k: &'static str, day: &'static str, cost: Option<f64>| UsageRow {
             usage: u,

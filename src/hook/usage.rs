@@ -172,14 +172,16 @@ pub fn read_delta(
                 output: usage.output as i64,
                 cache_read: usage.cache_read as i64,
                 cache_write: usage.cache_write as i64,
+                cache_write_1h: usage.cache_write_1h as i64,
             });
             let resolved = if r.model.is_empty() {
                 None
             } else {
                 prices.resolve(&r.model).ok().flatten()
             };
-            ev.cost_usd = crate::cost::cost(resolved.map(|p| p.rates()), &usage);
-            ev.cost_source = resolved.map(|p| p.source().to_string());
+            let priced = resolved.map(|p| p.price(&usage));
+            ev.cost_usd = priced.map(|(usd, _)| usd);
+            ev.cost_source = priced.map(|(_, source)| source.to_string());
             ev.cost_pool = resolved.and_then(|p| p.entry.pool.clone());
             ev.attrs.insert("transcript_offset".into(), r.offset.into());
             ev.dedup_key = Some(format!("gen:{}", r.dedup_key));

@@ -123,6 +123,8 @@ pub struct Tokens {
     pub output: i64,
     pub cache_read: i64,
     pub cache_write: i64,
+    /// The part of `cache_write` written with the 1-hour TTL.
+    pub cache_write_1h: i64,
 }
 
 /// One neutral event, ready to store. Everything in it is already redacted.

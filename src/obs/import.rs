@@ -267,6 +267,7 @@ impl<'c> Importer<'c> {
             output_tokens: gen.and_then(|g| i(g, "output_tokens")),
             cache_read_tokens: gen.and_then(|g| i(g, "cache_read_tokens")),
             cache_write_tokens: gen.and_then(|g| i(g, "cache_write_tokens")),
+            cache_write_1h_tokens: gen.and_then(|g| i(g, "cache_write_1h_tokens")),
             cost_usd: cost,
             record: &text,
             dedup_key: Some(dedup),
@@ -290,6 +291,7 @@ impl<'c> Importer<'c> {
                         output: t.output as u64,
                         cache_read: t.cache_read as u64,
                         cache_write: t.cache_write as u64,
+                        cache_write_1h: t.cache_write_1h as u64,
                     },
                     cost_usd: cost,
                     cost_source: cost_source.as_deref(),
@@ -308,6 +310,7 @@ fn tokens_of(g: &Value) -> Tokens {
         output: i(g, "output_tokens").unwrap_or(0),
         cache_read: i(g, "cache_read_tokens").unwrap_or(0),
         cache_write: i(g, "cache_write_tokens").unwrap_or(0),
+        cache_write_1h: i(g, "cache_write_1h_tokens").unwrap_or(0),
     }
 }
 

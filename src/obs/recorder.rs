@@ -179,6 +179,7 @@ impl<'c> EventStore<'c> {
             row.cost_source,
             row.cost_pool,
             row.dedup_key,
+            t.map(|t| t.cache_write_1h),
         ])?;
         Ok((n == 1).then(|| self.conn.last_insert_rowid()))
     }

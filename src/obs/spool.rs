@@ -33,6 +33,7 @@ pub struct SpoolRow<'a> {
     pub output_tokens: Option<i64>,
     pub cache_read_tokens: Option<i64>,
     pub cache_write_tokens: Option<i64>,
+    pub cache_write_1h_tokens: Option<i64>,
     pub cost_usd: Option<f64>,
     /// The record, as JSON text.
     pub record: &'a str,
@@ -100,6 +101,7 @@ impl<'c> Spool<'c> {
             output_tokens: ev.tokens.map(|t| t.output),
             cache_read_tokens: ev.tokens.map(|t| t.cache_read),
             cache_write_tokens: ev.tokens.map(|t| t.cache_write),
+            cache_write_1h_tokens: ev.tokens.map(|t| t.cache_write_1h),
             cost_usd: ev.cost_usd,
             record: &record,
             dedup_key: Some(&dedup),
@@ -150,6 +152,7 @@ impl<'c> Spool<'c> {
             row.cost_usd,
             row.record,
             row.dedup_key,
+            row.cache_write_1h_tokens,
         ])?;
         Ok(n == 1)
     }
@@ -202,6 +205,7 @@ fn token_usage(t: Tokens) -> TokenUsage {
         output: n(t.output),
         cache_read: n(t.cache_read),
         cache_write: n(t.cache_write),
+        cache_write_1h: n(t.cache_write_1h),
     }
 }
 

@@ -1,12 +1,13 @@
 -- Adds the sums of newly inserted usage rows to their (day, project, model) row.
 INSERT INTO usage_daily (day, project, model, responses, priced, input_tokens, output_tokens,
-                         cache_read_tokens, cache_write_tokens, cost_usd)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                         cache_read_tokens, cache_write_tokens, cost_usd, cache_write_1h_tokens)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
 ON CONFLICT (day, project, model) DO UPDATE SET
-    responses          = responses + excluded.responses,
-    priced             = priced + excluded.priced,
-    input_tokens       = input_tokens + excluded.input_tokens,
-    output_tokens      = output_tokens + excluded.output_tokens,
-    cache_read_tokens  = cache_read_tokens + excluded.cache_read_tokens,
-    cache_write_tokens = cache_write_tokens + excluded.cache_write_tokens,
-    cost_usd           = cost_usd + excluded.cost_usd
+    responses             = responses + excluded.responses,
+    priced                = priced + excluded.priced,
+    input_tokens          = input_tokens + excluded.input_tokens,
+    output_tokens         = output_tokens + excluded.output_tokens,
+    cache_read_tokens     = cache_read_tokens + excluded.cache_read_tokens,
+    cache_write_tokens    = cache_write_tokens + excluded.cache_write_tokens,
+    cache_write_1h_tokens = cache_write_1h_tokens + excluded.cache_write_1h_tokens,
+    cost_usd              = cost_usd + excluded.cost_usd

@@ -6,5 +6,5 @@
 -- the VALUES row to insert many responses per statement.
 INSERT OR ROLLBACK INTO usage (id, dedup_key, source, project, repo_path, session_id, provider, ts, model,
                    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
-                   cost_usd, cost_source, cost_pool)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                   cost_usd, cost_source, cost_pool, cache_write_1h_tokens)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)

@@ -280,7 +280,8 @@ mod tests {
                     4,
                     0.1,
                     "x",
-                    None::<String>
+                    None::<String>,
+                    0
                 ],
             )
             .unwrap();

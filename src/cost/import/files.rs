@@ -34,11 +34,16 @@ pub(super) struct Job {
     pub file_id: String,
     pub size: u64,
     pub prior: Option<FileState>,
+    /// Read from the top whatever was stored (`--rescan`), keeping the file's stored counts.
+    pub rescan: bool,
 }
 
 impl Job {
     /// The bytes this job reads at most: from the stored offset to the end.
     pub fn new_bytes(&self) -> u64 {
+        if self.rescan {
+            return self.size;
+        }
         self.size.saturating_sub(self.prior.as_ref().map_or(0, |p| p.offset))
     }
 }
@@ -156,8 +161,9 @@ pub fn find_transcripts(dir: &Path) -> Result<Vec<(PathBuf, String)>, ReadError>
     Ok(out)
 }
 
-/// The files under `dir` that have bytes not yet imported, with what was stored about each.
-pub(super) fn jobs(conn: &Connection, db: &Path, dir: &Path) -> Result<(u64, Vec<Job>), CostError> {
+/// The files under `dir` that have bytes not yet imported (every file when `rescan`), with what
+/// was stored about each.
+pub(super) fn jobs(conn: &Connection, db: &Path, dir: &Path, rescan: bool) -> Result<(u64, Vec<Job>), CostError> {
     let files = find_transcripts(dir)?;
     let found = files.len() as u64;
     let states = TranscriptFiles::new(conn).all().map_err(sq(db))?;
@@ -168,9 +174,10 @@ pub(super) fn jobs(conn: &Connection, db: &Path, dir: &Path) -> Result<(u64, Vec
         let file_id = format!("{}:{}", meta.dev(), meta.ino());
         let prior = states.get(&key).cloned();
         // Unchanged since the last import (same inode, same length): nothing to read.
-        if prior
-            .as_ref()
-            .is_some_and(|p| p.offset == meta.len() && p.file_id.as_deref() == Some(file_id.as_str()))
+        if !rescan
+            && prior
+                .as_ref()
+                .is_some_and(|p| p.offset == meta.len() && p.file_id.as_deref() == Some(file_id.as_str()))
         {
             continue;
         }
@@ -181,6 +188,7 @@ pub(super) fn jobs(conn: &Connection, db: &Path, dir: &Path) -> Result<(u64, Vec
             file_id,
             size: meta.len(),
             prior,
+            rescan,
         });
     }
     Ok((found, jobs))
@@ -196,6 +204,9 @@ fn head_hash(path: &Path, len: u64) -> std::io::Result<String> {
 /// Where to start reading a file, given what was stored: 0 when it is new, shrank, is another
 /// inode, or its first bytes changed; else the stored offset. With the hash of its head.
 pub(super) fn start_offset(job: &Job) -> std::io::Result<(u64, String)> {
+    if job.rescan {
+        return Ok((0, head_hash(&job.path, HEAD_BYTES.min(job.size))?));
+    }
     let Some(prior) = &job.prior else {
         return Ok((0, head_hash(&job.path, HEAD_BYTES.min(job.size))?));
     };

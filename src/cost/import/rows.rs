@@ -19,13 +19,16 @@ fn in_index_order(batch: &[Pending]) -> Vec<(u128, u32, u32)> {
     order
 }
 
-/// Inserts the batch's responses; one already stored is left as it is (and not counted).
+/// Inserts the batch's responses; one already stored is left as it is (and not counted), except
+/// that a `--rescan` gives it its 1-hour cache writes.
 pub(super) fn insert(db: &Path, writer: &mut UsageWriter<'_>, rows: &mut BatchRows<'_>) -> Result<(), CostError> {
     for &(_, file, i) in &in_index_order(rows.batch) {
         let (file, i) = (file as usize, i as usize);
         let row = rows.row(file, i);
         if writer.insert_unsummed(&row).map_err(sq(db))? {
             rows.count(file, i, &row);
+        } else if rows.rescan && writer.refill(&row).map_err(sq(db))? {
+            rows.refilled += 1;
         }
     }
     Ok(())

@@ -37,14 +37,16 @@ impl Scanned {
 pub(super) struct Grouped {
     /// The file's distinct models, in order of first appearance.
     pub models: Vec<String>,
-    /// The file's distinct (day, session, model index) groups.
+    /// The file's distinct (UTC hour, exactly on the hour, session, model index) groups.
     pub groups: Vec<Group>,
     /// Per record (same order as the scan's): its group, index order and key hash.
     pub rows: Vec<RowKey>,
 }
 
 pub(super) struct Group {
-    pub day: String,
+    /// `YYYY-MM-DDTHH` (see [`crate::cost::usage::hour_of`]).
+    pub hour: String,
+    pub at_hour: bool,
     pub session: String,
     pub model: usize,
 }
@@ -102,7 +104,7 @@ impl KeyHasher {
 fn group_records(scan: &UsageScan, fallback_session: &str, hasher: &KeyHasher) -> Grouped {
     let mut out = Grouped::default();
     let mut models: HashMap<&str, usize> = HashMap::new();
-    let mut groups: HashMap<(&str, &str, usize), u32> = HashMap::new();
+    let mut groups: HashMap<(&str, bool, &str, usize), u32> = HashMap::new();
     out.rows.reserve(scan.records.len());
     for r in &scan.records {
         let next_model = models.len();
@@ -110,16 +112,17 @@ fn group_records(scan: &UsageScan, fallback_session: &str, hasher: &KeyHasher) -
             out.models.push(r.model.clone());
             next_model
         });
-        let day = r.ts.get(..10).unwrap_or(&r.ts);
+        let (hour, at_hour) = crate::cost::usage::hour_of(&r.ts);
         let session = if r.session_id.is_empty() {
             fallback_session
         } else {
             r.session_id.as_str()
         };
         let next_group = groups.len() as u32;
-        let group = *groups.entry((day, session, model)).or_insert_with(|| {
+        let group = *groups.entry((hour, at_hour, session, model)).or_insert_with(|| {
             out.groups.push(Group {
-                day: day.to_string(),
+                hour: hour.to_string(),
+                at_hour,
                 session: session.to_string(),
                 model,
             });

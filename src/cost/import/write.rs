@@ -7,7 +7,6 @@ use super::files::{FileRow, FileState, Job, TranscriptFiles};
 use super::scan::{Grouped, KeyHasher, RowGate, Scanned, IN_FLIGHT_ROWS};
 use super::{rows, sq, CostError, ImportSummary, Options, PROVIDER, SOURCE};
 use crate::cost::catalog::{CachedResolver, ResolvedPrice};
-use crate::cost::rates::priced_cost;
 use crate::cost::transcript::UsageScan;
 use crate::cost::usage::{Sums, UsageRow, UsageWriter};
 use rusqlite::Connection;
@@ -41,10 +40,13 @@ pub(super) struct BatchRows<'b> {
     /// Per file, rows stored.
     inserted: Vec<u64>,
     unpriced: u64,
+    /// `--rescan`: stored rows are given their 1-hour writes ([`UsageWriter::refill`]).
+    pub rescan: bool,
+    pub refilled: u64,
 }
 
 impl<'b> BatchRows<'b> {
-    fn new(batch: &'b [Pending], resolver: &'b CachedResolver<'_>) -> BatchRows<'b> {
+    fn new(batch: &'b [Pending], resolver: &'b CachedResolver<'_>, rescan: bool) -> BatchRows<'b> {
         BatchRows {
             batch,
             prices: batch
@@ -54,6 +56,8 @@ impl<'b> BatchRows<'b> {
             sums: batch.iter().map(|p| vec![Sums::default(); p.grouped.groups.len()]).collect(),
             inserted: vec![0; batch.len()],
             unpriced: 0,
+            rescan,
+            refilled: 0,
         }
     }
 
@@ -63,6 +67,7 @@ impl<'b> BatchRows<'b> {
         let r = &p.scan.records[i];
         let g = &p.grouped.groups[p.grouped.rows[i].group as usize];
         let price = self.prices[file][g.model];
+        let priced = price.map(|p| p.price(&r.usage));
         UsageRow {
             dedup_key: &r.dedup_key,
             source: SOURCE,
@@ -73,15 +78,15 @@ impl<'b> BatchRows<'b> {
             ts: &r.ts,
             model: &p.grouped.models[g.model],
             usage: r.usage,
-            cost_usd: price.map(|p| priced_cost(p.rates(), &r.usage)),
-            cost_source: price.map(|p| p.source()),
+            cost_usd: priced.map(|(usd, _)| usd),
+            cost_source: priced.map(|(_, source)| source),
             cost_pool: price.and_then(|p| p.entry.pool.as_deref()),
         }
     }
 
     /// Counts a stored row into its group's sums.
     pub fn count(&mut self, file: usize, i: usize, row: &UsageRow<'_>) {
-        self.sums[file][self.batch[file].grouped.rows[i].group as usize].count(&row.usage, row.cost_usd);
+        self.sums[file][self.batch[file].grouped.rows[i].group as usize].count(&row.usage, row.cost_usd, row.ts);
         self.inserted[file] += 1;
         self.unpriced += u64::from(row.cost_usd.is_none());
     }
@@ -112,7 +117,7 @@ impl Writer<'_> {
         let (conn, db) = (self.conn, self.db);
         let mut usage = UsageWriter::new(conn).map_err(sq(db))?;
         let stored = usage.stored_count().map_err(sq(db))?;
-        let bulk = bulk::use_bulk_path(total_bytes, stored, self.options.bulk_min_bytes);
+        let bulk = !self.options.rescan && bulk::use_bulk_path(total_bytes, stored, self.options.bulk_min_bytes);
         let mut bulk_state = None;
         if bulk {
             let seen = SeenKeys::with_capacity_and_hasher(stored as usize + (total_bytes / 1500) as usize, Default::default());
@@ -208,22 +213,23 @@ impl Writer<'_> {
                 self.resolver.resolve(model)?;
             }
         }
-        let mut rows = BatchRows::new(batch, &self.resolver);
+        let mut rows = BatchRows::new(batch, &self.resolver, self.options.rescan);
         match bulk {
             Some(state) => bulk::insert(db, usage, &mut rows, state)?,
             None => rows::insert(db, usage, &mut rows)?,
         }
         for (p, sums) in batch.iter().zip(&rows.sums) {
             for (g, s) in p.grouped.groups.iter().zip(sums) {
-                usage.add(&g.day, &p.project, &g.session, &p.grouped.models[g.model], s);
+                usage.add(&g.hour, g.at_hour, &p.project, &g.session, &p.grouped.models[g.model], s);
             }
         }
         let summary = &mut self.summary;
         summary.unpriced += rows.unpriced;
+        summary.refilled += rows.refilled;
         let files = TranscriptFiles::new(conn);
         for (p, &inserted) in batch.iter().zip(&rows.inserted) {
             let job = &self.jobs[p.job_index];
-            let restarted = job.prior.is_some() && p.start == 0;
+            let restarted = !job.rescan && job.prior.is_some() && p.start == 0;
             summary.files_read += 1;
             summary.files_restarted += u64::from(restarted);
             summary.bytes += p.scan.consumed;
