@@ -68,6 +68,10 @@ pub enum ImportCommand {
     Transcripts {
         /// Default: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
         dir: Option<PathBuf>,
+        /// Read every file again from the top: responses stored before tlc kept the 1-hour cache
+        /// writes get them, and their cost is priced again with them.
+        #[arg(long)]
+        rescan: bool,
     },
 }
 
@@ -159,7 +163,7 @@ pub fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
         ObsCommand::Views { json } => super::obs_data::views(json),
         ObsCommand::Prune { dry_run, json } => super::obs_data::prune(ctx, dry_run, json),
         ObsCommand::Import(ImportCommand::Jsonl { files, json }) => super::obs_data::import_jsonl(ctx, &files, json),
-        ObsCommand::Import(ImportCommand::Transcripts { dir }) => super::obs_cost::import(ctx, dir),
+        ObsCommand::Import(ImportCommand::Transcripts { dir, rescan }) => super::obs_cost::import(ctx, dir, rescan),
         ObsCommand::Cost(a) => super::obs_cost::cost(ctx, a),
         ObsCommand::Ship(a) => super::obs_ship::ship(ctx, a),
         ObsCommand::Spool(SpoolCommand::CatchUp { json }) => super::obs_spool::catch_up_command(ctx, json),

@@ -3,24 +3,37 @@
 use super::Ctx;
 use crate::cost::catalog::PriceCatalog;
 use crate::cost::import::{Import, ImportSummary, Options};
-use crate::cost::report::{CostBy, CostFilter, CostReport, CostReports, CostRow};
+use crate::cost::report::{CostBy, CostFilter, CostOptions, CostReport, CostReports, CostRow, Order};
 use crate::render::{self, Cell, Format, Progress, Table};
 use crate::store::{self, DbKind, Store};
 use anyhow::Context;
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
 pub struct CostArgs {
     /// What each row is.
     #[arg(long, value_enum, default_value_t = CostBy::Day)]
     pub by: CostBy,
-    /// First day included (YYYY-MM-DD, UTC).
+    /// First day included (YYYY-MM-DD or YYYYMMDD, in the report's time zone).
     #[arg(long)]
     pub since: Option<String>,
-    /// Last day included (YYYY-MM-DD, UTC).
+    /// Last day included (YYYY-MM-DD or YYYYMMDD, in the report's time zone).
     #[arg(long)]
     pub until: Option<String>,
+    /// The time zone whose days the rows are grouped by (an IANA name such as Europe/Berlin); UTC
+    /// by default.
+    #[arg(long, value_name = "TZ")]
+    pub timezone: Option<String>,
+    /// Row order (by key; by last activity with `--by session`).
+    #[arg(long, value_enum, default_value_t = Order::Asc)]
+    pub order: Order,
+    /// Only the last N rows (the latest days, blocks, sessions; the last keys otherwise).
+    #[arg(long, value_name = "N")]
+    pub last: Option<usize>,
+    /// One row per model under each row.
+    #[arg(long)]
+    pub breakdown: bool,
     /// Only this project (a repository's name; a transcript naming no working directory keeps
     /// Claude Code's folder slug, which starts with `-`).
     #[arg(long, allow_hyphen_values = true)]
@@ -35,14 +48,31 @@ pub struct CostArgs {
     pub json: bool,
 }
 
-/// The day of `--since`/`--until`: a date, or a time whose UTC day is taken.
+/// The day of `--since`/`--until`: a date (`YYYY-MM-DD` or ccusage's `YYYYMMDD`), or a time
+/// whose UTC day is taken.
 fn day_arg(flag: &str, v: Option<String>) -> anyhow::Result<Option<String>> {
     match v {
         None => Ok(None),
         Some(s) => {
+            let s = match s.trim() {
+                d if d.len() == 8 && d.bytes().all(|b| b.is_ascii_digit()) => {
+                    format!("{}-{}-{}", &d[..4], &d[4..6], &d[6..])
+                }
+                d => d.to_string(),
+            };
             let t = crate::clock::parse(&s).map_err(|e| crate::error::unusable(format!("--{flag}: {e}")))?;
             Ok(Some(crate::clock::stamp(t)[..10].to_string()))
         }
+    }
+}
+
+/// `--timezone`: `None` for UTC.
+fn zone_arg(v: Option<&str>) -> anyhow::Result<Option<jiff::tz::TimeZone>> {
+    match v.map(str::trim) {
+        None | Some("UTC" | "utc" | "Etc/UTC" | "Z") => Ok(None),
+        Some(name) => jiff::tz::TimeZone::get(name)
+            .map(Some)
+            .map_err(|e| crate::error::unusable(format!("--timezone {name}: not a time zone this build knows ({e})"))),
     }
 }
 
@@ -64,7 +94,7 @@ fn default_dirs() -> anyhow::Result<Vec<PathBuf>> {
     }
 }
 
-pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
+pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>, rescan: bool) -> anyhow::Result<()> {
     let dirs = match dir {
         Some(d) => vec![d],
         None => default_dirs()?,
@@ -84,6 +114,7 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
     // The process ends with the import: the allocator may keep what it frees.
     let options = Options {
         keep_freed_memory: true,
+        rescan,
         ..Options::default()
     };
     let mut import = Import::new(home.conn_mut(), &db, &catalog, options);
@@ -108,6 +139,12 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
         total.malformed,
         render::thousands(total.bytes as i64)
     );
+    if rescan {
+        text += &format!(
+            "responses given their 1-hour cache writes: {}\n",
+            render::thousands(total.refilled as i64)
+        );
+    }
     if total.unpriced > 0 {
         text += &format!("new responses without a price: {} (their cost is unknown, not 0)\n", total.unpriced);
     }
@@ -117,8 +154,37 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>) -> anyhow::Result<()> {
     render::out(&text)
 }
 
+/// `obs cost` is read-only, so it does not import: when transcripts in the default folders hold
+/// responses not imported yet, it says so in one line on stderr, with what to run. Best effort: a
+/// folder that cannot be read says nothing.
+fn not_imported_hint(conn: &rusqlite::Connection) {
+    hint(Some(conn));
+}
+
+fn not_imported_hint_without_db() {
+    hint(None);
+}
+
+fn hint(conn: Option<&rusqlite::Connection>) {
+    let Ok(dirs) = default_dirs() else { return };
+    let (mut files, mut bytes) = (0, 0);
+    for d in dirs.iter().filter(|d| d.is_dir()) {
+        if let Ok((f, b)) = crate::cost::import::pending(conn, Path::new(""), d) {
+            files += f;
+            bytes += b;
+        }
+    }
+    if files > 0 {
+        eprintln!(
+            "tlc: {files} transcript file(s) in {} have {} bytes not imported yet: run `tlc obs import transcripts` to include them",
+            dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", "),
+            render::thousands(bytes as i64)
+        );
+    }
+}
+
 fn row_json(r: &CostRow) -> serde_json::Value {
-    serde_json::json!({
+    let mut v = serde_json::json!({
         "key": r.key,
         "models": r.models,
         "responses": r.responses,
@@ -126,10 +192,26 @@ fn row_json(r: &CostRow) -> serde_json::Value {
         "output_tokens": r.output_tokens,
         "cache_read_tokens": r.cache_read_tokens,
         "cache_write_tokens": r.cache_write_tokens,
+        "cache_write_1h_tokens": r.cache_write_1h_tokens,
         "total_tokens": r.total_tokens,
         "cost_usd": r.cost_usd,
         "cost_complete": r.cost_complete,
-    })
+    });
+    if let Some(o) = v.as_object_mut() {
+        if let Some(p) = &r.project {
+            o.insert("project".into(), p.clone().into());
+        }
+        if let Some(l) = &r.last_activity {
+            o.insert("last_activity".into(), l.clone().into());
+        }
+        if let Some(b) = &r.block {
+            o.insert("block".into(), serde_json::to_value(b).unwrap_or_default());
+        }
+        if !r.breakdown.is_empty() {
+            o.insert("breakdown".into(), r.breakdown.iter().map(row_json).collect());
+        }
+    }
+    v
 }
 
 pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
@@ -144,18 +226,39 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
             "--project does not apply with --here (the project database holds one repository)",
         ));
     }
+    if args.last == Some(0) {
+        return Err(crate::error::unusable("--last 0: give at least one row"));
+    }
+    let tz = zone_arg(args.timezone.as_deref())?;
+    let opts = CostOptions {
+        by: args.by,
+        tz: tz.clone(),
+        order: args.order,
+        last: args.last,
+        breakdown: args.breakdown,
+        now: crate::clock::now(),
+    };
     let (kind, path) = if args.here {
         (DbKind::Project, ctx.project()?.db_path())
     } else {
         (DbKind::Home, ctx.paths()?.home_db())
     };
     let report = match store::open_read(kind, &path)? {
-        Some(store) => CostReports::new(store.conn(), kind)
-            .report(args.by, &filter)
-            .with_context(|| path.display().to_string())?,
+        Some(store) => {
+            let report = CostReports::new(store.conn(), kind)
+                .report_with(&filter, &opts)
+                .with_context(|| path.display().to_string())?;
+            if kind == DbKind::Home && format != Format::Json {
+                not_imported_hint(store.conn());
+            }
+            report
+        }
         None => {
             if format != Format::Json {
                 eprintln!("tlc: no {} database at {}: nothing recorded yet", kind.name(), path.display());
+                if kind == DbKind::Home {
+                    not_imported_hint_without_db();
+                }
             }
             CostReport {
                 totals: CostRow {
@@ -167,57 +270,132 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
             }
         }
     };
+    let by = format!("{:?}", args.by).to_lowercase();
     if format == Format::Json {
         return render::json(&serde_json::json!({
-            "by": format!("{:?}", args.by).to_lowercase(),
+            "by": by,
+            "timezone": args.timezone.as_deref().unwrap_or("UTC"),
             "rows": report.rows.iter().map(row_json).collect::<Vec<_>>(),
             "totals": row_json(&report.totals),
         }));
     }
-    let key_header = format!("{:?}", args.by).to_lowercase();
-    let mut t = Table::new([
-        key_header.as_str(),
-        "models",
+    let human = format != Format::Csv;
+    let session = args.by == CostBy::Session;
+    let block = args.by == CostBy::Block;
+    let mut headers: Vec<&str> = vec![by.as_str()];
+    if human || args.breakdown {
+        headers.push(if human { "models" } else { "model" });
+    }
+    if session {
+        headers.extend(["project", "last activity"]);
+    }
+    if block {
+        headers.extend(["end", "status"]);
+    }
+    headers.extend([
         "input",
         "output",
         "cache create",
+        "cache create 1h",
         "cache read",
         "total tokens",
         "cost (USD)",
     ]);
-    let human = format != Format::Csv;
+    let mut t = Table::new(headers);
     let mut any_partial = false;
-    let mut cells = |r: &CostRow| -> Vec<Cell> {
+    let when = |stamp: &str| -> String {
+        match (&tz, crate::clock::parse(stamp)) {
+            (Some(z), Ok(t)) => jiff::Timestamp::from_millisecond(t.timestamp_millis())
+                .map(|ts| ts.to_zoned(z.clone()).strftime("%Y-%m-%d %H:%M %Z").to_string())
+                .unwrap_or_else(|_| stamp.to_string()),
+            _ => stamp.get(..16).map(|s| format!("{} UTC", s.replace('T', " "))).unwrap_or_default(),
+        }
+    };
+    let mut cells = |r: &CostRow, key: String, models: String| -> Vec<Cell> {
         let partial = !r.cost_complete && r.cost_usd.is_some();
         any_partial |= partial;
+        let gap = r.block.as_ref().is_some_and(|b| b.gap);
         let cost = match (human, r.cost_usd) {
             (false, c) => c.into(),
+            (true, _) if gap => Cell::Text(String::new()),
             (true, None) => Cell::Text("unknown".into()),
             (true, Some(v)) => Cell::Text(format!("{}{}", render::usd(v), if partial { "*" } else { "" })),
         };
         let n = |v: i64| if human { Cell::Text(render::thousands(v)) } else { Cell::Int(v) };
-        vec![
-            r.key.clone().into(),
-            r.models.join(", ").into(),
+        let mut row: Vec<Cell> = vec![key.into()];
+        if human || args.breakdown {
+            row.push(models.into());
+        }
+        if session {
+            row.push(r.project.clone().unwrap_or_default().into());
+            row.push(r.last_activity.as_deref().map(&when).unwrap_or_default().into());
+        }
+        if block {
+            let b = r.block.clone().unwrap_or_default();
+            row.push(if human { when(&b.end) } else { b.end.clone() }.into());
+            let status = match (&b.projection, b.active, b.gap) {
+                (_, _, true) => "gap".to_string(),
+                (Some(p), true, _) if human => format!(
+                    "active: {} left, {}/h, projected {} / {} tokens",
+                    minutes(p.remaining_minutes),
+                    b.burn_rate.map(|r| render::usd(r.cost_per_hour)).unwrap_or_default(),
+                    render::usd(p.total_cost),
+                    render::thousands(p.total_tokens)
+                ),
+                (_, true, _) => "active".to_string(),
+                _ => String::new(),
+            };
+            row.push(status.into());
+        }
+        row.extend([
             n(r.input_tokens),
             n(r.output_tokens),
             n(r.cache_write_tokens),
+            n(r.cache_write_1h_tokens),
             n(r.cache_read_tokens),
             n(r.total_tokens),
             cost,
-        ]
+        ]);
+        row
+    };
+    let key_text = |r: &CostRow| -> String {
+        match &r.block {
+            Some(b) if human => when(&b.start),
+            Some(b) => b.start.clone(),
+            None => r.key.clone(),
+        }
     };
     for r in &report.rows {
-        t.push(cells(r));
+        if !human && args.breakdown {
+            // CSV with --breakdown: the per-model rows only, so that a column still sums to the total.
+            for b in &r.breakdown {
+                let b = CostRow {
+                    block: r.block.clone(),
+                    ..b.clone()
+                };
+                t.push(cells(&b, key_text(r), b.key.clone()));
+            }
+            continue;
+        }
+        t.push(cells(r, key_text(r), r.models.join(", ")));
+        if human && args.breakdown {
+            for b in &r.breakdown {
+                t.push(cells(b, format!("  └ {}", b.key), String::new()));
+            }
+        }
     }
     if !human {
         // CSV carries the rows only, so that summing a column does not count the totals twice.
         return t.print(Format::Csv);
     }
-    t.push(cells(&report.totals));
+    t.push(cells(&report.totals, "total".into(), report.totals.models.join(", ")));
     t.print(format)?;
     if any_partial {
         render::out("* some responses in this row have no price (their model is not in the catalog): the cost shown is a lower bound\n")?;
     }
     Ok(())
+}
+
+fn minutes(m: i64) -> String {
+    format!("{}h{:02}m", m / 60, m % 60)
 }

@@ -9,10 +9,10 @@
 //! 4. `litellm` — the stored plane when it has entries, else the compiled-in snapshot;
 //! 5. nothing: the cost is unknown (`None`), never 0.
 
+use super::anthropic;
 use super::normalize::candidates;
 use super::parse::{parse_plane, PlaneFormat};
 use super::rates::{PriceEntry, Rates};
-use super::anthropic;
 use super::snapshot;
 use crate::paths::Paths;
 use crate::store::queries::home::cost as q;
@@ -579,11 +579,16 @@ impl PriceCatalog<'_> {
             }
         }
         if !self.anthropic_stored {
-            out.extend(anthropic::entries().iter().filter(|e| keep(anthropic::PLANE, e)).map(|e| ListedPrice {
-                plane: anthropic::PLANE.into(),
-                builtin: true,
-                entry: e.clone(),
-            }));
+            out.extend(
+                anthropic::entries()
+                    .iter()
+                    .filter(|e| keep(anthropic::PLANE, e))
+                    .map(|e| ListedPrice {
+                        plane: anthropic::PLANE.into(),
+                        builtin: true,
+                        entry: e.clone(),
+                    }),
+            );
         }
         if !self.litellm_stored {
             out.extend(snapshot::entries().iter().filter(|e| keep(LITELLM, e)).map(|e| ListedPrice {

@@ -192,10 +192,7 @@ mod tests {
         assert!((p.usd - want).abs() < 1e-15, "{} {want}", p.usd);
         assert!(!p.one_hour_fallback);
         // Over 200k prompt tokens the whole request takes the long-context rates.
-        let big = TokenUsage {
-            cache_read: 195_000,
-            ..u
-        };
+        let big = TokenUsage { cache_read: 195_000, ..u };
         let p = price(&sonnet_4_5_published(), &big);
         let want = (10.0 * 6.0 + 1000.0 * 22.5 + 195_000.0 * 0.6 + 3_000.0 * 7.5 + 7_000.0 * 12.0) / 1e6;
         assert!((p.usd - want).abs() < 1e-15, "{} {want}", p.usd);
@@ -216,10 +213,7 @@ mod tests {
         // No 1-hour tokens: nothing was priced by the rule.
         assert!(!price(&sonnet(), &TokenUsage { cache_write_1h: 0, ..u }).one_hour_fallback);
         // Above the tier the rule doubles the tier's input rate.
-        let over = TokenUsage {
-            cache_read: 300_000,
-            ..u
-        };
+        let over = TokenUsage { cache_read: 300_000, ..u };
         let g = gemini();
         let p = price(&g, &over);
         let want = (300_000.0 * 0.25 + 600_000.0 * 0.25 + 400_000.0 * 2.5 * 2.0) / 1e6;

@@ -1,11 +1,19 @@
-//! Cost reports: the `cost_by_*` views re-aggregated per key after filtering on day and project.
-//! The same view names exist in both databases (home: imported transcripts and the spool; project:
-//! this repository's generation events), so one function serves `obs cost` and `obs cost --here`.
+//! Cost reports: the `cost_by_*` and `cost_hourly_rows` views re-aggregated per key after
+//! filtering on day and project. The same view names exist in both databases (home: imported
+//! transcripts and the spool; project: this repository's generation events), so one function
+//! serves `obs cost` and `obs cost --here`.
+//!
+//! Keys by day, week and month are UTC days unless a time zone is given; then they come from the
+//! hourly rows, each hour placed on its local day (exact for zones whose offset is a whole number
+//! of hours, which a zone with another offset is refused for). `--by block` groups the hourly
+//! rows into 5-hour billing windows as ccusage does ([`blocks`]).
 
 use crate::store::queries;
 use crate::store::DbKind;
+use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 /// What the rows are keyed by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
@@ -17,9 +25,19 @@ pub enum CostBy {
     Model,
     Session,
     Project,
+    /// 5-hour billing windows (ccusage's `blocks`).
+    Block,
 }
 
-/// Which rows to keep: days are inclusive UTC `YYYY-MM-DD`.
+/// The order of the rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum Order {
+    #[default]
+    Asc,
+    Desc,
+}
+
+/// Which rows to keep: days are inclusive `YYYY-MM-DD`, in the report's time zone.
 #[derive(Debug, Clone, Default)]
 pub struct CostFilter {
     pub since: Option<String>,
@@ -27,7 +45,22 @@ pub struct CostFilter {
     pub project: Option<String>,
 }
 
-/// One row of a cost report (also the totals).
+/// Everything a report is asked for besides its filter.
+#[derive(Debug, Clone, Default)]
+pub struct CostOptions {
+    pub by: CostBy,
+    /// `None` is UTC.
+    pub tz: Option<jiff::tz::TimeZone>,
+    pub order: Order,
+    /// Only the last N rows (in ascending order of the key, or of last activity by session).
+    pub last: Option<usize>,
+    /// Per-model rows under each row.
+    pub breakdown: bool,
+    /// The time that decides which block is active.
+    pub now: DateTime<Utc>,
+}
+
+/// One row of a cost report (also the totals, and a breakdown row).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct CostRow {
     pub key: String,
@@ -36,7 +69,10 @@ pub struct CostRow {
     pub input_tokens: i64,
     pub output_tokens: i64,
     pub cache_read_tokens: i64,
+    /// Every cache write, 5-minute and 1-hour.
     pub cache_write_tokens: i64,
+    /// The part of `cache_write_tokens` written with the 1-hour TTL.
+    pub cache_write_1h_tokens: i64,
     pub total_tokens: i64,
     /// USD; `None` when nothing in the row could be priced.
     pub cost_usd: Option<f64>,
@@ -44,6 +80,53 @@ pub struct CostRow {
     pub cost_complete: bool,
     #[serde(skip)]
     pub priced: i64,
+    /// `--by session`: the session's projects.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project: Option<String>,
+    /// `--by session`: its latest response (UTC).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_activity: Option<String>,
+    /// `--by block`: the window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<Block>,
+    /// `--breakdown`: one row per model.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub breakdown: Vec<CostRow>,
+}
+
+/// A 5-hour billing window, as ccusage's `blocks` computes it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Block {
+    /// The first response's hour (UTC).
+    pub start: String,
+    /// `start` + 5 hours; for a gap, the next response.
+    pub end: String,
+    /// The last response (none for a gap).
+    pub actual_end: Option<String>,
+    pub active: bool,
+    /// No activity for more than 5 hours: the time between two blocks.
+    pub gap: bool,
+    /// The active block's rates since its first response.
+    pub burn_rate: Option<BurnRate>,
+    /// The active block's totals at its end at that rate.
+    pub projection: Option<Projection>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct BurnRate {
+    /// All tokens (input, output, cache read and write) per minute.
+    pub tokens_per_minute: f64,
+    /// Input and output tokens per minute.
+    pub tokens_per_minute_for_indicator: f64,
+    pub cost_per_hour: f64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Projection {
+    pub total_tokens: i64,
+    /// Rounded to cents, as ccusage does.
+    pub total_cost: f64,
+    pub remaining_minutes: i64,
 }
 
 /// A cost report: its rows and their totals.
@@ -53,7 +136,19 @@ pub struct CostReport {
     pub totals: CostRow,
 }
 
-fn query(kind: DbKind, by: CostBy) -> &'static str {
+/// A report that cannot be made as asked (it names the option).
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Sql(#[from] rusqlite::Error),
+    #[error("--timezone {zone}: its offset at {at} is {offset}, not a whole number of hours; the reports group responses by the hour, so only zones with whole-hour offsets are exact (use UTC or a neighbouring zone)")]
+    PartialHourZone { zone: String, at: String, offset: String },
+}
+
+/// The length of a billing block.
+pub const BLOCK_HOURS: i64 = 5;
+
+fn by_query(kind: DbKind, by: CostBy) -> &'static str {
     use queries::{home::cost as h, project::cost as p};
     match (kind, by) {
         (DbKind::Home, CostBy::Day) => h::REPORT_BY_DAY,
@@ -61,22 +156,41 @@ fn query(kind: DbKind, by: CostBy) -> &'static str {
         (DbKind::Home, CostBy::Month) => h::REPORT_BY_MONTH,
         (DbKind::Home, CostBy::Model) => h::REPORT_BY_MODEL,
         (DbKind::Home, CostBy::Session) => h::REPORT_BY_SESSION,
-        (DbKind::Home, CostBy::Project) => h::REPORT_BY_PROJECT,
+        (DbKind::Home, CostBy::Project | CostBy::Block) => h::REPORT_BY_PROJECT,
         (DbKind::Project, CostBy::Day) => p::REPORT_BY_DAY,
         (DbKind::Project, CostBy::Week) => p::REPORT_BY_WEEK,
         (DbKind::Project, CostBy::Month) => p::REPORT_BY_MONTH,
         (DbKind::Project, CostBy::Model) => p::REPORT_BY_MODEL,
         (DbKind::Project, CostBy::Session) => p::REPORT_BY_SESSION,
-        (DbKind::Project, CostBy::Project) => p::REPORT_BY_PROJECT,
+        (DbKind::Project, CostBy::Project | CostBy::Block) => p::REPORT_BY_PROJECT,
+    }
+}
+
+fn hourly_query(kind: DbKind) -> &'static str {
+    match kind {
+        DbKind::Home => queries::home::cost::REPORT_HOURLY,
+        DbKind::Project => queries::project::cost::REPORT_HOURLY,
     }
 }
 
 impl CostRow {
+    fn keyed(key: &str) -> CostRow {
+        CostRow {
+            key: key.to_string(),
+            ..CostRow::default()
+        }
+    }
+
     fn finish(&mut self) {
         self.total_tokens = self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens;
         self.cost_complete = self.priced == self.responses;
         if self.priced == 0 {
             self.cost_usd = None;
+        }
+        self.models.sort();
+        self.breakdown.sort_by(|a, b| a.key.cmp(&b.key));
+        for b in &mut self.breakdown {
+            b.finish();
         }
     }
 
@@ -87,12 +201,28 @@ impl CostRow {
         self.output_tokens += o.output_tokens;
         self.cache_read_tokens += o.cache_read_tokens;
         self.cache_write_tokens += o.cache_write_tokens;
+        self.cache_write_1h_tokens += o.cache_write_1h_tokens;
         if let Some(c) = o.cost_usd {
             self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + c);
         }
         for m in &o.models {
             if !self.models.contains(m) {
                 self.models.push(m.clone());
+            }
+        }
+    }
+
+    /// Adds `o`, one model's sums, to this row and to its breakdown row for that model.
+    fn add_model(&mut self, model: &str, o: &CostRow, breakdown: bool) {
+        self.add(o);
+        if breakdown {
+            match self.breakdown.iter_mut().find(|b| b.key == model) {
+                Some(b) => b.add(o),
+                None => {
+                    let mut b = CostRow::keyed(model);
+                    b.add(o);
+                    self.breakdown.push(b);
+                }
             }
         }
     }
@@ -105,59 +235,319 @@ pub struct CostReports<'c> {
     kind: DbKind,
 }
 
+/// One row of `report_hourly.sql`.
+struct HourRow {
+    hour: String,
+    at_hour: bool,
+    project: String,
+    model: String,
+    sums: CostRow,
+    first: DateTime<Utc>,
+    last: DateTime<Utc>,
+}
+
 impl<'c> CostReports<'c> {
     /// The reports of `conn`, a database of `kind`.
     pub fn new(conn: &'c Connection, kind: DbKind) -> CostReports<'c> {
         CostReports { conn, kind }
     }
 
-    /// The rows keyed `by`, filtered, and their totals.
-    pub fn report(&self, by: CostBy, filter: &CostFilter) -> rusqlite::Result<CostReport> {
-        cost_report(self.conn, self.kind, by, filter)
+    /// The rows keyed `by` (UTC days), filtered, and their totals.
+    pub fn report(&self, by: CostBy, filter: &CostFilter) -> Result<CostReport, ReportError> {
+        self.report_with(
+            filter,
+            &CostOptions {
+                by,
+                now: crate::clock::now(),
+                ..CostOptions::default()
+            },
+        )
+    }
+
+    /// The report `opts` asks for.
+    pub fn report_with(&self, filter: &CostFilter, opts: &CostOptions) -> Result<CostReport, ReportError> {
+        let mut rows = match (opts.by, &opts.tz) {
+            (CostBy::Block, _) => self.blocks(filter, opts)?,
+            (CostBy::Day | CostBy::Week | CostBy::Month | CostBy::Model | CostBy::Project, Some(_)) => self.by_local_hour(filter, opts)?,
+            _ => self.by_key(filter, opts)?,
+        };
+        for r in &mut rows {
+            r.finish();
+        }
+        if opts.by == CostBy::Session {
+            // By time, as ccusage lists sessions.
+            rows.sort_by(|a, b| a.last_activity.cmp(&b.last_activity).then_with(|| a.key.cmp(&b.key)));
+        }
+        if let Some(n) = opts.last {
+            let skip = rows.len().saturating_sub(n);
+            rows.drain(..skip);
+        }
+        if opts.order == Order::Desc {
+            rows.reverse();
+        }
+        let mut totals = CostRow::keyed("total");
+        for r in rows.iter().filter(|r| !r.block.as_ref().is_some_and(|b| b.gap)) {
+            totals.add(r);
+        }
+        totals.finish();
+        Ok(CostReport { rows, totals })
+    }
+
+    /// Rows from the `cost_by_*` views (UTC days).
+    fn by_key(&self, filter: &CostFilter, opts: &CostOptions) -> rusqlite::Result<Vec<CostRow>> {
+        let mut st = self.conn.prepare_cached(by_query(self.kind, opts.by))?;
+        let mut q = st.query(params![filter.since, filter.until, filter.project])?;
+        let mut rows: Vec<CostRow> = Vec::new();
+        while let Some(r) = q.next()? {
+            let key: String = r.get::<_, Option<String>>(0)?.unwrap_or_default();
+            let model: String = r.get::<_, Option<String>>(1)?.unwrap_or_default();
+            let sums = CostRow {
+                models: vec![model.clone()],
+                responses: r.get(2)?,
+                priced: r.get(3)?,
+                input_tokens: r.get(4)?,
+                output_tokens: r.get(5)?,
+                cache_read_tokens: r.get(6)?,
+                cache_write_tokens: r.get(7)?,
+                cache_write_1h_tokens: r.get(8)?,
+                cost_usd: r.get(9)?,
+                ..CostRow::default()
+            };
+            let projects: Option<String> = r.get(10)?;
+            let last: Option<String> = r.get(11)?;
+            // The query orders by key, so a key's models are together.
+            if rows.last().is_none_or(|row| row.key != key) {
+                rows.push(CostRow::keyed(&key));
+            }
+            let row = rows.last_mut().expect("pushed above");
+            row.add_model(&model, &sums, opts.breakdown);
+            if opts.by == CostBy::Session {
+                for p in projects.iter().flat_map(|p| p.split(',')).filter(|p| !p.is_empty()) {
+                    let list = row.project.get_or_insert_with(String::new);
+                    if !list.split(", ").any(|x| x == p) {
+                        if !list.is_empty() {
+                            list.push_str(", ");
+                        }
+                        list.push_str(p);
+                    }
+                }
+                if last > row.last_activity {
+                    row.last_activity = last;
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    /// The hourly rows of the UTC days that can hold the filter's local days.
+    fn hours(&self, filter: &CostFilter, widen: bool) -> rusqlite::Result<Vec<HourRow>> {
+        let shift = |d: &Option<String>, days: i64| -> Option<String> {
+            let d = d.as_ref()?;
+            if !widen {
+                return Some(d.clone());
+            }
+            let date = chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").ok()?;
+            Some((date + Duration::days(days)).format("%Y-%m-%d").to_string())
+        };
+        let (since, until) = (shift(&filter.since, -1), shift(&filter.until, 1));
+        let mut st = self.conn.prepare_cached(hourly_query(self.kind))?;
+        let mut q = st.query(params![since, until, filter.project])?;
+        let mut out = Vec::new();
+        while let Some(r) = q.next()? {
+            let stamp = |i: usize| -> rusqlite::Result<DateTime<Utc>> {
+                let s: String = r.get(i)?;
+                crate::clock::parse(&s).map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))
+            };
+            let model: String = r.get(3)?;
+            out.push(HourRow {
+                hour: r.get(0)?,
+                at_hour: r.get(1)?,
+                project: r.get(2)?,
+                sums: CostRow {
+                    models: vec![model.clone()],
+                    responses: r.get(4)?,
+                    priced: r.get(5)?,
+                    input_tokens: r.get(6)?,
+                    output_tokens: r.get(7)?,
+                    cache_read_tokens: r.get(8)?,
+                    cache_write_tokens: r.get(9)?,
+                    cache_write_1h_tokens: r.get(10)?,
+                    cost_usd: r.get(11)?,
+                    ..CostRow::default()
+                },
+                model,
+                first: stamp(12)?,
+                last: stamp(13)?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Day, week, month, model and project rows with days in `opts.tz`.
+    fn by_local_hour(&self, filter: &CostFilter, opts: &CostOptions) -> Result<Vec<CostRow>, ReportError> {
+        let tz = opts.tz.clone().unwrap_or(jiff::tz::TimeZone::UTC);
+        let mut keyed: BTreeMap<String, CostRow> = BTreeMap::new();
+        for h in self.hours(filter, true)? {
+            let day = local_day(&tz, h.first)?;
+            if filter.since.as_ref().is_some_and(|s| day < *s) || filter.until.as_ref().is_some_and(|u| day > *u) {
+                continue;
+            }
+            let key = match opts.by {
+                CostBy::Day => day,
+                CostBy::Week => iso_week(&day),
+                CostBy::Month => day[..7].to_string(),
+                CostBy::Model => h.model.clone(),
+                _ => h.project.clone(),
+            };
+            keyed
+                .entry(key.clone())
+                .or_insert_with(|| CostRow::keyed(&key))
+                .add_model(&h.model, &h.sums, opts.breakdown);
+        }
+        Ok(keyed.into_values().collect())
+    }
+
+    /// ccusage's billing blocks over the hourly rows: a block starts at its first response's hour
+    /// and lasts [`BLOCK_HOURS`]; a response more than that after the block's start, or after the
+    /// previous response, starts a new one, and a silence longer than that is a gap row. A row of
+    /// `usage_hourly` never straddles a block boundary (see migrations/home/V7__cache_write_1h.sql),
+    /// so the blocks are those of the single responses.
+    fn blocks(&self, filter: &CostFilter, opts: &CostOptions) -> Result<Vec<CostRow>, ReportError> {
+        let tz = opts.tz.clone().unwrap_or(jiff::tz::TimeZone::UTC);
+        let span = Duration::hours(BLOCK_HOURS);
+        let mut out: Vec<CostRow> = Vec::new();
+        // The open block: its row, start, first and last response.
+        let mut open: Option<(CostRow, DateTime<Utc>, DateTime<Utc>, DateTime<Utc>)> = None;
+        let close = |out: &mut Vec<CostRow>, (mut row, start, first, last): (CostRow, DateTime<Utc>, DateTime<Utc>, DateTime<Utc>)| {
+            let end = start + span;
+            let active = opts.now - last < span && opts.now < end;
+            row.finish();
+            let (burn_rate, projection) = if active {
+                burn(&row, first, last, end, opts.now)
+            } else {
+                (None, None)
+            };
+            row.block = Some(Block {
+                start: crate::clock::stamp(start),
+                end: crate::clock::stamp(end),
+                actual_end: Some(crate::clock::stamp(last)),
+                active,
+                gap: false,
+                burn_rate,
+                projection,
+            });
+            out.push(row);
+        };
+        // The rows of one (hour, at_hour) are one chunk: its first and last response decide.
+        let mut chunks: Vec<(String, DateTime<Utc>, DateTime<Utc>, Vec<HourRow>)> = Vec::new();
+        for h in self.hours(filter, opts.tz.is_some())? {
+            if filter.since.is_some() || filter.until.is_some() {
+                let day = local_day(&tz, h.first)?;
+                if filter.since.as_ref().is_some_and(|s| day < *s) || filter.until.as_ref().is_some_and(|u| day > *u) {
+                    continue;
+                }
+            }
+            match chunks.last_mut() {
+                Some((hour, first, last, rows)) if *hour == h.hour && rows[0].at_hour == h.at_hour => {
+                    *first = (*first).min(h.first);
+                    *last = (*last).max(h.last);
+                    rows.push(h);
+                }
+                _ => chunks.push((h.hour.clone(), h.first, h.last, vec![h])),
+            }
+        }
+        for (hour, first, chunk_last, rows) in chunks {
+            if let Some((_, start, _, last)) = &open {
+                if first - *start > span || first - *last > span {
+                    let gap_from = *last + span;
+                    let silent = first - *last > span;
+                    close(&mut out, open.take().expect("checked above"));
+                    if silent {
+                        out.push(CostRow {
+                            key: format!("gap-{}", crate::clock::stamp(gap_from)),
+                            cost_complete: true,
+                            block: Some(Block {
+                                start: crate::clock::stamp(gap_from),
+                                end: crate::clock::stamp(first),
+                                gap: true,
+                                ..Block::default()
+                            }),
+                            ..CostRow::default()
+                        });
+                    }
+                }
+            }
+            let (row, _, _, last) = open.get_or_insert_with(|| {
+                let start = hour_start(&hour).unwrap_or(first);
+                (CostRow::keyed(&crate::clock::stamp(start)), start, first, chunk_last)
+            });
+            for h in &rows {
+                row.add_model(&h.model, &h.sums, opts.breakdown);
+            }
+            *last = (*last).max(chunk_last);
+        }
+        if let Some(b) = open.take() {
+            close(&mut out, b);
+        }
+        Ok(out)
     }
 }
 
-fn cost_report(conn: &Connection, kind: DbKind, by: CostBy, filter: &CostFilter) -> rusqlite::Result<CostReport> {
-    let mut st = conn.prepare_cached(query(kind, by))?;
-    let rows = st.query_map(params![filter.since, filter.until, filter.project], |r| {
-        let models: Option<String> = r.get(1)?;
-        let mut models: Vec<String> = models
-            .unwrap_or_default()
-            .split(',')
-            .filter(|m| !m.is_empty())
-            .map(str::to_string)
-            .collect();
-        models.sort();
-        Ok(CostRow {
-            key: r.get::<_, Option<String>>(0)?.unwrap_or_default(),
-            models,
-            responses: r.get(2)?,
-            priced: r.get(3)?,
-            input_tokens: r.get(4)?,
-            output_tokens: r.get(5)?,
-            cache_read_tokens: r.get(6)?,
-            cache_write_tokens: r.get(7)?,
-            total_tokens: 0,
-            cost_usd: r.get(8)?,
-            cost_complete: false,
-        })
-    })?;
-    let mut report = CostReport {
-        rows: Vec::new(),
-        totals: CostRow {
-            key: "total".into(),
-            ..CostRow::default()
-        },
-    };
-    for r in rows {
-        let mut row = r?;
-        row.finish();
-        report.totals.add(&row);
-        report.rows.push(row);
+/// ccusage's burn rate and projection of an active block.
+fn burn(
+    row: &CostRow,
+    first: DateTime<Utc>,
+    last: DateTime<Utc>,
+    end: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> (Option<BurnRate>, Option<Projection>) {
+    let minutes = (last - first).num_milliseconds() as f64 / 60_000.0;
+    if minutes <= 0.0 {
+        return (None, None);
     }
-    report.totals.models.sort();
-    report.totals.finish();
-    Ok(report)
+    let cost = row.cost_usd.unwrap_or(0.0);
+    let rate = BurnRate {
+        tokens_per_minute: row.total_tokens as f64 / minutes,
+        tokens_per_minute_for_indicator: (row.input_tokens + row.output_tokens) as f64 / minutes,
+        cost_per_hour: cost / minutes * 60.0,
+    };
+    let remaining = ((end - now).num_milliseconds() as f64 / 60_000.0).max(0.0);
+    let projection = Projection {
+        total_tokens: (row.total_tokens as f64 + rate.tokens_per_minute * remaining).round() as i64,
+        total_cost: ((cost + rate.cost_per_hour / 60.0 * remaining) * 100.0).round() / 100.0,
+        remaining_minutes: remaining.round() as i64,
+    };
+    (Some(rate), Some(projection))
+}
+
+/// `YYYY-MM-DDTHH` as the start of that UTC hour.
+fn hour_start(hour: &str) -> Option<DateTime<Utc>> {
+    crate::clock::parse(&format!("{hour}:00:00Z")).ok()
+}
+
+/// The day of `t` in `tz`, refusing a zone whose offset there is not a whole number of hours
+/// (an hour's responses would fall on two local days).
+fn local_day(tz: &jiff::tz::TimeZone, t: DateTime<Utc>) -> Result<String, ReportError> {
+    let Ok(ts) = jiff::Timestamp::from_millisecond(t.timestamp_millis()) else {
+        return Ok(crate::clock::stamp(t)[..10].to_string());
+    };
+    let offset = tz.to_offset(ts);
+    if offset.seconds() % 3600 != 0 {
+        return Err(ReportError::PartialHourZone {
+            zone: tz.iana_name().unwrap_or("the zone").to_string(),
+            at: crate::clock::stamp(t),
+            offset: offset.to_string(),
+        });
+    }
+    Ok(ts.to_zoned(tz.clone()).date().to_string())
+}
+
+/// The ISO week (`YYYY-Www`) of a `YYYY-MM-DD` day.
+fn iso_week(day: &str) -> String {
+    match chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d") {
+        Ok(d) => d.format("%G-W%V").to_string(),
+        Err(_) => day.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -215,5 +605,20 @@ mod tests {
         assert_eq!((r.rows[0].key.as_str(), r.rows[0].cost_usd), ("2026-11-21", Some(0.25)));
         let r = reports.report(CostBy::Week, &CostFilter::default()).unwrap();
         assert_eq!(r.rows[0].key, "2026-W47");
+    }
+
+    #[test]
+    fn a_local_day_is_refused_for_a_zone_whose_offset_is_not_whole_hours() {
+        let t = crate::clock::parse("2026-11-20T20:00:00Z").unwrap();
+        let tokyo = jiff::tz::TimeZone::get("Asia/Tokyo").unwrap();
+        assert_eq!(local_day(&tokyo, t).unwrap(), "2026-11-21");
+        let ny = jiff::tz::TimeZone::get("America/New_York").unwrap();
+        assert_eq!(
+            local_day(&ny, crate::clock::parse("2026-11-21T04:59:59Z").unwrap()).unwrap(),
+            "2026-11-20"
+        );
+        let kolkata = jiff::tz::TimeZone::get("Asia/Kolkata").unwrap();
+        let e = local_day(&kolkata, t).unwrap_err().to_string();
+        assert!(e.contains("Asia/Kolkata") && e.contains("+05:30"), "{e}");
     }
 }

@@ -10,6 +10,45 @@ use tlc::cost::import::{Import, ImportSummary, Options};
 
 const CATALOG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/prices/litellm-model-prices.json");
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/transcripts/sample");
+const SHARED_GENERATOR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/transcripts/generate.py");
+/// The shared generator extended with 1-hour cache writes and Anthropic's published prices.
+const GENERATOR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tools/gen-transcripts.py");
+const PUBLISHED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src/cost/anthropic-prices.toml");
+
+/// Runs the repository's transcript generator into `out` with `args` and returns its expected.json.
+fn generate(generator: &str, out: &Path, args: &[&str]) -> Value {
+    let st = Command::new("python3")
+        .arg(generator)
+        .arg(out)
+        .args(args)
+        .status()
+        .expect("python3 runs the transcript generator");
+    assert!(st.success(), "{generator} {args:?}");
+    serde_json::from_str(&std::fs::read_to_string(out.join("expected.json")).unwrap()).unwrap()
+}
+
+/// The sample's costs at the published-rate arithmetic: the repository generator with the sample's
+/// arguments and Anthropic's list (the sample's own expected.json prices every model from LiteLLM,
+/// whose Sonnet 4.5 entry lacks the long-context tier).
+fn sample_published() -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    generate(
+        GENERATOR,
+        dir.path(),
+        &[
+            "--sessions",
+            "4",
+            "--messages",
+            "15",
+            "--seed",
+            "11",
+            "--prices",
+            CATALOG,
+            "--published",
+            PUBLISHED,
+        ],
+    )
+}
 
 struct Env {
     _dir: tempfile::TempDir,
@@ -110,7 +149,19 @@ fn imported_sample_matches_expected_totals_and_a_second_import_adds_nothing() {
         out.contains("files: 4") && out.contains("60 new") && out.contains("malformed lines skipped: 7"),
         "{out}"
     );
-    let expected: Value = serde_json::from_str(&std::fs::read_to_string(format!("{SAMPLE}/expected.json")).unwrap()).unwrap();
+    let shared: Value = serde_json::from_str(&std::fs::read_to_string(format!("{SAMPLE}/expected.json")).unwrap()).unwrap();
+    let expected = sample_published();
+    for (model, want) in shared["models"].as_object().unwrap() {
+        for f in [
+            "input_tokens",
+            "output_tokens",
+            "cache_read_tokens",
+            "cache_write_tokens",
+            "responses",
+        ] {
+            assert_eq!(expected["models"][model][f], want[f], "{model} {f}");
+        }
+    }
     let report = env.json(&["obs", "cost", "--by", "model", "--json"]);
     let rows = report["rows"].as_array().unwrap();
     let models = expected["models"].as_object().unwrap();
@@ -201,6 +252,178 @@ fn imported_sample_matches_expected_totals_and_a_second_import_adds_nothing() {
     assert_eq!(csv.lines().count(), 6, "{csv}");
 }
 
+#[test]
+fn the_repository_generator_writes_the_shared_sample_unchanged() {
+    // Without the new options the extended generator is the shared one: the same expected.json and
+    // the same responses (the shared one names a few non-usage lines with random uuids).
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let args = ["--sessions", "4", "--messages", "15", "--seed", "11", "--prices", CATALOG];
+    let ours = generate(GENERATOR, a.path(), &args);
+    let theirs = generate(SHARED_GENERATOR, b.path(), &args);
+    assert_eq!(ours, theirs);
+    let shared: Value = serde_json::from_str(&std::fs::read_to_string(format!("{SAMPLE}/expected.json")).unwrap()).unwrap();
+    assert_eq!(ours, shared);
+    let usage_lines = |dir: &Path| -> Vec<String> {
+        let mut files: Vec<PathBuf> = Vec::new();
+        for p in std::fs::read_dir(dir.join("projects")).unwrap() {
+            for f in std::fs::read_dir(p.unwrap().path()).unwrap() {
+                files.push(f.unwrap().path());
+            }
+        }
+        files.sort();
+        files
+            .iter()
+            .flat_map(|f| std::fs::read_to_string(f).unwrap().lines().map(str::to_string).collect::<Vec<_>>())
+            .filter(|l| l.contains("\"usage\""))
+            .collect()
+    };
+    assert_eq!(usage_lines(a.path()), usage_lines(b.path()));
+    assert!(usage_lines(a.path()).len() > 60);
+}
+
+/// Transcripts whose cache writes are 70% 1-hour and some of whose prompts exceed 200k tokens.
+fn bill_set(dir: &Path) -> Value {
+    generate(
+        GENERATOR,
+        dir,
+        &[
+            "--sessions",
+            "6",
+            "--messages",
+            "40",
+            "--seed",
+            "12",
+            "--one-hour",
+            "0.7",
+            "--prices",
+            CATALOG,
+            "--published",
+            PUBLISHED,
+        ],
+    )
+}
+
+#[test]
+fn the_cost_per_model_is_the_published_rate_arithmetic_with_1h_writes_and_long_prompts() {
+    let env = Env::new();
+    let set = tempfile::tempdir().unwrap();
+    let expected = bill_set(set.path());
+    // The set has what the bill turns on: 1-hour writes for every model, prompts over 200k.
+    let text = std::fs::read_to_string(
+        std::fs::read_dir(
+            std::fs::read_dir(set.path().join("projects"))
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .path(),
+        )
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path(),
+    )
+    .unwrap();
+    assert!(text.contains("\"ephemeral_1h_input_tokens\":") && !text.contains("\"ephemeral_1h_input_tokens\":0,\"ephemeral_5m"));
+    env.ok(&["obs", "import", "transcripts", set.path().join("projects").to_str().unwrap()]);
+    let conn = env.db();
+    let long: i64 = count(
+        &conn,
+        "SELECT count(*) FROM usage WHERE model = 'claude-sonnet-4-5' AND input_tokens + cache_read_tokens + cache_write_tokens > 200000",
+    );
+    assert!(long > 0, "no Sonnet 4.5 prompt over 200k in the set");
+    let report = env.json(&["obs", "cost", "--by", "model", "--json"]);
+    let models = expected["models"].as_object().unwrap();
+    assert_eq!(report["rows"].as_array().unwrap().len(), models.len());
+    let mut priced = 0;
+    for row in report["rows"].as_array().unwrap() {
+        let key = row["key"].as_str().unwrap();
+        let want = &models[key];
+        for f in [
+            "input_tokens",
+            "output_tokens",
+            "cache_read_tokens",
+            "cache_write_tokens",
+            "cache_write_1h_tokens",
+        ] {
+            assert_eq!(row[f], want[f], "{key} {f}");
+        }
+        assert!(want["cache_write_1h_tokens"].as_i64().unwrap() * 10 > want["cache_write_tokens"].as_i64().unwrap() * 6);
+        if want["cost_complete"].as_bool().unwrap() {
+            let (got, want) = (row["cost_usd"].as_f64().unwrap(), want["cost_usd"].as_f64().unwrap());
+            assert!(close(got, want), "{key}: {got} vs the published-rate {want}");
+            priced += 1;
+        } else {
+            assert_eq!(row["cost_usd"], Value::Null, "{key}");
+        }
+    }
+    assert_eq!(priced, 4);
+    assert!(close(
+        report["totals"]["cost_usd"].as_f64().unwrap(),
+        expected["cost_usd"].as_f64().unwrap()
+    ));
+    // Where the entry has no 1-hour rate (gemini-2.5-pro in LiteLLM's catalog), the writes were
+    // priced at 2x its input rate and the stored cost_source says so.
+    let sources: Vec<(String, String)> = pairs(
+        &conn,
+        "SELECT DISTINCT model, cost_source FROM usage WHERE cost_source IS NOT NULL ORDER BY 1",
+    );
+    assert!(
+        sources.contains(&("gemini-2.5-pro".into(), "litellm:gemini-2.5-pro+1h=2x-input".into())),
+        "{sources:?}"
+    );
+    assert!(
+        sources.contains(&("claude-sonnet-4-5".into(), "anthropic:claude-sonnet-4-5".into())),
+        "{sources:?}"
+    );
+    // By day the same arithmetic holds.
+    let by_day = env.json(&["obs", "cost", "--by", "day", "--json"]);
+    for row in by_day["rows"].as_array().unwrap() {
+        let want = &expected["days"][row["key"].as_str().unwrap()];
+        assert_eq!(row["cache_write_1h_tokens"], want["cache_write_1h_tokens"]);
+        assert!(close(row["cost_usd"].as_f64().unwrap(), want["cost_usd"].as_f64().unwrap()));
+    }
+}
+
+#[test]
+fn a_rescan_fills_the_1h_split_of_rows_stored_before_it_was_kept() {
+    let env = Env::new();
+    let set = tempfile::tempdir().unwrap();
+    let expected = bill_set(set.path());
+    let projects = set.path().join("projects");
+    env.ok(&["obs", "import", "transcripts", projects.to_str().unwrap()]);
+    let conn = env.db();
+    let with_1h = count(&conn, "SELECT count(*) FROM usage WHERE cache_write_1h_tokens > 0");
+    // As a database migrated from before the split: every write 5-minute, priced so.
+    conn.execute_batch(
+        "UPDATE usage SET cache_write_1h_tokens = 0, cost_usd = cost_usd * 0.5;
+         DELETE FROM usage_rollup; DELETE FROM usage_daily; DELETE FROM usage_hourly;",
+    )
+    .unwrap();
+    let out = env.ok(&["obs", "import", "transcripts", "--rescan", projects.to_str().unwrap()]);
+    assert!(with_1h > 100, "{with_1h}");
+    assert_eq!(count(&conn, "SELECT count(*) FROM usage WHERE cache_write_1h_tokens > 0"), with_1h);
+    assert!(
+        out.contains("0 new") && out.contains(&format!("1-hour cache writes: {with_1h}\n")),
+        "{out}"
+    );
+    let report = env.json(&["obs", "cost", "--by", "model", "--json"]);
+    for row in report["rows"].as_array().unwrap() {
+        let want = &expected["models"][row["key"].as_str().unwrap()];
+        assert_eq!(row["cache_write_1h_tokens"], want["cache_write_1h_tokens"]);
+        if want["cost_complete"].as_bool().unwrap() {
+            assert!(
+                close(row["cost_usd"].as_f64().unwrap(), want["cost_usd"].as_f64().unwrap()),
+                "{row}"
+            );
+        }
+    }
+    // A second rescan changes nothing.
+    let again = env.ok(&["obs", "import", "transcripts", "--rescan", projects.to_str().unwrap()]);
+    assert!(again.contains("1-hour cache writes: 0"), "{again}");
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap() {
@@ -255,15 +478,27 @@ fn reimport_reads_only_new_lines_and_a_replaced_file_is_not_counted_twice() {
 #[test]
 fn a_fresh_home_looks_up_from_the_snapshot_and_creates_nothing() {
     let env = Env::new();
+    // A name of Anthropic's own API answers from the built-in published list, tier and all.
     let v = env.json(&["prices", "lookup", "claude-sonnet-4-5", "--json"]);
     assert_eq!(v["model"], "claude-sonnet-4-5");
     assert_eq!(v["key"], "claude-sonnet-4-5");
-    assert_eq!(v["plane"], "litellm");
+    assert_eq!(v["plane"], "anthropic");
     assert_eq!(v["builtin"], true);
     assert_eq!(v["input"], 3.0);
     assert_eq!(v["output"], 15.0);
     assert_eq!(v["cache_read"], 0.3);
     assert_eq!(v["cache_write"], 3.75);
+    assert_eq!(v["cache_write_1h"], 6.0);
+    assert_eq!(v["input_above_200k"], 6.0);
+    assert_eq!(v["cache_write_1h_above_200k"], 12.0);
+    let text = env.ok(&["prices", "lookup", "claude-sonnet-4-5"]);
+    assert!(
+        text.contains("(1-hour)") && text.contains("above 200k") && text.contains("long context"),
+        "{text}"
+    );
+    // Other names still come from the LiteLLM snapshot.
+    let v = env.json(&["prices", "lookup", "gemini-2.5-pro", "--json"]);
+    assert_eq!((v["plane"].as_str(), v["builtin"].as_bool()), (Some("litellm"), Some(true)));
     let status = env.json(&["prices", "status", "--json"]);
     let litellm = status["planes"]
         .as_array()
@@ -330,7 +565,10 @@ fn override_then_provider_plane_then_litellm() {
         (v["plane"].as_str(), v["input"].as_f64(), v["pool"].as_str()),
         (Some("cursor"), Some(7.0), Some("included"))
     );
+    // No `claude` plane: Anthropic's published list answers before LiteLLM.
     let v = env.json(&["prices", "lookup", "claude-opus-4-5", "claude", "--json"]);
+    assert_eq!(v["plane"], "anthropic");
+    let v = env.json(&["prices", "lookup", "gemini-2.5-pro", "claude", "--json"]);
     assert_eq!(v["plane"], "litellm");
     let v = env.json(&["prices", "lookup", "claude-sonnet-4-5", "cursor", "--json"]);
     assert_eq!((v["plane"].as_str(), v["builtin"].as_bool()), (Some("override"), Some(false)));
@@ -341,7 +579,7 @@ fn a_refresh_to_fewer_than_half_the_entries_is_refused_and_changes_nothing() {
     let env = Env::new();
     let out = env.ok(&["prices", "refresh", "litellm", "--from", CATALOG]);
     assert!(out.contains("litellm: 3882 entries"), "{out}");
-    let v = env.json(&["prices", "lookup", "claude-sonnet-4-5", "--json"]);
+    let v = env.json(&["prices", "lookup", "gemini-2.5-pro", "--json"]);
     assert_eq!(v["builtin"], false);
     let conn = env.db();
     let before: Vec<(String, f64)> = pairs(
@@ -547,7 +785,7 @@ fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
         .prepare(&format!("EXPLAIN QUERY PLAN {insert}"))
         .unwrap()
         .query_map(
-            rusqlite::params!["k", "s", "p", "r", "s", "c", "t", "m", 1, 2, 3, 4, 0.5, "x", "y"],
+            rusqlite::params!["k", "s", "p", "r", "s", "c", "t", "m", 1, 2, 3, 4, 0.5, "x", "y", 0],
             |r| r.get(3),
         )
         .unwrap()
@@ -561,7 +799,7 @@ fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
     let n = conn
         .execute(
             insert,
-            rusqlite::params![key, "spool", "p", "r", "s", "claude", ts, "m", 1, 2, 3, 4, 0.5, "x", "y"],
+            rusqlite::params![key, "spool", "p", "r", "s", "claude", ts, "m", 1, 2, 3, 4, 0.5, "x", "y", 0],
         )
         .unwrap();
     assert_eq!(n, 0);

@@ -1,7 +1,11 @@
--- `tlc obs cost --by day`: one row per key; ?1 since day, ?2 until day (inclusive), ?3 project (all NULL = no filter).
-SELECT key, group_concat(DISTINCT model), sum(responses), sum(priced), sum(input_tokens), sum(output_tokens),
-       sum(cache_read_tokens), sum(cache_write_tokens), sum(cost_usd)
+-- `tlc obs cost --by day`: one row per key and model (the report sums a key's models, and lists them
+-- under it with --breakdown); ?1 since day, ?2 until day (inclusive, UTC), ?3 project (NULL = no filter).
+-- Columns: key, model, responses, priced, the five token sums, cost_usd (NULL when none was priced),
+-- the projects (comma separated), the latest activity.
+SELECT key, model, sum(responses), sum(priced), sum(input_tokens), sum(output_tokens),
+       sum(cache_read_tokens), sum(cache_write_tokens), sum(cache_write_1h_tokens), sum(cost_usd),
+       group_concat(DISTINCT project), max(day)
 FROM cost_by_day
 WHERE (?1 IS NULL OR day >= ?1) AND (?2 IS NULL OR day <= ?2) AND (?3 IS NULL OR project = ?3)
-GROUP BY key
-ORDER BY key
+GROUP BY key, model
+ORDER BY key, model

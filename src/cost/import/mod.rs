@@ -119,6 +119,25 @@ pub struct Import<'a> {
     options: Options,
 }
 
+/// What an import of `dir` would read now: the files with bytes not yet imported and those bytes.
+/// Reads the stored offsets and the files' sizes only (the check `obs cost` makes, ~0.03 s for
+/// thousands of files), so it works on a read-only connection; `conn` `None` is a home without a
+/// database, where every transcript is new.
+pub fn pending(conn: Option<&Connection>, db: &Path, dir: &Path) -> Result<(u64, u64), CostError> {
+    let jobs = match conn {
+        Some(conn) => files::jobs(conn, db, dir, false)?
+            .1
+            .iter()
+            .map(files::Job::new_bytes)
+            .collect::<Vec<_>>(),
+        None => find_transcripts(dir)?
+            .iter()
+            .map(|(p, _)| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+            .collect(),
+    };
+    Ok((jobs.len() as u64, jobs.iter().sum()))
+}
+
 impl<'a> Import<'a> {
     /// An import into the home database `conn` (at `db`).
     pub fn new(conn: &'a mut Connection, db: &'a Path, catalog: &'a PriceCatalog<'a>, options: Options) -> Import<'a> {
