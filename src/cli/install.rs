@@ -13,6 +13,13 @@ pub struct InstallArgs {
     /// Print the plan and write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Also set Claude Code's statusLine to `tlc statusline` (alone, without a provider flag: only
+    /// that). Another command already there is left as it is unless --replace-statusline.
+    #[arg(long)]
+    pub statusline: bool,
+    /// With --statusline: replace another tool's statusLine.
+    #[arg(long, requires = "statusline")]
+    pub replace_statusline: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -86,6 +93,12 @@ fn write_with_backup(path: &Path, existed: bool, value: &serde_json::Value) -> a
 pub fn install(args: InstallArgs) -> anyhow::Result<()> {
     let exe = std::env::current_exe().map_err(|e| crate::error::refused(format!("cannot locate the tlc binary: {e}")))?;
     let exe = exe.display().to_string();
+    if args.statusline {
+        install_statusline(&exe, args.replace_statusline, args.dry_run)?;
+        if args.providers.0.is_empty() {
+            return Ok(());
+        }
+    }
     let explicit = !args.providers.0.is_empty();
     let mut done_any = false;
     for &p in PROVIDERS {
@@ -151,6 +164,91 @@ pub fn install(args: InstallArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn claude() -> Provider {
+    *PROVIDERS.iter().find(|p| p.name == "claude").expect("claude is a provider")
+}
+
+/// Whether a statusLine `command` is tlc's.
+fn is_ours(command: &str) -> bool {
+    command.trim_end().ends_with(" statusline")
+        && Path::new(command.trim_end().trim_end_matches(" statusline").trim_matches('"'))
+            .file_name()
+            .is_some_and(|n| n == "tlc")
+}
+
+/// `tlc install --statusline`: Claude Code's settings.json gets `statusLine` = `<tlc> statusline`.
+fn install_statusline(exe: &str, replace: bool, dry_run: bool) -> anyhow::Result<()> {
+    let p = claude();
+    let dir = p.config_dir().map_err(|e| crate::error::unusable(format!("statusline: {e}")))?;
+    let file = dir.join(p.settings_file);
+    let existing = read_json(&file)?;
+    let existed = existing.is_some();
+    let mut value = existing.unwrap_or_else(|| serde_json::json!({}));
+    let command = format!("{exe} statusline");
+    let current = value.get("statusLine").cloned();
+    let current_command = current
+        .as_ref()
+        .and_then(|s| s.get("command"))
+        .and_then(|c| c.as_str())
+        .map(str::to_string);
+    match &current_command {
+        Some(c) if *c == command => {
+            return render::out(&format!(
+                "statusline: {} already runs `{command}` — nothing to do\n",
+                file.display()
+            ));
+        }
+        Some(c) if !replace && !is_ours(c) => {
+            return Err(crate::error::refused(format!(
+                "statusline: {} already has a statusLine (`{c}`); left as it is (pass --replace-statusline to replace it)",
+                file.display()
+            )));
+        }
+        None if current.is_some() && !replace => {
+            return Err(crate::error::refused(format!(
+                "statusline: {} already has a statusLine that runs no command; left as it is (pass --replace-statusline to replace it)",
+                file.display()
+            )));
+        }
+        _ => {}
+    }
+    let Some(obj) = value.as_object_mut() else {
+        return Err(crate::error::unusable(format!(
+            "{}: not a JSON object; left as it is",
+            file.display()
+        )));
+    };
+    if dry_run {
+        return render::out(&format!(
+            "statusline: would set statusLine to `{command}` in {} (dry run: nothing written)\n",
+            file.display()
+        ));
+    }
+    obj.insert(
+        "statusLine".into(),
+        serde_json::json!({"type": "command", "command": command, "padding": 0}),
+    );
+    if !dir.is_dir() {
+        std::fs::create_dir_all(&dir).map_err(|e| crate::error::refused(format!("{}: cannot create: {e}", dir.display())))?;
+    }
+    let backup = write_with_backup(&file, existed, &value)?;
+    render::out(&format!("statusline: set statusLine to `{command}` in {}\n", file.display()))?;
+    if let Some(b) = backup {
+        render::out(&format!("  backup: {}\n", b.display()))?;
+    }
+    Ok(())
+}
+
+/// Removes tlc's statusLine (only tlc's) from `value`; whether it did.
+fn uninstall_statusline(value: &mut serde_json::Value) -> bool {
+    let ours = value
+        .get("statusLine")
+        .and_then(|s| s.get("command"))
+        .and_then(|c| c.as_str())
+        .is_some_and(is_ours);
+    ours && value.as_object_mut().is_some_and(|o| o.remove("statusLine").is_some())
+}
+
 pub fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
     for &p in PROVIDERS {
         let file = match p.config_dir() {
@@ -161,7 +259,10 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
             }
         };
         let Some(mut value) = read_json(&file)? else { continue };
-        let removed = wiring::uninstall(p, &mut value);
+        let mut removed = wiring::uninstall(p, &mut value);
+        if p.name == "claude" && uninstall_statusline(&mut value) {
+            removed.push("statusLine".into());
+        }
         if removed.is_empty() {
             render::out(&format!("{}: {} has no tlc entries\n", p.name, file.display()))?;
             continue;

@@ -24,6 +24,7 @@ mod prices;
 mod ship;
 mod stable;
 mod status;
+mod statusline;
 
 pub use context::Ctx;
 
@@ -59,6 +60,9 @@ pub enum Command {
     },
     /// Add tlc's hook entries to Claude Code's settings.json and Cursor's hooks.json.
     Install(install::InstallArgs),
+    /// Claude Code's statusLine: reads its JSON on stdin, prints one line (model, session cost,
+    /// today's cost, the active 5-hour block, context used).
+    Statusline,
     /// Remove exactly tlc's hook entries from the providers' settings.
     Uninstall(install::UninstallArgs),
     /// Read the record back: reports, events, decisions, live feed, export, prune, import.
@@ -150,6 +154,11 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
 pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
     // The hot path skips building the whole command tree: `tlc hook <provider>` runs on every
     // tool call, and clap's full parse costs a sizable share of the hook's budget.
+    if let [_, cmd] = args.as_slice() {
+        if cmd == "statusline" {
+            return statusline::run();
+        }
+    }
     if let [_, cmd, name] = args.as_slice() {
         if cmd == "hook" {
             if let Some(provider) = name.to_str().and_then(crate::hook::provider::by_name) {
@@ -180,6 +189,7 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         },
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
+        Command::Statusline => statusline::run(),
         Command::Obs(cmd) => obs::run(&ctx, cmd),
         Command::Init(args) => init::run(&ctx, args),
         Command::Doctor(args) => doctor::run(&ctx, args),

@@ -17,6 +17,7 @@ mod plain_line;
 pub mod rates;
 pub mod report;
 pub mod snapshot;
+pub mod statusline;
 pub mod transcript;
 pub mod usage;
 

@@ -964,3 +964,223 @@ fn every_insert_into_usage_looks_its_key_up_first() {
     }
     assert_eq!(checked.len(), 1, "{checked:?}");
 }
+
+mod tools;
+
+/// ccusage's report of `config_dir` (`<dir>/projects/...`), as JSON.
+fn ccusage(config_dir: &Path, args: &[&str]) -> Value {
+    let out = Command::new(tools::ccusage())
+        .args(args)
+        .args(["--json", "--offline"])
+        .env("CLAUDE_CONFIG_DIR", config_dir)
+        .env("TZ", "UTC")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "ccusage {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn blocks_match_ccusage_start_end_and_tokens() {
+    // Sessions of a few responses each, 7 hours apart: blocks, and silences longer than 5 hours
+    // between them (gaps); and the bill set, whose sessions overlap into back-to-back blocks.
+    for args in [
+        vec!["--sessions", "5", "--messages", "5", "--seed", "3"],
+        vec!["--sessions", "6", "--messages", "40", "--seed", "12", "--one-hour", "0.7"],
+    ] {
+        let set = tempfile::tempdir().unwrap();
+        generate(GENERATOR, set.path(), &args);
+        let env = Env::new();
+        env.ok(&["obs", "import", "transcripts", set.path().join("projects").to_str().unwrap()]);
+        let ours = env.json(&["obs", "cost", "--by", "block", "--json"]);
+        let theirs = ccusage(set.path(), &["blocks"]);
+        let mut theirs_gaps: Vec<(String, String)> = Vec::new();
+        let mut theirs_blocks: Vec<&Value> = Vec::new();
+        for b in theirs["blocks"].as_array().unwrap() {
+            if b["isGap"] == true {
+                theirs_gaps.push((b["startTime"].as_str().unwrap().into(), b["endTime"].as_str().unwrap().into()));
+            } else {
+                theirs_blocks.push(b);
+            }
+        }
+        theirs_blocks.sort_by_key(|b| b["startTime"].as_str().unwrap().to_string());
+        let rows = ours["rows"].as_array().unwrap();
+        let (gaps, blocks): (Vec<&Value>, Vec<&Value>) = rows.iter().partition(|r| r["block"]["gap"] == true);
+        assert_eq!(blocks.len(), theirs_blocks.len(), "{args:?}");
+        assert!(blocks.len() >= 5, "{args:?}");
+        for (o, t) in blocks.iter().zip(&theirs_blocks) {
+            let b = &o["block"];
+            assert_eq!(b["start"], t["startTime"]);
+            assert_eq!(b["end"], t["endTime"]);
+            assert_eq!(b["actual_end"], t["actualEndTime"]);
+            assert_eq!(o["responses"], t["entries"]);
+            let tc = &t["tokenCounts"];
+            assert_eq!(o["input_tokens"], tc["inputTokens"]);
+            assert_eq!(o["output_tokens"], tc["outputTokens"]);
+            assert_eq!(o["cache_write_tokens"], tc["cacheCreationInputTokens"]);
+            assert_eq!(o["cache_read_tokens"], tc["cacheReadInputTokens"]);
+            assert_eq!(o["total_tokens"], t["totalTokens"]);
+            let mut models: Vec<&str> = t["models"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+            models.sort();
+            assert_eq!(o["models"], serde_json::json!(models));
+            assert_eq!(b["active"], false);
+        }
+        let mut ours_gaps: Vec<(String, String)> = gaps
+            .iter()
+            .map(|g| {
+                (
+                    g["block"]["start"].as_str().unwrap().into(),
+                    g["block"]["end"].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        ours_gaps.sort();
+        theirs_gaps.sort();
+        assert_eq!(ours_gaps, theirs_gaps, "{args:?}");
+        if args[3] == "5" {
+            assert!(!ours_gaps.is_empty(), "sessions 7 hours apart leave gaps");
+        }
+    }
+}
+
+#[test]
+fn the_active_block_has_a_burn_rate_and_a_projection() {
+    let set = tempfile::tempdir().unwrap();
+    generate(GENERATOR, set.path(), &["--sessions", "1", "--messages", "6", "--seed", "3"]);
+    let env = Env::new();
+    env.ok(&["obs", "import", "transcripts", set.path().join("projects").to_str().unwrap()]);
+    let all = env.json(&["obs", "cost", "--by", "block", "--json"]);
+    let last = all["rows"].as_array().unwrap().last().unwrap().clone();
+    let b = &last["block"];
+    // An hour after the last response the block is active; its end is the start plus 5 hours.
+    let actual_end = chrono::DateTime::parse_from_rfc3339(b["actual_end"].as_str().unwrap()).unwrap();
+    let end = chrono::DateTime::parse_from_rfc3339(b["end"].as_str().unwrap()).unwrap();
+    let now = actual_end + chrono::Duration::minutes(10);
+    assert!(
+        now < end,
+        "the set's last block should still be open 10 minutes after its last response"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_tlc"))
+        .args(["obs", "cost", "--by", "block", "--json"])
+        .env("TLC_HOME", &env.home)
+        .env("TLC_NOW", now.to_rfc3339())
+        .current_dir(&env.cwd)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let active = v["rows"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(active["block"]["active"], true);
+    let rate = &active["block"]["burn_rate"];
+    let first = chrono::DateTime::parse_from_rfc3339(&format!(
+        "{}",
+        v["rows"].as_array().unwrap().last().unwrap()["block"]["start"].as_str().unwrap()
+    ))
+    .unwrap();
+    assert!(first <= actual_end);
+    let tokens = active["total_tokens"].as_f64().unwrap();
+    let tpm = rate["tokens_per_minute"].as_f64().unwrap();
+    let cph = rate["cost_per_hour"].as_f64().unwrap();
+    assert!(tpm > 0.0 && cph > 0.0, "{rate}");
+    let p = &active["block"]["projection"];
+    let remaining = (end - now).num_seconds() as f64 / 60.0;
+    assert_eq!(p["remaining_minutes"].as_i64().unwrap(), remaining.round() as i64);
+    assert_eq!(p["total_tokens"].as_i64().unwrap(), (tokens + tpm * remaining).round() as i64);
+    let cost = active["cost_usd"].as_f64().unwrap();
+    assert!((p["total_cost"].as_f64().unwrap() - ((cost + cph / 60.0 * remaining) * 100.0).round() / 100.0).abs() < 1e-9);
+    // Past the block's end nothing is active.
+    let later = Command::new(env!("CARGO_BIN_EXE_tlc"))
+        .args(["obs", "cost", "--by", "block", "--json"])
+        .env("TLC_HOME", &env.home)
+        .env("TLC_NOW", (end + chrono::Duration::minutes(1)).to_rfc3339())
+        .current_dir(&env.cwd)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&later.stdout).unwrap();
+    assert!(v["rows"].as_array().unwrap().iter().all(|r| r["block"]["active"] == false));
+}
+
+#[test]
+fn unpriced_is_null_in_the_exported_csv_and_duckdb_sums_it_to_the_json_total() {
+    let env = Env::new();
+    let set = tempfile::tempdir().unwrap();
+    let expected = bill_set(set.path());
+    env.ok(&["obs", "import", "transcripts", set.path().join("projects").to_str().unwrap()]);
+    let json = env.json(&["obs", "cost", "--by", "model", "--json"]);
+    let total = json["totals"]["cost_usd"].as_f64().unwrap();
+    assert!(close(total, expected["cost_usd"].as_f64().unwrap()));
+    let csv = env.cwd.join("by-model.csv");
+    std::fs::write(&csv, env.ok(&["obs", "cost", "--by", "model", "--format", "csv"])).unwrap();
+    let export = env.cwd.join("daily.csv");
+    env.ok(&["obs", "export", "cost_daily_rows", "--out", export.to_str().unwrap()]);
+    for (file, column) in [(&csv, "\"cost (USD)\""), (&export, "cost_usd")] {
+        let row = tools::duckdb_row(&format!(
+            "SELECT sum({column}), count({column}), count(*), count(*) FILTER (WHERE {column} IS NULL AND model = 'acme-unlisted-model-1') FROM read_csv('{}', header = true)",
+            file.display()
+        ));
+        let sum = row[0].as_f64().unwrap();
+        assert!(close(sum, total), "{}: {sum} vs {total}", file.display());
+        let (priced, all, unpriced) = (row[1].as_i64().unwrap(), row[2].as_i64().unwrap(), row[3].as_i64().unwrap());
+        assert!(unpriced > 0 && priced + unpriced == all, "{}: {row:?}", file.display());
+    }
+    // sqlite3 over the views: the unpriced model's cost is NULL, not 0.
+    let conn = env.db();
+    for view in ["cost_rows", "cost_daily_rows", "cost_hourly_rows", "cost_by_model"] {
+        let zero = count(
+            &conn,
+            &format!("SELECT count(*) FROM {view} WHERE model = 'acme-unlisted-model-1' AND cost_usd = 0"),
+        );
+        let null = count(
+            &conn,
+            &format!("SELECT count(*) FROM {view} WHERE model = 'acme-unlisted-model-1' AND cost_usd IS NULL"),
+        );
+        assert!(zero == 0 && null > 0, "{view}: {zero} zero, {null} NULL");
+    }
+}
+
+#[test]
+fn a_first_cost_report_says_what_to_run_when_transcripts_are_not_imported() {
+    let env = Env::new();
+    let claude = env.cwd.join("claude");
+    copy_dir(Path::new(SAMPLE), &claude);
+    let report = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_tlc"))
+            .args(args)
+            .env("TLC_HOME", &env.home)
+            .env("CLAUDE_CONFIG_DIR", &claude)
+            .current_dir(&env.cwd)
+            .output()
+            .unwrap()
+    };
+    // Nothing imported: one line says what to run, and the read-only report creates nothing.
+    let out = report(&["obs", "cost"]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("4 transcript file(s)") && err.contains("tlc obs import transcripts"),
+        "{err}"
+    );
+    assert!(!env.home.exists());
+    let out = report(&["obs", "import", "transcripts"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Everything imported: no hint.
+    let out = report(&["obs", "cost"]);
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("not imported"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A transcript grew: the hint names one file.
+    let file = std::fs::read_dir(claude.join("projects/-home-dev-project-0"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    f.write_all(b"{\"type\":\"user\"}\n").unwrap();
+    let out = report(&["obs", "cost", "--json"]);
+    assert!(out.stderr.is_empty(), "JSON output stays clean");
+    let out = report(&["obs", "cost"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 transcript file(s)"));
+}
