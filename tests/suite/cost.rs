@@ -1184,3 +1184,122 @@ fn a_first_cost_report_says_what_to_run_when_transcripts_are_not_imported() {
     let out = report(&["obs", "cost"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 transcript file(s)"));
 }
+
+/// Claude Code's statusLine payload (tests/fixtures/statusline.json, laid out as Claude Code's
+/// statusline documentation gives it) for `session` and `transcript`.
+fn statusline_payload(session: &str, transcript: &Path) -> String {
+    include_str!("fixtures/statusline.json")
+        .replace("SESSION", session)
+        .replace("TRANSCRIPT", transcript.to_str().unwrap())
+}
+
+fn statusline(env: &Env, stdin: &[u8], now: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tlc"))
+        .arg("statusline")
+        .env("TLC_HOME", &env.home)
+        .env("TLC_NOW", now)
+        .current_dir(&env.cwd)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn the_statusline_prints_session_today_block_and_context_from_the_home_database() {
+    let env = Env::new();
+    let set = tempfile::tempdir().unwrap();
+    generate(
+        GENERATOR,
+        set.path(),
+        &["--sessions", "1", "--messages", "6", "--seed", "3", "--one-hour", "0.7"],
+    );
+    let file = std::fs::read_dir(
+        std::fs::read_dir(set.path().join("projects"))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path(),
+    )
+    .unwrap()
+    .next()
+    .unwrap()
+    .unwrap()
+    .path();
+    let session = file.file_stem().unwrap().to_str().unwrap().to_string();
+    let payload = statusline_payload(&session, &file);
+
+    // Nothing recorded yet: a line all the same, and no file created.
+    let out = statusline(&env, payload.as_bytes(), "2026-11-20T12:00:00Z");
+    assert!(out.status.success());
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        line.starts_with("Sonnet 4.5 | - session · - today · no active block | ctx "),
+        "{line}"
+    );
+    assert!(!env.home.exists());
+
+    env.ok(&["obs", "import", "transcripts", set.path().join("projects").to_str().unwrap()]);
+    let by_session = env.json(&["obs", "cost", "--by", "session", "--json"]);
+    let session_cost = by_session["totals"]["cost_usd"].as_f64().unwrap();
+    let blocks = env.json(&["obs", "cost", "--by", "block", "--json"]);
+    let last = blocks["rows"].as_array().unwrap().last().unwrap().clone();
+    let now = chrono::DateTime::parse_from_rfc3339(last["block"]["actual_end"].as_str().unwrap()).unwrap() + chrono::Duration::minutes(10);
+    let out = statusline(&env, payload.as_bytes(), &now.to_rfc3339());
+    assert!(out.status.success());
+    let line = String::from_utf8(out.stdout).unwrap();
+    let usd = |v: f64| if v >= 0.01 { format!("${v:.4}") } else { format!("${v:.6}") };
+    let today = env.json(&[
+        "obs",
+        "cost",
+        "--by",
+        "day",
+        "--since",
+        &now.to_rfc3339()[..10],
+        "--until",
+        &now.to_rfc3339()[..10],
+        "--json",
+    ]);
+    assert!(line.contains(&format!("{} session", usd(session_cost))), "{line}");
+    assert!(
+        line.contains(&format!("{} today", usd(today["totals"]["cost_usd"].as_f64().unwrap()))),
+        "{line}"
+    );
+    assert!(
+        line.contains(&format!("{} block (", usd(last["cost_usd"].as_f64().unwrap()))),
+        "{line}"
+    );
+    // The context: the transcript's last response's prompt.
+    let last_usage = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["message"]["usage"].is_object())
+        .last()
+        .unwrap();
+    let u = &last_usage["message"]["usage"];
+    let ctx = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
+        .iter()
+        .map(|k| u[*k].as_i64().unwrap())
+        .sum::<i64>();
+    let digits = ctx.to_string();
+    let grouped: Vec<&str> = digits
+        .as_bytes()
+        .rchunks(3)
+        .rev()
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect();
+    assert!(line.contains(&format!("ctx {} (", grouped.join(","))), "{line}");
+    assert_eq!(line.lines().count(), 1);
+
+    // Whatever arrives, a line and exit 0.
+    for junk in [&b""[..], b"not json", b"{\"model\": 7}", &[0xff, 0xfe, 0x00][..]] {
+        let out = statusline(&env, junk, &now.to_rfc3339());
+        assert!(out.status.success());
+        assert!(String::from_utf8(out.stdout).unwrap().starts_with("Claude | "));
+    }
+}

@@ -166,3 +166,48 @@ fn demo_replays_a_claude_session_through_the_hook() {
         "a used directory is refused"
     );
 }
+
+#[test]
+fn install_statusline_wires_it_without_touching_another_tools_unless_asked() {
+    let w = World::new();
+    let claude = w.dir.path().join("claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let run = |args: &[&str]| w.cmd(args).env("CLAUDE_CONFIG_DIR", &claude).output().unwrap();
+    let read = || serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(claude.join("settings.json")).unwrap()).unwrap();
+    let other = serde_json::json!({"model": "opus", "statusLine": {"type": "command", "command": "~/.claude/statusline.sh"}});
+    std::fs::write(claude.join("settings.json"), serde_json::to_string_pretty(&other).unwrap()).unwrap();
+
+    // Another tool's statusLine is left as it is, and said so.
+    let out = run(&["install", "--statusline"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("statusline.sh") && stderr(&out).contains("--replace-statusline"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(), other);
+    // --statusline alone wires no hooks; asked to replace, it does.
+    let out = run(&["install", "--statusline", "--replace-statusline"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = read();
+    let cmd = v["statusLine"]["command"].as_str().unwrap();
+    assert!(cmd.ends_with(" statusline") && cmd.contains("tlc"), "{cmd}");
+    assert_eq!(v["statusLine"]["type"], "command");
+    assert_eq!(v["model"], "opus");
+    assert!(v.get("hooks").is_none(), "{v}");
+    // Twice changes nothing; the command it wrote runs and prints one line.
+    let again = run(&["install", "--statusline"]);
+    assert!(stdout(&again).contains("nothing to do"), "{}", stdout(&again));
+    // Uninstall takes tlc's statusLine out and leaves the rest.
+    let out = run(&["uninstall"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = read();
+    assert!(v.get("statusLine").is_none(), "{v}");
+    assert_eq!(v["model"], "opus");
+    // On a settings.json without one, it is simply added (and with a provider flag, the hooks too).
+    let out = run(&["install", "--statusline", "--claude"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v = read();
+    assert!(v["statusLine"]["command"].as_str().unwrap().ends_with(" statusline"));
+    assert!(v["hooks"]["PreToolUse"].is_array());
+}
