@@ -1,0 +1,121 @@
+//! `tlc statusline` benchmark, whole process (run with `cargo bench --bench statusline`):
+//! Claude Code runs the statusLine command after every message, so it is measured like the hook:
+//! the median of N runs (`TLC_BENCH_RUNS`, default 200) of `tlc statusline` with a statusLine
+//! payload on stdin, against a home database holding an imported set of transcripts (with an
+//! active block: `TLC_NOW` is set just after its last response), interleaved with a no-op
+//! process (`true`) started the same way; the ratio of the medians and peak memory.
+//!
+//! Budget (DESIGN.md): under 4x a no-op process.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+use common::{median, tlc};
+
+fn run_once(program: &Path, args: &[&str], payload: &[u8], home: &Path, now: &str) -> (Duration, i64) {
+    let start = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .env("TLC_HOME", home)
+        .env("TLC_NOW", now)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // A no-op may exit before reading: a broken pipe is expected there.
+    let _ = child.stdin.take().expect("stdin").write_all(payload);
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 on our own child pid with valid out-pointers.
+    unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed();
+    drop(child);
+    (elapsed, usage.ru_maxrss)
+}
+
+fn main() {
+    let runs: usize = std::env::var("TLC_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(200);
+    let bin = tlc();
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let set = scratch.path().join("set");
+    let status = Command::new("python3")
+        .arg(manifest.join("tools/gen-transcripts.py"))
+        .arg(&set)
+        .args(["--sessions", "200", "--messages", "60", "--seed", "12", "--one-hour", "0.7"])
+        .status()
+        .expect("python3");
+    assert!(status.success(), "gen-transcripts.py failed");
+    let home = scratch.path().join("home");
+    let out = Command::new(&bin)
+        .args(["obs", "import", "transcripts"])
+        .arg(set.join("projects"))
+        .env("TLC_HOME", &home)
+        .output()
+        .expect("import");
+    assert!(out.status.success(), "import: {}", String::from_utf8_lossy(&out.stderr));
+    // The last session's transcript, and a time just after its last response.
+    let mut files: Vec<PathBuf> = std::fs::read_dir(set.join("projects"))
+        .expect("projects")
+        .flatten()
+        .flat_map(|p| std::fs::read_dir(p.path()).expect("project").flatten().map(|f| f.path()))
+        .collect();
+    files.sort();
+    let transcript = files.last().expect("a transcript").clone();
+    let blocks = Command::new(&bin)
+        .args(["obs", "cost", "--by", "block", "--json", "--last", "1"])
+        .env("TLC_HOME", &home)
+        .output()
+        .expect("blocks");
+    let v: serde_json::Value = serde_json::from_slice(&blocks.stdout).expect("json");
+    let last = v["rows"][0]["block"]["actual_end"].as_str().expect("a block").to_string();
+    let now = chrono::DateTime::parse_from_rfc3339(&last).expect("time") + chrono::Duration::minutes(5);
+    let now = now.to_rfc3339();
+    let session = transcript.file_stem().expect("name").to_string_lossy().into_owned();
+    let payload = include_str!("../tests/fixtures/statusline.json")
+        .replace("SESSION", &session)
+        .replace("TRANSCRIPT", &transcript.to_string_lossy());
+    let payload = payload.as_bytes();
+    let line = Command::new(&bin)
+        .arg("statusline")
+        .env("TLC_HOME", &home)
+        .env("TLC_NOW", &now)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().expect("stdin").write_all(payload)?;
+            c.wait_with_output()
+        })
+        .expect("statusline");
+    let true_bin = PathBuf::from(if Path::new("/bin/true").exists() { "/bin/true" } else { "/usr/bin/true" });
+    for _ in 0..10 {
+        run_once(&bin, &["statusline"], payload, &home, &now);
+        run_once(&true_bin, &[], payload, &home, &now);
+    }
+    let (mut ours, mut noop, mut rss) = (Vec::new(), Vec::new(), 0);
+    for _ in 0..runs {
+        let (t, r) = run_once(&bin, &["statusline"], payload, &home, &now);
+        ours.push(t);
+        rss = rss.max(r);
+        noop.push(run_once(&true_bin, &[], payload, &home, &now).0);
+    }
+    let (ours, noop) = (median(ours), median(noop));
+    println!(
+        "statusline: whole process, {runs} runs, home database of {} responses",
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find(|l| l.starts_with("responses"))
+            .unwrap_or("")
+    );
+    println!("  line              {}", String::from_utf8_lossy(&line.stdout).trim_end());
+    println!("  median statusline {:.3} ms", ours.as_secs_f64() * 1e3);
+    println!("  median no-op      {:.3} ms (true, started the same way)", noop.as_secs_f64() * 1e3);
+    println!("  ratio             {:.2}x (budget < 4x)", ours.as_secs_f64() / noop.as_secs_f64());
+    println!("  peak memory       {:.1} MiB (max RSS)", rss as f64 / 1024.0);
+}
