@@ -141,7 +141,7 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>, rescan: bool) -> anyhow::R
     );
     if rescan {
         text += &format!(
-            "responses given their 1-hour cache writes: {}\n",
+            "responses given their 1-hour cache writes or a new price: {}\n",
             render::thousands(total.refilled as i64)
         );
     }

@@ -313,9 +313,10 @@ impl<'c> UsageWriter<'c> {
         Ok(n > 0)
     }
 
-    /// `--rescan`: gives a stored `transcript` row (found by `row`'s dedup key) the 1-hour part of
-    /// its cache writes and its cost priced with it; `false` when no row changed (none stored, or
-    /// already the same split). The caller rebuilds the rollups afterwards ([`rebuild_rollup`]).
+    /// `--rescan`: gives the stored row of `row`'s dedup key (imported or spooled) the 1-hour part
+    /// of its cache writes and its cost priced with it; `false` when no row changed (none stored,
+    /// or already the same split and price). The caller rebuilds the rollups afterwards
+    /// ([`rebuild_rollup`]).
     pub fn refill(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
         let n = self.conn.prepare_cached(q::USAGE_REFILL)?.execute(params![
             row.dedup_key,

@@ -55,9 +55,9 @@ pub struct Options {
     /// the process, so only for a command that ends with the import. Default off.
     pub keep_freed_memory: bool,
     /// Read every file from the top, even those read to their end (`--rescan`): a response
-    /// already stored gets the 1-hour part of its cache writes, and its cost priced with it, when
-    /// the stored row lacks it (rows stored before the split was kept); new ones are stored as
-    /// usual. Takes the row path; the rollups are rebuilt from `usage` at the end. Default off.
+    /// already stored gets the 1-hour part of its cache writes, and its cost priced again with it
+    /// and today's catalog, when either differs (rows stored before the split was kept, or priced
+    /// from an older catalog); new ones are stored as usual. Takes the row path; the rollups are rebuilt from `usage` at the end. Default off.
     pub rescan: bool,
 }
 
