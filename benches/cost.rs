@@ -253,8 +253,16 @@ fn ccusage_rules(r: &serde_json::Value, per_kind_tier: bool, u: [i64; 5]) -> f64
         let usd = tiered(input, input_rate, rate("input_above_200k"))
             + tiered(output, rate("output").unwrap_or(0.0), rate("output_above_200k"))
             + tiered(read, rate("cache_read").unwrap_or(0.0), rate("cache_read_above_200k"))
-            + tiered(write_5m, rate("cache_write").unwrap_or(input_rate * 1.25), rate("cache_write_above_200k"))
-            + tiered(write_1h, rate("cache_write_1h").unwrap_or(input_rate * 2.0), rate("cache_write_1h_above_200k"));
+            + tiered(
+                write_5m,
+                rate("cache_write").unwrap_or(input_rate * 1.25),
+                rate("cache_write_above_200k"),
+            )
+            + tiered(
+                write_1h,
+                rate("cache_write_1h").unwrap_or(input_rate * 2.0),
+                rate("cache_write_1h_above_200k"),
+            );
         return usd / 1e6;
     }
     let above = input + read + write > 200_000 && rate("input_above_200k").is_some();
@@ -280,7 +288,18 @@ fn bill(tlc: &Path, scratch: &Path, catalog: &str, ccusage: Option<&Path>) {
     let status = Command::new("python3")
         .arg(manifest().join("tools/gen-transcripts.py"))
         .arg(&set)
-        .args(["--sessions", "300", "--messages", "60", "--seed", "12", "--one-hour", "0.7", "--prices", catalog])
+        .args([
+            "--sessions",
+            "300",
+            "--messages",
+            "60",
+            "--seed",
+            "12",
+            "--one-hour",
+            "0.7",
+            "--prices",
+            catalog,
+        ])
         .arg("--published")
         .arg(manifest().join("src/cost/anthropic-prices.toml"))
         .status()
@@ -289,7 +308,11 @@ fn bill(tlc: &Path, scratch: &Path, catalog: &str, ccusage: Option<&Path>) {
     let expected: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(set.join("expected.json")).expect("expected.json")).expect("json");
     let home = scratch.join("home-bill");
-    ok(tlc, &["obs", "import", "transcripts", set.join("projects").to_str().expect("utf-8")], &home);
+    ok(
+        tlc,
+        &["obs", "import", "transcripts", set.join("projects").to_str().expect("utf-8")],
+        &home,
+    );
     let (_, report) = ok(tlc, &["obs", "cost", "--by", "model", "--json"], &home);
     let report: serde_json::Value = serde_json::from_str(&report).expect("json");
     let ours: std::collections::BTreeMap<String, Option<f64>> = report["rows"]
@@ -323,7 +346,9 @@ fn bill(tlc: &Path, scratch: &Path, catalog: &str, ccusage: Option<&Path>) {
         .prepare("SELECT model, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens FROM usage")
         .expect("usage");
     let rows = st
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?])))
+        .query_map([], |r| {
+            Ok((r.get::<_, String>(0)?, [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?]))
+        })
         .expect("rows");
     for row in rows {
         let (model, u): (String, [i64; 5]) = row.expect("row");
@@ -352,7 +377,10 @@ fn bill(tlc: &Path, scratch: &Path, catalog: &str, ccusage: Option<&Path>) {
     );
     let (mut tp, mut tt, mut tc) = (0.0, 0.0, 0.0);
     for (model, want) in expected["models"].as_object().expect("models") {
-        let published = want["cost_complete"].as_bool().unwrap_or(false).then(|| want["cost_usd"].as_f64().unwrap_or(0.0));
+        let published = want["cost_complete"]
+            .as_bool()
+            .unwrap_or(false)
+            .then(|| want["cost_usd"].as_f64().unwrap_or(0.0));
         let tlc_cost = ours.get(model).copied().flatten();
         let cc = theirs.as_ref().map(|m| m.get(model).copied().unwrap_or(0.0));
         tp += published.unwrap_or(0.0);

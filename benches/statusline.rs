@@ -93,7 +93,11 @@ fn main() {
             c.wait_with_output()
         })
         .expect("statusline");
-    let true_bin = PathBuf::from(if Path::new("/bin/true").exists() { "/bin/true" } else { "/usr/bin/true" });
+    let true_bin = PathBuf::from(if Path::new("/bin/true").exists() {
+        "/bin/true"
+    } else {
+        "/usr/bin/true"
+    });
     for _ in 0..10 {
         run_once(&bin, &["statusline"], payload, &home, &now);
         run_once(&true_bin, &[], payload, &home, &now);
@@ -115,7 +119,10 @@ fn main() {
     );
     println!("  line              {}", String::from_utf8_lossy(&line.stdout).trim_end());
     println!("  median statusline {:.3} ms", ours.as_secs_f64() * 1e3);
-    println!("  median no-op      {:.3} ms (true, started the same way)", noop.as_secs_f64() * 1e3);
+    println!(
+        "  median no-op      {:.3} ms (true, started the same way)",
+        noop.as_secs_f64() * 1e3
+    );
     println!("  ratio             {:.2}x (budget < 4x)", ours.as_secs_f64() / noop.as_secs_f64());
     println!("  peak memory       {:.1} MiB (max RSS)", rss as f64 / 1024.0);
 }

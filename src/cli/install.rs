@@ -165,7 +165,7 @@ pub fn install(args: InstallArgs) -> anyhow::Result<()> {
 }
 
 fn claude() -> Provider {
-    *PROVIDERS.iter().find(|p| p.name == "claude").expect("claude is a provider")
+    PROVIDERS.iter().find(|p| p.name == "claude").expect("claude is a provider")
 }
 
 /// Whether a statusLine `command` is tlc's.

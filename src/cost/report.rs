@@ -235,6 +235,11 @@ pub struct CostReports<'c> {
     kind: DbKind,
 }
 
+/// A block being summed: its row, start, first and last response.
+type OpenBlock = (CostRow, DateTime<Utc>, DateTime<Utc>, DateTime<Utc>);
+/// The hourly rows of one (hour, at_hour), with their first and last response.
+type Chunk = (String, DateTime<Utc>, DateTime<Utc>, Vec<HourRow>);
+
 /// One row of `report_hourly.sql`.
 struct HourRow {
     hour: String,
@@ -417,8 +422,8 @@ impl<'c> CostReports<'c> {
         let span = Duration::hours(BLOCK_HOURS);
         let mut out: Vec<CostRow> = Vec::new();
         // The open block: its row, start, first and last response.
-        let mut open: Option<(CostRow, DateTime<Utc>, DateTime<Utc>, DateTime<Utc>)> = None;
-        let close = |out: &mut Vec<CostRow>, (mut row, start, first, last): (CostRow, DateTime<Utc>, DateTime<Utc>, DateTime<Utc>)| {
+        let mut open: Option<OpenBlock> = None;
+        let close = |out: &mut Vec<CostRow>, (mut row, start, first, last): OpenBlock| {
             let end = start + span;
             let active = opts.now - last < span && opts.now < end;
             row.finish();
@@ -439,7 +444,7 @@ impl<'c> CostReports<'c> {
             out.push(row);
         };
         // The rows of one (hour, at_hour) are one chunk: its first and last response decide.
-        let mut chunks: Vec<(String, DateTime<Utc>, DateTime<Utc>, Vec<HourRow>)> = Vec::new();
+        let mut chunks: Vec<Chunk> = Vec::new();
         for h in self.hours(filter, opts.tz.is_some())? {
             if filter.since.is_some() || filter.until.is_some() {
                 let day = local_day(&tz, h.first)?;

@@ -174,7 +174,7 @@ pub fn render(s: &Status) -> String {
         None => line += " · no active block",
     }
     if let Some((used, window)) = s.context {
-        let pct = if window > 0 { used * 100 / window } else { 0 };
+        let pct = (used * 100).checked_div(window).unwrap_or(0);
         line += &format!(" | ctx {} ({pct}%)", crate::render::thousands(used as i64));
     }
     line

@@ -41,6 +41,9 @@ struct Kept {
     payload: Option<String>,
     duration_ms: Option<i64>,
     tokens: Option<[i64; 4]>,
+    /// The 1-hour part of the cache writes (absent in lines kept by an older binary: 0).
+    #[serde(default)]
+    cache_write_1h: i64,
     cost_usd: Option<f64>,
     cost_source: Option<String>,
     cost_pool: Option<String>,
@@ -65,6 +68,7 @@ impl Kept {
             payload: ev.payload.clone(),
             duration_ms: ev.duration_ms,
             tokens: ev.tokens.map(|t| [t.input, t.output, t.cache_read, t.cache_write]),
+            cache_write_1h: ev.tokens.map_or(0, |t| t.cache_write_1h),
             cost_usd: ev.cost_usd,
             cost_source: ev.cost_source.clone(),
             cost_pool: ev.cost_pool.clone(),
@@ -190,6 +194,7 @@ pub fn drain(state_dir: &Path, es: &EventStore<'_>) -> Result<Option<Drained>, S
                     output,
                     cache_read,
                     cache_write,
+                    cache_write_1h: k.cache_write_1h,
                 }),
                 cost_usd: k.cost_usd,
                 cost_source: k.cost_source.as_deref(),

@@ -289,6 +289,7 @@ impl<'c> EventStore<'c> {
                     output: output.unwrap_or(0),
                     cache_read: r.get::<_, Option<i64>>(15)?.unwrap_or(0),
                     cache_write: r.get::<_, Option<i64>>(16)?.unwrap_or(0),
+                    cache_write_1h: r.get::<_, Option<i64>>(21)?.unwrap_or(0),
                 }),
             };
             Ok(StoredEvent {

@@ -1074,11 +1074,8 @@ fn the_active_block_has_a_burn_rate_and_a_projection() {
     let active = v["rows"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(active["block"]["active"], true);
     let rate = &active["block"]["burn_rate"];
-    let first = chrono::DateTime::parse_from_rfc3339(&format!(
-        "{}",
-        v["rows"].as_array().unwrap().last().unwrap()["block"]["start"].as_str().unwrap()
-    ))
-    .unwrap();
+    let first =
+        chrono::DateTime::parse_from_rfc3339(v["rows"].as_array().unwrap().last().unwrap()["block"]["start"].as_str().unwrap()).unwrap();
     assert!(first <= actual_end);
     let tokens = active["total_tokens"].as_f64().unwrap();
     let tpm = rate["tokens_per_minute"].as_f64().unwrap();
@@ -1280,8 +1277,7 @@ fn the_statusline_prints_session_today_block_and_context_from_the_home_database(
         .unwrap()
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["message"]["usage"].is_object())
-        .last()
+        .rfind(|v| v["message"]["usage"].is_object())
         .unwrap();
     let u = &last_usage["message"]["usage"];
     let ctx = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
