@@ -3,10 +3,9 @@
 use super::Ctx;
 use crate::cost::catalog::PriceCatalog;
 use crate::cost::import::{Import, ImportSummary, Options};
-use crate::cost::report::{CostBy, CostFilter, CostOptions, CostReport, CostReports, CostRow, Order};
+use crate::cost::report::{CostBy, CostFilter, CostOptions, CostReport, CostReports, CostRow, Order, ReportError};
 use crate::render::{self, Cell, Format, Progress, Table};
 use crate::store::{self, DbKind, Store};
-use anyhow::Context;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -245,9 +244,12 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
     };
     let report = match store::open_read(kind, &path)? {
         Some(store) => {
-            let report = CostReports::new(store.conn(), kind)
-                .report_with(&filter, &opts)
-                .with_context(|| path.display().to_string())?;
+            let report = match CostReports::new(store.conn(), kind).report_with(&filter, &opts) {
+                Ok(r) => r,
+                // A zone the reports cannot group exactly is the operator's input to change.
+                Err(e @ ReportError::PartialHourZone { .. }) => return Err(crate::error::unusable(e.to_string())),
+                Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
+            };
             if kind == DbKind::Home && format != Format::Json {
                 not_imported_hint(store.conn());
             }

@@ -420,10 +420,24 @@ fn a_rescan_fills_the_1h_split_of_rows_stored_before_it_was_kept() {
             );
         }
     }
-    assert!(changing > with_1h);
     // A second rescan changes nothing.
     let again = env.ok(&["obs", "import", "transcripts", "--rescan", projects.to_str().unwrap()]);
     assert!(again.contains("or a new price: 0\n"), "{again}");
+    // Rows whose split is right but whose price is stale (priced from an older catalog) are
+    // priced again.
+    conn.execute_batch(
+        "UPDATE usage SET cost_usd = cost_usd * 2, cost_source = 'litellm:old'
+         WHERE id IN (SELECT id FROM usage WHERE cost_usd > 0 ORDER BY id LIMIT 10)",
+    )
+    .unwrap();
+    let stale = env.ok(&["obs", "import", "transcripts", "--rescan", projects.to_str().unwrap()]);
+    assert!(stale.contains("or a new price: 10\n"), "{stale}");
+    assert_eq!(count(&conn, "SELECT count(*) FROM usage WHERE cost_source = 'litellm:old'"), 0);
+    let after = env.json(&["obs", "cost", "--by", "model", "--json"]);
+    assert!(close(
+        after["totals"]["cost_usd"].as_f64().unwrap(),
+        expected["cost_usd"].as_f64().unwrap()
+    ));
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -1300,4 +1314,114 @@ fn the_statusline_prints_session_today_block_and_context_from_the_home_database(
         assert!(out.status.success());
         assert!(String::from_utf8(out.stdout).unwrap().starts_with("Claude | "));
     }
+}
+
+#[test]
+fn report_options_breakdown_order_last_compact_days_timezone_and_sessions() {
+    let env = Env::new();
+    env.ok(&["obs", "import", "transcripts", &format!("{SAMPLE}/projects")]);
+    let conn = env.db();
+    let rows = |v: &Value| v["rows"].as_array().unwrap().clone();
+    let keys = |v: &Value| rows(v).iter().map(|r| r["key"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+
+    // --breakdown: each row's models, summing to the row.
+    let v = env.json(&["obs", "cost", "--by", "day", "--breakdown", "--json"]);
+    for r in rows(&v) {
+        let parts = r["breakdown"].as_array().unwrap();
+        assert_eq!(parts.len(), r["models"].as_array().unwrap().len());
+        for f in ["responses", "input_tokens", "cache_write_tokens", "total_tokens"] {
+            assert_eq!(
+                parts.iter().map(|p| p[f].as_i64().unwrap()).sum::<i64>(),
+                r[f].as_i64().unwrap(),
+                "{f}"
+            );
+        }
+    }
+    // In CSV the per-model rows replace the day rows, so a column still sums to the total.
+    let csv = env.ok(&["obs", "cost", "--by", "day", "--breakdown", "--format", "csv"]);
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(&header[..2], ["day", "model"]);
+    let input = header.iter().position(|h| *h == "input").unwrap();
+    let sum: i64 = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(input).unwrap().parse::<i64>().unwrap())
+        .sum();
+    assert_eq!(sum, v["totals"]["input_tokens"].as_i64().unwrap());
+
+    // --order, --last, YYYYMMDD days.
+    let asc = keys(&env.json(&["obs", "cost", "--json"]));
+    assert!(asc.len() >= 2 && asc.windows(2).all(|w| w[0] < w[1]), "{asc:?}");
+    let mut desc = keys(&env.json(&["obs", "cost", "--order", "desc", "--json"]));
+    desc.reverse();
+    assert_eq!(desc, asc);
+    let last = env.json(&["obs", "cost", "--last", "1", "--json"]);
+    assert_eq!(keys(&last), [asc.last().unwrap().clone()]);
+    assert_eq!(
+        last["totals"]["responses"],
+        rows(&last)[0]["responses"],
+        "the totals are the rows shown"
+    );
+    assert_eq!(
+        env.json(&["obs", "cost", "--since", "20261121", "--until", "20261121", "--json"]),
+        env.json(&["obs", "cost", "--since", "2026-11-21", "--until", "2026-11-21", "--json"])
+    );
+
+    // --timezone: each response on its local day (sqlite3's own arithmetic as the reference).
+    let tokyo = env.json(&["obs", "cost", "--timezone", "Asia/Tokyo", "--json"]);
+    let want: Vec<(String, i64)> = pairs(
+        &conn,
+        "SELECT substr(datetime(ts, '+9 hours'), 1, 10), count(*) FROM usage GROUP BY 1 ORDER BY 1",
+    );
+    let got: Vec<(String, i64)> = rows(&tokyo)
+        .iter()
+        .map(|r| (r["key"].as_str().unwrap().to_string(), r["responses"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(got, want);
+    let utc: Vec<(String, i64)> = rows(&env.json(&["obs", "cost", "--json"]))
+        .iter()
+        .map(|r| (r["key"].as_str().unwrap().to_string(), r["responses"].as_i64().unwrap()))
+        .collect();
+    assert_ne!(got, utc, "the sample has responses after 15:00 UTC, on the next day in Tokyo");
+    let ny = env.json(&[
+        "obs",
+        "cost",
+        "--timezone",
+        "America/New_York",
+        "--since",
+        "20261120",
+        "--until",
+        "20261120",
+        "--json",
+    ]);
+    let want: i64 = count(
+        &conn,
+        "SELECT count(*) FROM usage WHERE substr(datetime(ts, '-5 hours'), 1, 10) = '2026-11-20'",
+    );
+    assert_eq!(ny["totals"]["responses"].as_i64().unwrap(), want);
+    let out = env.run(&["obs", "cost", "--timezone", "Asia/Kolkata"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("+05:30"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = env.run(&["obs", "cost", "--timezone", "Mars/Olympus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Mars/Olympus"));
+
+    // --by session: project and last activity, in time order.
+    let s = env.json(&["obs", "cost", "--by", "session", "--json"]);
+    let last_seen: Vec<(String, String)> = pairs(&conn, "SELECT session_id, max(ts) FROM usage GROUP BY 1 ORDER BY 2");
+    let got: Vec<(String, String)> = rows(&s)
+        .iter()
+        .map(|r| {
+            (
+                r["key"].as_str().unwrap().to_string(),
+                r["last_activity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(got, last_seen);
+    assert!(rows(&s).iter().all(|r| r["project"].as_str().unwrap().starts_with("project-")));
 }

@@ -52,7 +52,9 @@ fn the_session_transcript_adds_up_to_its_expected_totals_and_prices() {
             r.get(0)
         })
         .unwrap();
-    assert_eq!(source, "litellm:claude-sonnet-4-5-20250929");
+    // Anthropic's published list answers before LiteLLM for a name of Anthropic's own API (the
+    // same rates here: no 1-hour writes, no prompt over 200k).
+    assert_eq!(source, "anthropic:claude-sonnet-4-5");
     // The report reads the same numbers.
     let rep: serde_json::Value = serde_json::from_str(&w.ok(&["obs", "report", SID, "--json"])).unwrap();
     assert_eq!(rep["output_tokens"], 575);
