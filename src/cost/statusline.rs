@@ -95,6 +95,7 @@ pub fn status(payload: &Payload, home_db: &Path, now: DateTime<Utc>) -> Status {
         }
         let today = crate::clock::stamp(now)[..10].to_string();
         s.today = sum(q::STATUSLINE_DAY, &today);
+        // Only the hours that can hold the active block: a few rows whatever the table's size.
         let since = crate::clock::stamp(now - Duration::hours(super::report::BLOCK_HOURS * 2))[..10].to_string();
         let opts = CostOptions {
             by: CostBy::Block,
@@ -103,6 +104,7 @@ pub fn status(payload: &Payload, home_db: &Path, now: DateTime<Utc>) -> Status {
         };
         let filter = CostFilter {
             since: Some(since),
+            until: Some(today),
             ..CostFilter::default()
         };
         if let Ok(r) = CostReports::new(conn, DbKind::Home).report_with(&filter, &opts) {
