@@ -237,7 +237,8 @@ fn main() {
 /// 1-hour writes) is priced at the base rate up to 200,000 of that kind and at the long-context
 /// rate past it; for a model whose catalog entry has `*_above_200k` rates (gemini-2.5-pro), the
 /// whole request takes them when its prompt is over 200,000; a missing cache-write rate is 1.25x
-/// the input rate that applies, a missing 1-hour rate 2x.
+/// the base input rate (below the tier and above it), a missing 1-hour rate 2x the input rate
+/// that applies.
 fn ccusage_rules(r: &serde_json::Value, per_kind_tier: bool, u: [i64; 5]) -> f64 {
     let rate = |k: &str| r[k].as_f64();
     let [input, output, read, write, write_1h] = u;
@@ -278,7 +279,7 @@ fn ccusage_rules(r: &serde_json::Value, per_kind_tier: bool, u: [i64; 5]) -> f64
     (input as f64 * i
         + output as f64 * pick("output").unwrap_or(0.0)
         + read as f64 * pick("cache_read").unwrap_or(0.0)
-        + write_5m as f64 * i * 1.25
+        + write_5m as f64 * input_rate * 1.25
         + write_1h as f64 * r["cache_write_1h"].as_f64().unwrap_or(i * 2.0))
         / 1e6
 }
