@@ -77,7 +77,7 @@ fn main() {
     let now = chrono::DateTime::parse_from_rfc3339(&last).expect("time") + chrono::Duration::minutes(5);
     let now = now.to_rfc3339();
     let session = transcript.file_stem().expect("name").to_string_lossy().into_owned();
-    let payload = include_str!("../tests/fixtures/statusline.json")
+    let payload = include_str!("../tests/suite/statusline.json")
         .replace("SESSION", &session)
         .replace("TRANSCRIPT", &transcript.to_string_lossy());
     let payload = payload.as_bytes();

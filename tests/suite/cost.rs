@@ -65,6 +65,14 @@ impl Env {
         Env { home, cwd, _dir: dir }
     }
 
+    /// `tlc` in this test's clean environment, to add arguments and variables to.
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(crate::common::TLC);
+        crate::common::isolate(&mut c, &self.home, &self._dir.path().join("user"));
+        c.current_dir(&self.cwd);
+        c
+    }
+
     fn run(&self, args: &[&str]) -> Output {
         let mut c = Command::new(crate::common::TLC);
         crate::common::isolate(&mut c, &self.home, &self._dir.path().join("user"));
@@ -981,7 +989,7 @@ fn every_insert_into_usage_looks_its_key_up_first() {
     assert_eq!(checked.len(), 1, "{checked:?}");
 }
 
-mod tools;
+use crate::cost_tools as tools;
 
 /// ccusage's report of `config_dir` (`<dir>/projects/...`), as JSON.
 fn ccusage(config_dir: &Path, args: &[&str]) -> Value {
@@ -1077,11 +1085,10 @@ fn the_active_block_has_a_burn_rate_and_a_projection() {
         now < end,
         "the set's last block should still be open 10 minutes after its last response"
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_tlc"))
+    let out = env
+        .cmd()
         .args(["obs", "cost", "--by", "block", "--json"])
-        .env("TLC_HOME", &env.home)
         .env("TLC_NOW", now.to_rfc3339())
-        .current_dir(&env.cwd)
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -1102,11 +1109,10 @@ fn the_active_block_has_a_burn_rate_and_a_projection() {
     let cost = active["cost_usd"].as_f64().unwrap();
     assert!((p["total_cost"].as_f64().unwrap() - ((cost + cph / 60.0 * remaining) * 100.0).round() / 100.0).abs() < 1e-9);
     // Past the block's end nothing is active.
-    let later = Command::new(env!("CARGO_BIN_EXE_tlc"))
+    let later = env
+        .cmd()
         .args(["obs", "cost", "--by", "block", "--json"])
-        .env("TLC_HOME", &env.home)
         .env("TLC_NOW", (end + chrono::Duration::minutes(1)).to_rfc3339())
-        .current_dir(&env.cwd)
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&later.stdout).unwrap();
@@ -1156,15 +1162,7 @@ fn a_first_cost_report_says_what_to_run_when_transcripts_are_not_imported() {
     let env = Env::new();
     let claude = env.cwd.join("claude");
     copy_dir(Path::new(SAMPLE), &claude);
-    let report = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_tlc"))
-            .args(args)
-            .env("TLC_HOME", &env.home)
-            .env("CLAUDE_CONFIG_DIR", &claude)
-            .current_dir(&env.cwd)
-            .output()
-            .unwrap()
-    };
+    let report = |args: &[&str]| env.cmd().args(args).env("CLAUDE_CONFIG_DIR", &claude).output().unwrap();
     // Nothing imported: one line says what to run, and the read-only report creates nothing.
     let out = report(&["obs", "cost"]);
     assert!(out.status.success());
@@ -1201,17 +1199,16 @@ fn a_first_cost_report_says_what_to_run_when_transcripts_are_not_imported() {
 /// Claude Code's statusLine payload (tests/fixtures/statusline.json, laid out as Claude Code's
 /// statusline documentation gives it) for `session` and `transcript`.
 fn statusline_payload(session: &str, transcript: &Path) -> String {
-    include_str!("fixtures/statusline.json")
+    include_str!("statusline.json")
         .replace("SESSION", session)
         .replace("TRANSCRIPT", transcript.to_str().unwrap())
 }
 
 fn statusline(env: &Env, stdin: &[u8], now: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tlc"))
+    let mut child = env
+        .cmd()
         .arg("statusline")
-        .env("TLC_HOME", &env.home)
         .env("TLC_NOW", now)
-        .current_dir(&env.cwd)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

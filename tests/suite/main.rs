@@ -5,6 +5,7 @@
 
 mod agent_support;
 mod common;
+mod cost_tools;
 mod ship_support;
 
 mod adopt;
