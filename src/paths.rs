@@ -3,7 +3,8 @@
 //! `TLC_HOME` (default `~/.tlc/harness`) holds the machine tier and the home database. The
 //! project root is `TLC_PROJECT_DIR` when set, else the git top level of the working directory
 //! (found by walking up to a `.git` entry, never by running git: this runs on every hook), else
-//! the working directory itself.
+//! the working directory itself. A hook whose provider names its project in the environment
+//! (Claude Code's `CLAUDE_PROJECT_DIR`) starts from that folder instead: see [`Paths::for_hook`].
 
 use std::path::{Path, PathBuf};
 
@@ -31,6 +32,36 @@ impl Paths {
     pub fn from_env() -> Result<Paths, PathsError> {
         let cwd = std::env::current_dir().map_err(PathsError::WorkingDirectory)?;
         Self::from_env_at(&cwd)
+    }
+
+    /// Resolves every location for a hook of a provider that names its project folder in the
+    /// environment variable `project_env`: when it is set to an existing folder, the project
+    /// root is that folder's git top level (else the folder itself) — whatever the working
+    /// directory and `TLC_PROJECT_DIR` say. Claude Code runs each hook in the agent's current
+    /// shell folder, which a `cd` moves (into a subfolder, or a nested repository that must not
+    /// be adopted), and sets `CLAUDE_PROJECT_DIR` to the folder it was started in.
+    ///
+    /// Otherwise the usual rules apply: `TLC_PROJECT_DIR`, then the working directory. The
+    /// payload's own `cwd` is never used: it names the same folder as the hook's working
+    /// directory, and a path inside a payload is data, not a place to write.
+    pub fn for_hook(project_env: Option<&str>) -> Result<Paths, PathsError> {
+        let cwd = std::env::current_dir().map_err(PathsError::WorkingDirectory)?;
+        let named = project_env
+            .and_then(std::env::var_os)
+            .filter(|v| !v.is_empty())
+            .map(|d| absolute(&cwd, Path::new(&d)))
+            .filter(|d| d.is_dir());
+        match named {
+            Some(dir) => {
+                let home = home_dir()?;
+                let (root, in_git) = match git_top_level(&dir) {
+                    Some(top) => (top, true),
+                    None => (dir, false),
+                };
+                Ok(Paths { home, root, in_git })
+            }
+            None => Self::from_env_at(&cwd),
+        }
     }
 
     /// Resolves every location as if the process ran in `cwd`.

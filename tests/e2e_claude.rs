@@ -7,9 +7,9 @@
 
 mod e2e_support;
 
-use e2e_support::api::{bash, conversation, text, Role, ScriptedApi, Sent, Step, Usage};
-use e2e_support::{HookCall, Scratch};
-use serde_json::Value;
+use e2e_support::api::{bash, conversation, text, tool, Role, ScriptedApi, Sent, Step, Usage};
+use e2e_support::{HookCall, Scratch, MODEL};
+use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -150,7 +150,6 @@ fn scripted_totals(sent: &[Sent], markers: &[&str], lines: &BTreeMap<String, (bo
     totals
 }
 
-#[allow(dead_code)]
 fn final_totals(sent: &[Sent], markers: &[&str]) -> Usage {
     let mut u = Usage::default();
     for r in sent {
@@ -178,13 +177,42 @@ fn assert_tokens(s: &Scratch, want: &BTreeMap<String, Usage>) {
     assert_eq!(here["totals"]["cost_complete"], true, "{here}");
 }
 
+/// Every request was one the script knows (messages, or the client's `HEAD /` reachability check),
+/// and no conversation ran past its script.
 fn assert_no_unexpected(api: &ScriptedApi) {
+    for r in api.received() {
+        let known = (r.method == "HEAD" && r.path == "/") || (r.method == "POST" && r.path.starts_with("/v1/messages"));
+        assert!(known, "an unscripted request: {} {}", r.method, r.path);
+    }
     let odd: Vec<Sent> = api
         .sent()
         .into_iter()
         .filter(|r| matches!(r.role, Role::Unexpected { .. }))
         .collect();
     assert!(odd.is_empty(), "requests beyond the script: {odd:?}");
+}
+
+/// Every stop found its response in the transcript within the bounded wait; prints the waits.
+fn assert_stops_caught_up(s: &Scratch, scenario: &str) {
+    let db = s.db();
+    let mut stmt = db
+        .prepare(
+            "SELECT json_extract(attrs, '$.event'), json_extract(attrs, '$.transcript_wait_ms'), json_extract(attrs, '$.transcript_behind')
+             FROM events WHERE kind IN ('stop', 'subagent.end') ORDER BY id",
+        )
+        .unwrap();
+    let waits: Vec<(String, Option<i64>, Option<bool>)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!waits.is_empty());
+    for (event, waited, behind) in &waits {
+        // A SubagentStop whose transcript was never written (the /compact agent's) has nothing to wait for.
+        assert!(waited.is_some() || event == "SubagentStop", "{event}: no wait recorded");
+        assert_eq!(*behind, None, "{event}: gave up waiting for its response");
+    }
+    eprintln!("{scenario}: transcript waits at stops (ms): {waits:?}");
 }
 
 fn rollup(s: &Scratch) -> Value {
@@ -203,6 +231,185 @@ fn ok(run: &e2e_support::Run) {
         run.result,
         String::from_utf8_lossy(&run.output.stderr)
     );
+}
+
+#[test]
+fn tools_and_a_subagent() {
+    let s = Scratch::new();
+    let notes = s.repo.join("notes.md");
+    let notes = notes.to_string_lossy();
+    let api = ScriptedApi::start(vec![
+        conversation(
+            "E2E-FULL-TASK",
+            vec![
+                Step::Respond(vec![text("I will run a shell command first."), bash("echo hello > out.txt && ls")]),
+                Step::Respond(vec![tool(
+                    "Write",
+                    json!({"file_path": notes, "content": "# Notes\n\nfirst line\n"}),
+                )]),
+                Step::Respond(vec![tool(
+                    "Edit",
+                    json!({"file_path": notes, "old_string": "first line", "new_string": "edited line", "replace_all": false}),
+                )]),
+                Step::Respond(vec![bash("ls /nonexistent-dir-for-tlc-e2e")]),
+                Step::Respond(vec![tool("Read", json!({"file_path": notes}))]),
+                Step::Respond(vec![tool(
+                    "Agent",
+                    json!({"description": "Sub task", "prompt": "E2E-SUBAGENT-TASK: run echo", "subagent_type": "general-purpose"}),
+                )]),
+                Step::Respond(vec![
+                    text("All done: ran commands, wrote and edited notes.md, "),
+                    text("and delegated to a subagent."),
+                ]),
+            ],
+        ),
+        conversation(
+            "E2E-SUBAGENT-TASK",
+            vec![
+                Step::Respond(vec![bash("echo from-subagent > sub.txt")]),
+                Step::Respond(vec![text("Subagent finished: from-subagent")]),
+            ],
+        ),
+    ]);
+    let run = s.claude(&api, "E2E-FULL-TASK do the task", &[]);
+    ok(&run);
+    assert_no_unexpected(&api);
+    assert_eq!(std::fs::read_to_string(s.repo.join("out.txt")).unwrap(), "hello\n");
+    assert_eq!(
+        std::fs::read_to_string(s.repo.join("notes.md")).unwrap(),
+        "# Notes\n\nedited line\n"
+    );
+    assert_eq!(std::fs::read_to_string(s.repo.join("sub.txt")).unwrap(), "from-subagent\n");
+
+    let calls = assert_one_row_per_hook_call(&s);
+    let sent = api.sent();
+    let lines = transcript_lines(&s);
+    let want = scripted_totals(&sent, &["E2E-FULL-TASK", "E2E-SUBAGENT-TASK"], &lines);
+    assert_tokens(&s, &want);
+
+    // Claude Code's own figure for the main thread is what the scripted API sent for it.
+    let main = final_totals(&sent, &["E2E-FULL-TASK"]);
+    assert_eq!(run.result["usage"]["input_tokens"].as_u64(), Some(main.input));
+    assert_eq!(run.result["usage"]["output_tokens"].as_u64(), Some(main.output));
+
+    // The subagent: its responses are in the project database, attributed to the session; the
+    // Agent tool's own usage figure is recorded beside them and is its last response's.
+    let sub: Vec<&Sent> = sent
+        .iter()
+        .filter(|r| matches!(&r.role, Role::Scripted { marker, .. } if marker == "E2E-SUBAGENT-TASK"))
+        .collect();
+    assert_eq!(sub.len(), 2);
+    for r in &sub {
+        let n = count(
+            &s,
+            &format!(
+                "SELECT count(*) FROM events WHERE kind = 'generation.end' AND dedup_key = 'gen:{}:{}'",
+                r.message_id, r.request_id
+            ),
+        );
+        assert_eq!(n, 1, "subagent response {} recorded once", r.message_id);
+    }
+    let agent_usage: Value = serde_json::from_str(
+        &s.db()
+            .query_row(
+                "SELECT json_extract(attrs, '$.subagent_usage') FROM events WHERE tool = 'Agent' AND phase = 'end'",
+                [],
+                |r| r.get::<_, String>(0),
+            )
+            .unwrap(),
+    )
+    .unwrap();
+    let last = sub.last().unwrap().usage;
+    assert_eq!(
+        agent_usage,
+        json!({"input_tokens": last.input, "output_tokens": last.output, "cache_read_tokens": last.cache_read, "cache_write_tokens": last.cache_write}),
+        "the Agent tool's usage is the subagent's last response, as the scripted API sent it"
+    );
+    let mut sub_final = Usage::default();
+    for r in &sub {
+        sub_final.add(r.usage);
+    }
+    assert_ne!(
+        agent_usage["output_tokens"].as_u64(),
+        Some(sub_final.output),
+        "it is not the subagent's total"
+    );
+
+    // The subagent's Bash call is attributed to it.
+    let agent_id = calls
+        .iter()
+        .find(|c| c.event == "SubagentStart")
+        .and_then(|c| c.payload["agent_id"].as_str())
+        .expect("SubagentStart names its agent")
+        .to_string();
+    let sub_shell = count(
+        &s,
+        &format!("SELECT count(*) FROM events WHERE kind = 'shell.start' AND parent_span_id = '{agent_id}' AND json_extract(attrs, '$.agent_type') = 'general-purpose'"),
+    );
+    assert_eq!(sub_shell, 1);
+
+    // Durations are the tool's own, as the payload states them.
+    for c in calls.iter().filter(|c| c.event == "PostToolUse" || c.event == "PostToolUseFailure") {
+        let id = c.payload["tool_use_id"].as_str().unwrap();
+        let want = c.payload["duration_ms"].as_i64().expect("duration_ms");
+        let got: i64 = s
+            .db()
+            .query_row(
+                "SELECT duration_ms FROM events WHERE phase IN ('end', 'fail') AND span_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(got, want, "{id}");
+    }
+    // The failing Bash: its error and is_interrupt.
+    let (error, interrupt): (String, bool) = s
+        .db()
+        .query_row(
+            "SELECT json_extract(attrs, '$.error'), json_extract(attrs, '$.is_interrupt') FROM events WHERE kind = 'tool.fail'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(error.contains("nonexistent-dir-for-tlc-e2e"), "{error}");
+    assert!(!interrupt);
+
+    // The response the Stop is about was counted by the Stop's own record (not left to SessionEnd).
+    let last_main = sent
+        .iter()
+        .rfind(|r| matches!(&r.role, Role::Scripted { marker, .. } if marker == "E2E-FULL-TASK"))
+        .unwrap();
+    let (generation, end): (i64, i64) = s
+        .db()
+        .query_row(
+            "SELECT (SELECT id FROM events WHERE dedup_key = ?1), (SELECT id FROM events WHERE kind = 'session.end')",
+            [format!("gen:{}:{}", last_main.message_id, last_main.request_id)],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(generation < end, "the last response was recorded by the Stop");
+    assert_stops_caught_up(&s, "tools_and_a_subagent");
+
+    let rep = rollup(&s);
+    // The response count counts responses with text, not text blocks: two here.
+    assert_eq!(rep["responses"], 2, "{rep}");
+    assert_eq!(rep["models"], json!([MODEL]), "{rep}");
+    let session = run.result["session_id"].as_str().unwrap();
+    let (model, first_seen, first_event, ended): (Option<String>, String, String, Option<String>) = s
+        .db()
+        .query_row(
+            "SELECT model, first_seen, (SELECT min(ts) FROM events WHERE session_id = ?1), ended_at FROM sessions WHERE session_id = ?1",
+            [session],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(model.as_deref(), Some(MODEL), "the session's model comes from its responses");
+    assert_eq!(first_seen, first_event);
+    assert!(ended.is_some());
+    let subagents = rep["subagents"].as_array().unwrap();
+    assert_eq!(subagents.len(), 1, "{rep}");
+    assert_eq!(subagents[0]["type"], "general-purpose");
+    eprintln!("tools_and_a_subagent: claude ran {:.2} s", run.took.as_secs_f64());
 }
 
 #[test]
@@ -248,7 +455,7 @@ fn assert_stays_in_the_project(s: &Scratch, session: &str, sub: &Path) {
         .query_row("SELECT count(*), count(ended_at) FROM sessions", [], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap();
     assert_eq!((sessions, ended), (1, 1), "one ended session");
-    let other = count(&s, &format!("SELECT count(*) FROM sessions WHERE session_id <> '{session}'"));
+    let other = count(s, &format!("SELECT count(*) FROM sessions WHERE session_id <> '{session}'"));
     assert_eq!(other, 0);
 }
 
@@ -276,4 +483,193 @@ fn a_cd_into_a_subfolder_stays_in_the_project() {
     assert_stays_in_the_project(&s, run.result["session_id"].as_str().unwrap(), &sub);
     let lines = transcript_lines(&s);
     assert_tokens(&s, &scripted_totals(&api.sent(), &["E2E-CD-TASK"], &lines));
+}
+
+#[test]
+fn a_cd_into_a_nested_repository_stays_in_the_project() {
+    let s = Scratch::new();
+    let api = ScriptedApi::start(vec![conversation(
+        "E2E-NESTED-TASK",
+        vec![
+            Step::Respond(vec![bash("mkdir -p vendor/lib && cd vendor/lib && git init -q && pwd")]),
+            Step::Respond(vec![bash("echo inside-nested > x.txt && pwd")]),
+            Step::Respond(vec![text("nested test finished.")]),
+        ],
+    )]);
+    let run = s.claude(&api, "E2E-NESTED-TASK go into a nested repository", &[]);
+    ok(&run);
+    assert_no_unexpected(&api);
+    let nested = s.repo.join("vendor/lib");
+    assert!(nested.join("x.txt").exists() && nested.join(".git").exists());
+    let calls = assert_one_row_per_hook_call(&s);
+    assert_eq!(Path::new(&calls.last().unwrap().pwd), nested.as_path());
+    assert_stays_in_the_project(&s, run.result["session_id"].as_str().unwrap(), &nested);
+    let lines = transcript_lines(&s);
+    assert_tokens(&s, &scripted_totals(&api.sent(), &["E2E-NESTED-TASK"], &lines));
+}
+
+#[test]
+fn compact_on_a_resumed_session() {
+    let s = Scratch::new();
+    let api = ScriptedApi::start(vec![
+        conversation(
+            "E2E-COMPACT-TASK",
+            vec![
+                Step::Respond(vec![bash("echo one > one.txt")]),
+                Step::Respond(vec![tool(
+                    "Write",
+                    json!({"file_path": s.repo.join("two.md").to_string_lossy(), "content": "two\n"}),
+                )]),
+                Step::Respond(vec![text("first run done")]),
+            ],
+        ),
+        conversation("E2E-COMPACT-AGAIN", vec![Step::Respond(vec![text("Hi again.")])]),
+    ]);
+    let first = s.claude(&api, "E2E-COMPACT-TASK start", &[]);
+    ok(&first);
+    let session = first.result["session_id"].as_str().unwrap().to_string();
+    let compact = s.claude(&api, "/compact", &["--resume", &session]);
+    assert!(compact.output.status.success(), "{}", compact.result);
+    let again = s.claude(&api, "E2E-COMPACT-AGAIN say hi", &["--resume", &session]);
+    ok(&again);
+    assert_no_unexpected(&api);
+    let sent = api.sent();
+    assert_eq!(sent.iter().filter(|r| r.role == Role::Compact).count(), 1, "one /compact request");
+
+    let calls = assert_one_row_per_hook_call(&s);
+    let sources: Vec<&str> = calls
+        .iter()
+        .filter(|c| c.event == "SessionStart")
+        .map(|c| c.payload["source"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(sources, ["startup", "resume", "compact", "resume"]);
+    // Claude Code wrote a <synthetic> line after the compaction; it is no response.
+    let synthetic = s
+        .transcripts()
+        .iter()
+        .any(|p| std::fs::read_to_string(p).unwrap().contains("\"model\":\"<synthetic>\""));
+    assert!(synthetic, "the transcript has its <synthetic> line");
+    assert_eq!(count(&s, "SELECT count(*) FROM events WHERE model = '<synthetic>'"), 0);
+    // The /compact request's own usage is in no transcript (docs/cost.md): the totals are the
+    // scripted conversations'.
+    let lines = transcript_lines(&s);
+    assert_tokens(&s, &scripted_totals(&sent, &["E2E-COMPACT-TASK", "E2E-COMPACT-AGAIN"], &lines));
+    assert_stops_caught_up(&s, "compact_on_a_resumed_session");
+    let rep = rollup(&s);
+    assert_eq!(rep["compactions"], 1, "{rep}");
+    assert_eq!(rep["cost_incomplete"], false, "{rep}");
+    assert_eq!(count(&s, "SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"), 1);
+}
+
+#[test]
+fn an_api_error_ends_the_turn_with_stop_failure() {
+    let s = Scratch::new();
+    let api = ScriptedApi::start(vec![conversation(
+        "E2E-APIERROR-TASK",
+        vec![Step::Fail {
+            status: 400,
+            kind: "invalid_request_error".into(),
+            message: "scripted: this request is refused".into(),
+        }],
+    )]);
+    let run = s.claude(&api, "E2E-APIERROR-TASK fail", &[]);
+    assert_eq!(run.result["is_error"], true, "{}", run.result);
+    assert_no_unexpected(&api);
+    let calls = assert_one_row_per_hook_call(&s);
+    assert!(calls.iter().any(|c| c.event == "StopFailure"), "StopFailure is wired and fired");
+    assert!(!calls.iter().any(|c| c.event == "Stop"));
+    let failure = calls.iter().find(|c| c.event == "StopFailure").unwrap();
+    let (kind, error, details): (String, String, String) = s
+        .db()
+        .query_row(
+            "SELECT kind, json_extract(attrs, '$.error'), json_extract(attrs, '$.error_message') FROM events
+             WHERE json_extract(attrs, '$.event') = 'StopFailure'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(kind, "stop.failure");
+    assert_eq!(Some(error.as_str()), failure.payload["error"].as_str());
+    assert!(details.contains("scripted: this request is refused"), "{details}");
+    assert_eq!(count(&s, "SELECT count(*) FROM events WHERE kind = 'unknown'"), 0);
+    assert_tokens(&s, &BTreeMap::new());
+    let rep = rollup(&s);
+    assert_eq!(rep["cost_incomplete"], false, "{rep}");
+    assert_eq!(rep["models"], json!([]), "{rep}");
+}
+
+/// The scripted API itself, without Claude Code: both answer forms carry the response's own usage
+/// (the stream's first `output_tokens` in `message_start`, the final one in `message_delta`), a
+/// conversation's step follows its assistant messages, and anything else gets a side answer.
+#[test]
+fn the_scripted_api_answers_streaming_and_plain_requests() {
+    let api = ScriptedApi::start(vec![conversation(
+        "E2E-SELF",
+        vec![Step::Respond(vec![text("one")]), Step::Respond(vec![bash("true")])],
+    )]);
+    let post = |body: Value| -> String {
+        let mut resp = ureq::post(format!("{}/v1/messages?beta=true", api.url()))
+            .header("content-type", "application/json")
+            .send(body.to_string())
+            .expect("the scripted API answers");
+        resp.body_mut().read_to_string().unwrap()
+    };
+    let plain: Value = serde_json::from_str(&post(
+        json!({"model": MODEL, "messages": [{"role": "user", "content": "E2E-SELF go"}]}),
+    ))
+    .unwrap();
+    let sent = api.sent();
+    assert_eq!(
+        sent[0].role,
+        Role::Scripted {
+            marker: "E2E-SELF".into(),
+            step: 0
+        }
+    );
+    assert_eq!(plain["content"][0]["text"], "one");
+    assert_eq!(plain["usage"]["input_tokens"].as_u64(), Some(sent[0].usage.input));
+    assert_eq!(plain["usage"]["output_tokens"].as_u64(), Some(sent[0].usage.output));
+
+    let stream = post(json!({"model": MODEL, "stream": true, "messages": [
+        {"role": "user", "content": [{"type": "text", "text": "E2E-SELF go"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "one"}]},
+        {"role": "user", "content": "more"}]}));
+    let sent = api.sent();
+    assert_eq!(
+        sent[1].role,
+        Role::Scripted {
+            marker: "E2E-SELF".into(),
+            step: 1
+        }
+    );
+    assert_eq!(sent[1].tools, ["Bash"]);
+    let events: Vec<&str> = stream.lines().filter_map(|l| l.strip_prefix("event: ")).collect();
+    assert_eq!(
+        events,
+        [
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop"
+        ]
+    );
+    let data: Vec<Value> = stream
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect();
+    assert_eq!(data[0]["message"]["usage"]["output_tokens"].as_u64(), Some(sent[1].first_output));
+    assert_eq!(data[4]["usage"]["output_tokens"].as_u64(), Some(sent[1].usage.output));
+    assert_ne!(sent[1].first_output, sent[1].usage.output);
+    assert_ne!(sent[0].usage, sent[1].usage);
+
+    post(json!({"model": "claude-haiku-4-5", "messages": [{"role": "user", "content": "Write a title"}]}));
+    assert_eq!(api.sent()[2].role, Role::Side);
+    let received = api.received();
+    assert_eq!(received.len(), 3);
+    assert!(received
+        .iter()
+        .all(|r| r.method == "POST" && r.path == "/v1/messages?beta=true" && r.body.is_some()));
 }

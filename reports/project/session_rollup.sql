@@ -12,7 +12,8 @@ SELECT
         WHERE e.session_id = s.session_id AND e.provider = s.provider AND e.model IS NOT NULL
         UNION SELECT s.model WHERE s.model IS NOT NULL)) AS models,
     (SELECT count(*) FROM events e WHERE e.session_id = s.session_id AND e.kind = 'prompt.submit' AND e.provider = s.provider) AS prompts,
-    (SELECT count(*) FROM events e WHERE e.session_id = s.session_id AND e.kind = 'agent.response' AND e.provider = s.provider) AS responses,
+    (SELECT count(*) FROM events e WHERE e.session_id = s.session_id AND e.kind = 'agent.response' AND e.provider = s.provider
+        AND json_extract(e.attrs, '$.continues_response') IS NOT 1) AS responses,
     (SELECT count(*) FROM events e WHERE e.session_id = s.session_id AND e.kind = 'agent.thought' AND e.provider = s.provider) AS thoughts,
     (SELECT count(*) FROM events e WHERE e.session_id = s.session_id AND e.kind = 'compact' AND e.provider = s.provider) AS compactions,
     (SELECT count(*) FROM events e WHERE e.session_id = s.session_id AND e.kind = 'generation.end' AND e.provider = s.provider) AS generations,

@@ -326,9 +326,14 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         ]);
     }
     out.push(("Tools", tools));
-    let mut subs = Table::new(["subagent", "started", "ended"]);
+    let mut subs = Table::new(["subagent", "started", "ended", "tool calls"]);
     for s in &rep.subagents {
-        subs.push(vec![s.subagent_type.clone().into(), s.started.into(), s.ended.into()]);
+        subs.push(vec![
+            s.subagent_type.clone().into(),
+            s.started.into(),
+            s.ended.into(),
+            s.tool_calls.into(),
+        ]);
     }
     out.push(("Subagents", subs));
     let mut gt = Table::new(["runs", "reused", "total ms", "worst ms"]);

@@ -21,6 +21,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
+/// The model Claude Code writes on assistant lines that no API response produced.
+pub const SYNTHETIC_MODEL: &str = "<synthetic>";
+
 /// One API response's usage.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageRecord {
@@ -244,6 +247,11 @@ pub fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
             continue;
         }
         let Some(msg) = parsed.message else { continue };
+        // Claude Code's own stand-in lines ("No response requested." after /compact, API errors)
+        // carry model `<synthetic>` and zero usage: they are not model responses.
+        if msg.model.as_deref() == Some(SYNTHETIC_MODEL) {
+            continue;
+        }
         let Some(u) = msg.usage else { continue };
         let (Some(input), Some(output)) = (u.input_tokens, u.output_tokens) else {
             continue;
@@ -456,6 +464,15 @@ mod tests {
         // Without the split (older transcripts) every write counts as 5-minute.
         let s = scan_usage(format!("{A1}\n").as_bytes(), 0, "f");
         assert_eq!((s.records[0].usage.cache_write, s.records[0].usage.cache_write_1h), (10, 0));
+    }
+
+    #[test]
+    fn synthetic_lines_are_not_responses() {
+        let synthetic = r#"{"type":"assistant","sessionId":"s1","timestamp":"2026-11-20T09:00:02.000Z","message":{"id":"75d5905b-a88a-4ad2-9aba-dbfeba2abbce","model":"<synthetic>","role":"assistant","stop_reason":"stop_sequence","type":"message","usage":{"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0},"content":[{"type":"text","text":"No response requested."}]}}"#;
+        let text = format!("{A1}\n{synthetic}\n");
+        let s = scan_usage(text.as_bytes(), 0, "f");
+        assert_eq!((s.records.len(), s.malformed), (1, 0));
+        assert_eq!(s.records[0].model, "claude-sonnet-4-5");
     }
 
     #[test]

@@ -21,22 +21,38 @@ pub const PROVIDER: Provider = &ProviderSpec {
     config_dir_var: "CLAUDE_CONFIG_DIR",
     config_dir_default: ".claude",
     settings_file: "settings.json",
+    // docs/hook.md says why the other events Claude Code knows are not wired.
     events: &[
         "SessionStart",
         "UserPromptSubmit",
         "PreToolUse",
         "PostToolUse",
         "PostToolUseFailure",
+        "PostToolBatch",
+        "PermissionRequest",
+        "PermissionDenied",
         "Notification",
+        "MessageDisplay",
         "Stop",
+        "StopFailure",
         "SubagentStart",
         "SubagentStop",
         "PreCompact",
         "SessionEnd",
     ],
     layout: Layout::Grouped {
-        matcher_events: &["PreToolUse", "PostToolUse", "PostToolUseFailure"],
+        matcher_events: &[
+            "PreToolUse",
+            "PostToolUse",
+            "PostToolUseFailure",
+            "PermissionRequest",
+            "PermissionDenied",
+        ],
     },
+    timeout,
+    // Claude Code sets it to the project folder in every hook's environment; the hook's working
+    // directory (and the payload's `cwd`) follow the agent's shell instead.
+    project_dir_var: Some("CLAUDE_PROJECT_DIR"),
     map,
     acts,
     edited_file,
@@ -47,6 +63,7 @@ pub const PROVIDER: Provider = &ProviderSpec {
     render,
     plan_mask,
     apply_mask,
+    awaited_response,
     // An empty stdout with exit 0 is "no opinion" for every event.
     neutral: "",
     stop,
@@ -56,9 +73,21 @@ pub const PROVIDER: Provider = &ProviderSpec {
     written_file,
 };
 
+/// Seconds Claude Code gives tlc's hook on `event` before it gives up on it. A hook answers in
+/// milliseconds; the margin covers a busy machine and a database locked by another writer. A
+/// stop runs the gates (lint, tests) and needs minutes.
+fn timeout(event: &str) -> Option<u64> {
+    Some(match event {
+        "Stop" | "SubagentStop" => 600,
+        _ => 30,
+    })
+}
+
 /// Tools that only read: an integrity divergence never blocks them.
 const READ_TOOLS: &[&str] = &["Read", "Glob", "Grep", "LS", "NotebookRead", "WebFetch", "WebSearch", "TodoRead"];
 const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
+/// The tool that runs a subagent: `Agent` (Claude Code 2.x), `Task` before it.
+const SUBAGENT_TOOLS: &[&str] = &["Agent", "Task"];
 
 /// Tools whose `file_path` (or `notebook_path`) the floor judges as a read, a write or an edit.
 const FLOOR_READ_TOOLS: &[&str] = &["Read", "Grep"];
@@ -138,7 +167,11 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
             _ => Kind::ToolEnd,
         },
         "PostToolUseFailure" => Kind::ToolFail,
+        "PostToolBatch" => Kind::ToolBatch,
         "Stop" => Kind::Stop,
+        "StopFailure" => Kind::StopFailure,
+        "PermissionRequest" => Kind::PermissionRequest,
+        "PermissionDenied" => Kind::PermissionDenied,
         "SubagentStart" => Kind::SubagentStart,
         "SubagentStop" => Kind::SubagentEnd,
         "PreCompact" => Kind::Compact,
@@ -163,13 +196,20 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         "PostToolUseFailure" => ev.phase = Some(Phase::Fail),
         _ => {}
     }
+    if matches!(ev.phase, Some(Phase::End | Phase::Fail)) {
+        // The tool's own time, as Claude Code measured it (hook-to-hook time would add the hooks').
+        ev.duration_ms = v.get("duration_ms").and_then(Value::as_i64).filter(|d| *d >= 0);
+    }
     if ev.phase.is_some() {
         ev.span_id = tool_use_id.clone();
         ev.pair_key = Some(tool_use_id.unwrap_or_else(|| format!("tool:{}", tool.as_deref().unwrap_or("?"))));
-        ev.parent_span_id = str_field(v, "agent_id");
     }
+    // A payload sent from inside a subagent names it: the subagent is the event's parent span
+    // (its own start and stop are its span).
     if matches!(kind, Kind::SubagentStart | Kind::SubagentEnd) {
         ev.span_id = str_field(v, "agent_id");
+    } else {
+        ev.parent_span_id = str_field(v, "agent_id");
     }
     let mut attrs = Map::new();
     attrs.insert("event".into(), name.clone().into());
@@ -182,10 +222,15 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         "trigger",
         "status",
         "error",
+        "error_details",
+        "is_interrupt",
+        "agent_id",
         "agent_type",
         "subagent_type",
         "text",
         "permission_mode",
+        "stop_hook_active",
+        "turn_id",
     ] {
         if let Some(val) = v.get(key).filter(|x| !x.is_null()) {
             attrs.insert(key.into(), val.clone());
@@ -200,6 +245,21 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     }
     if let Some(path) = input.and_then(|i| str_field(i, "file_path")) {
         attrs.insert("file_path".into(), path.into());
+    }
+    if kind == Kind::StopFailure {
+        // The text Claude Code showed for the failure ("API Error: 400 …").
+        if let Some(text) = str_field(v, "last_assistant_message") {
+            attrs.insert("error_message".into(), text.into());
+        }
+    }
+    if kind == Kind::AgentResponse {
+        // MessageDisplay carries the shown text in `delta`, one call per text block.
+        if let Some(text) = str_field(v, "delta") {
+            attrs.insert("text".into(), text.into());
+        }
+    }
+    if name == "PostToolUse" && tool.as_deref().is_some_and(|t| SUBAGENT_TOOLS.contains(&t)) {
+        subagent_result(v.get("tool_response"), &mut attrs);
     }
     ev.attrs = attrs;
 
@@ -217,12 +277,15 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
             reads_only: READ_TOOLS.contains(&t.as_str()),
         }
     });
+    let subagent_transcript = (kind == Kind::SubagentEnd).then(|| str_field(v, "agent_transcript_path")).flatten();
     Mapped {
         event: ev,
         hook_event: name,
         action,
         tool_payload: tool_payload(v),
         turn: None,
+        subagent_transcript,
+        awaited_response: None,
     }
 }
 
@@ -234,6 +297,40 @@ fn stop(v: &Value) -> StopFacts {
         completed: true,
         status: None,
         last_response: v.get("last_assistant_message").and_then(Value::as_str).map(str::to_string),
+    }
+}
+
+/// The text of the response a Stop or SubagentStop is about (`last_assistant_message`), read
+/// from the payload before redaction: it is only looked for in the transcript, never stored.
+fn awaited_response(v: &Value) -> Option<String> {
+    let event = v.get("hook_event_name").and_then(Value::as_str)?;
+    matches!(event, "Stop" | "SubagentStop")
+        .then(|| str_field(v, "last_assistant_message"))
+        .flatten()
+}
+
+/// The subagent's figures the `Agent` tool reports in its result: its id, model and the `usage`
+/// Claude Code gives it — measured against a scripted API (tests/e2e_claude.rs) to be the usage
+/// of the subagent's *last* response, not a total (docs/cost.md).
+fn subagent_result(response: Option<&Value>, attrs: &mut Map<String, Value>) {
+    let Some(r) = response.filter(|r| r.is_object()) else { return };
+    if let Some(id) = str_field(r, "agentId") {
+        attrs.insert("subagent_id".into(), id.into());
+    }
+    if let Some(model) = str_field(r, "resolvedModel") {
+        attrs.insert("subagent_model".into(), model.into());
+    }
+    if let Some(u) = r.get("usage").filter(|u| u.is_object()) {
+        let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+        attrs.insert(
+            "subagent_usage".into(),
+            json!({
+                "input_tokens": n("input_tokens"),
+                "output_tokens": n("output_tokens"),
+                "cache_read_tokens": n("cache_read_input_tokens"),
+                "cache_write_tokens": n("cache_creation_input_tokens"),
+            }),
+        );
     }
 }
 
@@ -331,4 +428,148 @@ fn apply_mask(hook_event: &str, out: &mut Map<String, Value>, m: ModelMask) -> b
         ModelMask::Notice(text) => mask::append_context(specific, "additionalContext", &text),
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::{Path, PathBuf};
+
+    /// Payloads captured from the real Claude Code 2.1.197 (see the README beside them).
+    fn real_payloads() -> Vec<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/providers/claude/real-2.1.197");
+        let mut files = Vec::new();
+        for dir in std::fs::read_dir(&root)
+            .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
+            .flatten()
+        {
+            if dir.path().is_dir() {
+                for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
+                    if f.path().extension().is_some_and(|x| x == "json") {
+                        files.push(f.path());
+                    }
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+
+    /// The kind a real payload must map to, from its file name (`NN-<event>[-<tool>].json`).
+    fn expected_kind(file: &Path) -> &'static str {
+        let name = file.file_stem().unwrap().to_str().unwrap();
+        let (_, what) = name.split_once('-').unwrap();
+        match what {
+            "SessionStart" => "session.start",
+            "SessionEnd" => "session.end",
+            "UserPromptSubmit" => "prompt.submit",
+            "MessageDisplay" => "agent.response",
+            "PreToolUse-Bash" => "shell.start",
+            "PreToolUse-Read" => "file.read",
+            "PreToolUse-Write" | "PreToolUse-Edit" | "PreToolUse-Agent" => "tool.start",
+            "PostToolUse-Bash" => "shell.end",
+            "PostToolUse-Write" | "PostToolUse-Edit" => "file.edit",
+            "PostToolUse-Read" | "PostToolUse-Agent" => "tool.end",
+            "PostToolUseFailure-Bash" => "tool.fail",
+            "PostToolBatch" => "tool.batch",
+            "SubagentStart" => "subagent.start",
+            "SubagentStop" => "subagent.end",
+            "Stop" => "stop",
+            "StopFailure" => "stop.failure",
+            "PreCompact" => "compact",
+            other => panic!("{}: no expected kind for {other}", file.display()),
+        }
+    }
+
+    #[test]
+    fn every_real_payload_maps_to_its_kind_and_keeps_what_it_says() {
+        let now = chrono::Utc::now();
+        let files = real_payloads();
+        assert_eq!(files.len(), 129, "the real-2.1.197 payloads");
+        for file in &files {
+            let f = file.display();
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+            let m = map(&v, now);
+            let ev = &m.event;
+            assert_eq!(ev.kind.as_str(), expected_kind(file), "{f}");
+            assert_eq!(m.hook_event, v["hook_event_name"].as_str().unwrap(), "{f}");
+            // Every payload names its session, transcript and working folder.
+            assert_eq!(ev.session_id.as_deref(), v["session_id"].as_str(), "{f}");
+            assert!(ev.transcript_path.as_deref().is_some_and(|p| p.ends_with(".jsonl")), "{f}");
+            assert_eq!(ev.cwd.as_deref(), v["cwd"].as_str(), "{f}");
+            assert_eq!(ev.attrs["event"], v["hook_event_name"], "{f}");
+            // Claude Code's neutral answer to every event: nothing.
+            assert_eq!(render(&m.hook_event, &Decision::allow()), "", "{f}");
+            assert_eq!(m.action.is_some(), m.hook_event == "PreToolUse", "{f}");
+            match m.hook_event.as_str() {
+                "PostToolUse" | "PostToolUseFailure" => {
+                    assert_eq!(ev.duration_ms, v["duration_ms"].as_i64(), "{f}: the tool's own time");
+                    assert_eq!(ev.span_id.as_deref(), v["tool_use_id"].as_str(), "{f}");
+                }
+                "SessionStart" => {
+                    assert_eq!(ev.attrs["source"], v["source"], "{f}");
+                    assert_eq!(
+                        ev.session_model.as_deref(),
+                        v["model"].as_str(),
+                        "{f}: a model only after a compaction"
+                    );
+                }
+                "MessageDisplay" => {
+                    assert_eq!(ev.attrs["text"], v["delta"], "{f}");
+                    assert_eq!(ev.attrs["turn_id"], v["turn_id"], "{f}");
+                }
+                "StopFailure" => {
+                    assert_eq!(ev.attrs["error"], v["error"], "{f}");
+                    assert_eq!(ev.attrs["error_message"], v["last_assistant_message"], "{f}");
+                }
+                "SubagentStop" => {
+                    assert_eq!(m.subagent_transcript.as_deref(), v["agent_transcript_path"].as_str(), "{f}");
+                    assert_eq!(awaited_response(&v).as_deref(), v["last_assistant_message"].as_str(), "{f}");
+                }
+                "Stop" => {
+                    assert_eq!(awaited_response(&v).as_deref(), v["last_assistant_message"].as_str(), "{f}");
+                    assert_eq!(ev.attrs["stop_hook_active"], false, "{f}");
+                }
+                _ => assert_eq!(awaited_response(&v), None, "{f}"),
+            }
+            if v["hook_event_name"] == "PostToolUseFailure" {
+                assert_eq!(ev.attrs["error"], v["error"], "{f}");
+                assert_eq!(ev.attrs["is_interrupt"], v["is_interrupt"], "{f}");
+            }
+            // Inside a subagent, a tool call is attributed to it; a subagent event is its span.
+            if let Some(agent) = v["agent_id"].as_str() {
+                let subagent_event = matches!(ev.kind, Kind::SubagentStart | Kind::SubagentEnd);
+                let id = if subagent_event { &ev.span_id } else { &ev.parent_span_id };
+                assert_eq!(id.as_deref(), Some(agent), "{f}");
+                assert_eq!(ev.attrs["agent_type"], v["agent_type"], "{f}");
+            }
+            if v["tool_name"] == "Agent" && v["hook_event_name"] == "PostToolUse" {
+                let u = &v["tool_response"]["usage"];
+                assert_eq!(
+                    ev.attrs["subagent_usage"],
+                    json!({"input_tokens": u["input_tokens"], "output_tokens": u["output_tokens"],
+                           "cache_read_tokens": u["cache_read_input_tokens"], "cache_write_tokens": u["cache_creation_input_tokens"]}),
+                    "{f}"
+                );
+                assert_eq!(ev.attrs["subagent_id"], v["tool_response"]["agentId"], "{f}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_agent_tools_usage_is_kept_and_other_tools_have_none() {
+        let now = chrono::Utc::now();
+        let legacy = json!({"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Task",
+            "tool_response": {"agentId": "a1", "usage": {"input_tokens": 1, "output_tokens": 2}}});
+        let m = map(&legacy, now);
+        assert_eq!(
+            m.event.attrs["subagent_usage"],
+            json!({"input_tokens": 1, "output_tokens": 2, "cache_read_tokens": 0, "cache_write_tokens": 0})
+        );
+        let bash = json!({"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Bash",
+            "tool_response": {"usage": {"input_tokens": 1}}});
+        assert!(!map(&bash, now).event.attrs.contains_key("subagent_usage"));
+        let negative = json!({"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Bash", "duration_ms": -5});
+        assert_eq!(map(&negative, now).event.duration_ms, None);
+    }
 }

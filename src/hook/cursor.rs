@@ -41,6 +41,10 @@ pub const PROVIDER: Provider = &ProviderSpec {
         "sessionEnd",
     ],
     layout: Layout::Flat { version: 1 },
+    // Not set: Cursor's own default.
+    timeout: |_| None,
+    // The hook's working directory is the project's.
+    project_dir_var: None,
     map,
     acts,
     edited_file,
@@ -51,6 +55,8 @@ pub const PROVIDER: Provider = &ProviderSpec {
     render,
     plan_mask,
     apply_mask,
+    // No stop event of Cursor's names the response it is about.
+    awaited_response: |_| None,
     // `{}` abstains.
     neutral: "{}",
     stop,
@@ -260,6 +266,8 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         action,
         tool_payload,
         turn: None,
+        subagent_transcript: None,
+        awaited_response: None,
     }
 }
 

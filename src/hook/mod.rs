@@ -75,6 +75,11 @@ pub struct Mapped {
     /// What the stop checks read of this event (turn bases, stops, claims, edits): left `None` by
     /// a spec's `map`, filled by `ProviderSpec::map` from the spec's `stop` and `response_text`.
     pub turn: Option<crate::gate::stop::TurnFacts>,
+    /// A subagent's own transcript, named when it stops: read like the session's.
+    pub subagent_transcript: Option<String>,
+    /// The text of the response a stop is about, which the transcript should hold before the
+    /// stop is recorded.
+    pub awaited_response: Option<String>,
 }
 
 pub(crate) fn str_field(v: &Value, key: &str) -> Option<String> {

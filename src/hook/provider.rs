@@ -37,6 +37,12 @@ pub struct ProviderSpec {
     /// The events tlc is wired to, and how that file lists them.
     pub events: &'static [&'static str],
     pub layout: Layout,
+    /// Seconds the provider is told to give tlc's hook on an event before it gives up on it,
+    /// written into each wired entry; `None` leaves the provider's own default.
+    pub timeout: fn(&str) -> Option<u64>,
+    /// The environment variable in which the provider names the project folder of every hook
+    /// call (see [`crate::paths::Paths::for_hook`]); `None`: the hook's working directory.
+    pub project_dir_var: Option<&'static str>,
     /// A payload to its neutral event.
     pub map: fn(&Value, chrono::DateTime<chrono::Utc>) -> Mapped,
     /// The acts an acting event is about to perform (a command, a file read, write, edit or
@@ -64,6 +70,9 @@ pub struct ProviderSpec {
     pub plan_mask: fn(&str, &str, &Value, &PayloadRedaction) -> Option<ModelMask>,
     /// Adds that mask to a rendered response's JSON object; false leaves the response as it was.
     pub apply_mask: fn(&str, &mut Map<String, Value>, ModelMask) -> bool,
+    /// The text of the response a stop event says its transcript should hold, read from the
+    /// payload as received (before redaction); `None` for every other event.
+    pub awaited_response: fn(&Value) -> Option<String>,
     /// The response that says nothing: the provider's neutral answer.
     pub neutral: &'static str,
     /// What the provider says at a turn's stop, for the stop checks: whether this is the turn's
@@ -105,6 +114,10 @@ impl ProviderSpec {
     /// Whether the provider can ask the operator on `hook_event`.
     pub fn can_ask(&self, hook_event: &str) -> bool {
         self.asking_events.contains(&hook_event)
+    }
+
+    pub(super) fn awaited_response(&self, v: &Value) -> Option<String> {
+        (self.awaited_response)(v)
     }
 
     /// Renders a decision for this provider's `hook_event`.

@@ -160,7 +160,7 @@ pub fn process(
         .find_map(|k| value.get(*k).and_then(Value::as_str))
         .unwrap_or("");
     let redactor = Redactor::new(salt);
-    let paths = match Paths::from_env() {
+    let paths = match Paths::for_hook(provider.project_dir_var) {
         Ok(p) => Some(p),
         Err(e) => {
             faults.push(e.to_string());
@@ -192,6 +192,9 @@ pub fn process(
     let settings = &config.settings;
     // The transcript is read from the path as received; the event keeps it as redacted.
     let transcript_source = super::str_field(&value, "transcript_path");
+    let subagent_source = super::str_field(&value, "agent_transcript_path");
+    // The response a stop is about is looked for in the transcript as written, never stored.
+    let awaited = provider.awaited_response(&value);
     let mut mask = None;
     let mut secrets = 0;
     if settings.secrets.redact_output {
@@ -200,6 +203,7 @@ pub fn process(
         secrets = redaction.total.secrets;
     }
     let mut mapped = provider.map(&value, now);
+    mapped.awaited_response = awaited;
     let hook_event = mapped.hook_event.clone();
     mapped.event.payload = Some(audit_payload(&value));
     if secrets > 0 {
@@ -226,6 +230,10 @@ pub fn process(
     };
     let project = Project::locate(&paths, &config);
     faults.extend(project.faults.iter().cloned());
+    let sources = Sources {
+        transcript: transcript_source.as_deref(),
+        subagent: subagent_source.as_deref(),
+    };
     let into = Recording {
         provider,
         project: &project,
@@ -233,7 +241,7 @@ pub fn process(
         redactor: &redactor,
         after,
     };
-    let decision = match record(into, mapped, &guard, transcript_source.as_deref(), &mut faults) {
+    let decision = match record(into, mapped, &guard, sources, &mut faults) {
         Ok(d) => d,
         Err(e) => {
             faults.push(format!(
@@ -300,7 +308,7 @@ fn record(
     into: Recording<'_>,
     mapped: Option<Mapped>,
     guard: &Guard,
-    transcript_source: Option<&str>,
+    sources: Sources<'_>,
     faults: &mut Vec<String>,
 ) -> Result<Decision, HookError> {
     let Recording {
@@ -314,6 +322,10 @@ fn record(
     let adopted = mapped
         .as_ref()
         .and_then(|m| super::adopt::adopt_on_hook(project, config, m.event.kind, faults));
+    let mut mapped = mapped;
+    if let Some(m) = mapped.as_mut() {
+        await_response(m, sources);
+    }
     let db = project.db_path();
     let settings = &config.settings;
     let mut conn = match store::open_hook(DbKind::Project, &db) {
@@ -322,29 +334,8 @@ fn record(
         Err(e) => return Err(e.into()),
     };
     conn.busy_handler(Some(wait_for_writer))?;
-    // The transcript is read before the write lock is taken; its generations are written below.
-    let delta = match mapped
-        .as_ref()
-        .and_then(|m| m.event.transcript_path.as_deref().map(|p| (p, &m.event)))
-    {
-        Some((path, event)) => {
-            let stored = EventStore::new(&conn).transcript_offset(path)?;
-            // Read where the payload says; the offset is keyed by the path as stored.
-            let source = transcript_source.unwrap_or(path);
-            match super::usage::read_delta(&project.paths, source, stored.as_ref(), event) {
-                Ok(delta) => delta.map(|mut d| {
-                    d.path = path.to_string();
-                    faults.append(&mut d.faults);
-                    d
-                }),
-                Err(e) => {
-                    faults.push(format!("transcript not read: {e}"));
-                    None
-                }
-            }
-        }
-        None => None,
-    };
+    // Transcripts are read before the write lock is taken; their generations are written below.
+    let deltas = read_transcripts(provider, project, &conn, mapped.as_ref(), sources, faults)?;
     // Issue 17: turn bases, the stop checks and the handoff run before the event's transaction,
     // so none is held while a gate command runs; their rows are written inside it.
     let turn = mapped
@@ -376,7 +367,7 @@ fn record(
     let facts = mapped.as_ref().map(|m| crate::policy::integrity::HookFacts {
         provider: provider.name(),
         session: m.event.session_id.as_deref(),
-        starts_session: m.event.kind == Kind::SessionStart,
+        starts_session: m.event.kind == Kind::SessionStart && !continues_session(&m.event),
         acting: m.action.as_ref().is_some_and(|a| !a.reads_only),
     });
     let written_config = match &adopted {
@@ -414,6 +405,9 @@ fn record(
     };
     let mut session = None;
     if let Some(Mapped { mut event, action, .. }) = mapped {
+        if event.kind == Kind::AgentResponse {
+            mark_response_block(&es, &mut event)?;
+        }
         if action.is_some() {
             event.attrs.insert("decision".into(), decision.permission.as_str().into());
             event.attrs.insert("rule".into(), decision.rule.clone().into());
@@ -454,7 +448,8 @@ fn record(
         }
         session = event.session_id.clone();
     }
-    if let Some(delta) = delta {
+    let mut added = false;
+    for delta in deltas {
         let mut next = delta.next;
         let mut inserted = 0;
         for mut generation in delta.generations {
@@ -465,12 +460,12 @@ fn record(
             }
         }
         next.generations += inserted;
-        es.set_transcript_offset(&delta.path, provider.name(), session.as_deref(), &next)?;
-        if inserted > 0 {
-            if let Some(alert) = cost_alert(&es, provider, session.as_deref(), settings.obs.session_cost_alert_usd)? {
-                let mut alert = alert;
-                note(es.record(&mut alert, Plane::Signal)?);
-            }
+        es.set_transcript_offset(&delta.path, provider.name(), delta.session.as_deref(), &next)?;
+        added |= inserted > 0 && delta.session == session;
+    }
+    if added {
+        if let Some(mut alert) = cost_alert(&es, provider, session.as_deref(), settings.obs.session_cost_alert_usd)? {
+            note(es.record(&mut alert, Plane::Signal)?);
         }
     }
     for fault in scrub_faults(redactor, faults) {
@@ -620,6 +615,148 @@ fn locked_out(
         cause: cause.to_string(),
         kept: super::pending::keep(&project.state_dir, &refs),
     }
+}
+
+/// A stop about a response waits (bounded) until the transcript holds it, so that the stop's
+/// record — and the rails that read it — count that response; the wait is kept on the event
+/// (`attrs.transcript_wait_ms`, and `attrs.transcript_behind = true` when it gave up).
+fn await_response(m: &mut Mapped, sources: Sources<'_>) {
+    let Some(text) = m.awaited_response.take() else { return };
+    let subagent = m.subagent_transcript.as_deref().map(|p| sources.subagent.unwrap_or(p));
+    let main = m.event.transcript_path.as_deref().map(|p| sources.transcript.unwrap_or(p));
+    let Some(path) = subagent.or(main) else { return };
+    if !path.ends_with(".jsonl") || !std::path::Path::new(path).is_file() {
+        return;
+    }
+    let (waited, found) = super::usage::await_response(path, &text, super::usage::RESPONSE_WAIT);
+    m.event
+        .attrs
+        .insert("transcript_wait_ms".into(), (waited.as_millis() as u64).into());
+    if !found {
+        m.event.attrs.insert("transcript_behind".into(), true.into());
+    }
+}
+
+/// Live transcripts of other sessions read on each hook, at most.
+const LIVE_TRANSCRIPTS_PER_HOOK: i64 = 8;
+/// Only sessions seen this recently are watched; an older one's responses reach the home database
+/// through `obs import transcripts`.
+const LIVE_TRANSCRIPT_WINDOW: chrono::Duration = chrono::Duration::hours(24);
+
+/// The transcript paths as the payload gave them, before redaction: read from there, while the
+/// offsets and events keep them as stored (redacted, which for paths leaves them as given unless a
+/// labelled detector matched).
+#[derive(Clone, Copy)]
+struct Sources<'a> {
+    transcript: Option<&'a str>,
+    subagent: Option<&'a str>,
+}
+
+/// One transcript's new responses, ready to write, and the session they belong to.
+struct Delta {
+    path: String,
+    session: Option<String>,
+    generations: Vec<Event>,
+    next: crate::obs::recorder::TranscriptOffset,
+}
+
+/// Reads, before the write lock: the session's transcript; the subagent's own transcript a
+/// SubagentStop names; and what the transcripts of other live sessions gained since their last
+/// read (a session that ends without SessionEnd still gets its last responses, once: the
+/// generations' dedup keys keep a response read twice from counting twice).
+fn read_transcripts(
+    provider: Provider,
+    project: &Project,
+    conn: &rusqlite::Connection,
+    mapped: Option<&Mapped>,
+    sources: Sources<'_>,
+    faults: &mut Vec<String>,
+) -> Result<Vec<Delta>, HookError> {
+    let Some(m) = mapped else { return Ok(Vec::new()) };
+    let es = EventStore::new(conn);
+    let ev = &m.event;
+    let session = ev.session_id.as_deref();
+    // (the path as stored, the path to read, the subagent, a missing file is expected)
+    let mut own: Vec<(&str, &str, Option<&str>, bool)> = Vec::new();
+    if let Some(path) = ev.transcript_path.as_deref() {
+        let read_before = es.transcript_offset(path)?.is_some();
+        let missing_ok = super::usage::Owner::missing_ok_at(ev.kind, read_before);
+        own.push((path, sources.transcript.unwrap_or(path), None, missing_ok));
+    }
+    if let Some(path) = m.subagent_transcript.as_deref() {
+        let agent = ev.span_id.as_deref().or_else(|| super::usage::subagent_of_path(path));
+        // The /compact agent's transcript is named but never written (measured with 2.1.197).
+        own.push((path, sources.subagent.unwrap_or(path), agent, true));
+    }
+    let mut deltas = Vec::new();
+    let mut read = |key: &str,
+                    source: &str,
+                    stored: Option<crate::obs::recorder::TranscriptOffset>,
+                    owner: super::usage::Owner<'_>,
+                    faults: &mut Vec<String>| {
+        match super::usage::read_delta(&project.paths, source, stored.as_ref(), &owner) {
+            Ok(Some(mut d)) => {
+                faults.append(&mut d.faults);
+                deltas.push(Delta {
+                    path: key.to_string(),
+                    session: owner.session.map(str::to_string),
+                    generations: d.generations,
+                    next: d.next,
+                });
+            }
+            Ok(None) => {}
+            Err(e) => faults.push(format!("transcript not read: {e}")),
+        }
+    };
+    for (key, source, agent, missing_ok) in &own {
+        let stored = es.transcript_offset(key)?;
+        let owner = super::usage::Owner {
+            provider: provider.name(),
+            session,
+            trace: ev.trace_id.as_deref(),
+            agent: *agent,
+            missing_ok: *missing_ok,
+            ts: ev.ts,
+        };
+        read(key, source, stored, owner, faults);
+    }
+    let except = own.first().map_or("", |(p, ..)| *p);
+    let since = crate::clock::stamp(ev.ts - LIVE_TRANSCRIPT_WINDOW);
+    for (path, other, stored) in es.live_transcripts(except, provider.name(), LIVE_TRANSCRIPTS_PER_HOOK, &since)? {
+        if own.iter().any(|(p, ..)| *p == path) {
+            continue;
+        }
+        let grown = std::fs::metadata(&path).is_ok_and(|meta| meta.len() > stored.offset as u64);
+        if grown {
+            let owner = super::usage::Owner::of_path(provider.name(), other.as_deref(), &path, ev.ts);
+            read(&path, &path, Some(stored), owner, faults);
+        }
+    }
+    Ok(deltas)
+}
+
+/// Claude Code's MessageDisplay fires once per text block of a response: a block that directly
+/// follows another of the same turn (no other hook event between them) continues that response
+/// and is marked so (`attrs.continues_response`), so that responses are counted, not blocks.
+fn mark_response_block(es: &EventStore<'_>, event: &mut Event) -> rusqlite::Result<()> {
+    let (Some(session), Some(turn)) = (event.session_id.as_deref(), event.attrs.get("turn_id").and_then(Value::as_str)) else {
+        return Ok(());
+    };
+    if let Some((kind, previous_turn)) = es.latest_hook_event(&event.provider, session)? {
+        if kind == Kind::AgentResponse.as_str() && previous_turn.as_deref() == Some(turn) {
+            event.attrs.insert("continues_response".into(), true.into());
+        }
+    }
+    Ok(())
+}
+
+/// A session start that goes on with a session already under way keeps its policy baseline:
+/// Claude Code's SessionStart with `source` `compact` fires mid-session after a compaction (which a
+/// long context brings about on its own), and one with `resume` starts the client again on the
+/// same session — which the agent can do itself (`claude -p --resume <id>` in its shell). Were
+/// either to re-baseline, an out-of-band policy edit would be laundered.
+fn continues_session(event: &Event) -> bool {
+    matches!(event.attrs.get("source").and_then(Value::as_str), Some("resume" | "compact"))
 }
 
 /// One `cost.session_alert` when the session's estimated cost has crossed the threshold and no

@@ -32,7 +32,6 @@ const HEAD_BYTES: usize = 512;
 
 /// What one read of a transcript found.
 pub struct TranscriptDelta {
-    pub path: String,
     pub generations: Vec<Event>,
     /// The offset state to store once the generations are written.
     pub next: TranscriptOffset,
@@ -49,14 +48,110 @@ fn head_hash(file: &mut std::fs::File) -> std::io::Result<String> {
     Ok(crate::hashing::sha256_hex(&head[..end]))
 }
 
+/// Whose responses a transcript holds.
+pub struct Owner<'a> {
+    pub provider: &'a str,
+    pub session: Option<&'a str>,
+    pub trace: Option<&'a str>,
+    /// The subagent whose own transcript this is; `None` for the session's main thread.
+    pub agent: Option<&'a str>,
+    /// A missing file is expected (nothing to read), not a fault: see [`Owner::missing_ok_at`].
+    pub missing_ok: bool,
+    /// The time of a response whose line has no usable one (never: such lines are malformed).
+    pub ts: chrono::DateTime<chrono::Utc>,
+}
+
+impl<'a> Owner<'a> {
+    /// The owner of the transcript `path` of `session`: a subagent's when the file is Claude
+    /// Code's `<session>/subagents/agent-<id>.jsonl`.
+    pub fn of_path(provider: &'a str, session: Option<&'a str>, path: &'a str, ts: chrono::DateTime<chrono::Utc>) -> Owner<'a> {
+        Owner {
+            provider,
+            session,
+            trace: session,
+            agent: subagent_of_path(path),
+            missing_ok: true,
+            ts,
+        }
+    }
+
+    /// Whether a session's main transcript may be missing when a hook of `kind` reads it, `read`
+    /// telling whether it was read before. Claude Code writes the transcript asynchronously, from
+    /// the session's first response on (measured with 2.1.197): it does not exist yet at session
+    /// start and at the first prompt, nor — until it has been read once — when the first response's
+    /// text is shown or its first tool call is about to run (the write lags the stream).
+    pub fn missing_ok_at(kind: Kind, read: bool) -> bool {
+        let first_response = matches!(
+            kind,
+            Kind::AgentResponse
+                | Kind::ToolStart
+                | Kind::ShellStart
+                | Kind::McpStart
+                | Kind::FileRead
+                | Kind::PermissionRequest
+                | Kind::PermissionDenied
+        );
+        matches!(kind, Kind::SessionStart | Kind::PromptSubmit) || (first_response && !read)
+    }
+}
+
+/// The subagent id of a Claude Code subagent transcript path (`…/subagents/agent-<id>.jsonl`).
+pub fn subagent_of_path(path: &str) -> Option<&str> {
+    let p = Path::new(path);
+    let in_subagents = p.parent().and_then(Path::file_name).is_some_and(|d| d == "subagents");
+    let stem = p.file_name()?.to_str()?.strip_suffix(".jsonl")?.strip_prefix("agent-")?;
+    (in_subagents && !stem.is_empty()).then_some(stem)
+}
+
+/// How long a stop waits at most for its response to reach the transcript.
+pub const RESPONSE_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
+const RESPONSE_POLL: std::time::Duration = std::time::Duration::from_millis(5);
+/// The end of the transcript searched for the awaited response.
+const RESPONSE_TAIL: u64 = 256 * 1024;
+
+/// Waits (at most `max`) until the end of the transcript `path` holds a text block whose text is
+/// `text`: Claude Code writes its transcript asynchronously, and the response a Stop is about is
+/// often not in it yet when the hook starts. Returns the time waited and whether it was found.
+pub fn await_response(path: &str, text: &str, max: std::time::Duration) -> (std::time::Duration, bool) {
+    let started = std::time::Instant::now();
+    let Ok(quoted) = serde_json::to_string(text) else {
+        return (started.elapsed(), false);
+    };
+    let needle = format!("\"text\":{quoted}");
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    loop {
+        if tail_holds(path, &finder) {
+            return (started.elapsed(), true);
+        }
+        if started.elapsed() >= max {
+            return (started.elapsed(), false);
+        }
+        std::thread::sleep(RESPONSE_POLL);
+    }
+}
+
+fn tail_holds(path: &str, finder: &memchr::memmem::Finder<'_>) -> bool {
+    // Never a blocking open: a FIFO swapped in for the transcript must not stall the stop.
+    let Ok(mut file) = crate::fsread::open_regular(Path::new(path), crate::fsread::Links::Follow) else {
+        return false;
+    };
+    let Ok(size) = file.metadata().map(|m| m.len()) else { return false };
+    let start = size.saturating_sub(RESPONSE_TAIL);
+    let mut tail = Vec::with_capacity((size - start) as usize);
+    if file.seek(SeekFrom::Start(start)).is_err() || file.take(size - start).read_to_end(&mut tail).is_err() {
+        return false;
+    }
+    finder.find(&tail).is_some()
+}
+
 /// Reads what `path` gained since `stored` and turns each new API response into a generation
-/// event of `template`'s provider and session. `None` when there is nothing to read; an error
+/// event of `owner`'s provider and session. `None` when there is nothing to read; an error
 /// (recorded as a fault) when the transcript cannot be read.
 pub fn read_delta(
     paths: &Paths,
     path: &str,
     stored: Option<&TranscriptOffset>,
-    template: &Event,
+    owner: &Owner<'_>,
 ) -> Result<Option<TranscriptDelta>, TranscriptError> {
     let at = |cause| TranscriptError {
         path: path.to_string(),
@@ -70,9 +165,8 @@ pub fn read_delta(
     // swapped in is a fault, never a hang.
     let mut file = match crate::fsread::open_regular(p, crate::fsread::Links::Follow) {
         Ok(f) => f,
-        // Claude Code writes the transcript with the first response: at session start and at the
-        // first prompt it does not exist yet (measured with 2.1.197).
-        Err(e) if e.is_missing() && matches!(template.kind, Kind::SessionStart | Kind::PromptSubmit) => return Ok(None),
+        // A transcript not written yet where that is expected (see `Owner::missing_ok_at`).
+        Err(e) if e.is_missing() && owner.missing_ok => return Ok(None),
         Err(e) => return Err(at(e.into_io())),
     };
     let meta = file.metadata().map_err(at)?;
@@ -97,7 +191,6 @@ pub fn read_delta(
         // Nothing new; only a changed identity needs storing.
         let changed = stored != Some(&state);
         return Ok(changed.then(|| TranscriptDelta {
-            path: path.to_string(),
             generations: Vec::new(),
             next: state,
             faults: Vec::new(),
@@ -131,7 +224,6 @@ pub fn read_delta(
                 state.oversize_lines += 1;
                 state.offset = end as i64;
                 return Ok(Some(TranscriptDelta {
-                    path: path.to_string(),
                     generations: Vec::new(),
                     next: state,
                     faults,
@@ -159,13 +251,20 @@ pub fn read_delta(
         };
         let catalog = PriceCatalog::new(home.as_ref().map(Store::conn), &crate::cost::catalog::override_file(paths))
             .unwrap_or_else(|_| PriceCatalog::snapshot_only());
-        let mut prices = CachedResolver::new(&catalog, Some(&template.provider));
+        let mut prices = CachedResolver::new(&catalog, Some(owner.provider));
         for r in scan.records {
-            let ts = crate::clock::parse(&r.ts).unwrap_or(template.ts);
-            let mut ev = Event::new(&template.provider, Kind::GenerationEnd, ts);
-            ev.session_id = template.session_id.clone();
-            ev.trace_id = template.trace_id.clone();
+            let ts = crate::clock::parse(&r.ts).unwrap_or(owner.ts);
+            let mut ev = Event::new(owner.provider, Kind::GenerationEnd, ts);
+            ev.session_id = owner.session.map(str::to_string);
+            ev.trace_id = owner.trace.map(str::to_string);
             ev.model = (!r.model.is_empty()).then(|| r.model.clone());
+            match owner.agent {
+                Some(agent) => {
+                    ev.parent_span_id = Some(agent.to_string());
+                    ev.attrs.insert("agent_id".into(), agent.into());
+                }
+                None => ev.session_model_fallback = ev.model.clone(),
+            }
             let usage: TokenUsage = r.usage;
             ev.tokens = Some(Tokens {
                 input: usage.input as i64,
@@ -189,7 +288,6 @@ pub fn read_delta(
         }
     }
     Ok(Some(TranscriptDelta {
-        path: path.to_string(),
         generations,
         next: state,
         faults,

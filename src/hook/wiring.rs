@@ -75,7 +75,22 @@ fn runs_tlc(entry: &Value, provider: &str) -> bool {
         .is_some_and(|c| is_tlc_command(c, provider))
 }
 
-/// Adds tlc's command to every event of `provider` that lacks it. Returns the events added.
+/// tlc's entries for `provider` in one event's list (either layout).
+fn tlc_entries(provider: Provider, list: &mut [Value]) -> Vec<&mut Value> {
+    match provider.layout {
+        Layout::Grouped { .. } => list
+            .iter_mut()
+            .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
+            .flatten()
+            .filter(|h| runs_tlc(h, provider.name))
+            .collect(),
+        Layout::Flat { .. } => list.iter_mut().filter(|h| runs_tlc(h, provider.name)).collect(),
+    }
+}
+
+/// Adds tlc's command, with the provider's timeout for the event, to every event of `provider`
+/// that lacks it. An entry an older tlc wrote without a timeout gets it; a timeout an operator
+/// set stays. Returns the events added or given their timeout.
 pub fn install(provider: Provider, settings: &mut Value, command: &str) -> Vec<String> {
     let root = obj(settings);
     if let Layout::Flat { version } = provider.layout {
@@ -86,31 +101,34 @@ pub fn install(provider: Provider, settings: &mut Value, command: &str) -> Vec<S
     for event in provider.events {
         let list = hooks.entry(*event).or_insert_with(|| json!([]));
         let Some(list) = list.as_array_mut() else { continue };
+        let timeout = (provider.timeout)(event);
+        let present = tlc_entries(provider, list);
+        if !present.is_empty() {
+            let mut timed = false;
+            for entry in present {
+                if let (Some(t), Some(o)) = (timeout, entry.as_object_mut().filter(|o| !o.contains_key("timeout"))) {
+                    o.insert("timeout".into(), t.into());
+                    timed = true;
+                }
+            }
+            if timed {
+                added.push((*event).to_string());
+            }
+            continue;
+        }
+        let mut entry = match provider.layout {
+            Layout::Grouped { .. } => json!({"type": "command", "command": command}),
+            Layout::Flat { .. } => json!({"command": command}),
+        };
+        if let (Some(t), Some(o)) = (timeout, entry.as_object_mut()) {
+            o.insert("timeout".into(), t.into());
+        }
         let entry = match provider.layout {
-            Layout::Grouped { matcher_events } => {
-                let present = list.iter().any(|g| {
-                    g.get("hooks")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .any(|h| runs_tlc(h, provider.name))
-                });
-                if present {
-                    continue;
-                }
-                let entry = json!({"type": "command", "command": command});
-                if matcher_events.contains(event) {
-                    json!({"matcher": "*", "hooks": [entry]})
-                } else {
-                    json!({"hooks": [entry]})
-                }
+            Layout::Grouped { matcher_events } if matcher_events.contains(event) => {
+                json!({"matcher": "*", "hooks": [entry]})
             }
-            Layout::Flat { .. } => {
-                if list.iter().any(|h| runs_tlc(h, provider.name)) {
-                    continue;
-                }
-                json!({"command": command})
-            }
+            Layout::Grouped { .. } => json!({"hooks": [entry]}),
+            Layout::Flat { .. } => entry,
         };
         list.push(entry);
         added.push((*event).to_string());
@@ -182,8 +200,28 @@ mod tests {
             "twice changes nothing"
         );
         assert_eq!(s["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0]);
+        for event in claude.events {
+            let entry = s["hooks"][event].as_array().unwrap().last().unwrap()["hooks"][0].clone();
+            let timeout = entry["timeout"].as_u64().unwrap_or_else(|| panic!("{event}: no timeout"));
+            assert!(timeout >= if event.ends_with("Stop") { 120 } else { 10 }, "{event}: {timeout}");
+        }
         uninstall(claude, &mut s);
         assert_eq!(s, original);
+    }
+
+    #[test]
+    fn an_older_entry_gets_its_timeout_and_an_operators_stays() {
+        let mut s = json!({"hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": "/usr/bin/tlc hook claude"}]}],
+            "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/usr/bin/tlc hook claude", "timeout": 5}]}]
+        }});
+        let claude = super::super::claude::PROVIDER;
+        let added = install(claude, &mut s, "/usr/bin/tlc hook claude");
+        assert!(added.contains(&"Stop".to_string()) && !added.contains(&"PreToolUse".to_string()));
+        assert_eq!(s["hooks"]["Stop"][0]["hooks"][0]["timeout"], 600);
+        assert_eq!(s["hooks"]["Stop"].as_array().unwrap().len(), 1);
+        assert_eq!(s["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"], 5);
+        assert!(install(claude, &mut s, "/usr/bin/tlc hook claude").is_empty());
     }
 
     #[test]

@@ -24,6 +24,14 @@ pub enum Kind {
     SubagentStart,
     SubagentEnd,
     Stop,
+    /// The turn ended on an API error instead of a stop (Claude Code's StopFailure).
+    StopFailure,
+    /// The provider is about to ask the operator for a permission.
+    PermissionRequest,
+    /// The provider's own permission check refused a tool call.
+    PermissionDenied,
+    /// A batch of tool calls finished (its calls were each recorded already).
+    ToolBatch,
     Notification,
     Unknown,
     GenerationEnd,
@@ -71,6 +79,10 @@ impl Kind {
             Kind::SubagentStart => "subagent.start",
             Kind::SubagentEnd => "subagent.end",
             Kind::Stop => "stop",
+            Kind::StopFailure => "stop.failure",
+            Kind::PermissionRequest => "permission.request",
+            Kind::PermissionDenied => "permission.denied",
+            Kind::ToolBatch => "tool.batch",
             Kind::Notification => "notification",
             Kind::Unknown => "unknown",
             Kind::GenerationEnd => "generation.end",
@@ -92,6 +104,7 @@ impl Kind {
             | Kind::McpEnd
             | Kind::FileRead
             | Kind::FileEdit
+            | Kind::ToolBatch
             | Kind::AgentThought => Plane::Debug,
             _ => Plane::Signal,
         }
@@ -155,6 +168,9 @@ pub struct Event {
     pub cwd: Option<String>,
     /// The session's own model, where the event states it (a subagent's model is not it).
     pub session_model: Option<String>,
+    /// A model for the session when it has none yet: a main-thread response's (Claude Code's
+    /// SessionStart names no model except after a compaction).
+    pub session_model_fallback: Option<String>,
     pub transcript_path: Option<String>,
 }
 
@@ -182,6 +198,7 @@ impl Event {
             dedup_key: None,
             cwd: None,
             session_model: None,
+            session_model_fallback: None,
             transcript_path: None,
         }
     }

@@ -119,7 +119,9 @@ impl<'c> EventStore<'c> {
                 ev.session_model,
                 ev.cwd,
                 ev.transcript_path,
-                ended
+                ended,
+                ev.session_model_fallback,
+                ev.kind == Kind::SessionStart
             ])?;
             self.pair_span(ev, session)?;
             if ev.kind == Kind::SessionEnd {
@@ -194,7 +196,9 @@ impl<'c> EventStore<'c> {
             model,
             None::<String>,
             None::<String>,
-            None::<String>
+            None::<String>,
+            None::<String>,
+            false
         ])?;
         Ok(())
     }
@@ -335,7 +339,10 @@ impl<'c> EventStore<'c> {
                     .query_row(params![ev.provider, session, key], |r| Ok((r.get(0)?, r.get(1)?)))
                     .optional()?;
                 if let Some((span, started)) = open {
-                    ev.duration_ms = Some((ms - started).max(0));
+                    // The provider's own figure for the tool's time wins over hook-to-hook time.
+                    if ev.duration_ms.is_none() {
+                        ev.duration_ms = Some((ms - started).max(0));
+                    }
                     if ev.span_id.is_none() {
                         ev.span_id = Some(span.clone());
                     }
@@ -393,6 +400,42 @@ impl<'c> EventStore<'c> {
                     oversize_lines: r.get(5)?,
                 })
             })
+            .optional()
+    }
+
+    /// Up to `limit` main transcripts of live sessions of `provider` seen since `since` (a stored
+    /// time stamp), other than `except`, with the session each belongs to.
+    pub fn live_transcripts(
+        &self,
+        except: &str,
+        provider: &str,
+        limit: i64,
+        since: &str,
+    ) -> rusqlite::Result<Vec<(String, Option<String>, TranscriptOffset)>> {
+        let mut stmt = self.conn.prepare_cached(q::TRANSCRIPTS_LIVE)?;
+        let rows = stmt.query_map(params![except, provider, limit, since], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                TranscriptOffset {
+                    file_id: r.get(2)?,
+                    head_hash: r.get(3)?,
+                    offset: r.get(4)?,
+                    malformed_lines: r.get(5)?,
+                    generations: r.get(6)?,
+                    oversize_lines: r.get(7)?,
+                },
+            ))
+        })?;
+        rows.collect()
+    }
+
+    /// The kind and `attrs.turn_id` of the session's latest hook event, when it is among the
+    /// newest rows.
+    pub fn latest_hook_event(&self, provider: &str, session: &str) -> rusqlite::Result<Option<(String, Option<String>)>> {
+        self.conn
+            .prepare_cached(q::LATEST_HOOK_EVENT)?
+            .query_row(params![session, provider], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()
     }
 

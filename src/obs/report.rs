@@ -54,6 +54,9 @@ pub struct SubagentLine {
     pub subagent_type: String,
     pub started: i64,
     pub ended: i64,
+    /// Tool calls made inside subagents of this type.
+    #[serde(rename = "toolCalls")]
+    pub tool_calls: i64,
 }
 
 #[derive(Debug, Serialize)]
@@ -199,6 +202,7 @@ impl<'c> Reports<'c> {
                     subagent_type: r.get(0)?,
                     started: r.get(1)?,
                     ended: r.get(2)?,
+                    tool_calls: r.get(3)?,
                 })
             })?
             .collect::<Result<_, _>>()?;

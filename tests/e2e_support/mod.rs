@@ -52,10 +52,9 @@ fn version_of(bin: &Path) -> Option<String> {
 }
 
 fn install_claude_code() -> PathBuf {
-    assert!(
-        cfg!(all(target_os = "linux", target_arch = "x86_64")),
-        "the Claude Code end-to-end tests drive the linux-x64 build of Claude Code {CLAUDE_CODE_VERSION}; this machine is another platform"
-    );
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        panic!("the Claude Code end-to-end tests drive the linux-x64 build of Claude Code {CLAUDE_CODE_VERSION}; this machine is another platform");
+    }
     let root = target_dir().join("e2e");
     std::fs::create_dir_all(&root).unwrap_or_else(|e| panic!("{}: {e}", root.display()));
     let prefix = root.join(format!("claude-code-{CLAUDE_CODE_VERSION}"));

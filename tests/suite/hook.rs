@@ -2,6 +2,7 @@
 
 use crate::common;
 use common::*;
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 fn valid_claude(out: &str) -> bool {
@@ -38,6 +39,15 @@ fn valid_cursor(out: &str) -> bool {
             .is_none_or(|p| ["allow", "deny", "ask"].contains(&p.as_str().unwrap_or("")))
 }
 
+/// The hand-written Claude Code fixtures. They are kept on purpose in their older shapes, which
+/// tlc still reads; `real-2.1.197/` holds what Claude Code 2.1.197 really sends (tested below and in
+/// `hook::claude`'s unit tests). Where they differ: `pre-tool-use-task.json` and
+/// `post-tool-use-generic.json` call the subagent tool `Task` (now `Agent`); `subagent-start.json`
+/// and `subagent-stop.json` carry `subagent_type` (now `agent_type`, with `agent_id`, and
+/// `agent_transcript_path` at the stop); `stop.json` has `status` and `context_usage_percent` (a real
+/// Stop has `stop_hook_active` and `last_assistant_message`); `message-display.json` has `text` (now
+/// `delta`, with `turn_id`); `session-start.json` names a `model` on a start (now only after a
+/// compaction, with `source`); none carries `transcript_path`, `prompt_id` or `duration_ms`.
 const CLAUDE: &[(&str, &str)] = &[
     ("compact-before.json", "compact"),
     ("message-display.json", "agent.response"),
@@ -404,4 +414,209 @@ fn the_global_spool_mirrors_records_and_degrades_when_the_home_is_unwritable() {
         "no spool",
     );
     assert!(!w2.home_db().exists());
+}
+
+/// Every payload the real Claude Code 2.1.197 sent (`real-2.1.197/`), replayed scenario by scenario
+/// through the binary the way Claude Code runs it: in the payload's `cwd` (the agent's shell
+/// folder), with `CLAUDE_PROJECT_DIR` naming the repository.
+#[test]
+fn real_claude_payloads_leave_one_row_each_in_the_project() {
+    let root = fixtures().join("providers/claude/real-2.1.197");
+    let mut folders: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    assert_eq!(folders.len(), 10);
+    for folder in folders {
+        let name = folder.file_name().unwrap().to_string_lossy().into_owned();
+        let w = World::new();
+        w.ok(&["init"]);
+        let mut files: Vec<_> = std::fs::read_dir(&folder).unwrap().flatten().map(|e| e.path()).collect();
+        files.sort();
+        let mut calls = 0;
+        for f in &files {
+            let text = w
+                .payload(&format!(
+                    "providers/claude/real-2.1.197/{name}/{}",
+                    f.file_name().unwrap().to_string_lossy()
+                ))
+                .replace("\"/home/dev/", &format!("\"{}/", w.dir.path().join("user").display()));
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            // The session's transcript exists (empty here); the /compact agent's never does.
+            let transcript = std::path::PathBuf::from(v["transcript_path"].as_str().unwrap());
+            std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+            std::fs::OpenOptions::new().create(true).append(true).open(&transcript).unwrap();
+            let cwd = std::path::PathBuf::from(v["cwd"].as_str().unwrap());
+            std::fs::create_dir_all(&cwd).unwrap();
+            if cwd.ends_with("vendor/lib") {
+                std::fs::create_dir_all(cwd.join(".git")).unwrap();
+            }
+            let out = w.hook_with("claude", text.as_bytes(), |c| {
+                c.current_dir(&cwd).env("CLAUDE_PROJECT_DIR", &w.repo);
+            });
+            assert_eq!(out.status.code(), Some(0), "{name}/{f:?}");
+            assert!(valid_claude(&stdout(&out)), "{name}/{f:?}: {}", stdout(&out));
+            calls += 1;
+        }
+        let rows = w.count("SELECT count(*) FROM events WHERE kind NOT IN ('hook.fault', 'config.scaffolded', 'generation.end')");
+        assert_eq!(rows, calls, "{name}: one row per hook call");
+        assert_eq!(
+            w.count("SELECT count(*) FROM events WHERE kind IN ('unknown', 'hook.fault')"),
+            0,
+            "{name}"
+        );
+        assert_eq!(
+            w.count("SELECT count(*) FROM sessions WHERE ended_at IS NULL"),
+            0,
+            "{name}: the session ended"
+        );
+        assert!(
+            !w.repo.join("vendor/lib/.tlc").exists() && !w.repo.join("sub/.tlc").exists(),
+            "{name}"
+        );
+    }
+}
+
+fn response_line(session: &str, n: u32, text: &str) -> String {
+    serde_json::json!({
+        "type": "assistant", "sessionId": session, "requestId": format!("req_{n}"),
+        "timestamp": format!("2026-11-30T10:00:0{n}.000Z"),
+        "message": {"id": format!("msg_{n}"), "model": "claude-sonnet-4-5-20250929", "role": "assistant",
+                    "stop_reason": "end_turn", "content": [{"type": "text", "text": text}],
+                    "usage": {"input_tokens": 10 * n, "output_tokens": n, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}}
+    })
+    .to_string()
+        + "\n"
+}
+
+fn claude_payload(event: &str, session: &str, transcript: &std::path::Path, extra: serde_json::Value) -> Vec<u8> {
+    let mut v = serde_json::json!({"hook_event_name": event, "session_id": session, "transcript_path": transcript, "cwd": "/x"});
+    v.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    v.to_string().into_bytes()
+}
+
+/// A session whose last response reaches its transcript after its last hook (it never sends a
+/// SessionEnd) gets that response from the next hook of another session, once.
+#[test]
+fn a_live_sessions_late_response_is_read_by_the_next_hook_of_any_session() {
+    let w = World::new();
+    w.ok(&["init"]);
+    let (a, b) = (w.dir.path().join("a.jsonl"), w.dir.path().join("b.jsonl"));
+    std::fs::write(&a, response_line("sa", 1, "first")).unwrap();
+    std::fs::write(&b, "").unwrap();
+    let gens = |s: &str| {
+        w.count(&format!(
+            "SELECT count(*) FROM events WHERE kind = 'generation.end' AND session_id = '{s}'"
+        ))
+    };
+    assert_eq!(
+        w.hook("claude", &claude_payload("SessionStart", "sa", &a, serde_json::json!({})))
+            .status
+            .code(),
+        Some(0)
+    );
+    assert_eq!(gens("sa"), 1);
+    let mut file = std::fs::OpenOptions::new().append(true).open(&a).unwrap();
+    file.write_all(response_line("sa", 2, "late").as_bytes()).unwrap();
+    w.hook(
+        "claude",
+        &claude_payload("UserPromptSubmit", "sb", &b, serde_json::json!({"prompt": "hi"})),
+    );
+    assert_eq!(gens("sa"), 2, "the next hook of another session read it");
+    w.hook(
+        "claude",
+        &claude_payload("UserPromptSubmit", "sb", &b, serde_json::json!({"prompt": "again"})),
+    );
+    assert_eq!(gens("sa"), 2, "once");
+    // An ended session's transcript is no longer watched.
+    w.hook("claude", &claude_payload("SessionEnd", "sa", &a, serde_json::json!({})));
+    file.write_all(response_line("sa", 3, "after the end").as_bytes()).unwrap();
+    w.hook(
+        "claude",
+        &claude_payload("UserPromptSubmit", "sb", &b, serde_json::json!({"prompt": "third"})),
+    );
+    assert_eq!(gens("sa"), 2);
+}
+
+/// Claude Code writes its transcript asynchronously: a Stop waits (bounded) for the response it
+/// names in `last_assistant_message`, so the stop's record counts it.
+#[test]
+fn a_stop_waits_for_its_response_to_reach_the_transcript() {
+    let w = World::new();
+    w.ok(&["init"]);
+    let t = w.dir.path().join("s.jsonl");
+    std::fs::write(&t, response_line("ss", 1, "working on it")).unwrap();
+    let path = t.clone();
+    let writer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(response_line("ss", 2, "All \"done\".\nBye").as_bytes()).unwrap();
+    });
+    let stop = claude_payload(
+        "Stop",
+        "ss",
+        &t,
+        serde_json::json!({"last_assistant_message": "All \"done\".\nBye"}),
+    );
+    let started = Instant::now();
+    assert_eq!(w.hook("claude", &stop).status.code(), Some(0));
+    writer.join().unwrap();
+    assert!(started.elapsed() >= Duration::from_millis(250));
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE kind = 'generation.end' AND session_id = 'ss'"),
+        2
+    );
+    let waited = w.count("SELECT json_extract(attrs, '$.transcript_wait_ms') FROM events WHERE kind = 'stop'");
+    assert!((250..1500).contains(&waited), "{waited}");
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE json_extract(attrs, '$.transcript_behind') = 1"),
+        0
+    );
+    // A response that never arrives: the stop gives up after the bound, and says so.
+    let stop = claude_payload("Stop", "ss", &t, serde_json::json!({"last_assistant_message": "never written"}));
+    let started = Instant::now();
+    assert_eq!(w.hook("claude", &stop).status.code(), Some(0));
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(1500) && took < Duration::from_secs(10), "{took:?}");
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE json_extract(attrs, '$.transcript_behind') = 1"),
+        1
+    );
+}
+
+/// A SessionStart that goes on with a session (Claude Code's `source` `compact` or `resume`) keeps
+/// the session's policy baseline: an out-of-band edit made before it still denies the next acting
+/// call. A new session baselines what is there.
+#[test]
+fn a_compaction_or_a_resume_does_not_rebaseline_the_policy() {
+    let w = World::new();
+    w.ok(&["init"]);
+    let start = |session: &str, source: &str| {
+        format!(r#"{{"hook_event_name":"SessionStart","session_id":"{session}","cwd":"/x","source":"{source}"}}"#)
+    };
+    let bash = |session: &str| {
+        format!(
+            r#"{{"hook_event_name":"PreToolUse","session_id":"{session}","cwd":"/x","tool_name":"Bash","tool_input":{{"command":"touch x"}}}}"#
+        )
+    };
+    w.hook("claude", start("sc", "startup").as_bytes());
+    let cfg = w.repo.join(".tlc/harness/config.toml");
+    let mut text = std::fs::read_to_string(&cfg).unwrap();
+    text.push_str("\n# edited out of band\n");
+    std::fs::write(&cfg, text).unwrap();
+    for source in ["compact", "resume"] {
+        w.hook("claude", start("sc", source).as_bytes());
+        let out = w.hook("claude", bash("sc").as_bytes());
+        assert!(
+            stdout(&out).contains(r#""permissionDecision":"deny""#),
+            "after {source}: {}",
+            stdout(&out)
+        );
+    }
+    w.hook("claude", start("new", "startup").as_bytes());
+    let out = w.hook("claude", bash("new").as_bytes());
+    assert_eq!(stdout(&out), "", "a new session baselines what is there");
 }

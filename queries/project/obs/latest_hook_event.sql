@@ -1,0 +1,9 @@
+-- The session's latest hook event among the last 256 rows (a walk back over the newest rows, not
+-- the session index: the event before this one is almost always among them), with its turn.
+SELECT kind, json_extract(attrs, '$.turn_id')
+FROM events
+WHERE id > (SELECT coalesce(max(id), 0) - 256 FROM events)
+  AND +session_id = ?1 AND provider = ?2
+  AND kind NOT IN ('generation.end', 'hook.fault', 'cost.session_alert', 'config.scaffolded')
+ORDER BY id DESC
+LIMIT 1
