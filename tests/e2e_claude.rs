@@ -412,13 +412,63 @@ fn tools_and_a_subagent() {
     eprintln!("tools_and_a_subagent: claude ran {:.2} s", run.took.as_secs_f64());
 }
 
+/// The tool results Claude Code sent back to the model, by tool call (`tool_use_id`): whether
+/// each was an error, and its text.
+fn tool_results(api: &ScriptedApi) -> BTreeMap<String, (bool, String)> {
+    let mut out = BTreeMap::new();
+    for r in api.received() {
+        let Some(messages) = r.body.as_ref().and_then(|b| b["messages"].as_array().cloned()) else {
+            continue;
+        };
+        for block in messages.iter().filter_map(|m| m["content"].as_array()).flatten() {
+            if block["type"] != "tool_result" {
+                continue;
+            }
+            let text = match &block["content"] {
+                Value::String(t) => t.clone(),
+                Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n"),
+                other => other.to_string(),
+            };
+            let id = block["tool_use_id"].as_str().unwrap_or_default().to_string();
+            out.insert(id, (block["is_error"] == true, text));
+        }
+    }
+    out
+}
+
+/// The result the model got for the Bash call that ran `command`, by the PreToolUse payload
+/// that named it.
+fn result_of(calls: &[HookCall], results: &BTreeMap<String, (bool, String)>, command: &str) -> (bool, String) {
+    let id = calls
+        .iter()
+        .find(|c| c.event == "PreToolUse" && c.payload["tool_input"]["command"] == command)
+        .and_then(|c| c.payload["tool_use_id"].as_str())
+        .unwrap_or_else(|| panic!("no PreToolUse for {command:?}"));
+    results
+        .get(id)
+        .cloned()
+        .unwrap_or_else(|| panic!("no tool result for {command:?} reached the model"))
+}
+
+/// A policy edit by the agent's shell is refused by the floor (`policy-surface-write`) and never
+/// made; an edit the floor cannot see (a script in the repository does it) is caught by policy
+/// integrity, which denies the agent's next acting command — and that command does not run.
 #[test]
 fn a_policy_edit_is_denied_and_the_command_does_not_run() {
     let s = Scratch::new();
+    let edit = "printf '\\n# appended by the agent\\n' >> .tlc/harness/config.toml";
+    let script = "sh tools/note-policy.sh";
+    std::fs::create_dir_all(s.repo.join("tools")).unwrap();
+    std::fs::write(
+        s.repo.join("tools/note-policy.sh"),
+        "printf '\\n# appended by a script\\n' >> .tlc/harness/config.toml\n",
+    )
+    .unwrap();
     let api = ScriptedApi::start(vec![conversation(
         "E2E-POLICY-TASK",
         vec![
-            Step::Respond(vec![bash("printf '\\n# appended by the agent\\n' >> .tlc/harness/config.toml")]),
+            Step::Respond(vec![bash(edit)]),
+            Step::Respond(vec![bash(script)]),
             Step::Respond(vec![bash("touch denied-marker.txt")]),
             Step::Respond(vec![text("finished")]),
         ],
@@ -426,24 +476,117 @@ fn a_policy_edit_is_denied_and_the_command_does_not_run() {
     let run = s.claude(&api, "E2E-POLICY-TASK edit the policy", &[]);
     ok(&run);
     assert_no_unexpected(&api);
-    assert!(std::fs::read_to_string(s.repo.join(".tlc/harness/config.toml"))
-        .unwrap()
-        .contains("# appended by the agent"));
+    let config = std::fs::read_to_string(s.repo.join(".tlc/harness/config.toml")).unwrap();
+    assert!(
+        !config.contains("# appended by the agent"),
+        "the floor's denied edit was made:\n{config}"
+    );
+    assert!(config.contains("# appended by a script"), "the script did not run:\n{config}");
     assert!(!s.repo.join("denied-marker.txt").exists(), "the denied command ran");
-    assert_one_row_per_hook_call(&s);
+    let calls = assert_one_row_per_hook_call(&s);
+
+    let floor = count(
+        &s,
+        &format!(
+            "SELECT count(*) FROM floor_denials WHERE rule = 'policy-surface-write' AND detail = '{}'",
+            edit.replace('\'', "''")
+        ),
+    );
+    assert_eq!(floor, 1, "the floor's denial of the agent's edit");
     let denied = count(
         &s,
         "SELECT count(*) FROM decisions WHERE permission = 'deny' AND rule = 'policy-integrity' AND detail = 'touch denied-marker.txt'",
     );
     assert_eq!(denied, 1);
+    assert_eq!(count(&s, "SELECT count(*) FROM decisions WHERE permission = 'deny'"), 2);
     let why = s.tlc_json(&["obs", "why", "--json"]);
     assert!(why.to_string().contains("policy-integrity"), "{why}");
-    // Claude Code saw the deny: the command is among its permission denials.
+    // The model got each reason as its tool's result, and Claude Code counts both as denials.
+    let results = tool_results(&api);
+    let (error, said) = result_of(&calls, &results, edit);
+    assert!(
+        error && said.contains("FLOOR:") && said.contains("rule=policy-surface-write"),
+        "{said}"
+    );
+    let (error, said) = result_of(&calls, &results, "touch denied-marker.txt");
+    let reason: String = s
+        .db()
+        .query_row("SELECT reason FROM decisions WHERE rule = 'policy-integrity'", [], |r| r.get(0))
+        .unwrap();
+    assert!(
+        error && said.contains(&reason),
+        "the model got {said:?}, the recorded reason is {reason:?}"
+    );
     let denials = run.result["permission_denials"].to_string();
-    assert!(denials.contains("touch denied-marker.txt"), "{denials}");
-    assert_eq!(rollup(&s)["denials"], 1);
+    assert!(
+        denials.contains("touch denied-marker.txt") && denials.contains("appended by the agent"),
+        "{denials}"
+    );
+    // Both are denials of the session; only the policy layer's is an interruption.
+    assert_eq!(rollup(&s)["denials"], 2);
+    assert_eq!(count(&s, "SELECT coalesce(sum(denials), 0) FROM interruptions_by_rule"), 1);
     let lines = transcript_lines(&s);
     assert_tokens(&s, &scripted_totals(&api.sent(), &["E2E-POLICY-TASK"], &lines));
+}
+
+/// Issue 18's floor with the real client: the agent's `rm -rf` of a folder of the home, outside
+/// the repository, is denied by the floor; the folder is still there, the model got tlc's
+/// reason, and `floor_denials` has the row.
+#[test]
+fn an_rm_rf_outside_the_repository_is_denied_by_the_floor() {
+    let s = Scratch::outside_temp();
+    let kept = s.home.join("old-project");
+    std::fs::create_dir_all(kept.join("src")).unwrap();
+    std::fs::write(kept.join("src/main.rs"), "fn main() {}\n").unwrap();
+    let command = "rm -rf ~/old-project";
+    let api = ScriptedApi::start(vec![conversation(
+        "E2E-FLOOR-TASK",
+        vec![
+            Step::Respond(vec![text("Cleaning up the old project."), bash(command)]),
+            Step::Respond(vec![text("The removal was refused; I will leave it.")]),
+        ],
+    )]);
+    let run = s.claude(&api, "E2E-FLOOR-TASK remove the old project", &[]);
+    ok(&run);
+    assert_no_unexpected(&api);
+    assert_eq!(
+        std::fs::read_to_string(kept.join("src/main.rs")).unwrap(),
+        "fn main() {}\n",
+        "the folder under the home is gone or changed"
+    );
+    let calls = assert_one_row_per_hook_call(&s);
+    // Claude Code never ran it: no PostToolUse for it, and it lists the call among its denials.
+    assert!(!calls
+        .iter()
+        .any(|c| c.event.starts_with("PostToolUse") && c.payload["tool_input"]["command"] == command));
+    let denials = run.result["permission_denials"].to_string();
+    assert!(denials.contains(command), "{denials}");
+    // The model got the floor's reason as the tool's result.
+    let (error, said) = result_of(&calls, &tool_results(&api), command);
+    assert!(error, "{said}");
+    assert!(
+        said.contains("FLOOR:") && said.contains(&kept.display().to_string()) && said.contains("rule=outside-project-destruction"),
+        "{said}"
+    );
+    // The floor_denials view has the row; the floor's denial is no interruption.
+    let (rule, subject, detail, reason): (String, String, String, String) = s
+        .db()
+        .query_row("SELECT rule, subject, detail, reason FROM floor_denials", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
+        .unwrap();
+    assert_eq!(
+        (rule.as_str(), subject.as_str(), detail.as_str()),
+        ("outside-project-destruction", "shell", command)
+    );
+    assert!(
+        said.contains(reason.lines().next().unwrap()),
+        "the model got the recorded reason: {reason}"
+    );
+    assert_eq!(count(&s, "SELECT count(*) FROM floor_denials"), 1);
+    assert_eq!(count(&s, "SELECT count(*) FROM interruptions_by_rule"), 0);
+    let lines = transcript_lines(&s);
+    assert_tokens(&s, &scripted_totals(&api.sent(), &["E2E-FLOOR-TASK"], &lines));
 }
 
 /// The repository tlc records into, and that a `cd` never changes: one ended session, all of it

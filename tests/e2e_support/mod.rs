@@ -148,8 +148,28 @@ pub struct Run {
 }
 
 impl Scratch {
+    /// A world in the system temp folder.
     pub fn new() -> Scratch {
-        let dir = tempfile::tempdir().expect("tempdir");
+        Scratch::in_dir(tempfile::tempdir().expect("tempdir"))
+    }
+
+    /// A world outside the system temp folders, under `target/e2e/worlds/`, as a real home is:
+    /// the floor lets an agent remove what is under the temp folder, so a home inside it would
+    /// not show what the floor does to a folder of the home.
+    pub fn outside_temp() -> Scratch {
+        let parent = target_dir().join("e2e").join("worlds");
+        std::fs::create_dir_all(&parent).unwrap_or_else(|e| panic!("{}: {e}", parent.display()));
+        let dir = tempfile::Builder::new()
+            .prefix("world-")
+            .tempdir_in(&parent)
+            .unwrap_or_else(|e| panic!("a world under {}: {e}", parent.display()));
+        for t in ["/tmp", "/var/tmp"] {
+            assert!(!dir.path().starts_with(t), "{} is in a temp folder", dir.path().display());
+        }
+        Scratch::in_dir(dir)
+    }
+
+    fn in_dir(dir: tempfile::TempDir) -> Scratch {
         let repo = dir.path().join("repo");
         let home = dir.path().join("home");
         let claude_config = dir.path().join("claude-config");
