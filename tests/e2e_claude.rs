@@ -47,11 +47,17 @@ fn assert_one_row_per_hook_call(s: &Scratch) -> Vec<HookCall> {
         called_hook_events(&calls),
         "hook calls vs rows in the project database"
     );
-    let faults: Vec<String> = s
+    // Each fault with the hook event recorded just before it, in the same transaction.
+    let faults: Vec<(String, Option<String>)> = s
         .db()
-        .prepare("SELECT attrs FROM events WHERE kind = 'hook.fault'")
+        .prepare(
+            "SELECT f.attrs, (SELECT json_extract(e.attrs, '$.event') FROM events e
+                              WHERE e.id < f.id AND e.kind NOT IN ('hook.fault', 'generation.end', 'cost.session_alert')
+                              ORDER BY e.id DESC LIMIT 1)
+             FROM events f WHERE f.kind = 'hook.fault'",
+        )
         .unwrap()
-        .query_map([], |r| r.get(0))
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
         .unwrap()
         .map(Result::unwrap)
         .collect();
@@ -815,4 +821,240 @@ fn the_scripted_api_answers_streaming_and_plain_requests() {
     assert!(received
         .iter()
         .all(|r| r.method == "POST" && r.path == "/v1/messages?beta=true" && r.body.is_some()));
+}
+
+/// A repository whose test command always fails: `tools/t.sh` (counting its runs in `runs`, one
+/// line of arguments per run) and the project config turning the grind on with `maxLoops`,
+/// committed before the session as an operator would.
+fn with_failing_tests(s: &Scratch, max_loops: u32) -> std::path::PathBuf {
+    let runs = s.dir.path().join("runs");
+    std::fs::create_dir_all(s.repo.join("tools")).unwrap();
+    std::fs::write(
+        s.repo.join("tools/t.sh"),
+        format!(
+            "echo \"$@\" >> '{}'\necho 'test adds_two ... FAILED'\necho 'assertion failed: add(2, 2) == 5'\nexit 1\n",
+            runs.display()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(s.repo.join(".tlc/harness")).unwrap();
+    std::fs::write(
+        s.repo.join(".tlc/harness/config.toml"),
+        format!("[grind]\nenabled = true\ntestCommand = [\"sh\", \"tools/t.sh\"]\nmaxLoops = {max_loops}\n"),
+    )
+    .unwrap();
+    e2e_support::git(&s.repo, &["add", "-A"]);
+    e2e_support::git(
+        &s.repo,
+        &[
+            "-c",
+            "user.name=e2e",
+            "-c",
+            "user.email=e2e@example.invalid",
+            "commit",
+            "-qm",
+            "start",
+        ],
+    );
+    runs
+}
+
+/// The stop feedback Claude Code gave the model, in order: the user text blocks that start
+/// `Stop hook feedback:` in the longest conversation it sent (each request repeats the ones before).
+fn stop_feedback(api: &ScriptedApi) -> Vec<String> {
+    let longest = api
+        .received()
+        .into_iter()
+        .filter_map(|r| r.body.as_ref().and_then(|b| b["messages"].as_array().cloned()))
+        .max_by_key(Vec::len)
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for m in longest.iter().filter(|m| m["role"] == "user") {
+        let blocks = match &m["content"] {
+            Value::String(t) => vec![t.clone()],
+            Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str().map(str::to_string)).collect(),
+            _ => Vec::new(),
+        };
+        out.extend(blocks.into_iter().filter(|t| t.starts_with("Stop hook feedback:")));
+    }
+    out
+}
+
+/// Stop outcomes in order, as `outcome:rule`.
+fn stop_outcomes(s: &Scratch) -> Vec<String> {
+    s.db()
+        .prepare("SELECT outcome || ':' || rule FROM stop_outcomes ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn stop_hook_active(calls: &[HookCall]) -> Vec<bool> {
+    calls
+        .iter()
+        .filter(|c| c.event == "Stop")
+        .map(|c| c.payload["stop_hook_active"].as_bool().expect("stop_hook_active"))
+        .collect()
+}
+
+/// The test gate's runs: (rows, rows that reused an earlier verdict without running).
+fn gate_runs(s: &Scratch) -> (i64, i64) {
+    s.db()
+        .query_row(
+            "SELECT count(*), coalesce(sum(reused), 0) FROM gate_runs WHERE gate = 'test'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+}
+
+fn lines_of(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+/// Issue 17 with the real client: a change under `src/` and a failing test command send the agent
+/// back at each Stop with tlc's follow-up, until the turn has had `grind.maxLoops` (3) blocked stops;
+/// the next Stop is let through (`capped`, rule `budget`) and the turn ends. The next prompt gates
+/// again.
+#[test]
+fn a_failing_test_sends_the_agent_back_until_the_loop_budget() {
+    let s = Scratch::new();
+    let runs = with_failing_tests(&s, 3);
+    let lib = s.repo.join("src/lib.rs");
+    let api = ScriptedApi::start(vec![
+        conversation(
+            "E2E-GATE-TASK",
+            vec![
+                Step::Respond(vec![tool(
+                    "Write",
+                    json!({"file_path": lib.to_string_lossy(), "content": "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n"}),
+                )]),
+                Step::Respond(vec![text("Done: add is written.")]),
+                Step::Respond(vec![text("I looked again; it is done.")]),
+                Step::Respond(vec![text("Still done.")]),
+                Step::Respond(vec![text("Done, whatever the tests say.")]),
+            ],
+        ),
+        conversation(
+            "E2E-GATE-AGAIN",
+            vec![
+                Step::Respond(vec![text("Nothing more to do.")]),
+                Step::Respond(vec![text("Done.")]),
+                Step::Respond(vec![text("Done, again.")]),
+                Step::Respond(vec![text("Done, once more.")]),
+            ],
+        ),
+    ]);
+    let run = s.claude(&api, "E2E-GATE-TASK write add", &[]);
+    ok(&run);
+    assert_no_unexpected(&api);
+    let calls = assert_one_row_per_hook_call(&s);
+
+    // Claude Code called Stop four times in the turn: three blocked, the fourth let through.
+    assert_eq!(stop_hook_active(&calls), [false, true, true, true]);
+    assert_eq!(
+        stop_outcomes(&s),
+        ["block:grind-test", "block:grind-test", "block:grind-test", "capped:budget"]
+    );
+    // The test command ran once, on the changed file; the tree did not change, so the next two
+    // blocked stops reused its verdict; the capped stop ran no gate.
+    assert_eq!(std::fs::read_to_string(&runs).unwrap(), "src/lib.rs\n");
+    assert_eq!(gate_runs(&s), (3, 2));
+    // The model got tlc's follow-up each time, as Claude Code's stop feedback.
+    let feedback = stop_feedback(&api);
+    assert_eq!(feedback.len(), 3, "{feedback:#?}");
+    for (i, f) in feedback.iter().enumerate() {
+        let head = format!("Stop hook feedback:\nBLOCKED: test failed (attempt {}/3) [", i + 1);
+        assert!(f.starts_with(&head), "{f}");
+        assert!(f.contains("test adds_two ... FAILED"), "{f}");
+    }
+    assert!(
+        feedback[0].contains("TRIED: `sh tools/t.sh src/lib.rs` failed (exit 1)"),
+        "{}",
+        feedback[0]
+    );
+    let show = s.tlc_json(&["gate", "show", "--json"]);
+    assert_eq!(show["passed"], false, "{show}");
+    assert_eq!(show["provider"], "claude", "{show}");
+    assert_eq!(show["files"], json!(["src/lib.rs"]), "{show}");
+    assert_stops_caught_up(&s, "a_failing_test_sends_the_agent_back_until_the_loop_budget");
+
+    // The next prompt is a new turn: it gates again from attempt 1.
+    let session = run.result["session_id"].as_str().unwrap().to_string();
+    let again = s.claude(&api, "E2E-GATE-AGAIN anything else?", &["--resume", &session]);
+    ok(&again);
+    assert_no_unexpected(&api);
+    let feedback = stop_feedback(&api);
+    assert_eq!(feedback.len(), 6, "{feedback:#?}");
+    for (i, f) in feedback[3..].iter().enumerate() {
+        let head = format!("Stop hook feedback:\nBLOCKED: test failed (attempt {}/3) [", i + 1);
+        assert!(f.starts_with(&head), "{f}");
+    }
+    assert_eq!(
+        stop_outcomes(&s)[4..],
+        ["block:grind-test", "block:grind-test", "block:grind-test", "capped:budget"]
+    );
+    assert_eq!((lines_of(&runs), gate_runs(&s)), (1, (6, 5)));
+    let lines = transcript_lines(&s);
+    assert_tokens(&s, &scripted_totals(&api.sent(), &["E2E-GATE-TASK", "E2E-GATE-AGAIN"], &lines));
+}
+
+/// Claude Code's own cap on Stop blocks (real-2.1.197/README.md: after 8 consecutive blocks it
+/// overrides the 9th and ends the turn), checked with the real client against a `maxLoops` past
+/// it: tlc blocks all nine Stops, the model sees only eight follow-ups, the turn ends anyway —
+/// and `tlc doctor` warns about that budget.
+#[test]
+fn claude_code_ends_the_turn_after_eight_stop_blocks() {
+    let s = Scratch::new();
+    let runs = with_failing_tests(&s, 10);
+    let lib = s.repo.join("src/lib.rs");
+    let mut steps = vec![Step::Respond(vec![tool(
+        "Write",
+        json!({"file_path": lib.to_string_lossy(), "content": "pub fn one() -> u32 {\n    2\n}\n"}),
+    )])];
+    for i in 1..=9 {
+        steps.push(Step::Respond(vec![text(&format!("Done ({i})."))]));
+    }
+    let api = ScriptedApi::start(vec![conversation("E2E-CAP-TASK", steps)]);
+    let run = s.claude(&api, "E2E-CAP-TASK write one", &[]);
+    ok(&run);
+    assert_no_unexpected(&api);
+    let calls = assert_one_row_per_hook_call(&s);
+
+    // Nine Stops, each blocked by tlc (attempt 9 of 10 too); Claude Code let the ninth end the turn.
+    let mut active = vec![false];
+    active.extend([true; 8]);
+    assert_eq!(stop_hook_active(&calls), active);
+    assert_eq!(stop_outcomes(&s), vec!["block:grind-test".to_string(); 9]);
+    assert_eq!((lines_of(&runs), gate_runs(&s)), (1, (9, 8)));
+    let feedback = stop_feedback(&api);
+    assert_eq!(feedback.len(), 8, "the model saw eight follow-ups: {feedback:#?}");
+    for (i, f) in feedback.iter().enumerate() {
+        assert!(
+            f.starts_with(&format!("Stop hook feedback:\nBLOCKED: test failed (attempt {}/10) [", i + 1)),
+            "{f}"
+        );
+    }
+    // Every scripted response was asked for, and the run ended as a completed turn, not an error
+    // (the JSON's `result` is empty: the client ended the turn over tlc's ninth block).
+    assert_eq!(api.sent().iter().filter(|r| matches!(r.role, Role::Scripted { .. })).count(), 10);
+    assert_eq!(
+        (&run.result["stop_reason"], &run.result["terminal_reason"]),
+        (&json!("end_turn"), &json!("completed")),
+        "{}",
+        run.result
+    );
+
+    let doctor = s.tlc_in(&s.repo, &["doctor", "--json"]);
+    let doctor: Value = serde_json::from_slice(&doctor.stdout).expect("doctor --json");
+    let budget = doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "loop-budget")
+        .unwrap_or_else(|| panic!("no loop-budget check: {doctor}"));
+    assert_eq!(budget["status"], "warn", "{budget}");
+    assert!(budget["detail"].as_str().unwrap().contains("grind.maxLoops = 10"), "{budget}");
 }
