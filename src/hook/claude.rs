@@ -310,7 +310,7 @@ fn awaited_response(v: &Value) -> Option<String> {
 }
 
 /// The subagent's figures the `Agent` tool reports in its result: its id, model and the `usage`
-/// Claude Code gives it — measured against a scripted API (tests/e2e_claude.rs) to be the usage
+/// Claude Code gives it — measured against a scripted API (tests/suite/e2e_claude.rs) to be the usage
 /// of the subagent's *last* response, not a total (docs/cost.md).
 fn subagent_result(response: Option<&Value>, attrs: &mut Map<String, Value>) {
     let Some(r) = response.filter(|r| r.is_object()) else { return };

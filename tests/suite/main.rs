@@ -1,11 +1,12 @@
 //! The integration tests, one binary (one link of the crate with LTO, not one per file): each
 //! module runs the built `tlc` against real files, repositories, processes and servers.
 //! `common` is the one test-support module: every command a test runs starts from its clean
-//! environment.
+//! environment. `e2e_support` drives the real Claude Code CLI; its worlds start from an empty one.
 
 mod agent_support;
 mod common;
 mod cost_tools;
+mod e2e_support;
 mod ship_support;
 
 mod adopt;
@@ -15,6 +16,7 @@ mod agent_install;
 mod agent_lifecycle;
 mod cost;
 mod docs;
+mod e2e_claude;
 mod floor;
 mod foundation;
 mod gates;

@@ -5,8 +5,7 @@
 //! The scenarios are independent (each its own world, API and port), so the test harness runs
 //! them side by side.
 
-mod e2e_support;
-
+use crate::e2e_support;
 use e2e_support::api::{bash, conversation, text, tool, Role, ScriptedApi, Sent, Step, Usage};
 use e2e_support::{HookCall, Scratch, MODEL};
 use serde_json::{json, Value};
