@@ -539,18 +539,26 @@ impl Floor<'_> {
         out
     }
 
+    /// Inside the project, or inside a temp folder but not inside a home folder: a home that lives
+    /// under the temp folder (a CI runner's, a container's, a test's) keeps its files.
     fn in_zone(&self, p: &Path) -> bool {
         let c = &self.ctx.canonical;
-        let zones = [Some(&self.ctx.project), c.project.as_ref()]
+        let strictly_under = |z: &PathBuf| p != z && under(p, z);
+        if [Some(&self.ctx.project), c.project.as_ref()]
             .into_iter()
             .flatten()
-            .chain(self.ctx.temp.iter())
-            .chain(c.temp.iter());
-        let mut inside = false;
-        for z in zones {
-            inside |= p != z && under(p, z);
+            .any(strictly_under)
+        {
+            return true;
         }
-        inside
+        let homes = [
+            self.ctx.home.as_ref(),
+            c.home.as_ref(),
+            Some(&self.ctx.tlc_home),
+            c.tlc_home.as_ref(),
+        ];
+        let in_home = homes.into_iter().flatten().any(|h| under(p, h));
+        !in_home && self.ctx.temp.iter().chain(c.temp.iter()).any(strictly_under)
     }
 
     /// The folders whose removal is never inside the project: the project itself, the homes.

@@ -396,3 +396,29 @@ fn glob_matching() {
     assert!(shell_glob_match("tlc.d?", "tlc.db"));
     assert!(!shell_glob_match("*.pyc", "tlc.db"));
 }
+
+#[test]
+fn a_home_under_the_temp_folder_keeps_its_files() {
+    // A CI runner's or a container's home can live under /tmp: the temp allowance stops at it.
+    let home = "/tmp/runner/home";
+    let ctx = Context::new(
+        PROJECT.into(),
+        PROJECT.into(),
+        Some(home.into()),
+        format!("{home}/.tlc/harness").into(),
+        vec!["/tmp".into()],
+    );
+    for (cmd, rule) in [
+        ("rm -rf ~/Documents", Rule::OutsideProjectDestruction),
+        ("rm -rf /tmp/runner/home/old-project", Rule::OutsideProjectDestruction),
+        ("rm -rf ~", Rule::OutsideProjectDestruction),
+        // What a glob over the temp folder matches includes the home: not provable.
+        ("rm -rf /tmp/*", Rule::UnprovableDestruction),
+    ] {
+        let f = evaluate(&ctx, &Act::Shell(cmd)).unwrap_or_else(|| panic!("{cmd:?} allowed"));
+        assert_eq!(f.rule, rule, "{cmd:?}: {}", f.what);
+    }
+    for cmd in ["rm -rf /tmp/scratch", "rm -rf /tmp/runner/build"] {
+        assert!(evaluate(&ctx, &Act::Shell(cmd)).is_none(), "{cmd:?} denied");
+    }
+}
