@@ -32,7 +32,7 @@ impl World {
     /// A world outside the system temp folder (under the target folder), for the floor: destroying
     /// inside the temp folder is allowed, so a world there would make every path look disposable.
     pub fn outside_temp() -> World {
-        World::in_dir(tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("tempdir in the target folder"))
+        World::in_dir(tempfile::tempdir_in(outside_temp_root()).expect("tempdir outside the temp folders"))
     }
 
     fn in_dir(dir: tempfile::TempDir) -> World {
@@ -335,4 +335,32 @@ pub fn files_containing(dir: &Path, needle: &[u8]) -> Vec<PathBuf> {
                 .unwrap_or(false)
         })
         .collect()
+}
+
+/// A folder outside every system temp folder, for worlds whose home and surroundings must be
+/// what a real machine's are (the floor lets an agent remove what lies under a temp folder): the
+/// target folder's, unless the checkout itself lies under a temp folder (a CI runner's), then
+/// one under the user's cache folder.
+pub fn outside_temp_root() -> PathBuf {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let temps: Vec<PathBuf> = [std::env::temp_dir(), "/tmp".into(), "/var/tmp".into()]
+        .iter()
+        .map(|t| canon(t))
+        .collect();
+    let outside = |p: &Path| !temps.iter().any(|t| canon(p).starts_with(t));
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    if outside(&target) {
+        return target;
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
+    let candidates = home
+        .map(|h| h.join(".cache/tlc-test-worlds"))
+        .into_iter()
+        .chain([PathBuf::from("/var/cache/tlc-test-worlds")]);
+    for dir in candidates {
+        if outside(&dir) && std::fs::create_dir_all(&dir).is_ok() {
+            return dir;
+        }
+    }
+    panic!("no writable folder outside the temp folders for the test worlds (tried $HOME/.cache and /var/cache)");
 }

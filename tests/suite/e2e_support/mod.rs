@@ -153,11 +153,10 @@ impl Scratch {
         Scratch::in_dir(tempfile::tempdir().expect("tempdir"))
     }
 
-    /// A world outside the system temp folders, under `target/e2e/worlds/`, as a real home is:
-    /// the floor lets an agent remove what is under the temp folder, so a home inside it would
-    /// not show what the floor does to a folder of the home.
+    /// A world outside the system temp folders (`common::outside_temp_root`), as a real home is:
+    /// the floor lets an agent remove what is under the temp folder outside the home.
     pub fn outside_temp() -> Scratch {
-        let parent = target_dir().join("e2e").join("worlds");
+        let parent = crate::common::outside_temp_root().join("e2e-worlds");
         std::fs::create_dir_all(&parent).unwrap_or_else(|e| panic!("{}: {e}", parent.display()));
         let dir = tempfile::Builder::new()
             .prefix("world-")
