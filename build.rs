@@ -25,6 +25,54 @@ fn main() {
     fs::write(out.join("reports.rs"), reports_module(&root)).expect("write reports.rs");
     fs::write(out.join("schema_versions.rs"), versions_module(&root)).expect("write schema_versions.rs");
     link_for_fast_start();
+    println!("cargo:rustc-env=TLC_LONG_VERSION={}", long_version(&root));
+}
+
+/// What `tlc --version` prints after the package version: the commit the binary was built from
+/// and the schema version of each database it expects.
+fn long_version(root: &Path) -> String {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    // A new commit moves the worktree's HEAD log: the version is rebuilt with it.
+    if let Some(log) = git(&["rev-parse", "--git-path", "logs/HEAD"]) {
+        println!("cargo:rerun-if-changed={}", root.join(log).display());
+    }
+    println!("cargo:rerun-if-env-changed=TLC_COMMIT");
+    let commit = std::env::var("TLC_COMMIT")
+        .ok()
+        .filter(|c| !c.is_empty())
+        .or_else(|| git(&["rev-parse", "--short=12", "HEAD"]))
+        .unwrap_or_else(|| "unknown".into());
+    format!(
+        "{} (commit {commit}; project schema {}, home schema {})",
+        std::env::var("CARGO_PKG_VERSION").unwrap_or_default(),
+        latest_version(root, "project"),
+        latest_version(root, "home")
+    )
+}
+
+fn latest_version(root: &Path, db: &str) -> u32 {
+    sql_files(&root.join("migrations").join(db))
+        .iter()
+        .filter_map(|f| {
+            f.file_name()?
+                .to_string_lossy()
+                .strip_prefix('V')?
+                .split("__")
+                .next()?
+                .parse()
+                .ok()
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// Start-up cost of the binary: `tlc hook` runs as a whole process on every tool call. The

@@ -3,15 +3,15 @@ CREATE VIEW spool_repo_rollup AS
 SELECT
     repo_path,
     project,
-    sum(session_id <> '') AS sessions,
-    sum(events) AS events,
-    sum(prompts) AS prompts,
-    sum(tool_fails) AS tool_fails,
-    sum(denials) AS denials,
-    sum(input_tokens) AS input_tokens,
-    sum(output_tokens) AS output_tokens,
-    sum(cost_usd) AS cost_usd,
-    min(first_at) AS first_at,
-    max(last_at) AS last_at
+    CAST(sum(session_id <> '') AS INTEGER) AS sessions,
+    CAST(sum(events) AS INTEGER) AS events,
+    CAST(sum(prompts) AS INTEGER) AS prompts,
+    CAST(sum(tool_fails) AS INTEGER) AS tool_fails,
+    CAST(sum(denials) AS INTEGER) AS denials,
+    CAST(sum(input_tokens) AS INTEGER) AS input_tokens,
+    CAST(sum(output_tokens) AS INTEGER) AS output_tokens,
+    CAST(sum(cost_usd) AS REAL) AS cost_usd,
+    CAST(min(first_at) AS TEXT) AS first_at,
+    CAST(max(last_at) AS TEXT) AS last_at
 FROM spool_rollup
 GROUP BY repo_path, project;

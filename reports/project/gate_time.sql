@@ -3,13 +3,13 @@ CREATE VIEW gate_time AS
 SELECT
     session_id,
     gate,
-    count(*) AS runs,
-    sum(reused) AS reused,
-    sum(verdict = 'pass') AS passed,
-    sum(verdict IN ('fail', 'config')) AS failed,
-    coalesce(sum(duration_ms), 0) AS total_ms,
-    coalesce(max(duration_ms), 0) AS worst_ms,
-    min(started_at) AS first_at,
-    max(started_at) AS last_at
+    CAST(count(*) AS INTEGER) AS runs,
+    CAST(sum(reused) AS INTEGER) AS reused,
+    CAST(sum(verdict = 'pass') AS INTEGER) AS passed,
+    CAST(sum(verdict IN ('fail', 'config')) AS INTEGER) AS failed,
+    CAST(coalesce(sum(duration_ms), 0) AS INTEGER) AS total_ms,
+    CAST(coalesce(max(duration_ms), 0) AS INTEGER) AS worst_ms,
+    CAST(min(started_at) AS TEXT) AS first_at,
+    CAST(max(started_at) AS TEXT) AS last_at
 FROM gate_runs
 GROUP BY session_id, gate;

@@ -7,11 +7,11 @@ SELECT
     rule,
     subject,
     posture,
-    sum(permission = 'ask') AS asks,
-    sum(permission = 'deny') AS denials,
-    count(*) AS interruptions,
-    min(ts) AS first_at,
-    max(ts) AS last_at
+    CAST(sum(permission = 'ask') AS INTEGER) AS asks,
+    CAST(sum(permission = 'deny') AS INTEGER) AS denials,
+    CAST(count(*) AS INTEGER) AS interruptions,
+    CAST(min(ts) AS TEXT) AS first_at,
+    CAST(max(ts) AS TEXT) AS last_at
 FROM decisions
 WHERE permission <> 'allow'
   AND rule NOT IN ('outside-project-destruction', 'unprovable-destruction', 'secret-access', 'history-rewrite',

@@ -4,13 +4,13 @@ SELECT
     session_id,
     provider,
     tool,
-    sum(phase = 'start') AS calls,
-    sum(phase = 'end') AS ok,
-    sum(phase = 'fail') AS fail,
-    coalesce(sum(duration_ms), 0) AS total_ms,
-    max(duration_ms) AS worst_ms,
-    min(ts) AS first_at,
-    max(ts) AS last_at
+    CAST(sum(phase = 'start') AS INTEGER) AS calls,
+    CAST(sum(phase = 'end') AS INTEGER) AS ok,
+    CAST(sum(phase = 'fail') AS INTEGER) AS fail,
+    CAST(coalesce(sum(duration_ms), 0) AS INTEGER) AS total_ms,
+    CAST(max(duration_ms) AS INTEGER) AS worst_ms,
+    CAST(min(ts) AS TEXT) AS first_at,
+    CAST(max(ts) AS TEXT) AS last_at
 FROM events
 WHERE tool IS NOT NULL AND phase IS NOT NULL
 GROUP BY session_id, provider, tool;

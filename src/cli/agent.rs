@@ -16,6 +16,7 @@ use clap::Subcommand;
 pub enum AgentCommand {
     /// Review, confirm, pin and write `source` for <stable>/<package>[@<version>].
     Install {
+        /// <stable>/<package>[@<version>] (a tag, a branch or a full commit SHA).
         package: String,
         /// The harness table's name (default: the package's).
         #[arg(long = "as")]
@@ -35,55 +36,64 @@ pub enum AgentCommand {
     },
     /// Move a package's tables (or one table) to the stable's fetched head, after a diff.
     Upgrade {
+        /// A harness name, or <stable>/<package> for every table installed from it.
         target: String,
+        /// Answer the ordinary confirmation (never a high finding or an MCP write request).
         #[arg(long)]
         yes: bool,
+        /// Allow high-severity findings, after re-typing <stable>/<package>.
         #[arg(long)]
         force_unsafe: bool,
+        /// Accept every [defaults] suggestion without asking.
         #[arg(long)]
         accept_defaults: bool,
     },
     /// Remove the whole [harness.<name>] table (and nothing else).
     Uninstall {
+        /// The harness table's name.
         name: String,
+        /// Remove it from the project tier instead of the machine tier.
         #[arg(long)]
         project: bool,
+        /// Remove it without an interactive confirmation.
         #[arg(long)]
         yes: bool,
     },
     /// Remove pins nothing references any more.
     Prune {
+        /// Report what would be removed and change nothing.
         #[arg(long)]
         dry_run: bool,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: render::OutputArgs,
     },
     /// The effective harness table, each key's origin (local or package), and its skills.
     Describe {
+        /// The harness table's name.
         name: String,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: render::OutputArgs,
     },
     /// Installs and resolutions, for one harness name or all.
     History {
+        /// Only this harness table (default: all).
         name: Option<String>,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: render::OutputArgs,
     },
     /// Packages in the local clones of every stable (read-only; no network).
     Search {
+        /// Text to look for in package names and descriptions (default: every package).
         query: Option<String>,
-        #[arg(long)]
-        json: bool,
-        /// table (default), csv, json or markdown.
-        #[arg(long, value_enum)]
-        format: Option<render::Format>,
+        #[command(flatten)]
+        output: render::OutputArgs,
     },
     /// A package's manifest, requests, files and scan findings from the local clone (read-only).
     Info {
+        /// <stable>/<package>[@<version>].
         package: String,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: render::OutputArgs,
     },
     /// The seeds' spelling of `tlc stable …` (hidden alias).
     #[command(subcommand, hide = true)]
@@ -151,10 +161,21 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
             ))?;
             rerecord_if_recorded(ctx)
         }
-        AgentCommand::Prune { dry_run, json } => {
+        AgentCommand::Prune { dry_run, output } => {
+            let output = output.output()?;
             let p = maintain::prune(ctx.paths()?, dry_run)?;
-            if json {
+            if output.format == render::Format::Json {
                 return render::json(&p);
+            }
+            if output.format != render::Format::Table {
+                let mut t = Table::new(["pin", "action", "named_by"]);
+                for r in &p.removed {
+                    t.push(vec![r.to_string().into(), (if dry_run { "would remove" } else { "removed" }).into(), Cell::Null]);
+                }
+                for (pin, by) in &p.kept {
+                    t.push(vec![pin.to_string().into(), "kept".into(), by.to_string().into()]);
+                }
+                return t.print(output);
             }
             let mut s = String::new();
             let verb = if dry_run { "would remove" } else { "removed" };
@@ -169,10 +190,10 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
             }
             render::out(&s)
         }
-        AgentCommand::Describe { name, json } => describe(ctx, &name, json),
-        AgentCommand::History { name, json } => history(ctx, name.as_deref(), json),
-        AgentCommand::Search { query, json, format } => search(ctx, query.as_deref(), json, format.unwrap_or_default()),
-        AgentCommand::Info { package, json } => info(ctx, &package, json),
+        AgentCommand::Describe { name, output } => describe(ctx, &name, output.output()?),
+        AgentCommand::History { name, output } => history(ctx, name.as_deref(), output.output()?),
+        AgentCommand::Search { query, output } => search(ctx, query.as_deref(), output.output()?),
+        AgentCommand::Info { package, output } => info(ctx, &package, output.output()?),
         AgentCommand::Stable(cmd) => super::stable::run(ctx, cmd),
     }
 }
@@ -227,7 +248,8 @@ fn installed_text(done: &Installed) -> String {
     s
 }
 
-fn describe(ctx: &Ctx, name: &str, json: bool) -> anyhow::Result<()> {
+fn describe(ctx: &Ctx, name: &str, output: render::Output) -> anyhow::Result<()> {
+    let json = output.format == render::Format::Json;
     let h = ctx
         .harnesses()?
         .iter()
@@ -252,16 +274,20 @@ fn describe(ctx: &Ctx, name: &str, json: bool) -> anyhow::Result<()> {
             "skills": skills,
         }));
     }
+    let mut t = Table::new(["key", "value", "origin"]).roles([render::Role::Key, render::Role::Text, render::Role::Key]);
+    for (k, (v, o)) in &h.values {
+        t.push(vec![k.clone().into(), v.to_toml_text().into(), o.origin.into()]);
+    }
+    if output.format != render::Format::Table {
+        // The other formats carry the table's values (JSON carries everything).
+        return t.print(output);
+    }
     let mut s = format!("[harness.{}] in {}\n", h.name, h.file.display());
     if let (Some(src), Some(dir)) = (&h.source, &h.pin_dir) {
         s.push_str(&format!("source: {src}\npin: {}\n", dir.display()));
     }
     render::out(&s)?;
-    let mut t = Table::new(["key", "value", "origin"]);
-    for (k, (v, o)) in &h.values {
-        t.push(vec![k.clone().into(), v.to_toml_text().into(), o.origin.into()]);
-    }
-    t.print(render::Format::Table)?;
+    t.print(output)?;
     if !skills.is_empty() {
         let mut t = Table::new(["skill", "tier", "path", "shadows"]);
         for sk in &skills {
@@ -277,16 +303,22 @@ fn describe(ctx: &Ctx, name: &str, json: bool) -> anyhow::Result<()> {
                     .into(),
             ]);
         }
-        t.print(render::Format::Table)?;
+        t.print(output)?;
     }
     Ok(())
 }
 
-fn history(ctx: &Ctx, name: Option<&str>, json: bool) -> anyhow::Result<()> {
+fn history(ctx: &Ctx, name: Option<&str>, output: render::Output) -> anyhow::Result<()> {
+    let json = output.format == render::Format::Json;
+    let table = output.format == render::Format::Table;
     let paths = ctx.paths()?;
     let Some(home) = store::open_read(DbKind::Home, &paths.home_db())? else {
         if json {
             return render::json(&serde_json::json!({ "installs": [], "resolutions": [] }));
+        }
+        if !table {
+            return Table::new(["time", "action", "harness", "package", "sha", "previous", "forced", "confirmations", "config file"])
+                .print(output);
         }
         return render::out(&format!(
             "no home database yet at {}: nothing was installed or resolved\n",
@@ -323,8 +355,12 @@ fn history(ctx: &Ctx, name: Option<&str>, json: bool) -> anyhow::Result<()> {
             i.config_file.clone().into(),
         ]);
     }
+    if !table {
+        // The other formats carry the installs (JSON carries the resolutions too).
+        return t.print(output);
+    }
     render::out("installs:\n")?;
-    t.print(render::Format::Table)?;
+    t.print(output)?;
     let mut t = Table::new(["time", "harness", "source", "outcome", "config file"]);
     for r in &resolutions {
         t.push(vec![
@@ -336,7 +372,7 @@ fn history(ctx: &Ctx, name: Option<&str>, json: bool) -> anyhow::Result<()> {
         ]);
     }
     render::out("resolutions:\n")?;
-    t.print(render::Format::Table)
+    t.print(output)
 }
 
 #[derive(serde::Serialize)]
@@ -348,7 +384,9 @@ struct Found {
     valid: bool,
 }
 
-fn search(ctx: &Ctx, query: Option<&str>, json: bool, format: render::Format) -> anyhow::Result<()> {
+fn search(ctx: &Ctx, query: Option<&str>, output: render::Output) -> anyhow::Result<()> {
+    let format = output.format;
+    let json = format == render::Format::Json;
     let paths = ctx.paths()?;
     let cfg = ctx.config()?;
     let tctx = TableContext::from_config(cfg);
@@ -391,10 +429,11 @@ fn search(ctx: &Ctx, query: Option<&str>, json: bool, format: render::Format) ->
             (if f.valid { "ok" } else { "refused" }).into(),
         ]);
     }
-    t.print(format)
+    t.print(output)
 }
 
-fn info(ctx: &Ctx, package: &str, json: bool) -> anyhow::Result<()> {
+fn info(ctx: &Ctx, package: &str, output: render::Output) -> anyhow::Result<()> {
+    let json = output.format == render::Format::Json;
     let r = PackageRef::parse(package)?;
     let paths = ctx.paths()?;
     let cfg = ctx.config()?;
@@ -404,7 +443,14 @@ fn info(ctx: &Ctx, package: &str, json: bool) -> anyhow::Result<()> {
     let homepage = checked.as_ref().ok().and_then(|m| m.homepage.clone());
     let findings = scan::scan_package(&files, homepage.as_deref());
     let text = files.manifest_text().unwrap_or_default().to_string();
-    if json {
+    if !json && output.format != render::Format::Table {
+        // The other formats carry the package's files (JSON carries everything).
+        let mut t = Table::new(["path", "size", "sha256"]);
+        for f in &files.files {
+            t.push(vec![f.path.clone().into(), (f.bytes.len() as i64).into(), f.sha256().into()]);
+        }
+        t.print(output)?;
+    } else if json {
         let requests = checked.as_ref().ok().map(|m| m.requests.itemised());
         render::json(&serde_json::json!({
             "package": r.name(),

@@ -1,25 +1,27 @@
 //! `tlc config show [--origin] [--json]`.
 
 use super::Ctx;
-use crate::render::{self, Cell, Table};
+use crate::render::{self, Cell, Format, OutputArgs, Role, Table};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
     /// Print every effective value; with --origin, the tier and file it came from (read-only).
     Show {
+        /// Also show the tier and file (with its line) each value came from.
         #[arg(long)]
         origin: bool,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
 }
 
 pub fn run(ctx: &Ctx, cmd: ConfigCommand) -> anyhow::Result<()> {
     match cmd {
-        ConfigCommand::Show { origin, json } => {
+        ConfigCommand::Show { origin, output } => {
+            let output = output.output()?;
             let cfg = ctx.config()?;
-            if json {
+            if output.format == Format::Json {
                 let mut values = serde_json::Map::new();
                 for (spec, value, o) in cfg.entries() {
                     let v = value.to_json();
@@ -47,9 +49,9 @@ pub fn run(ctx: &Ctx, cmd: ConfigCommand) -> anyhow::Result<()> {
                 return render::json(&serde_json::Value::Object(values));
             }
             let mut t = if origin {
-                Table::new(["key", "value", "tier", "file"])
+                Table::new(["key", "value", "tier", "file"]).roles([Role::Key, Role::Text, Role::Key, Role::Text])
             } else {
-                Table::new(["key", "value"])
+                Table::new(["key", "value"]).roles([Role::Key, Role::Text])
             };
             for (spec, value, o) in cfg.entries() {
                 let mut row = vec![Cell::Text(spec.key.to_string()), Cell::Text(value.to_toml_text())];
@@ -76,7 +78,7 @@ pub fn run(ctx: &Ctx, cmd: ConfigCommand) -> anyhow::Result<()> {
                     t.push(row);
                 }
             }
-            t.print(render::Format::Table)
+            t.print(output)
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `tlc db migrate|status|check`.
 
 use super::Ctx;
-use crate::render::{self, Cell, Table};
+use crate::render::{self, Cell, Format, OutputArgs, Role, Table};
 use crate::store::{self, DbKind};
 use clap::Subcommand;
 
@@ -11,13 +11,13 @@ pub enum DbCommand {
     Migrate,
     /// Print each database's path, schema version, migrations, size and journal mode (read-only).
     Status {
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// Run integrity_check and foreign_key_check on both databases (read-only; exit 1 on a fault).
     Check {
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
 }
 
@@ -53,7 +53,8 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        DbCommand::Status { json } => {
+        DbCommand::Status { output } => {
+            let output = output.output()?;
             let statuses: Vec<_> = targets.iter().map(|(k, p)| store::status(*k, p)).collect();
             // A database that cannot be read, or that a newer tlc wrote, is unusable input.
             let unusable = statuses
@@ -64,19 +65,31 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
             } else {
                 Ok(())
             };
-            if json {
+            if output.format == Format::Json {
                 render::json(&statuses)?;
                 return result;
             }
+            let human = matches!(output.format, Format::Table | Format::Markdown);
+            let mut t = Table::new(["database", "path", "schema", "migrations", "size", "journal"]).roles([
+                Role::Key,
+                Role::Text,
+                Role::Key,
+                Role::List,
+                Role::Number,
+                Role::Key,
+            ]);
             for st in &statuses {
                 if !st.exists {
-                    render::out(&format!(
-                        "{} database: {} — does not exist (nothing recorded yet)\n",
-                        st.database, st.path
-                    ))?;
+                    t.push(vec![
+                        st.database.into(),
+                        st.path.clone().into(),
+                        Cell::Text(if human { "does not exist (nothing recorded yet)".into() } else { String::new() }),
+                        Cell::Null,
+                        Cell::Null,
+                        Cell::Null,
+                    ]);
                     continue;
                 }
-                let mut t = Table::new(["database", "path", "schema", "migrations", "size", "journal"]);
                 t.push(vec![
                     st.database.into(),
                     st.path.clone().into(),
@@ -89,18 +102,25 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
                             .collect::<Vec<_>>()
                             .join(", "),
                     ),
-                    st.size_bytes
-                        .map_or(Cell::Null, |s| Cell::Text(format!("{} bytes", render::thousands(s as i64)))),
+                    st.size_bytes.map_or(Cell::Null, |s| {
+                        if human {
+                            Cell::Text(format!("{} bytes", render::thousands(s as i64)))
+                        } else {
+                            Cell::Int(s as i64)
+                        }
+                    }),
                     st.journal_mode.clone().into(),
                 ]);
-                t.print(render::Format::Table)?;
+            }
+            t.print(output)?;
+            for st in statuses.iter().filter(|_| human) {
                 if let Some(e) = &st.error {
-                    render::out(&format!("  error: {e}\n"))?;
+                    render::out(&format!("{}: {e}\n", st.path))?;
                 }
                 if let Some(v) = st.schema_version.filter(|v| *v > st.binary_schema_version) {
                     render::out(&format!(
-                        "  schema version {v} is newer than this tlc knows (version {}): upgrade tlc\n",
-                        st.binary_schema_version
+                        "{}: schema version {v} is newer than this tlc knows (version {}): upgrade tlc\n",
+                        st.path, st.binary_schema_version
                     ))?;
                 }
                 for p in &st.problems {
@@ -109,14 +129,34 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
             }
             result
         }
-        DbCommand::Check { json } => {
+        DbCommand::Check { output } => {
+            let output = output.output()?;
             let mut reports = Vec::new();
             for (kind, path) in &targets {
                 reports.push(store::check(*kind, path)?);
             }
             let ok = reports.iter().all(|r| r.ok);
-            if json {
+            if output.format == Format::Json {
                 render::json(&serde_json::json!({ "ok": ok, "databases": reports }))?;
+            } else if output.format != Format::Table {
+                let mut t = Table::new(["database", "path", "exists", "ok", "faults"]);
+                for r in &reports {
+                    let faults: Vec<&str> = r
+                        .integrity
+                        .iter()
+                        .filter(|l| *l != "ok")
+                        .chain(&r.foreign_key_faults)
+                        .map(String::as_str)
+                        .collect();
+                    t.push(vec![
+                        r.database.into(),
+                        r.path.clone().into(),
+                        r.exists.into(),
+                        r.ok.into(),
+                        faults.join("; ").into(),
+                    ]);
+                }
+                t.print(output)?;
             } else {
                 for r in &reports {
                     if !r.exists {

@@ -24,13 +24,14 @@ pub enum GateCommand {
     },
     /// Print the latest gate run (harness.gate.v1 with --json). Read-only.
     Show {
+        /// Which gate (default: the latest run of either).
         #[arg(value_enum)]
         gate: Option<Gate>,
         /// Only runs of this session.
         #[arg(long)]
         session: Option<String>,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: render::OutputArgs,
     },
 }
 
@@ -46,7 +47,7 @@ pub fn run(ctx: &Ctx, cmd: GateCommand) -> anyhow::Result<()> {
         GateCommand::TestCommand(a) => set_command(ctx, Gate::Test, a),
         GateCommand::LintCommand(a) => set_command(ctx, Gate::Lint, a),
         GateCommand::Run { gate } => run_gates(ctx, gate),
-        GateCommand::Show { gate, session, json } => show(ctx, gate, session.as_deref(), json),
+        GateCommand::Show { gate, session, output } => show(ctx, gate, session.as_deref(), output.output()?),
     }
 }
 
@@ -161,12 +162,28 @@ fn run_gates(ctx: &Ctx, only: Option<Gate>) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn show(ctx: &Ctx, only: Option<Gate>, session: Option<&str>, json: bool) -> anyhow::Result<()> {
+fn show(ctx: &Ctx, only: Option<Gate>, session: Option<&str>, output: render::Output) -> anyhow::Result<()> {
+    let json = output.format == render::Format::Json;
     let project = ctx.project()?;
     let latest = match store::open_read(DbKind::Project, &project.db_path())? {
         Some(store) => GateStore::new(store.conn()).latest(only.map(Gate::as_str), session)?,
         None => None,
     };
+    if !json && output.format != render::Format::Table {
+        let mut t = render::Table::new(["gate", "id", "started_at", "verdict", "exit_code", "duration_ms", "command"]);
+        if let Some(r) = &latest {
+            t.push(vec![
+                r.gate.clone().into(),
+                r.id.into(),
+                r.started_at.clone().into(),
+                r.verdict.clone().into(),
+                r.exit_code.into(),
+                r.duration_ms.into(),
+                r.command.join(" ").into(),
+            ]);
+        }
+        return t.print(output);
+    }
     match (latest, json) {
         (Some(r), true) => render::json(&r.to_v1()),
         (None, true) => render::json(&serde_json::Value::Null),

@@ -7,12 +7,13 @@ use crate::render;
 
 #[derive(Debug, clap::Args)]
 pub struct InitArgs {
-    /// Print {"path", "outcome", "warning"} as JSON.
-    #[arg(long)]
-    pub json: bool,
+    // JSON (and csv, jsonl, markdown) carry {"path", "outcome", "warning"}.
+    #[command(flatten)]
+    pub output: render::OutputArgs,
 }
 
 pub fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
+    let output = args.output.output()?;
     let project = ctx.project()?;
     let path = project.paths.project_config();
     if !project.paths.in_git {
@@ -40,8 +41,11 @@ pub fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
         Some(ScaffoldOutcome::NotWritten(w)) => ("not-written", Some(w.clone())),
         None => ("not-written", Some("not adopted".to_string())),
     };
-    if args.json {
-        render::json(&serde_json::json!({ "path": path.display().to_string(), "outcome": word, "warning": warning }))?;
+    let record = serde_json::json!({ "path": path.display().to_string(), "outcome": word, "warning": warning });
+    if output.format == render::Format::Json {
+        render::json(&record)?;
+    } else if output.format != render::Format::Table {
+        render::Table::record(&record).print(output)?;
     } else {
         let text = match word {
             "written" => format!(

@@ -71,11 +71,29 @@ fn read_json(path: &Path) -> anyhow::Result<Option<serde_json::Value>> {
     }
 }
 
+/// The text tlc writes for `value`.
+fn settings_text(value: &serde_json::Value) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(value)? + "\n")
+}
+
+/// A unified diff of `path` from what it holds to `value` (what a run would write).
+fn diff(path: &Path, value: &serde_json::Value) -> anyhow::Result<String> {
+    let before = std::fs::read_to_string(path).unwrap_or_default();
+    let after = settings_text(value)?;
+    let name = path.display().to_string();
+    Ok(similar::TextDiff::from_lines(&before, &after)
+        .unified_diff()
+        .context_radius(3)
+        .header(&name, &name)
+        .to_string())
+}
+
+/// Writes `value` to `path`, first copying what was there to `<file>.tlc-backup`: one backup per
+/// file (the state before the latest run), not one per run.
 fn write_with_backup(path: &Path, existed: bool, value: &serde_json::Value) -> anyhow::Result<Option<PathBuf>> {
     let backup = if existed {
-        let stamp = crate::clock::now().format("%Y%m%dT%H%M%S%.3fZ");
         let name = format!(
-            "{}.tlc-backup-{stamp}",
+            "{}.tlc-backup",
             path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
         );
         let b = path.with_file_name(name);
@@ -85,8 +103,7 @@ fn write_with_backup(path: &Path, existed: bool, value: &serde_json::Value) -> a
     } else {
         None
     };
-    let text = serde_json::to_string_pretty(value)? + "\n";
-    crate::config::edit::write_atomic(path, text.as_bytes())?;
+    crate::config::edit::write_atomic(path, settings_text(value)?.as_bytes())?;
     Ok(backup)
 }
 
@@ -128,7 +145,8 @@ pub fn install(args: InstallArgs) -> anyhow::Result<()> {
         let existed = existing.is_some();
         let mut value = existing.unwrap_or_else(|| serde_json::json!({}));
         let command = wiring::hook_command(&exe, p.name);
-        let added = wiring::install(p, &mut value, &command);
+        let added = wiring::install(p, &mut value, &command)
+            .map_err(|e| crate::error::unusable(format!("{}: {e}; left as it is", file.display())))?;
         if added.is_empty() {
             render::out(&format!(
                 "{}: {} already runs `{command}` on every event — nothing to do\n",
@@ -144,6 +162,7 @@ pub fn install(args: InstallArgs) -> anyhow::Result<()> {
                 added.join(", "),
                 file.display()
             ))?;
+            render::out(&diff(&file, &value)?)?;
             continue;
         }
         let backup = write_with_backup(&file, existed, &value)?;
@@ -274,6 +293,7 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
                 removed.join(", "),
                 file.display()
             ))?;
+            render::out(&diff(&file, &value)?)?;
             continue;
         }
         let backup = write_with_backup(&file, true, &value)?;

@@ -34,8 +34,8 @@ pub enum LessonsCommand {
     },
     /// List project and global lessons (read-only).
     List {
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: render::OutputArgs,
     },
 }
 
@@ -78,7 +78,9 @@ pub fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
             };
             render::out(&format!("lesson {id} recorded in {}\n", db.display()))
         }
-        LessonsCommand::List { json } => {
+        LessonsCommand::List { output } => {
+            let output = output.output()?;
+            let json = output.format == render::Format::Json;
             let project = ctx.project()?;
             let mut all = Vec::new();
             for (tier, kind, path) in [
@@ -104,10 +106,20 @@ pub fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
                     .collect();
                 return render::json(&v);
             }
-            if all.is_empty() {
+            if all.is_empty() && output.format == render::Format::Table {
                 return render::out("no lessons recorded yet\n");
             }
-            let mut t = Table::new(["id", "tier", "instruction", "gate", "tokens", "category", "status"]);
+            let mut t = Table::new(["id", "tier", "instruction", "gate", "tokens", "category", "status"])
+                .roles([
+                    render::Role::Number,
+                    render::Role::Key,
+                    render::Role::Text,
+                    render::Role::Key,
+                    render::Role::Text,
+                    render::Role::Key,
+                    render::Role::Key,
+                ])
+                .droppable(&["category", "tokens"]);
             for (tier, l) in all {
                 t.push(vec![
                     l.id.into(),
@@ -119,7 +131,7 @@ pub fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
                     l.status.into(),
                 ]);
             }
-            t.print(render::Format::Table)
+            t.print(output)
         }
     }
 }

@@ -7,6 +7,7 @@ mod context;
 mod db;
 mod demo;
 mod doctor;
+mod examples;
 mod gate;
 mod hook;
 mod init;
@@ -28,13 +29,13 @@ mod statusline;
 
 pub use context::Ctx;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use std::ffi::OsString;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "tlc",
-    version,
+    version = env!("TLC_LONG_VERSION"),
     about = "The local data service of an AI coding-agent harness",
     propagate_version = true
 )]
@@ -55,6 +56,7 @@ pub enum Command {
     Demo(demo::DemoArgs),
     /// Handle one provider hook payload on stdin (called by Claude Code and Cursor).
     Hook {
+        /// The provider whose payload arrives on stdin.
         #[arg(value_parser = hook::provider_arg())]
         provider: String,
     },
@@ -102,6 +104,23 @@ pub enum Command {
     /// Install, inspect and maintain agent packages.
     #[command(subcommand)]
     Agent(agent::AgentCommand),
+    /// Print a shell completion script for bash, zsh or fish (generated from these definitions).
+    Completions {
+        /// The shell the script is for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print tlc's man page (roff), or write one page per command into a folder.
+    Man {
+        /// Write `tlc.1` and a `tlc-<command>.1` for every command into DIR instead.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<std::path::PathBuf>,
+    },
+}
+
+/// The whole command tree, with each command's examples at the end of its help.
+pub fn command() -> clap::Command {
+    examples::with_examples(Cli::command())
 }
 
 /// The commands only an operator may run, and what each needs: changing policy (posture, pause,
@@ -166,7 +185,10 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
             }
         }
     }
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match command()
+        .try_get_matches_from(args)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
+    {
         Ok(cli) => cli,
         Err(e) => {
             let code = e.exit_code();
@@ -205,5 +227,31 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Prices(cmd) => prices::run(&ctx, cmd),
         Command::Stable(cmd) => stable::run(&ctx, cmd),
         Command::Agent(cmd) => agent::run(&ctx, cmd),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut command(), "tlc", &mut out);
+            crate::render::out(&String::from_utf8_lossy(&out))
+        }
+        Command::Man { out_dir } => man(out_dir.as_deref()),
+    }
+}
+
+/// `tlc man`: the page of the whole command (stdout), or every command's page (a folder).
+fn man(out_dir: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let cmd = command();
+    match out_dir {
+        None => {
+            let mut out = Vec::new();
+            clap_mangen::Man::new(cmd).render(&mut out)?;
+            crate::render::out(&String::from_utf8_lossy(&out))
+        }
+        Some(dir) => {
+            if !dir.is_dir() {
+                return Err(crate::error::unusable(format!("{}: no such folder", dir.display())));
+            }
+            clap_mangen::generate_to(cmd, dir).map_err(|e| crate::error::refused(format!("{}: {e}", dir.display())))?;
+            eprintln!("man pages written to {}", dir.display());
+            Ok(())
+        }
     }
 }

@@ -4,7 +4,7 @@
 
 use super::Ctx;
 use crate::obs::report::{EventLine, Reports, SessionReport};
-use crate::render::{self, Cell, Format, Table};
+use crate::render::{self, Cell, Format, Output, OutputArgs, Role, Table};
 use crate::store::{self, DbKind, Store};
 use clap::Subcommand;
 use std::path::PathBuf;
@@ -21,18 +21,18 @@ pub enum ObsCommand {
     Live(LiveArgs),
     /// Export any view as CSV or JSON, optionally within a time window.
     Export(ExportArgs),
-    /// List the views and their columns.
+    /// List the views of each database and their columns.
     Views {
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// Drop records older than obs.retentionDays from the project database and the spool.
     Prune {
         /// Report what would be dropped and change nothing.
         #[arg(long)]
         dry_run: bool,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// Import records from elsewhere.
     #[command(subcommand)]
@@ -59,19 +59,22 @@ pub enum SpoolCommand {
 pub enum ImportCommand {
     /// The TypeScript harness's JSONL state (observability, audit, ship-ledger and spool lines).
     Jsonl {
+        /// The JSONL files to import (observability, audit, ship-ledger or spool lines).
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// Claude Code transcripts (`<dir>/<project>/<session>.jsonl`) into the home database; idempotent.
     Transcripts {
-        /// Default: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`.
+        /// The transcripts folder (default: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`).
         dir: Option<PathBuf>,
         /// Read every file again from the top: responses stored before tlc kept the 1-hour cache
         /// writes get them, and their cost is priced again with them.
         #[arg(long)]
         rescan: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
 }
 
@@ -79,8 +82,16 @@ pub enum ImportCommand {
 pub struct ExportArgs {
     /// The view to export (see `tlc obs views`).
     pub view: String,
-    #[arg(long, value_enum, default_value_t = ExportFormatArg::Csv)]
-    pub format: ExportFormatArg,
+    /// Which database to read (default: the project database inside a repository, the home
+    /// database outside one).
+    #[arg(long, value_enum)]
+    pub db: Option<DbArg>,
+    /// Print as csv (the default), json, jsonl, table or markdown.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// Print JSON (the same as `--format json`).
+    #[arg(long)]
+    pub json: bool,
     /// Only rows at or after this time (RFC 3339 or YYYY-MM-DD).
     #[arg(long)]
     pub since: Option<String>,
@@ -93,20 +104,19 @@ pub struct ExportArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExportFormatArg {
-    Csv,
-    Json,
+pub enum DbArg {
+    /// The repository's database (`.tlc/tlc.db`).
+    Project,
+    /// The home database (prices, transcripts' usage, the spool of every repository).
+    Home,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
     /// Session id (or a unique prefix); default: the most recent session.
     pub session: Option<String>,
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
-    /// Same as --format json.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// Also write the report as markdown to FILE.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -123,13 +133,14 @@ pub struct EventsArgs {
     /// A kind (`shell.start`) or a family (`shell`).
     #[arg(long)]
     pub kind: Option<String>,
+    /// Only this session (its id or a unique prefix).
     #[arg(long)]
     pub session: Option<String>,
     /// signal, debug, audit, or all (default: signal).
     #[arg(long, default_value = "signal")]
     pub plane: String,
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -137,10 +148,11 @@ pub struct WhyArgs {
     /// How many decisions (the most recent).
     #[arg(default_value_t = 10)]
     pub n: i64,
+    /// Only this session (its id or a unique prefix).
     #[arg(long)]
     pub session: Option<String>,
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -160,10 +172,14 @@ pub fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
         ObsCommand::Why(a) => why(ctx, a),
         ObsCommand::Live(a) => live(ctx, a),
         ObsCommand::Export(a) => super::obs_data::export(ctx, a),
-        ObsCommand::Views { json } => super::obs_data::views(json),
-        ObsCommand::Prune { dry_run, json } => super::obs_data::prune(ctx, dry_run, json),
-        ObsCommand::Import(ImportCommand::Jsonl { files, json }) => super::obs_data::import_jsonl(ctx, &files, json),
-        ObsCommand::Import(ImportCommand::Transcripts { dir, rescan }) => super::obs_cost::import(ctx, dir, rescan),
+        ObsCommand::Views { output } => super::obs_data::views(output.output()?),
+        ObsCommand::Prune { dry_run, output } => super::obs_data::prune(ctx, dry_run, output.output()?),
+        ObsCommand::Import(ImportCommand::Jsonl { files, output }) => {
+            super::obs_data::import_jsonl(ctx, &files, output.output()?)
+        }
+        ObsCommand::Import(ImportCommand::Transcripts { dir, rescan, output }) => {
+            super::obs_cost::import(ctx, dir, rescan, output.output()?)
+        }
         ObsCommand::Cost(a) => super::obs_cost::cost(ctx, a),
         ObsCommand::Ship(a) => super::obs_ship::ship(ctx, a),
         ObsCommand::Spool(SpoolCommand::CatchUp { json }) => super::obs_spool::catch_up_command(ctx, json),
@@ -189,12 +205,12 @@ pub(crate) fn nothing_recorded(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
 }
 
 fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
-    let format = if a.json { Format::Json } else { a.format.unwrap_or(Format::Table) };
+    let output = a.output.output()?;
     if a.all_repos {
-        return super::obs_spool::report_all_repos(ctx, format);
+        return super::obs_spool::report_all_repos(ctx, output);
     }
     let Some(store) = project_store(ctx)? else {
-        return nothing_recorded(ctx, format == Format::Json);
+        return nothing_recorded(ctx, output.is_json());
     };
     let conn = store.conn();
     let reports = Reports::new(conn);
@@ -213,7 +229,7 @@ fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
         }
         None => match reports.latest_session()? {
             Some(s) => s,
-            None => return nothing_recorded(ctx, format == Format::Json),
+            None => return nothing_recorded(ctx, output.is_json()),
         },
     };
     let Some(rep) = reports.session(&provider, &session)? else {
@@ -225,12 +241,46 @@ fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
     if let Some(path) = &a.out {
         crate::config::edit::write_atomic(path, markdown(&rep).as_bytes())?;
     }
-    match format {
-        Format::Json => render::json(&rep),
+    match output.format {
+        Format::Json => render::json(&report_json(&rep)?),
+        Format::Jsonl => render::out(&(serde_json::to_string(&report_json(&rep)?)? + "\n")),
         Format::Markdown => render::out(&markdown(&rep)),
         Format::Csv => rollup_table(&rep).print(Format::Csv),
-        Format::Table => render::out(&terminal(&rep)),
+        Format::Table => render::out(&terminal(&rep, output)),
     }
+}
+
+/// The camelCase names the report's JSON carried before every name was snake_case, with the
+/// snake_case name each one duplicates. Kept for one release so scripts written against the
+/// old names keep working (docs/obs.md says when they go).
+const LEGACY_NAMES: [(&str, &str); 4] = [
+    ("gate_time", "gateTime"),
+    ("total_ms", "totalMs"),
+    ("worst_ms", "worstMs"),
+    ("by_rule", "byRule"),
+];
+
+/// The report as JSON: snake_case names, plus the old camelCase duplicates.
+fn report_json(rep: &SessionReport) -> anyhow::Result<serde_json::Value> {
+    fn alias(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(map) => {
+                for (_, child) in map.iter_mut() {
+                    alias(child);
+                }
+                for (snake, camel) in LEGACY_NAMES {
+                    if let Some(x) = map.get(snake).cloned() {
+                        map.insert(camel.to_string(), x);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(alias),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::to_value(rep)?;
+    alias(&mut v);
+    Ok(v)
 }
 
 fn cost_text(rep: &SessionReport) -> String {
@@ -259,6 +309,7 @@ fn rollup_table(rep: &SessionReport) -> Table {
         ("cache_write_tokens", rep.cache_write_tokens.into()),
         ("prompts", rep.prompts.into()),
         ("responses", rep.responses.into()),
+        ("generations", rep.generations.into()),
         ("thoughts", rep.thoughts.into()),
         ("compactions", rep.compactions.into()),
         ("denials", rep.denials.into()),
@@ -281,7 +332,14 @@ fn rollup_table(rep: &SessionReport) -> Table {
 /// The report's sections as (title, table) pairs.
 fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
     let mut out = Vec::new();
-    let mut cost = Table::new(["estimated cost", "input", "output", "cache write", "cache read", "cost alert"]);
+    let mut cost = Table::new(["estimated cost", "input", "output", "cache write", "cache read", "cost alert"]).roles([
+        Role::Text,
+        Role::Number,
+        Role::Number,
+        Role::Number,
+        Role::Number,
+        Role::Key,
+    ]);
     cost.push(vec![
         cost_text(rep).into(),
         render::thousands(rep.input_tokens).into(),
@@ -294,6 +352,7 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
     let mut act = Table::new([
         "prompts",
         "responses",
+        "generations",
         "thoughts",
         "compactions",
         "policy denials",
@@ -303,6 +362,7 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
     act.push(vec![
         rep.prompts.into(),
         rep.responses.into(),
+        rep.generations.into(),
         rep.thoughts.into(),
         rep.compactions.into(),
         rep.denials.into(),
@@ -315,7 +375,13 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         models.push(vec![m.clone().into()]);
     }
     out.push(("Models", models));
-    let mut tools = Table::new(["tool", "calls", "ok", "fail", "total ms"]);
+    let mut tools = Table::new(["tool", "calls", "ok", "fail", "total ms"]).roles([
+        Role::Text,
+        Role::Number,
+        Role::Number,
+        Role::Number,
+        Role::Number,
+    ]);
     for t in &rep.tools {
         tools.push(vec![
             t.tool.clone().into(),
@@ -344,7 +410,13 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         rep.gate_time.worst_ms.into(),
     ]);
     out.push(("Gate time", gt));
-    let mut ints = Table::new(["rule", "subject", "asks", "denials", "total"]);
+    let mut ints = Table::new(["rule", "subject", "asks", "denials", "total"]).roles([
+        Role::Text,
+        Role::Key,
+        Role::Number,
+        Role::Number,
+        Role::Number,
+    ]);
     for i in &rep.interruptions {
         ints.push(vec![
             i.rule.clone().into(),
@@ -365,7 +437,7 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
 
 fn header(rep: &SessionReport) -> String {
     format!(
-        "session {} ({}), {} → {}",
+        "session {} ({})\nfrom {} to {}",
         render::escape_controls(&rep.session_id),
         rep.provider,
         rep.started_at,
@@ -373,14 +445,14 @@ fn header(rep: &SessionReport) -> String {
     )
 }
 
-fn terminal(rep: &SessionReport) -> String {
+fn terminal(rep: &SessionReport, output: Output) -> String {
     let mut s = format!("{}\n", header(rep));
     for (title, table) in sections(rep) {
         s.push_str(&format!("\n{title}\n"));
         if table.rows.is_empty() {
             s.push_str("  none\n");
         } else {
-            s.push_str(&table.to_terminal(&|_, c| c.plain()));
+            s.push_str(&table.to_terminal_in(render::terminal_width().map(usize::from), output.wide, &|_, c| c.plain()));
             s.push('\n');
         }
     }
@@ -415,9 +487,21 @@ fn attrs_detail(attrs: &serde_json::Value) -> String {
 }
 
 fn events_table(lines: &[EventLine]) -> Table {
-    let mut t = Table::new(["id", "ts", "provider", "kind", "plane", "session", "tool", "ms", "detail"]);
+    let mut t = Table::new(["id", "ts", "provider", "kind", "plane", "session", "tool", "ms", "detail"])
+        .roles([
+            Role::Number,
+            Role::Date,
+            Role::Key,
+            Role::Key,
+            Role::Key,
+            Role::Id,
+            Role::Text,
+            Role::Number,
+            Role::Text,
+        ])
+        .droppable(&["plane", "provider", "id", "ms", "tool"]);
     for e in lines {
-        let detail: String = attrs_detail(&e.attrs).chars().take(120).collect();
+        let detail = attrs_detail(&e.attrs);
         t.push(vec![
             e.id.into(),
             e.ts.clone().into(),
@@ -443,33 +527,79 @@ fn events(ctx: &Ctx, a: EventsArgs) -> anyhow::Result<()> {
             )))
         }
     };
+    let output = a.output.output()?;
     let Some(store) = project_store(ctx)? else {
-        return nothing_recorded(ctx, a.json);
+        return nothing_recorded(ctx, output.is_json());
     };
     let conn = store.conn();
-    let lines = Reports::new(conn).events(a.n.max(0), a.kind.as_deref(), a.session.as_deref(), plane.as_deref())?;
-    if a.json {
-        return render::json(&lines);
+    let reports = Reports::new(conn);
+    let session = session_filter(&reports, a.session.as_deref())?;
+    let lines = reports.events(a.n.max(0), a.kind.as_deref(), session.as_deref(), plane.as_deref())?;
+    match output.format {
+        Format::Json => render::json(&lines),
+        Format::Jsonl => render::out(&jsonl(&lines)?),
+        Format::Table if lines.is_empty() => render::out("no events match\n"),
+        // A person reads the time to the second; JSON and CSV keep the stamp whole.
+        _ => events_table(&lines).print_with(output, &|i, c| match (i, c) {
+            (1, Cell::Text(ts)) if output.format == Format::Table && !output.wide && ts.len() >= 19 => ts[..19].replace('T', " "),
+            _ => c.plain(),
+        }),
     }
-    if lines.is_empty() {
-        return render::out("no events match\n");
+}
+
+/// One compact JSON object per line.
+fn jsonl<T: serde::Serialize>(items: &[T]) -> anyhow::Result<String> {
+    let mut s = String::new();
+    for i in items {
+        s.push_str(&serde_json::to_string(i)?);
+        s.push('\n');
     }
-    events_table(&lines).print(Format::Table)
+    Ok(s)
+}
+
+/// `--session`'s value as the whole id: a unique prefix is completed, an ambiguous one refused.
+fn session_filter(reports: &Reports<'_>, session: Option<&str>) -> anyhow::Result<Option<String>> {
+    let Some(id) = session else { return Ok(None) };
+    let found = reports.find_session(id)?;
+    match found.as_slice() {
+        [(_, one)] => Ok(Some(one.clone())),
+        // No session row: filter on the text as given, which matches nothing or what it names.
+        [] => Ok(Some(id.to_string())),
+        _ => Err(crate::error::unusable(format!(
+            "--session {id:?} matches more than one session; give more of it"
+        ))),
+    }
 }
 
 fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
+    let output = a.output.output()?;
     let Some(store) = project_store(ctx)? else {
-        return nothing_recorded(ctx, a.json);
+        return nothing_recorded(ctx, output.is_json());
     };
     let conn = store.conn();
-    let lines = Reports::new(conn).decisions(a.n.max(0), a.session.as_deref())?;
-    if a.json {
-        return render::json(&lines);
+    let reports = Reports::new(conn);
+    let session = session_filter(&reports, a.session.as_deref())?;
+    let lines = reports.decisions(a.n.max(0), session.as_deref())?;
+    match output.format {
+        Format::Json => return render::json(&lines),
+        Format::Jsonl => return render::out(&jsonl(&lines)?),
+        Format::Table if lines.is_empty() => {
+            return render::out("The hooks have made no decisions here yet: no shell command, tool call or MCP call has been asked about.\n")
+        }
+        _ => {}
     }
-    if lines.is_empty() {
-        return render::out("The hooks have made no decisions here yet: no shell command, tool call or MCP call has been asked about.\n");
-    }
-    let mut t = Table::new(["ts", "session", "subject", "decision", "rule", "posture", "what", "reason"]);
+    let mut t = Table::new(["ts", "session", "subject", "decision", "rule", "posture", "what", "reason"])
+        .roles([
+            Role::Date,
+            Role::Id,
+            Role::Key,
+            Role::Key,
+            Role::Key,
+            Role::Key,
+            Role::Text,
+            Role::Text,
+        ])
+        .droppable(&["posture", "subject"]);
     for d in &lines {
         t.push(vec![
             d.ts.clone().into(),
@@ -482,7 +612,10 @@ fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
             d.reason.clone().into(),
         ]);
     }
-    t.print(Format::Table)
+    t.print_with(output, &|i, c| match (i, c) {
+        (0, Cell::Text(ts)) if output.format == Format::Table && !output.wide && ts.len() >= 19 => ts[..19].replace('T', " "),
+        _ => c.plain(),
+    })
 }
 
 fn live(ctx: &Ctx, a: LiveArgs) -> anyhow::Result<()> {

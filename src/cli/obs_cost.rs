@@ -4,7 +4,7 @@ use super::Ctx;
 use crate::cost::catalog::PriceCatalog;
 use crate::cost::import::{Import, ImportSummary, Options};
 use crate::cost::report::{CostBy, CostFilter, CostOptions, CostReport, CostReports, CostRow, Order, ReportError};
-use crate::render::{self, Cell, Format, Progress, Table};
+use crate::render::{self, Cell, Format, Output, OutputArgs, Progress, Role, Table};
 use crate::store::{self, DbKind, Store};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -40,11 +40,12 @@ pub struct CostArgs {
     /// Read the current project's database instead of the home database.
     #[arg(long)]
     pub here: bool,
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
-    /// Same as `--format json`.
+    /// The narrow form: key, models, input, output and cost only (chosen by itself when the
+    /// full table does not fit the terminal).
     #[arg(long)]
-    pub json: bool,
+    pub compact: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// The day of `--since`/`--until`: a date (`YYYY-MM-DD` or ccusage's `YYYYMMDD`), or a time
@@ -93,7 +94,7 @@ fn default_dirs() -> anyhow::Result<Vec<PathBuf>> {
     }
 }
 
-pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>, rescan: bool) -> anyhow::Result<()> {
+pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>, rescan: bool, output: Output) -> anyhow::Result<()> {
     let dirs = match dir {
         Some(d) => vec![d],
         None => default_dirs()?,
@@ -118,7 +119,7 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>, rescan: bool) -> anyhow::R
     };
     let mut import = Import::new(home.conn_mut(), &db, &catalog, options);
     for d in &dirs {
-        let mut progress = Progress::new(format!("importing {}", d.display()), 0);
+        let mut progress = Progress::bytes(format!("importing {}", d.display()), 0);
         let mut last = 0u64;
         let s = import.run(d, &mut |done, all| {
             progress.set_total(all);
@@ -127,6 +128,35 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>, rescan: bool) -> anyhow::R
         })?;
         progress.finish();
         total.add(&s);
+    }
+    match output.format {
+        Format::Json => return render::json(&total),
+        Format::Table => {}
+        _ => {
+            let mut t = Table::new([
+                "files",
+                "files_read",
+                "files_restarted",
+                "responses",
+                "inserted",
+                "refilled",
+                "unpriced",
+                "malformed",
+                "bytes",
+            ]);
+            t.push(vec![
+                (total.files as i64).into(),
+                (total.files_read as i64).into(),
+                (total.files_restarted as i64).into(),
+                (total.responses as i64).into(),
+                (total.inserted as i64).into(),
+                (total.refilled as i64).into(),
+                (total.unpriced as i64).into(),
+                (total.malformed as i64).into(),
+                (total.bytes as i64).into(),
+            ]);
+            return t.print(output);
+        }
     }
     let mut text = format!(
         "files: {} ({} read, {} restarted from the top)\nresponses: {} read, {} new\nmalformed lines skipped: {}\nbytes read: {}\n",
@@ -214,7 +244,8 @@ fn row_json(r: &CostRow) -> serde_json::Value {
 }
 
 pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
-    let format = if args.json { Format::Json } else { args.format };
+    let output = args.output.output()?;
+    let format = output.format;
     let filter = CostFilter {
         since: day_arg("since", args.since)?,
         until: day_arg("until", args.until)?,
@@ -250,13 +281,13 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
                 Err(e @ ReportError::PartialHourZone { .. }) => return Err(crate::error::unusable(e.to_string())),
                 Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
             };
-            if kind == DbKind::Home && format != Format::Json {
+            if kind == DbKind::Home && !output.is_json() {
                 not_imported_hint(store.conn());
             }
             report
         }
         None => {
-            if format != Format::Json {
+            if !output.is_json() {
                 eprintln!("tlc: no {} database at {}: nothing recorded yet", kind.name(), path.display());
                 if kind == DbKind::Home {
                     not_imported_hint_without_db();
@@ -273,6 +304,12 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
         }
     };
     let by = format!("{:?}", args.by).to_lowercase();
+    if format == Format::Jsonl {
+        for r in &report.rows {
+            render::json_line(&row_json(r))?;
+        }
+        return Ok(());
+    }
     if format == Format::Json {
         return render::json(&serde_json::json!({
             "by": by,
@@ -303,7 +340,33 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
         "total tokens",
         "cost (USD)",
     ]);
-    let mut t = Table::new(headers);
+    // On a terminal: keys, dates and numbers never wrap; models go one per line; the cache
+    // columns give way first when the table is wider than the terminal (ccusage's narrow form).
+    let roles: Vec<Role> = headers
+        .iter()
+        .map(|h| match *h {
+            "models" | "model" => Role::List,
+            "project" => Role::Text,
+            "status" => Role::Text,
+            "last activity" | "end" => Role::Date,
+            h if h == by => match args.by {
+                CostBy::Day | CostBy::Week | CostBy::Month | CostBy::Block => Role::Date,
+                CostBy::Session => Role::Id,
+                _ => Role::Key,
+            },
+            _ => Role::Number,
+        })
+        .collect();
+    let narrow = ["cache read", "cache create 1h", "cache create", "total tokens"];
+    let mut t = Table::new(headers).roles(roles).droppable(&narrow);
+    let short_models = format == Format::Table && !output.wide;
+    let show_models = |models: &[String]| -> String {
+        models
+            .iter()
+            .map(|m| if short_models { short_model(m) } else { m.as_str() })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut any_partial = false;
     let when = |stamp: &str| -> String {
         match (&tz, crate::clock::parse(stamp)) {
@@ -379,7 +442,7 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
             }
             continue;
         }
-        t.push(cells(r, key_text(r), r.models.join(", ")));
+        t.push(cells(r, key_text(r), show_models(&r.models)));
         if human && args.breakdown {
             for b in &r.breakdown {
                 t.push(cells(b, format!("  └ {}", b.key), String::new()));
@@ -390,14 +453,37 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
         // CSV carries the rows only, so that summing a column does not count the totals twice.
         return t.print(Format::Csv);
     }
-    t.push(cells(&report.totals, "total".into(), report.totals.models.join(", ")));
-    t.print(format)?;
+    t.push(cells(&report.totals, "total".into(), show_models(&report.totals.models)));
+    if args.compact {
+        t = t.without(&narrow);
+    }
+    t.print(output)?;
     if any_partial {
-        render::out("* some responses in this row have no price (their model is not in the catalog): the cost shown is a lower bound\n")?;
+        render::note("* some responses in this row have no price (their model is not in the catalog): the cost shown is a lower bound")?;
     }
     Ok(())
 }
 
 fn minutes(m: i64) -> String {
     format!("{}h{:02}m", m / 60, m % 60)
+}
+
+/// A model name as ccusage shows it in a table: without the `claude-` prefix and the release
+/// date (`claude-sonnet-4-5-20250929` → `sonnet-4-5`). JSON, CSV and `--wide` keep the name whole.
+fn short_model(m: &str) -> &str {
+    let m = m.strip_prefix("claude-").unwrap_or(m);
+    match m.rsplit_once('-') {
+        Some((head, date)) if date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit()) => head,
+        _ => m,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn short_model_names() {
+        assert_eq!(super::short_model("claude-sonnet-4-5-20250929"), "sonnet-4-5");
+        assert_eq!(super::short_model("claude-opus-4-1"), "opus-4-1");
+        assert_eq!(super::short_model("gpt-5"), "gpt-5");
+    }
 }

@@ -1,6 +1,6 @@
 //! `tlc obs export`, `views`, `prune` and `import jsonl`.
 
-use super::obs::{ExportArgs, ExportFormatArg};
+use super::obs::{DbArg, ExportArgs};
 use super::Ctx;
 use crate::gate::turn::TurnStore;
 use crate::gate::GateStore;
@@ -8,41 +8,54 @@ use crate::obs::export::{ExportFormat, Views, Window};
 use crate::obs::{import::Importer, EventStore, Spool};
 use crate::policy::claims::ClaimStore;
 use crate::policy::integrity::IntegrityStore;
-use crate::render::{self, Format, Table};
+use crate::render::{self, Cell, Format, Output, OutputArgs, Role, Table};
 use crate::store::{self, DbKind, PruneCount};
 use anyhow::Context;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
-/// Which database holds `view`.
-fn view_db(view: &str) -> Option<DbKind> {
-    [DbKind::Project, DbKind::Home]
-        .into_iter()
-        .find(|k| k.views().iter().any(|(name, _)| *name == view))
+/// The database `tlc obs export` reads: the one named, else the only one holding `view`, else
+/// (the cost views are in both) the project database inside a repository and the home database
+/// outside one.
+fn export_db(ctx: &Ctx, view: &str, asked: Option<DbArg>) -> anyhow::Result<DbKind> {
+    let has = |k: DbKind| k.views().iter().any(|(name, _)| *name == view);
+    let list = |k: DbKind| k.views().iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
+    let asked = asked.map(|a| match a {
+        DbArg::Project => DbKind::Project,
+        DbArg::Home => DbKind::Home,
+    });
+    match asked {
+        Some(k) if has(k) => Ok(k),
+        Some(k) => Err(crate::error::unusable(format!(
+            "the {} database has no view named {view:?}; its views: {}",
+            k.name(),
+            list(k)
+        ))),
+        None => match (has(DbKind::Project), has(DbKind::Home)) {
+            (true, true) => Ok(if ctx.paths()?.in_git { DbKind::Project } else { DbKind::Home }),
+            (true, false) => Ok(DbKind::Project),
+            (false, true) => Ok(DbKind::Home),
+            (false, false) => Err(crate::error::unusable(format!(
+                "no view named {view:?}; project database views: {}; home database views: {}",
+                list(DbKind::Project),
+                list(DbKind::Home)
+            ))),
+        },
+    }
 }
 
 pub fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
-    let Some(kind) = view_db(&a.view) else {
-        let names: Vec<&str> = DbKind::Project
-            .views()
-            .iter()
-            .chain(DbKind::Home.views())
-            .map(|(n, _)| *n)
-            .collect();
-        return Err(crate::error::unusable(format!(
-            "no view named {:?}; views: {}",
-            a.view,
-            names.join(", ")
-        )));
-    };
+    let output = OutputArgs {
+        format: a.format,
+        json: a.json,
+        wide: false,
+    }
+    .output_or(Format::Csv)?;
+    let kind = export_db(ctx, &a.view, a.db)?;
     let window = Window::parse(a.since.as_deref(), a.until.as_deref())?;
     let path = match kind {
         DbKind::Project => ctx.project()?.db_path(),
         DbKind::Home => ctx.paths()?.home_db(),
-    };
-    let format = match a.format {
-        ExportFormatArg::Csv => ExportFormat::Csv,
-        ExportFormatArg::Json => ExportFormat::Json,
     };
     let store = store::open_read(kind, &path)?;
     // With nothing recorded the export is still well-formed: the header (or []) from an in-memory schema.
@@ -54,52 +67,90 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
             &memory
         }
     };
-    let run = |out: &mut dyn Write| {
-        Views::new(conn)
-            .export(&a.view, &window, format, out)
-            .with_context(|| format!("view {}", a.view))
+    let context = || format!("view {} of the {} database {}", a.view, kind.name(), path.display());
+    let run = |format: ExportFormat, out: &mut dyn Write| {
+        Views::new(conn).export(&a.view, &window, format, out).with_context(context)
     };
-    match &a.out {
-        Some(file) => {
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(file).map_err(|e| crate::error::refused(format!("{}: cannot write: {e}", file.display())))?,
-            );
-            let n = run(&mut f)?;
-            f.flush()?;
-            eprintln!("exported {n} rows of {} to {}", a.view, file.display());
-            Ok(())
+    let text_for_people = matches!(output.format, Format::Table | Format::Markdown);
+    let mut sink: Box<dyn Write> = match &a.out {
+        Some(file) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(file).map_err(|e| crate::error::refused(format!("{}: cannot write: {e}", file.display())))?,
+        )),
+        // Printed: escaped like every other output (`render::escape`); a file gets the data as it is.
+        None => Box::new(render::Escaped::new(std::io::BufWriter::new(std::io::stdout().lock()), output.is_json())),
+    };
+    let n = if text_for_people {
+        // A table is laid out from every row, so this form is read whole before it is drawn.
+        let mut buf = Vec::new();
+        let n = run(ExportFormat::Jsonl, &mut buf)?;
+        let cols = Views::new(conn).columns(&a.view).with_context(context)?;
+        let table = table_from_jsonl(&cols, &buf)?;
+        sink.write_all(table.render(output)?.as_bytes())
+            .or_else(ignore_broken_pipe)?;
+        n
+    } else {
+        let format = match output.format {
+            Format::Json => ExportFormat::Json,
+            Format::Jsonl => ExportFormat::Jsonl,
+            _ => ExportFormat::Csv,
+        };
+        match run(format, &mut sink) {
+            Err(e) if is_broken_pipe(&e) => 0,
+            other => other?,
         }
-        None => {
-            let stdout = std::io::stdout();
-            // Printed: escaped like every other output (`render::escape`); a file gets the data as it is.
-            let mut lock = render::Escaped::new(std::io::BufWriter::new(stdout.lock()), format == ExportFormat::Json);
-            run(&mut lock)?;
-            match lock.flush() {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                other => Ok(other?),
-            }
-        }
+    };
+    sink.flush().or_else(ignore_broken_pipe)?;
+    if let Some(file) = &a.out {
+        eprintln!("exported {n} rows of {} ({} database) to {}", a.view, kind.name(), file.display());
+    }
+    Ok(())
+}
+
+fn ignore_broken_pipe(e: std::io::Error) -> std::io::Result<()> {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Ok(())
+    } else {
+        Err(e)
     }
 }
 
-pub fn views(json: bool) -> anyhow::Result<()> {
-    let mut t = Table::new(["view", "database", "columns"]);
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}
+
+/// A table from JSON lines (one object per row) under `cols`.
+fn table_from_jsonl(cols: &[String], buf: &[u8]) -> anyhow::Result<Table> {
+    let mut t = Table::new(cols.iter().cloned());
+    for line in buf.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let obj: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(line)?;
+        t.push(
+            cols.iter()
+                .map(|c| obj.get(c).map_or(Cell::Null, Cell::from_json))
+                .collect(),
+        );
+    }
+    Ok(t)
+}
+
+pub fn views(output: Output) -> anyhow::Result<()> {
+    let mut t = Table::new(["database", "view", "columns"]).roles([Role::Key, Role::Key, Role::Prose]);
     let mut all = Vec::new();
     for kind in [DbKind::Project, DbKind::Home] {
         let conn = store::in_memory(kind)?;
         for (name, _) in kind.views() {
             let cols = Views::new(&conn).columns(name)?;
-            t.push(vec![(*name).into(), kind.name().into(), cols.join(", ").into()]);
-            all.push(serde_json::json!({"view": name, "database": kind.name(), "columns": cols}));
+            t.push(vec![kind.name().into(), (*name).into(), cols.join(", ").into()]);
+            all.push(serde_json::json!({"database": kind.name(), "view": name, "columns": cols}));
         }
     }
-    if json {
+    if output.format == Format::Json {
         return render::json(&all);
     }
-    t.print(Format::Table)
+    t.print(output)
 }
 
-pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
+pub fn prune(ctx: &Ctx, dry_run: bool, output: Output) -> anyhow::Result<()> {
     let cfg = ctx.config()?;
     let days = cfg.settings.obs.retention_days;
     let cutoff = crate::clock::stamp(crate::clock::now() - chrono::Duration::days(days));
@@ -156,7 +207,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
         };
         rows.push(("home".to_string(), c.table, c.rows));
     }
-    if json {
+    if output.format == Format::Json {
         return render::json(&serde_json::json!({
             "dry_run": dry_run,
             "retention_days": days,
@@ -164,16 +215,24 @@ pub fn prune(ctx: &Ctx, dry_run: bool, json: bool) -> anyhow::Result<()> {
             "dropped": rows.iter().map(|(db, t, n)| serde_json::json!({"database": db, "table": t, "rows": n})).collect::<Vec<_>>(),
         }));
     }
-    let verb = if dry_run { "would drop" } else { "dropped" };
-    render::out(&format!("retention {days} days: records before {cutoff}\n"))?;
-    if rows.is_empty() {
-        return render::out("nothing recorded: no database to prune\n");
+    let verb = if output.format != Format::Table {
+        "rows"
+    } else if dry_run {
+        "would drop"
+    } else {
+        "dropped"
+    };
+    if output.format == Format::Table {
+        render::out(&format!("retention {days} days: records before {cutoff}\n"))?;
+        if rows.is_empty() {
+            return render::out("nothing recorded: no database to prune\n");
+        }
     }
     let mut t = Table::new(["database", "table", verb]);
     for (db, table, n) in rows {
         t.push(vec![db.into(), table.into(), n.into()]);
     }
-    t.print(Format::Table)
+    t.print(output)
 }
 
 /// The project tables in the order `obs prune` lists them (events and decisions keep the order
@@ -195,7 +254,7 @@ fn in_prune_order(mut counts: Vec<PruneCount>) -> Vec<PruneCount> {
     counts
 }
 
-pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], json: bool) -> anyhow::Result<()> {
+pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], output: Output) -> anyhow::Result<()> {
     for f in files {
         if !f.is_file() {
             return Err(crate::error::unusable(format!("{}: no such file", f.display())));
@@ -211,7 +270,7 @@ pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], json: bool) -> anyhow::Result<
         .conn_mut()
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let total: u64 = files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
-    let mut progress = render::Progress::new("importing", total);
+    let mut progress = render::Progress::bytes("importing", total);
     let counts = {
         let mut importer = Importer::new(&ptx, Some(&htx));
         for f in files {
@@ -230,8 +289,23 @@ pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], json: bool) -> anyhow::Result<
     htx.commit()?;
     drop((pstore, hstore));
     let spooled = super::obs_spool::catch_up_when_on(ctx)?;
-    if json {
-        return render::json(&counts);
+    match output.format {
+        Format::Json => return render::json(&counts),
+        Format::Table => {}
+        _ => {
+            let mut t = Table::new(["lines", "observability", "audit", "ship_ledger", "spool", "duplicates", "malformed", "unrecognised"]);
+            t.push(vec![
+                (counts.lines as i64).into(),
+                (counts.observability as i64).into(),
+                (counts.audit as i64).into(),
+                (counts.ship_ledger as i64).into(),
+                (counts.spool as i64).into(),
+                (counts.duplicates as i64).into(),
+                (counts.malformed as i64).into(),
+                (counts.unrecognised as i64).into(),
+            ]);
+            return t.print(output);
+        }
     }
     render::out(&format!(
         "imported {} lines: {} observability, {} audit, {} ship-ledger, {} spool; {} already imported, {} malformed, {} unrecognised\n",

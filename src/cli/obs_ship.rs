@@ -16,17 +16,8 @@ pub struct ShipArgs {
     /// Show each stream's cursor, and each collector's last success, last error and partial success.
     #[arg(long, conflicts_with = "dry_run")]
     pub status: bool,
-    #[arg(long, value_enum)]
-    pub format: Option<ShipFormat>,
-    /// Same as --format json.
-    #[arg(long)]
-    pub json: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ShipFormat {
-    Table,
-    Json,
+    #[command(flatten)]
+    pub output: render::OutputArgs,
 }
 
 fn config_error(e: ShipError) -> anyhow::Error {
@@ -38,13 +29,14 @@ fn config_error(e: ShipError) -> anyhow::Error {
 }
 
 pub fn ship(ctx: &Ctx, args: ShipArgs) -> anyhow::Result<()> {
-    let json = args.json || args.format == Some(ShipFormat::Json);
+    let output = args.output.output()?;
+    let json = output.format == render::Format::Json;
     let config = ctx.config()?;
     let project = ctx.project()?;
     let endpoint = endpoint::resolve(config, &|k| std::env::var(k).ok()).map_err(config_error)?;
     let db = project.db_path();
     if args.status {
-        return status(ctx, endpoint.as_ref(), json);
+        return status(ctx, endpoint.as_ref(), output);
     }
     let mode = if args.dry_run { Mode::DryRun } else { Mode::Send };
     let ship = &config.settings.ship;
@@ -82,10 +74,10 @@ pub fn ship(ctx: &Ctx, args: ShipArgs) -> anyhow::Result<()> {
             run_with(&ShipStore::new(store.conn()), &db, endpoint.as_ref(), settings, mode)?
         }
     };
-    if json {
-        render::json(&report)?;
-    } else {
-        render::out(&text(&report))?;
+    match output.format {
+        render::Format::Json => render::json(&report)?,
+        render::Format::Table => render::out(&text(&report))?,
+        _ => streams_table(&report).print(output)?,
     }
     match &report.error {
         Some(e) if json => {
@@ -108,7 +100,7 @@ fn run_with(
     run::ship(store, db, endpoint, &settings, mode, &crate::clock::now_stamp).map_err(config_error)
 }
 
-fn text(r: &RunReport) -> String {
+fn streams_table(r: &RunReport) -> Table {
     let mut t = Table::new([
         "stream",
         "signal",
@@ -143,6 +135,11 @@ fn text(r: &RunReport) -> String {
             s.rejected.into(),
         ]);
     }
+    t
+}
+
+fn text(r: &RunReport) -> String {
+    let t = streams_table(r);
     let records: usize = r.streams.iter().map(|s| s.records).sum();
     let requests: usize = r.streams.iter().map(|s| s.requests).sum();
     let mut out = String::new();
@@ -184,7 +181,8 @@ struct Collector {
     headers: Vec<String>,
 }
 
-fn status(ctx: &Ctx, endpoint: Option<&Endpoint>, json: bool) -> anyhow::Result<()> {
+fn status(ctx: &Ctx, endpoint: Option<&Endpoint>, output: render::Output) -> anyhow::Result<()> {
+    let json = output.format == render::Format::Json;
     let config = ctx.config()?;
     let db = ctx.project()?.db_path();
     let store = store::open_read(DbKind::Project, &db)?;
@@ -211,6 +209,10 @@ fn status(ctx: &Ctx, endpoint: Option<&Endpoint>, json: bool) -> anyhow::Result<
     }
     if json {
         return render::json(&st);
+    }
+    let t = cursors_table(&st);
+    if output.format != render::Format::Table {
+        return t.print(output);
     }
     let mut out = format!(
         "shipping: {}\n",
@@ -240,6 +242,25 @@ fn status(ctx: &Ctx, endpoint: Option<&Endpoint>, json: bool) -> anyhow::Result<
         out.push_str(&format!("nothing recorded yet (no database at {})\n", st.database));
         return render::out(&out);
     }
+    if st.cursors.is_empty() {
+        out.push_str("cursors: none yet (nothing was ever sent)\n");
+    } else {
+        out.push_str(&t.to_terminal(&|_, c| c.plain()));
+        out.push('\n');
+    }
+    for c in st.cursors.iter().filter(|c| c.partial.is_some()) {
+        out.push_str(&format!(
+            "partial success, {} ({}): {} {}\n",
+            c.url,
+            c.stream,
+            c.partial_at.as_deref().unwrap_or(""),
+            c.partial.as_deref().unwrap_or("")
+        ));
+    }
+    render::out(&out)
+}
+
+fn cursors_table(st: &Status) -> Table {
     let mut t = Table::new(["collector", "stream", "cursor", "latest id", "last sent", "last error", "rejected"]);
     for c in &st.cursors {
         let table = crate::ship::STREAMS.iter().find(|s| s.name == c.stream).map(|s| s.table);
@@ -262,20 +283,5 @@ fn status(ctx: &Ctx, endpoint: Option<&Endpoint>, json: bool) -> anyhow::Result<
             c.rejected.into(),
         ]);
     }
-    if st.cursors.is_empty() {
-        out.push_str("cursors: none yet (nothing was ever sent)\n");
-    } else {
-        out.push_str(&t.to_terminal(&|_, c| c.plain()));
-        out.push('\n');
-    }
-    for c in st.cursors.iter().filter(|c| c.partial.is_some()) {
-        out.push_str(&format!(
-            "partial success, {} ({}): {} {}\n",
-            c.url,
-            c.stream,
-            c.partial_at.as_deref().unwrap_or(""),
-            c.partial.as_deref().unwrap_or("")
-        ));
-    }
-    render::out(&out)
+    t
 }

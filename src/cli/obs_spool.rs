@@ -2,13 +2,13 @@
 
 use super::Ctx;
 use crate::obs::Spool;
-use crate::render::{self, Format, Table};
+use crate::render::{self, Cell, Format, Output, Role, Table};
 use crate::store::{self, DbKind};
 
-pub fn report_all_repos(ctx: &Ctx, format: Format) -> anyhow::Result<()> {
+pub fn report_all_repos(ctx: &Ctx, output: Output) -> anyhow::Result<()> {
     let home_db = ctx.paths()?.home_db();
     let Some(store) = store::open_read(DbKind::Home, &home_db)? else {
-        if format == Format::Json {
+        if output.is_json() {
             return render::json(&serde_json::json!({"recorded": false, "database": home_db.display().to_string(), "repositories": []}));
         }
         return render::out(&format!(
@@ -17,37 +17,76 @@ pub fn report_all_repos(ctx: &Ctx, format: Format) -> anyhow::Result<()> {
         ));
     };
     let rows = Spool::new(store.conn()).repo_rollup()?;
-    let mut t = Table::new([
-        "repo_path",
-        "project",
-        "sessions",
-        "events",
-        "prompts",
-        "tool_fails",
-        "denials",
-        "input_tokens",
-        "output_tokens",
-        "cost_usd",
-        "last_at",
-    ]);
+    // People read names and formatted numbers; CSV and JSON keep the view's columns and raw values.
+    let human = matches!(output.format, Format::Table | Format::Markdown);
+    let headers: [&str; 11] = if human {
+        [
+            "repository",
+            "project",
+            "sessions",
+            "events",
+            "prompts",
+            "tool fails",
+            "denials",
+            "input",
+            "output",
+            "cost (USD)",
+            "last seen",
+        ]
+    } else {
+        [
+            "repo_path",
+            "project",
+            "sessions",
+            "events",
+            "prompts",
+            "tool_fails",
+            "denials",
+            "input_tokens",
+            "output_tokens",
+            "cost_usd",
+            "last_at",
+        ]
+    };
+    let mut t = Table::new(headers)
+        .roles([
+            Role::Text,
+            Role::Key,
+            Role::Number,
+            Role::Number,
+            Role::Number,
+            Role::Number,
+            Role::Number,
+            Role::Number,
+            Role::Number,
+            Role::Number,
+            Role::Date,
+        ])
+        .droppable(if human { &["project", "tool fails", "events", "prompts"] } else { &[] });
+    let n = |v: i64| -> Cell { if human { render::thousands(v).into() } else { v.into() } };
     for r in rows {
+        let cost: Cell = match (human, r.cost_usd) {
+            (true, Some(c)) => render::usd(c).into(),
+            (true, None) => "unknown".into(),
+            (false, c) => c.into(),
+        };
         t.push(vec![
             r.repo_path.into(),
             r.project.into(),
-            r.sessions.into(),
-            r.events.into(),
-            r.prompts.into(),
-            r.tool_fails.into(),
-            r.denials.into(),
-            r.input_tokens.into(),
-            r.output_tokens.into(),
-            r.cost_usd.into(),
+            n(r.sessions),
+            n(r.events),
+            n(r.prompts),
+            n(r.tool_fails),
+            n(r.denials),
+            n(r.input_tokens),
+            n(r.output_tokens),
+            cost,
             r.last_at.into(),
         ]);
     }
-    match format {
+    match output.format {
         Format::Json => render::json(&serde_json::json!({"repositories": t.to_json()})),
-        other => t.print(other),
+        _ => t.print(output),
     }
 }
 

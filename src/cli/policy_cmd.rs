@@ -2,7 +2,7 @@
 
 use super::Ctx;
 use crate::policy::integrity::{self, IntegrityStore};
-use crate::render::{self, Cell, Table};
+use crate::render::{self, Cell, Format, Output, OutputArgs, Table};
 use crate::store::{self, DbKind};
 use clap::Subcommand;
 
@@ -10,8 +10,8 @@ use clap::Subcommand;
 pub struct PolicyArgs {
     #[command(subcommand)]
     pub command: Option<PolicyCommand>,
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -26,12 +26,13 @@ pub enum PolicyCommand {
 
 pub fn run(ctx: &Ctx, args: PolicyArgs) -> anyhow::Result<()> {
     match args.command {
-        None => show(ctx, args.json),
+        None => show(ctx, args.output.output()?),
         Some(PolicyCommand::Accept { paths }) => accept(ctx, &paths),
     }
 }
 
-fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
+fn show(ctx: &Ctx, output: Output) -> anyhow::Result<()> {
+    let json = output.format == Format::Json;
     let project = project(ctx)?;
     let Some(store) = store::open_read(DbKind::Project, &project.db_path())? else {
         if json {
@@ -55,20 +56,24 @@ fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
             "history": history,
         }));
     }
+    let mut t = Table::new(["source", "provider", "session", "baseline", "now"]);
+    for d in &current {
+        t.push(vec![
+            d.source.clone().into(),
+            d.provider.clone().into(),
+            d.session_id.clone().into(),
+            short(&d.baseline_hash),
+            short(&d.current_hash),
+        ]);
+    }
+    if output.format != Format::Table {
+        // The other formats carry the table of current divergences alone.
+        return t.print(output);
+    }
     if current.is_empty() {
         render::out("policy: every live session's baseline matches the policy on disk\n")?;
     } else {
-        let mut t = Table::new(["source", "provider", "session", "baseline", "now"]);
-        for d in &current {
-            t.push(vec![
-                d.source.clone().into(),
-                d.provider.clone().into(),
-                d.session_id.clone().into(),
-                short(&d.baseline_hash),
-                short(&d.current_hash),
-            ]);
-        }
-        t.print(render::Format::Table)?;
+        t.print(output)?;
         let paths: std::collections::BTreeSet<&str> = current.iter().map(|d| d.source.as_str()).collect();
         render::out(&format!(
             "accept an edit you made: tlc policy accept {}\n",
@@ -86,7 +91,7 @@ fn show(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
             ]);
         }
         render::out("recorded divergences:\n")?;
-        t.print(render::Format::Table)?;
+        t.print(output)?;
     }
     Ok(())
 }

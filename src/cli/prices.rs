@@ -3,7 +3,7 @@
 use super::Ctx;
 use crate::cost::catalog::{self, PriceCatalog, RefreshOutcome, LITELLM, OVERRIDE};
 use crate::cost::{fetch, parse, PriceEntry};
-use crate::render::{self, Cell, Format, Progress, Table};
+use crate::render::{self, Cell, Format, Output, OutputArgs, Progress, Role, Table};
 use crate::store::{self, DbKind, Store};
 use anyhow::Context;
 use clap::Subcommand;
@@ -25,11 +25,12 @@ pub enum PricesCommand {
     },
     /// The price of one model: override, then the provider's plane, then litellm (read-only).
     Lookup {
+        /// The model name as a provider sends it (`claude-sonnet-4-5-20250929`).
         model: String,
         /// The asking provider's plane (`claude`, `cursor`, ...).
         provider: Option<String>,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// Every entry, in resolution order (read-only).
     List {
@@ -39,13 +40,13 @@ pub enum PricesCommand {
         /// Only keys containing this text (case-insensitive).
         #[arg(long)]
         search: Option<String>,
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// Per plane: where its prices came from, when, and how many (read-only).
     Status {
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
 }
 
@@ -58,9 +59,9 @@ fn valid_plane(p: &str) -> bool {
 pub fn run(ctx: &Ctx, cmd: PricesCommand) -> anyhow::Result<()> {
     match cmd {
         PricesCommand::Refresh { plane, from } => refresh(ctx, plane.as_deref().unwrap_or(LITELLM), from),
-        PricesCommand::Lookup { model, provider, json } => lookup(ctx, &model, provider.as_deref(), json),
-        PricesCommand::List { provider, search, format } => list(ctx, provider.as_deref(), search.as_deref(), format),
-        PricesCommand::Status { json } => status(ctx, json),
+        PricesCommand::Lookup { model, provider, output } => lookup(ctx, &model, provider.as_deref(), output.output()?),
+        PricesCommand::List { provider, search, output } => list(ctx, provider.as_deref(), search.as_deref(), output.output()?),
+        PricesCommand::Status { output } => status(ctx, output.output()?),
     }
 }
 
@@ -82,7 +83,7 @@ fn provider_source(ctx: &Ctx, plane: &str) -> anyhow::Result<String> {
 /// Downloads or reads `source` and parses it. The error is the message recorded in the refresh
 /// history and shown to the operator (it names the source).
 fn read_source(source: &str) -> anyhow::Result<Vec<PriceEntry>> {
-    let mut progress = Progress::new(format!("downloading {source}"), 0);
+    let mut progress = Progress::bytes(format!("downloading {source}"), 0);
     let mut last = 0u64;
     let bytes = fetch::fetch(source, &mut |done, total| {
         progress.set_total(total);
@@ -166,7 +167,7 @@ fn opt(v: Option<f64>) -> serde_json::Value {
     v.map_or(serde_json::Value::Null, |f| json!(f))
 }
 
-fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyhow::Result<()> {
+fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, output: Output) -> anyhow::Result<()> {
     let paths = ctx.paths()?;
     let home = store::open_read(DbKind::Home, &paths.home_db())?;
     let cat = PriceCatalog::new(home.as_ref().map(Store::conn), &catalog::override_file(paths))?;
@@ -174,8 +175,8 @@ fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyh
         return Err(crate::error::unusable(format!("no price for {model}")));
     };
     let r = p.rates();
-    if as_json {
-        return render::json(&json!({
+    if output.format != Format::Table {
+        let v = json!({
             "model": model,
             "provider": provider,
             "key": p.key,
@@ -197,7 +198,11 @@ fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyh
             "display_name": p.entry.display_name,
             "pool": p.entry.pool,
             "billing": p.entry.billing,
-        }));
+        });
+        if output.format == Format::Json {
+            return render::json(&v);
+        }
+        return Table::record(&v).print(output);
     }
     let origin = if p.builtin && p.plane == LITELLM {
         "litellm (built-in snapshot)".to_string()
@@ -240,7 +245,8 @@ fn lookup(ctx: &Ctx, model: &str, provider: Option<&str>, as_json: bool) -> anyh
     render::out(&text)
 }
 
-fn list(ctx: &Ctx, provider: Option<&str>, search: Option<&str>, format: Format) -> anyhow::Result<()> {
+fn list(ctx: &Ctx, provider: Option<&str>, search: Option<&str>, output: Output) -> anyhow::Result<()> {
+    let format = output.format;
     let paths = ctx.paths()?;
     let home = store::open_read(DbKind::Home, &paths.home_db())?;
     let cat = PriceCatalog::new(home.as_ref().map(Store::conn), &catalog::override_file(paths))?;
@@ -302,27 +308,44 @@ fn list(ctx: &Ctx, provider: Option<&str>, search: Option<&str>, format: Format)
             "cache read",
             "cache write",
             "context",
-        ]);
+        ])
+        .roles([
+            Role::Text,
+            Role::Text,
+            Role::Key,
+            Role::Number,
+            Role::Number,
+            Role::Number,
+            Role::Number,
+            Role::Number,
+        ])
+        .droppable(&["provider", "context", "cache write", "cache read"]);
         for row in &t.rows {
             narrow.push(keep.iter().map(|i| row[*i].clone()).collect());
         }
-        return narrow.print_with(Format::Table, &|i, c| match (i, c) {
+        return narrow.print_with(output, &|i, c| match (i, c) {
             (7, Cell::Int(v)) => render::thousands(*v),
             _ => c.plain(),
         });
     }
-    t.print(format)
+    t.print(output)
 }
 
-fn status(ctx: &Ctx, as_json: bool) -> anyhow::Result<()> {
+fn status(ctx: &Ctx, output: Output) -> anyhow::Result<()> {
     let paths = ctx.paths()?;
     let home = store::open_read(DbKind::Home, &paths.home_db())?;
     let cat = PriceCatalog::new(home.as_ref().map(Store::conn), &catalog::override_file(paths))?;
     let planes = cat.status(&catalog::override_file(paths))?;
-    if as_json {
+    if output.format == Format::Json {
         return render::json(&json!({ "planes": planes }));
     }
-    let mut t = Table::new(["plane", "source", "refreshed", "entries", "last failure"]);
+    let mut t = Table::new(["plane", "source", "refreshed", "entries", "last failure"]).roles([
+        Role::Key,
+        Role::Text,
+        Role::Text,
+        Role::Number,
+        Role::Text,
+    ]);
     for p in planes {
         t.push(vec![
             p.plane.into(),
@@ -332,5 +355,5 @@ fn status(ctx: &Ctx, as_json: bool) -> anyhow::Result<()> {
             p.last_failure.into(),
         ]);
     }
-    t.print(Format::Table)
+    t.print(output)
 }

@@ -12,7 +12,9 @@ use std::path::PathBuf;
 pub enum StableCommand {
     /// Trust a git remote: write [stable.<name>] into the machine tier and clone it.
     Add {
+        /// The stable's name (`[stable.<name>]`).
         name: String,
+        /// The git remote's URL.
         remote: String,
         /// Declared visibility (the default).
         #[arg(long, conflicts_with = "private")]
@@ -22,22 +24,26 @@ pub enum StableCommand {
         private: bool,
     },
     /// Fetch one stable, or every stable (the only command that fetches).
-    Update { name: Option<String> },
+    Update {
+        /// The stable to fetch (default: every stable).
+        name: Option<String>,
+    },
     /// Delete [stable.<name>] and its clone; list what is still installed from it.
-    Remove { name: String },
-    /// Every stable: remote, visibility, last fetch, head (read-only).
+    Remove {
+        /// The stable's name.
+        name: String,
+    },
+    /// Every stable: remote, visibility, last fetch, head (the full SHA in every form but table; read-only).
     List {
-        #[arg(long)]
-        json: bool,
-        /// table (default), csv, json or markdown; the full head SHA in every form but table.
-        #[arg(long, value_enum)]
-        format: Option<render::Format>,
+        #[command(flatten)]
+        output: render::OutputArgs,
     },
     /// Validate and scan every package of a stable checkout (default: the current directory).
     Lint {
+        /// The checkout to lint (default: the current directory).
         path: Option<PathBuf>,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: render::OutputArgs,
     },
 }
 
@@ -118,12 +124,13 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
             render::out(&s)?;
             rerecord_if_recorded(ctx)
         }
-        StableCommand::List { json, format } => {
+        StableCommand::List { output } => {
+            let output = output.output()?;
+            let format = output.format;
             let rows = stable::list(ctx.paths()?, ctx.config()?)?;
-            if json {
+            if format == render::Format::Json {
                 return render::json(&rows);
             }
-            let format = format.unwrap_or_default();
             if rows.is_empty() && format == render::Format::Table {
                 return render::out("no stable is declared (add one with `tlc stable add <name> <remote>`)\n");
             }
@@ -137,15 +144,17 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
                     Cell::from(r.head),
                 ]);
             }
-            t.print_with(format, &|i, c| {
-                if i == 4 {
+            t.print_with(output, &|i, c| {
+                if i == 4 && format == render::Format::Table {
                     c.plain().chars().take(12).collect()
                 } else {
                     c.plain()
                 }
             })
         }
-        StableCommand::Lint { path, json } => {
+        StableCommand::Lint { path, output } => {
+            let output = output.output()?;
+            let json = output.format == render::Format::Json;
             let dir = match path {
                 Some(p) => p,
                 None => std::env::current_dir()?,
@@ -158,6 +167,17 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
                 render::json(
                     &serde_json::json!({ "scan_rules": agent::scan::RULES_VERSION, "notice": agent::scan::TRIPWIRE_NOTICE, "ok": !failed, "packages": report }),
                 )?;
+            } else if output.format != render::Format::Table {
+                let mut t = Table::new(["package", "manifest", "errors", "findings"]);
+                for p in &report {
+                    t.push(vec![
+                        p.package.clone().into(),
+                        (if p.errors.is_empty() { "ok" } else { "refused" }).into(),
+                        p.errors.join("; ").into(),
+                        p.findings.iter().map(|f| f.to_string()).collect::<Vec<_>>().join("; ").into(),
+                    ]);
+                }
+                t.print(output)?;
             } else {
                 let mut s = String::new();
                 for p in &report {

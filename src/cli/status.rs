@@ -5,13 +5,14 @@ use super::Ctx;
 use crate::policy::catalog::{self, RailState};
 use crate::policy::integrity::{self, Divergence, IntegrityStore, LiveSession};
 use crate::policy::{OperatorState, PostureResolution};
-use crate::render::{self, Cell, Table};
+use crate::render::{self, Cell, Role, Table, Tone};
 use crate::store::{self, DbKind};
 
 #[derive(Debug, clap::Args)]
 pub struct StatusArgs {
-    #[arg(long)]
-    pub json: bool,
+    // JSON carries everything below; csv, jsonl and markdown carry the rails.
+    #[command(flatten)]
+    pub output: render::OutputArgs,
 }
 
 /// A posture word that was refused, and where it was found (`config` or `mode-state`).
@@ -75,9 +76,33 @@ pub fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
 }
 
 pub fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
+    let output = args.output.output()?;
     let st = gather(ctx)?;
-    if args.json {
+    if output.format == render::Format::Json {
         return render::json(&st);
+    }
+    let mut t = Table::new(["rail", "kind", "switch", "setting", "acts"]).roles([
+        Role::Text,
+        Role::Key,
+        Role::Text,
+        Role::Key,
+        Role::Text,
+    ]);
+    for r in &st.rails {
+        t.push(vec![
+            r.rail.into(),
+            r.kind.into(),
+            r.key.into(),
+            Cell::Text(if r.on { "on" } else { "off" }.into()),
+            Cell::Text(catalog::acts_text(r)),
+        ]);
+        // A rail switched on that decides nothing yet is worth a look.
+        if r.on && !r.acts {
+            t.tone_last(4, Tone::Warn);
+        }
+    }
+    if output.format != render::Format::Table {
+        return t.print(output);
     }
     let p = &st.resolution;
     let mut out = format!(
@@ -95,43 +120,42 @@ pub fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
     ));
     out.push_str(&format!("posture: {} (from {})\n", p.posture.as_str(), p.source));
     if let Some((word, from)) = &p.rejected {
-        out.push_str(&format!(
-            "  rejected: {word:?} in {from} is not a posture; running {} in its place\n",
-            p.posture.as_str()
+        out.push_str(&render::paint(
+            &format!(
+                "  rejected: {word:?} in {from} is not a posture; running {} in its place",
+                p.posture.as_str()
+            ),
+            Tone::Warn,
         ));
+        out.push('\n');
     }
     out.push_str(&format!(
         "stop checks: {}\n",
         if st.paused {
-            "paused (`tlc resume` turns them back on)"
+            render::paint("paused (`tlc resume` turns them back on)", Tone::Warn)
         } else {
-            "on"
+            "on".to_string()
         }
     ));
     out.push_str(&format!(
         "policy: {}\n",
         if st.policy_diverged {
             let paths: std::collections::BTreeSet<&str> = st.divergences.iter().map(|d| d.source.as_str()).collect();
-            format!("DIVERGED: {} (see `tlc policy`)", paths.into_iter().collect::<Vec<_>>().join(", "))
+            render::paint(
+                &format!("DIVERGED: {} (see `tlc policy`)", paths.into_iter().collect::<Vec<_>>().join(", ")),
+                Tone::Bad,
+            )
         } else {
             "as baselined".to_string()
         }
     ));
     out.push_str(&format!("live sessions: {}\n", st.live_sessions.len()));
     render::out(&out)?;
-    let mut t = Table::new(["rail", "kind", "switch", "setting", "acts"]);
-    for r in &st.rails {
-        t.push(vec![
-            r.rail.into(),
-            r.kind.into(),
-            r.key.into(),
-            Cell::Text(if r.on { "on" } else { "off" }.into()),
-            Cell::Text(catalog::acts_text(r)),
-        ]);
-    }
-    t.print(render::Format::Table)?;
+    t.print(output)?;
     if !st.live_sessions.is_empty() {
-        let mut t = Table::new(["provider", "session", "first seen", "last seen", "model"]);
+        let mut t = Table::new(["provider", "session", "first seen", "last seen", "model"])
+            .roles([Role::Key, Role::Id, Role::Date, Role::Date, Role::Text])
+            .droppable(&["first seen", "provider"]);
         for s in &st.live_sessions {
             t.push(vec![
                 s.provider.clone().into(),
@@ -141,7 +165,7 @@ pub fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
                 s.model.clone().into(),
             ]);
         }
-        t.print(render::Format::Table)?;
+        t.print(output)?;
     }
     Ok(())
 }

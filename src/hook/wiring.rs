@@ -90,8 +90,26 @@ fn tlc_entries(provider: Provider, list: &mut [Value]) -> Vec<&mut Value> {
 
 /// Adds tlc's command, with the provider's timeout for the event, to every event of `provider`
 /// that lacks it. An entry an older tlc wrote without a timeout gets it; a timeout an operator
-/// set stays. Returns the events added or given their timeout.
-pub fn install(provider: Provider, settings: &mut Value, command: &str) -> Vec<String> {
+/// set stays. Returns the events added or given their timeout, or (changing nothing) the key
+/// whose value is not the object or array it must be.
+pub fn install(provider: Provider, settings: &mut Value, command: &str) -> Result<Vec<String>, String> {
+    if !settings.is_object() {
+        return Err("the file is not a JSON object".into());
+    }
+    if let Some(hooks) = settings.get("hooks") {
+        let Some(hooks) = hooks.as_object() else {
+            return Err("`hooks` is not an object".into());
+        };
+        for event in provider.events {
+            if hooks.get(*event).is_some_and(|v| !v.is_array()) {
+                return Err(format!("`hooks.{event}` is not an array"));
+            }
+        }
+    }
+    Ok(install_checked(provider, settings, command))
+}
+
+fn install_checked(provider: Provider, settings: &mut Value, command: &str) -> Vec<String> {
     let root = obj(settings);
     if let Layout::Flat { version } = provider.layout {
         root.entry("version").or_insert(json!(version));
@@ -191,12 +209,12 @@ mod tests {
             "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "other-tool check"}]}]}
         });
         let mut s = original.clone();
-        let added = install(claude, &mut s, "/usr/local/bin/tlc hook claude");
+        let added = install(claude, &mut s, "/usr/local/bin/tlc hook claude").unwrap();
         assert_eq!(added.len(), claude.events.len());
         assert_eq!(s["hooks"]["PreToolUse"][1]["matcher"], "*");
         assert!(s["hooks"]["Stop"][0].get("matcher").is_none());
         assert!(
-            install(claude, &mut s, "/usr/local/bin/tlc hook claude").is_empty(),
+            install(claude, &mut s, "/usr/local/bin/tlc hook claude").unwrap().is_empty(),
             "twice changes nothing"
         );
         assert_eq!(s["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0]);
@@ -216,12 +234,12 @@ mod tests {
             "PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "/usr/bin/tlc hook claude", "timeout": 5}]}]
         }});
         let claude = super::super::claude::PROVIDER;
-        let added = install(claude, &mut s, "/usr/bin/tlc hook claude");
+        let added = install(claude, &mut s, "/usr/bin/tlc hook claude").unwrap();
         assert!(added.contains(&"Stop".to_string()) && !added.contains(&"PreToolUse".to_string()));
         assert_eq!(s["hooks"]["Stop"][0]["hooks"][0]["timeout"], 600);
         assert_eq!(s["hooks"]["Stop"].as_array().unwrap().len(), 1);
         assert_eq!(s["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"], 5);
-        assert!(install(claude, &mut s, "/usr/bin/tlc hook claude").is_empty());
+        assert!(install(claude, &mut s, "/usr/bin/tlc hook claude").unwrap().is_empty());
     }
 
     #[test]
@@ -229,10 +247,18 @@ mod tests {
         let cursor = super::super::cursor::PROVIDER;
         let original = json!({"version": 1, "hooks": {"stop": [{"command": "./other.sh"}]}});
         let mut c = original.clone();
-        assert_eq!(install(cursor, &mut c, "tlc hook cursor").len(), cursor.events.len());
+        assert_eq!(install(cursor, &mut c, "tlc hook cursor").unwrap().len(), cursor.events.len());
         assert_eq!(c["hooks"]["stop"].as_array().unwrap().len(), 2);
         uninstall(cursor, &mut c);
         assert_eq!(c, original);
+        // A value of the wrong shape is refused by name, and nothing is changed.
+        let mut odd = json!({"hooks": {"stop": {"command": "x"}}});
+        let before = odd.clone();
+        assert_eq!(
+            install(cursor, &mut odd, "tlc hook cursor"),
+            Err("`hooks.stop` is not an array".to_string())
+        );
+        assert_eq!(odd, before);
     }
 
     #[test]

@@ -89,8 +89,14 @@ impl Window {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
     Csv,
+    /// One JSON array of objects.
     Json,
+    /// One JSON object per line.
+    Jsonl,
 }
+
+/// Columns whose text is JSON (an event's attributes): objects in JSON exports, text in CSV.
+const JSON_COLUMNS: &[&str] = &["attrs"];
 
 fn cell_text(v: ValueRef<'_>) -> String {
     match v {
@@ -102,8 +108,10 @@ fn cell_text(v: ValueRef<'_>) -> String {
     }
 }
 
-fn cell_json(v: ValueRef<'_>) -> serde_json::Value {
+fn cell_json(v: ValueRef<'_>, holds_json: bool) -> serde_json::Value {
     match v {
+        // Text that does not parse stays text rather than failing the export.
+        ValueRef::Text(t) if holds_json => serde_json::from_slice(t).unwrap_or_else(|_| String::from_utf8_lossy(t).into_owned().into()),
         ValueRef::Null => serde_json::Value::Null,
         ValueRef::Integer(i) => i.into(),
         ValueRef::Real(f) => serde_json::Number::from_f64(f)
@@ -171,21 +179,32 @@ fn export(
             }
             w.flush()?;
         }
-        ExportFormat::Json => {
-            out.write_all(b"[")?;
+        ExportFormat::Json | ExportFormat::Jsonl => {
+            let lines = format == ExportFormat::Jsonl;
+            let holds_json: Vec<bool> = cols.iter().map(|c| JSON_COLUMNS.contains(&c.as_str())).collect();
+            if !lines {
+                out.write_all(b"[")?;
+            }
             while let Some(row) = rows.next()? {
                 let mut obj = serde_json::Map::new();
                 for (i, c) in cols.iter().enumerate() {
-                    obj.insert(c.clone(), cell_json(row.get_ref(i)?));
+                    obj.insert(c.clone(), cell_json(row.get_ref(i)?, holds_json[i]));
                 }
-                if n > 0 {
-                    out.write_all(b",")?;
+                if lines {
+                    serde_json::to_writer(&mut *out, &serde_json::Value::Object(obj))?;
+                    out.write_all(b"\n")?;
+                } else {
+                    if n > 0 {
+                        out.write_all(b",")?;
+                    }
+                    out.write_all(b"\n  ")?;
+                    serde_json::to_writer(&mut *out, &serde_json::Value::Object(obj))?;
                 }
-                out.write_all(b"\n  ")?;
-                serde_json::to_writer(&mut *out, &serde_json::Value::Object(obj))?;
                 n += 1;
             }
-            out.write_all(if n > 0 { b"\n]\n" } else { b"]\n" })?;
+            if !lines {
+                out.write_all(if n > 0 { b"\n]\n" } else { b"]\n" })?;
+            }
         }
     }
     Ok(n)

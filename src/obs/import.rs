@@ -13,7 +13,7 @@
 //!   for a generation).
 
 use super::event::Tokens;
-use super::recorder::{EventRow, EventStore, ShipRow};
+use super::recorder::{DecisionRow, EventRow, EventStore, ShipRow};
 use super::redact::Redactor;
 use super::spool::{Spool, SpoolRow};
 use crate::cost::usage::{UsageRow, UsageWriter};
@@ -196,6 +196,24 @@ impl<'c> Importer<'c> {
             cost_pool: pool.as_deref(),
             dedup_key: Some(dedup),
         })?;
+        // A record that states a decision counts as one, as a hook's own would: once, with the
+        // event it came with (a record imported again inserts no event, and so no decision).
+        if let (Some(id), Some(d)) = (id, decision_of(&kind, &attrs)) {
+            EventStore::new(self.project).insert_decision_row(
+                id,
+                &DecisionRow {
+                    ts: &ts,
+                    provider: &provider,
+                    session_id: session.as_deref(),
+                    subject: &d.subject,
+                    permission: &d.permission,
+                    posture: &d.posture,
+                    rule: &d.rule,
+                    reason: d.reason.as_deref(),
+                    detail: d.detail.as_deref(),
+                },
+            )?;
+        }
         Ok(id.is_some())
     }
 
@@ -324,4 +342,60 @@ fn ship_outcome(v: &Value) -> Option<&'static str> {
         }
     }
     None
+}
+
+/// A decision an observability record states: `policy.allow|ask|deny` records, and any record
+/// whose attributes carry a `permission` (or `decision`) of allow, ask or deny (a `shell.end`
+/// the harness decided on). Subject, rule, posture, reason and detail come from the attributes,
+/// the subject from the kind's family when the record names none.
+#[derive(Debug, Clone, PartialEq)]
+struct ImportedDecision {
+    subject: String,
+    permission: String,
+    posture: String,
+    rule: String,
+    reason: Option<String>,
+    detail: Option<String>,
+}
+
+fn decision_of(kind: &str, attrs: &Map<String, Value>) -> Option<ImportedDecision> {
+    let text = |k: &str| attrs.get(k).and_then(Value::as_str).filter(|x| !x.is_empty()).map(str::to_string);
+    let stated = text("permission").or_else(|| text("decision"));
+    let from_kind = kind.strip_prefix("policy.").map(str::to_string);
+    let permission = stated.or(from_kind).filter(|p| matches!(p.as_str(), "allow" | "ask" | "deny"))?;
+    let family = kind.split('.').next().unwrap_or(kind);
+    let subject = text("subject").unwrap_or_else(|| match family {
+        "shell" => "shell".to_string(),
+        "mcp" => "mcp".to_string(),
+        _ if text("command").is_some() => "shell".to_string(),
+        _ => "tool".to_string(),
+    });
+    Some(ImportedDecision {
+        subject,
+        permission,
+        posture: text("posture").unwrap_or_else(|| "unknown".into()),
+        rule: text("rule").unwrap_or_else(|| "none".into()),
+        reason: text("reason"),
+        detail: text("command").or_else(|| text("tool")).or_else(|| text("detail")),
+    })
+}
+
+#[cfg(test)]
+mod decision_tests {
+    use super::*;
+
+    fn attrs(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn policy_records_and_decided_shell_records_are_decisions() {
+        let d = decision_of("policy.deny", &attrs(serde_json::json!({"rule": "catastrophic", "command": "rm -rf /", "posture": "solo"}))).unwrap();
+        assert_eq!((d.subject.as_str(), d.permission.as_str(), d.rule.as_str(), d.posture.as_str()), ("shell", "deny", "catastrophic", "solo"));
+        let d = decision_of("shell.end", &attrs(serde_json::json!({"permission": "allow", "command": "ls"}))).unwrap();
+        assert_eq!((d.subject.as_str(), d.permission.as_str(), d.rule.as_str()), ("shell", "allow", "none"));
+        assert_eq!(decision_of("shell.end", &attrs(serde_json::json!({"command": "ls"}))), None);
+        assert_eq!(decision_of("prompt.submit", &attrs(serde_json::json!({}))), None);
+        assert_eq!(decision_of("policy.deny", &attrs(serde_json::json!({"permission": "maybe"}))), None);
+    }
 }

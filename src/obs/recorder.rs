@@ -380,6 +380,23 @@ impl<'c> EventStore<'c> {
         Ok(())
     }
 
+    /// Records a decision read from elsewhere (an imported record), for the event `event_id`.
+    pub fn insert_decision_row(&self, event_id: i64, d: &DecisionRow<'_>) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::DECISION_INSERT)?.execute(params![
+            event_id,
+            d.ts,
+            d.provider,
+            d.session_id,
+            d.subject,
+            d.permission,
+            d.posture,
+            d.rule,
+            d.reason,
+            d.detail
+        ])?;
+        Ok(())
+    }
+
     /// The session's estimated cost so far and how many cost alerts it already has.
     pub fn session_cost(&self, provider: &str, session: &str) -> rusqlite::Result<(f64, i64)> {
         self.conn
@@ -454,4 +471,18 @@ impl<'c> EventStore<'c> {
         ])?;
         Ok(())
     }
+}
+
+/// A decision as an imported record states it.
+#[derive(Debug, Clone)]
+pub struct DecisionRow<'a> {
+    pub ts: &'a str,
+    pub provider: &'a str,
+    pub session_id: Option<&'a str>,
+    pub subject: &'a str,
+    pub permission: &'a str,
+    pub posture: &'a str,
+    pub rule: &'a str,
+    pub reason: Option<&'a str>,
+    pub detail: Option<&'a str>,
 }

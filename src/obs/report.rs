@@ -20,10 +20,12 @@ pub struct SessionReport {
     pub denials: i64,
     pub prompts: i64,
     pub responses: i64,
+    /// The model's API responses (`generation.end` events, one per call, tool calls included):
+    /// what the token and cost totals sum.
+    pub generations: i64,
     pub thoughts: i64,
     pub compactions: i64,
     pub shell: ShellCounts,
-    #[serde(rename = "gateTime")]
     pub gate_time: GateTime,
     pub input_tokens: i64,
     pub output_tokens: i64,
@@ -44,7 +46,6 @@ pub struct ToolLine {
     pub calls: i64,
     pub ok: i64,
     pub fail: i64,
-    #[serde(rename = "totalMs")]
     pub total_ms: i64,
 }
 
@@ -71,7 +72,6 @@ pub struct ShellCounts {
     pub ask: i64,
     pub deny: i64,
     /// rule → {allow, ask, deny}
-    #[serde(rename = "byRule")]
     pub by_rule: Map<String, Value>,
 }
 
@@ -79,9 +79,7 @@ pub struct ShellCounts {
 pub struct GateTime {
     pub runs: i64,
     pub reused: i64,
-    #[serde(rename = "totalMs")]
     pub total_ms: i64,
-    #[serde(rename = "worstMs")]
     pub worst_ms: i64,
 }
 
@@ -148,6 +146,7 @@ impl<'c> Reports<'c> {
                     subagents: Vec::new(),
                     prompts: r.get(6)?,
                     responses: r.get(7)?,
+                    generations: r.get(10)?,
                     thoughts: r.get(8)?,
                     compactions: r.get(9)?,
                     denials: r.get(11)?,
@@ -258,6 +257,12 @@ pub struct EventLine {
     pub duration_ms: Option<i64>,
     pub model: Option<String>,
     pub attrs: Value,
+    /// A generation's tokens and estimated cost (null on every other kind of event).
+    pub input_tokens: Option<i64>,
+    pub output_tokens: Option<i64>,
+    pub cache_read_tokens: Option<i64>,
+    pub cache_write_tokens: Option<i64>,
+    pub cost_usd: Option<f64>,
 }
 
 fn event_line(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventLine> {
@@ -273,6 +278,11 @@ fn event_line(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventLine> {
         duration_ms: r.get(7)?,
         model: r.get(8)?,
         attrs: serde_json::from_str(&attrs).unwrap_or(Value::String(attrs)),
+        input_tokens: r.get(10)?,
+        output_tokens: r.get(11)?,
+        cache_read_tokens: r.get(12)?,
+        cache_write_tokens: r.get(13)?,
+        cost_usd: r.get(14)?,
     })
 }
 

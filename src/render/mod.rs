@@ -1,20 +1,95 @@
 //! The writers every command shares: terminal tables (fitted to the terminal width), CSV
 //! (RFC 4180), JSON (exactly one value on stdout) and markdown; and the progress line.
 
+mod fit;
 mod progress;
+pub use fit::{wrap, Role};
 pub use progress::Progress;
 
-use comfy_table::{presets, ContentArrangement};
+use comfy_table::{presets, CellAlignment, ContentArrangement};
 use std::io::{IsTerminal, Write};
 
-/// How a tabular answer is printed.
+/// How an answer is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
 pub enum Format {
+    /// A table fitted to the terminal's width.
     #[default]
     Table,
+    /// RFC 4180 with a header row; plain numbers, whole ids.
     Csv,
+    /// Exactly one JSON value.
     Json,
+    /// One JSON object per line (a row each).
+    Jsonl,
+    /// A GitHub-flavoured markdown table.
     Markdown,
+}
+
+/// How a command prints: the format, and whether tables keep their full width.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Output {
+    pub format: Format,
+    pub wide: bool,
+}
+
+impl From<Format> for Output {
+    fn from(format: Format) -> Output {
+        Output { format, wide: false }
+    }
+}
+
+impl Output {
+    pub fn is_json(self) -> bool {
+        matches!(self.format, Format::Json | Format::Jsonl)
+    }
+}
+
+/// The output flags every command that prints a table takes (one contract for all of them).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct OutputArgs {
+    /// Print as a table (fitted to the terminal), json, jsonl, csv or markdown.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// Print JSON (the same as `--format json`).
+    #[arg(long)]
+    pub json: bool,
+    /// Show tables at full width: whole session ids, uncut text, every column.
+    #[arg(long)]
+    pub wide: bool,
+}
+
+impl OutputArgs {
+    /// The output asked for, tables by default.
+    pub fn output(&self) -> anyhow::Result<Output> {
+        self.output_or(Format::Table)
+    }
+
+    /// The output asked for, `default` when no format is named. `--json` with another
+    /// `--format` is an error rather than a guess.
+    pub fn output_or(&self, default: Format) -> anyhow::Result<Output> {
+        let format = match (self.json, self.format) {
+            (true, Some(f)) if f != Format::Json => {
+                return Err(crate::error::unusable(format!(
+                    "--json and --format {} ask for different outputs: give one of them",
+                    format_name(f)
+                )))
+            }
+            (true, _) => Format::Json,
+            (false, f) => f.unwrap_or(default),
+        };
+        Ok(Output { format, wide: self.wide })
+    }
+}
+
+/// A format's name as typed on the command line.
+pub fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Table => "table",
+        Format::Csv => "csv",
+        Format::Json => "json",
+        Format::Jsonl => "jsonl",
+        Format::Markdown => "markdown",
+    }
 }
 
 /// One cell of a table.
@@ -25,6 +100,8 @@ pub enum Cell {
     Int(i64),
     Float(f64),
     Text(String),
+    /// A JSON value (attributes, payloads): an object in JSON, its compact text elsewhere.
+    Json(serde_json::Value),
 }
 
 impl Cell {
@@ -36,6 +113,7 @@ impl Cell {
             Cell::Int(i) => i.to_string(),
             Cell::Float(f) => f.to_string(),
             Cell::Text(s) => s.clone(),
+            Cell::Json(v) => v.to_string(),
         }
     }
 
@@ -48,8 +126,42 @@ impl Cell {
                 .map(serde_json::Value::Number)
                 .unwrap_or(serde_json::Value::Null),
             Cell::Text(s) => s.clone().into(),
+            Cell::Json(v) => v.clone(),
         }
     }
+
+    /// A cell holding a JSON value: scalars as themselves, arrays and objects as JSON.
+    pub fn from_json(v: &serde_json::Value) -> Cell {
+        match v {
+            serde_json::Value::Null => Cell::Null,
+            serde_json::Value::Bool(b) => Cell::Bool(*b),
+            serde_json::Value::Number(n) => n.as_i64().map_or_else(|| n.as_f64().map_or(Cell::Null, Cell::Float), Cell::Int),
+            serde_json::Value::String(s) => Cell::Text(s.clone()),
+            other => Cell::Json(other.clone()),
+        }
+    }
+
+    fn is_number(&self) -> bool {
+        match self {
+            Cell::Int(_) | Cell::Float(_) => true,
+            Cell::Text(s) => looks_numeric(s),
+            _ => false,
+        }
+    }
+}
+
+/// Text a person reads as a number: `10,045,583`, `$6.3464*`, `-12`, `3.5%`.
+fn looks_numeric(s: &str) -> bool {
+    let s = s.trim();
+    !s.is_empty()
+        && s.chars().any(|c| c.is_ascii_digit())
+        && s.chars().all(|c| c.is_ascii_digit() || ",.$*%-+".contains(c))
+        && !looks_like_date(s)
+}
+
+fn looks_like_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 7 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && b[5..7].iter().all(u8::is_ascii_digit)
 }
 
 impl From<&str> for Cell {
@@ -65,6 +177,11 @@ impl From<String> for Cell {
 impl From<i64> for Cell {
     fn from(i: i64) -> Cell {
         Cell::Int(i)
+    }
+}
+impl From<f64> for Cell {
+    fn from(f: f64) -> Cell {
+        Cell::Float(f)
     }
 }
 impl From<bool> for Cell {
@@ -88,18 +205,120 @@ impl From<Option<f64>> for Cell {
     }
 }
 
-/// A table: headers and rows of cells.
+/// A table: headers, rows of cells, and each column's role on a terminal.
 #[derive(Debug, Clone, Default)]
 pub struct Table {
     pub headers: Vec<String>,
     pub rows: Vec<Vec<Cell>>,
+    roles: Vec<Option<Role>>,
+    droppable: Vec<usize>,
+    /// Cells (row, column) drawn in a colour on a terminal that takes colour.
+    tones: Vec<(usize, usize, Tone)>,
+}
+
+/// What a coloured cell or line says: good, worth a look, or wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    Good,
+    Warn,
+    Bad,
+}
+
+/// Whether stdout takes colour: a terminal, `NO_COLOR` unset or empty, and not `TERM=dumb`.
+pub fn colour() -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
+    !no_color && !dumb && stdout_is_terminal()
+}
+
+fn style(tone: Tone) -> anstyle::Style {
+    let colour = match tone {
+        Tone::Good => anstyle::AnsiColor::Green,
+        Tone::Warn => anstyle::AnsiColor::Yellow,
+        Tone::Bad => anstyle::AnsiColor::Red,
+    };
+    let s = anstyle::Style::new().fg_color(Some(colour.into()));
+    if tone == Tone::Good {
+        s
+    } else {
+        s.bold()
+    }
+}
+
+/// `text` in `tone`'s colour when stdout takes colour (see [`colour`]), else as it is.
+pub fn paint(text: &str, tone: Tone) -> String {
+    if colour() {
+        let s = style(tone);
+        format!("{}{text}{}", s.render(), s.render_reset())
+    } else {
+        text.to_string()
+    }
 }
 
 impl Table {
     pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Table {
+        let headers: Vec<String> = headers.into_iter().map(Into::into).collect();
         Table {
-            headers: headers.into_iter().map(Into::into).collect(),
+            roles: vec![None; headers.len()],
+            headers,
             rows: Vec::new(),
+            droppable: Vec::new(),
+            tones: Vec::new(),
+        }
+    }
+
+    /// Sets every column's role, in header order.
+    pub fn roles(mut self, roles: impl IntoIterator<Item = Role>) -> Table {
+        for (i, r) in roles.into_iter().enumerate() {
+            if let Some(slot) = self.roles.get_mut(i) {
+                *slot = Some(r);
+            }
+        }
+        self
+    }
+
+    /// Names the columns that may be left out on a narrow terminal, the first to go first.
+    pub fn droppable(mut self, headers: &[&str]) -> Table {
+        self.droppable = headers
+            .iter()
+            .filter_map(|h| self.headers.iter().position(|x| x == h))
+            .collect();
+        self
+    }
+
+    /// A one-row table of a JSON object's fields (nested values stay JSON): the CSV, jsonl and
+    /// markdown form of a command whose answer is one record.
+    pub fn record(value: &serde_json::Value) -> Table {
+        let empty = serde_json::Map::new();
+        let obj = value.as_object().unwrap_or(&empty);
+        let mut t = Table::new(obj.keys().cloned());
+        if !obj.is_empty() {
+            t.push(obj.values().map(Cell::from_json).collect());
+        }
+        t
+    }
+
+    /// The table without the columns named (the narrow form a command may ask for).
+    pub fn without(self, headers: &[&str]) -> Table {
+        let keep: Vec<usize> = (0..self.headers.len())
+            .filter(|&c| !headers.contains(&self.headers[c].as_str()))
+            .collect();
+        let pick = |v: &[Option<Role>]| keep.iter().map(|&c| v[c]).collect::<Vec<_>>();
+        let droppable = self
+            .droppable
+            .iter()
+            .filter_map(|d| keep.iter().position(|k| k == d))
+            .collect();
+        Table {
+            headers: keep.iter().map(|&c| self.headers[c].clone()).collect(),
+            rows: self
+                .rows
+                .iter()
+                .map(|r| keep.iter().map(|&c| r.get(c).cloned().unwrap_or(Cell::Null)).collect())
+                .collect(),
+            roles: pick(&self.roles),
+            droppable,
+            tones: Vec::new(),
         }
     }
 
@@ -107,34 +326,111 @@ impl Table {
         self.rows.push(row);
     }
 
-    /// The rows as a JSON array of objects keyed by header.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::Value::Array(
-            self.rows
-                .iter()
-                .map(|r| serde_json::Value::Object(self.headers.iter().cloned().zip(r.iter().map(Cell::to_json)).collect()))
-                .collect(),
-        )
+    /// Draws the last row's cell in column `col` in `tone`'s colour (terminal tables only).
+    pub fn tone_last(&mut self, col: usize, tone: Tone) {
+        if let Some(row) = self.rows.len().checked_sub(1) {
+            self.tones.push((row, col, tone));
+        }
     }
 
-    /// The table for a terminal, with display text per cell.
+    /// A column's role: the one set, else read from its header and cells (ids by name; numbers,
+    /// dates and one-word keys by content; anything else is text).
+    pub fn role(&self, c: usize) -> Role {
+        if let Some(Some(r)) = self.roles.get(c) {
+            return *r;
+        }
+        let header = self.headers[c].to_ascii_lowercase();
+        if header == "session" || header.ends_with("session_id") || header.ends_with(" session") {
+            return Role::Id;
+        }
+        let cells: Vec<&Cell> = self.rows.iter().filter_map(|r| r.get(c)).filter(|x| **x != Cell::Null).collect();
+        if cells.is_empty() {
+            return Role::Key;
+        }
+        if cells.iter().all(|x| x.is_number()) {
+            return Role::Number;
+        }
+        let texts: Vec<String> = cells.iter().map(|x| x.plain()).collect();
+        if texts.iter().all(|t| looks_like_date(t)) {
+            return Role::Date;
+        }
+        if texts.iter().all(|t| !t.contains(' ') && fit::width(t) <= 24) {
+            return Role::Key;
+        }
+        Role::Text
+    }
+
+    /// The rows as a JSON array of objects keyed by header.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::Value::Array(self.rows.iter().map(|r| self.row_json(r)).collect())
+    }
+
+    fn row_json(&self, r: &[Cell]) -> serde_json::Value {
+        serde_json::Value::Object(self.headers.iter().cloned().zip(r.iter().map(Cell::to_json)).collect())
+    }
+
+    /// One JSON object per row, a line each.
+    pub fn to_jsonl(&self) -> String {
+        self.rows.iter().map(|r| self.row_json(r).to_string() + "\n").collect()
+    }
+
+    /// The table for a terminal, fitted to its width (see [`Role`]).
     pub fn to_terminal(&self, display: &dyn Fn(usize, &Cell) -> String) -> String {
-        let mut t = comfy_table::Table::new();
-        t.load_preset(presets::UTF8_FULL_CONDENSED)
-            .set_content_arrangement(ContentArrangement::Dynamic);
-        if let Some(w) = terminal_width() {
-            t.set_width(w);
+        self.to_terminal_in(terminal_width().map(usize::from), false, display)
+    }
+
+    /// The table fitted to `limit` columns (None: not fitted); `wide` keeps it whole.
+    pub fn to_terminal_in(&self, limit: Option<usize>, wide: bool, display: &dyn Fn(usize, &Cell) -> String) -> String {
+        let roles: Vec<Role> = (0..self.headers.len()).map(|c| self.role(c)).collect();
+        // Text from outside tlc is escaped before it is laid out: no control reaches the terminal,
+        // and the widths measured are the widths shown.
+        let cells: Vec<Vec<String>> = self
+            .rows
+            .iter()
+            .map(|r| r.iter().enumerate().map(|(i, c)| escape_controls(&display(i, c)).into_owned()).collect())
+            .collect();
+        let headers: Vec<String> = self.headers.iter().map(|h| escape_controls(h).into_owned()).collect();
+        // One row too wide to fit side by side reads better as field/value pairs.
+        if let (Some(w), [row], false) = (limit, cells.as_slice(), wide) {
+            let least: usize = fit::frame(roles.len())
+                + (0..roles.len())
+                    .map(|c| {
+                        let word = self.headers[c].split_whitespace().map(fit::width).max().unwrap_or(0);
+                        fit::width(&row[c]).min(if matches!(roles[c], Role::Text | Role::Prose) { 12 } else { usize::MAX }).max(word)
+                    })
+                    .sum::<usize>();
+            if least > w && self.droppable.is_empty() {
+                return self.transposed(row, &roles, limit);
+            }
         }
-        t.set_header(self.headers.iter().map(|h| escape_controls(h).into_owned()).collect::<Vec<_>>());
-        for row in &self.rows {
-            t.add_row(
-                row.iter()
-                    .enumerate()
-                    .map(|(i, c)| escape_controls(&display(i, c)).into_owned())
-                    .collect::<Vec<_>>(),
-            );
-        }
-        t.to_string()
+        let fitted = fit::fit(&headers, &roles, &self.droppable, cells, limit, wide);
+        let tones: Vec<(usize, usize, Tone)> = self
+            .tones
+            .iter()
+            .filter_map(|&(r, c, t)| fitted.columns.iter().position(|k| *k == c).map(|kc| (r, kc, t)))
+            .collect();
+        draw(&fitted, &tones)
+    }
+
+    fn transposed(&self, row: &[String], roles: &[Role], limit: Option<usize>) -> String {
+        let cells: Vec<Vec<String>> = self
+            .headers
+            .iter()
+            .map(|h| escape_controls(h).into_owned())
+            .zip(row.iter().cloned())
+            .map(|(h, v)| vec![h, v])
+            .collect();
+        let all_numbers = roles.iter().all(|r| *r == Role::Number);
+        let value_role = if all_numbers { Role::Number } else { Role::Prose };
+        let fitted = fit::fit(
+            &["field".to_string(), "value".to_string()],
+            &[Role::Key, value_role],
+            &[],
+            cells,
+            limit,
+            false,
+        );
+        draw(&fitted, &[])
     }
 
     /// RFC 4180 CSV with a header row.
@@ -154,7 +450,12 @@ impl Table {
             "| {} |\n",
             self.headers.iter().map(|h| esc(h.clone())).collect::<Vec<_>>().join(" | ")
         );
-        out.push_str(&format!("|{}\n", self.headers.iter().map(|_| "---|").collect::<String>()));
+        out.push_str(&format!(
+            "|{}\n",
+            (0..self.headers.len())
+                .map(|c| if self.role(c) == Role::Number { "---:|" } else { "---|" })
+                .collect::<String>()
+        ));
         for row in &self.rows {
             out.push_str(&format!(
                 "| {} |\n",
@@ -168,22 +469,66 @@ impl Table {
         out
     }
 
-    /// Prints the table in `format` with plain cell text.
-    pub fn print(&self, format: Format) -> anyhow::Result<()> {
-        self.print_with(format, &|_, c| c.plain())
+    /// The table as text in `output` with plain cell text.
+    pub fn render(&self, output: impl Into<Output>) -> anyhow::Result<String> {
+        self.render_with(output, &|_, c| c.plain())
     }
 
-    /// Prints the table in `format`; `display` renders cells for the table and markdown forms
+    /// The table as text in `output`; `display` renders cells for the table and markdown forms
     /// (CSV and JSON always carry the plain values).
-    pub fn print_with(&self, format: Format, display: &dyn Fn(usize, &Cell) -> String) -> anyhow::Result<()> {
-        let text = match format {
-            Format::Table => self.to_terminal(display) + "\n",
+    pub fn render_with(&self, output: impl Into<Output>, display: &dyn Fn(usize, &Cell) -> String) -> anyhow::Result<String> {
+        let output = output.into();
+        Ok(match output.format {
+            Format::Table => self.to_terminal_in(terminal_width().map(usize::from), output.wide, display) + "\n",
             Format::Csv => self.to_csv()?,
             Format::Json => json_escaped(serde_json::to_string_pretty(&self.to_json())?) + "\n",
+            Format::Jsonl => json_escaped(self.to_jsonl()),
             Format::Markdown => self.to_markdown(display),
-        };
-        out(&text)
+        })
     }
+
+    /// Prints the table in `output` with plain cell text.
+    pub fn print(&self, output: impl Into<Output>) -> anyhow::Result<()> {
+        out(&self.render(output)?)
+    }
+
+    /// Prints the table in `output`; see [`Table::render_with`].
+    pub fn print_with(&self, output: impl Into<Output>, display: &dyn Fn(usize, &Cell) -> String) -> anyhow::Result<()> {
+        out(&self.render_with(output, display)?)
+    }
+}
+
+fn draw(fitted: &fit::Fitted, tones: &[(usize, usize, Tone)]) -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    let coloured = !tones.is_empty() && colour();
+    if coloured {
+        t.enforce_styling();
+    } else {
+        t.force_no_tty();
+    }
+    t.set_header(fitted.headers.clone());
+    for (r, row) in fitted.rows.iter().enumerate() {
+        let cells = row.iter().enumerate().map(|(c, text)| {
+            let cell = comfy_table::Cell::new(text);
+            match tones.iter().find(|(tr, tc, _)| *tr == r && *tc == c).filter(|_| coloured) {
+                Some((_, _, Tone::Good)) => cell.fg(comfy_table::Color::Green),
+                Some((_, _, Tone::Warn)) => cell.fg(comfy_table::Color::Yellow).add_attribute(comfy_table::Attribute::Bold),
+                Some((_, _, Tone::Bad)) => cell.fg(comfy_table::Color::Red).add_attribute(comfy_table::Attribute::Bold),
+                None => cell,
+            }
+        });
+        t.add_row(cells.collect::<Vec<_>>());
+    }
+    for (i, right) in fitted.right_aligned.iter().enumerate() {
+        if *right {
+            if let Some(col) = t.column_mut(i) {
+                col.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+    }
+    t.to_string()
 }
 
 /// Whether `c` may act on a terminal if printed as it is: the C0 controls (line breaks and tabs
@@ -317,6 +662,20 @@ pub fn out(text: &str) -> anyhow::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(e.into()),
     }
+}
+
+/// Prints a sentence for people, wrapped at spaces to the terminal's width (as it is when stdout
+/// is not a terminal).
+pub fn note(text: &str) -> anyhow::Result<()> {
+    let text = match terminal_width() {
+        Some(w) => text
+            .lines()
+            .map(|l| wrap(l, usize::from(w)).join("\n"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        None => text.trim_end_matches('\n').to_string(),
+    };
+    out(&(text + "\n"))
 }
 
 /// Prints exactly one JSON value (pretty) on stdout.

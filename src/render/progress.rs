@@ -1,78 +1,78 @@
-//! A progress line for long work: drawn on stderr while stdout is a terminal, nothing otherwise.
+//! A progress bar for long work (indicatif): drawn on stderr while stdout is a terminal, nothing
+//! otherwise, so a pipe or a file never receives it. Bytes are shown in units with their rate
+//! and the time left.
 
-use std::io::Write;
-use std::time::{Duration, Instant};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::time::Duration;
 
 pub struct Progress {
-    label: String,
-    total: u64,
-    done: u64,
-    enabled: bool,
-    last_draw: Option<Instant>,
+    bar: ProgressBar,
+    bytes: bool,
 }
 
 impl Progress {
-    /// A progress line for `total` units of work (0 when unknown).
+    /// A bar for `total` items of work (0 when not yet known).
     pub fn new(label: impl Into<String>, total: u64) -> Progress {
-        Progress {
-            label: label.into(),
-            total,
-            done: 0,
-            enabled: super::stdout_is_terminal(),
-            last_draw: None,
+        Progress::make(label.into(), total, false)
+    }
+
+    /// A bar for `total` bytes of work (0 when not yet known).
+    pub fn bytes(label: impl Into<String>, total: u64) -> Progress {
+        Progress::make(label.into(), total, true)
+    }
+
+    fn make(label: String, total: u64, bytes: bool) -> Progress {
+        let shown = super::stdout_is_terminal();
+        let target = if shown {
+            // Ten redraws a second at most: the work, not the drawing, takes the time.
+            ProgressDrawTarget::stderr_with_hz(10)
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        let bar = ProgressBar::with_draw_target(Some(total), target).with_message(label);
+        let mut p = Progress { bar, bytes };
+        p.restyle(total);
+        if shown {
+            // The rate and the time left move while a slow read waits.
+            p.bar.enable_steady_tick(Duration::from_millis(200));
+        }
+        p
+    }
+
+    fn restyle(&mut self, total: u64) {
+        let template = match (self.bytes, total > 0) {
+            (true, true) => "{msg} [{bar:25}] {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+            (true, false) => "{spinner} {msg} {bytes} {binary_bytes_per_sec}",
+            (false, true) => "{msg} [{bar:25}] {human_pos}/{human_len} {per_sec} eta {eta}",
+            (false, false) => "{spinner} {msg} {human_pos}",
+        };
+        // The templates are constants: a fault would be a bug here, and the bar would keep its
+        // default style rather than fail the work.
+        if let Ok(style) = ProgressStyle::with_template(template) {
+            self.bar.set_style(style.progress_chars("#>-"));
         }
     }
 
     pub fn set_total(&mut self, total: u64) {
-        self.total = total;
+        if self.bar.length() != Some(total) {
+            self.bar.set_length(total);
+            self.restyle(total);
+        }
     }
 
-    /// Advances by `n` units, redrawing at most ten times a second.
+    /// Advances by `n` units.
     pub fn inc(&mut self, n: u64) {
-        self.done += n;
-        if !self.enabled {
-            return;
-        }
-        let now = Instant::now();
-        if self.last_draw.is_some_and(|t| now.duration_since(t) < Duration::from_millis(100)) {
-            return;
-        }
-        self.last_draw = Some(now);
-        self.draw();
+        self.bar.inc(n);
     }
 
-    fn draw(&self) {
-        let line = if let Some(pct) = (self.done.min(self.total) * 100).checked_div(self.total) {
-            let filled = (pct as usize) / 4;
-            format!(
-                "\r{} [{}{}] {pct:>3}% {}/{}",
-                self.label,
-                "#".repeat(filled),
-                " ".repeat(25 - filled),
-                self.done,
-                self.total
-            )
-        } else {
-            format!("\r{} {}", self.label, self.done)
-        };
-        let mut err = std::io::stderr().lock();
-        let _ = err.write_all(line.as_bytes());
-        let _ = err.flush();
-    }
-
-    /// Clears the line.
+    /// Clears the bar.
     pub fn finish(&mut self) {
-        if self.enabled && self.last_draw.is_some() {
-            let mut err = std::io::stderr().lock();
-            let _ = err.write_all(b"\r\x1b[2K");
-            let _ = err.flush();
-        }
+        self.bar.finish_and_clear();
     }
 }
 
 impl Drop for Progress {
     fn drop(&mut self) {
-        self.finish();
-        self.last_draw = None;
+        self.bar.finish_and_clear();
     }
 }

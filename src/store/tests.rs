@@ -77,3 +77,48 @@ fn sqlite_is_built_without_memory_statistics() {
     let options: Vec<String> = st.query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
     assert!(options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"), "{options:?}");
 }
+
+/// Tools that read `pragma table_info` (DuckDB's sqlite scanner, pandas, BI tools) type a view's
+/// columns by their declared type: every column of every view declares one (a plain column
+/// carries its table's; an expression or an aggregate is wrapped in CAST).
+#[test]
+fn every_view_column_declares_its_type() {
+    let mut untyped = Vec::new();
+    for kind in [DbKind::Project, DbKind::Home] {
+        let conn = in_memory(kind).unwrap();
+        for (view, _) in kind.views() {
+            let mut st = conn.prepare(&format!("SELECT name, type FROM pragma_table_info('{view}')")).unwrap();
+            let cols: Vec<(String, String)> =
+                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().collect::<Result<_, _>>().unwrap();
+            assert!(!cols.is_empty(), "{view}");
+            for (name, ty) in cols {
+                // SQLite names `CAST(… AS INTEGER)` "INT"; both read as an integer.
+                if !matches!(ty.as_str(), "INTEGER" | "INT" | "REAL" | "TEXT") {
+                    untyped.push(format!("{} {view}.{name}: {ty:?}", kind.name()));
+                }
+            }
+        }
+    }
+    assert!(untyped.is_empty(), "view columns without a declared type:\n{}", untyped.join("\n"));
+}
+
+/// `cost_by_week` computes the ISO week with functions every SQLite since 3.31 has (`%G`/`%V`
+/// arrived in 3.46: an operator's older sqlite3 showed NULL); it agrees with `%G-W%V` here.
+#[test]
+fn iso_week_without_g_and_v_matches_strftime() {
+    let conn = rusqlite::Connection::open_in_memory().unwrap();
+    let sql = include_str!("../../reports/home/cost_by_week.sql");
+    let expr = sql
+        .split("SELECT ")
+        .nth(1)
+        .and_then(|s| s.split(" AS key").next())
+        .expect("cost_by_week's key expression");
+    assert!(!expr.contains("%G") && !expr.contains("%V"), "{expr}");
+    let q = format!(
+        "WITH RECURSIVE d(day) AS (SELECT '1999-12-01' UNION ALL SELECT date(day, '+1 day') FROM d WHERE day < '2031-01-31')
+         SELECT count(*), sum(({expr}) IS NOT strftime('%G-W%V', day)) FROM d"
+    );
+    let (days, wrong): (i64, i64) = conn.query_row(&q, [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    assert!(days > 11_000, "{days}");
+    assert_eq!(wrong, 0, "days whose ISO week differs");
+}

@@ -9,6 +9,30 @@ use std::process::{Command, Output, Stdio};
 
 pub const TLC: &str = env!("CARGO_BIN_EXE_tlc");
 
+/// Replays the recorded Claude Code session in fixtures/providers/claude/session through
+/// `tlc hook claude` in `w`'s repository; returns the transcript's path.
+pub fn replay_claude_session(w: &World) -> PathBuf {
+    let transcript = w.dir.path().join("transcript.jsonl");
+    std::fs::copy(fixtures().join("providers/claude/session/transcript.jsonl"), &transcript).unwrap();
+    let mut files: Vec<_> = std::fs::read_dir(fixtures().join("providers/claude/session"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    for f in files
+        .iter()
+        .filter(|f| f.file_name().unwrap().to_string_lossy().starts_with(|c: char| c.is_ascii_digit()))
+    {
+        let text = std::fs::read_to_string(f)
+            .unwrap()
+            .replace("\"/repo", &format!("\"{}", w.repo.display()))
+            .replace("TRANSCRIPT", &transcript.display().to_string());
+        assert!(w.hook("claude", text.as_bytes()).status.success());
+    }
+    transcript
+}
+
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures")
 }

@@ -211,3 +211,46 @@ fn install_statusline_wires_it_without_touching_another_tools_unless_asked() {
     assert!(v["statusLine"]["command"].as_str().unwrap().ends_with(" statusline"));
     assert!(v["hooks"]["PreToolUse"].is_array());
 }
+
+#[test]
+fn install_dry_run_prints_a_diff_refuses_a_non_array_event_and_keeps_one_backup() {
+    let w = World::new();
+    let claude = w.dir.path().join("claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let settings = claude.join("settings.json");
+    let run = |args: &[&str]| w.cmd(args).env("CLAUDE_CONFIG_DIR", &claude).output().unwrap();
+
+    // An event whose value is not an array is an error naming the key; the file is untouched.
+    let odd = "{\n  \"hooks\": {\"Stop\": {\"command\": \"notify-send done\"}}\n}\n";
+    std::fs::write(&settings, odd).unwrap();
+    let o = run(&["install", "--claude"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("`hooks.Stop` is not an array"), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), odd);
+
+    // --dry-run prints a unified diff of the file and writes nothing.
+    let before = "{\n  \"model\": \"opus\"\n}\n";
+    std::fs::write(&settings, before).unwrap();
+    let o = run(&["install", "--claude", "--dry-run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let name = settings.display().to_string();
+    assert!(out.contains(&format!("--- {name}")) && out.contains(&format!("+++ {name}")), "{out}");
+    assert!(out.contains("@@ ") && out.contains("+  \"hooks\": {") && out.contains(" hook claude\""), "{out}");
+    assert!(out.lines().any(|l| l == " {"), "the unchanged line is context:\n{out}");
+    assert!(out.lines().any(|l| l == "-  \"model\": \"opus\""), "the changed line is removed and added:\n{out}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
+
+    // Two runs that change the file keep one backup: the state before the latest run.
+    assert!(run(&["install", "--claude"]).status.success());
+    assert!(run(&["uninstall"]).status.success());
+    let backups: Vec<String> = std::fs::read_dir(&claude)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("tlc-backup"))
+        .collect();
+    assert_eq!(backups, vec!["settings.json.tlc-backup".to_string()]);
+    let backup = std::fs::read_to_string(claude.join("settings.json.tlc-backup")).unwrap();
+    assert!(backup.contains(" hook claude"), "the backup is the installed state:\n{backup}");
+}

@@ -6,25 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::time::Duration;
 
 fn replay_session(w: &World) -> std::path::PathBuf {
-    let transcript = w.dir.path().join("transcript.jsonl");
-    std::fs::copy(fixtures().join("providers/claude/session/transcript.jsonl"), &transcript).unwrap();
-    let mut files: Vec<_> = std::fs::read_dir(fixtures().join("providers/claude/session"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    files.sort();
-    for f in files
-        .iter()
-        .filter(|f| f.file_name().unwrap().to_string_lossy().starts_with(|c: char| c.is_ascii_digit()))
-    {
-        let text = std::fs::read_to_string(f)
-            .unwrap()
-            .replace("\"/repo", &format!("\"{}", w.repo.display()))
-            .replace("TRANSCRIPT", &transcript.display().to_string());
-        assert!(w.hook("claude", text.as_bytes()).status.success());
-    }
-    transcript
+    replay_claude_session(w)
 }
 
 #[test]
@@ -387,4 +369,36 @@ fn live_follows_signal_events_written_by_other_processes() {
     let _ = child.wait();
     assert!(a.contains("prompt.submit") && a.contains("sess-abc"), "{a}");
     assert!(b.contains(" stop "), "{b}");
+}
+
+/// Imported history counts like recorded history: decisions the records state (policy.deny,
+/// a decided shell.end) are decisions, once, and the rollup counts them.
+#[test]
+fn imported_decisions_count_in_the_rollup_once() {
+    let w = World::new();
+    let file = w.dir.path().join("decisions.jsonl");
+    let rec = |i: usize, kind: &str, attrs: serde_json::Value| {
+        serde_json::json!({"schema": "harness.observability.v1", "provider": "claude", "kind": kind, "level": "signal",
+            "ts": format!("2026-11-20T09:{:02}:{:02}.000Z", i / 60, i % 60), "session_id": "dec-1", "attrs": attrs})
+        .to_string()
+    };
+    let mut lines = vec![rec(0, "session.start", serde_json::json!({}))];
+    for i in 0..33 {
+        lines.push(rec(1 + i, "policy.deny", serde_json::json!({"rule": "catastrophic", "command": format!("rm -rf /tmp/x{i}"), "posture": "solo"})));
+    }
+    for i in 0..194 {
+        let permission = if i < 190 { "allow" } else { "ask" };
+        lines.push(rec(40 + i, "shell.end", serde_json::json!({"permission": permission, "rule": "none", "command": format!("ls {i}")})));
+    }
+    // A shell.end that states no decision is not one.
+    lines.push(rec(300, "shell.end", serde_json::json!({"command": "pwd"})));
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    for _ in 0..2 {
+        w.ok(&["obs", "import", "jsonl", file.to_str().unwrap()]);
+        let rep: serde_json::Value = serde_json::from_str(&w.ok(&["obs", "report", "dec-1", "--json"])).unwrap();
+        assert_eq!(rep["denials"], 33, "{rep}");
+        assert_eq!((rep["shell"]["allow"].as_i64(), rep["shell"]["ask"].as_i64(), rep["shell"]["deny"].as_i64()), (Some(190), Some(4), Some(33)));
+        assert_eq!(rep["shell"]["by_rule"]["catastrophic"]["deny"], 33, "{rep}");
+        assert_eq!(w.count("SELECT count(*) FROM decisions"), 33 + 194);
+    }
 }

@@ -56,8 +56,40 @@ const RECENT_FAULT_DAYS: i64 = 7;
 /// A price catalog older than this is stale.
 const PRICE_STALE_DAYS: i64 = 30;
 
+/// The command that fixes a warning or a failure of check `id`, when its detail does not name one
+/// already: every row that is not ok tells the operator what to run.
+fn fix(id: &str) -> &'static str {
+    match id {
+        "adoption" => "`tlc status` shows where the records go; the machine tier's [guest] rule decides",
+        "db-project" | "db-home" => "`tlc db check` lists the faults; `tlc db migrate` upgrades an older schema",
+        "config-machine" | "config-project" => "fix the line named, then `tlc config show --origin` to confirm",
+        "restated-keys" => "`tlc config show --origin` shows which tier each value comes from",
+        "posture" => "`tlc mode solo` (or paired, focus) records a valid posture",
+        "gate-lint" => "`tlc gate lint-command <cmd>` sets a command that resolves",
+        "gate-test" => "`tlc gate test-command <cmd>` sets a command that resolves",
+        "policy-integrity" => "`tlc policy` lists the sources; `tlc policy accept <path>` accepts an edit you made",
+        "hook-faults" => "`tlc obs events --kind hook --plane all` shows them",
+        "prices" => "`tlc prices refresh` fetches the catalog",
+        "stables-pins" => "`tlc stable update` fetches the stables; `tlc agent prune` removes unreferenced pins",
+        "spool" => "`tlc config show --origin` shows obs.globalSpool",
+        id if id.starts_with("hooks-") => match id.trim_start_matches("hooks-") {
+            "cursor" => "`tlc install --cursor` wires tlc's entries",
+            _ => "`tlc install --claude` wires tlc's entries",
+        },
+        _ => "`tlc doctor --json` gives the check's id",
+    }
+}
+
 /// Runs every check for `paths`.
 pub fn run_all(paths: &Paths) -> Vec<Check> {
+    let mut out = run_checks(paths);
+    for c in out.iter_mut().filter(|c| c.status != Status::Ok && !c.detail.contains("`tlc ")) {
+        c.detail = format!("{}; fix: {}", c.detail, fix(&c.id));
+    }
+    out
+}
+
+fn run_checks(paths: &Paths) -> Vec<Check> {
     let mut out = Vec::new();
     let config = Config::load(paths);
     let project = Project::locate(paths, config.as_ref().unwrap_or(&Config::defaults()));

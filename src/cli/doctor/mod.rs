@@ -3,33 +3,58 @@
 mod checks;
 
 use super::Ctx;
-use crate::render::{self, Table};
+use crate::render::{self, Format, Role, Table, Tone};
 use checks::Status;
 
 #[derive(Debug, clap::Args)]
 pub struct DoctorArgs {
-    /// Print {"ok", "failed", "warned", "checks": [{"id", "name", "status", "detail"}]}.
-    #[arg(long)]
-    pub json: bool,
+    // JSON is {"ok", "failed", "warned", "checks": [{"id", "name", "status", "detail"}]}; csv,
+    // jsonl and markdown carry the checks.
+    #[command(flatten)]
+    pub output: render::OutputArgs,
 }
 
 pub fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<()> {
     let checks = checks::run_all(ctx.paths()?);
     let failed = checks.iter().filter(|c| c.status == Status::Fail).count();
     let warned = checks.iter().filter(|c| c.status == Status::Warn).count();
-    if args.json {
-        render::json(&serde_json::json!({ "ok": failed == 0, "failed": failed, "warned": warned, "checks": checks }))?;
-    } else {
-        let mut t = Table::new(["status", "check", "detail"]);
-        for c in &checks {
-            t.push(vec![
-                c.status.as_str().to_uppercase().into(),
-                c.name.clone().into(),
-                c.detail.clone().into(),
-            ]);
+    let output = args.output.output()?;
+    match output.format {
+        Format::Json => {
+            render::json(&serde_json::json!({ "ok": failed == 0, "failed": failed, "warned": warned, "checks": checks }))?
         }
-        t.print(render::Format::Table)?;
-        render::out(&format!("{} checks: {failed} failed, {warned} warned\n", checks.len()))?;
+        Format::Table => {
+            let mut t = Table::new(["status", "check", "detail"]).roles([Role::Key, Role::Text, Role::Prose]);
+            for c in &checks {
+                t.push(vec![
+                    c.status.as_str().to_uppercase().into(),
+                    c.name.clone().into(),
+                    c.detail.clone().into(),
+                ]);
+                match c.status {
+                    Status::Fail => t.tone_last(0, Tone::Bad),
+                    Status::Warn => t.tone_last(0, Tone::Warn),
+                    Status::Ok => t.tone_last(0, Tone::Good),
+                }
+            }
+            t.print(output)?;
+            let summary = format!("{} checks: {failed} failed, {warned} warned", checks.len());
+            let tone = if failed > 0 {
+                Tone::Bad
+            } else if warned > 0 {
+                Tone::Warn
+            } else {
+                Tone::Good
+            };
+            render::out(&(render::paint(&summary, tone) + "\n"))?;
+        }
+        _ => {
+            let mut t = Table::new(["id", "name", "status", "detail"]);
+            for c in &checks {
+                t.push(vec![c.id.clone().into(), c.name.clone().into(), c.status.as_str().into(), c.detail.clone().into()]);
+            }
+            t.print(output)?;
+        }
     }
     if failed > 0 {
         return Err(crate::error::silent_failure());
