@@ -27,6 +27,9 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ),
     ("obs views", "tlc obs views\ntlc obs views --json | jq '.[].view'"),
     ("obs prune", "tlc obs prune --dry-run\ntlc obs prune --json"),
+    ("obs spool catch-up", "tlc obs spool catch-up\ntlc obs spool catch-up --json"),
+    ("ship ledger", "tlc ship ledger\ntlc ship ledger --session 0b7c3f2a --format csv"),
+    ("handoff", "tlc handoff\ntlc handoff --session 0b7c3f2a --json"),
     ("obs import jsonl", "tlc obs import jsonl state/*.jsonl\ntlc obs import jsonl audit.jsonl --json"),
     ("obs import transcripts", "tlc obs import transcripts\ntlc obs import transcripts ~/.claude/projects --json"),
     (

@@ -50,8 +50,8 @@ pub enum ObsCommand {
 pub enum SpoolCommand {
     /// Send the home spool every record of this project it does not hold yet (idempotent).
     CatchUp {
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
 }
 
@@ -182,7 +182,7 @@ pub fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
         }
         ObsCommand::Cost(a) => super::obs_cost::cost(ctx, a),
         ObsCommand::Ship(a) => super::obs_ship::ship(ctx, a),
-        ObsCommand::Spool(SpoolCommand::CatchUp { json }) => super::obs_spool::catch_up_command(ctx, json),
+        ObsCommand::Spool(SpoolCommand::CatchUp { output }) => super::obs_spool::catch_up_command(ctx, output.output()?),
     }
 }
 

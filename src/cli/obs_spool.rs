@@ -133,15 +133,18 @@ pub(super) fn catch_up_when_on(ctx: &Ctx) -> anyhow::Result<Option<String>> {
 }
 
 /// `tlc obs spool catch-up`.
-pub(super) fn catch_up_command(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
+pub(super) fn catch_up_command(ctx: &Ctx, output: Output) -> anyhow::Result<()> {
     let project = ctx.project()?;
     let done = catch_up(ctx)?;
-    if json {
-        return render::json(&serde_json::json!({
-            "database": project.db_path().display().to_string(),
-            "recorded": done.is_some(),
-            "caught_up": done,
-        }));
+    let record = serde_json::json!({
+        "database": project.db_path().display().to_string(),
+        "recorded": done.is_some(),
+        "caught_up": done,
+    });
+    match output.format {
+        Format::Json => return render::json(&record),
+        Format::Table => {}
+        _ => return Table::record(&record).print(output),
     }
     match done {
         None => render::out(&format!(

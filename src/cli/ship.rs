@@ -4,7 +4,7 @@
 use super::Ctx;
 use crate::gate::ship::{LedgerRow, ShipLedger};
 use crate::gate::turn::TurnStore;
-use crate::render::{self, Table};
+use crate::render::{self, Role, Table};
 use crate::store::{self, DbKind};
 use clap::Subcommand;
 
@@ -15,8 +15,8 @@ pub enum ShipCommand {
         /// Only rows of this session.
         #[arg(long)]
         session: Option<String>,
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: render::OutputArgs,
     },
 }
 
@@ -25,12 +25,15 @@ pub struct HandoffArgs {
     /// The session (default: the most recently active one).
     #[arg(long)]
     pub session: Option<String>,
-    #[arg(long)]
-    pub json: bool,
+    // JSON carries the turn and its outcomes; csv, jsonl and markdown the outcomes.
+    #[command(flatten)]
+    pub output: render::OutputArgs,
 }
 
 pub fn run(ctx: &Ctx, cmd: ShipCommand) -> anyhow::Result<()> {
-    let ShipCommand::Ledger { session, json } = cmd;
+    let ShipCommand::Ledger { session, output } = cmd;
+    let output = output.output()?;
+    let json = output.format == render::Format::Json;
     let project = ctx.project()?;
     let rows: Vec<LedgerRow> = match store::open_read(DbKind::Project, &project.db_path())? {
         Some(store) => ShipLedger::new(store.conn()).list(session.as_deref())?,
@@ -39,10 +42,21 @@ pub fn run(ctx: &Ctx, cmd: ShipCommand) -> anyhow::Result<()> {
     if json {
         return render::json(&rows);
     }
-    if rows.is_empty() {
+    if rows.is_empty() && output.format == render::Format::Table {
         return render::out("no ship ledger rows recorded yet\n");
     }
-    let mut t = Table::new(["ts", "provider", "session", "outcome", "claim", "detail", "files", "evidence dir"]);
+    let mut t = Table::new(["ts", "provider", "session", "outcome", "claim", "detail", "files", "evidence dir"])
+        .roles([
+            Role::Date,
+            Role::Key,
+            Role::Id,
+            Role::Key,
+            Role::Text,
+            Role::Text,
+            Role::List,
+            Role::Text,
+        ])
+        .droppable(&["provider", "evidence dir", "files"]);
     for r in rows {
         t.push(vec![
             r.ts.into(),
@@ -55,15 +69,20 @@ pub fn run(ctx: &Ctx, cmd: ShipCommand) -> anyhow::Result<()> {
             r.evidence_dir.unwrap_or_default().into(),
         ]);
     }
-    t.print(render::Format::Table)
+    t.print(output)
 }
 
 /// The handoff of one session: its turn row and its latest stop outcomes.
 pub fn handoff(ctx: &Ctx, args: HandoffArgs) -> anyhow::Result<()> {
+    let output = args.output.output()?;
+    let json = output.format == render::Format::Json;
+    let outcome_headers = ["ts", "turn", "attempt", "outcome", "rule", "detail"];
     let project = ctx.project()?;
     let Some(store) = store::open_read(DbKind::Project, &project.db_path())? else {
-        return if args.json {
+        return if json {
             render::json(&serde_json::Value::Null)
+        } else if output.format != render::Format::Table {
+            Table::new(outcome_headers).print(output)
         } else {
             render::out("no handoff recorded yet\n")
         };
@@ -76,14 +95,16 @@ pub fn handoff(ctx: &Ctx, args: HandoffArgs) -> anyhow::Result<()> {
                 store.path().display()
             )));
         }
-        return if args.json {
+        return if json {
             render::json(&serde_json::Value::Null)
+        } else if output.format != render::Format::Table {
+            Table::new(outcome_headers).print(output)
         } else {
             render::out("no handoff recorded yet\n")
         };
     };
     let outcomes = st.outcomes(&turn.provider, &turn.session_id, 20)?;
-    if args.json {
+    if json {
         let outcomes: Vec<serde_json::Value> = outcomes
             .iter()
             .map(|(ts, t, o)| serde_json::json!({"ts": ts, "turn": t, "outcome": o.outcome, "rule": o.rule, "attempt": o.attempt, "fingerprint": o.fingerprint, "detail": o.detail}))
@@ -119,9 +140,19 @@ pub fn handoff(ctx: &Ctx, args: HandoffArgs) -> anyhow::Result<()> {
     if let Some(n) = &turn.next_action {
         text.push_str(&format!("next action: {n}\n"));
     }
-    render::out(&text)?;
-    if !outcomes.is_empty() {
-        let mut t = Table::new(["ts", "turn", "attempt", "outcome", "rule", "detail"]);
+    let table = output.format == render::Format::Table;
+    if table {
+        render::out(&text)?;
+    }
+    if !outcomes.is_empty() || !table {
+        let mut t = Table::new(outcome_headers).roles([
+            Role::Date,
+            Role::Number,
+            Role::Number,
+            Role::Key,
+            Role::Key,
+            Role::Text,
+        ]);
         for (ts, turn_no, o) in outcomes {
             t.push(vec![
                 ts.into(),
@@ -132,7 +163,7 @@ pub fn handoff(ctx: &Ctx, args: HandoffArgs) -> anyhow::Result<()> {
                 o.detail.unwrap_or_default().into(),
             ]);
         }
-        t.print(render::Format::Table)?;
+        t.print(output)?;
     }
     Ok(())
 }

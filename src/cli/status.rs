@@ -105,9 +105,11 @@ pub fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
         return t.print(output);
     }
     let p = &st.resolution;
+    // Every part from outside tlc is escaped (the root here, the rest through `paint`), so the
+    // lines go out as they are, colours included.
     let mut out = format!(
         "repository: {}{}\n",
-        st.root,
+        render::escape_controls(&st.root),
         if st.guest { " (guest: state under the home)" } else { "" }
     );
     out.push_str(&format!(
@@ -150,7 +152,7 @@ pub fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
         }
     ));
     out.push_str(&format!("live sessions: {}\n", st.live_sessions.len()));
-    render::out(&out)?;
+    render::out_escaped(&out)?;
     t.print(output)?;
     if !st.live_sessions.is_empty() {
         let mut t = Table::new(["provider", "session", "first seen", "last seen", "model"])

@@ -245,13 +245,15 @@ fn style(tone: Tone) -> anstyle::Style {
     }
 }
 
-/// `text` in `tone`'s colour when stdout takes colour (see [`colour`]), else as it is.
+/// `text`, escaped ([`escape_controls`]), in `tone`'s colour when stdout takes colour (see
+/// [`colour`]); print it with [`out_escaped`].
 pub fn paint(text: &str, tone: Tone) -> String {
+    let text = escape_controls(text);
     if colour() {
         let s = style(tone);
         format!("{}{text}{}", s.render(), s.render_reset())
     } else {
-        text.to_string()
+        text.into_owned()
     }
 }
 
@@ -489,12 +491,18 @@ impl Table {
 
     /// Prints the table in `output` with plain cell text.
     pub fn print(&self, output: impl Into<Output>) -> anyhow::Result<()> {
-        out(&self.render(output)?)
+        self.print_with(output, &|_, c| c.plain())
     }
 
     /// Prints the table in `output`; see [`Table::render_with`].
     pub fn print_with(&self, output: impl Into<Output>, display: &dyn Fn(usize, &Cell) -> String) -> anyhow::Result<()> {
-        out(&self.render_with(output, display)?)
+        let output = output.into();
+        let text = self.render_with(output, display)?;
+        match output.format {
+            // Drawn from escaped cells; written as it is so that its colours reach the terminal.
+            Format::Table => out_escaped(&text),
+            _ => out(&text),
+        }
     }
 }
 
@@ -656,6 +664,18 @@ impl<W: Write> Write for Escaped<W> {
 /// this is the net under all of it.
 pub fn out(text: &str) -> anyhow::Result<()> {
     let text = escape(text, true);
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Writes `text` to stdout as it is: only for text whose outside parts were escaped already (a
+/// drawn table, whose cells [`Table::to_terminal_in`] escapes; a line built from escaped parts
+/// and [`paint`]ed), so that tlc's own colour reaches the terminal and nothing else does.
+pub fn out_escaped(text: &str) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()) {
         Ok(()) => Ok(()),

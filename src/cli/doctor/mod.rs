@@ -46,7 +46,7 @@ pub fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<()> {
             } else {
                 Tone::Good
             };
-            render::out(&(render::paint(&summary, tone) + "\n"))?;
+            render::out_escaped(&(render::paint(&summary, tone) + "\n"))?;
         }
         _ => {
             let mut t = Table::new(["id", "name", "status", "detail"]);
