@@ -62,15 +62,7 @@ fn long_version(root: &Path) -> String {
 fn latest_version(root: &Path, db: &str) -> u32 {
     sql_files(&root.join("migrations").join(db))
         .iter()
-        .filter_map(|f| {
-            f.file_name()?
-                .to_string_lossy()
-                .strip_prefix('V')?
-                .split("__")
-                .next()?
-                .parse()
-                .ok()
-        })
+        .filter_map(|f| f.file_name()?.to_string_lossy().strip_prefix('V')?.split("__").next()?.parse().ok())
         .max()
         .unwrap_or(0)
 }

@@ -170,7 +170,11 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
             if output.format != render::Format::Table {
                 let mut t = Table::new(["pin", "action", "named_by"]);
                 for r in &p.removed {
-                    t.push(vec![r.to_string().into(), (if dry_run { "would remove" } else { "removed" }).into(), Cell::Null]);
+                    t.push(vec![
+                        r.to_string().into(),
+                        (if dry_run { "would remove" } else { "removed" }).into(),
+                        Cell::Null,
+                    ]);
                 }
                 for (pin, by) in &p.kept {
                     t.push(vec![pin.to_string().into(), "kept".into(), by.to_string().into()]);
@@ -317,8 +321,18 @@ fn history(ctx: &Ctx, name: Option<&str>, output: render::Output) -> anyhow::Res
             return render::json(&serde_json::json!({ "installs": [], "resolutions": [] }));
         }
         if !table {
-            return Table::new(["time", "action", "harness", "package", "sha", "previous", "forced", "confirmations", "config file"])
-                .print(output);
+            return Table::new([
+                "time",
+                "action",
+                "harness",
+                "package",
+                "sha",
+                "previous",
+                "forced",
+                "confirmations",
+                "config file",
+            ])
+            .print(output);
         }
         return render::out(&format!(
             "no home database yet at {}: nothing was installed or resolved\n",

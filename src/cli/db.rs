@@ -83,7 +83,11 @@ pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
                     t.push(vec![
                         st.database.into(),
                         st.path.clone().into(),
-                        Cell::Text(if human { "does not exist (nothing recorded yet)".into() } else { String::new() }),
+                        Cell::Text(if human {
+                            "does not exist (nothing recorded yet)".into()
+                        } else {
+                            String::new()
+                        }),
                         Cell::Null,
                         Cell::Null,
                         Cell::Null,

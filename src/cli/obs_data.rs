@@ -68,16 +68,17 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
         }
     };
     let context = || format!("view {} of the {} database {}", a.view, kind.name(), path.display());
-    let run = |format: ExportFormat, out: &mut dyn Write| {
-        Views::new(conn).export(&a.view, &window, format, out).with_context(context)
-    };
+    let run = |format: ExportFormat, out: &mut dyn Write| Views::new(conn).export(&a.view, &window, format, out).with_context(context);
     let text_for_people = matches!(output.format, Format::Table | Format::Markdown);
     let mut sink: Box<dyn Write> = match &a.out {
         Some(file) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(file).map_err(|e| crate::error::refused(format!("{}: cannot write: {e}", file.display())))?,
         )),
         // Printed: escaped like every other output (`render::escape`); a file gets the data as it is.
-        None => Box::new(render::Escaped::new(std::io::BufWriter::new(std::io::stdout().lock()), output.is_json())),
+        None => Box::new(render::Escaped::new(
+            std::io::BufWriter::new(std::io::stdout().lock()),
+            output.is_json(),
+        )),
     };
     let n = if text_for_people {
         // A table is laid out from every row, so this form is read whole before it is drawn.
@@ -85,8 +86,7 @@ pub fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
         let n = run(ExportFormat::Jsonl, &mut buf)?;
         let cols = Views::new(conn).columns(&a.view).with_context(context)?;
         let table = table_from_jsonl(&cols, &buf)?;
-        sink.write_all(table.render(output)?.as_bytes())
-            .or_else(ignore_broken_pipe)?;
+        sink.write_all(table.render(output)?.as_bytes()).or_else(ignore_broken_pipe)?;
         n
     } else {
         let format = match output.format {
@@ -115,8 +115,10 @@ fn ignore_broken_pipe(e: std::io::Error) -> std::io::Result<()> {
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain()
-        .any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// A table from JSON lines (one object per row) under `cols`.
@@ -124,11 +126,7 @@ fn table_from_jsonl(cols: &[String], buf: &[u8]) -> anyhow::Result<Table> {
     let mut t = Table::new(cols.iter().cloned());
     for line in buf.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
         let obj: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(line)?;
-        t.push(
-            cols.iter()
-                .map(|c| obj.get(c).map_or(Cell::Null, Cell::from_json))
-                .collect(),
-        );
+        t.push(cols.iter().map(|c| obj.get(c).map_or(Cell::Null, Cell::from_json)).collect());
     }
     Ok(t)
 }
@@ -293,7 +291,16 @@ pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], output: Output) -> anyhow::Res
         Format::Json => return render::json(&counts),
         Format::Table => {}
         _ => {
-            let mut t = Table::new(["lines", "observability", "audit", "ship_ledger", "spool", "duplicates", "malformed", "unrecognised"]);
+            let mut t = Table::new([
+                "lines",
+                "observability",
+                "audit",
+                "ship_ledger",
+                "spool",
+                "duplicates",
+                "malformed",
+                "unrecognised",
+            ]);
             t.push(vec![
                 (counts.lines as i64).into(),
                 (counts.observability as i64).into(),

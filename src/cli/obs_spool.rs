@@ -62,8 +62,18 @@ pub fn report_all_repos(ctx: &Ctx, output: Output) -> anyhow::Result<()> {
             Role::Number,
             Role::Date,
         ])
-        .droppable(if human { &["project", "tool fails", "events", "prompts"] } else { &[] });
-    let n = |v: i64| -> Cell { if human { render::thousands(v).into() } else { v.into() } };
+        .droppable(if human {
+            &["project", "tool fails", "events", "prompts"]
+        } else {
+            &[]
+        });
+    let n = |v: i64| -> Cell {
+        if human {
+            render::thousands(v).into()
+        } else {
+            v.into()
+        }
+    };
     for r in rows {
         let cost: Cell = match (human, r.cost_usd) {
             (true, Some(c)) => render::usd(c).into(),

@@ -145,14 +145,7 @@ pub fn handoff(ctx: &Ctx, args: HandoffArgs) -> anyhow::Result<()> {
         render::out(&text)?;
     }
     if !outcomes.is_empty() || !table {
-        let mut t = Table::new(outcome_headers).roles([
-            Role::Date,
-            Role::Number,
-            Role::Number,
-            Role::Key,
-            Role::Key,
-            Role::Text,
-        ]);
+        let mut t = Table::new(outcome_headers).roles([Role::Date, Role::Number, Role::Number, Role::Key, Role::Key, Role::Text]);
         for (ts, turn_no, o) in outcomes {
             t.push(vec![
                 ts.into(),

@@ -81,13 +81,7 @@ pub fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
     if output.format == render::Format::Json {
         return render::json(&st);
     }
-    let mut t = Table::new(["rail", "kind", "switch", "setting", "acts"]).roles([
-        Role::Text,
-        Role::Key,
-        Role::Text,
-        Role::Key,
-        Role::Text,
-    ]);
+    let mut t = Table::new(["rail", "kind", "switch", "setting", "acts"]).roles([Role::Text, Role::Key, Role::Text, Role::Key, Role::Text]);
     for r in &st.rails {
         t.push(vec![
             r.rail.into(),

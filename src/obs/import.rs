@@ -390,10 +390,20 @@ mod decision_tests {
 
     #[test]
     fn policy_records_and_decided_shell_records_are_decisions() {
-        let d = decision_of("policy.deny", &attrs(serde_json::json!({"rule": "catastrophic", "command": "rm -rf /", "posture": "solo"}))).unwrap();
-        assert_eq!((d.subject.as_str(), d.permission.as_str(), d.rule.as_str(), d.posture.as_str()), ("shell", "deny", "catastrophic", "solo"));
+        let d = decision_of(
+            "policy.deny",
+            &attrs(serde_json::json!({"rule": "catastrophic", "command": "rm -rf /", "posture": "solo"})),
+        )
+        .unwrap();
+        assert_eq!(
+            (d.subject.as_str(), d.permission.as_str(), d.rule.as_str(), d.posture.as_str()),
+            ("shell", "deny", "catastrophic", "solo")
+        );
         let d = decision_of("shell.end", &attrs(serde_json::json!({"permission": "allow", "command": "ls"}))).unwrap();
-        assert_eq!((d.subject.as_str(), d.permission.as_str(), d.rule.as_str()), ("shell", "allow", "none"));
+        assert_eq!(
+            (d.subject.as_str(), d.permission.as_str(), d.rule.as_str()),
+            ("shell", "allow", "none")
+        );
         assert_eq!(decision_of("shell.end", &attrs(serde_json::json!({"command": "ls"}))), None);
         assert_eq!(decision_of("prompt.submit", &attrs(serde_json::json!({}))), None);
         assert_eq!(decision_of("policy.deny", &attrs(serde_json::json!({"permission": "maybe"}))), None);

@@ -281,10 +281,7 @@ impl Table {
 
     /// Names the columns that may be left out on a narrow terminal, the first to go first.
     pub fn droppable(mut self, headers: &[&str]) -> Table {
-        self.droppable = headers
-            .iter()
-            .filter_map(|h| self.headers.iter().position(|x| x == h))
-            .collect();
+        self.droppable = headers.iter().filter_map(|h| self.headers.iter().position(|x| x == h)).collect();
         self
     }
 
@@ -306,11 +303,7 @@ impl Table {
             .filter(|&c| !headers.contains(&self.headers[c].as_str()))
             .collect();
         let pick = |v: &[Option<Role>]| keep.iter().map(|&c| v[c]).collect::<Vec<_>>();
-        let droppable = self
-            .droppable
-            .iter()
-            .filter_map(|d| keep.iter().position(|k| k == d))
-            .collect();
+        let droppable = self.droppable.iter().filter_map(|d| keep.iter().position(|k| k == d)).collect();
         Table {
             headers: keep.iter().map(|&c| self.headers[c].clone()).collect(),
             rows: self
@@ -389,7 +382,12 @@ impl Table {
         let cells: Vec<Vec<String>> = self
             .rows
             .iter()
-            .map(|r| r.iter().enumerate().map(|(i, c)| escape_controls(&display(i, c)).into_owned()).collect())
+            .map(|r| {
+                r.iter()
+                    .enumerate()
+                    .map(|(i, c)| escape_controls(&display(i, c)).into_owned())
+                    .collect()
+            })
             .collect();
         let headers: Vec<String> = self.headers.iter().map(|h| escape_controls(h).into_owned()).collect();
         // One row too wide to fit side by side reads better as field/value pairs.
@@ -398,7 +396,13 @@ impl Table {
                 + (0..roles.len())
                     .map(|c| {
                         let word = self.headers[c].split_whitespace().map(fit::width).max().unwrap_or(0);
-                        fit::width(&row[c]).min(if matches!(roles[c], Role::Text | Role::Prose) { 12 } else { usize::MAX }).max(word)
+                        fit::width(&row[c])
+                            .min(if matches!(roles[c], Role::Text | Role::Prose) {
+                                12
+                            } else {
+                                usize::MAX
+                            })
+                            .max(word)
                     })
                     .sum::<usize>();
             if least > w && self.droppable.is_empty() {

@@ -87,9 +87,14 @@ fn every_view_column_declares_its_type() {
     for kind in [DbKind::Project, DbKind::Home] {
         let conn = in_memory(kind).unwrap();
         for (view, _) in kind.views() {
-            let mut st = conn.prepare(&format!("SELECT name, type FROM pragma_table_info('{view}')")).unwrap();
-            let cols: Vec<(String, String)> =
-                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().collect::<Result<_, _>>().unwrap();
+            let mut st = conn
+                .prepare(&format!("SELECT name, type FROM pragma_table_info('{view}')"))
+                .unwrap();
+            let cols: Vec<(String, String)> = st
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
             assert!(!cols.is_empty(), "{view}");
             for (name, ty) in cols {
                 // SQLite names `CAST(… AS INTEGER)` "INT"; both read as an integer.

@@ -8,7 +8,10 @@ use crate::common::{stderr, stdout, World};
 /// Commands that print no table, and why. Everything else must take the output flags.
 const NOT_TABLES: &[(&str, &str)] = &[
     ("db migrate", "prints what it applied, a line per database"),
-    ("demo", "a walkthrough: prose around one summary; the data is `tlc obs …` on its scratch folder"),
+    (
+        "demo",
+        "a walkthrough: prose around one summary; the data is `tlc obs …` on its scratch folder",
+    ),
     ("hook", "answers the provider in its own JSON protocol"),
     ("install", "prints a plan (a diff with --dry-run)"),
     ("uninstall", "prints a plan"),
@@ -92,7 +95,10 @@ fn every_table_command_takes_format_json_and_wide() {
     assert!(missing.is_empty(), "the output contract is not kept:\n{}", missing.join("\n"));
     // The exempt list names real commands only (a renamed command must not hide here).
     for (p, _) in NOT_TABLES {
-        assert!(all.iter().any(|(path, _)| path == p), "NOT_TABLES names {p:?}, which is not a command");
+        assert!(
+            all.iter().any(|(path, _)| path == p),
+            "NOT_TABLES names {p:?}, which is not a command"
+        );
     }
 }
 
@@ -110,7 +116,11 @@ fn every_flag_and_argument_has_help_and_every_command_examples() {
         let after = cmd.get_after_help().map(|h| h.to_string()).unwrap_or_default();
         let examples = after
             .split_once("Examples:")
-            .map(|(_, rest)| rest.lines().filter(|l| l.trim_start().starts_with("tlc ") || l.contains("| tlc ")).count())
+            .map(|(_, rest)| {
+                rest.lines()
+                    .filter(|l| l.trim_start().starts_with("tlc ") || l.contains("| tlc "))
+                    .count()
+            })
             .unwrap_or(0);
         if examples == 0 {
             missing.push(format!("{path}: no examples at the end of its help"));
@@ -128,7 +138,10 @@ fn help_text_shows_the_examples_and_the_flags_help() {
     assert!(help.contains("--compact"), "{help}");
     assert!(help.contains("Print JSON (the same as `--format json`)"), "{help}");
     let tail: Vec<&str> = help.trim_end().lines().rev().take(4).collect();
-    assert!(tail.iter().any(|l| l.trim() == "Examples:"), "help does not end with examples:\n{help}");
+    assert!(
+        tail.iter().any(|l| l.trim() == "Examples:"),
+        "help does not end with examples:\n{help}"
+    );
 }
 
 #[test]
@@ -192,9 +205,16 @@ fn completions_are_scripts_the_shells_accept() {
     let check = std::process::Command::new("bash").arg("-n").arg(&script).output().expect("bash");
     assert!(check.status.success(), "bash -n refused the script: {}", stderr(&check));
     let text = stdout(&o);
-    assert!(text.contains("complete -F") && text.contains("tlc"), "{}", &text[..text.len().min(400)]);
+    assert!(
+        text.contains("complete -F") && text.contains("tlc"),
+        "{}",
+        &text[..text.len().min(400)]
+    );
     // The subcommands and their flags come from the clap definitions.
-    assert!(text.contains("--compact") && text.contains("export"), "bash completion lacks commands");
+    assert!(
+        text.contains("--compact") && text.contains("export"),
+        "bash completion lacks commands"
+    );
     for shell in ["zsh", "fish"] {
         let o = w.run(&["completions", shell]);
         assert!(o.status.success(), "{shell}: {}", stderr(&o));
@@ -217,7 +237,11 @@ fn man_page_is_roff_with_every_command() {
     let o = w.run(&["man", "--out-dir", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(dir.join("tlc.1").is_file());
-    assert!(dir.join("tlc-obs-cost.1").is_file(), "{:?}", std::fs::read_dir(&dir).unwrap().collect::<Vec<_>>());
+    assert!(
+        dir.join("tlc-obs-cost.1").is_file(),
+        "{:?}",
+        std::fs::read_dir(&dir).unwrap().collect::<Vec<_>>()
+    );
     let cost = std::fs::read_to_string(dir.join("tlc-obs-cost.1")).unwrap();
     assert!(cost.contains("compact") && cost.contains("Examples"), "{cost}");
 }
@@ -228,7 +252,8 @@ fn version_names_the_commit_and_both_schema_versions() {
     let o = w.run(&["--version"]);
     assert!(o.status.success());
     let v = stdout(&o);
-    let re = regex::Regex::new(r"^tlc \d+\.\d+\.\d+ \(commit ([0-9a-f]{7,40}|unknown); project schema (\d+), home schema (\d+)\)\n$").unwrap();
+    let re =
+        regex::Regex::new(r"^tlc \d+\.\d+\.\d+ \(commit ([0-9a-f]{7,40}|unknown); project schema (\d+), home schema (\d+)\)\n$").unwrap();
     let caps = re.captures(&v).unwrap_or_else(|| panic!("--version: {v:?}"));
     let latest = |db: &str| {
         std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations").join(db))

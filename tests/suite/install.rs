@@ -235,10 +235,19 @@ fn install_dry_run_prints_a_diff_refuses_a_non_array_event_and_keeps_one_backup(
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let name = settings.display().to_string();
-    assert!(out.contains(&format!("--- {name}")) && out.contains(&format!("+++ {name}")), "{out}");
-    assert!(out.contains("@@ ") && out.contains("+  \"hooks\": {") && out.contains(" hook claude\""), "{out}");
+    assert!(
+        out.contains(&format!("--- {name}")) && out.contains(&format!("+++ {name}")),
+        "{out}"
+    );
+    assert!(
+        out.contains("@@ ") && out.contains("+  \"hooks\": {") && out.contains(" hook claude\""),
+        "{out}"
+    );
     assert!(out.lines().any(|l| l == " {"), "the unchanged line is context:\n{out}");
-    assert!(out.lines().any(|l| l == "-  \"model\": \"opus\""), "the changed line is removed and added:\n{out}");
+    assert!(
+        out.lines().any(|l| l == "-  \"model\": \"opus\""),
+        "the changed line is removed and added:\n{out}"
+    );
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
 
     // Two runs that change the file keep one backup: the state before the latest run.

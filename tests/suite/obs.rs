@@ -384,11 +384,19 @@ fn imported_decisions_count_in_the_rollup_once() {
     };
     let mut lines = vec![rec(0, "session.start", serde_json::json!({}))];
     for i in 0..33 {
-        lines.push(rec(1 + i, "policy.deny", serde_json::json!({"rule": "catastrophic", "command": format!("rm -rf /tmp/x{i}"), "posture": "solo"})));
+        lines.push(rec(
+            1 + i,
+            "policy.deny",
+            serde_json::json!({"rule": "catastrophic", "command": format!("rm -rf /tmp/x{i}"), "posture": "solo"}),
+        ));
     }
     for i in 0..194 {
         let permission = if i < 190 { "allow" } else { "ask" };
-        lines.push(rec(40 + i, "shell.end", serde_json::json!({"permission": permission, "rule": "none", "command": format!("ls {i}")})));
+        lines.push(rec(
+            40 + i,
+            "shell.end",
+            serde_json::json!({"permission": permission, "rule": "none", "command": format!("ls {i}")}),
+        ));
     }
     // A shell.end that states no decision is not one.
     lines.push(rec(300, "shell.end", serde_json::json!({"command": "pwd"})));
@@ -397,7 +405,14 @@ fn imported_decisions_count_in_the_rollup_once() {
         w.ok(&["obs", "import", "jsonl", file.to_str().unwrap()]);
         let rep: serde_json::Value = serde_json::from_str(&w.ok(&["obs", "report", "dec-1", "--json"])).unwrap();
         assert_eq!(rep["denials"], 33, "{rep}");
-        assert_eq!((rep["shell"]["allow"].as_i64(), rep["shell"]["ask"].as_i64(), rep["shell"]["deny"].as_i64()), (Some(190), Some(4), Some(33)));
+        assert_eq!(
+            (
+                rep["shell"]["allow"].as_i64(),
+                rep["shell"]["ask"].as_i64(),
+                rep["shell"]["deny"].as_i64()
+            ),
+            (Some(190), Some(4), Some(33))
+        );
         assert_eq!(rep["shell"]["by_rule"]["catastrophic"]["deny"], 33, "{rep}");
         assert_eq!(w.count("SELECT count(*) FROM decisions"), 33 + 194);
     }

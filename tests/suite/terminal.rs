@@ -92,10 +92,17 @@ fn assert_fits(what: &str, text: &str, cols: usize, whole: &[String]) {
     let plain = strip_ansi(text);
     assert!(plain.lines().count() > 2, "{what}: printed almost nothing:\n{plain}");
     for line in plain.lines() {
-        assert!(width(line) <= cols, "{what}: a line of {} characters at {cols} columns:\n{line}\n\n{plain}", width(line));
+        assert!(
+            width(line) <= cols,
+            "{what}: a line of {} characters at {cols} columns:\n{line}\n\n{plain}",
+            width(line)
+        );
     }
     for w in whole {
-        assert!(plain.lines().any(|l| l.contains(w.as_str())), "{what}: {w:?} is not whole on any line:\n{plain}");
+        assert!(
+            plain.lines().any(|l| l.contains(w.as_str())),
+            "{what}: {w:?} is not whole on any line:\n{plain}"
+        );
     }
 }
 
@@ -288,14 +295,27 @@ fn the_system_sqlite3_agrees_with_tlc_on_every_view() {
     assert!(with_rows >= 12, "only {with_rows} views had rows");
     // The week view is where an older sqlite3 used to show NULL.
     let (_, weeks) = sqlite3_rows(&w.home_db(), "cost_by_week");
-    assert!(!weeks.is_empty() && weeks.iter().all(|r| r[0].len() == 8 && r[0].contains("-W")), "{weeks:?}");
+    assert!(
+        !weeks.is_empty() && weeks.iter().all(|r| r[0].len() == 8 && r[0].contains("-W")),
+        "{weeks:?}"
+    );
 }
 
 #[test]
 fn a_home_export_loads_in_duckdb_with_the_totals_obs_cost_prints() {
     let w = filled();
     let csv_path = w.dir.path().join("cost_by_day.csv");
-    let o = w.run(&["obs", "export", "cost_by_day", "--db", "home", "--format", "csv", "--out", csv_path.to_str().unwrap()]);
+    let o = w.run(&[
+        "obs",
+        "export",
+        "cost_by_day",
+        "--db",
+        "home",
+        "--format",
+        "csv",
+        "--out",
+        csv_path.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let cost = json(&w, &["obs", "cost", "--json"]);
     let t = &cost["totals"];
@@ -309,7 +329,12 @@ row = con.execute("""SELECT sum(input_tokens), sum(output_tokens), sum(cache_rea
                  sum(cache_write_tokens), sum(cost_usd), count(*) FROM read_csv(?)""", [sys.argv[1]]).fetchone()
 print(json.dumps({"types": types, "sums": [int(row[0]), int(row[1]), int(row[2]), int(row[3]), float(row[4]), int(row[5])]}))
 "#;
-    let out = std::process::Command::new(py).arg("-c").arg(script).arg(&csv_path).output().expect("python");
+    let out = std::process::Command::new(py)
+        .arg("-c")
+        .arg(script)
+        .arg(&csv_path)
+        .output()
+        .expect("python");
     assert!(out.status.success(), "duckdb: {}", String::from_utf8_lossy(&out.stderr));
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     let sums = got["sums"].as_array().unwrap();
@@ -332,19 +357,29 @@ fn export_reads_the_database_named_and_names_it_in_errors() {
     // The cost views are in both databases: inside a repository the project's is the default.
     let project = w.run(&["obs", "export", "cost_rows", "--format", "json"]);
     let home = w.run(&["obs", "export", "cost_rows", "--db", "home", "--format", "json"]);
-    let (p, h): (Value, Value) = (serde_json::from_slice(&project.stdout).unwrap(), serde_json::from_slice(&home.stdout).unwrap());
+    let (p, h): (Value, Value) = (
+        serde_json::from_slice(&project.stdout).unwrap(),
+        serde_json::from_slice(&home.stdout).unwrap(),
+    );
     assert!(!p.as_array().unwrap().is_empty() && !h.as_array().unwrap().is_empty());
     assert_ne!(p, h, "--db home read the project database");
     // Outside a repository the home database is the default.
     let outside = w.dir.path().join("elsewhere");
     std::fs::create_dir_all(&outside).unwrap();
-    let o = w.cmd_in(&outside, &["obs", "export", "cost_rows", "--format", "json"]).output().unwrap();
+    let o = w
+        .cmd_in(&outside, &["obs", "export", "cost_rows", "--format", "json"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(serde_json::from_slice::<Value>(&o.stdout).unwrap(), h);
     // A view the named database does not have is an error naming the database.
     let o = w.run(&["obs", "export", "event_log", "--db", "home"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("home database has no view named \"event_log\""), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("home database has no view named \"event_log\""),
+        "{}",
+        stderr(&o)
+    );
     // JSON columns holding JSON are objects, and jsonl is a line per row.
     let o = w.run(&["obs", "export", "event_log", "--format", "jsonl"]);
     let lines: Vec<Value> = stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();

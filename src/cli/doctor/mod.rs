@@ -20,9 +20,7 @@ pub fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<()> {
     let warned = checks.iter().filter(|c| c.status == Status::Warn).count();
     let output = args.output.output()?;
     match output.format {
-        Format::Json => {
-            render::json(&serde_json::json!({ "ok": failed == 0, "failed": failed, "warned": warned, "checks": checks }))?
-        }
+        Format::Json => render::json(&serde_json::json!({ "ok": failed == 0, "failed": failed, "warned": warned, "checks": checks }))?,
         Format::Table => {
             let mut t = Table::new(["status", "check", "detail"]).roles([Role::Key, Role::Text, Role::Prose]);
             for c in &checks {
@@ -51,7 +49,12 @@ pub fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<()> {
         _ => {
             let mut t = Table::new(["id", "name", "status", "detail"]);
             for c in &checks {
-                t.push(vec![c.id.clone().into(), c.name.clone().into(), c.status.as_str().into(), c.detail.clone().into()]);
+                t.push(vec![
+                    c.id.clone().into(),
+                    c.name.clone().into(),
+                    c.status.as_str().into(),
+                    c.detail.clone().into(),
+                ]);
             }
             t.print(output)?;
         }
