@@ -4,9 +4,9 @@ CREATE VIEW stop_outcomes_by_rule AS
 SELECT
     rule,
     outcome,
-    count(*) AS stops,
-    count(DISTINCT session_id) AS sessions,
-    min(ts) AS first_at,
-    max(ts) AS last_at
+    CAST(count(*) AS INTEGER) AS stops,
+    CAST(count(DISTINCT session_id) AS INTEGER) AS sessions,
+    CAST(min(ts) AS TEXT) AS first_at,
+    CAST(max(ts) AS TEXT) AS last_at
 FROM stop_outcomes
 GROUP BY rule, outcome;

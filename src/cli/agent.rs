@@ -65,35 +65,35 @@ pub enum AgentCommand {
         #[arg(long)]
         dry_run: bool,
         #[command(flatten)]
-        output: render::OutputArgs,
+        output: crate::cli::OutputArgs,
     },
     /// The effective harness table, each key's origin (local or package), and its skills.
     Describe {
         /// The harness table's name.
         name: String,
         #[command(flatten)]
-        output: render::OutputArgs,
+        output: crate::cli::OutputArgs,
     },
     /// Installs and resolutions, for one harness name or all.
     History {
         /// Only this harness table (default: all).
         name: Option<String>,
         #[command(flatten)]
-        output: render::OutputArgs,
+        output: crate::cli::OutputArgs,
     },
     /// Packages in the local clones of every stable (read-only; no network).
     Search {
         /// Text to look for in package names and descriptions (default: every package).
         query: Option<String>,
         #[command(flatten)]
-        output: render::OutputArgs,
+        output: crate::cli::OutputArgs,
     },
     /// A package's manifest, requests, files and scan findings from the local clone (read-only).
     Info {
         /// <stable>/<package>[@<version>].
         package: String,
         #[command(flatten)]
-        output: render::OutputArgs,
+        output: crate::cli::OutputArgs,
     },
     /// The seeds' spelling of `tlc stable …` (hidden alias).
     #[command(subcommand, hide = true)]

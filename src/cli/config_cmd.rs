@@ -1,7 +1,8 @@
 //! `tlc config show [--origin] [--json]`.
 
 use super::Ctx;
-use crate::render::{self, Cell, Format, OutputArgs, Role, Table};
+use crate::cli::OutputArgs;
+use crate::render::{self, Cell, Format, Role, Table};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]

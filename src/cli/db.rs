@@ -1,7 +1,8 @@
 //! `tlc db migrate|status|check`.
 
 use super::Ctx;
-use crate::render::{self, Cell, Format, OutputArgs, Role, Table};
+use crate::cli::OutputArgs;
+use crate::render::{self, Cell, Format, Role, Table};
 use crate::store::{self, DbKind};
 use clap::Subcommand;
 

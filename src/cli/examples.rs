@@ -1,5 +1,5 @@
 //! Each command's examples, shown at the end of its `--help` (and in the man pages). Kept in one
-//! list so a new command adds its line here; `tests/cli_contract.rs` refuses a command without.
+//! list so a new command adds its line here; `tests/suite/cli_contract.rs` refuses a command without.
 
 /// (command path, examples). The path is the words after `tlc`.
 pub const EXAMPLES: &[(&str, &str)] = &[

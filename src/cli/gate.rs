@@ -31,7 +31,7 @@ pub enum GateCommand {
         #[arg(long)]
         session: Option<String>,
         #[command(flatten)]
-        output: render::OutputArgs,
+        output: crate::cli::OutputArgs,
     },
 }
 

@@ -9,7 +9,7 @@ use crate::render;
 pub struct InitArgs {
     // JSON (and csv, jsonl, markdown) carry {"path", "outcome", "warning"}.
     #[command(flatten)]
-    pub output: render::OutputArgs,
+    pub output: crate::cli::OutputArgs,
 }
 
 pub fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {

@@ -35,7 +35,7 @@ pub enum LessonsCommand {
     /// List project and global lessons (read-only).
     List {
         #[command(flatten)]
-        output: render::OutputArgs,
+        output: crate::cli::OutputArgs,
     },
 }
 

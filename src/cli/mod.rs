@@ -20,6 +20,7 @@ mod obs_cost;
 mod obs_data;
 mod obs_ship;
 mod obs_spool;
+mod output;
 mod policy_cmd;
 mod prices;
 mod ship;
@@ -28,6 +29,7 @@ mod status;
 mod statusline;
 
 pub use context::Ctx;
+pub use output::OutputArgs;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::ffi::OsString;

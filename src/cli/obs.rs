@@ -3,8 +3,9 @@
 //! writes only the file it names).
 
 use super::Ctx;
+use crate::cli::OutputArgs;
 use crate::obs::report::{EventLine, Reports, SessionReport};
-use crate::render::{self, Cell, Format, Output, OutputArgs, Role, Table};
+use crate::render::{self, Cell, Format, Output, Role, Table};
 use crate::store::{self, DbKind, Store};
 use clap::Subcommand;
 use std::path::PathBuf;

@@ -2,13 +2,14 @@
 
 use super::obs::{DbArg, ExportArgs};
 use super::Ctx;
+use crate::cli::OutputArgs;
 use crate::gate::turn::TurnStore;
 use crate::gate::GateStore;
 use crate::obs::export::{ExportFormat, Views, Window};
 use crate::obs::{import::Importer, EventStore, Spool};
 use crate::policy::claims::ClaimStore;
 use crate::policy::integrity::IntegrityStore;
-use crate::render::{self, Cell, Format, Output, OutputArgs, Role, Table};
+use crate::render::{self, Cell, Format, Output, Role, Table};
 use crate::store::{self, DbKind, PruneCount};
 use anyhow::Context;
 use std::io::{BufRead, Write};

@@ -17,7 +17,7 @@ pub struct ShipArgs {
     #[arg(long, conflicts_with = "dry_run")]
     pub status: bool,
     #[command(flatten)]
-    pub output: render::OutputArgs,
+    pub output: crate::cli::OutputArgs,
 }
 
 fn config_error(e: ShipError) -> anyhow::Error {

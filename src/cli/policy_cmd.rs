@@ -1,8 +1,9 @@
 //! `tlc policy [--json]` (what diverged; read-only) and `tlc policy accept <path>...`.
 
 use super::Ctx;
+use crate::cli::OutputArgs;
 use crate::policy::integrity::{self, IntegrityStore};
-use crate::render::{self, Cell, Format, Output, OutputArgs, Table};
+use crate::render::{self, Cell, Format, Output, Table};
 use crate::store::{self, DbKind};
 use clap::Subcommand;
 

@@ -1,9 +1,10 @@
 //! `tlc prices refresh|lookup|list|status`.
 
 use super::Ctx;
+use crate::cli::OutputArgs;
 use crate::cost::catalog::{self, PriceCatalog, RefreshOutcome, LITELLM, OVERRIDE};
 use crate::cost::{fetch, parse, PriceEntry};
-use crate::render::{self, Cell, Format, Output, OutputArgs, Progress, Role, Table};
+use crate::render::{self, Cell, Format, Output, Progress, Role, Table};
 use crate::store::{self, DbKind, Store};
 use anyhow::Context;
 use clap::Subcommand;

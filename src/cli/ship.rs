@@ -16,7 +16,7 @@ pub enum ShipCommand {
         #[arg(long)]
         session: Option<String>,
         #[command(flatten)]
-        output: render::OutputArgs,
+        output: crate::cli::OutputArgs,
     },
 }
 
@@ -27,7 +27,7 @@ pub struct HandoffArgs {
     pub session: Option<String>,
     // JSON carries the turn and its outcomes; csv, jsonl and markdown the outcomes.
     #[command(flatten)]
-    pub output: render::OutputArgs,
+    pub output: crate::cli::OutputArgs,
 }
 
 pub fn run(ctx: &Ctx, cmd: ShipCommand) -> anyhow::Result<()> {

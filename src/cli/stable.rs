@@ -36,14 +36,14 @@ pub enum StableCommand {
     /// Every stable: remote, visibility, last fetch, head (the full SHA in every form but table; read-only).
     List {
         #[command(flatten)]
-        output: render::OutputArgs,
+        output: crate::cli::OutputArgs,
     },
     /// Validate and scan every package of a stable checkout (default: the current directory).
     Lint {
         /// The checkout to lint (default: the current directory).
         path: Option<PathBuf>,
         #[command(flatten)]
-        output: render::OutputArgs,
+        output: crate::cli::OutputArgs,
     },
 }
 

@@ -12,7 +12,7 @@ use crate::store::{self, DbKind};
 pub struct StatusArgs {
     // JSON carries everything below; csv, jsonl and markdown carry the rails.
     #[command(flatten)]
-    pub output: render::OutputArgs,
+    pub output: crate::cli::OutputArgs,
 }
 
 /// A posture word that was refused, and where it was found (`config` or `mode-state`).

@@ -11,7 +11,7 @@ pub struct DoctorArgs {
     // JSON is {"ok", "failed", "warned", "checks": [{"id", "name", "status", "detail"}]}; csv,
     // jsonl and markdown carry the checks.
     #[command(flatten)]
-    pub output: render::OutputArgs,
+    pub output: crate::cli::OutputArgs,
 }
 
 pub fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<()> {

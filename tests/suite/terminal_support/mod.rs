@@ -31,7 +31,7 @@ pub fn python() -> PathBuf {
                 .args(["-m", "venv"])
                 .arg(&venv)
                 .status()
-                .expect("python3 -m venv (tests/terminal.rs needs python3 with venv)");
+                .expect("python3 -m venv (tests/suite/terminal.rs needs python3 with venv)");
             assert!(st.success(), "python3 -m venv {} failed", venv.display());
             let out = Command::new(&py)
                 .args(["-m", "pip", "install", "--disable-pip-version-check", "-q", "-r"])
