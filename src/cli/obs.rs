@@ -175,9 +175,7 @@ pub fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
         ObsCommand::Export(a) => super::obs_data::export(ctx, a),
         ObsCommand::Views { output } => super::obs_data::views(output.output()?),
         ObsCommand::Prune { dry_run, output } => super::obs_data::prune(ctx, dry_run, output.output()?),
-        ObsCommand::Import(ImportCommand::Jsonl { files, output }) => {
-            super::obs_data::import_jsonl(ctx, &files, output.output()?)
-        }
+        ObsCommand::Import(ImportCommand::Jsonl { files, output }) => super::obs_data::import_jsonl(ctx, &files, output.output()?),
         ObsCommand::Import(ImportCommand::Transcripts { dir, rescan, output }) => {
             super::obs_cost::import(ctx, dir, rescan, output.output()?)
         }
@@ -376,13 +374,8 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         models.push(vec![m.clone().into()]);
     }
     out.push(("Models", models));
-    let mut tools = Table::new(["tool", "calls", "ok", "fail", "total ms"]).roles([
-        Role::Text,
-        Role::Number,
-        Role::Number,
-        Role::Number,
-        Role::Number,
-    ]);
+    let mut tools =
+        Table::new(["tool", "calls", "ok", "fail", "total ms"]).roles([Role::Text, Role::Number, Role::Number, Role::Number, Role::Number]);
     for t in &rep.tools {
         tools.push(vec![
             t.tool.clone().into(),
@@ -585,7 +578,9 @@ fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
         Format::Json => return render::json(&lines),
         Format::Jsonl => return render::out(&jsonl(&lines)?),
         Format::Table if lines.is_empty() => {
-            return render::out("The hooks have made no decisions here yet: no shell command, tool call or MCP call has been asked about.\n")
+            return render::out(
+                "The hooks have made no decisions here yet: no shell command, tool call or MCP call has been asked about.\n",
+            )
         }
         _ => {}
     }

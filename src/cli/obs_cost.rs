@@ -1,10 +1,10 @@
 //! `tlc obs cost` and `tlc obs import transcripts` (wired into [`super::obs::ObsCommand`]).
 
 use super::Ctx;
+use crate::cli::OutputArgs;
 use crate::cost::catalog::PriceCatalog;
 use crate::cost::import::{Import, ImportSummary, Options};
 use crate::cost::report::{CostBy, CostFilter, CostOptions, CostReport, CostReports, CostRow, Order, ReportError};
-use crate::cli::OutputArgs;
 use crate::render::{self, Cell, Format, Output, Progress, Role, Table};
 use crate::store::{self, DbKind, Store};
 use clap::Args;
