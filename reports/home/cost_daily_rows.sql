@@ -5,5 +5,5 @@
 CREATE VIEW cost_daily_rows AS
 SELECT day, project, model, responses, priced, input_tokens, output_tokens,
        cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
-       CASE WHEN priced > 0 THEN cost_usd END AS cost_usd
+       CAST(CASE WHEN priced > 0 THEN cost_usd END AS REAL) AS cost_usd
 FROM usage_daily

@@ -7,5 +7,5 @@
 CREATE VIEW cost_hourly_rows AS
 SELECT hour, at_hour, project, model, responses, priced, input_tokens, output_tokens,
        cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
-       CASE WHEN priced > 0 THEN cost_usd END AS cost_usd, first_ts, last_ts
+       CAST(CASE WHEN priced > 0 THEN cost_usd END AS REAL) AS cost_usd, first_ts, last_ts
 FROM usage_hourly

@@ -9,5 +9,5 @@
 CREATE VIEW cost_rows AS
 SELECT day, project, session_id, model, responses, priced, input_tokens, output_tokens,
        cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
-       CASE WHEN priced > 0 THEN cost_usd END AS cost_usd, last_ts
+       CAST(CASE WHEN priced > 0 THEN cost_usd END AS REAL) AS cost_usd, last_ts
 FROM usage_rollup

@@ -4,13 +4,13 @@
 -- cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_usd (NULL when none was priced),
 -- first_ts, last_ts.
 CREATE VIEW cost_hourly_rows AS
-SELECT substr(ts, 1, 13) AS hour, substr(ts, 15) = '00:00.000Z' AS at_hour, '' AS project,
-       coalesce(model, '') AS model, count(*) AS responses, count(cost_usd) AS priced,
-       sum(coalesce(input_tokens, 0)) AS input_tokens, sum(coalesce(output_tokens, 0)) AS output_tokens,
-       sum(coalesce(cache_read_tokens, 0)) AS cache_read_tokens,
-       sum(coalesce(cache_write_tokens, 0)) AS cache_write_tokens,
-       sum(coalesce(cache_write_1h_tokens, 0)) AS cache_write_1h_tokens, sum(cost_usd) AS cost_usd,
-       min(ts) AS first_ts, max(ts) AS last_ts
+SELECT CAST(substr(ts, 1, 13) AS TEXT) AS hour, CAST(substr(ts, 15) = '00:00.000Z' AS INTEGER) AS at_hour, CAST('' AS TEXT) AS project,
+       CAST(coalesce(model, '') AS TEXT) AS model, CAST(count(*) AS INTEGER) AS responses, CAST(count(cost_usd) AS INTEGER) AS priced,
+       CAST(sum(coalesce(input_tokens, 0)) AS INTEGER) AS input_tokens, CAST(sum(coalesce(output_tokens, 0)) AS INTEGER) AS output_tokens,
+       CAST(sum(coalesce(cache_read_tokens, 0)) AS INTEGER) AS cache_read_tokens,
+       CAST(sum(coalesce(cache_write_tokens, 0)) AS INTEGER) AS cache_write_tokens,
+       CAST(sum(coalesce(cache_write_1h_tokens, 0)) AS INTEGER) AS cache_write_1h_tokens, CAST(sum(cost_usd) AS REAL) AS cost_usd,
+       CAST(min(ts) AS TEXT) AS first_ts, CAST(max(ts) AS TEXT) AS last_ts
 FROM events
 WHERE kind = 'generation.end'
 GROUP BY 1, 2, 4

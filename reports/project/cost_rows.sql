@@ -3,10 +3,10 @@
 -- priced, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens,
 -- cost_usd (NULL when it had no price), last_ts (its time, UTC).
 CREATE VIEW cost_rows AS
-SELECT substr(ts, 1, 10) AS day, '' AS project, coalesce(session_id, '') AS session_id,
-       coalesce(model, '') AS model, 1 AS responses, cost_usd IS NOT NULL AS priced,
-       coalesce(input_tokens, 0) AS input_tokens, coalesce(output_tokens, 0) AS output_tokens,
-       coalesce(cache_read_tokens, 0) AS cache_read_tokens, coalesce(cache_write_tokens, 0) AS cache_write_tokens,
-       coalesce(cache_write_1h_tokens, 0) AS cache_write_1h_tokens, cost_usd, ts AS last_ts
+SELECT CAST(substr(ts, 1, 10) AS TEXT) AS day, CAST('' AS TEXT) AS project, CAST(coalesce(session_id, '') AS TEXT) AS session_id,
+       CAST(coalesce(model, '') AS TEXT) AS model, CAST(1 AS INTEGER) AS responses, CAST(cost_usd IS NOT NULL AS INTEGER) AS priced,
+       CAST(coalesce(input_tokens, 0) AS INTEGER) AS input_tokens, CAST(coalesce(output_tokens, 0) AS INTEGER) AS output_tokens,
+       CAST(coalesce(cache_read_tokens, 0) AS INTEGER) AS cache_read_tokens, CAST(coalesce(cache_write_tokens, 0) AS INTEGER) AS cache_write_tokens,
+       CAST(coalesce(cache_write_1h_tokens, 0) AS INTEGER) AS cache_write_1h_tokens, cost_usd, ts AS last_ts
 FROM events
 WHERE kind = 'generation.end'

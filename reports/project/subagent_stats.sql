@@ -4,12 +4,12 @@ CREATE VIEW subagent_stats AS
 SELECT
     session_id,
     provider,
-    coalesce(json_extract(attrs, '$.agent_type'), json_extract(attrs, '$.subagent_type'), 'unknown') AS subagent_type,
-    sum(kind = 'subagent.start') AS started,
-    sum(kind = 'subagent.end') AS ended,
-    sum(phase IS 'start') AS tool_calls,
-    min(ts) AS first_at,
-    max(ts) AS last_at
+    CAST(coalesce(json_extract(attrs, '$.agent_type'), json_extract(attrs, '$.subagent_type'), 'unknown') AS TEXT) AS subagent_type,
+    CAST(sum(kind = 'subagent.start') AS INTEGER) AS started,
+    CAST(sum(kind = 'subagent.end') AS INTEGER) AS ended,
+    CAST(sum(phase IS 'start') AS INTEGER) AS tool_calls,
+    CAST(min(ts) AS TEXT) AS first_at,
+    CAST(max(ts) AS TEXT) AS last_at
 FROM events
 WHERE kind IN ('subagent.start', 'subagent.end') OR (phase = 'start' AND parent_span_id IS NOT NULL)
 GROUP BY session_id, provider, subagent_type;
