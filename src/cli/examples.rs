@@ -80,6 +80,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "completions",
         "tlc completions bash > ~/.local/share/bash-completion/completions/tlc\ntlc completions zsh > \"${fpath[1]}/_tlc\"\ntlc completions fish > ~/.config/fish/completions/tlc.fish",
     ),
+    ("statusline", "echo '{\"session_id\": \"0b7c3f2a\"}' | tlc statusline"),
     ("man", "tlc man | man -l -\ntlc man --out-dir ~/.local/share/man/man1"),
 ];
 

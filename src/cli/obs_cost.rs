@@ -359,7 +359,10 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
         })
         .collect();
     let narrow = ["cache read", "cache create 1h", "cache create", "total tokens"];
-    let mut t = Table::new(headers).roles(roles).droppable(&narrow);
+    // On a narrower terminal still, the by-session and by-block detail gives way too.
+    let mut droppable = narrow.to_vec();
+    droppable.extend(["project", "last activity", "end"]);
+    let mut t = Table::new(headers).roles(roles).droppable(&droppable);
     let short_models = format == Format::Table && !output.wide;
     let show_models = |models: &[String]| -> String {
         models

@@ -36,6 +36,7 @@ const NOT_TABLES: &[(&str, &str)] = &[
     ("agent stable remove", "writes config"),
     ("completions", "prints a shell script"),
     ("man", "prints roff"),
+    ("statusline", "prints one status line for Claude Code"),
 ];
 
 /// Every command that runs on its own: the leaves, and parents that take arguments themselves.
