@@ -388,3 +388,43 @@ pub fn outside_temp_root() -> PathBuf {
     }
     panic!("no writable folder outside the temp folders for the test worlds (tried $HOME/.cache and /var/cache)");
 }
+
+/// The cargo target folder (the binary is `<target>/<profile>/tlc`).
+pub fn target_dir() -> PathBuf {
+    let bin = Path::new(TLC);
+    bin.parent().and_then(Path::parent).expect("target dir").to_path_buf()
+}
+
+/// The python of the venv `target/<name>`, created with the pinned `requirements` (the text of
+/// the file at `requirements_path`, relative to the crate) when missing or pinned differently.
+/// Several test processes may ask at once: a lock file serialises them.
+pub fn python_venv(name: &str, requirements_path: &str, requirements: &str) -> PathBuf {
+    let target = target_dir();
+    std::fs::create_dir_all(&target).expect("target dir");
+    let lock = std::fs::File::create(target.join(format!("{name}.lock"))).expect("lock file");
+    lock.lock().expect("lock the venv");
+    let venv = target.join(name);
+    let stamp = venv.join("tlc-requirements.txt");
+    let py = venv.join("bin/python");
+    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(requirements) || !py.exists() {
+        let _ = std::fs::remove_dir_all(&venv);
+        let st = Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .status()
+            .expect("python3 -m venv (the tests need python3 with venv)");
+        assert!(st.success(), "python3 -m venv {} failed", venv.display());
+        let out = Command::new(&py)
+            .args(["-m", "pip", "install", "--disable-pip-version-check", "-q", "-r"])
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(requirements_path))
+            .output()
+            .expect("pip");
+        assert!(
+            out.status.success(),
+            "pip install -r {requirements_path} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::write(&stamp, requirements).expect("stamp");
+    }
+    py
+}

@@ -20,14 +20,7 @@ pub const MODEL: &str = "claude-sonnet-4-5-20250929";
 /// One `claude -p` run is stopped after this.
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
-/// `target/` of this build (the folder holding the profile folder of the tlc binary).
-fn target_dir() -> PathBuf {
-    Path::new(TLC)
-        .parent()
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-        .expect("the tlc binary lives in target/<profile>/")
-}
+use crate::common::target_dir;
 
 /// The native Claude Code binary, installed with npm under `target/e2e/` on first use.
 ///
