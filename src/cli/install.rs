@@ -2,7 +2,7 @@
 //! entries into each provider's settings file (Claude Code's settings.json, Cursor's hooks.json:
 //! see `hook::PROVIDERS`).
 
-use crate::hook::{wiring, Provider, PROVIDERS};
+use crate::hook::{settings_text, wiring, Provider, PROVIDERS};
 use crate::render;
 use std::path::{Path, PathBuf};
 
@@ -59,38 +59,52 @@ impl clap::Args for ProviderFlags {
     }
 }
 
-fn read_json(path: &Path) -> anyhow::Result<Option<serde_json::Value>> {
-    use crate::fsread::{read_capped_text, Links, SETTINGS_CAP};
-    match read_capped_text(path, SETTINGS_CAP, Links::Follow) {
-        Ok(Some(text)) if text.trim().is_empty() => Ok(Some(serde_json::json!({}))),
-        Ok(Some(text)) => serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| crate::error::unusable(format!("{}: not valid JSON ({e}); left as it is", path.display()))),
-        Ok(None) => Ok(None),
-        Err(e) => Err(crate::error::refused(e.to_string())),
+/// A provider's settings file as read: its text (empty when there is no file) and its value.
+struct Settings {
+    text: String,
+    value: serde_json::Value,
+    existed: bool,
+}
+
+impl Settings {
+    fn read(path: &Path) -> anyhow::Result<Settings> {
+        use crate::fsread::{read_capped_text, Links, SETTINGS_CAP};
+        let (text, existed) = match read_capped_text(path, SETTINGS_CAP, Links::Follow) {
+            Ok(Some(text)) => (text, true),
+            Ok(None) => (String::new(), false),
+            Err(e) => return Err(crate::error::refused(e.to_string())),
+        };
+        let value = if text.trim().is_empty() {
+            serde_json::json!({})
+        } else {
+            serde_json::from_str(&text).map_err(|e| {
+                crate::error::unusable(format!("{}: not valid JSON ({e}); left as it is", path.display()))
+            })?
+        };
+        Ok(Settings { text, value, existed })
+    }
+
+    /// The text to write for `after`: this file's text with only what differs from what it
+    /// holds changed (see `hook::settings_text`).
+    fn text_for(&self, path: &Path, after: &serde_json::Value) -> anyhow::Result<String> {
+        settings_text::rewrite(&self.text, &self.value, after)
+            .map_err(|e| crate::error::unusable(format!("{}: {e}; left as it is", path.display())))
     }
 }
 
-/// The text tlc writes for `value`.
-fn settings_text(value: &serde_json::Value) -> anyhow::Result<String> {
-    Ok(serde_json::to_string_pretty(value)? + "\n")
-}
-
-/// A unified diff of `path` from what it holds to `value` (what a run would write).
-fn diff(path: &Path, value: &serde_json::Value) -> anyhow::Result<String> {
-    let before = std::fs::read_to_string(path).unwrap_or_default();
-    let after = settings_text(value)?;
+/// A unified diff of `path` from `before` to `after` (what a run would write).
+fn diff(path: &Path, before: &str, after: &str) -> String {
     let name = path.display().to_string();
-    Ok(similar::TextDiff::from_lines(&before, &after)
+    similar::TextDiff::from_lines(before, after)
         .unified_diff()
         .context_radius(3)
         .header(&name, &name)
-        .to_string())
+        .to_string()
 }
 
-/// Writes `value` to `path`, first copying what was there to `<file>.tlc-backup`: one backup per
+/// Writes `text` to `path`, first copying what was there to `<file>.tlc-backup`: one backup per
 /// file (the state before the latest run), not one per run.
-fn write_with_backup(path: &Path, existed: bool, value: &serde_json::Value) -> anyhow::Result<Option<PathBuf>> {
+fn write_with_backup(path: &Path, existed: bool, text: &str) -> anyhow::Result<Option<PathBuf>> {
     let backup = if existed {
         let name = format!(
             "{}.tlc-backup",
@@ -103,7 +117,7 @@ fn write_with_backup(path: &Path, existed: bool, value: &serde_json::Value) -> a
     } else {
         None
     };
-    crate::config::edit::write_atomic(path, settings_text(value)?.as_bytes())?;
+    crate::config::edit::write_atomic(path, text.as_bytes())?;
     Ok(backup)
 }
 
@@ -141,9 +155,8 @@ pub fn install(args: InstallArgs) -> anyhow::Result<()> {
         }
         done_any = true;
         let file = dir.join(p.settings_file);
-        let existing = read_json(&file)?;
-        let existed = existing.is_some();
-        let mut value = existing.unwrap_or_else(|| serde_json::json!({}));
+        let settings = Settings::read(&file)?;
+        let mut value = settings.value.clone();
         let command = wiring::hook_command(&exe, p.name);
         let added = wiring::install(p, &mut value, &command)
             .map_err(|e| crate::error::unusable(format!("{}: {e}; left as it is", file.display())))?;
@@ -155,6 +168,7 @@ pub fn install(args: InstallArgs) -> anyhow::Result<()> {
             ))?;
             continue;
         }
+        let text = settings.text_for(&file, &value)?;
         if args.dry_run {
             render::out(&format!(
                 "{}: would add `{command}` to {} in {} (dry run: nothing written)\n",
@@ -162,10 +176,10 @@ pub fn install(args: InstallArgs) -> anyhow::Result<()> {
                 added.join(", "),
                 file.display()
             ))?;
-            render::out(&diff(&file, &value)?)?;
+            render::out(&diff(&file, &settings.text, &text))?;
             continue;
         }
-        let backup = write_with_backup(&file, existed, &value)?;
+        let backup = write_with_backup(&file, settings.existed, &text)?;
         render::out(&format!(
             "{}: added `{command}` to {} in {}\n",
             p.name,
@@ -200,9 +214,8 @@ fn install_statusline(exe: &str, replace: bool, dry_run: bool) -> anyhow::Result
     let p = claude();
     let dir = p.config_dir().map_err(|e| crate::error::unusable(format!("statusline: {e}")))?;
     let file = dir.join(p.settings_file);
-    let existing = read_json(&file)?;
-    let existed = existing.is_some();
-    let mut value = existing.unwrap_or_else(|| serde_json::json!({}));
+    let settings = Settings::read(&file)?;
+    let mut value = settings.value.clone();
     let command = format!("{exe} statusline");
     let current = value.get("statusLine").cloned();
     let current_command = current
@@ -237,20 +250,22 @@ fn install_statusline(exe: &str, replace: bool, dry_run: bool) -> anyhow::Result
             file.display()
         )));
     };
-    if dry_run {
-        return render::out(&format!(
-            "statusline: would set statusLine to `{command}` in {} (dry run: nothing written)\n",
-            file.display()
-        ));
-    }
     obj.insert(
         "statusLine".into(),
         serde_json::json!({"type": "command", "command": command, "padding": 0}),
     );
+    let text = settings.text_for(&file, &value)?;
+    if dry_run {
+        render::out(&format!(
+            "statusline: would set statusLine to `{command}` in {} (dry run: nothing written)\n",
+            file.display()
+        ))?;
+        return render::out(&diff(&file, &settings.text, &text));
+    }
     if !dir.is_dir() {
         std::fs::create_dir_all(&dir).map_err(|e| crate::error::refused(format!("{}: cannot create: {e}", dir.display())))?;
     }
-    let backup = write_with_backup(&file, existed, &value)?;
+    let backup = write_with_backup(&file, settings.existed, &text)?;
     render::out(&format!("statusline: set statusLine to `{command}` in {}\n", file.display()))?;
     if let Some(b) = backup {
         render::out(&format!("  backup: {}\n", b.display()))?;
@@ -277,7 +292,11 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
                 continue;
             }
         };
-        let Some(mut value) = read_json(&file)? else { continue };
+        let settings = Settings::read(&file)?;
+        if !settings.existed {
+            continue;
+        }
+        let mut value = settings.value.clone();
         let mut removed = wiring::uninstall(p, &mut value);
         if p.name == "claude" && uninstall_statusline(&mut value) {
             removed.push("statusLine".into());
@@ -286,6 +305,7 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
             render::out(&format!("{}: {} has no tlc entries\n", p.name, file.display()))?;
             continue;
         }
+        let text = settings.text_for(&file, &value)?;
         if args.dry_run {
             render::out(&format!(
                 "{}: would remove tlc from {} in {} (dry run: nothing written)\n",
@@ -293,10 +313,10 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
                 removed.join(", "),
                 file.display()
             ))?;
-            render::out(&diff(&file, &value)?)?;
+            render::out(&diff(&file, &settings.text, &text))?;
             continue;
         }
-        let backup = write_with_backup(&file, true, &value)?;
+        let backup = write_with_backup(&file, true, &text)?;
         render::out(&format!(
             "{}: removed tlc from {} in {}\n",
             p.name,

@@ -16,6 +16,7 @@ pub mod provider;
 mod record;
 mod turn;
 mod usage;
+pub mod settings_text;
 pub mod wiring;
 
 pub use fault_log::{read_fault_log, FAULT_LOG_NAME};

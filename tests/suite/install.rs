@@ -263,3 +263,107 @@ fn install_dry_run_prints_a_diff_refuses_a_non_array_event_and_keeps_one_backup(
     let backup = std::fs::read_to_string(claude.join("settings.json.tlc-backup")).unwrap();
     assert!(backup.contains(" hook claude"), "the backup is the installed state:\n{backup}");
 }
+
+/// The lines of `before` that `after` no longer has, and the lines `after` gained (a line diff).
+fn line_changes(before: &str, after: &str) -> (Vec<String>, Vec<String>) {
+    let (mut lost, mut gained) = (Vec::new(), Vec::new());
+    for change in similar::TextDiff::from_lines(before, after).iter_all_changes() {
+        match change.tag() {
+            similar::ChangeTag::Delete => lost.push(change.value().to_string()),
+            similar::ChangeTag::Insert => gained.push(change.value().to_string()),
+            similar::ChangeTag::Equal => {}
+        }
+    }
+    (lost, gained)
+}
+
+#[test]
+fn install_and_uninstall_keep_the_text_outside_tlcs_entries_as_written() {
+    // What serde_json would print otherwise: 1e3 as 1000.0, 1.50 as 1.5, the huge integer as a
+    // float, "\u00e9" as "é", and every line indented with two spaces.
+    let original = concat!(
+        "{\n",
+        "\t\"model\": \"opus\",\n",
+        "\t\"cleanupPeriodDays\": 1e3,\n",
+        "\t\"ratio\": 1.50,\n",
+        "\t\"big\": 10000000000000000000001,\n",
+        "\t\"name\": \"caf\\u00e9\",\n",
+        "\t\"hooks\": {\n",
+        "\t\t\"PreToolUse\": [\n",
+        "\t\t\t{\n",
+        "\t\t\t\t\"matcher\": \"Bash\",\n",
+        "\t\t\t\t\"hooks\": [{\"type\": \"command\", \"command\": \"/opt/other/guard.sh\", \"timeout\": 3e1}]\n",
+        "\t\t\t}\n",
+        "\t\t]\n",
+        "\t},\n",
+        "\t\"env\": {\"A\": \"\\u0041\"}\n",
+        "}\n",
+    );
+    let w = World::new();
+    let claude = w.dir.path().join("claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let settings = claude.join("settings.json");
+    std::fs::write(&settings, original).unwrap();
+    let run = |args: &[&str]| {
+        let out = w.cmd(args).env("CLAUDE_CONFIG_DIR", &claude).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    let read = || std::fs::read_to_string(&settings).unwrap();
+
+    let plan = run(&["install", "--claude", "--dry-run"]);
+    assert_eq!(read(), original, "a dry run writes nothing");
+    run(&["install", "--claude"]);
+    let installed = read();
+    // Nothing of the original was removed or changed, only text inserted ...
+    let mut rest = installed.chars();
+    assert!(
+        original.chars().all(|c| rest.any(|d| d == c)),
+        "the original is not kept byte for byte:\n{installed}"
+    );
+    // ... every member line is still there as written (the numbers, the escapes, the other tool's
+    // hook on its one line) ...
+    let lines: Vec<&str> = installed.lines().collect();
+    for line in original.lines().filter(|l| l.contains("\": ") && !l.ends_with('[') && !l.ends_with('{')) {
+        assert!(lines.contains(&line), "{line:?} is not kept as written:\n{installed}");
+    }
+    // ... and what tlc wrote is its entries, pretty, in the file's own indentation (tabs).
+    let v: serde_json::Value = serde_json::from_str(&installed).unwrap();
+    assert_eq!(v["hooks"]["PreToolUse"].as_array().unwrap().len(), 2);
+    assert_eq!(v["hooks"]["PreToolUse"][1]["matcher"], "*");
+    let added: Vec<&str> = lines.iter().copied().filter(|l| !original.lines().any(|o| o == *l)).collect();
+    assert_eq!(
+        added.iter().filter(|l| l.ends_with(" hook claude\",")).count(),
+        16,
+        "one entry per Claude Code event:\n{installed}"
+    );
+    for line in &added {
+        assert!(
+            line.starts_with('\t') && !line.trim_start_matches('\t').starts_with(' '),
+            "not indented with the file's tabs: {line:?}"
+        );
+    }
+    // The dry run's diff is exactly what was then written: the same lines removed and added.
+    let (lost, gained) = line_changes(original, &installed);
+    let diff_lines = |sign: char| -> Vec<String> {
+        plan.lines()
+            .filter(|l| l.starts_with(sign) && !l.starts_with("+++") && !l.starts_with("---"))
+            .map(|l| format!("{}\n", &l[1..]))
+            .collect()
+    };
+    assert_eq!((diff_lines('-'), diff_lines('+')), (lost, gained), "{plan}");
+
+    // --statusline keeps the rest's text too: the last member gains its comma, nothing else changes.
+    run(&["install", "--statusline"]);
+    let with_statusline = read();
+    let (lost, gained) = line_changes(&installed, &with_statusline);
+    assert_eq!(lost, vec!["\t\"env\": {\"A\": \"\\u0041\"}\n"], "{with_statusline}");
+    assert_eq!(gained[0], "\t\"env\": {\"A\": \"\\u0041\"},\n");
+    assert_eq!(gained[1], "\t\"statusLine\": {\n");
+    assert!(gained[3].starts_with("\t\t\"command\": \"") && gained[3].ends_with(" statusline\",\n"));
+    assert_eq!(gained.len(), 6, "{gained:?}");
+
+    // Uninstall takes out tlc's entries and statusLine: the original, byte for byte.
+    run(&["uninstall"]);
+    assert_eq!(read(), original);
+}
