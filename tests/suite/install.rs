@@ -311,6 +311,22 @@ fn install_and_uninstall_keep_the_text_outside_tlcs_entries_as_written() {
     };
     let read = || std::fs::read_to_string(&settings).unwrap();
 
+    // A file that is not JSON (here JSON with a comment and a trailing comma, which the editor
+    // could read) is refused by name and left as it is, by install and uninstall alike.
+    let jsonc = "{\n\t// mine\n\t\"model\": \"opus\",\n}\n";
+    std::fs::write(&settings, jsonc).unwrap();
+    for args in [&["install", "--claude"][..], &["install", "--statusline"], &["uninstall"]] {
+        let out = w.cmd(args).env("CLAUDE_CONFIG_DIR", &claude).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("{}: not valid JSON", settings.display())),
+            "{}",
+            stderr(&out)
+        );
+        assert_eq!(read(), jsonc);
+    }
+    std::fs::write(&settings, original).unwrap();
+
     let plan = run(&["install", "--claude", "--dry-run"]);
     assert_eq!(read(), original, "a dry run writes nothing");
     run(&["install", "--claude"]);

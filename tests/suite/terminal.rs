@@ -408,3 +408,67 @@ fn obs_events_json_carries_a_generations_tokens_and_cost() {
     assert_eq!(rep["gate_time"], rep["gateTime"]);
     assert!(rep["gate_time"]["total_ms"].is_i64() && rep["shell"]["by_rule"].is_object());
 }
+
+const GENERATOR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/transcripts/generate.py");
+
+/// A generated transcripts folder of a few MiB (the shared generator): its `projects` folder.
+fn generated_transcripts(dir: &Path) -> String {
+    let st = std::process::Command::new("python3")
+        .arg(GENERATOR)
+        .arg(dir)
+        .args(["--sessions", "12", "--messages", "150", "--seed", "19"])
+        .status()
+        .expect("python3 runs the transcript generator");
+    assert!(st.success());
+    dir.join("projects").to_string_lossy().into_owned()
+}
+
+#[test]
+fn the_import_draws_its_progress_bar_at_a_terminal_and_nothing_into_a_pipe() {
+    let set = tempfile::tempdir().unwrap();
+    let projects = generated_transcripts(set.path());
+    let import = ["obs", "import", "transcripts", projects.as_str()];
+
+    // At a terminal the bar is drawn on it from the start: the label, the bytes read in binary
+    // units and the rate, against the total with the time left once the import has measured the
+    // folder (a draw a quick import may finish before: redraws are at most ten a second); and
+    // cleared once the import is done, before the summary.
+    let w = World::new();
+    let out = on_terminal(&w, 160, &import, &[]);
+    let bar = regex::Regex::new(&format!(
+        r"importing {} (\[[#>-]{{25}}\] )?[\d.]+ (B|KiB|MiB)(/[\d.]+ MiB)? [\d.]+ (B|KiB|MiB)/s",
+        regex::escape(&projects)
+    ))
+    .unwrap();
+    assert!(bar.is_match(&out), "no progress bar at the terminal:\n{out:?}");
+    let cleared = out.rfind("\x1b[2K").expect("the bar is cleared");
+    let summary = out.find("files: 12 (12 read").expect("the summary");
+    assert!(cleared < summary, "{out:?}");
+
+    // Into a pipe (stdout and stderr), and with stdout piped at a terminal (stderr still on it):
+    // the summary alone, no bar text and no escape codes.
+    let w = World::new();
+    let o = w.run(&import);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("files: 12 (12 read"), "{}", stdout(&o));
+    let w = World::new();
+    let mut piped = std::process::Command::new("sh");
+    piped
+        .arg("-c")
+        .arg(format!("{} obs import transcripts {} | cat", sh_quote(TLC), sh_quote(&projects)))
+        .current_dir(&w.repo)
+        .isolated(&w);
+    let at_terminal = at_terminal(&piped);
+    assert!(at_terminal.status.success(), "{}", stderr(&at_terminal));
+    for (what, text) in [
+        ("stdout into a pipe", stdout(&o)),
+        ("stderr into a pipe", stderr(&o)),
+        ("the terminal, stdout piped", stdout(&at_terminal)),
+    ] {
+        assert!(
+            !text.contains('\x1b') && !text.contains("B/s") && !text.contains("eta ") && !text.contains("[--"),
+            "{what} got the bar:\n{text:?}"
+        );
+    }
+    assert!(stdout(&at_terminal).contains("files: 12 (12 read"), "{}", stdout(&at_terminal));
+}
