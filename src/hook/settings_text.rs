@@ -117,6 +117,12 @@ fn edit_array(arr: &CstArray, before: &[Value], after: &[Value]) {
     let old_keys: Vec<String> = before.iter().map(key).collect();
     let new_keys: Vec<String> = after.iter().map(key).collect();
     let nodes = arr.elements();
+    if nodes.len() != before.len() {
+        // The tree and the value disagree (they read the same text, so this is not expected):
+        // the array is written anew rather than edited by guesswork.
+        arr.clone().replace_with(CstInputValue::Array(after.iter().map(input).collect()));
+        return;
+    }
     // Applied in order, each operation leaves the array's first `new.start` elements equal to
     // `after`'s, so an insert goes at its index in `after`.
     for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_keys, &new_keys) {
@@ -231,6 +237,18 @@ mod tests {
         assert_eq!(
             out,
             "{\n  \"a\": 1e3,\n  \"h\": {\n    \"E\": [\n      {\n        \"hooks\": [\n          {\n            \"c\": 1\n          }\n        ]\n      }\n    ]\n  }\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_member_replaced_in_place_keeps_its_position_and_the_line_endings() {
+        let text = "{\r\n  \"statusLine\": {\"type\": \"command\", \"command\": \"x.sh\", \"padding\": 2},\r\n  \"n\": 1.50\r\n}\r\n";
+        let out = edit(text, |v| {
+            v["statusLine"] = json!({"type": "command", "command": "tlc statusline", "padding": 0});
+        });
+        assert_eq!(
+            out,
+            "{\r\n  \"statusLine\": {\"type\": \"command\", \"command\": \"tlc statusline\", \"padding\": 0},\r\n  \"n\": 1.50\r\n}\r\n"
         );
     }
 }
