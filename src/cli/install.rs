@@ -77,9 +77,8 @@ impl Settings {
         let value = if text.trim().is_empty() {
             serde_json::json!({})
         } else {
-            serde_json::from_str(&text).map_err(|e| {
-                crate::error::unusable(format!("{}: not valid JSON ({e}); left as it is", path.display()))
-            })?
+            serde_json::from_str(&text)
+                .map_err(|e| crate::error::unusable(format!("{}: not valid JSON ({e}); left as it is", path.display())))?
         };
         Ok(Settings { text, value, existed })
     }

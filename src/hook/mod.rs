@@ -14,9 +14,9 @@ mod mask;
 mod pending;
 pub mod provider;
 mod record;
+pub mod settings_text;
 mod turn;
 mod usage;
-pub mod settings_text;
 pub mod wiring;
 
 pub use fault_log::{read_fault_log, FAULT_LOG_NAME};

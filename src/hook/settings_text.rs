@@ -15,9 +15,7 @@ use serde_json::{Map, Value};
 /// when the text cannot be edited into `after`.
 pub fn rewrite(text: &str, before: &Value, after: &Value) -> Result<String, String> {
     if text.trim().is_empty() {
-        return serde_json::to_string_pretty(after)
-            .map(|t| t + "\n")
-            .map_err(|e| e.to_string());
+        return serde_json::to_string_pretty(after).map(|t| t + "\n").map_err(|e| e.to_string());
     }
     let root = CstRootNode::parse(text, &jsonc_parser::ParseOptions::default()).map_err(|e| e.to_string())?;
     match (before, after, root.object_value()) {
@@ -200,7 +198,9 @@ mod tests {
             v["hooks"] = json!({"Stop": [{"hooks": [{"type": "command", "command": "tlc hook claude"}]}]});
         });
         assert!(
-            out.starts_with("{\n\t\"a\": 1e3,\n\t\"b\": \"\\u00e9\",\n\t\"c\": [1.50, 10000000000000000000001],\n\t\"hooks\": {\n\t\t\"Stop\": ["),
+            out.starts_with(
+                "{\n\t\"a\": 1e3,\n\t\"b\": \"\\u00e9\",\n\t\"c\": [1.50, 10000000000000000000001],\n\t\"hooks\": {\n\t\t\"Stop\": ["
+            ),
             "{out}"
         );
         assert!(out.ends_with("\n\t}\n}\n"), "{out}");
@@ -217,7 +217,10 @@ mod tests {
         let out = edit(text, |v| {
             v["l"].as_array_mut().unwrap().push(json!({"z": 3}));
         });
-        assert_eq!(out, "{\n    \"l\": [\n        {\"x\": 1e0},\n        {\"y\": 2},\n        {\n            \"z\": 3\n        }\n    ]\n}");
+        assert_eq!(
+            out,
+            "{\n    \"l\": [\n        {\"x\": 1e0},\n        {\"y\": 2},\n        {\n            \"z\": 3\n        }\n    ]\n}"
+        );
         let out = edit(text, |v| {
             v["l"].as_array_mut().unwrap().remove(0);
         });
@@ -225,7 +228,10 @@ mod tests {
         let out = edit(text, |v| {
             v["l"][1]["t"] = json!(600);
         });
-        assert_eq!(out, "{\n    \"l\": [\n        {\"x\": 1e0},\n        {\n            \"y\": 2,\n            \"t\": 600\n        }\n    ]\n}");
+        assert_eq!(
+            out,
+            "{\n    \"l\": [\n        {\"x\": 1e0},\n        {\n            \"y\": 2,\n            \"t\": 600\n        }\n    ]\n}"
+        );
     }
 
     #[test]

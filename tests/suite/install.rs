@@ -340,7 +340,10 @@ fn install_and_uninstall_keep_the_text_outside_tlcs_entries_as_written() {
     // ... every member line is still there as written (the numbers, the escapes, the other tool's
     // hook on its one line) ...
     let lines: Vec<&str> = installed.lines().collect();
-    for line in original.lines().filter(|l| l.contains("\": ") && !l.ends_with('[') && !l.ends_with('{')) {
+    for line in original
+        .lines()
+        .filter(|l| l.contains("\": ") && !l.ends_with('[') && !l.ends_with('{'))
+    {
         assert!(lines.contains(&line), "{line:?} is not kept as written:\n{installed}");
     }
     // ... and what tlc wrote is its entries, pretty, in the file's own indentation (tabs).
