@@ -60,24 +60,55 @@ impl<'a> UsageRow<'a> {
 }
 
 /// A response time as stored (`2026-11-20T09:14:00.000Z`), held without an allocation so that
-/// [`Sums`] stays `Copy`. Stored stamps compare as text.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// [`Sums`] stays `Copy`. Stored stamps compare as text. Two are compared for every response
+/// imported (its groups' first and last), so the comparison reads the bytes as two big-endian
+/// integers rather than calling `memcmp`, and the stored form's 24 bytes are copied at a fixed size.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
     bytes: [u8; 32],
     len: u8,
 }
 
+/// The length of a stored time (`2026-11-20T09:14:00.000Z`).
+const STORED_LEN: usize = 24;
+
 impl Stamp {
     pub fn new(ts: &str) -> Stamp {
         let mut s = Stamp::default();
-        let n = ts.len().min(32);
-        s.bytes[..n].copy_from_slice(&ts.as_bytes()[..n]);
+        let b = ts.as_bytes();
+        let n = if b.len() == STORED_LEN {
+            s.bytes[..STORED_LEN].copy_from_slice(&b[..STORED_LEN]);
+            STORED_LEN
+        } else {
+            let n = b.len().min(32);
+            s.bytes[..n].copy_from_slice(&b[..n]);
+            n
+        };
         s.len = n as u8;
         s
     }
 
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.bytes[..self.len as usize]).unwrap_or("")
+    }
+
+    /// The bytes as text orders them (unused bytes are 0, below any character of a time).
+    fn order(&self) -> (u128, u128, u8) {
+        let (hi, lo) = self.bytes.split_at(16);
+        let word = |half: &[u8]| u128::from_be_bytes(half.try_into().unwrap_or([0; 16]));
+        (word(hi), word(lo), self.len)
+    }
+}
+
+impl PartialOrd for Stamp {
+    fn partial_cmp(&self, other: &Stamp) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Stamp {
+    fn cmp(&self, other: &Stamp) -> std::cmp::Ordering {
+        self.order().cmp(&other.order())
     }
 }
 
@@ -154,14 +185,19 @@ const COLUMNS: usize = 17;
 /// Keys bound per statement by [`UsageWriter::insert_keys`].
 const KEYS_PER_STATEMENT: usize = 256;
 
-/// `sql` (an INSERT ending in one `VALUES (…)` row) with that row repeated `n` times.
+/// `sql` (an INSERT with one `VALUES (…)` row, perhaps followed by an upsert clause) with that row
+/// repeated `n` times.
 fn values_repeated(sql: &str, n: usize) -> String {
     let Some(at) = sql.rfind("VALUES") else {
         return sql.to_string();
     };
-    let (head, row) = sql.split_at(at + "VALUES".len());
-    let row = row.trim();
-    let mut out = String::with_capacity(head.len() + n * (row.len() + 2));
+    let (head, rest) = sql.split_at(at + "VALUES".len());
+    // The row is the first parenthesised group after VALUES (no parentheses nest in it).
+    let (row, tail) = match (rest.find('('), rest.find(')')) {
+        (Some(open), Some(close)) if open < close => (&rest[open..=close], &rest[close + 1..]),
+        _ => (rest.trim(), ""),
+    };
+    let mut out = String::with_capacity(head.len() + n * (row.len() + 2) + tail.len());
     out.push_str(head);
     out.push(' ');
     for i in 0..n {
@@ -170,6 +206,7 @@ fn values_repeated(sql: &str, n: usize) -> String {
         }
         out.push_str(row);
     }
+    out.push_str(tail);
     out
 }
 
@@ -200,6 +237,66 @@ fn new_row_params<'a>((id, row): &'a (i64, UsageRow<'_>)) -> [Param<'a>; COLUMNS
 /// A `usage_key` row's parameters for `usage_key_insert_new.sql`: its tail, then its id.
 fn key_params<'a>((tail, id): &'a (&str, i64)) -> [Param<'a>; 2] {
     [Param::Text(tail), Param::Int(*id)]
+}
+
+/// Rollup groups added per statement by [`UsageWriter::flush`]: one upsert per group, 222,546 hour
+/// groups for the bench's 900,000 responses, cost as much as the responses' own inserts.
+const GROUPS_PER_STATEMENT: usize = 64;
+
+/// A `usage_rollup` group's parameters for `rollup_add.sql`.
+fn rollup_params<'a>(([day, project, session, model], s): &'a ([&str; 4], &Sums)) -> [Param<'a>; 13] {
+    [
+        Param::Text(day),
+        Param::Text(project),
+        Param::Text(session),
+        Param::Text(model),
+        Param::Int(s.responses),
+        Param::Int(s.priced),
+        Param::Int(s.input),
+        Param::Int(s.output),
+        Param::Int(s.cache_read),
+        Param::Int(s.cache_write),
+        Param::Real(s.cost),
+        Param::Int(s.cache_write_1h),
+        Param::Text(s.last.as_str()),
+    ]
+}
+
+/// A `usage_daily` group's parameters for `daily_add.sql`.
+fn daily_params<'a>(([day, project, model], s): &'a ([&str; 3], &Sums)) -> [Param<'a>; 11] {
+    [
+        Param::Text(day),
+        Param::Text(project),
+        Param::Text(model),
+        Param::Int(s.responses),
+        Param::Int(s.priced),
+        Param::Int(s.input),
+        Param::Int(s.output),
+        Param::Int(s.cache_read),
+        Param::Int(s.cache_write),
+        Param::Real(s.cost),
+        Param::Int(s.cache_write_1h),
+    ]
+}
+
+/// A `usage_hourly` group's parameters for `hourly_add.sql`.
+fn hourly_params<'a>(((hour, at_hour, project, model), s): &'a ((&str, bool, &str, &str), &Sums)) -> [Param<'a>; 14] {
+    [
+        Param::Text(hour),
+        Param::Int(i64::from(*at_hour)),
+        Param::Text(project),
+        Param::Text(model),
+        Param::Int(s.responses),
+        Param::Int(s.priced),
+        Param::Int(s.input),
+        Param::Int(s.output),
+        Param::Int(s.cache_read),
+        Param::Int(s.cache_write),
+        Param::Int(s.cache_write_1h),
+        Param::Real(s.cost),
+        Param::Text(s.first.as_str()),
+        Param::Text(s.last.as_str()),
+    ]
 }
 
 /// The many-row and one-row forms of an insert.
@@ -245,9 +342,13 @@ impl<'c> InsertPair<'c> {
 pub struct UsageWriter<'c> {
     conn: &'c Connection,
     insert: rusqlite::CachedStatement<'c>,
-    /// Sums per `hour \0 at_hour \0 project \0 session \0 model`, the key built in `key`.
-    pending: HashMap<String, Sums, BuildHasherDefault<Fx>>,
-    key: String,
+    /// The texts the pending sums are keyed by, each held once.
+    names: Names,
+    /// Sums per (day, project, session, model): `usage_rollup`'s rows (`usage_daily`'s are their
+    /// sums over sessions).
+    pending_sessions: HashMap<[u32; 4], Sums, BuildHasherDefault<Fx>>,
+    /// Sums per (hour, at_hour, project, model): `usage_hourly`'s rows.
+    pending_hours: HashMap<HourKey, Sums, BuildHasherDefault<Fx>>,
     /// `usage_insert_new.sql` and `usage_key_insert_new.sql`, prepared on first use.
     insert_new: Option<InsertPair<'c>>,
     insert_keys: Option<InsertPair<'c>>,
@@ -259,8 +360,9 @@ impl<'c> UsageWriter<'c> {
         Ok(UsageWriter {
             conn,
             insert: conn.prepare_cached(q::USAGE_INSERT)?,
-            pending: HashMap::default(),
-            key: String::new(),
+            names: Names::default(),
+            pending_sessions: HashMap::default(),
+            pending_hours: HashMap::default(),
             insert_new: None,
             insert_keys: None,
         })
@@ -279,16 +381,19 @@ impl<'c> UsageWriter<'c> {
         if row.source != ROLLED_UP_BY_WRITER {
             return Ok(true);
         }
-        let (hour, at_hour) = hour_of(row.ts);
-        let cost = row.cost_usd;
-        self.pending_sums(hour, at_hour, row.project, row.session_id, row.model)
-            .count(&row.usage, cost, row.ts);
+        let day = row.ts.get(..10).unwrap_or(row.ts);
+        let mut one = Sums::default();
+        one.count(&row.usage, row.cost_usd, row.ts);
+        self.add_session(day, row.project, row.session_id, row.model, &one);
+        let (project, model) = (self.name(row.project), self.name(row.model));
+        self.count_hour(project, model, &row.usage, row.cost_usd, row.ts);
         Ok(true)
     }
 
     /// Stores `row` without counting it in the rollup: for a caller that sums the rows it
     /// inserted itself (in groups, cheaper than one key per row) and hands the sums to
-    /// [`UsageWriter::add`]. `false` when its dedup key was already stored.
+    /// [`UsageWriter::add_session`] and [`UsageWriter::count_hour`]. `false` when its dedup key was
+    /// already stored.
     pub fn insert_unsummed(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
         let st = &mut self.insert;
         let u = &row.usage;
@@ -374,109 +479,120 @@ impl<'c> UsageWriter<'c> {
         Ok(())
     }
 
-    /// Adds the sums of rows of source `transcript` inserted with [`UsageWriter::insert_unsummed`],
-    /// grouped by UTC hour (`YYYY-MM-DDTHH`, with `at_hour` as [`hour_of`] says), project, session
-    /// and model.
-    pub fn add(&mut self, hour: &str, at_hour: bool, project: &str, session: &str, model: &str, sums: &Sums) {
+    /// Adds the sums of rows of source `transcript` inserted with [`UsageWriter::insert_unsummed`]
+    /// of one UTC day (`YYYY-MM-DD`), project, session and model: `usage_rollup`'s key.
+    pub fn add_session(&mut self, day: &str, project: &str, session: &str, model: &str, sums: &Sums) {
         if !sums.is_empty() {
-            self.pending_sums(hour, at_hour, project, session, model).add(sums);
+            let key = [day, project, session, model].map(|name| self.names.id(name));
+            self.pending_sessions.entry(key).or_default().add(sums);
         }
     }
 
-    fn pending_sums(&mut self, hour: &str, at_hour: bool, project: &str, session: &str, model: &str) -> &mut Sums {
-        self.key.clear();
-        let flag = if at_hour { "1" } else { "0" };
-        for (i, part) in [hour, flag, project, session, model].into_iter().enumerate() {
-            if i > 0 {
-                self.key.push('\0');
-            }
-            self.key.push_str(part);
-        }
-        self.pending.entry(self.key.clone()).or_default()
+    /// The number the writer keys its pending sums by for `text` (a project or model the caller
+    /// counts many rows of, looked up once).
+    pub fn name(&mut self, text: &str) -> NameId {
+        NameId(self.names.id(text))
+    }
+
+    /// Counts one row of source `transcript` inserted with [`UsageWriter::insert_unsummed`] in
+    /// `usage_hourly`'s sums: its UTC hour (`YYYY-MM-DDTHH`) and whether it is exactly on the hour
+    /// (both from its time, as [`hour_of`] says), project and model. Rows are counted here one by
+    /// one rather than grouped by their caller first: a transcript's responses are mostly an hour
+    /// group each (722,229 groups for the bench's 900,000), so grouping only added a pass.
+    pub fn count_hour(&mut self, project: NameId, model: NameId, usage: &TokenUsage, cost: Option<f64>, ts: &str) {
+        let (hour, at_hour) = hour_of(ts);
+        let key = (self.names.id(hour), at_hour, project.0, model.0);
+        self.pending_hours.entry(key).or_default().count(usage, cost, ts);
     }
 
     /// Adds the sums of every row inserted since the last flush to `usage_rollup`, `usage_daily`
-    /// and `usage_hourly`.
+    /// and `usage_hourly`, each in its primary key's order (an upsert in key order walks the
+    /// table's pages once rather than descending at random).
     pub fn flush(&mut self) -> rusqlite::Result<()> {
-        if self.pending.is_empty() {
+        if self.pending_sessions.is_empty() && self.pending_hours.is_empty() {
             return Ok(());
         }
-        type Key3 = (String, String, String);
-        let mut rollup: HashMap<(String, String, String, String), Sums> = HashMap::new();
-        let mut daily: HashMap<Key3, Sums> = HashMap::new();
-        let mut hourly: HashMap<(String, bool, String, String), Sums> = HashMap::new();
-        for (key, s) in self.pending.drain() {
-            let mut parts = key.splitn(5, '\0');
-            let mut next = || parts.next().unwrap_or("");
-            let (hour, flag, project, session, model) = (next(), next(), next(), next(), next());
-            let day = hour.get(..10).unwrap_or(hour);
-            rollup
-                .entry((day.to_string(), project.to_string(), session.to_string(), model.to_string()))
-                .or_default()
-                .add(&s);
-            daily
-                .entry((day.to_string(), project.to_string(), model.to_string()))
-                .or_default()
-                .add(&s);
-            hourly
-                .entry((hour.to_string(), flag == "1", project.to_string(), model.to_string()))
-                .or_default()
-                .add(&s);
+        let names = std::mem::take(&mut self.names);
+        let ranks = names.ranks();
+        let rank = |id: u32| ranks(id);
+        let name = |id: u32| names.texts[id as usize].as_str();
+        // Groups are sorted by their names' ranks (integers, not texts) and moved as indices (a
+        // group's sums are 136 bytes).
+        let sessions: Vec<([u32; 4], Sums)> = self.pending_sessions.drain().collect();
+        let mut daily: HashMap<[u32; 3], Sums, BuildHasherDefault<Fx>> = HashMap::default();
+        for ([day, project, _, model], s) in &sessions {
+            daily.entry([*day, *project, *model]).or_default().add(s);
         }
-        let mut st = self.conn.prepare_cached(q::ROLLUP_ADD)?;
-        for ((day, project, session, model), s) in rollup {
-            st.execute(params![
-                day,
-                project,
-                session,
-                model,
-                s.responses,
-                s.priced,
-                s.input,
-                s.output,
-                s.cache_read,
-                s.cache_write,
-                s.cost,
-                s.cache_write_1h,
-                s.last.as_str()
-            ])?;
-        }
-        let mut st = self.conn.prepare_cached(q::DAILY_ADD)?;
-        for ((day, project, model), s) in daily {
-            st.execute(params![
-                day,
-                project,
-                model,
-                s.responses,
-                s.priced,
-                s.input,
-                s.output,
-                s.cache_read,
-                s.cache_write,
-                s.cost,
-                s.cache_write_1h
-            ])?;
-        }
-        let mut st = self.conn.prepare_cached(q::HOURLY_ADD)?;
-        for ((hour, at_hour, project, model), s) in hourly {
-            st.execute(params![
-                hour,
-                at_hour,
-                project,
-                model,
-                s.responses,
-                s.priced,
-                s.input,
-                s.output,
-                s.cache_read,
-                s.cache_write,
-                s.cache_write_1h,
-                s.cost,
-                s.first.as_str(),
-                s.last.as_str()
-            ])?;
-        }
+        // usage_rollup's key is (session_id, day, project, model).
+        let order = sorted(&sessions, |([day, project, session, model], _)| {
+            [*session, *day, *project, *model].map(rank)
+        });
+        let rows = order.iter().map(|&i| {
+            let ([day, project, session, model], s) = &sessions[i];
+            ([*day, *project, *session, *model].map(name), s)
+        });
+        InsertPair::prepare(self.conn, q::ROLLUP_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, rollup_params)?;
+        let daily: Vec<([u32; 3], Sums)> = daily.into_iter().collect();
+        let order = sorted(&daily, |(k, _)| k.map(rank));
+        let rows = order.iter().map(|&i| (daily[i].0.map(name), &daily[i].1));
+        InsertPair::prepare(self.conn, q::DAILY_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, daily_params)?;
+        let hours: Vec<(&HourKey, &Sums)> = self.pending_hours.iter().collect();
+        let order = sorted(&hours, |((hour, at_hour, project, model), _)| {
+            (rank(*hour), *at_hour, rank(*project), rank(*model))
+        });
+        let rows = order.iter().map(|&i| {
+            let ((hour, at_hour, project, model), s) = hours[i];
+            ((name(*hour), *at_hour, name(*project), name(*model)), s)
+        });
+        InsertPair::prepare(self.conn, q::HOURLY_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, hourly_params)?;
+        self.pending_hours.clear();
         Ok(())
+    }
+}
+
+/// The indices of `items` in the order of `key`.
+fn sorted<T, K: Ord>(items: &[T], key: impl Fn(&T) -> K) -> Vec<usize> {
+    let mut order: Vec<(K, usize)> = items.iter().enumerate().map(|(i, t)| (key(t), i)).collect();
+    order.sort_unstable();
+    order.into_iter().map(|(_, i)| i).collect()
+}
+
+/// `usage_hourly`'s key with its texts numbered: (hour, at_hour, project, model).
+type HourKey = (u32, bool, u32, u32);
+
+/// A text numbered by [`UsageWriter::name`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NameId(u32);
+
+/// Texts (days, hours, projects, sessions, models) numbered in order of first use, so that the
+/// pending sums are keyed by a few integers rather than by strings built, hashed and compared
+/// per group.
+#[derive(Default)]
+struct Names {
+    ids: HashMap<String, u32, BuildHasherDefault<Fx>>,
+    texts: Vec<String>,
+}
+
+impl Names {
+    /// Each id's place in the texts' order (as SQLite orders texts: bytewise).
+    fn ranks(&self) -> impl Fn(u32) -> u32 {
+        let mut by_text: Vec<u32> = (0..self.texts.len() as u32).collect();
+        by_text.sort_unstable_by_key(|&id| self.texts[id as usize].as_str());
+        let mut rank = vec![0u32; by_text.len()];
+        for (place, id) in by_text.into_iter().enumerate() {
+            rank[id as usize] = place as u32;
+        }
+        move |id: u32| rank[id as usize]
+    }
+
+    fn id(&mut self, text: &str) -> u32 {
+        if let Some(&id) = self.ids.get(text) {
+            return id;
+        }
+        let id = self.texts.len() as u32;
+        self.ids.insert(text.to_string(), id);
+        self.texts.push(text.to_string());
+        id
     }
 }
 

@@ -1,7 +1,9 @@
 -- Adds the sums of newly inserted usage rows to their (day, project, model) row.
-INSERT INTO usage_daily (day, project, model, responses, priced, input_tokens, output_tokens,
+-- Plain `?` parameters and OR ROLLBACK: the writer repeats the VALUES row to add many groups per
+-- statement (UsageWriter::flush); a constraint error ends the import's transaction (no statement journal).
+INSERT OR ROLLBACK INTO usage_daily (day, project, model, responses, priced, input_tokens, output_tokens,
                          cache_read_tokens, cache_write_tokens, cost_usd, cache_write_1h_tokens)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (day, project, model) DO UPDATE SET
     responses             = responses + excluded.responses,
     priced                = priced + excluded.priced,

@@ -1,8 +1,10 @@
 -- Adds the sums of newly inserted usage rows to their (hour, at_hour, project, model) row.
-INSERT INTO usage_hourly (hour, at_hour, project, model, responses, priced, input_tokens, output_tokens,
+-- Plain `?` parameters and OR ROLLBACK: the writer repeats the VALUES row to add many groups per
+-- statement (UsageWriter::flush); a constraint error ends the import's transaction (no statement journal).
+INSERT OR ROLLBACK INTO usage_hourly (hour, at_hour, project, model, responses, priced, input_tokens, output_tokens,
                           cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_usd,
                           first_ts, last_ts)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (hour, at_hour, project, model) DO UPDATE SET
     responses             = responses + excluded.responses,
     priced                = priced + excluded.priced,

@@ -101,10 +101,11 @@ pub(super) fn begin(
     })
 }
 
-/// Ends a bulk transaction short of its commit: adds the `usage_key` rows of the rows it stored,
-/// in one sorted pass, and restores the triggers. Returns what the next transaction starts from
+/// Ends a bulk transaction short of its commit: adds the rollup sums of the rows it stored, their
+/// `usage_key` rows in one sorted pass, and restores the triggers. Returns what the next transaction starts from
 /// (the keys seen, the last id).
 pub(super) fn end(conn: &Connection, db: &Path, writer: &mut UsageWriter<'_>, mut state: BulkState) -> Result<(SeenKeys, i64), CostError> {
+    writer.flush().map_err(sq(db))?;
     let expected = state.keys.rows.len() as u64;
     let added = writer.insert_keys(state.keys.sorted()).map_err(sq(db))?;
     if added != expected {
@@ -164,11 +165,16 @@ pub(super) fn insert(db: &Path, writer: &mut UsageWriter<'_>, rows: &mut BatchRo
         .filter(|&(_, _, hash)| seen.insert(hash))
         .map(|(file, i, _)| (file, i))
         .collect();
+    // Counted in a pass of their own: the insert below borrows the writer (a row's price is
+    // worked out twice, which costs less than holding the rows between the two).
+    for &(file, i) in &new {
+        let row = rows.row(file, i);
+        rows.count(writer, file, i, &row);
+    }
     let mut count = 0u64;
     let stored = writer
         .insert_new(new.iter().map(|&(file, i)| {
             let row = rows.row(file, i);
-            rows.count(file, i, &row);
             *last_id += 1;
             keys.push(row.dedup_key, *last_id);
             count += 1;

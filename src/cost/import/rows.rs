@@ -26,7 +26,7 @@ pub(super) fn insert(db: &Path, writer: &mut UsageWriter<'_>, rows: &mut BatchRo
         let (file, i) = (file as usize, i as usize);
         let row = rows.row(file, i);
         if writer.insert_unsummed(&row).map_err(sq(db))? {
-            rows.count(file, i, &row);
+            rows.count(writer, file, i, &row);
         } else if rows.rescan && writer.refill(&row).map_err(sq(db))? {
             rows.refilled += 1;
         }

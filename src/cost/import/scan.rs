@@ -37,16 +37,17 @@ impl Scanned {
 pub(super) struct Grouped {
     /// The file's distinct models, in order of first appearance.
     pub models: Vec<String>,
-    /// The file's distinct (UTC hour, exactly on the hour, session, model index) groups.
-    pub groups: Vec<Group>,
-    /// Per record (same order as the scan's): its group, index order and key hash.
+    /// The file's distinct (UTC day, session, model index) groups: `usage_rollup`'s keys (and
+    /// `usage_daily`'s, summed over sessions).
+    pub sessions: Vec<SessionGroup>,
+    /// Per record (same order as the scan's): its group, index order and key hash. (`usage_hourly`'s
+    /// sums are counted row by row: see [`crate::cost::usage::UsageWriter::count_hour`].)
     pub rows: Vec<RowKey>,
 }
 
-pub(super) struct Group {
-    /// `YYYY-MM-DDTHH` (see [`crate::cost::usage::hour_of`]).
-    pub hour: String,
-    pub at_hour: bool,
+pub(super) struct SessionGroup {
+    /// `YYYY-MM-DD`.
+    pub day: String,
     pub session: String,
     pub model: usize,
 }
@@ -57,7 +58,8 @@ pub(super) struct RowKey {
     pub tail: u128,
     /// A 128-bit hash of the dedup key (see [`KeyHasher`]).
     pub hash: u128,
-    pub group: u32,
+    /// Index into [`Grouped::sessions`].
+    pub session: u32,
 }
 
 /// `substr(key, -16)`: the key's last 16 characters, as `usage_key` holds it. SQLite's `substr`
@@ -104,7 +106,7 @@ impl KeyHasher {
 fn group_records(scan: &UsageScan, fallback_session: &str, hasher: &KeyHasher) -> Grouped {
     let mut out = Grouped::default();
     let mut models: HashMap<&str, usize> = HashMap::new();
-    let mut groups: HashMap<(&str, bool, &str, usize), u32> = HashMap::new();
+    let mut sessions: HashMap<(&str, &str, usize), u32> = HashMap::new();
     out.rows.reserve(scan.records.len());
     for r in &scan.records {
         let next_model = models.len();
@@ -112,26 +114,25 @@ fn group_records(scan: &UsageScan, fallback_session: &str, hasher: &KeyHasher) -
             out.models.push(r.model.clone());
             next_model
         });
-        let (hour, at_hour) = crate::cost::usage::hour_of(&r.ts);
+        let day = r.ts.get(..10).unwrap_or(&r.ts);
         let session = if r.session_id.is_empty() {
             fallback_session
         } else {
             r.session_id.as_str()
         };
-        let next_group = groups.len() as u32;
-        let group = *groups.entry((hour, at_hour, session, model)).or_insert_with(|| {
-            out.groups.push(Group {
-                hour: hour.to_string(),
-                at_hour,
+        let next = sessions.len() as u32;
+        let session = *sessions.entry((day, session, model)).or_insert_with(|| {
+            out.sessions.push(SessionGroup {
+                day: day.to_string(),
                 session: session.to_string(),
                 model,
             });
-            next_group
+            next
         });
         out.rows.push(RowKey {
             tail: tail_order(&r.dedup_key),
             hash: hasher.hash(&r.dedup_key),
-            group,
+            session,
         });
     }
     out

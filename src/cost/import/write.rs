@@ -8,7 +8,7 @@ use super::scan::{Grouped, KeyHasher, RowGate, Scanned, IN_FLIGHT_ROWS};
 use super::{rows, sq, CostError, ImportSummary, Options, PROVIDER, SOURCE};
 use crate::cost::catalog::{CachedResolver, ResolvedPrice};
 use crate::cost::transcript::UsageScan;
-use crate::cost::usage::{Sums, UsageRow, UsageWriter};
+use crate::cost::usage::{NameId, Sums, UsageRow, UsageWriter};
 use rusqlite::Connection;
 use std::path::Path;
 use std::sync::mpsc;
@@ -35,8 +35,10 @@ pub(super) struct BatchRows<'b> {
     pub batch: &'b [Pending],
     /// Per file, the price of each of its models (`None`: unpriced).
     prices: Vec<Vec<Option<&'b ResolvedPrice>>>,
-    /// Per file, the sums of each of its groups' stored rows.
-    sums: Vec<Vec<Sums>>,
+    /// Per file, the sums of the stored rows of each of its session groups.
+    session_sums: Vec<Vec<Sums>>,
+    /// Per file, its project's and models' numbers in the writer's sums (see [`UsageWriter::name`]).
+    names: Vec<(NameId, Vec<NameId>)>,
     /// Per file, rows stored.
     inserted: Vec<u64>,
     unpriced: u64,
@@ -46,14 +48,18 @@ pub(super) struct BatchRows<'b> {
 }
 
 impl<'b> BatchRows<'b> {
-    fn new(batch: &'b [Pending], resolver: &'b CachedResolver<'_>, rescan: bool) -> BatchRows<'b> {
+    fn new(batch: &'b [Pending], resolver: &'b CachedResolver<'_>, usage: &mut UsageWriter<'_>, rescan: bool) -> BatchRows<'b> {
         BatchRows {
             batch,
             prices: batch
                 .iter()
                 .map(|p| p.grouped.models.iter().map(|m| resolver.resolved(m)).collect())
                 .collect(),
-            sums: batch.iter().map(|p| vec![Sums::default(); p.grouped.groups.len()]).collect(),
+            session_sums: batch.iter().map(|p| vec![Sums::default(); p.grouped.sessions.len()]).collect(),
+            names: batch
+                .iter()
+                .map(|p| (usage.name(&p.project), p.grouped.models.iter().map(|m| usage.name(m)).collect()))
+                .collect(),
             inserted: vec![0; batch.len()],
             unpriced: 0,
             rescan,
@@ -65,7 +71,7 @@ impl<'b> BatchRows<'b> {
     pub fn row(&self, file: usize, i: usize) -> UsageRow<'b> {
         let p = &self.batch[file];
         let r = &p.scan.records[i];
-        let g = &p.grouped.groups[p.grouped.rows[i].group as usize];
+        let g = &p.grouped.sessions[p.grouped.rows[i].session as usize];
         let price = self.prices[file][g.model];
         let priced = price.map(|p| p.price(&r.usage));
         UsageRow {
@@ -84,9 +90,13 @@ impl<'b> BatchRows<'b> {
         }
     }
 
-    /// Counts a stored row into its group's sums.
-    pub fn count(&mut self, file: usize, i: usize, row: &UsageRow<'_>) {
-        self.sums[file][self.batch[file].grouped.rows[i].group as usize].count(&row.usage, row.cost_usd, row.ts);
+    /// Counts a stored row into its session group's sums and the writer's hourly sums.
+    pub fn count(&mut self, usage: &mut UsageWriter<'_>, file: usize, i: usize, row: &UsageRow<'_>) {
+        let group = self.batch[file].grouped.rows[i].session as usize;
+        self.session_sums[file][group].count(&row.usage, row.cost_usd, row.ts);
+        let (project, models) = &self.names[file];
+        let model = models[self.batch[file].grouped.sessions[group].model];
+        usage.count_hour(*project, model, &row.usage, row.cost_usd, row.ts);
         self.inserted[file] += 1;
         self.unpriced += u64::from(row.cost_usd.is_none());
     }
@@ -213,14 +223,14 @@ impl Writer<'_> {
                 self.resolver.resolve(model)?;
             }
         }
-        let mut rows = BatchRows::new(batch, &self.resolver, self.options.rescan);
+        let mut rows = BatchRows::new(batch, &self.resolver, usage, self.options.rescan);
         match bulk {
             Some(state) => bulk::insert(db, usage, &mut rows, state)?,
             None => rows::insert(db, usage, &mut rows)?,
         }
-        for (p, sums) in batch.iter().zip(&rows.sums) {
-            for (g, s) in p.grouped.groups.iter().zip(sums) {
-                usage.add(&g.hour, g.at_hour, &p.project, &g.session, &p.grouped.models[g.model], s);
+        for (p, sums) in batch.iter().zip(&rows.session_sums) {
+            for (g, s) in p.grouped.sessions.iter().zip(sums) {
+                usage.add_session(&g.day, &p.project, &g.session, &p.grouped.models[g.model], s);
             }
         }
         let summary = &mut self.summary;
@@ -254,8 +264,10 @@ impl Writer<'_> {
                 })
                 .map_err(sq(db))?;
         }
-        usage.flush().map_err(sq(db))?;
+        // The bulk path adds the rollup sums once per transaction, in [`bulk::end`]: per chunk,
+        // the same hours came back chunk after chunk (an upsert each time).
         if !in_bulk {
+            usage.flush().map_err(sq(db))?;
             conn.execute_batch("COMMIT").map_err(sq(db))?;
         }
         Ok(())
