@@ -1313,6 +1313,60 @@ fn the_statusline_prints_session_today_block_and_context_from_the_home_database(
     }
 }
 
+/// The payload as Claude Code 2.1.197 builds it (read from the client's bundled code: the base hook
+/// fields `session_id`, `transcript_path`, `cwd`, then `model`, `workspace`, `version` as a string,
+/// `output_style`, `cost`, `context_window` with `current_usage` — the last response's usage, `null`
+/// before the first — `exceeds_200k_tokens`, `fast_mode`, `thinking`; no `hook_event_name`). The
+/// interactive client runs the statusLine command; `claude -p` does not, so it is not captured here.
+#[test]
+fn the_statusline_reads_the_context_from_the_payload_claude_code_2_1_197_sends() {
+    let env = Env::new();
+    let set = tempfile::tempdir().unwrap();
+    generate(GENERATOR, set.path(), &["--sessions", "1", "--messages", "6", "--seed", "4"]);
+    let project = std::fs::read_dir(set.path().join("projects"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let file = std::fs::read_dir(project).unwrap().next().unwrap().unwrap().path();
+    let session = file.file_stem().unwrap().to_str().unwrap().to_string();
+    env.ok(&["obs", "import", "transcripts", set.path().join("projects").to_str().unwrap()]);
+    let real = |transcript: &Path| {
+        include_str!("statusline-2.1.197.json")
+            .replace("SESSION", &session)
+            .replace("TRANSCRIPT", transcript.to_str().unwrap())
+    };
+    let session_cost = env.json(&["obs", "cost", "--by", "session", "--json"])["totals"]["cost_usd"]
+        .as_f64()
+        .unwrap();
+    let usd = |v: f64| if v >= 0.01 { format!("${v:.4}") } else { format!("${v:.6}") };
+
+    // current_usage given: input + cache writes + cache reads of it, the transcript not needed.
+    let gone = set.path().join("no-such-transcript.jsonl");
+    let out = statusline(&env, real(&gone).as_bytes(), "2026-11-20T12:00:00Z");
+    assert!(out.status.success());
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(line.starts_with("Sonnet 4.5 | "), "{line}");
+    assert!(line.contains(&format!("{} session", usd(session_cost))), "{line}");
+    assert!(line.ends_with("| ctx 60,600 (30%)\n"), "{line}");
+
+    // Before the first response current_usage is null: the transcript's last response instead.
+    let before_first = real(&file).replace(
+        r#""current_usage": {"input_tokens": 1200, "output_tokens": 910, "cache_creation_input_tokens": 3400, "cache_read_input_tokens": 56000}"#,
+        r#""current_usage": null"#,
+    );
+    assert!(before_first.contains(r#""current_usage": null"#));
+    let from_transcript = statusline(&env, before_first.as_bytes(), "2026-11-20T12:00:00Z");
+    let from_transcript = String::from_utf8(from_transcript.stdout).unwrap();
+    assert!(from_transcript.contains("| ctx "), "{from_transcript}");
+    assert!(!from_transcript.contains("ctx 60,600"), "{from_transcript}");
+    // ... and with neither, no context part.
+    let neither = statusline(&env, real(&gone).replace(r#""current_usage": {"input_tokens": 1200, "output_tokens": 910, "cache_creation_input_tokens": 3400, "cache_read_input_tokens": 56000}"#, r#""current_usage": null"#).as_bytes(), "2026-11-20T12:00:00Z");
+    let neither = String::from_utf8(neither.stdout).unwrap();
+    assert!(!neither.contains("ctx"), "{neither}");
+}
+
 #[test]
 fn report_options_breakdown_order_last_compact_days_timezone_and_sessions() {
     let env = Env::new();
