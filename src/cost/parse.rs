@@ -60,9 +60,9 @@ fn text(v: Option<&serde_json::Value>) -> Option<String> {
 pub enum ParseError {
     #[error("not a LiteLLM price catalog (a JSON object of models): {0}")]
     NotLiteLlm(serde_json::Error),
-    #[error("{0}")]
+    #[error(transparent)]
     Toml(#[from] toml::de::Error),
-    #[error("{0}")]
+    #[error(transparent)]
     Json(#[from] serde_json::Error),
     #[error("not UTF-8 text: {0}")]
     NotText(std::str::Utf8Error),
@@ -243,6 +243,14 @@ pub fn parse_source(name: &str, bytes: &[u8]) -> Result<Vec<PriceEntry>, ParseEr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wrapped_cause_is_printed_once_in_an_error_chain() {
+        let cause = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+        let text = cause.to_string();
+        let chain = format!("{:#}", anyhow::Error::from(ParseError::from(cause)));
+        assert_eq!(chain, text, "the cause is the error itself, not a second link");
+    }
 
     #[test]
     fn litellm_skips_sample_spec_and_entries_without_both_prices() {

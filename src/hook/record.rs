@@ -76,7 +76,7 @@ const VERBATIM_FIELDS: &[&str] = &[
 pub enum HookError {
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
-    #[error("{0}")]
+    #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
     /// Another process held the database past the hook's wait: the event was kept for the next
     /// hook (`Ok(file)`), or could not be (`Err(why)`).

@@ -16,13 +16,13 @@ pub enum ExportError {
     Window { flag: &'static str, cause: TimeError },
     #[error("view {view} has no time column to filter on (looked for {looked})")]
     NoTimeColumn { view: String, looked: String },
-    #[error("{0}")]
+    #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
-    #[error("{0}")]
+    #[error(transparent)]
     Csv(#[from] csv::Error),
-    #[error("{0}")]
+    #[error(transparent)]
     Json(#[from] serde_json::Error),
-    #[error("{0}")]
+    #[error(transparent)]
     Io(#[from] std::io::Error),
 }
 

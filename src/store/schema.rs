@@ -235,7 +235,7 @@ fn migrate(kind: DbKind, path: &Path, conn: &mut Connection) -> Result<Migration
 /// Why the views could not be created: the SQLite error, or the view that would not.
 #[derive(Debug, thiserror::Error)]
 enum ViewError {
-    #[error("{0}")]
+    #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
     #[error("view {name} (reports/{db}/{name}.sql): {cause}")]
     View {

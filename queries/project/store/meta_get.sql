@@ -1,1 +1,0 @@
-SELECT value FROM tlc_meta WHERE key = ?1
