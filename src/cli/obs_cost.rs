@@ -4,7 +4,7 @@ use super::Ctx;
 use crate::cli::OutputArgs;
 use crate::cost::catalog::PriceCatalog;
 use crate::cost::import::{Import, ImportSummary, Options};
-use crate::cost::report::{CostBy, CostFilter, CostOptions, CostReport, CostReports, CostRow, Order, ReportError};
+use crate::cost::report::{CostBy, CostFilter, CostOptions, CostReport, CostReports, CostRow, Order};
 use crate::render::{self, Cell, Format, Output, Progress, Role, Table};
 use crate::store::{self, DbKind, Store};
 use clap::Args;
@@ -276,12 +276,9 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
     };
     let report = match store::open_read(kind, &path)? {
         Some(store) => {
-            let report = match CostReports::new(store.conn(), kind).report_with(&filter, &opts) {
-                Ok(r) => r,
-                // A zone the reports cannot group exactly is the operator's input to change.
-                Err(e @ ReportError::PartialHourZone { .. }) => return Err(crate::error::unusable(e.to_string())),
-                Err(e) => return Err(anyhow::Error::new(e).context(path.display().to_string())),
-            };
+            let report = CostReports::new(store.conn(), kind)
+                .report_with(&filter, &opts)
+                .map_err(|e| anyhow::Error::new(e).context(path.display().to_string()))?;
             if kind == DbKind::Home && !output.is_json() {
                 not_imported_hint(store.conn());
             }

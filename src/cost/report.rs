@@ -141,8 +141,6 @@ pub struct CostReport {
 pub enum ReportError {
     #[error(transparent)]
     Sql(#[from] rusqlite::Error),
-    #[error("--timezone {zone}: its offset at {at} is {offset}, not a whole number of hours; the reports group responses by the hour, so only zones with whole-hour offsets are exact (use UTC or a neighbouring zone)")]
-    PartialHourZone { zone: String, at: String, offset: String },
 }
 
 /// The length of a billing block.
@@ -170,6 +168,14 @@ fn hourly_query(kind: DbKind) -> &'static str {
     match kind {
         DbKind::Home => queries::home::cost::REPORT_HOURLY,
         DbKind::Project => queries::project::cost::REPORT_HOURLY,
+    }
+}
+
+/// Single responses in the hourly rows' shape (see [`CostReports::by_local_hour`]).
+fn responses_query(kind: DbKind) -> &'static str {
+    match kind {
+        DbKind::Home => queries::home::cost::REPORT_RESPONSES,
+        DbKind::Project => queries::project::cost::REPORT_RESPONSES,
     }
 }
 
@@ -355,8 +361,13 @@ impl<'c> CostReports<'c> {
             Some((date + Duration::days(days)).format("%Y-%m-%d").to_string())
         };
         let (since, until) = (shift(&filter.since, -1), shift(&filter.until, 1));
-        let mut st = self.conn.prepare_cached(hourly_query(self.kind))?;
-        let mut q = st.query(params![since, until, filter.project])?;
+        self.hour_rows(hourly_query(self.kind), since, until, filter.project.as_deref())
+    }
+
+    /// Rows of `sql` (report_hourly.sql's columns) for `from` to `to` and `project`.
+    fn hour_rows(&self, sql: &str, from: Option<String>, to: Option<String>, project: Option<&str>) -> rusqlite::Result<Vec<HourRow>> {
+        let mut st = self.conn.prepare_cached(sql)?;
+        let mut q = st.query(params![from, to, project])?;
         let mut out = Vec::new();
         while let Some(r) = q.next()? {
             let stamp = |i: usize| -> rusqlite::Result<DateTime<Utc>> {
@@ -389,13 +400,17 @@ impl<'c> CostReports<'c> {
     }
 
     /// Day, week, month, model and project rows with days in `opts.tz`.
+    ///
+    /// An hourly row lies on one local day unless the zone's midnight falls between its first and
+    /// last response, which happens only in a zone whose offset has minutes (Asia/Kolkata, +05:30).
+    /// Those rows are replaced by their single responses (`cost_responses`, read once for the hours
+    /// between the first and the last such row), so every zone is exact.
     fn by_local_hour(&self, filter: &CostFilter, opts: &CostOptions) -> Result<Vec<CostRow>, ReportError> {
         let tz = opts.tz.clone().unwrap_or(jiff::tz::TimeZone::UTC);
         let mut keyed: BTreeMap<String, CostRow> = BTreeMap::new();
-        for h in self.hours(filter, true)? {
-            let day = local_day(&tz, h.first)?;
+        let mut add = |h: &HourRow, day: String| {
             if filter.since.as_ref().is_some_and(|s| day < *s) || filter.until.as_ref().is_some_and(|u| day > *u) {
-                continue;
+                return;
             }
             let key = match opts.by {
                 CostBy::Day => day,
@@ -408,6 +423,33 @@ impl<'c> CostReports<'c> {
                 .entry(key.clone())
                 .or_insert_with(|| CostRow::keyed(&key))
                 .add_model(&h.model, &h.sums, opts.breakdown);
+        };
+        let mut split: Vec<HourRow> = Vec::new();
+        for h in self.hours(filter, true)? {
+            let day = local_day(&tz, h.first);
+            if day == local_day(&tz, h.last) {
+                add(&h, day);
+            } else {
+                split.push(h);
+            }
+        }
+        if let (Some(first), Some(last)) = (split.first(), split.last()) {
+            let is_split = |r: &HourRow| {
+                split
+                    .iter()
+                    .any(|h| h.hour == r.hour && h.at_hour == r.at_hour && h.project == r.project && h.model == r.model)
+            };
+            let project = filter.project.as_deref();
+            for r in self.hour_rows(
+                responses_query(self.kind),
+                Some(first.hour.clone()),
+                Some(last.hour.clone()),
+                project,
+            )? {
+                if is_split(&r) {
+                    add(&r, local_day(&tz, r.first));
+                }
+            }
         }
         Ok(keyed.into_values().collect())
     }
@@ -447,7 +489,7 @@ impl<'c> CostReports<'c> {
         let mut chunks: Vec<Chunk> = Vec::new();
         for h in self.hours(filter, opts.tz.is_some())? {
             if filter.since.is_some() || filter.until.is_some() {
-                let day = local_day(&tz, h.first)?;
+                let day = local_day(&tz, h.first);
                 if filter.since.as_ref().is_some_and(|s| day < *s) || filter.until.as_ref().is_some_and(|u| day > *u) {
                     continue;
                 }
@@ -530,21 +572,12 @@ fn hour_start(hour: &str) -> Option<DateTime<Utc>> {
     crate::clock::parse(&format!("{hour}:00:00Z")).ok()
 }
 
-/// The day of `t` in `tz`, refusing a zone whose offset there is not a whole number of hours
-/// (an hour's responses would fall on two local days).
-fn local_day(tz: &jiff::tz::TimeZone, t: DateTime<Utc>) -> Result<String, ReportError> {
-    let Ok(ts) = jiff::Timestamp::from_millisecond(t.timestamp_millis()) else {
-        return Ok(crate::clock::stamp(t)[..10].to_string());
-    };
-    let offset = tz.to_offset(ts);
-    if offset.seconds() % 3600 != 0 {
-        return Err(ReportError::PartialHourZone {
-            zone: tz.iana_name().unwrap_or("the zone").to_string(),
-            at: crate::clock::stamp(t),
-            offset: offset.to_string(),
-        });
+/// The day of `t` in `tz`.
+fn local_day(tz: &jiff::tz::TimeZone, t: DateTime<Utc>) -> String {
+    match jiff::Timestamp::from_millisecond(t.timestamp_millis()) {
+        Ok(ts) => ts.to_zoned(tz.clone()).date().to_string(),
+        Err(_) => crate::clock::stamp(t)[..10].to_string(),
     }
-    Ok(ts.to_zoned(tz.clone()).date().to_string())
 }
 
 /// The ISO week (`YYYY-Www`) of a `YYYY-MM-DD` day.
@@ -613,17 +646,20 @@ mod tests {
     }
 
     #[test]
-    fn a_local_day_is_refused_for_a_zone_whose_offset_is_not_whole_hours() {
+    fn a_local_day_is_the_zones_whatever_its_offset() {
         let t = crate::clock::parse("2026-11-20T20:00:00Z").unwrap();
         let tokyo = jiff::tz::TimeZone::get("Asia/Tokyo").unwrap();
-        assert_eq!(local_day(&tokyo, t).unwrap(), "2026-11-21");
+        assert_eq!(local_day(&tokyo, t), "2026-11-21");
         let ny = jiff::tz::TimeZone::get("America/New_York").unwrap();
+        assert_eq!(local_day(&ny, crate::clock::parse("2026-11-21T04:59:59Z").unwrap()), "2026-11-20");
+        let kolkata = jiff::tz::TimeZone::get("Asia/Kolkata").unwrap();
         assert_eq!(
-            local_day(&ny, crate::clock::parse("2026-11-21T04:59:59Z").unwrap()).unwrap(),
+            local_day(&kolkata, crate::clock::parse("2026-11-20T18:29:59.999Z").unwrap()),
             "2026-11-20"
         );
-        let kolkata = jiff::tz::TimeZone::get("Asia/Kolkata").unwrap();
-        let e = local_day(&kolkata, t).unwrap_err().to_string();
-        assert!(e.contains("Asia/Kolkata") && e.contains("+05:30"), "{e}");
+        assert_eq!(
+            local_day(&kolkata, crate::clock::parse("2026-11-20T18:30:00Z").unwrap()),
+            "2026-11-21"
+        );
     }
 }

@@ -1,0 +1,9 @@
+-- `tlc obs cost --timezone`: single responses (cost_responses) in the shape of report_hourly.sql's
+-- rows, for the UTC hours a local midnight splits; ?1 first UTC hour, ?2 last UTC hour (inclusive,
+-- `YYYY-MM-DDTHH`), ?3 project (NULL = no filter). The caller keeps those of the split rows.
+SELECT substr(ts, 1, 13) AS hour, substr(ts, 15) = '00:00.000Z' AS at_hour, project, model, 1 AS responses, priced,
+       input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_usd,
+       ts AS first_ts, ts AS last_ts
+FROM cost_responses
+WHERE ts >= ?1 AND ts < ?2 || 'T99' AND (?3 IS NULL OR project = ?3)
+ORDER BY ts
