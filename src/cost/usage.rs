@@ -243,57 +243,63 @@ fn key_params<'a>((tail, id): &'a (&str, i64)) -> [Param<'a>; 2] {
 /// groups for the bench's 900,000 responses, cost as much as the responses' own inserts.
 const GROUPS_PER_STATEMENT: usize = 64;
 
-/// A `usage_rollup` group's parameters for `rollup_add.sql`.
-fn rollup_params<'a>(([day, project, session, model], s): &'a ([&str; 4], &Sums)) -> [Param<'a>; 13] {
+/// A group's sums as the rollup inserts bind them, after the group's key: responses, priced,
+/// input, output, cache reads, cache writes, 1-hour cache writes, cost.
+fn sums_params(s: &Sums) -> [Param<'static>; 8] {
     [
-        Param::Text(day),
-        Param::Text(project),
-        Param::Text(session),
-        Param::Text(model),
         Param::Int(s.responses),
         Param::Int(s.priced),
         Param::Int(s.input),
         Param::Int(s.output),
         Param::Int(s.cache_read),
         Param::Int(s.cache_write),
-        Param::Real(s.cost),
         Param::Int(s.cache_write_1h),
+        Param::Real(s.cost),
+    ]
+}
+
+/// A `usage_rollup` group's parameters for `rollup_add.sql`.
+fn rollup_params<'a>(([day, project, session, model], s): &'a ([&str; 4], &Sums)) -> [Param<'a>; 13] {
+    let [a, b, c, d, e, f, g, h] = sums_params(s);
+    [
+        Param::Text(day),
+        Param::Text(project),
+        Param::Text(session),
+        Param::Text(model),
+        a,
+        b,
+        c,
+        d,
+        e,
+        f,
+        g,
+        h,
         Param::Text(s.last.as_str()),
     ]
 }
 
 /// A `usage_daily` group's parameters for `daily_add.sql`.
 fn daily_params<'a>(([day, project, model], s): &'a ([&str; 3], &Sums)) -> [Param<'a>; 11] {
-    [
-        Param::Text(day),
-        Param::Text(project),
-        Param::Text(model),
-        Param::Int(s.responses),
-        Param::Int(s.priced),
-        Param::Int(s.input),
-        Param::Int(s.output),
-        Param::Int(s.cache_read),
-        Param::Int(s.cache_write),
-        Param::Real(s.cost),
-        Param::Int(s.cache_write_1h),
-    ]
+    let [a, b, c, d, e, f, g, h] = sums_params(s);
+    [Param::Text(day), Param::Text(project), Param::Text(model), a, b, c, d, e, f, g, h]
 }
 
 /// A `usage_hourly` group's parameters for `hourly_add.sql`.
 fn hourly_params<'a>(((hour, at_hour, project, model), s): &'a ((&str, bool, &str, &str), &Sums)) -> [Param<'a>; 14] {
+    let [a, b, c, d, e, f, g, h] = sums_params(s);
     [
         Param::Text(hour),
         Param::Int(i64::from(*at_hour)),
         Param::Text(project),
         Param::Text(model),
-        Param::Int(s.responses),
-        Param::Int(s.priced),
-        Param::Int(s.input),
-        Param::Int(s.output),
-        Param::Int(s.cache_read),
-        Param::Int(s.cache_write),
-        Param::Int(s.cache_write_1h),
-        Param::Real(s.cost),
+        a,
+        b,
+        c,
+        d,
+        e,
+        f,
+        g,
+        h,
         Param::Text(s.first.as_str()),
         Param::Text(s.last.as_str()),
     ]

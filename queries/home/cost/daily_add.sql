@@ -2,7 +2,7 @@
 -- Plain `?` parameters and OR ROLLBACK: the writer repeats the VALUES row to add many groups per
 -- statement (UsageWriter::flush); a constraint error ends the import's transaction (no statement journal).
 INSERT OR ROLLBACK INTO usage_daily (day, project, model, responses, priced, input_tokens, output_tokens,
-                         cache_read_tokens, cache_write_tokens, cost_usd, cache_write_1h_tokens)
+                         cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_usd)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (day, project, model) DO UPDATE SET
     responses             = responses + excluded.responses,
