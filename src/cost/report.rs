@@ -13,7 +13,7 @@ use crate::store::DbKind;
 use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// What the rows are keyed by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
@@ -434,11 +434,11 @@ impl<'c> CostReports<'c> {
             }
         }
         if let (Some(first), Some(last)) = (split.first(), split.last()) {
-            let is_split = |r: &HourRow| {
-                split
-                    .iter()
-                    .any(|h| h.hour == r.hour && h.at_hour == r.at_hour && h.project == r.project && h.model == r.model)
-            };
+            let keys: HashSet<(&str, bool, &str, &str)> = split
+                .iter()
+                .map(|h| (h.hour.as_str(), h.at_hour, h.project.as_str(), h.model.as_str()))
+                .collect();
+            let is_split = |r: &HourRow| keys.contains(&(r.hour.as_str(), r.at_hour, r.project.as_str(), r.model.as_str()));
             let project = filter.project.as_deref();
             for r in self.hour_rows(
                 responses_query(self.kind),

@@ -519,8 +519,7 @@ impl<'c> UsageWriter<'c> {
             return Ok(());
         }
         let names = std::mem::take(&mut self.names);
-        let ranks = names.ranks();
-        let rank = |id: u32| ranks(id);
+        let rank = names.ranks();
         let name = |id: u32| names.texts[id as usize].as_str();
         // Groups are sorted by their names' ranks (integers, not texts) and moved as indices (a
         // group's sums are 136 bytes).
@@ -531,7 +530,7 @@ impl<'c> UsageWriter<'c> {
         }
         // usage_rollup's key is (session_id, day, project, model).
         let order = sorted(&sessions, |([day, project, session, model], _)| {
-            [*session, *day, *project, *model].map(rank)
+            [*session, *day, *project, *model].map(&rank)
         });
         let rows = order.iter().map(|&i| {
             let ([day, project, session, model], s) = &sessions[i];
@@ -539,7 +538,7 @@ impl<'c> UsageWriter<'c> {
         });
         InsertPair::prepare(self.conn, q::ROLLUP_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, rollup_params)?;
         let daily: Vec<([u32; 3], Sums)> = daily.into_iter().collect();
-        let order = sorted(&daily, |(k, _)| k.map(rank));
+        let order = sorted(&daily, |(k, _)| k.map(&rank));
         let rows = order.iter().map(|&i| (daily[i].0.map(name), &daily[i].1));
         InsertPair::prepare(self.conn, q::DAILY_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, daily_params)?;
         let hours: Vec<(&HourKey, &Sums)> = self.pending_hours.iter().collect();
