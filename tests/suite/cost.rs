@@ -290,6 +290,12 @@ fn the_repository_generator_writes_the_shared_sample_unchanged() {
 }
 
 /// Transcripts whose cache writes are 70% 1-hour and some of whose prompts exceed 200k tokens.
+/// The first transcript file of a generated set in `dir` (`projects/<project>/<session>.jsonl`).
+fn first_transcript(dir: &Path) -> PathBuf {
+    let first = |d: &Path| std::fs::read_dir(d).unwrap().next().unwrap().unwrap().path();
+    first(&first(&dir.join("projects")))
+}
+
 fn bill_set(dir: &Path) -> Value {
     generate(
         GENERATOR,
@@ -317,22 +323,7 @@ fn the_cost_per_model_is_the_published_rate_arithmetic_with_1h_writes_and_long_p
     let set = tempfile::tempdir().unwrap();
     let expected = bill_set(set.path());
     // The set has what the bill turns on: 1-hour writes for every model, prompts over 200k.
-    let text = std::fs::read_to_string(
-        std::fs::read_dir(
-            std::fs::read_dir(set.path().join("projects"))
-                .unwrap()
-                .next()
-                .unwrap()
-                .unwrap()
-                .path(),
-        )
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path(),
-    )
-    .unwrap();
+    let text = std::fs::read_to_string(first_transcript(set.path())).unwrap();
     assert!(text.contains("\"ephemeral_1h_input_tokens\":") && !text.contains("\"ephemeral_1h_input_tokens\":0,\"ephemeral_5m"));
     env.ok(&["obs", "import", "transcripts", set.path().join("projects").to_str().unwrap()]);
     let conn = env.db();
@@ -1227,19 +1218,7 @@ fn the_statusline_prints_session_today_block_and_context_from_the_home_database(
         set.path(),
         &["--sessions", "1", "--messages", "6", "--seed", "3", "--one-hour", "0.7"],
     );
-    let file = std::fs::read_dir(
-        std::fs::read_dir(set.path().join("projects"))
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path(),
-    )
-    .unwrap()
-    .next()
-    .unwrap()
-    .unwrap()
-    .path();
+    let file = first_transcript(set.path());
     let session = file.file_stem().unwrap().to_str().unwrap().to_string();
     let payload = statusline_payload(&session, &file);
 
@@ -1323,13 +1302,7 @@ fn the_statusline_reads_the_context_from_the_payload_claude_code_2_1_197_sends()
     let env = Env::new();
     let set = tempfile::tempdir().unwrap();
     generate(GENERATOR, set.path(), &["--sessions", "1", "--messages", "6", "--seed", "4"]);
-    let project = std::fs::read_dir(set.path().join("projects"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let file = std::fs::read_dir(project).unwrap().next().unwrap().unwrap().path();
+    let file = first_transcript(set.path());
     let session = file.file_stem().unwrap().to_str().unwrap().to_string();
     env.ok(&["obs", "import", "transcripts", set.path().join("projects").to_str().unwrap()]);
     let real = |transcript: &Path| {
