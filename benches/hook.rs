@@ -25,29 +25,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{median, tlc};
+use common::{median, timed, tlc};
 
 fn run_once(program: &Path, args: &[&str], payload: &[u8], cwd: &Path, home: &Path) -> (Duration, i64) {
-    let start = Instant::now();
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(cwd)
-        .env("TLC_HOME", home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    // A no-op may exit before reading: a broken pipe is expected there.
-    let _ = child.stdin.take().expect("stdin").write_all(payload);
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: wait4 on our own child pid with valid out-pointers.
-    unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let elapsed = start.elapsed();
-    drop(child);
-    (elapsed, usage.ru_maxrss)
+    let mut cmd = Command::new(program);
+    cmd.args(args).current_dir(cwd).env("TLC_HOME", home);
+    timed(cmd, payload)
 }
 
 fn main() {

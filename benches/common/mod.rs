@@ -1,7 +1,9 @@
 //! What the whole-process benchmarks share.
 
+use std::io::Write;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The `tlc` binary cargo built for this benchmark run (the bench profile, optimised).
 pub fn tlc() -> PathBuf {
@@ -12,4 +14,27 @@ pub fn tlc() -> PathBuf {
 pub fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
+}
+
+/// Runs `cmd` (its arguments and environment set) with `payload` on stdin, output discarded: its
+/// wall time from spawn to exit and its peak memory (max RSS, KiB). Not every bench spawns this way.
+#[allow(dead_code)]
+pub fn timed(mut cmd: Command, payload: &[u8]) -> (Duration, i64) {
+    let start = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // A no-op may exit before reading: a broken pipe is expected there.
+    let _ = child.stdin.take().expect("stdin").write_all(payload);
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 on our own child pid with valid out-pointers.
+    unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed();
+    drop(child);
+    (elapsed, usage.ru_maxrss)
 }
