@@ -13,6 +13,7 @@ use super::transcript::Fx;
 use crate::store::queries::home::cost as q;
 use rusqlite::{params, Connection};
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::hash::BuildHasherDefault;
 
 /// The source whose rows this writer adds to `usage_rollup` itself; the insert trigger skips them.
@@ -115,7 +116,29 @@ impl Ord for Stamp {
 /// The UTC hour of a stored time (`YYYY-MM-DDTHH`) and whether it is exactly on the hour
 /// (`HH:00:00.000`): the key of `usage_hourly` (see migrations/home/V7__cache_write_1h.sql).
 pub fn hour_of(ts: &str) -> (&str, bool) {
-    (ts.get(..13).unwrap_or(ts), ts.get(14..) == Some("00:00.000Z"))
+    (sql_prefix(ts, 13), sql_from(ts, 14) == "00:00.000Z")
+}
+
+/// The UTC day of a stored time (`YYYY-MM-DD`): `usage_rollup`'s and `usage_daily`'s key.
+pub fn day_of(ts: &str) -> &str {
+    sql_prefix(ts, 10)
+}
+
+/// `substr(text, 1, chars)` as SQLite works it out, in characters: the rollups' keys are taken
+/// here and by the triggers and rebuilds in SQL, and must be the same for any text.
+fn sql_prefix(text: &str, chars: usize) -> &str {
+    if text.is_ascii() {
+        return text.get(..chars).unwrap_or(text);
+    }
+    text.char_indices().nth(chars).map_or(text, |(i, _)| &text[..i])
+}
+
+/// `substr(text, skip + 1)` as SQLite works it out: `text` without its first `skip` characters.
+fn sql_from(text: &str, skip: usize) -> &str {
+    if text.is_ascii() {
+        return text.get(skip..).unwrap_or("");
+    }
+    text.char_indices().nth(skip).map_or("", |(i, _)| &text[i..])
 }
 
 /// The sums `usage_rollup`, `usage_daily` and `usage_hourly` keep per group of responses.
@@ -387,7 +410,7 @@ impl<'c> UsageWriter<'c> {
         if row.source != ROLLED_UP_BY_WRITER {
             return Ok(true);
         }
-        let day = row.ts.get(..10).unwrap_or(row.ts);
+        let day = day_of(row.ts);
         let mut one = Sums::default();
         one.count(&row.usage, row.cost_usd, row.ts);
         self.add_session(day, row.project, row.session_id, row.model, &one);
@@ -507,8 +530,14 @@ impl<'c> UsageWriter<'c> {
     /// group each (722,229 groups for the bench's 900,000), so grouping only added a pass.
     pub fn count_hour(&mut self, project: NameId, model: NameId, usage: &TokenUsage, cost: Option<f64>, ts: &str) {
         let (hour, at_hour) = hour_of(ts);
-        let key = (self.names.id(hour), at_hour, project.0, model.0);
-        self.pending_hours.entry(key).or_default().count(usage, cost, ts);
+        let hour = match hour_digits(hour) {
+            Some(digits) => Hour::Digits(digits),
+            None => Hour::Named(self.names.id(hour)),
+        };
+        self.pending_hours
+            .entry((hour, at_hour, project.0, model.0))
+            .or_default()
+            .count(usage, cost, ts);
     }
 
     /// Adds the sums of every row inserted since the last flush to `usage_rollup`, `usage_daily`
@@ -542,12 +571,41 @@ impl<'c> UsageWriter<'c> {
         let rows = order.iter().map(|&i| (daily[i].0.map(name), &daily[i].1));
         InsertPair::prepare(self.conn, q::DAILY_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, daily_params)?;
         let hours: Vec<(&HourKey, &Sums)> = self.pending_hours.iter().collect();
+        // Hours spelled by their digits order as their texts do; the few others after them.
         let order = sorted(&hours, |((hour, at_hour, project, model), _)| {
-            (rank(*hour), *at_hour, rank(*project), rank(*model))
+            let hour = match *hour {
+                Hour::Digits(digits) => (false, digits),
+                Hour::Named(id) => (true, u64::from(rank(id))),
+            };
+            (hour, *at_hour, rank(*project), rank(*model))
         });
+        let mut digits_text = String::with_capacity(hours.len() * HOUR_LEN);
+        for ((hour, ..), _) in &hours {
+            if let Hour::Digits(d) = hour {
+                let _ = write!(
+                    digits_text,
+                    "{:04}-{:02}-{:02}T{:02}",
+                    d / 1_000_000,
+                    d / 10_000 % 100,
+                    d / 100 % 100,
+                    d % 100
+                );
+            }
+        }
+        let mut at = 0;
+        let hour_texts: Vec<&str> = hours
+            .iter()
+            .map(|((hour, ..), _)| match *hour {
+                Hour::Digits(_) => {
+                    at += HOUR_LEN;
+                    &digits_text[at - HOUR_LEN..at]
+                }
+                Hour::Named(id) => name(id),
+            })
+            .collect();
         let rows = order.iter().map(|&i| {
-            let ((hour, at_hour, project, model), s) = hours[i];
-            ((name(*hour), *at_hour, name(*project), name(*model)), s)
+            let ((_, at_hour, project, model), s) = hours[i];
+            ((hour_texts[i], *at_hour, name(*project), name(*model)), s)
         });
         InsertPair::prepare(self.conn, q::HOURLY_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, hourly_params)?;
         self.pending_hours.clear();
@@ -562,8 +620,40 @@ fn sorted<T, K: Ord>(items: &[T], key: impl Fn(&T) -> K) -> Vec<usize> {
     order.into_iter().map(|(_, i)| i).collect()
 }
 
-/// `usage_hourly`'s key with its texts numbered: (hour, at_hour, project, model).
-type HourKey = (u32, bool, u32, u32);
+/// `usage_hourly`'s key as the writer sums by it: (hour, at_hour, project, model), the project and
+/// model numbered by [`UsageWriter::name`].
+type HourKey = (Hour, bool, u32, u32);
+
+/// The length of a stored time's hour (`2026-11-20T09`).
+const HOUR_LEN: usize = 13;
+
+/// A UTC hour in [`HourKey`]: a stored time's hour as the number its ten digits spell, so that
+/// counting a row looks no text up (it was a fifth of the import's hourly sums); any other text
+/// numbered as names are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Hour {
+    Digits(u64),
+    Named(u32),
+}
+
+/// `2026-11-20T09` → 2026112009 (the number orders as the text does); `None` for any other text.
+fn hour_digits(hour: &str) -> Option<u64> {
+    let b = hour.as_bytes();
+    if b.len() != HOUR_LEN || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
+        return None;
+    }
+    let mut n = 0u64;
+    for (i, &c) in b.iter().enumerate() {
+        if matches!(i, 4 | 7 | 10) {
+            continue;
+        }
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + u64::from(c - b'0');
+    }
+    Some(n)
+}
 
 /// A text numbered by [`UsageWriter::name`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -741,6 +831,60 @@ mod tests {
         // The delete trigger still keeps the rollup right.
         conn.execute("DELETE FROM usage WHERE dedup_key = 'c'", []).unwrap();
         assert_eq!(rollup(conn)[1].4, 2);
+    }
+
+    #[test]
+    fn hourly_and_daily_sums_match_a_rebuild_for_stored_and_odd_times() {
+        assert_eq!(hour_digits("2026-11-20T09"), Some(2026112009));
+        assert_eq!(hour_digits("2026-11-2xT09"), None);
+        assert_eq!(hour_digits("2026/11/20T09"), None);
+        assert_eq!(hour_digits("2026-11-20"), None);
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::open_write(DbKind::Home, &dir.path().join("h.db")).unwrap();
+        let conn = store.conn();
+        let mut w = UsageWriter::new(conn).unwrap();
+        // Stored times, one exactly on the hour, times SQLite would order between them, and texts
+        // that are no time at all: each hour's row is the same whichever way it was summed.
+        let times = [
+            ("a", "2026-11-20T09:14:00.000Z"),
+            ("b", "2026-11-20T09:00:00.000Z"),
+            ("c", "2026-11-20T09:59:59.999Z"),
+            ("d", "2026-11-20T10:01:00.000Z"),
+            ("e", "2026-11-20T09"),
+            ("f", "2026-11-20T09:30"),
+            ("g", "2026-11-20 09:30:00"),
+            ("h", "not a time"),
+            ("i", ""),
+            ("j", "2026-11-20T0é:00:00.000Z"),
+            ("l", "2026-1é-20T09:00:00.000Z"),
+            ("m", "é"),
+            ("k", "1999-01-01T23:00:00.000Z"),
+        ];
+        for (i, (key, ts)) in times.iter().enumerate() {
+            let row = UsageRow {
+                model: if i % 2 == 0 { "m1" } else { "m2" },
+                cost_usd: Some(0.25),
+                ..UsageRow::for_test(key, ts)
+            };
+            assert!(w.insert(&row).unwrap());
+        }
+        w.flush().unwrap();
+        let hourly = |c: &Connection| -> Vec<(String, i64, String, i64, f64, String, String)> {
+            let mut st = c
+                .prepare("SELECT hour, at_hour, model, responses, cost_usd, first_ts, last_ts FROM usage_hourly ORDER BY 1, 2, 3")
+                .unwrap();
+            st.query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+        };
+        let (summed, days) = (hourly(conn), rollup(conn));
+        assert!(summed.iter().any(|h| h.0 == "2026-11-20T09" && h.1 == 1), "{summed:?}");
+        rebuild_rollup(conn).unwrap();
+        assert_eq!(hourly(conn), summed);
+        assert_eq!(rollup(conn), days);
     }
 
     #[test]

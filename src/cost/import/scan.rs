@@ -114,7 +114,7 @@ fn group_records(scan: &UsageScan, fallback_session: &str, hasher: &KeyHasher) -
             out.models.push(r.model.clone());
             next_model
         });
-        let day = r.ts.get(..10).unwrap_or(&r.ts);
+        let day = crate::cost::usage::day_of(&r.ts);
         let session = if r.session_id.is_empty() {
             fallback_session
         } else {
