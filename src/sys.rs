@@ -162,3 +162,17 @@ pub fn git(dir: Option<&std::path::Path>) -> std::process::Command {
     }
     c
 }
+
+/// Lowers the calling thread's scheduling priority to `nice` (0 is the default, 19 the lowest).
+/// Only this thread: on Linux each thread has a nice value of its own. A thread may always lower
+/// its own priority; a failure changes nothing and is ignored. Elsewhere, a no-op.
+pub fn lower_this_thread_priority(nice: i32) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: gettid takes no arguments and cannot fail; setpriority reads only its three integers.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, nice);
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
+}

@@ -371,13 +371,8 @@ impl<'c> InsertPair<'c> {
 pub struct UsageWriter<'c> {
     conn: &'c Connection,
     insert: rusqlite::CachedStatement<'c>,
-    /// The texts the pending sums are keyed by, each held once.
-    names: Names,
-    /// Sums per (day, project, session, model): `usage_rollup`'s rows (`usage_daily`'s are their
-    /// sums over sessions).
-    pending_sessions: HashMap<[u32; 4], Sums, BuildHasherDefault<Fx>>,
-    /// Sums per (hour, at_hour, project, model): `usage_hourly`'s rows.
-    pending_hours: HashMap<HourKey, Sums, BuildHasherDefault<Fx>>,
+    /// The sums of the `transcript` rows inserted since the last flush.
+    tally: Tally,
     /// `usage_insert_new.sql` and `usage_key_insert_new.sql`, prepared on first use.
     insert_new: Option<InsertPair<'c>>,
     insert_keys: Option<InsertPair<'c>>,
@@ -389,9 +384,7 @@ impl<'c> UsageWriter<'c> {
         Ok(UsageWriter {
             conn,
             insert: conn.prepare_cached(q::USAGE_INSERT)?,
-            names: Names::default(),
-            pending_sessions: HashMap::default(),
-            pending_hours: HashMap::default(),
+            tally: Tally::default(),
             insert_new: None,
             insert_keys: None,
         })
@@ -508,51 +501,45 @@ impl<'c> UsageWriter<'c> {
         Ok(())
     }
 
-    /// Adds the sums of rows of source `transcript` inserted with [`UsageWriter::insert_unsummed`]
-    /// of one UTC day (`YYYY-MM-DD`), project, session and model: `usage_rollup`'s key.
+    /// See [`Tally::add_session`].
     pub fn add_session(&mut self, day: &str, project: &str, session: &str, model: &str, sums: &Sums) {
-        if !sums.is_empty() {
-            let key = [day, project, session, model].map(|name| self.names.id(name));
-            self.pending_sessions.entry(key).or_default().add(sums);
-        }
+        self.tally.add_session(day, project, session, model, sums);
     }
 
-    /// The number the writer keys its pending sums by for `text` (a project or model the caller
-    /// counts many rows of, looked up once).
+    /// See [`Tally::name`].
     pub fn name(&mut self, text: &str) -> NameId {
-        NameId(self.names.id(text))
+        self.tally.name(text)
     }
 
-    /// Counts one row of source `transcript` inserted with [`UsageWriter::insert_unsummed`] in
-    /// `usage_hourly`'s sums: its UTC hour (`YYYY-MM-DDTHH`) and whether it is exactly on the hour
-    /// (both from its time, as [`hour_of`] says), project and model. Rows are counted here one by
-    /// one rather than grouped by their caller first: a transcript's responses are mostly an hour
-    /// group each (722,229 groups for the bench's 900,000), so grouping only added a pass.
+    /// See [`Tally::count_hour`].
     pub fn count_hour(&mut self, project: NameId, model: NameId, usage: &TokenUsage, cost: Option<f64>, ts: &str) {
-        let (hour, at_hour) = hour_of(ts);
-        let hour = match hour_digits(hour) {
-            Some(digits) => Hour::Digits(digits),
-            None => Hour::Named(self.names.id(hour)),
-        };
-        self.pending_hours
-            .entry((hour, at_hour, project.0, model.0))
-            .or_default()
-            .count(usage, cost, ts);
+        self.tally.count_hour(project, model, usage, cost, ts);
     }
 
     /// Adds the sums of every row inserted since the last flush to `usage_rollup`, `usage_daily`
-    /// and `usage_hourly`, each in its primary key's order (an upsert in key order walks the
-    /// table's pages once rather than descending at random).
+    /// and `usage_hourly` (see [`UsageWriter::flush_tally`]).
     pub fn flush(&mut self) -> rusqlite::Result<()> {
-        if self.pending_sessions.is_empty() && self.pending_hours.is_empty() {
+        let tally = std::mem::take(&mut self.tally);
+        self.flush_tally(tally)
+    }
+
+    /// Adds `tally`'s sums (counted by the caller, on this writer's connection's rows) to
+    /// `usage_rollup`, `usage_daily` and `usage_hourly`, each in its primary key's order (an upsert
+    /// in key order walks the table's pages once rather than descending at random).
+    pub fn flush_tally(&mut self, tally: Tally) -> rusqlite::Result<()> {
+        let Tally {
+            names,
+            mut pending_sessions,
+            pending_hours,
+        } = tally;
+        if pending_sessions.is_empty() && pending_hours.is_empty() {
             return Ok(());
         }
-        let names = std::mem::take(&mut self.names);
         let rank = names.ranks();
         let name = |id: u32| names.texts[id as usize].as_str();
         // Groups are sorted by their names' ranks (integers, not texts) and moved as indices (a
         // group's sums are 136 bytes).
-        let sessions: Vec<([u32; 4], Sums)> = self.pending_sessions.drain().collect();
+        let sessions: Vec<([u32; 4], Sums)> = pending_sessions.drain().collect();
         let mut daily: HashMap<[u32; 3], Sums, BuildHasherDefault<Fx>> = HashMap::default();
         for ([day, project, _, model], s) in &sessions {
             daily.entry([*day, *project, *model]).or_default().add(s);
@@ -570,7 +557,7 @@ impl<'c> UsageWriter<'c> {
         let order = sorted(&daily, |(k, _)| k.map(&rank));
         let rows = order.iter().map(|&i| (daily[i].0.map(name), &daily[i].1));
         InsertPair::prepare(self.conn, q::DAILY_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, daily_params)?;
-        let hours: Vec<(&HourKey, &Sums)> = self.pending_hours.iter().collect();
+        let hours: Vec<(&HourKey, &Sums)> = pending_hours.iter().collect();
         // Hours spelled by their digits order as their texts do; the few others after them.
         let order = sorted(&hours, |((hour, at_hour, project, model), _)| {
             let hour = match *hour {
@@ -608,8 +595,55 @@ impl<'c> UsageWriter<'c> {
             ((hour_texts[i], *at_hour, name(*project), name(*model)), s)
         });
         InsertPair::prepare(self.conn, q::HOURLY_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, hourly_params)?;
-        self.pending_hours.clear();
         Ok(())
+    }
+}
+
+/// The sums of `transcript` rows not yet added to the rollups, keyed by numbered texts: what a
+/// [`UsageWriter`] flushes. Apart from the writer so that another thread can count them (the bulk
+/// import does) and hand them over for [`UsageWriter::flush_tally`].
+#[derive(Default)]
+pub struct Tally {
+    /// The texts the sums are keyed by, each held once.
+    names: Names,
+    /// Sums per (day, project, session, model): `usage_rollup`'s rows (`usage_daily`'s are their
+    /// sums over sessions).
+    pending_sessions: HashMap<[u32; 4], Sums, BuildHasherDefault<Fx>>,
+    /// Sums per (hour, at_hour, project, model): `usage_hourly`'s rows.
+    pending_hours: HashMap<HourKey, Sums, BuildHasherDefault<Fx>>,
+}
+
+impl Tally {
+    /// Adds the sums of rows of source `transcript` inserted with [`UsageWriter::insert_unsummed`]
+    /// of one UTC day (`YYYY-MM-DD`), project, session and model: `usage_rollup`'s key.
+    pub fn add_session(&mut self, day: &str, project: &str, session: &str, model: &str, sums: &Sums) {
+        if !sums.is_empty() {
+            let key = [day, project, session, model].map(|name| self.names.id(name));
+            self.pending_sessions.entry(key).or_default().add(sums);
+        }
+    }
+
+    /// The number the sums are keyed by for `text` (a project or model the caller
+    /// counts many rows of, looked up once).
+    pub fn name(&mut self, text: &str) -> NameId {
+        NameId(self.names.id(text))
+    }
+
+    /// Counts one row of source `transcript` inserted with [`UsageWriter::insert_unsummed`] in
+    /// `usage_hourly`'s sums: its UTC hour (`YYYY-MM-DDTHH`) and whether it is exactly on the hour
+    /// (both from its time, as [`hour_of`] says), project and model. Rows are counted here one by
+    /// one rather than grouped by their caller first: a transcript's responses are mostly an hour
+    /// group each (722,229 groups for the bench's 900,000), so grouping only added a pass.
+    pub fn count_hour(&mut self, project: NameId, model: NameId, usage: &TokenUsage, cost: Option<f64>, ts: &str) {
+        let (hour, at_hour) = hour_of(ts);
+        let hour = match hour_digits(hour) {
+            Some(digits) => Hour::Digits(digits),
+            None => Hour::Named(self.names.id(hour)),
+        };
+        self.pending_hours
+            .entry((hour, at_hour, project.0, model.0))
+            .or_default()
+            .count(usage, cost, ts);
     }
 }
 

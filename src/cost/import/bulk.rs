@@ -9,10 +9,10 @@
 //! taken only when it pays (see [`use_bulk_path`]).
 
 use super::scan::{key_tail, order_prefix, KeyHasher};
-use super::write::BatchRows;
+use super::write::{BatchRows, Stored};
 use super::{sq, CostError};
 use crate::cost::transcript::Fx;
-use crate::cost::usage::{SuspendedTriggers, UsageWriter};
+use crate::cost::usage::{SuspendedTriggers, Tally, UsageWriter};
 use rusqlite::Connection;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
@@ -101,11 +101,19 @@ pub(super) fn begin(
     })
 }
 
-/// Ends a bulk transaction short of its commit: adds the rollup sums of the rows it stored, their
+/// Ends a bulk transaction short of its commit: adds the rollup sums of the rows it stored (`sums`,
+/// from the counting thread), their
 /// `usage_key` rows in one sorted pass, and restores the triggers. Returns what the next transaction starts from
 /// (the keys seen, the last id).
-pub(super) fn end(conn: &Connection, db: &Path, writer: &mut UsageWriter<'_>, mut state: BulkState) -> Result<(SeenKeys, i64), CostError> {
+pub(super) fn end(
+    conn: &Connection,
+    db: &Path,
+    writer: &mut UsageWriter<'_>,
+    mut state: BulkState,
+    sums: Tally,
+) -> Result<(SeenKeys, i64), CostError> {
     writer.flush().map_err(sq(db))?;
+    writer.flush_tally(sums).map_err(sq(db))?;
     let expected = state.keys.rows.len() as u64;
     let added = writer.insert_keys(state.keys.sorted()).map_err(sq(db))?;
     if added != expected {
@@ -132,8 +140,9 @@ pub(super) fn commit_midway(
     writer: &mut UsageWriter<'_>,
     hasher: &KeyHasher,
     state: BulkState,
+    sums: Tally,
 ) -> Result<(BulkState, std::thread::JoinHandle<()>), CostError> {
-    let (seen, last_id) = end(conn, db, writer, state)?;
+    let (seen, last_id) = end(conn, db, writer, state, sums)?;
     let autocheckpoint: i64 = conn.pragma_query_value(None, "wal_autocheckpoint", |r| r.get(0)).map_err(sq(db))?;
     conn.pragma_update(None, "wal_autocheckpoint", 0).map_err(sq(db))?;
     conn.execute_batch("COMMIT").map_err(sq(db))?;
@@ -154,8 +163,14 @@ pub(super) fn commit_midway(
 
 /// Appends the batch's new responses in file order under ids it numbers itself, and keeps their
 /// keys for `usage_key` (added in one sorted pass by [`end`]). A response whose key hash was seen
-/// (stored before, or earlier in this import) is skipped.
-pub(super) fn insert(db: &Path, writer: &mut UsageWriter<'_>, rows: &mut BatchRows<'_>, state: &mut BulkState) -> Result<(), CostError> {
+/// (stored before, or earlier in this import) is skipped. Returns the responses stored and their
+/// costs: the counting thread sums them (see `super::count`).
+pub(super) fn insert(
+    db: &Path,
+    writer: &mut UsageWriter<'_>,
+    rows: &mut BatchRows<'_>,
+    state: &mut BulkState,
+) -> Result<Stored, CostError> {
     let BulkState { seen, last_id, keys, .. } = state;
     let new: Vec<(usize, usize)> = rows
         .batch
@@ -165,18 +180,15 @@ pub(super) fn insert(db: &Path, writer: &mut UsageWriter<'_>, rows: &mut BatchRo
         .filter(|&(_, _, hash)| seen.insert(hash))
         .map(|(file, i, _)| (file, i))
         .collect();
-    // Counted in a pass of their own: the insert below borrows the writer (a row's price is
-    // worked out twice, which costs less than holding the rows between the two).
-    for &(file, i) in &new {
-        let row = rows.row(file, i);
-        rows.count(writer, file, i, &row);
-    }
+    let mut costs = Vec::with_capacity(new.len());
     let mut count = 0u64;
+    let rows_ref = &*rows;
     let stored = writer
         .insert_new(new.iter().map(|&(file, i)| {
-            let row = rows.row(file, i);
+            let row = rows_ref.row(file, i);
             *last_id += 1;
             keys.push(row.dedup_key, *last_id);
+            costs.push(row.cost_usd);
             count += 1;
             (*last_id, row)
         }))
@@ -187,7 +199,11 @@ pub(super) fn insert(db: &Path, writer: &mut UsageWriter<'_>, rows: &mut BatchRo
             db.display()
         )));
     }
-    Ok(())
+    for &(file, _) in &new {
+        rows.inserted[file] += 1;
+    }
+    rows.unpriced += costs.iter().filter(|c| c.is_none()).count() as u64;
+    Ok((new, costs))
 }
 
 #[cfg(test)]
@@ -252,7 +268,7 @@ mod tests {
             state.keys.push(key, state.last_id);
             writer.insert_new([(state.last_id, row(key))]).unwrap();
         }
-        let (next, checkpointer) = commit_midway(conn, &db, &mut writer, &hasher, state).unwrap();
+        let (next, checkpointer) = commit_midway(conn, &db, &mut writer, &hasher, state, Tally::default()).unwrap();
         checkpointer.join().unwrap();
         // The first transaction is committed, its keys in `usage_key`, its triggers restored.
         let other_store = crate::store::open_write(crate::store::DbKind::Home, &db).unwrap();
@@ -263,7 +279,7 @@ mod tests {
         // ids are those of the first.
         assert!(next.seen.contains(&hasher.hash("msg_b:req_b")));
         assert_eq!(next.last_id, 2);
-        end(conn, &db, &mut writer, next).unwrap();
+        end(conn, &db, &mut writer, next, Tally::default()).unwrap();
         conn.execute_batch("COMMIT").unwrap();
         // A hook stores a response between two bulk transactions: the next one knows its key and
         // numbers its own rows after it.

@@ -3,6 +3,7 @@
 //! file's new offset with its rows.
 
 use super::bulk::{self, BulkState, SeenKeys};
+use super::count::{self, ToCounter};
 use super::files::{FileRow, FileState, Job, TranscriptFiles};
 use super::scan::{Grouped, KeyHasher, RowGate, Scanned, IN_FLIGHT_ROWS};
 use super::{rows, sq, CostError, ImportSummary, Options, PROVIDER, SOURCE};
@@ -24,9 +25,9 @@ pub(super) struct Pending {
     job_index: usize,
     start: u64,
     head_hash: String,
-    scan: UsageScan,
+    pub scan: UsageScan,
     pub grouped: Grouped,
-    project: String,
+    pub project: String,
 }
 
 /// A batch's rows as they are written: each record with its price, and the sums and counts of
@@ -40,8 +41,8 @@ pub(super) struct BatchRows<'b> {
     /// Per file, its project's and models' numbers in the writer's sums (see [`UsageWriter::name`]).
     names: Vec<(NameId, Vec<NameId>)>,
     /// Per file, rows stored.
-    inserted: Vec<u64>,
-    unpriced: u64,
+    pub inserted: Vec<u64>,
+    pub unpriced: u64,
     /// `--rescan`: stored rows are given their 1-hour writes ([`UsageWriter::refill`]).
     pub rescan: bool,
     pub refilled: u64,
@@ -145,10 +146,10 @@ impl Writer<'_> {
         let mut batch: Vec<Pending> = Vec::new();
         let mut batch_rows = 0usize;
         let mut batch_started = Instant::now();
-        // Files already written are freed on a thread of their own: four strings a response, a
-        // tenth of this thread's time, and this thread is the one the import waits for.
-        let (freed, to_free) = mpsc::channel::<Vec<Pending>>();
-        let freer = std::thread::spawn(move || to_free.into_iter().for_each(drop));
+        // Files written go to the counting thread, which counts the bulk path's sums and frees
+        // them: four strings a response, a tenth of this thread's time.
+        let (to_counter, from_writer) = mpsc::channel::<ToCounter>();
+        let counter = std::thread::spawn(move || count::run(from_writer));
         let mut open = true;
         while open {
             let mut next = rx.recv().ok();
@@ -180,24 +181,31 @@ impl Writer<'_> {
                 batch_rows >= BATCH_ROWS || batch_started.elapsed() >= BATCH_TIME
             };
             if (due || !open) && !batch.is_empty() {
-                self.write_batch(&mut usage, &batch, bulk_state.as_mut())?;
-                let _ = freed.send(std::mem::take(&mut batch));
+                let stored = self.write_batch(&mut usage, &batch, bulk_state.as_mut())?;
+                let batch = std::mem::take(&mut batch);
+                let _ = to_counter.send(match stored {
+                    Some((stored, costs)) => ToCounter::Stored { batch, stored, costs },
+                    None => ToCounter::Written(batch),
+                });
                 gate.release(batch_rows);
                 batch_rows = 0;
                 batch_started = Instant::now();
                 if open && checkpointer.is_none() && done_bytes >= midway {
                     if let Some(state) = bulk_state.take() {
-                        let (next, started) = bulk::commit_midway(conn, db, &mut usage, self.hasher, state)?;
+                        let sums = count::take(&to_counter).ok_or_else(counter_stopped)?;
+                        let (next, started) = bulk::commit_midway(conn, db, &mut usage, self.hasher, state, sums)?;
                         bulk_state = Some(next);
                         checkpointer = Some(started);
                     }
                 }
             }
         }
-        drop(freed);
-        let _ = freer.join();
+        let sums = bulk_state.as_ref().map(|_| count::take(&to_counter));
+        drop(to_counter);
+        let _ = counter.join();
         if let Some(state) = bulk_state {
-            bulk::end(conn, db, &mut usage, state)?;
+            let sums = sums.flatten().ok_or_else(counter_stopped)?;
+            bulk::end(conn, db, &mut usage, state, sums)?;
             if let Some(done) = checkpointer {
                 // Before the commit, whose own checkpoint then finds the first transaction copied
                 // already (and is not skipped for a checkpoint in progress).
@@ -211,8 +219,14 @@ impl Writer<'_> {
 
     /// Writes one batch of files: their responses, their rollup sums and their file states: on
     /// the bulk path (`bulk` given) inside the transaction [`Writer::write_all`] holds, else in a
-    /// transaction of its own.
-    fn write_batch(&mut self, usage: &mut UsageWriter<'_>, batch: &[Pending], bulk: Option<&mut BulkState>) -> Result<(), CostError> {
+    /// transaction of its own. On the bulk path, returns the responses stored, as (file, record),
+    /// and their costs, for the counting thread.
+    fn write_batch(
+        &mut self,
+        usage: &mut UsageWriter<'_>,
+        batch: &[Pending],
+        bulk: Option<&mut BulkState>,
+    ) -> Result<Option<Stored>, CostError> {
         let (conn, db) = (self.conn, self.db);
         let in_bulk = bulk.is_some();
         if !in_bulk {
@@ -224,15 +238,18 @@ impl Writer<'_> {
             }
         }
         let mut rows = BatchRows::new(batch, &self.resolver, usage, self.options.rescan);
-        match bulk {
-            Some(state) => bulk::insert(db, usage, &mut rows, state)?,
-            None => rows::insert(db, usage, &mut rows)?,
-        }
-        for (p, sums) in batch.iter().zip(&rows.session_sums) {
-            for (g, s) in p.grouped.sessions.iter().zip(sums) {
-                usage.add_session(&g.day, &p.project, &g.session, &p.grouped.models[g.model], s);
+        let stored = match bulk {
+            Some(state) => Some(bulk::insert(db, usage, &mut rows, state)?),
+            None => {
+                rows::insert(db, usage, &mut rows)?;
+                for (p, sums) in batch.iter().zip(&rows.session_sums) {
+                    for (g, s) in p.grouped.sessions.iter().zip(sums) {
+                        usage.add_session(&g.day, &p.project, &g.session, &p.grouped.models[g.model], s);
+                    }
+                }
+                None
             }
-        }
+        };
         let summary = &mut self.summary;
         summary.unpriced += rows.unpriced;
         summary.refilled += rows.refilled;
@@ -270,6 +287,13 @@ impl Writer<'_> {
             usage.flush().map_err(sq(db))?;
             conn.execute_batch("COMMIT").map_err(sq(db))?;
         }
-        Ok(())
+        Ok(stored)
     }
+}
+
+/// The responses a bulk batch stored, as (file, record), and the cost of each.
+pub(super) type Stored = (Vec<(usize, usize)>, Vec<Option<f64>>);
+
+fn counter_stopped() -> CostError {
+    CostError::Unusable("the import's counting thread stopped; the import was rolled back".to_string())
 }
