@@ -102,9 +102,8 @@ pub(super) fn begin(
 }
 
 /// Ends a bulk transaction short of its commit: adds the rollup sums of the rows it stored (`sums`,
-/// from the counting thread), their
-/// `usage_key` rows in one sorted pass, and restores the triggers. Returns what the next transaction starts from
-/// (the keys seen, the last id).
+/// from the counting thread), their `usage_key` rows in one sorted pass, and restores the triggers.
+/// Returns what the next transaction starts from (the keys seen, the last id).
 pub(super) fn end(
     conn: &Connection,
     db: &Path,

@@ -14,7 +14,8 @@
 //! - [`write`]: the writer (this thread), which prices and stores batches of files through
 //! - [`rows`], the row path (batches committed one by one, so hooks writing to the same database
 //!   never wait long), or [`bulk`], the bulk path (a large import into a small table: two long
-//!   transactions with the triggers set aside).
+//!   transactions with the triggers set aside);
+//! - [`count`], the thread that counts the bulk path's rollup sums and frees what was written.
 //!
 //! One [`Import`] value carries what they share; [`Options`] are what the command chooses.
 

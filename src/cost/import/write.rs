@@ -36,9 +36,11 @@ pub(super) struct BatchRows<'b> {
     pub batch: &'b [Pending],
     /// Per file, the price of each of its models (`None`: unpriced).
     prices: Vec<Vec<Option<&'b ResolvedPrice>>>,
-    /// Per file, the sums of the stored rows of each of its session groups.
+    /// Per file, the sums of the stored rows of each of its session groups (the row path's; the
+    /// bulk path's are counted on the counting thread).
     session_sums: Vec<Vec<Sums>>,
-    /// Per file, its project's and models' numbers in the writer's sums (see [`UsageWriter::name`]).
+    /// Per file, its project's and models' numbers in the writer's sums (see [`UsageWriter::name`];
+    /// the row path's).
     names: Vec<(NameId, Vec<NameId>)>,
     /// Per file, rows stored.
     pub inserted: Vec<u64>,
