@@ -163,16 +163,43 @@ pub fn git(dir: Option<&std::path::Path>) -> std::process::Command {
     c
 }
 
-/// Lowers the calling thread's scheduling priority to `nice` (0 is the default, 19 the lowest).
-/// Only this thread: on Linux each thread has a nice value of its own. A thread may always lower
-/// its own priority; a failure changes nothing and is ignored. Elsewhere, a no-op.
-pub fn lower_this_thread_priority(nice: i32) {
+/// Lowers the calling thread's scheduling priority by `steps` nice steps (19 is the lowest), from
+/// whatever it is: a process started with `nice` keeps its offset, and a priority is never raised.
+/// Only this thread: on Linux each thread has a nice value of its own, and `nice(2)` changes the
+/// caller's. A thread may always lower its own priority; a failure changes nothing and is ignored.
+/// Elsewhere, a no-op.
+pub fn lower_this_thread_priority(steps: i32) {
     #[cfg(target_os = "linux")]
-    // SAFETY: gettid takes no arguments and cannot fail; setpriority reads only its three integers.
+    // SAFETY: nice takes one integer and touches no memory of ours.
     unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, nice);
+        libc::nice(steps.max(0));
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = nice;
+    let _ = steps;
+}
+
+#[cfg(test)]
+mod tests {
+    /// The nice value of the calling thread, from `/proc/thread-self/stat` (the 19th field; the
+    /// second, the command name, is in parentheses and may hold spaces).
+    #[cfg(target_os = "linux")]
+    fn this_thread_nice() -> i32 {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+        let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+        after_name.split(' ').nth(16).unwrap().parse().unwrap()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_lowered_priority_is_the_calling_threads_alone() {
+        let before = this_thread_nice();
+        let lowered = std::thread::spawn(|| {
+            super::lower_this_thread_priority(5);
+            this_thread_nice()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(lowered, (before + 5).min(19));
+        assert_eq!(this_thread_nice(), before, "the spawning thread keeps its priority");
+    }
 }

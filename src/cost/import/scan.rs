@@ -15,14 +15,14 @@ use std::sync::{mpsc, Condvar, Mutex, PoisonError};
 /// two sat idle by turns and the import took 4.6–5.0 s instead of 4.3 s.
 pub(super) const IN_FLIGHT_ROWS: usize = 300_000;
 
-/// The scanning threads' nice value. The writer is the import's one thread that cannot go faster
-/// by sharing its work; at the same priority the scanning threads took a share of its processor
-/// whenever there were more runnable threads than processors (two scanners and the writer on a
-/// 2-core machine: the writer got two thirds of one). At nice 5 the writer keeps its processor and
-/// the scanners, which only need to stay ahead of it, run in the time it leaves (900,000 responses on
-/// 2 cores, five interleaved runs each: median 3.24 s against 3.84 s at nice 0; 3.26 s at nice 10). A
-/// machine busy with other work gives them less than before.
-const SCANNING_NICE: i32 = 5;
+/// How many nice steps below the writer the scanning threads run. The writer is the import's one
+/// thread that cannot go faster by sharing its work; at the same priority the scanning threads took
+/// a share of its processor whenever there were more runnable threads than processors (two
+/// scanners and the writer on a 2-core machine). Five steps lower, the scanners, which only need to
+/// stay ahead of it, take more of their time from what it leaves (900,000 responses on 2 cores, five
+/// interleaved runs each: median 3.24 s against 3.84 s at the same priority; 3.26 s ten steps
+/// lower). A machine busy with other work gives them less than before.
+const SCANNING_NICE_STEPS: i32 = 5;
 
 /// One file's scan, sent to the writer.
 pub(super) struct Scanned {
@@ -191,7 +191,7 @@ pub(super) struct Workers<'j> {
 impl Workers<'_> {
     /// One scanning thread's loop: until the jobs run out, the gate closes or the writer is gone.
     pub fn run(&self, tx: mpsc::Sender<Scanned>) {
-        crate::sys::lower_this_thread_priority(SCANNING_NICE);
+        crate::sys::lower_this_thread_priority(SCANNING_NICE_STEPS);
         let mut buf = Vec::new();
         loop {
             if !self.gate.wait_for_room() {
