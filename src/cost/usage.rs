@@ -13,7 +13,6 @@ use super::transcript::Fx;
 use crate::store::queries::home::cost as q;
 use rusqlite::{params, Connection};
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::hash::BuildHasherDefault;
 
 /// The source whose rows this writer adds to `usage_rollup` itself; the insert trigger skips them.
@@ -406,15 +405,16 @@ impl<'c> UsageWriter<'c> {
         let day = day_of(row.ts);
         let mut one = Sums::default();
         one.count(&row.usage, row.cost_usd, row.ts);
-        self.add_session(day, row.project, row.session_id, row.model, &one);
-        let (project, model) = (self.name(row.project), self.name(row.model));
-        self.count_hour(project, model, &row.usage, row.cost_usd, row.ts);
+        let tally = &mut self.tally;
+        tally.add_session(day, row.project, row.session_id, row.model, &one);
+        let (project, model) = (tally.name(row.project), tally.name(row.model));
+        tally.count_hour(project, model, &row.usage, row.cost_usd, row.ts);
         Ok(true)
     }
 
     /// Stores `row` without counting it in the rollup: for a caller that sums the rows it
     /// inserted itself (in groups, cheaper than one key per row) and hands the sums to
-    /// [`UsageWriter::add_session`] and [`UsageWriter::count_hour`]. `false` when its dedup key was
+    /// [`Tally::add_session`] and [`Tally::count_hour`]. `false` when its dedup key was
     /// already stored.
     pub fn insert_unsummed(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
         let st = &mut self.insert;
@@ -501,21 +501,6 @@ impl<'c> UsageWriter<'c> {
         Ok(())
     }
 
-    /// See [`Tally::add_session`].
-    pub fn add_session(&mut self, day: &str, project: &str, session: &str, model: &str, sums: &Sums) {
-        self.tally.add_session(day, project, session, model, sums);
-    }
-
-    /// See [`Tally::name`].
-    pub fn name(&mut self, text: &str) -> NameId {
-        self.tally.name(text)
-    }
-
-    /// See [`Tally::count_hour`].
-    pub fn count_hour(&mut self, project: NameId, model: NameId, usage: &TokenUsage, cost: Option<f64>, ts: &str) {
-        self.tally.count_hour(project, model, usage, cost, ts);
-    }
-
     /// Adds the sums of every row inserted since the last flush to `usage_rollup`, `usage_daily`
     /// and `usage_hourly` (see [`UsageWriter::flush_tally`]).
     pub fn flush(&mut self) -> rusqlite::Result<()> {
@@ -529,7 +514,7 @@ impl<'c> UsageWriter<'c> {
     pub fn flush_tally(&mut self, tally: Tally) -> rusqlite::Result<()> {
         let Tally {
             names,
-            mut pending_sessions,
+            pending_sessions,
             pending_hours,
         } = tally;
         if pending_sessions.is_empty() && pending_hours.is_empty() {
@@ -539,7 +524,7 @@ impl<'c> UsageWriter<'c> {
         let name = |id: u32| names.texts[id as usize].as_str();
         // Groups are sorted by their names' ranks (integers, not texts) and moved as indices (a
         // group's sums are 136 bytes).
-        let sessions: Vec<([u32; 4], Sums)> = pending_sessions.drain().collect();
+        let sessions: Vec<([u32; 4], Sums)> = pending_sessions.into_iter().collect();
         let mut daily: HashMap<[u32; 3], Sums, BuildHasherDefault<Fx>> = HashMap::default();
         for ([day, project, _, model], s) in &sessions {
             daily.entry([*day, *project, *model]).or_default().add(s);
@@ -566,33 +551,20 @@ impl<'c> UsageWriter<'c> {
             };
             (hour, *at_hour, rank(*project), rank(*model))
         });
-        let mut digits_text = String::with_capacity(hours.len() * HOUR_LEN);
-        for ((hour, ..), _) in &hours {
-            if let Hour::Digits(d) = hour {
-                let _ = write!(
-                    digits_text,
-                    "{:04}-{:02}-{:02}T{:02}",
-                    d / 1_000_000,
-                    d / 10_000 % 100,
-                    d / 100 % 100,
-                    d % 100
-                );
-            }
-        }
-        let mut at = 0;
-        let hour_texts: Vec<&str> = hours
+        let digits: Vec<[u8; HOUR_LEN]> = hours
             .iter()
             .map(|((hour, ..), _)| match *hour {
-                Hour::Digits(_) => {
-                    at += HOUR_LEN;
-                    &digits_text[at - HOUR_LEN..at]
-                }
-                Hour::Named(id) => name(id),
+                Hour::Digits(d) => hour_text(d),
+                Hour::Named(_) => [0; HOUR_LEN],
             })
             .collect();
         let rows = order.iter().map(|&i| {
-            let ((_, at_hour, project, model), s) = hours[i];
-            ((hour_texts[i], *at_hour, name(*project), name(*model)), s)
+            let ((hour, at_hour, project, model), s) = hours[i];
+            let hour = match *hour {
+                Hour::Digits(_) => std::str::from_utf8(&digits[i]).unwrap_or_default(),
+                Hour::Named(id) => name(id),
+            };
+            ((hour, *at_hour, name(*project), name(*model)), s)
         });
         InsertPair::prepare(self.conn, q::HOURLY_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, hourly_params)?;
         Ok(())
@@ -655,7 +627,7 @@ fn sorted<T, K: Ord>(items: &[T], key: impl Fn(&T) -> K) -> Vec<usize> {
 }
 
 /// `usage_hourly`'s key as the writer sums by it: (hour, at_hour, project, model), the project and
-/// model numbered by [`UsageWriter::name`].
+/// model numbered by [`Tally::name`].
 type HourKey = (Hour, bool, u32, u32);
 
 /// The length of a stored time's hour (`2026-11-20T09`).
@@ -668,6 +640,17 @@ const HOUR_LEN: usize = 13;
 enum Hour {
     Digits(u64),
     Named(u32),
+}
+
+/// 2026112009 → `2026-11-20T09`: the text [`hour_digits`] read.
+fn hour_text(digits: u64) -> [u8; HOUR_LEN] {
+    let mut text = *b"0000-00-00T00";
+    let mut rest = digits;
+    for at in (0..HOUR_LEN).rev().filter(|at| !matches!(at, 4 | 7 | 10)) {
+        text[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+    }
+    text
 }
 
 /// `2026-11-20T09` → 2026112009 (the number orders as the text does); `None` for any other text.
@@ -689,7 +672,7 @@ fn hour_digits(hour: &str) -> Option<u64> {
     Some(n)
 }
 
-/// A text numbered by [`UsageWriter::name`].
+/// A text numbered by [`Tally::name`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NameId(u32);
 
@@ -870,6 +853,8 @@ mod tests {
     #[test]
     fn hourly_and_daily_sums_match_a_rebuild_for_stored_and_odd_times() {
         assert_eq!(hour_digits("2026-11-20T09"), Some(2026112009));
+        assert_eq!(&hour_text(2026112009), b"2026-11-20T09");
+        assert_eq!(&hour_text(hour_digits("0001-01-01T00").unwrap()), b"0001-01-01T00");
         assert_eq!(hour_digits("2026-11-2xT09"), None);
         assert_eq!(hour_digits("2026/11/20T09"), None);
         assert_eq!(hour_digits("2026-11-20"), None);

@@ -1,7 +1,8 @@
 //! The counting thread: on the bulk path, the rollup sums of the responses the writer stored are
 //! counted here rather than on the writer, the one thread the import waits for (on the bench's
 //! 900,000 responses the counting was a tenth of its time). The thread also frees what was written
-//! (four strings a response), on either path.
+//! (four strings a response), on either path. The row path counts each batch with the same
+//! [`count`], on the writer, inside the batch's transaction.
 
 use super::write::Pending;
 use crate::cost::usage::{NameId, Sums, Tally};
@@ -37,9 +38,9 @@ pub(super) fn run(from_writer: mpsc::Receiver<ToCounter>) {
     }
 }
 
-/// Adds the stored responses of `batch` to `tally`: per session group (`usage_rollup`), then per
-/// hour (`usage_hourly`), as the row path's `BatchRows::count` does.
-fn count(tally: &mut Tally, batch: &[Pending], stored: &[(usize, usize)], costs: &[Option<f64>]) {
+/// Adds the stored responses of `batch`, as (file, record) with their costs, to `tally`: per session
+/// group (`usage_rollup`), then per hour (`usage_hourly`).
+pub(super) fn count(tally: &mut Tally, batch: &[Pending], stored: &[(usize, usize)], costs: &[Option<f64>]) {
     let names: Vec<(NameId, Vec<NameId>)> = batch
         .iter()
         .map(|p| (tally.name(&p.project), p.grouped.models.iter().map(|m| tally.name(m)).collect()))

@@ -3,7 +3,7 @@
 //! `usage_key`'s order (see [`in_index_order`]), so that the key trigger adds each batch by a sweep
 //! over the table's pages rather than a random descent per row.
 
-use super::write::{BatchRows, Pending};
+use super::write::{BatchRows, Pending, Stored};
 use super::{sq, CostError};
 use crate::cost::usage::UsageWriter;
 use std::path::Path;
@@ -20,16 +20,21 @@ fn in_index_order(batch: &[Pending]) -> Vec<(u128, u32, u32)> {
 }
 
 /// Inserts the batch's responses; one already stored is left as it is (and not counted), except
-/// that a `--rescan` gives it its 1-hour cache writes.
-pub(super) fn insert(db: &Path, writer: &mut UsageWriter<'_>, rows: &mut BatchRows<'_>) -> Result<(), CostError> {
+/// that a `--rescan` gives it its 1-hour cache writes. Returns the responses stored and their
+/// costs, for [`super::count::count`].
+pub(super) fn insert(db: &Path, writer: &mut UsageWriter<'_>, rows: &mut BatchRows<'_>) -> Result<Stored, CostError> {
+    let (mut stored, mut costs) = (Vec::new(), Vec::new());
     for &(_, file, i) in &in_index_order(rows.batch) {
         let (file, i) = (file as usize, i as usize);
         let row = rows.row(file, i);
         if writer.insert_unsummed(&row).map_err(sq(db))? {
-            rows.count(writer, file, i, &row);
+            stored.push((file, i));
+            costs.push(row.cost_usd);
+            rows.inserted[file] += 1;
+            rows.unpriced += u64::from(row.cost_usd.is_none());
         } else if rows.rescan && writer.refill(&row).map_err(sq(db))? {
             rows.refilled += 1;
         }
     }
-    Ok(())
+    Ok((stored, costs))
 }

@@ -50,7 +50,7 @@ pub(super) struct Grouped {
     /// `usage_daily`'s, summed over sessions).
     pub sessions: Vec<SessionGroup>,
     /// Per record (same order as the scan's): its group, index order and key hash. (`usage_hourly`'s
-    /// sums are counted row by row: see [`crate::cost::usage::UsageWriter::count_hour`].)
+    /// sums are counted row by row: see [`crate::cost::usage::Tally::count_hour`].)
     pub rows: Vec<RowKey>,
 }
 

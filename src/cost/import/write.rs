@@ -9,7 +9,7 @@ use super::scan::{Grouped, KeyHasher, RowGate, Scanned, IN_FLIGHT_ROWS};
 use super::{rows, sq, CostError, ImportSummary, Options, PROVIDER, SOURCE};
 use crate::cost::catalog::{CachedResolver, ResolvedPrice};
 use crate::cost::transcript::UsageScan;
-use crate::cost::usage::{NameId, Sums, UsageRow, UsageWriter};
+use crate::cost::usage::{Tally, UsageRow, UsageWriter};
 use rusqlite::Connection;
 use std::path::Path;
 use std::sync::mpsc;
@@ -30,18 +30,11 @@ pub(super) struct Pending {
     pub project: String,
 }
 
-/// A batch's rows as they are written: each record with its price, and the sums and counts of
-/// those stored.
+/// A batch's rows as they are written: each record with its price, and the counts of those stored.
 pub(super) struct BatchRows<'b> {
     pub batch: &'b [Pending],
     /// Per file, the price of each of its models (`None`: unpriced).
     prices: Vec<Vec<Option<&'b ResolvedPrice>>>,
-    /// Per file, the sums of the stored rows of each of its session groups (the row path's; the
-    /// bulk path's are counted on the counting thread).
-    session_sums: Vec<Vec<Sums>>,
-    /// Per file, its project's and models' numbers in the writer's sums (see [`UsageWriter::name`];
-    /// the row path's).
-    names: Vec<(NameId, Vec<NameId>)>,
     /// Per file, rows stored.
     pub inserted: Vec<u64>,
     pub unpriced: u64,
@@ -51,17 +44,12 @@ pub(super) struct BatchRows<'b> {
 }
 
 impl<'b> BatchRows<'b> {
-    fn new(batch: &'b [Pending], resolver: &'b CachedResolver<'_>, usage: &mut UsageWriter<'_>, rescan: bool) -> BatchRows<'b> {
+    fn new(batch: &'b [Pending], resolver: &'b CachedResolver<'_>, rescan: bool) -> BatchRows<'b> {
         BatchRows {
             batch,
             prices: batch
                 .iter()
                 .map(|p| p.grouped.models.iter().map(|m| resolver.resolved(m)).collect())
-                .collect(),
-            session_sums: batch.iter().map(|p| vec![Sums::default(); p.grouped.sessions.len()]).collect(),
-            names: batch
-                .iter()
-                .map(|p| (usage.name(&p.project), p.grouped.models.iter().map(|m| usage.name(m)).collect()))
                 .collect(),
             inserted: vec![0; batch.len()],
             unpriced: 0,
@@ -91,17 +79,6 @@ impl<'b> BatchRows<'b> {
             cost_source: priced.map(|(_, source)| source),
             cost_pool: price.and_then(|p| p.entry.pool.as_deref()),
         }
-    }
-
-    /// Counts a stored row into its session group's sums and the writer's hourly sums.
-    pub fn count(&mut self, usage: &mut UsageWriter<'_>, file: usize, i: usize, row: &UsageRow<'_>) {
-        let group = self.batch[file].grouped.rows[i].session as usize;
-        self.session_sums[file][group].count(&row.usage, row.cost_usd, row.ts);
-        let (project, models) = &self.names[file];
-        let model = models[self.batch[file].grouped.sessions[group].model];
-        usage.count_hour(*project, model, &row.usage, row.cost_usd, row.ts);
-        self.inserted[file] += 1;
-        self.unpriced += u64::from(row.cost_usd.is_none());
     }
 }
 
@@ -239,18 +216,10 @@ impl Writer<'_> {
                 self.resolver.resolve(model)?;
             }
         }
-        let mut rows = BatchRows::new(batch, &self.resolver, usage, self.options.rescan);
+        let mut rows = BatchRows::new(batch, &self.resolver, self.options.rescan);
         let stored = match bulk {
-            Some(state) => Some(bulk::insert(db, usage, &mut rows, state)?),
-            None => {
-                rows::insert(db, usage, &mut rows)?;
-                for (p, sums) in batch.iter().zip(&rows.session_sums) {
-                    for (g, s) in p.grouped.sessions.iter().zip(sums) {
-                        usage.add_session(&g.day, &p.project, &g.session, &p.grouped.models[g.model], s);
-                    }
-                }
-                None
-            }
+            Some(state) => bulk::insert(db, usage, &mut rows, state)?,
+            None => rows::insert(db, usage, &mut rows)?,
         };
         let summary = &mut self.summary;
         summary.unpriced += rows.unpriced;
@@ -283,13 +252,17 @@ impl Writer<'_> {
                 })
                 .map_err(sq(db))?;
         }
-        // The bulk path adds the rollup sums once per transaction, in [`bulk::end`]: per chunk,
-        // the same hours came back chunk after chunk (an upsert each time).
-        if !in_bulk {
-            usage.flush().map_err(sq(db))?;
-            conn.execute_batch("COMMIT").map_err(sq(db))?;
+        // The bulk path adds the rollup sums once per transaction, in [`bulk::end`], counted on the
+        // counting thread: per chunk, the same hours came back chunk after chunk (an upsert each
+        // time). The row path counts its batch here and adds the sums in the batch's transaction.
+        if in_bulk {
+            return Ok(Some(stored));
         }
-        Ok(stored)
+        let mut sums = Tally::default();
+        count::count(&mut sums, batch, &stored.0, &stored.1);
+        usage.flush_tally(sums).map_err(sq(db))?;
+        conn.execute_batch("COMMIT").map_err(sq(db))?;
+        Ok(None)
     }
 }
 
