@@ -375,6 +375,7 @@ const TABLE_OWNERS: &[TableOwner] = &[
     ("home", "usage_rollup", Some(("cost/usage.rs", "UsageWriter"))),
     ("home", "usage_daily", Some(("cost/usage.rs", "UsageWriter"))),
     ("home", "usage_hourly", Some(("cost/usage.rs", "UsageWriter"))),
+    ("home", "usage_names", Some(("cost/usage.rs", "UsageWriter"))),
     ("home", "usage_key", Some(("cost/usage.rs", "UsageWriter"))),
     // The transcript import's file offsets, written with its rows.
     ("home", "transcript_files", Some(("cost/import/files.rs", "TranscriptFiles"))),

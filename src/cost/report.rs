@@ -8,9 +8,11 @@
 //! of hours, which a zone with another offset is refused for). `--by block` groups the hourly
 //! rows into 5-hour billing windows as ccusage does ([`blocks`]).
 
+use crate::cost::usage;
 use crate::store::queries;
 use crate::store::DbKind;
 use chrono::{DateTime, Duration, Utc};
+use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
@@ -249,6 +251,9 @@ type Chunk = (String, DateTime<Utc>, DateTime<Utc>, Vec<HourRow>);
 /// One row of `report_hourly.sql`.
 struct HourRow {
     hour: String,
+    /// Whether the row is one of `usage_hourly`'s numbered hours (times of the stored form), which an
+    /// odd time of the same hour text is summed apart from (see `usage::stored_form`).
+    numbered: bool,
     at_hour: bool,
     project: String,
     model: String,
@@ -361,22 +366,50 @@ impl<'c> CostReports<'c> {
             Some((date + Duration::days(days)).format("%Y-%m-%d").to_string())
         };
         let (since, until) = (shift(&filter.since, -1), shift(&filter.until, 1));
-        self.hour_rows(hourly_query(self.kind), since, until, filter.project.as_deref())
+        self.hour_rows(false, since, until, filter.project.as_deref())
     }
 
-    /// Rows of `sql` (report_hourly.sql's columns) for `from` to `to` and `project`.
-    fn hour_rows(&self, sql: &str, from: Option<String>, to: Option<String>, project: Option<&str>) -> rusqlite::Result<Vec<HourRow>> {
+    /// Rows of `sql` (report_hourly.sql's columns) for `from` to `to` and `project`, in the order of
+    /// their hours' texts. The home database's hourly rows come as `usage_hourly` keeps them: a
+    /// numbered hour with its first and last response as milliseconds into it, written out here.
+    fn hour_rows(&self, singles: bool, from: Option<String>, to: Option<String>, project: Option<&str>) -> rusqlite::Result<Vec<HourRow>> {
+        let sql = if singles {
+            responses_query(self.kind)
+        } else {
+            hourly_query(self.kind)
+        };
         let mut st = self.conn.prepare_cached(sql)?;
         let mut q = st.query(params![from, to, project])?;
         let mut out = Vec::new();
         while let Some(r) = q.next()? {
-            let stamp = |i: usize| -> rusqlite::Result<DateTime<Utc>> {
-                let s: String = r.get(i)?;
-                crate::clock::parse(&s).map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))
+            let numbered_hour = match r.get_ref(0)? {
+                ValueRef::Integer(digits) => u64::try_from(digits).ok(),
+                _ => None,
+            };
+            let hour = match numbered_hour {
+                Some(digits) => String::from_utf8_lossy(&usage::hour_text(digits)).into_owned(),
+                None => r.get(0)?,
+            };
+            let stamp = |i: usize| -> rusqlite::Result<(DateTime<Utc>, bool)> {
+                let (text, stored) = match (numbered_hour, r.get_ref(i)?) {
+                    (Some(digits), ValueRef::Integer(ms)) => (usage::stored_time(digits, ms), true),
+                    _ => {
+                        let text: String = r.get(i)?;
+                        let stored = usage::stored_form(&text).is_some();
+                        (text, stored)
+                    }
+                };
+                let at = crate::clock::parse(&text)
+                    .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))?;
+                Ok((at, stored))
             };
             let model: String = r.get(3)?;
+            let ((first, first_stored), (last, _)) = (stamp(12)?, stamp(13)?);
             out.push(HourRow {
-                hour: r.get(0)?,
+                hour,
+                // A single response (`report_responses.sql`) belongs to a numbered hour when its
+                // time is of the stored form; the project database keeps no numbered hours.
+                numbered: numbered_hour.is_some() || (singles && self.kind == DbKind::Home && first_stored),
                 at_hour: r.get(1)?,
                 project: r.get(2)?,
                 sums: CostRow {
@@ -392,10 +425,21 @@ impl<'c> CostReports<'c> {
                     ..CostRow::default()
                 },
                 model,
-                first: stamp(12)?,
-                last: stamp(13)?,
+                first,
+                last,
             });
         }
+        // The rows come in the order of their stored hours, in which an odd time's text comes after
+        // every numbered hour (none in the project database): in the order of the texts it is where
+        // SQLite would have put it.
+        out.sort_by(|a, b| {
+            (a.hour.as_str(), std::cmp::Reverse(a.at_hour), &a.project, &a.model).cmp(&(
+                b.hour.as_str(),
+                std::cmp::Reverse(b.at_hour),
+                &b.project,
+                &b.model,
+            ))
+        });
         Ok(out)
     }
 
@@ -434,18 +478,13 @@ impl<'c> CostReports<'c> {
             }
         }
         if let (Some(first), Some(last)) = (split.first(), split.last()) {
-            let keys: HashSet<(&str, bool, &str, &str)> = split
+            let keys: HashSet<(&str, bool, bool, &str, &str)> = split
                 .iter()
-                .map(|h| (h.hour.as_str(), h.at_hour, h.project.as_str(), h.model.as_str()))
+                .map(|h| (h.hour.as_str(), h.numbered, h.at_hour, h.project.as_str(), h.model.as_str()))
                 .collect();
-            let is_split = |r: &HourRow| keys.contains(&(r.hour.as_str(), r.at_hour, r.project.as_str(), r.model.as_str()));
+            let is_split = |r: &HourRow| keys.contains(&(r.hour.as_str(), r.numbered, r.at_hour, r.project.as_str(), r.model.as_str()));
             let project = filter.project.as_deref();
-            for r in self.hour_rows(
-                responses_query(self.kind),
-                Some(first.hour.clone()),
-                Some(last.hour.clone()),
-                project,
-            )? {
+            for r in self.hour_rows(true, Some(first.hour.clone()), Some(last.hour.clone()), project)? {
                 if is_split(&r) {
                     add(&r, local_day(&tz, r.first));
                 }

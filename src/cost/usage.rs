@@ -112,10 +112,60 @@ impl Ord for Stamp {
     }
 }
 
-/// The UTC hour of a stored time (`YYYY-MM-DDTHH`) and whether it is exactly on the hour
-/// (`HH:00:00.000`): the key of `usage_hourly` (see migrations/home/V7__cache_write_1h.sql).
-pub fn hour_of(ts: &str) -> (&str, bool) {
-    (sql_prefix(ts, 13), sql_from(ts, 14) == "00:00.000Z")
+/// Whether a stored time is exactly on the hour (`HH:00:00.000`): `usage_hourly`'s `at_hour` (see
+/// migrations/home/V7__cache_write_1h.sql).
+fn on_the_hour(ts: &str) -> bool {
+    sql_from(ts, 14) == "00:00.000Z"
+}
+
+/// A time of the stored form (`2026-11-20T09:14:07.123Z`, minutes and seconds below 60) as
+/// `usage_hourly` keys it: its UTC hour as the number its digits spell (2026112009) and the
+/// milliseconds into that hour (847123). `None` for any other text, which `usage_hourly` keys by its
+/// first 13 characters instead. Must say what the `GLOB` of migrations/home/V8__usage_hourly_numbered.sql
+/// says.
+pub fn stored_form(ts: &str) -> Option<(u64, i64)> {
+    let b = ts.as_bytes();
+    if b.len() != STORED_LEN {
+        return None;
+    }
+    let pattern = b"0000-00-00T00:50:50.000Z";
+    let mut hour = 0u64;
+    let mut ms = 0i64;
+    for (i, (&c, &p)) in b.iter().zip(pattern).enumerate() {
+        let digit = match p {
+            b'0' => c.is_ascii_digit(),
+            b'5' => (b'0'..=b'5').contains(&c),
+            _ => {
+                if c != p {
+                    return None;
+                }
+                continue;
+            }
+        };
+        if !digit {
+            return None;
+        }
+        let d = c - b'0';
+        if i < 13 {
+            hour = hour * 10 + u64::from(d);
+        }
+        if i > 13 {
+            ms = ms * 10 + i64::from(d);
+        }
+    }
+    // ms holds the digits MMSSsss; as milliseconds: minutes, then seconds and thousandths.
+    let (minutes, rest) = (ms / 100_000, ms % 100_000);
+    Some((hour, minutes * 60_000 + rest))
+}
+
+/// The stored form of the time `ms` milliseconds into `hour` (as [`stored_form`] read them).
+pub fn stored_time(hour: u64, ms: i64) -> String {
+    let hour = hour_text(hour);
+    let (minutes, seconds, thousandths) = (ms / 60_000, ms / 1000 % 60, ms % 1000);
+    format!(
+        "{}:{minutes:02}:{seconds:02}.{thousandths:03}Z",
+        std::str::from_utf8(&hour).unwrap_or_default()
+    )
 }
 
 /// The UTC day of a stored time (`YYYY-MM-DD`): `usage_rollup`'s and `usage_daily`'s key.
@@ -306,14 +356,24 @@ fn daily_params<'a>(([day, project, model], s): &'a ([&str; 3], &Sums)) -> [Para
     [Param::Text(day), Param::Text(project), Param::Text(model), a, b, c, d, e, f, g, h]
 }
 
-/// A `usage_hourly` group's parameters for `hourly_add.sql`.
-fn hourly_params<'a>(((hour, at_hour, project, model), s): &'a ((&str, bool, &str, &str), &Sums)) -> [Param<'a>; 14] {
+/// A `usage_hourly` group's parameters for `hourly_add.sql`: a numbered hour's first and last
+/// response as milliseconds into it, an odd hour's as their texts.
+fn hourly_params<'a>(((hour, at_hour, project, model), s): &'a ((HourValue<'_>, bool, i64, i64), &Sums)) -> [Param<'a>; 14] {
     let [a, b, c, d, e, f, g, h] = sums_params(s);
+    let (hour, first, last) = match *hour {
+        // Every time summed under a numbered hour is of the stored form (see `Tally::count_hour`).
+        HourValue::Digits(digits) => (
+            Param::Int(digits as i64),
+            Param::Int(stored_form(s.first.as_str()).map_or(0, |(_, ms)| ms)),
+            Param::Int(stored_form(s.last.as_str()).map_or(0, |(_, ms)| ms)),
+        ),
+        HourValue::Text(text) => (Param::Text(text), Param::Text(s.first.as_str()), Param::Text(s.last.as_str())),
+    };
     [
-        Param::Text(hour),
+        hour,
         Param::Int(i64::from(*at_hour)),
-        Param::Text(project),
-        Param::Text(model),
+        Param::Int(*project),
+        Param::Int(*model),
         a,
         b,
         c,
@@ -322,8 +382,8 @@ fn hourly_params<'a>(((hour, at_hour, project, model), s): &'a ((&str, bool, &st
         f,
         g,
         h,
-        Param::Text(s.first.as_str()),
-        Param::Text(s.last.as_str()),
+        first,
+        last,
     ]
 }
 
@@ -542,29 +602,36 @@ impl<'c> UsageWriter<'c> {
         let order = sorted(&daily, |(k, _)| k.map(&rank));
         let rows = order.iter().map(|&i| (daily[i].0.map(name), &daily[i].1));
         InsertPair::prepare(self.conn, q::DAILY_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, daily_params)?;
-        let hours: Vec<(&HourKey, &Sums)> = pending_hours.iter().collect();
-        // Hours spelled by their digits order as their texts do; the few others after them.
+        // usage_hourly's projects and models by their usage_names ids (a few texts per import).
+        let mut numbered: HashMap<u32, i64, BuildHasherDefault<Fx>> = HashMap::default();
+        let (mut add_name, mut name_id) = (self.conn.prepare_cached(q::NAME_ADD)?, self.conn.prepare_cached(q::NAME_ID)?);
+        for &(_, _, project, model) in pending_hours.keys() {
+            for id in [project, model] {
+                if let std::collections::hash_map::Entry::Vacant(slot) = numbered.entry(id) {
+                    add_name.execute([name(id)])?;
+                    slot.insert(name_id.query_row([name(id)], |r| r.get(0))?);
+                }
+            }
+        }
+        let hours: Vec<(HourRowKey, &Sums)> = pending_hours
+            .iter()
+            .map(|(&(hour, at_hour, project, model), s)| ((hour, at_hour, numbered[&project], numbered[&model]), s))
+            .collect();
+        // Numbered hours first, as SQLite orders numbers before texts; then the odd ones' texts.
         let order = sorted(&hours, |((hour, at_hour, project, model), _)| {
             let hour = match *hour {
                 Hour::Digits(digits) => (false, digits),
                 Hour::Named(id) => (true, u64::from(rank(id))),
             };
-            (hour, *at_hour, rank(*project), rank(*model))
+            (hour, *at_hour, *project, *model)
         });
-        let digits: Vec<[u8; HOUR_LEN]> = hours
-            .iter()
-            .map(|((hour, ..), _)| match *hour {
-                Hour::Digits(d) => hour_text(d),
-                Hour::Named(_) => [0; HOUR_LEN],
-            })
-            .collect();
         let rows = order.iter().map(|&i| {
             let ((hour, at_hour, project, model), s) = hours[i];
-            let hour = match *hour {
-                Hour::Digits(_) => std::str::from_utf8(&digits[i]).unwrap_or_default(),
-                Hour::Named(id) => name(id),
+            let hour = match hour {
+                Hour::Digits(digits) => HourValue::Digits(digits),
+                Hour::Named(id) => HourValue::Text(name(id)),
             };
-            ((hour, *at_hour, name(*project), name(*model)), s)
+            ((hour, at_hour, project, model), s)
         });
         InsertPair::prepare(self.conn, q::HOURLY_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, hourly_params)?;
         Ok(())
@@ -602,18 +669,18 @@ impl Tally {
     }
 
     /// Counts one row of source `transcript` inserted with [`UsageWriter::insert_unsummed`] in
-    /// `usage_hourly`'s sums: its UTC hour (`YYYY-MM-DDTHH`) and whether it is exactly on the hour
-    /// (both from its time, as [`hour_of`] says), project and model. Rows are counted here one by
-    /// one rather than grouped by their caller first: a transcript's responses are mostly an hour
-    /// group each (722,229 groups for the bench's 900,000), so grouping only added a pass.
+    /// `usage_hourly`'s sums: its UTC hour (a number for a time of the stored form, see
+    /// [`stored_form`]; else its first 13 characters), whether it is exactly on the hour, project
+    /// and model. Rows are counted here one by one rather than grouped by their caller first: a
+    /// transcript's responses are mostly an hour group each (722,229 groups for the bench's
+    /// 900,000), so grouping only added a pass.
     pub fn count_hour(&mut self, project: NameId, model: NameId, usage: &TokenUsage, cost: Option<f64>, ts: &str) {
-        let (hour, at_hour) = hour_of(ts);
-        let hour = match hour_digits(hour) {
-            Some(digits) => Hour::Digits(digits),
-            None => Hour::Named(self.names.id(hour)),
+        let hour = match stored_form(ts) {
+            Some((digits, _)) => Hour::Digits(digits),
+            None => Hour::Named(self.names.id(sql_prefix(ts, HOUR_LEN))),
         };
         self.pending_hours
-            .entry((hour, at_hour, project.0, model.0))
+            .entry((hour, on_the_hour(ts), project.0, model.0))
             .or_default()
             .count(usage, cost, ts);
     }
@@ -631,19 +698,29 @@ fn sorted<T, K: Ord>(items: &[T], key: impl Fn(&T) -> K) -> Vec<usize> {
 type HourKey = (Hour, bool, u32, u32);
 
 /// The length of a stored time's hour (`2026-11-20T09`).
-const HOUR_LEN: usize = 13;
+pub const HOUR_LEN: usize = 13;
 
-/// A UTC hour in [`HourKey`]: a stored time's hour as the number its ten digits spell, so that
-/// counting a row looks no text up (it was a fifth of the import's hourly sums); any other text
-/// numbered as names are.
+/// `usage_hourly`'s key as the writer writes it: the project and model by their `usage_names` ids.
+type HourRowKey = (Hour, bool, i64, i64);
+
+/// A UTC hour in [`HourKey`]: a stored time's hour as the number its ten digits spell (as
+/// `usage_hourly` keeps it), so that counting a row looks no text up (it was a fifth of the
+/// import's hourly sums); an odd time's first 13 characters numbered as names are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Hour {
     Digits(u64),
     Named(u32),
 }
 
-/// 2026112009 → `2026-11-20T09`: the text [`hour_digits`] read.
-fn hour_text(digits: u64) -> [u8; HOUR_LEN] {
+/// An hour as `hourly_add.sql` binds it.
+#[derive(Clone, Copy)]
+enum HourValue<'a> {
+    Digits(u64),
+    Text(&'a str),
+}
+
+/// 2026112009 → `2026-11-20T09`: the text whose digits [`stored_form`] read.
+pub fn hour_text(digits: u64) -> [u8; HOUR_LEN] {
     let mut text = *b"0000-00-00T00";
     let mut rest = digits;
     for at in (0..HOUR_LEN).rev().filter(|at| !matches!(at, 4 | 7 | 10)) {
@@ -651,25 +728,6 @@ fn hour_text(digits: u64) -> [u8; HOUR_LEN] {
         rest /= 10;
     }
     text
-}
-
-/// `2026-11-20T09` → 2026112009 (the number orders as the text does); `None` for any other text.
-fn hour_digits(hour: &str) -> Option<u64> {
-    let b = hour.as_bytes();
-    if b.len() != HOUR_LEN || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
-        return None;
-    }
-    let mut n = 0u64;
-    for (i, &c) in b.iter().enumerate() {
-        if matches!(i, 4 | 7 | 10) {
-            continue;
-        }
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        n = n * 10 + u64::from(c - b'0');
-    }
-    Some(n)
 }
 
 /// A text numbered by [`Tally::name`].
@@ -754,6 +812,7 @@ pub fn rebuild_rollup(conn: &Connection) -> rusqlite::Result<()> {
     conn.prepare_cached(q::DAILY_CLEAR)?.execute([])?;
     conn.prepare_cached(q::DAILY_REBUILD)?.execute([])?;
     conn.prepare_cached(q::HOURLY_CLEAR)?.execute([])?;
+    conn.prepare_cached(q::NAMES_REBUILD)?.execute([])?;
     conn.prepare_cached(q::HOURLY_REBUILD)?.execute([])?;
     Ok(())
 }
@@ -852,12 +911,23 @@ mod tests {
 
     #[test]
     fn hourly_and_daily_sums_match_a_rebuild_for_stored_and_odd_times() {
-        assert_eq!(hour_digits("2026-11-20T09"), Some(2026112009));
-        assert_eq!(&hour_text(2026112009), b"2026-11-20T09");
-        assert_eq!(&hour_text(hour_digits("0001-01-01T00").unwrap()), b"0001-01-01T00");
-        assert_eq!(hour_digits("2026-11-2xT09"), None);
-        assert_eq!(hour_digits("2026/11/20T09"), None);
-        assert_eq!(hour_digits("2026-11-20"), None);
+        assert_eq!(stored_form("2026-11-20T09:14:07.123Z"), Some((2026112009, 847_123)));
+        assert_eq!(stored_time(2026112009, 847_123), "2026-11-20T09:14:07.123Z");
+        assert_eq!(stored_form("0001-01-01T00:00:00.000Z"), Some((101_0100, 0)));
+        assert_eq!(stored_time(101_0100, 0), "0001-01-01T00:00:00.000Z");
+        assert_eq!(stored_form("2026-11-20T09:59:59.999Z"), Some((2026112009, 3_599_999)));
+        for odd in [
+            "2026-11-20T09:60:00.000Z",
+            "2026-11-20T09:14:60.000Z",
+            "2026-11-2xT09:14:00.000Z",
+            "2026-11-20T09:14:00Z",
+            "2026-11-20 09:14:00.000Z",
+            "2026-11-20T09:14:00.000z",
+            "2026-11-20T09:14:00.0000Z",
+            "2026-11-20T09:14:00,000Z",
+        ] {
+            assert_eq!(stored_form(odd), None, "{odd}");
+        }
         let dir = tempfile::tempdir().unwrap();
         let store = crate::store::open_write(DbKind::Home, &dir.path().join("h.db")).unwrap();
         let conn = store.conn();
@@ -878,6 +948,8 @@ mod tests {
             ("l", "2026-1é-20T09:00:00.000Z"),
             ("m", "é"),
             ("k", "1999-01-01T23:00:00.000Z"),
+            ("n", "2026-11-20T09:60:00.000Z"),
+            ("o", "2026-11-20T09:14:00Z"),
         ];
         for (i, (key, ts)) in times.iter().enumerate() {
             let row = UsageRow {
@@ -886,23 +958,72 @@ mod tests {
                 ..UsageRow::for_test(key, ts)
             };
             assert!(w.insert(&row).unwrap());
+            // The same time from the spool, summed by the insert trigger rather than the writer.
+            let key = format!("spool-{key}");
+            let row = UsageRow {
+                source: "spool",
+                model: "m3",
+                ..UsageRow::for_test(&key, ts)
+            };
+            assert!(w.insert(&row).unwrap());
         }
         w.flush().unwrap();
-        let hourly = |c: &Connection| -> Vec<(String, i64, String, i64, f64, String, String)> {
+        // As stored (numbers or texts), and as the view shows them.
+        let stored = |c: &Connection| -> Vec<(String, String, i64, i64, i64, String, String)> {
             let mut st = c
-                .prepare("SELECT hour, at_hour, model, responses, cost_usd, first_ts, last_ts FROM usage_hourly ORDER BY 1, 2, 3")
+                .prepare("SELECT typeof(hour), hour, at_hour, model_id, responses, first_ms, last_ms FROM usage_hourly ORDER BY hour, 3, 4")
                 .unwrap();
             st.query_map([], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+                Ok((
+                    r.get(0)?,
+                    r.get::<_, rusqlite::types::Value>(1).map(|v| format!("{v:?}"))?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get::<_, rusqlite::types::Value>(5).map(|v| format!("{v:?}"))?,
+                    r.get::<_, rusqlite::types::Value>(6).map(|v| format!("{v:?}"))?,
+                ))
             })
             .unwrap()
             .map(Result::unwrap)
             .collect()
         };
-        let (summed, days) = (hourly(conn), rollup(conn));
-        assert!(summed.iter().any(|h| h.0 == "2026-11-20T09" && h.1 == 1), "{summed:?}");
+        let shown = |c: &Connection| -> Vec<(String, i64, String, i64, f64, String, String)> {
+            let mut st = c
+                .prepare("SELECT hour, at_hour, model, responses, cost_usd, first_ts, last_ts FROM cost_hourly_rows ORDER BY 1, 2, 3")
+                .unwrap();
+            st.query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get::<_, Option<f64>>(4)?.unwrap_or(-1.0),
+                    r.get(5)?,
+                    r.get(6)?,
+                ))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+        };
+        let (summed, as_shown, days) = (stored(conn), shown(conn), rollup(conn));
+        assert!(as_shown.iter().any(|h| h.0 == "2026-11-20T09" && h.1 == 1), "{as_shown:?}");
+        assert!(
+            as_shown
+                .iter()
+                .any(|h| h.0 == "2026-11-20T09" && h.2 == "m1" && h.5 == "2026-11-20T09:14:00.000Z" && h.6 == "2026-11-20T09:59:59.999Z"),
+            "{as_shown:?}"
+        );
+        // A time not of the stored form keeps its own row, under its text.
+        assert!(
+            summed.iter().any(|h| h.0 == "text" && h.6.contains("2026-11-20T09:60:00.000Z")),
+            "{summed:?}"
+        );
+        assert!(summed.iter().any(|h| h.0 == "integer" && h.5 == "Integer(840000)"), "{summed:?}");
         rebuild_rollup(conn).unwrap();
-        assert_eq!(hourly(conn), summed);
+        assert_eq!(stored(conn), summed);
+        assert_eq!(shown(conn), as_shown);
         assert_eq!(rollup(conn), days);
     }
 

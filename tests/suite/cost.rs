@@ -1453,7 +1453,7 @@ fn report_options_breakdown_order_last_compact_days_timezone_and_sessions() {
         split_hours += count(
             &conn,
             &format!(
-                "SELECT count(*) FROM usage_hourly WHERE substr(datetime(first_ts, {shift}), 1, 10) <> substr(datetime(last_ts, {shift}), 1, 10)"
+                "SELECT count(*) FROM cost_hourly_rows WHERE substr(datetime(first_ts, {shift}), 1, 10) <> substr(datetime(last_ts, {shift}), 1, 10)"
             ),
         );
     }

@@ -1,10 +1,19 @@
 -- `tlc obs cost --by block`, `--timezone` and `tlc statusline`: the responses per UTC hour, project
--- and model (cost_hourly_rows), in time order; ?1 first UTC day, ?2 last UTC day (inclusive), ?3
--- project (NULL = no filter). The caller widens the days by one either side for a local day. The day
--- bounds are written so that the hour's key range is searched, not the whole table scanned (the
--- statusline reads the last hours of a large table on every prompt).
-SELECT hour, at_hour, project, model, responses, priced, input_tokens, output_tokens, cache_read_tokens,
-       cache_write_tokens, cache_write_1h_tokens, cost_usd, first_ts, last_ts
-FROM cost_hourly_rows
-WHERE hour >= coalesce(?1, '') AND hour <= coalesce(?2, '9999-12-31') || 'T99' AND (?3 IS NULL OR project = ?3)
-ORDER BY hour, at_hour DESC, project, model
+-- and model, as usage_hourly keeps them (the rows of cost_hourly_rows before their hour and times are
+-- written out as text: the reader does that, see `cost::usage::stored_time`); ?1 first UTC day, ?2 last
+-- UTC day (inclusive), ?3 project (NULL = no filter). The caller widens the days by one either side for
+-- a local day. The day bounds are written so that the hour's key range is searched, not the whole table
+-- scanned (the statusline reads the last hours of a large table on every prompt): once as numbers
+-- (2026112000 to 2026112099), once as texts for the rows of times not of the stored form (SQLite orders
+-- every number before every text, so neither range holds the other's rows).
+SELECT h.hour, h.at_hour, p.name, m.name, h.responses, h.priced, h.input_tokens, h.output_tokens,
+       h.cache_read_tokens, h.cache_write_tokens, h.cache_write_1h_tokens,
+       CASE WHEN h.priced > 0 THEN h.cost_usd END, h.first_ms, h.last_ms
+FROM usage_hourly AS h
+JOIN usage_names AS p ON p.id = h.project_id
+JOIN usage_names AS m ON m.id = h.model_id
+WHERE ((h.hour >= coalesce(CAST(replace(?1, '-', '') AS INTEGER) * 100, -1)
+        AND h.hour <= coalesce(CAST(replace(?2, '-', '') AS INTEGER) * 100 + 99, 99999999999))
+       OR (h.hour >= coalesce(?1, '') AND h.hour <= coalesce(?2, '9999-12-31') || 'T99'))
+  AND (?3 IS NULL OR p.name = ?3)
+ORDER BY h.hour, h.at_hour DESC, p.name, m.name
