@@ -429,17 +429,17 @@ impl<'c> CostReports<'c> {
                 last,
             });
         }
-        // The rows come in the order of their stored hours, in which an odd time's text comes after
-        // every numbered hour (none in the project database): in the order of the texts it is where
-        // SQLite would have put it.
-        out.sort_by(|a, b| {
-            (a.hour.as_str(), std::cmp::Reverse(a.at_hour), &a.project, &a.model).cmp(&(
-                b.hour.as_str(),
-                std::cmp::Reverse(b.at_hour),
-                &b.project,
-                &b.model,
-            ))
-        });
+        // Hourly rows come in the order of their stored hours, in which an odd time's text comes
+        // after every numbered hour (none in the project database): in the order of the texts it is
+        // where SQLite would have put it. Single responses stay in time order.
+        if !singles {
+            out.sort_by(|a, b| {
+                (a.hour.cmp(&b.hour))
+                    .then(b.at_hour.cmp(&a.at_hour))
+                    .then_with(|| a.project.cmp(&b.project))
+                    .then_with(|| a.model.cmp(&b.model))
+            });
+        }
         Ok(out)
     }
 

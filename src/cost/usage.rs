@@ -1025,6 +1025,15 @@ mod tests {
         assert_eq!(stored(conn), summed);
         assert_eq!(shown(conn), as_shown);
         assert_eq!(rollup(conn), days);
+        // The delete trigger takes a response back out of its numbered or text row; a row left
+        // with none goes.
+        let m3 = "SELECT responses FROM usage_hourly WHERE hour = 2026112009 AND at_hour = 0
+                  AND model_id = (SELECT id FROM usage_names WHERE name = 'm3')";
+        assert_eq!(conn.query_row(m3, [], |r| r.get::<_, i64>(0)).unwrap(), 2);
+        conn.execute("DELETE FROM usage WHERE dedup_key IN ('spool-a', 'spool-h')", [])
+            .unwrap();
+        assert_eq!(conn.query_row(m3, [], |r| r.get::<_, i64>(0)).unwrap(), 1);
+        assert_eq!(stored(conn).len(), summed.len() - 1);
     }
 
     #[test]

@@ -1477,3 +1477,88 @@ fn report_options_breakdown_order_last_compact_days_timezone_and_sessions() {
     assert_eq!(got, last_seen);
     assert!(rows(&s).iter().all(|r| r["project"].as_str().unwrap().starts_with("project-")));
 }
+
+#[test]
+fn a_time_not_of_the_stored_form_keeps_an_hourly_row_of_its_own_and_local_days_count_it_once() {
+    let set = tempfile::tempdir().unwrap();
+    generate(GENERATOR, set.path(), &["--sessions", "1", "--messages", "6", "--seed", "3"]);
+    let env = Env::new();
+    env.ok(&["obs", "import", "transcripts", set.path().join("projects").to_str().unwrap()]);
+    let conn = env.db();
+    // One UTC hour of one project and model: two responses of the stored form either side of
+    // Kolkata's midnight (18:30 UTC), and one whose time (no milliseconds) is not of that form.
+    let insert = include_str!("../../queries/home/cost/usage_insert.sql");
+    for (key, ts, input) in [
+        ("odd-a", "2026-11-20T18:10:00.000Z", 1),
+        ("odd-b", "2026-11-20T18:50:00.000Z", 10),
+        ("odd-c", "2026-11-20T18:20:00Z", 100),
+    ] {
+        let n = conn
+            .execute(
+                insert,
+                rusqlite::params![
+                    key,
+                    "spool",
+                    "p-odd",
+                    "/r",
+                    "s-odd",
+                    "claude",
+                    ts,
+                    "m-odd",
+                    input,
+                    0,
+                    0,
+                    0,
+                    0.5,
+                    "x",
+                    None::<String>,
+                    0
+                ],
+            )
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+    // Stored: a numbered hour and a text one; shown: both under the hour's text.
+    let stored: Vec<(String, i64)> = pairs(
+        &conn,
+        "SELECT typeof(hour), responses FROM usage_hourly h JOIN usage_names p ON p.id = h.project_id
+         WHERE p.name = 'p-odd' ORDER BY 1",
+    );
+    assert_eq!(stored, [("integer".to_string(), 2), ("text".to_string(), 1)]);
+    let shown: Vec<(String, String)> = pairs(
+        &conn,
+        "SELECT hour, first_ts || ' ' || last_ts FROM cost_hourly_rows WHERE project = 'p-odd' ORDER BY 2",
+    );
+    assert_eq!(
+        shown,
+        [
+            (
+                "2026-11-20T18".to_string(),
+                "2026-11-20T18:10:00.000Z 2026-11-20T18:50:00.000Z".to_string()
+            ),
+            ("2026-11-20T18".to_string(), "2026-11-20T18:20:00Z 2026-11-20T18:20:00Z".to_string()),
+        ]
+    );
+    // In Kolkata the numbered row is split over two days and read response by response; the text
+    // row lies on one day and counts whole; no response counts twice.
+    let v = env.json(&["obs", "cost", "--timezone", "Asia/Kolkata", "--project", "p-odd", "--json"]);
+    let got: Vec<(String, i64, i64)> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["key"].as_str().unwrap().to_string(),
+                r["responses"].as_i64().unwrap(),
+                r["input_tokens"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, [("2026-11-20".to_string(), 2, 101), ("2026-11-21".to_string(), 1, 10)]);
+    // The blocks count all three in the hour's block.
+    let v = env.json(&["obs", "cost", "--by", "block", "--project", "p-odd", "--json"]);
+    let blocks = v["rows"].as_array().unwrap();
+    assert_eq!(blocks.len(), 1, "{v}");
+    assert_eq!(blocks[0]["responses"].as_i64(), Some(3));
+    assert_eq!(blocks[0]["block"]["start"].as_str(), Some("2026-11-20T18:00:00.000Z"));
+}
