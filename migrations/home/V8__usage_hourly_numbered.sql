@@ -15,7 +15,7 @@
 -- 3. The insert and delete triggers of `usage` again (as in V7 for the other rollups).
 --
 -- The stored form's key, for a time `ts`, is written out where it is needed below (SQLite has no
--- function a trigger could call); `src/cost/usage.rs` (`hour_key`) and
+-- function a trigger could call); `src/cost/usage.rs` (`stored_form`) and
 -- `queries/home/cost/hourly_rebuild.sql` compute the same.
 
 CREATE TABLE usage_names (
@@ -45,7 +45,7 @@ CREATE TABLE usage_hourly (
     PRIMARY KEY (hour, at_hour, project_id, model_id)
 ) WITHOUT ROWID;
 
-INSERT OR IGNORE INTO usage_names (name) SELECT project FROM usage UNION SELECT model FROM usage;
+INSERT INTO usage_names (name) SELECT project FROM usage UNION SELECT model FROM usage;
 
 INSERT INTO usage_hourly (hour, at_hour, project_id, model_id, responses, priced, input_tokens, output_tokens,
                           cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_usd, first_ms, last_ms)
@@ -59,7 +59,7 @@ FROM (SELECT CASE WHEN stored THEN CAST(substr(ts, 1, 4) || substr(ts, 6, 2) || 
                   ELSE ts END AS ms,
              project, model, cost_usd, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
              cache_write_1h_tokens
-      FROM (SELECT *, ts GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z' AS stored FROM usage)) AS k
+      FROM (SELECT *, length(CAST(ts AS BLOB)) = 24 AND ts GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z' AS stored FROM usage)) AS k
 JOIN usage_names AS p ON p.name = k.project
 JOIN usage_names AS m ON m.name = k.model
 GROUP BY 1, 2, 3, 4;
@@ -99,7 +99,9 @@ BEGIN
         cache_write_tokens    = cache_write_tokens + NEW.cache_write_tokens,
         cache_write_1h_tokens = cache_write_1h_tokens + NEW.cache_write_1h_tokens,
         cost_usd              = cost_usd + coalesce(NEW.cost_usd, 0.0);
-    INSERT OR IGNORE INTO usage_names (name) VALUES (NEW.project), (NEW.model);
+    -- An upsert clause, not OR IGNORE: in a trigger an OR clause gives way to the outer statement's
+    -- (an INSERT OR ROLLBACK into usage would fail on a name already numbered, OR REPLACE renumber it).
+    INSERT INTO usage_names (name) VALUES (NEW.project), (NEW.model) ON CONFLICT (name) DO NOTHING;
     INSERT INTO usage_hourly (hour, at_hour, project_id, model_id, responses, priced, input_tokens,
                               output_tokens, cache_read_tokens, cache_write_tokens,
                               cache_write_1h_tokens, cost_usd, first_ms, last_ms)
@@ -111,7 +113,7 @@ BEGIN
                      ELSE substr(NEW.ts, 1, 13) END AS hour,
                 CASE WHEN stored THEN substr(NEW.ts, 15, 2) * 60000 + substr(NEW.ts, 18, 2) * 1000 + substr(NEW.ts, 21, 3)
                      ELSE NEW.ts END AS ms
-         FROM (SELECT NEW.ts GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z' AS stored)) AS k
+         FROM (SELECT length(CAST(NEW.ts AS BLOB)) = 24 AND NEW.ts GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z' AS stored)) AS k
     WHERE true
     ON CONFLICT (hour, at_hour, project_id, model_id) DO UPDATE SET
         responses             = responses + 1,
@@ -172,7 +174,7 @@ BEGIN
                      ELSE substr(OLD.ts, 1, 13) END AS hour,
                 CASE WHEN stored THEN substr(OLD.ts, 15, 2) * 60000 + substr(OLD.ts, 18, 2) * 1000 + substr(OLD.ts, 21, 3)
                      ELSE OLD.ts END AS ms
-         FROM (SELECT OLD.ts GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z' AS stored)) AS k);
+         FROM (SELECT length(CAST(OLD.ts AS BLOB)) = 24 AND OLD.ts GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z' AS stored)) AS k);
     DELETE FROM usage_hourly
     WHERE (hour, at_hour, project_id, model_id) =
           (SELECT k.hour, substr(OLD.ts, 15) = '00:00.000Z', (SELECT id FROM usage_names WHERE name = OLD.project),
@@ -181,6 +183,6 @@ BEGIN
                      ELSE substr(OLD.ts, 1, 13) END AS hour,
                 CASE WHEN stored THEN substr(OLD.ts, 15, 2) * 60000 + substr(OLD.ts, 18, 2) * 1000 + substr(OLD.ts, 21, 3)
                      ELSE OLD.ts END AS ms
-         FROM (SELECT OLD.ts GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z' AS stored)) AS k)
+         FROM (SELECT length(CAST(OLD.ts AS BLOB)) = 24 AND OLD.ts GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z' AS stored)) AS k)
       AND responses <= 0;
 END;

@@ -129,18 +129,21 @@ fn parse_line(line: &[u8]) -> Option<Line<'_>> {
 
 /// `ts` as the stored form: already-normalised UTC stamps pass through untouched and whole-second
 /// UTC stamps gain `.000` (the common cases, and cheap); anything else is parsed and re-stamped;
-/// `None` when it is not a time.
+/// `None` when it is not a time. What passes through untouched is what `usage_hourly` numbers
+/// ([`super::usage::stored_form`]), so that no text with a time's punctuation but not its digits is
+/// stored unparsed (reports read every stored time back as a time).
 fn normalise_ts(ts: &str) -> Option<String> {
-    let b = ts.as_bytes();
-    let shape = |b: &[u8]| b[4] == b'-' && b[7] == b'-' && b[10] == b'T' && b[13] == b':' && b[16] == b':';
-    if b.len() == 24 && b[23] == b'Z' && b[19] == b'.' && shape(b) {
+    if super::usage::stored_form(ts).is_some() {
         return Some(ts.to_string());
     }
-    if b.len() == 20 && b[19] == b'Z' && shape(b) && b[..19].iter().all(|c| c.is_ascii_digit() || b"-T:".contains(c)) {
+    let b = ts.as_bytes();
+    if b.len() == 20 && b[19] == b'Z' {
         let mut out = String::with_capacity(24);
         out.push_str(&ts[..19]);
         out.push_str(".000Z");
-        return Some(out);
+        if super::usage::stored_form(&out).is_some() {
+            return Some(out);
+        }
     }
     crate::clock::parse(ts).ok().filter(|_| ts.contains('T')).map(crate::clock::stamp)
 }
@@ -387,6 +390,9 @@ mod tests {
         );
         assert_eq!(normalise_ts("2027-06-08"), None);
         assert_eq!(normalise_ts("yesterday"), None);
+        // A time's punctuation without its digits is no time, stored form or not.
+        assert_eq!(normalise_ts("2027-06-08T11:1x:00.000Z"), None);
+        assert_eq!(normalise_ts("2027-06-08T11:75:00Z"), None);
     }
 
     /// Lines read directly must give exactly what serde_json gives; lines that are not plain are

@@ -1025,6 +1025,53 @@ mod tests {
         assert_eq!(stored(conn), summed);
         assert_eq!(shown(conn), as_shown);
         assert_eq!(rollup(conn), days);
+        // A row of another source inserted with an outer conflict clause of its own: the trigger
+        // still numbers its names without conflict or renumbering.
+        let names: Vec<(i64, String)> = {
+            let mut st = conn.prepare("SELECT id, name FROM usage_names ORDER BY id").unwrap();
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        for (or, key) in [("OR ROLLBACK", "spool-or-rollback"), ("OR REPLACE", "spool-or-replace")] {
+            let sql = q::USAGE_INSERT.replace("INSERT INTO usage", &format!("INSERT {or} INTO usage"));
+            conn.execute_batch("BEGIN").unwrap();
+            let n = conn
+                .execute(
+                    &sql,
+                    params![
+                        key,
+                        "spool",
+                        "p",
+                        None::<String>,
+                        "s",
+                        "claude",
+                        "2027-01-01T00:10:00.000Z",
+                        "m3",
+                        1,
+                        0,
+                        0,
+                        0,
+                        None::<f64>,
+                        None::<String>,
+                        None::<String>,
+                        0
+                    ],
+                )
+                .unwrap();
+            conn.execute_batch("COMMIT").unwrap();
+            assert_eq!(n, 1, "{or}");
+        }
+        let names_after: Vec<(i64, String)> = {
+            let mut st = conn.prepare("SELECT id, name FROM usage_names ORDER BY id").unwrap();
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        assert_eq!(names_after, names);
+        conn.execute("DELETE FROM usage WHERE dedup_key LIKE 'spool-or-%'", []).unwrap();
         // The delete trigger takes a response back out of its numbered or text row; a row left
         // with none goes.
         let m3 = "SELECT responses FROM usage_hourly WHERE hour = 2026112009 AND at_hour = 0

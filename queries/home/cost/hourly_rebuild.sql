@@ -13,7 +13,7 @@ FROM (SELECT CASE WHEN stored THEN CAST(substr(ts, 1, 4) || substr(ts, 6, 2) || 
                   ELSE ts END AS ms,
              project, model, cost_usd, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens,
              cache_write_1h_tokens
-      FROM (SELECT *, ts GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z' AS stored
+      FROM (SELECT *, length(CAST(ts AS BLOB)) = 24 AND ts GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z' AS stored
             FROM usage)) AS k
 JOIN usage_names AS p ON p.name = k.project
 JOIN usage_names AS m ON m.name = k.model
