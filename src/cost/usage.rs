@@ -124,38 +124,24 @@ fn on_the_hour(ts: &str) -> bool {
 /// first 13 characters instead. Must say what the `GLOB` of migrations/home/V8__usage_hourly_numbered.sql
 /// says.
 pub fn stored_form(ts: &str) -> Option<(u64, i64)> {
-    let b = ts.as_bytes();
-    if b.len() != STORED_LEN {
+    // Called for every response a transcript holds (the scanners' `normalise_ts`): plain indexing,
+    // no loop over a pattern.
+    let b: &[u8; STORED_LEN] = ts.as_bytes().try_into().ok()?;
+    let punctuation = [(4, b'-'), (7, b'-'), (10, b'T'), (13, b':'), (16, b':'), (19, b'.'), (23, b'Z')];
+    if punctuation.iter().any(|&(at, c)| b[at] != c) {
         return None;
     }
-    let pattern = b"0000-00-00T00:50:50.000Z";
-    let mut hour = 0u64;
-    let mut ms = 0i64;
-    for (i, (&c, &p)) in b.iter().zip(pattern).enumerate() {
-        let digit = match p {
-            b'0' => c.is_ascii_digit(),
-            b'5' => (b'0'..=b'5').contains(&c),
-            _ => {
-                if c != p {
-                    return None;
-                }
-                continue;
-            }
-        };
-        if !digit {
-            return None;
-        }
-        let d = c - b'0';
-        if i < 13 {
-            hour = hour * 10 + u64::from(d);
-        }
-        if i > 13 {
-            ms = ms * 10 + i64::from(d);
-        }
+    let digit = |at: usize| -> Option<u64> {
+        let d = b[at].wrapping_sub(b'0');
+        (d < 10).then_some(u64::from(d))
+    };
+    let number = |at: &[usize]| at.iter().try_fold(0u64, |n, &i| Some(n * 10 + digit(i)?));
+    let hour = number(&[0, 1, 2, 3, 5, 6, 8, 9, 11, 12])?;
+    let (minutes, seconds, thousandths) = (number(&[14, 15])?, number(&[17, 18])?, number(&[20, 21, 22])?);
+    if minutes > 59 || seconds > 59 {
+        return None;
     }
-    // ms holds the digits MMSSsss; as milliseconds: minutes, then seconds and thousandths.
-    let (minutes, rest) = (ms / 100_000, ms % 100_000);
-    Some((hour, minutes * 60_000 + rest))
+    Some((hour, (minutes * 60_000 + seconds * 1000 + thousandths) as i64))
 }
 
 /// The stored form of the time `ms` milliseconds into `hour` (as [`stored_form`] read them).
