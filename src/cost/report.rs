@@ -390,26 +390,25 @@ impl<'c> CostReports<'c> {
                 Some(digits) => String::from_utf8_lossy(&usage::hour_text(digits)).into_owned(),
                 None => r.get(0)?,
             };
-            let stamp = |i: usize| -> rusqlite::Result<(DateTime<Utc>, bool)> {
-                let (text, stored) = match (numbered_hour, r.get_ref(i)?) {
-                    (Some(digits), ValueRef::Integer(ms)) => (usage::stored_time(digits, ms), true),
-                    _ => {
-                        let text: String = r.get(i)?;
-                        let stored = usage::stored_form(&text).is_some();
-                        (text, stored)
-                    }
+            let stamp = |i: usize| -> rusqlite::Result<DateTime<Utc>> {
+                let text = match (numbered_hour, r.get_ref(i)?) {
+                    (Some(digits), ValueRef::Integer(ms)) => usage::stored_time(digits, ms),
+                    _ => r.get(i)?,
                 };
-                let at = crate::clock::parse(&text)
-                    .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))?;
-                Ok((at, stored))
+                crate::clock::parse(&text)
+                    .map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))
+            };
+            // A single response (`report_responses.sql`) belongs to a numbered hour when its time
+            // is of the stored form; the project database keeps no numbered hours.
+            let numbered = match numbered_hour {
+                Some(_) => true,
+                None => singles && self.kind == DbKind::Home && usage::stored_form(r.get_ref(12)?.as_str()?).is_some(),
             };
             let model: String = r.get(3)?;
-            let ((first, first_stored), (last, _)) = (stamp(12)?, stamp(13)?);
+            let (first, last) = (stamp(12)?, stamp(13)?);
             out.push(HourRow {
                 hour,
-                // A single response (`report_responses.sql`) belongs to a numbered hour when its
-                // time is of the stored form; the project database keeps no numbered hours.
-                numbered: numbered_hour.is_some() || (singles && self.kind == DbKind::Home && first_stored),
+                numbered,
                 at_hour: r.get(1)?,
                 project: r.get(2)?,
                 sums: CostRow {

@@ -344,7 +344,7 @@ fn daily_params<'a>(([day, project, model], s): &'a ([&str; 3], &Sums)) -> [Para
 
 /// A `usage_hourly` group's parameters for `hourly_add.sql`: a numbered hour's first and last
 /// response as milliseconds into it, an odd hour's as their texts.
-fn hourly_params<'a>(((hour, at_hour, project, model), s): &'a ((HourValue<'_>, bool, i64, i64), &Sums)) -> [Param<'a>; 14] {
+fn hourly_params<'a>(((hour, at_hour, project, model), s): &'a HourRow<'_>) -> [Param<'a>; 14] {
     let [a, b, c, d, e, f, g, h] = sums_params(s);
     let (hour, first, last) = match *hour {
         // Every time summed under a numbered hour is of the stored form (see `Tally::count_hour`).
@@ -599,26 +599,25 @@ impl<'c> UsageWriter<'c> {
                 }
             }
         }
-        let hours: Vec<(HourRowKey, &Sums)> = pending_hours
+        let hours: Vec<HourRow<'_>> = pending_hours
             .iter()
-            .map(|(&(hour, at_hour, project, model), s)| ((hour, at_hour, numbered[&project], numbered[&model]), s))
+            .map(|(&(hour, at_hour, project, model), s)| {
+                let hour = match hour {
+                    Hour::Digits(digits) => HourValue::Digits(digits),
+                    Hour::Named(id) => HourValue::Text(name(id)),
+                };
+                ((hour, at_hour, numbered[&project], numbered[&model]), s)
+            })
             .collect();
         // Numbered hours first, as SQLite orders numbers before texts; then the odd ones' texts.
         let order = sorted(&hours, |((hour, at_hour, project, model), _)| {
             let hour = match *hour {
-                Hour::Digits(digits) => (false, digits),
-                Hour::Named(id) => (true, u64::from(rank(id))),
+                HourValue::Digits(digits) => (false, digits, ""),
+                HourValue::Text(text) => (true, 0, text),
             };
             (hour, *at_hour, *project, *model)
         });
-        let rows = order.iter().map(|&i| {
-            let ((hour, at_hour, project, model), s) = hours[i];
-            let hour = match hour {
-                Hour::Digits(digits) => HourValue::Digits(digits),
-                Hour::Named(id) => HourValue::Text(name(id)),
-            };
-            ((hour, at_hour, project, model), s)
-        });
+        let rows = order.iter().map(|&i| hours[i]);
         InsertPair::prepare(self.conn, q::HOURLY_ADD, GROUPS_PER_STATEMENT)?.insert_all(rows, hourly_params)?;
         Ok(())
     }
@@ -686,8 +685,9 @@ type HourKey = (Hour, bool, u32, u32);
 /// The length of a stored time's hour (`2026-11-20T09`).
 pub const HOUR_LEN: usize = 13;
 
-/// `usage_hourly`'s key as the writer writes it: the project and model by their `usage_names` ids.
-type HourRowKey = (Hour, bool, i64, i64);
+/// A `usage_hourly` row as the writer writes it: its key (the project and model by their
+/// `usage_names` ids) and its sums.
+type HourRow<'a> = ((HourValue<'a>, bool, i64, i64), &'a Sums);
 
 /// A UTC hour in [`HourKey`]: a stored time's hour as the number its ten digits spell (as
 /// `usage_hourly` keeps it), so that counting a row looks no text up (it was a fifth of the

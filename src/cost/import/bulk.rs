@@ -198,10 +198,6 @@ pub(super) fn insert(
             db.display()
         )));
     }
-    for &(file, _) in &new {
-        rows.inserted[file] += 1;
-    }
-    rows.unpriced += costs.iter().filter(|c| c.is_none()).count() as u64;
     Ok((new, costs))
 }
 

@@ -30,8 +30,6 @@ pub(super) fn insert(db: &Path, writer: &mut UsageWriter<'_>, rows: &mut BatchRo
         if writer.insert_unsummed(&row).map_err(sq(db))? {
             stored.push((file, i));
             costs.push(row.cost_usd);
-            rows.inserted[file] += 1;
-            rows.unpriced += u64::from(row.cost_usd.is_none());
         } else if rows.rescan && writer.refill(&row).map_err(sq(db))? {
             rows.refilled += 1;
         }

@@ -36,8 +36,8 @@ pub(super) struct BatchRows<'b> {
     /// Per file, the price of each of its models (`None`: unpriced).
     prices: Vec<Vec<Option<&'b ResolvedPrice>>>,
     /// Per file, rows stored.
-    pub inserted: Vec<u64>,
-    pub unpriced: u64,
+    inserted: Vec<u64>,
+    unpriced: u64,
     /// `--rescan`: stored rows are given their 1-hour writes ([`UsageWriter::refill`]).
     pub rescan: bool,
     pub refilled: u64,
@@ -79,6 +79,14 @@ impl<'b> BatchRows<'b> {
             cost_source: priced.map(|(_, source)| source),
             cost_pool: price.and_then(|p| p.entry.pool.as_deref()),
         }
+    }
+
+    /// Counts what either path stored: rows per file, and those without a price.
+    fn count_stored(&mut self, (stored, costs): &Stored) {
+        for &(file, _) in stored {
+            self.inserted[file] += 1;
+        }
+        self.unpriced += costs.iter().filter(|c| c.is_none()).count() as u64;
     }
 }
 
@@ -221,6 +229,7 @@ impl Writer<'_> {
             Some(state) => bulk::insert(db, usage, &mut rows, state)?,
             None => rows::insert(db, usage, &mut rows)?,
         };
+        rows.count_stored(&stored);
         let summary = &mut self.summary;
         summary.unpriced += rows.unpriced;
         summary.refilled += rows.refilled;
