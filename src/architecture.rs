@@ -11,7 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The layers, top to bottom: `main → cli → hook → domains → store/config/render → fsread`. A
+/// The layers, top to bottom: `main → cli → hook → domains → store/config/render → fsread/fswrite`. A
 /// module may use any module of a layer below its own, and nothing above it.
 const LAYERS: &[(&str, &[&str])] = &[
     ("entry", &["main"]),
@@ -27,7 +27,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     // The one reader of files tlc did not write (configs, git files, transcripts): every layer
     // above reads through it, and it uses nothing of the crate.
-    ("system", &["fsread"]),
+    ("system", &["fsread", "fswrite"]),
 ];
 
 /// The arrows allowed between two modules of the same layer; every other pair in a layer is

@@ -18,6 +18,7 @@ pub mod cost;
 pub mod decision;
 pub mod error;
 pub mod fsread;
+pub mod fswrite;
 pub mod gate;
 pub mod hashing;
 pub mod hook;

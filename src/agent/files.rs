@@ -35,18 +35,69 @@ impl PackageFile {
     }
 }
 
-/// Every entry of one package, sorted by path.
+/// Every entry of one package, sorted by path, and every entry refused before it was read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PackageFiles {
     pub files: Vec<PackageFile>,
+    /// Entries that are not in `files` because reading them was refused at the trust boundary
+    /// (a name that could climb out of the pin store, a duplicate, a file over a cap), each a
+    /// sentence naming the entry. Any one refuses the package.
+    pub refused: Vec<String>,
 }
 
 pub const MANIFEST: &str = "package.toml";
 
+/// The most a `package.toml` may hold: every config load reads the pinned manifest.
+pub const MANIFEST_CAP: u64 = 64 * 1024;
+/// The most one file of a package may hold (checked from the object's size before it is read).
+pub const FILE_CAP: u64 = 2 * 1024 * 1024;
+/// The most all of a package's files may hold together.
+pub const PACKAGE_CAP: u64 = 16 * 1024 * 1024;
+/// The most entries (files and folders) a package may have.
+pub const ENTRY_CAP: usize = 4096;
+/// The deepest a package's folders may nest.
+pub const DEPTH_CAP: usize = 32;
+
+/// Why one tree entry's name cannot be installed, or `None`. A name is one path component of
+/// the pin store: it must not climb (`..`), reach elsewhere (`/`, absolute), become an option
+/// (`-`), touch a repository (`.git`), or hide in the terminal (control characters).
+pub fn entry_name_problem(name: &[u8]) -> Option<&'static str> {
+    let Ok(text) = std::str::from_utf8(name) else {
+        return Some("a name that is not UTF-8");
+    };
+    if text.is_empty() {
+        Some("an empty name")
+    } else if text.contains('/') {
+        Some("a name holding `/` (a path, not one name)")
+    } else if text.contains('\\') {
+        Some("a name holding `\\`")
+    } else if text == "." || text == ".." {
+        Some("a name that is `.` or `..`")
+    } else if text.eq_ignore_ascii_case(".git") {
+        Some("a `.git` entry")
+    } else if text.starts_with('-') {
+        Some("a name starting with `-`")
+    } else if text.chars().any(char::is_control) {
+        Some("a file name with a control character")
+    } else {
+        None
+    }
+}
+
+/// Every component of a package-relative path is an acceptable entry name (the pin writer's
+/// last check before it creates anything).
+pub fn is_safe_relative(path: &str) -> bool {
+    !path.is_empty() && path.split('/').all(|c| entry_name_problem(c.as_bytes()).is_none())
+}
+
 impl PackageFiles {
-    pub fn new(mut files: Vec<PackageFile>) -> PackageFiles {
+    pub fn new(files: Vec<PackageFile>) -> PackageFiles {
+        PackageFiles::with_refused(files, Vec::new())
+    }
+
+    pub fn with_refused(mut files: Vec<PackageFile>, refused: Vec<String>) -> PackageFiles {
         files.sort_by(|a, b| a.path.cmp(&b.path));
-        PackageFiles { files }
+        PackageFiles { files, refused }
     }
 
     pub fn get(&self, path: &str) -> Option<&PackageFile> {
@@ -63,9 +114,11 @@ impl PackageFiles {
         }
     }
 
-    /// Entries that are not plain files: each is a reason to refuse the package.
+    /// Entries refused at reading, and entries that are not plain files: each is a reason to
+    /// refuse the package.
     pub fn refused_entries(&self) -> Vec<String> {
-        self.files
+        let kinds = self
+            .files
             .iter()
             .filter_map(|f| {
                 let shown = crate::render::escape_controls(&f.path);
@@ -78,8 +131,8 @@ impl PackageFiles {
                     EntryKind::Symlink(t) => Some(format!("{shown}: a symlink (to {t:?}); symlinks are refused")),
                     EntryKind::Other(what) => Some(format!("{shown}: {what}; only plain files are installed")),
                 }
-            })
-            .collect()
+            });
+        self.refused.iter().cloned().chain(kinds).collect()
     }
 
     /// Whether some symlink entry is `path` or one of its parent folders.
@@ -103,15 +156,35 @@ impl PackageFiles {
         self.files.iter().any(|f| f.path.starts_with(&prefix))
     }
 
-    /// Reads every entry under `dir` (symlinks are read as links, never followed).
+    /// Reads every entry under `dir` (symlinks are read as links, never followed), with the
+    /// same name rules and caps as a package read from git.
     pub fn from_dir(dir: &Path) -> std::io::Result<PackageFiles> {
+        PackageFiles::read_dir(dir, Contents::All)
+    }
+
+    /// Reads the entries under `dir`, the bytes of `contents` only (config load reads a pin's
+    /// manifest and its listing, never the rest of its files).
+    pub fn read_dir(dir: &Path, contents: Contents) -> std::io::Result<PackageFiles> {
         let mut files = Vec::new();
-        let mut stack = vec![dir.to_path_buf()];
-        while let Some(d) = stack.pop() {
+        let mut refused = Vec::new();
+        let mut total: u64 = 0;
+        let mut entries = 0usize;
+        let mut stack = vec![(dir.to_path_buf(), 0usize)];
+        while let Some((d, depth)) = stack.pop() {
             for e in std::fs::read_dir(&d)? {
                 let e = e?;
                 let p = e.path();
-                let rel = p.strip_prefix(dir).unwrap_or(&p).to_string_lossy().replace('\\', "/");
+                let rel = p.strip_prefix(dir).unwrap_or(&p).to_string_lossy().into_owned();
+                let shown = crate::render::escape_controls(&rel);
+                entries += 1;
+                if entries > ENTRY_CAP {
+                    refused.push(format!("more than {ENTRY_CAP} entries; the rest were not read"));
+                    return Ok(PackageFiles::with_refused(files, refused));
+                }
+                if let Some(problem) = entry_name_problem(e.file_name().as_encoded_bytes()) {
+                    refused.push(format!("{shown}: {problem}; such names are refused"));
+                    continue;
+                }
                 let meta = std::fs::symlink_metadata(&p)?;
                 let ft = meta.file_type();
                 if ft.is_symlink() {
@@ -122,12 +195,32 @@ impl PackageFiles {
                         bytes: Vec::new(),
                     });
                 } else if ft.is_dir() {
-                    stack.push(p);
+                    if depth + 1 > DEPTH_CAP {
+                        refused.push(format!("{shown}: folders nested deeper than {DEPTH_CAP}; not read"));
+                    } else {
+                        stack.push((p, depth + 1));
+                    }
                 } else if ft.is_file() {
+                    let cap = if rel == MANIFEST { MANIFEST_CAP } else { FILE_CAP };
+                    if meta.len() > cap {
+                        refused.push(over_cap(&shown, meta.len(), cap));
+                        continue;
+                    }
+                    total += meta.len();
+                    let wanted = contents == Contents::All || rel == MANIFEST;
+                    let bytes = if wanted {
+                        match crate::fsread::read_capped(&p, cap, crate::fsread::Links::Refuse) {
+                            Ok(Some(b)) => b,
+                            Ok(None) => continue,
+                            Err(err) => return Err(err.into_io()),
+                        }
+                    } else {
+                        Vec::new()
+                    };
                     files.push(PackageFile {
                         path: rel,
                         kind: EntryKind::File,
-                        bytes: std::fs::read(&p)?,
+                        bytes,
                     });
                 } else {
                     files.push(PackageFile {
@@ -138,8 +231,35 @@ impl PackageFiles {
                 }
             }
         }
-        Ok(PackageFiles::new(files))
+        if total > PACKAGE_CAP {
+            refused.push(package_over_cap(total));
+        }
+        Ok(PackageFiles::with_refused(files, refused))
     }
+}
+
+/// Which files' bytes a read keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contents {
+    All,
+    ManifestOnly,
+}
+
+/// The refusal of one file over its cap.
+pub fn over_cap(shown: &str, size: u64, cap: u64) -> String {
+    format!(
+        "{shown}: {size} bytes, over the {} limit for {}; not read",
+        crate::fsread::size_words(cap),
+        if shown == MANIFEST { "the manifest" } else { "one file" }
+    )
+}
+
+/// The refusal of a package whose files add up to more than [`PACKAGE_CAP`].
+pub fn package_over_cap(total: u64) -> String {
+    format!(
+        "the package's files add up to {total} bytes, over the {} limit for a package",
+        crate::fsread::size_words(PACKAGE_CAP)
+    )
 }
 
 /// The rules for a path a manifest names: package-relative, no `~`, no `..`, not through a symlink.
@@ -176,6 +296,34 @@ pub fn check_package_path(path: &str, files: Option<&PackageFiles>) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entry_names_are_one_component_that_stays_inside() {
+        for ok in ["package.toml", "SKILL.md", ".hidden", "a..b", "é"] {
+            assert_eq!(entry_name_problem(ok.as_bytes()), None, "{ok}");
+        }
+        for bad in [
+            &b"/abs/path/file"[..],
+            b"../../x",
+            b"a/../../x",
+            b"..",
+            b".",
+            b"",
+            b".git",
+            b".GIT",
+            b"-rf",
+            b"a\\b",
+            b"bell\x07",
+            b"\xff\xfe",
+        ] {
+            assert!(entry_name_problem(bad).is_some(), "{:?}", String::from_utf8_lossy(bad));
+        }
+        assert!(is_safe_relative("skills/review/SKILL.md"));
+        assert!(!is_safe_relative("skills/../../x"));
+        assert!(!is_safe_relative("/etc/passwd"));
+        assert!(!is_safe_relative("a//b"));
+        assert!(!is_safe_relative(""));
+    }
 
     #[test]
     fn package_paths_stay_inside() {

@@ -5,7 +5,7 @@
 use super::files::{EntryKind, PackageFiles};
 use super::{io_error, AgentError, Invalid};
 use crate::paths::Paths;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// `<stable>/<package>@<sha>`: what a `source` key names.
@@ -65,7 +65,20 @@ pub fn read_pin(paths: &Paths, src: &SourceRef) -> Result<PackageFiles, AgentErr
     PackageFiles::from_dir(&dir).map_err(io_error(&dir, "cannot read the pin"))
 }
 
+/// Reads a pin's listing and its manifest only: what every config load needs, at the cost of
+/// the manifest (capped) whatever else the package holds.
+pub fn read_pin_manifest(paths: &Paths, src: &SourceRef) -> Result<PackageFiles, AgentError> {
+    let dir = pin_dir(paths, src);
+    PackageFiles::read_dir(&dir, super::files::Contents::ManifestOnly).map_err(io_error(&dir, "cannot read the pin"))
+}
+
 /// Writes a pin once. Returns false when it already existed (it is never rewritten).
+///
+/// Every path is checked again here, component by component ([`super::files::is_safe_relative`]),
+/// whatever read the files: nothing is created outside the pin's temp folder. The temp folder is
+/// created new under a folder tlc made (never one a symlink stands in for); each folder in it
+/// is created new, and each file with an exclusive, no-follow open, so an entry can never land
+/// on or through anything already there.
 pub fn write_pin(paths: &Paths, src: &SourceRef, files: &PackageFiles) -> Result<bool, AgentError> {
     let dir = pin_dir(paths, src);
     if dir.exists() {
@@ -73,36 +86,51 @@ pub fn write_pin(paths: &Paths, src: &SourceRef, files: &PackageFiles) -> Result
     }
     let parent = dir.parent().unwrap_or(Path::new("."));
     crate::store::create_private_dir(parent).map_err(io_error(parent, "cannot create"))?;
+    let installed = installed_root(paths);
+    let mut up = Some(parent);
+    while let Some(d) = up.filter(|d| d.starts_with(&installed)) {
+        let real_dir = std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir());
+        if !real_dir {
+            return Err(io_error(d, "cannot write the pin")(std::io::Error::other(
+                "not a folder tlc made (a symbolic link, or not a folder); nothing was written",
+            )));
+        }
+        up = d.parent();
+    }
+    if let Some(bad) = files.files.iter().find(|f| !super::files::is_safe_relative(&f.path)) {
+        return Err(io_error(&dir, "cannot write the pin")(std::io::Error::other(format!(
+            "{}: not a path inside the package; nothing was written",
+            crate::render::escape_controls(&bad.path)
+        ))));
+    }
     let tmp = parent.join(format!(".{}.tmp-{}", src.sha, std::process::id()));
     let _ = make_writable_and_remove(&tmp);
     let result = (|| -> std::io::Result<()> {
-        std::fs::create_dir(&tmp)?;
-        let mut dirs = vec![tmp.clone()];
+        use std::io::Write;
+        std::fs::DirBuilder::new().mode(0o700).create(&tmp)?;
+        let mut made = std::collections::BTreeSet::new();
+        made.insert(tmp.clone());
         for f in &files.files {
             if f.kind != EntryKind::File {
                 return Err(std::io::Error::other(format!("{} is not a plain file", f.path)));
             }
-            let target = tmp.join(&f.path);
-            if let Some(d) = target.parent() {
-                if !d.exists() {
-                    std::fs::create_dir_all(d)?;
+            let mut at = tmp.clone();
+            let mut parts = f.path.split('/').peekable();
+            while let Some(part) = parts.next() {
+                at.push(part);
+                if parts.peek().is_none() {
+                    break;
                 }
-                let mut p = d.to_path_buf();
-                while p.starts_with(&tmp) && p != tmp {
-                    dirs.push(p.clone());
-                    match p.parent() {
-                        Some(up) => p = up.to_path_buf(),
-                        None => break,
-                    }
+                if made.insert(at.clone()) {
+                    std::fs::DirBuilder::new().mode(0o700).create(&at)?;
                 }
             }
-            std::fs::write(&target, &f.bytes)?;
-            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o444))?;
+            let mut out = crate::fswrite::create_new(&at, 0o600)?;
+            out.write_all(&f.bytes)?;
+            out.set_permissions(std::fs::Permissions::from_mode(0o444))?;
         }
-        dirs.sort();
-        dirs.dedup();
         // Deepest first, so a parent is locked after its children were written.
-        for d in dirs.iter().rev() {
+        for d in made.iter().rev() {
             std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o555))?;
         }
         std::fs::rename(&tmp, &dir)

@@ -195,7 +195,7 @@ pub fn resolve_one(
             events.push(event);
             return Err(err(&sfile, origin.line, key, msg));
         }
-        let files = match pins::read_pin(paths, &src) {
+        let files = match pins::read_pin_manifest(paths, &src) {
             Ok(f) => f,
             Err(e) => {
                 event.outcome = "invalid";

@@ -46,14 +46,12 @@ pub fn add(paths: &Paths, cfg: &Config, name: &str, remote: &str, public: bool) 
     if !super::valid_stable_name(name) {
         return Err(unusable(format!("stable name {name:?} must match ^[a-z0-9][a-z0-9_-]*$")));
     }
-    if remote.trim().is_empty() {
-        return Err(unusable(format!("stable {name}: the remote is empty")));
-    }
+    git::check_remote(remote).map_err(|why| unusable(format!("stable {name}: {why}; nothing was added")))?;
     if let Some(d) = find(cfg, name) {
         return Err(refused(format!(
             "stable {name} is already declared in {} (remote {}); `tlc stable update {name}` fetches it",
             paths.machine_config().display(),
-            d.remote
+            git::shown_remote(&d.remote)
         )));
     }
     let root = pins::stables_root(paths);
@@ -115,7 +113,7 @@ pub fn update(paths: &Paths, cfg: &Config, only: Option<&str>, progress: &mut dy
         let dir = clone_dir(paths, &d.name);
         let before = git::resolve_version(&dir, None).ok();
         let result = if dir.join(".git").exists() || dir.join("HEAD").exists() {
-            git::fetch(&dir)
+            git::fetch(&dir, &d.remote)
         } else {
             git::clone(&d.remote, &dir)
         };
@@ -176,7 +174,7 @@ pub fn list(paths: &Paths, cfg: &Config) -> Result<Vec<Listed>, AgentError> {
                 head: s.and_then(|s| s.head.clone()),
                 fetch_error: s.and_then(|s| s.fetch_error.clone()),
                 name: d.name,
-                remote: d.remote,
+                remote: git::shown_remote(&d.remote),
             }
         })
         .collect())

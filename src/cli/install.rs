@@ -59,35 +59,180 @@ impl clap::Args for ProviderFlags {
     }
 }
 
-/// A provider's settings file as read: its text (empty when there is no file) and its value.
+/// How long an install waits for another tlc writing the same settings folder.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// A provider's settings file as read: its text (empty when there is no file), its value, and
+/// the file a write replaces (the file itself, or the target of a symlink that stays inside
+/// the provider's folder). Held open, it holds the folder's lock.
 struct Settings {
+    /// The file as the provider names it (`~/.claude/settings.json`).
+    path: PathBuf,
+    /// The regular file a write replaces.
+    target: PathBuf,
     text: String,
     value: serde_json::Value,
     existed: bool,
+    /// An exclusive advisory lock on the provider's folder, so two tlc runs never interleave a
+    /// read-modify-write of its files.
+    _lock: Option<std::fs::File>,
 }
 
 impl Settings {
-    fn read(path: &Path) -> anyhow::Result<Settings> {
-        use crate::fsread::{read_capped_text, Links, SETTINGS_CAP};
-        let (text, existed) = match read_capped_text(path, SETTINGS_CAP, Links::Follow) {
-            Ok(Some(text)) => (text, true),
-            Ok(None) => (String::new(), false),
-            Err(e) => return Err(crate::error::refused(e.to_string())),
-        };
+    /// Reads `path` (in the provider's folder `dir`) without writing anything.
+    fn read(dir: &Path, path: &Path) -> anyhow::Result<Settings> {
+        Settings::open(dir, path, false)
+    }
+
+    /// Takes the folder's lock (creating the folder when it does not exist yet), then reads.
+    fn read_locked(dir: &Path, path: &Path) -> anyhow::Result<Settings> {
+        Settings::open(dir, path, true)
+    }
+
+    fn open(dir: &Path, path: &Path, lock: bool) -> anyhow::Result<Settings> {
+        let lock = if lock { Some(lock_folder(dir)?) } else { None };
+        let target = write_target(dir, path)?;
+        let (text, existed) = read_text(&target)?;
         let value = if text.trim().is_empty() {
             serde_json::json!({})
         } else {
             serde_json::from_str(&text)
                 .map_err(|e| crate::error::unusable(format!("{}: not valid JSON ({e}); left as it is", path.display())))?
         };
-        Ok(Settings { text, value, existed })
+        Ok(Settings {
+            path: path.to_path_buf(),
+            target,
+            text,
+            value,
+            existed,
+            _lock: lock,
+        })
     }
 
     /// The text to write for `after`: this file's text with only what differs from what it
     /// holds changed (see `hook::settings_text`).
-    fn text_for(&self, path: &Path, after: &serde_json::Value) -> anyhow::Result<String> {
+    fn text_for(&self, after: &serde_json::Value) -> anyhow::Result<String> {
         settings_text::rewrite(&self.text, &self.value, after)
-            .map_err(|e| crate::error::unusable(format!("{}: {e}; left as it is", path.display())))
+            .map_err(|e| crate::error::unusable(format!("{}: {e}; left as it is", self.path.display())))
+    }
+
+    /// Writes `text`, first copying what was there to `<file>.tlc-backup`: one backup per file
+    /// (the state before the latest run), not one per run. The file is read again first: a hand
+    /// edit made since it was read is never overwritten (the run is refused and says so). Both
+    /// files are replaced through new temp files and a rename, never written through a link.
+    fn write(&self, text: &str) -> anyhow::Result<Option<PathBuf>> {
+        let (now, _) = read_text(&self.target)?;
+        if now != self.text {
+            return Err(crate::error::refused(format!(
+                "{}: changed while tlc was editing it (a hand edit?); nothing was written — run the command again",
+                self.path.display()
+            )));
+        }
+        let mode = crate::fswrite::regular_mode(&self.target).unwrap_or(0o600);
+        if mode & 0o200 == 0 && self.existed {
+            return Err(crate::error::refused(format!(
+                "{}: read-only (mode {mode:o}); left as it is",
+                self.path.display()
+            )));
+        }
+        let backup = if self.existed {
+            let name = format!(
+                "{}.tlc-backup",
+                self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+            );
+            let b = self.path.with_file_name(name);
+            match std::fs::symlink_metadata(&b) {
+                Ok(m) if !m.is_file() => {
+                    return Err(crate::error::refused(format!(
+                        "{}: the backup {} is {}, not a file tlc wrote; nothing was written",
+                        self.path.display(),
+                        b.display(),
+                        crate::fsread::describe(m.file_type())
+                    )))
+                }
+                _ => {}
+            }
+            crate::fswrite::replace(&b, self.text.as_bytes(), mode).map_err(|e| {
+                crate::error::refused(format!("{}: cannot back up to {}: {e}", self.path.display(), b.display()))
+            })?;
+            Some(b)
+        } else {
+            None
+        };
+        if let Some(dir) = self.target.parent() {
+            crate::store::create_private_dir(dir)
+                .map_err(|e| crate::error::refused(format!("{}: cannot create: {e}", dir.display())))?;
+        }
+        crate::fswrite::replace(&self.target, text.as_bytes(), mode)
+            .map_err(|e| crate::error::refused(format!("{}: cannot write: {e}", self.path.display())))?;
+        Ok(backup)
+    }
+}
+
+/// The file a write of `path` replaces: `path` itself (there or not yet), or the target of a
+/// symlink when that target is a regular file inside the provider's folder `dir`. A link that
+/// leaves the folder, dangles, or names anything but a regular file is refused.
+fn write_target(dir: &Path, path: &Path) -> anyhow::Result<PathBuf> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(path.to_path_buf()),
+        Err(e) => return Err(crate::error::refused(format!("{}: cannot read: {e}", path.display()))),
+    };
+    if meta.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    if !meta.file_type().is_symlink() {
+        return Err(crate::error::refused(format!(
+            "{}: {}, not a file; left as it is",
+            path.display(),
+            crate::fsread::describe(meta.file_type())
+        )));
+    }
+    let refuse = |why: String| crate::error::refused(format!("{}: a symbolic link {why}; left as it is", path.display()));
+    let target = std::fs::canonicalize(path).map_err(|e| refuse(format!("that does not resolve ({e})")))?;
+    let inside = std::fs::canonicalize(dir).is_ok_and(|d| target.starts_with(d));
+    if !inside {
+        return Err(refuse(format!("to {}, outside {}", target.display(), dir.display())));
+    }
+    if !std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_file()) {
+        return Err(refuse(format!("to {}, which is not a regular file", target.display())));
+    }
+    Ok(target)
+}
+
+/// The text of the regular file `path`, and whether it exists.
+fn read_text(path: &Path) -> anyhow::Result<(String, bool)> {
+    use crate::fsread::{read_capped_text, Links, SETTINGS_CAP};
+    match read_capped_text(path, SETTINGS_CAP, Links::Refuse) {
+        Ok(Some(text)) => Ok((text, true)),
+        Ok(None) => Ok((String::new(), false)),
+        Err(e) => Err(crate::error::refused(e.to_string())),
+    }
+}
+
+/// An exclusive advisory lock on the folder `dir` (created when missing), waiting at most
+/// [`LOCK_WAIT`] for another holder.
+fn lock_folder(dir: &Path) -> anyhow::Result<std::fs::File> {
+    crate::store::create_private_dir(dir).map_err(|e| crate::error::refused(format!("{}: cannot create: {e}", dir.display())))?;
+    let folder = std::fs::File::open(dir).map_err(|e| crate::error::refused(format!("{}: cannot open: {e}", dir.display())))?;
+    let start = std::time::Instant::now();
+    loop {
+        match folder.try_lock() {
+            Ok(()) => return Ok(folder),
+            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(crate::error::refused(format!(
+                    "{}: another tlc has held its lock for {} s; nothing was written",
+                    dir.display(),
+                    LOCK_WAIT.as_secs()
+                )))
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(crate::error::refused(format!("{}: cannot lock: {e}", dir.display())))
+            }
+        }
     }
 }
 
@@ -99,25 +244,6 @@ fn diff(path: &Path, before: &str, after: &str) -> String {
         .context_radius(3)
         .header(&name, &name)
         .to_string()
-}
-
-/// Writes `text` to `path`, first copying what was there to `<file>.tlc-backup`: one backup per
-/// file (the state before the latest run), not one per run.
-fn write_with_backup(path: &Path, existed: bool, text: &str) -> anyhow::Result<Option<PathBuf>> {
-    let backup = if existed {
-        let name = format!(
-            "{}.tlc-backup",
-            path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
-        );
-        let b = path.with_file_name(name);
-        std::fs::copy(path, &b)
-            .map_err(|e| crate::error::refused(format!("{}: cannot back up to {}: {e}", path.display(), b.display())))?;
-        Some(b)
-    } else {
-        None
-    };
-    crate::config::edit::write_atomic(path, text.as_bytes())?;
-    Ok(backup)
 }
 
 pub fn install(args: InstallArgs) -> anyhow::Result<()> {
@@ -154,7 +280,11 @@ pub fn install(args: InstallArgs) -> anyhow::Result<()> {
         }
         done_any = true;
         let file = dir.join(p.settings_file);
-        let settings = Settings::read(&file)?;
+        let settings = if args.dry_run {
+            Settings::read(&dir, &file)?
+        } else {
+            Settings::read_locked(&dir, &file)?
+        };
         let mut value = settings.value.clone();
         let command = wiring::hook_command(&exe, p.name);
         let added = wiring::install(p, &mut value, &command)
@@ -167,7 +297,7 @@ pub fn install(args: InstallArgs) -> anyhow::Result<()> {
             ))?;
             continue;
         }
-        let text = settings.text_for(&file, &value)?;
+        let text = settings.text_for(&value)?;
         if args.dry_run {
             render::out(&format!(
                 "{}: would add `{command}` to {} in {} (dry run: nothing written)\n",
@@ -178,7 +308,7 @@ pub fn install(args: InstallArgs) -> anyhow::Result<()> {
             render::out(&diff(&file, &settings.text, &text))?;
             continue;
         }
-        let backup = write_with_backup(&file, settings.existed, &text)?;
+        let backup = settings.write(&text)?;
         render::out(&format!(
             "{}: added `{command}` to {} in {}\n",
             p.name,
@@ -213,7 +343,11 @@ fn install_statusline(exe: &str, replace: bool, dry_run: bool) -> anyhow::Result
     let p = claude();
     let dir = p.config_dir().map_err(|e| crate::error::unusable(format!("statusline: {e}")))?;
     let file = dir.join(p.settings_file);
-    let settings = Settings::read(&file)?;
+    let settings = if dry_run {
+        Settings::read(&dir, &file)?
+    } else {
+        Settings::read_locked(&dir, &file)?
+    };
     let mut value = settings.value.clone();
     let command = format!("{exe} statusline");
     let current = value.get("statusLine").cloned();
@@ -253,7 +387,7 @@ fn install_statusline(exe: &str, replace: bool, dry_run: bool) -> anyhow::Result
         "statusLine".into(),
         serde_json::json!({"type": "command", "command": command, "padding": 0}),
     );
-    let text = settings.text_for(&file, &value)?;
+    let text = settings.text_for(&value)?;
     if dry_run {
         render::out(&format!(
             "statusline: would set statusLine to `{command}` in {} (dry run: nothing written)\n",
@@ -261,10 +395,7 @@ fn install_statusline(exe: &str, replace: bool, dry_run: bool) -> anyhow::Result
         ))?;
         return render::out(&diff(&file, &settings.text, &text));
     }
-    if !dir.is_dir() {
-        std::fs::create_dir_all(&dir).map_err(|e| crate::error::refused(format!("{}: cannot create: {e}", dir.display())))?;
-    }
-    let backup = write_with_backup(&file, settings.existed, &text)?;
+    let backup = settings.write(&text)?;
     render::out(&format!("statusline: set statusLine to `{command}` in {}\n", file.display()))?;
     if let Some(b) = backup {
         render::out(&format!("  backup: {}\n", b.display()))?;
@@ -284,14 +415,22 @@ fn uninstall_statusline(value: &mut serde_json::Value) -> bool {
 
 pub fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
     for &p in PROVIDERS {
-        let file = match p.config_dir() {
-            Ok(dir) => dir.join(p.settings_file),
+        let dir = match p.config_dir() {
+            Ok(dir) => dir,
             Err(e) => {
                 render::out(&format!("{}: {e} — skipped\n", p.name))?;
                 continue;
             }
         };
-        let settings = Settings::read(&file)?;
+        let file = dir.join(p.settings_file);
+        if std::fs::symlink_metadata(&file).is_err() {
+            continue;
+        }
+        let settings = if args.dry_run {
+            Settings::read(&dir, &file)?
+        } else {
+            Settings::read_locked(&dir, &file)?
+        };
         if !settings.existed {
             continue;
         }
@@ -304,7 +443,7 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
             render::out(&format!("{}: {} has no tlc entries\n", p.name, file.display()))?;
             continue;
         }
-        let text = settings.text_for(&file, &value)?;
+        let text = settings.text_for(&value)?;
         if args.dry_run {
             render::out(&format!(
                 "{}: would remove tlc from {} in {} (dry run: nothing written)\n",
@@ -315,7 +454,7 @@ pub fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
             render::out(&diff(&file, &settings.text, &text))?;
             continue;
         }
-        let backup = write_with_backup(&file, true, &text)?;
+        let backup = settings.write(&text)?;
         render::out(&format!(
             "{}: removed tlc from {} in {}\n",
             p.name,

@@ -2,7 +2,6 @@
 //! comments and layout (toml_edit), refuses a file it cannot parse, and replaces the file
 //! atomically so a reader never sees half a write.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Why a config file could not be edited. Each names the file.
@@ -127,33 +126,20 @@ impl ConfigEdit {
     }
 }
 
-/// The temp file a writer of `path` in process `pid` uses: `.<name>.tlc-<pid>.tmp` beside it.
-pub fn temp_for(path: &Path, pid: u32) -> PathBuf {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    dir.join(format!(".{name}.tlc-{pid}.tmp"))
-}
-
 /// A temp file older than this is stale whatever its process.
 const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// Removes the temp files that writers of `path` killed mid-write left beside it
-/// ([`temp_for`]): those whose process is gone (Linux's `/proc` says), or older than ten
+/// ([`crate::fswrite::temp_beside`]): those whose process is gone (Linux's `/proc` says), or older than ten
 /// minutes. Best effort; returns how many it removed.
 pub fn remove_stale_temps(path: &Path) -> usize {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let prefix = format!(".{name}.tlc-");
     let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
     let proc_known = Path::new("/proc/self").exists();
     let mut removed = 0;
     for e in entries.flatten() {
         let file = e.file_name().to_string_lossy().into_owned();
-        let Some(pid) = file
-            .strip_prefix(&prefix)
-            .and_then(|r| r.strip_suffix(".tmp"))
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
+        let Some(pid) = crate::fswrite::temp_pid(path, &file) else {
             continue;
         };
         if pid == std::process::id() {
@@ -174,7 +160,9 @@ pub fn remove_stale_temps(path: &Path) -> usize {
     removed
 }
 
-/// Replaces `path` with `bytes` through a temp file and a rename.
+/// Replaces `path` with `bytes` through a new temp file beside it and a rename
+/// ([`crate::fswrite::replace`]: a symlink planted at a temp name, or at `path`, is never
+/// written through), keeping the mode of the file it replaces (0600 for a new one).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     crate::store::create_private_dir(dir).map_err(|cause| EditError::Create {
@@ -182,25 +170,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
         cause,
     })?;
     remove_stale_temps(path);
-    let tmp = temp_for(path, std::process::id());
-    let mode = std::fs::metadata(path)
-        .ok()
-        .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        if let Some(mode) = mode {
-            std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(mode))?;
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(cause) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(EditError::Write {
-            path: path.to_path_buf(),
-            cause,
-        });
-    }
-    Ok(())
+    let mode = crate::fswrite::regular_mode(path).unwrap_or(0o600);
+    crate::fswrite::replace(path, bytes, mode).map_err(|cause| EditError::Write {
+        path: path.to_path_buf(),
+        cause,
+    })
 }
+

@@ -156,16 +156,12 @@ fn scaffold_inner(paths: &Paths, origin: Option<&str>) -> ScaffoldOutcome {
     // Written whole to a private temp name, then linked into place: link() never replaces an
     // existing file, and a concurrent reader never sees half a config.
     super::edit::remove_stale_temps(&dest);
-    let tmp = super::edit::temp_for(&dest, std::process::id());
-    let _ = std::fs::remove_file(&tmp);
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| {
-            f.write_all(text.as_bytes())?;
-            f.sync_all()
-        });
+    let (tmp, mut file) = match crate::fswrite::temp_beside(&dest, 0o644) {
+        Ok(t) => t,
+        Err(e) => return ScaffoldOutcome::NotWritten(format!("{}: cannot write: {e}", dest.display())),
+    };
+    let written = file.write_all(text.as_bytes()).and_then(|()| file.sync_all());
+    drop(file);
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
         return ScaffoldOutcome::NotWritten(format!("{}: cannot write: {e}", dest.display()));
@@ -177,7 +173,7 @@ fn scaffold_inner(paths: &Paths, origin: Option<&str>) -> ScaffoldOutcome {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return ScaffoldOutcome::Present(dest),
         // A filesystem without hard links: create the file exclusively and write it in place.
         Err(_) => {
-            let direct = std::fs::OpenOptions::new().write(true).create_new(true).open(&dest);
+            let direct = crate::fswrite::create_new(&dest, 0o644);
             let mut f = match direct {
                 Ok(f) => f,
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return ScaffoldOutcome::Present(dest),

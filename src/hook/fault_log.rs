@@ -21,31 +21,27 @@ pub fn append_best_effort(provider: &str, message: &str) {
         crate::clock::now_stamp(),
         message.replace(['\n', '\t'], " ")
     );
-    let file = std::fs::OpenOptions::new().create(true).append(true).mode_private().open(&path);
+    // Never through a symlink planted at the name: the log is created new or appended to.
+    let file = crate::fswrite::open_regular_for_write(&path, 0o600, true);
     if let Ok(mut f) = file {
         let _ = f.write_all(line.as_bytes());
     }
 }
 
-trait PrivateMode {
-    fn mode_private(&mut self) -> &mut Self;
-}
-
-impl PrivateMode for std::fs::OpenOptions {
-    fn mode_private(&mut self) -> &mut Self {
-        std::os::unix::fs::OpenOptionsExt::mode(self, 0o600)
-    }
-}
-
 fn trim(path: &Path) -> std::io::Result<()> {
-    let len = std::fs::metadata(path)?.len();
+    let len = std::fs::symlink_metadata(path)?.len();
     if len <= MAX_BYTES {
         return Ok(());
     }
-    let data = std::fs::read(path)?;
+    // A log grown far past its cap (not by tlc) is started afresh rather than read.
+    let data = match crate::fsread::read_capped(path, MAX_BYTES * 4, crate::fsread::Links::Refuse) {
+        Ok(d) => d.unwrap_or_default(),
+        Err(crate::fsread::ReadError::TooLarge { .. }) => Vec::new(),
+        Err(e) => return Err(e.into_io()),
+    };
     let half = data.len() / 2;
     let cut = data[half..].iter().position(|b| *b == b'\n').map_or(half, |p| half + p + 1);
-    std::fs::write(path, &data[cut..])
+    crate::fswrite::replace(path, &data[cut..], 0o600)
 }
 
 /// The fault log's lines (newest last), if there is one.

@@ -4,6 +4,7 @@
 
 use super::Provider;
 use serde_json::{json, Map, Value};
+use std::path::Path;
 
 /// How a provider's settings file lists hook commands.
 #[derive(Debug, Clone, Copy)]
@@ -73,6 +74,31 @@ fn runs_tlc(entry: &Value, provider: &str) -> bool {
         .get("command")
         .and_then(Value::as_str)
         .is_some_and(|c| is_tlc_command(c, provider))
+}
+
+/// Whether `entry` is exactly what [`install`] writes for `provider`: the keys it writes and no
+/// other (`type` = `"command"` in the grouped layout, `command`, an optional numeric
+/// `timeout`), and a command byte-equal to [`hook_command`] of a binary named `tlc`. Uninstall
+/// removes only these: an entry that merely looks like tlc's (`tlc  hook claude`,
+/// `"type": "cmd"`, an extra key) was written by someone else and stays.
+pub fn is_tlc_written(provider: Provider, entry: &Value) -> bool {
+    let Some(o) = entry.as_object() else { return false };
+    let Some(command) = o.get("command").and_then(Value::as_str) else {
+        return false;
+    };
+    let grouped = matches!(provider.layout, Layout::Grouped { .. });
+    let keys_ok = o.iter().all(|(k, v)| match k.as_str() {
+        "command" => true,
+        "timeout" => v.is_u64(),
+        "type" => grouped && v == "command",
+        _ => false,
+    });
+    if !keys_ok || (grouped && !o.contains_key("type")) {
+        return false;
+    }
+    let program = launcher(command, provider.name);
+    let named_tlc = Path::new(program).file_name().is_some_and(|n| n == "tlc");
+    named_tlc && hook_command(program, provider.name) == command
 }
 
 /// tlc's entries for `provider` in one event's list (either layout).
@@ -169,7 +195,7 @@ pub fn uninstall(provider: Provider, settings: &mut Value) -> Vec<String> {
                 for g in list.iter_mut() {
                     if let Some(entries) = g.get_mut("hooks").and_then(Value::as_array_mut) {
                         let before = entries.len();
-                        entries.retain(|h| !runs_tlc(h, provider.name));
+                        entries.retain(|h| !is_tlc_written(provider, h));
                         touched |= entries.len() != before;
                     }
                 }
@@ -180,7 +206,7 @@ pub fn uninstall(provider: Provider, settings: &mut Value) -> Vec<String> {
             }
             Layout::Flat { .. } => {
                 let before = list.len();
-                list.retain(|h| !runs_tlc(h, provider.name));
+                list.retain(|h| !is_tlc_written(provider, h));
                 list.len() != before
             }
         };
@@ -268,6 +294,30 @@ mod tests {
         assert!(!is_tlc_command("/opt/bin/tlcx hook claude", "claude"));
         assert!(!is_tlc_command("tlc hook claude --x", "claude"));
         assert_eq!(hook_command("/my dir/tlc", "claude"), "'/my dir/tlc' hook claude");
+    }
+
+    #[test]
+    fn uninstall_takes_only_what_install_wrote() {
+        let claude = super::super::claude::PROVIDER;
+        let ours = json!({"type": "command", "command": "/usr/bin/tlc hook claude", "timeout": 30});
+        assert!(is_tlc_written(claude, &ours));
+        assert!(is_tlc_written(claude, &json!({"type": "command", "command": "'/a b/tlc' hook claude"})));
+        for lookalike in [
+            json!({"type": "command", "command": "/usr/bin/tlc  hook claude"}),
+            json!({"type": "cmd", "command": "/usr/bin/tlc hook claude"}),
+            json!({"command": "/usr/bin/tlc hook claude"}),
+            json!({"type": "command", "command": "/usr/bin/tlc hook claude", "note": "mine"}),
+            json!({"type": "command", "command": "\"/usr/bin/tlc\" hook claude"}),
+            json!({"type": "command", "command": "/usr/bin/tlc hook claude", "timeout": "30"}),
+        ] {
+            assert!(!is_tlc_written(claude, &lookalike), "{lookalike}");
+        }
+        let mut s = json!({"hooks": {"Stop": [{"hooks": [ours, {"type": "cmd", "command": "/usr/bin/tlc hook claude"}]}]}});
+        assert_eq!(uninstall(claude, &mut s), vec!["Stop".to_string()]);
+        assert_eq!(s["hooks"]["Stop"][0]["hooks"].as_array().unwrap().len(), 1);
+        let cursor = super::super::cursor::PROVIDER;
+        assert!(is_tlc_written(cursor, &json!({"command": "/x/tlc hook cursor"})));
+        assert!(!is_tlc_written(cursor, &json!({"type": "command", "command": "/x/tlc hook cursor"})));
     }
 
     #[test]

@@ -447,13 +447,8 @@ impl ShipLock {
     /// Takes the lock beside the database (`ship.lock` in its folder) without waiting.
     pub fn acquire(db: &Path) -> Result<ShipLock, ShipError> {
         let path: PathBuf = db.with_file_name("ship.lock");
-        use std::os::unix::fs::OpenOptionsExt;
-        let file = std::fs::OpenOptions::new()
-            .mode(0o600)
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
+        // A symlink planted at the name (dangling or not) is refused, never created through.
+        let file = crate::fswrite::open_regular_for_write(&path, 0o600, false)
             .map_err(|e| ShipError::Config(format!("{}: cannot open: {e}", path.display())))?;
         match file.try_lock() {
             Ok(()) => Ok(ShipLock { _file: file }),

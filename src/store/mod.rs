@@ -338,7 +338,9 @@ fn open_and_migrate(kind: DbKind, path: &Path, busy: Duration) -> Result<(Connec
 fn ignore_state_dir(dir: &Path) {
     let file = dir.join(".gitignore");
     if file.symlink_metadata().is_err() {
-        let _ = std::fs::write(file, "*\n");
+        if let Ok(mut f) = crate::fswrite::create_new(&file, 0o644) {
+            let _ = std::io::Write::write_all(&mut f, b"*\n");
+        }
     }
 }
 

@@ -29,6 +29,35 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// `git <args>` in `dir` with `input` on its stdin; its stdout, trimmed.
+pub fn git_input(dir: &Path, args: &[&str], input: &[u8]) -> String {
+    use std::io::Write;
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let bytes = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&bytes));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// One entry of a tree object written by [`Repo::tree`]: mode, name (any bytes), object id.
+pub type TreeEntry<'a> = (&'a str, &'a [u8], &'a str);
+
 /// A stable repository being authored.
 pub struct Repo {
     pub dir: PathBuf,
@@ -66,6 +95,34 @@ impl Repo {
 
     pub fn head(&self) -> String {
         git(&self.dir, &["rev-parse", "HEAD"])
+    }
+
+    /// Stores `bytes` as a blob; its id.
+    pub fn blob(&self, bytes: &[u8]) -> String {
+        git_input(&self.dir, &["hash-object", "-w", "--stdin"], bytes)
+    }
+
+    /// Stores a tree object holding exactly `entries`, in that order, whatever their names: git
+    /// writes such a tree with `--literally` (no checkout would make one, and a clone does not
+    /// check it). Its id.
+    pub fn tree(&self, entries: &[TreeEntry<'_>]) -> String {
+        let mut raw = Vec::new();
+        for (mode, name, oid) in entries {
+            raw.extend_from_slice(mode.as_bytes());
+            raw.push(b' ');
+            raw.extend_from_slice(name);
+            raw.push(0);
+            raw.extend((0..oid.len() / 2).map(|i| u8::from_str_radix(&oid[2 * i..2 * i + 2], 16).unwrap()));
+        }
+        git_input(&self.dir, &["hash-object", "-t", "tree", "--literally", "-w", "--stdin"], &raw)
+    }
+
+    /// Commits `tree` on top of `main` and moves `main` to it; the commit's id.
+    pub fn commit_tree(&self, tree: &str, msg: &str) -> String {
+        let parent = self.head();
+        let sha = git(&self.dir, &["commit-tree", tree, "-p", &parent, "-m", msg]);
+        git(&self.dir, &["update-ref", "refs/heads/main", &sha]);
+        sha
     }
 
     pub fn show(&self, sha: &str, path: &str) -> Vec<u8> {

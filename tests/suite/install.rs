@@ -386,3 +386,177 @@ fn install_and_uninstall_keep_the_text_outside_tlcs_entries_as_written() {
     run(&["uninstall"]);
     assert_eq!(read(), original);
 }
+
+/// `tlc install`/`uninstall` in `w` with Claude Code's folder `claude` (Cursor's beside it).
+fn run_in(w: &World, claude: &std::path::Path, args: &[&str]) -> std::process::Output {
+    w.cmd(args)
+        .env("CLAUDE_CONFIG_DIR", claude)
+        .env("CURSOR_CONFIG_DIR", claude.with_file_name("cursor"))
+        .output()
+        .unwrap()
+}
+
+/// Issue 28, item 2: a symlink planted at `settings.json.tlc-backup` or at a temp name was
+/// written through, and a `settings.json` linked outside `~/.claude` was followed. Each outside
+/// file stays as it was.
+#[test]
+fn planted_symlinks_at_the_backup_the_temp_names_and_settings_json_never_carry_a_write_outside() {
+    use std::os::unix::fs::PermissionsExt;
+    let w = World::new();
+    let claude = w.dir.path().join("claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let outside = w.dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let victim = outside.join("victim.txt");
+    std::fs::write(&victim, "an outside file\n").unwrap();
+    let settings = claude.join("settings.json");
+    std::fs::write(&settings, "{\"model\": \"opus\"}\n").unwrap();
+
+    // The backup name, linked to a file outside: refused by name, nothing written anywhere.
+    let backup = claude.join("settings.json.tlc-backup");
+    std::os::unix::fs::symlink(&victim, &backup).unwrap();
+    let out = run_in(&w, &claude, &["install", "--claude"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("settings.json.tlc-backup is a symbolic link"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "an outside file\n");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{\"model\": \"opus\"}\n");
+    // Dangling, to a file that does not exist yet: still refused, and nothing is created.
+    std::fs::remove_file(&backup).unwrap();
+    let created = outside.join("created.txt");
+    std::os::unix::fs::symlink(&created, &backup).unwrap();
+    let out = run_in(&w, &claude, &["install", "--claude"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(!created.exists());
+    std::fs::remove_file(&backup).unwrap();
+
+    // Temp names, planted for the next two thousand process ids, old style and new.
+    let last: u32 = std::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(1);
+    for pid in last..last + 2000 {
+        for name in [format!(".settings.json.tlc-{pid}.tmp"), format!(".settings.json.tlc-{pid}-0.tmp")] {
+            std::os::unix::fs::symlink(&victim, claude.join(name)).unwrap();
+        }
+    }
+    let out = run_in(&w, &claude, &["install", "--claude"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "an outside file\n");
+    let meta = std::fs::symlink_metadata(&settings).unwrap();
+    assert!(meta.is_file(), "settings.json is still a regular file");
+    assert!(std::fs::read_to_string(&settings).unwrap().contains("hook claude"));
+    assert!(std::fs::symlink_metadata(&backup).unwrap().is_file());
+    let planted = std::fs::read_dir(&claude)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_type().unwrap().is_symlink())
+        .count();
+    assert_eq!(planted, 4000, "the planted links are left as they were");
+
+    // settings.json itself linked to a file outside: refused, the outside file unchanged.
+    let fresh = w.dir.path().join("claude2");
+    std::fs::create_dir_all(&fresh).unwrap();
+    let outside_settings = outside.join("settings.json");
+    std::fs::write(&outside_settings, "{}\n").unwrap();
+    std::os::unix::fs::symlink(&outside_settings, fresh.join("settings.json")).unwrap();
+    for args in [&["install", "--claude"][..], &["install", "--statusline"], &["uninstall"]] {
+        let out = run_in(&w, &fresh, args);
+        if args[0] == "install" {
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+            assert!(stderr(&out).contains("a symbolic link to"), "{args:?}: {}", stderr(&out));
+            assert!(stderr(&out).contains("outside"), "{}", stderr(&out));
+        }
+        assert_eq!(std::fs::read_to_string(&outside_settings).unwrap(), "{}\n", "{args:?}");
+        assert!(std::fs::symlink_metadata(fresh.join("settings.json")).unwrap().file_type().is_symlink());
+        assert!(!fresh.join("settings.json.tlc-backup").exists());
+    }
+
+    // Linked to a file inside the folder (a dotfiles manager's layout): written through, the link kept.
+    let inside = w.dir.path().join("claude3");
+    std::fs::create_dir_all(inside.join("dotfiles")).unwrap();
+    std::fs::write(inside.join("dotfiles/settings.json"), "{}\n").unwrap();
+    std::fs::set_permissions(inside.join("dotfiles/settings.json"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    std::os::unix::fs::symlink("dotfiles/settings.json", inside.join("settings.json")).unwrap();
+    let out = run_in(&w, &inside, &["install", "--claude"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(std::fs::symlink_metadata(inside.join("settings.json")).unwrap().file_type().is_symlink());
+    let target = inside.join("dotfiles/settings.json");
+    assert!(std::fs::read_to_string(&target).unwrap().contains("hook claude"));
+    assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o640, "permissions kept");
+
+    // A read-only settings.json is left as it is.
+    let ro = w.dir.path().join("claude4");
+    std::fs::create_dir_all(&ro).unwrap();
+    std::fs::write(ro.join("settings.json"), "{}\n").unwrap();
+    std::fs::set_permissions(ro.join("settings.json"), std::fs::Permissions::from_mode(0o444)).unwrap();
+    let out = run_in(&w, &ro, &["install", "--claude"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(ro.join("settings.json")).unwrap(), "{}\n");
+}
+
+/// Issue 28, item 2: concurrent installs and uninstalls beside an editor that takes the same
+/// lock lose nothing: every key the editor wrote is still there, and the file is valid JSON
+/// holding tlc's entries exactly once or not at all.
+#[test]
+fn concurrent_installs_lose_no_edit_and_uninstall_removes_only_what_tlc_wrote() {
+    let w = World::new();
+    let claude = w.dir.path().join("claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let settings = claude.join("settings.json");
+    std::fs::write(&settings, "{}\n").unwrap();
+    let editor = r#"
+import fcntl, json, os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+for i in range(n):
+    fd = os.open(d, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    p = os.path.join(d, "settings.json")
+    v = json.load(open(p))
+    v["edit{}".format(i)] = i
+    t = p + ".editor"
+    open(t, "w").write(json.dumps(v, indent=2))
+    os.rename(t, p)
+    os.close(fd)
+"#;
+    let mut ed = std::process::Command::new("python3")
+        .args(["-c", editor, claude.to_str().unwrap(), "150"])
+        .spawn()
+        .unwrap();
+    let runners: Vec<_> = (0..4)
+        .map(|k| {
+            let mut c = w.cmd(&[if k % 2 == 0 { "install" } else { "uninstall" }]);
+            c.env("CLAUDE_CONFIG_DIR", &claude).env("CURSOR_CONFIG_DIR", w.dir.path().join("none"));
+            std::thread::spawn(move || {
+                for _ in 0..10 {
+                    let out = c.output().unwrap();
+                    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+                }
+            })
+        })
+        .collect();
+    for r in runners {
+        r.join().unwrap();
+    }
+    assert!(ed.wait().unwrap().success());
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    for i in 0..150 {
+        assert_eq!(v[format!("edit{i}")], i, "edit {i} kept: {v}");
+    }
+    let per_event: Vec<usize> = v["hooks"]
+        .as_object()
+        .map(|h| h.values().map(|l| l.to_string().matches("hook claude").count()).collect())
+        .unwrap_or_default();
+    assert!(per_event.iter().all(|&n| n == 1), "tlc's entries once per event or not at all: {v}");
+
+    // Entries that only look like tlc's stay.
+    let lookalikes = serde_json::json!({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": "/usr/bin/tlc  hook claude"},
+        {"type": "cmd", "command": "/usr/bin/tlc hook claude"}
+    ]}]}});
+    std::fs::write(&settings, serde_json::to_string_pretty(&lookalikes).unwrap()).unwrap();
+    let out = run_in(&w, &claude, &["uninstall"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(v, lookalikes);
+}
