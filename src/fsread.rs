@@ -21,6 +21,8 @@ pub const CONFIG_CAP: u64 = 1024 * 1024;
 pub const GIT_CONFIG_CAP: u64 = 1024 * 1024;
 /// The one-line git pointer files: a worktree's `.git` file, `commondir`, `HEAD`.
 pub const GIT_POINTER_CAP: u64 = 64 * 1024;
+/// A repository's `packed-refs` (one line per ref: large only in repositories with very many).
+pub const PACKED_REFS_CAP: u64 = 64 * 1024 * 1024;
 /// A provider's settings file (`~/.claude/settings.json`, `~/.cursor/hooks.json`).
 pub const SETTINGS_CAP: u64 = 16 * 1024 * 1024;
 
@@ -177,6 +179,13 @@ pub fn read_capped_text(path: &Path, cap: u64, links: Links) -> Result<Option<St
             cause: std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text: {}", e.utf8_error())),
         }),
     }
+}
+
+/// [`read_capped_text`] following links, for a reader that treats any failure as "absent"
+/// (a repository's `.git` files on the hook path: a FIFO planted at `.git/HEAD` is never
+/// opened blocking).
+pub fn read_text_or_none(path: &Path, cap: u64) -> Option<String> {
+    read_capped_text(path, cap, Links::Follow).ok().flatten()
 }
 
 /// `1 MiB`, `64 KiB`, `12 bytes`.

@@ -203,3 +203,27 @@ mod tests {
         assert_eq!(this_thread_nice(), before, "the spawning thread keeps its priority");
     }
 }
+
+/// The offset of the first byte at or after `pos` that is data rather than a hole of a sparse
+/// file (`lseek(SEEK_DATA)`): `Some(pos)` when `pos` is data, `None` when only a hole is left
+/// up to the end. A file system without hole reporting says every byte is data, so the caller
+/// reads as before.
+pub fn next_data(file: &std::fs::File, pos: u64) -> std::io::Result<Option<u64>> {
+    use std::os::fd::AsRawFd;
+    let Ok(offset) = libc::off_t::try_from(pos) else {
+        return Ok(None);
+    };
+    // SAFETY: lseek on a descriptor this `File` owns and keeps open for the call; it moves only
+    // that descriptor's offset, which every reader here sets again before reading.
+    let at = unsafe { libc::lseek(file.as_raw_fd(), offset, libc::SEEK_DATA) };
+    if at < 0 {
+        let e = std::io::Error::last_os_error();
+        return match e.raw_os_error() {
+            Some(libc::ENXIO) => Ok(None),
+            // No hole reporting: everything is data.
+            Some(libc::EINVAL) => Ok(Some(pos)),
+            _ => Err(e),
+        };
+    }
+    Ok(Some(at as u64))
+}

@@ -8,8 +8,8 @@ SELECT
     CAST(sum(prompts) AS INTEGER) AS prompts,
     CAST(sum(tool_fails) AS INTEGER) AS tool_fails,
     CAST(sum(denials) AS INTEGER) AS denials,
-    CAST(sum(input_tokens) AS INTEGER) AS input_tokens,
-    CAST(sum(output_tokens) AS INTEGER) AS output_tokens,
+    CAST(total(input_tokens) AS INTEGER) AS input_tokens,
+    CAST(total(output_tokens) AS INTEGER) AS output_tokens,
     CAST(sum(cost_usd) AS REAL) AS cost_usd,
     CAST(min(first_at) AS TEXT) AS first_at,
     CAST(max(last_at) AS TEXT) AS last_at

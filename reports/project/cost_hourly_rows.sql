@@ -6,10 +6,10 @@
 CREATE VIEW cost_hourly_rows AS
 SELECT CAST(substr(ts, 1, 13) AS TEXT) AS hour, CAST(substr(ts, 15) = '00:00.000Z' AS INTEGER) AS at_hour, CAST('' AS TEXT) AS project,
        CAST(coalesce(model, '') AS TEXT) AS model, CAST(count(*) AS INTEGER) AS responses, CAST(count(cost_usd) AS INTEGER) AS priced,
-       CAST(sum(coalesce(input_tokens, 0)) AS INTEGER) AS input_tokens, CAST(sum(coalesce(output_tokens, 0)) AS INTEGER) AS output_tokens,
-       CAST(sum(coalesce(cache_read_tokens, 0)) AS INTEGER) AS cache_read_tokens,
-       CAST(sum(coalesce(cache_write_tokens, 0)) AS INTEGER) AS cache_write_tokens,
-       CAST(sum(coalesce(cache_write_1h_tokens, 0)) AS INTEGER) AS cache_write_1h_tokens, CAST(sum(cost_usd) AS REAL) AS cost_usd,
+       CAST(total(input_tokens) AS INTEGER) AS input_tokens, CAST(total(output_tokens) AS INTEGER) AS output_tokens,
+       CAST(total(cache_read_tokens) AS INTEGER) AS cache_read_tokens,
+       CAST(total(cache_write_tokens) AS INTEGER) AS cache_write_tokens,
+       CAST(total(cache_write_1h_tokens) AS INTEGER) AS cache_write_1h_tokens, CAST(sum(cost_usd) AS REAL) AS cost_usd,
        CAST(min(ts) AS TEXT) AS first_ts, CAST(max(ts) AS TEXT) AS last_ts
 FROM events
 WHERE kind = 'generation.end'

@@ -7,7 +7,7 @@ SELECT
     CAST(sum(reused) AS INTEGER) AS reused,
     CAST(sum(verdict = 'pass') AS INTEGER) AS passed,
     CAST(sum(verdict IN ('fail', 'config')) AS INTEGER) AS failed,
-    CAST(coalesce(sum(duration_ms), 0) AS INTEGER) AS total_ms,
+    CAST(total(duration_ms) AS INTEGER) AS total_ms,
     CAST(coalesce(max(duration_ms), 0) AS INTEGER) AS worst_ms,
     CAST(min(started_at) AS TEXT) AS first_at,
     CAST(max(started_at) AS TEXT) AS last_at

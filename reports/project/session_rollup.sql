@@ -25,7 +25,7 @@ SELECT
     CAST((SELECT count(*) FROM gate_runs g WHERE g.session_id = s.session_id AND g.verdict IN ('fail', 'config')) AS INTEGER) AS gates_fail,
     CAST((SELECT count(*) FROM gate_runs g WHERE g.session_id = s.session_id) AS INTEGER) AS gate_runs,
     CAST((SELECT count(*) FROM gate_runs g WHERE g.session_id = s.session_id AND g.reused = 1) AS INTEGER) AS gate_reused,
-    CAST((SELECT coalesce(sum(g.duration_ms), 0) FROM gate_runs g WHERE g.session_id = s.session_id) AS INTEGER) AS gate_total_ms,
+    CAST((SELECT CAST(total(g.duration_ms) AS INTEGER) FROM gate_runs g WHERE g.session_id = s.session_id) AS INTEGER) AS gate_total_ms,
     CAST((SELECT coalesce(max(g.duration_ms), 0) FROM gate_runs g WHERE g.session_id = s.session_id) AS INTEGER) AS gate_worst_ms,
     t.input_tokens,
     t.output_tokens,
@@ -38,11 +38,11 @@ SELECT
 FROM sessions s
 JOIN (
     SELECT s2.provider, s2.session_id,
-           CAST(coalesce(sum(g.input_tokens), 0) AS INTEGER) AS input_tokens,
-           CAST(coalesce(sum(g.output_tokens), 0) AS INTEGER) AS output_tokens,
-           CAST(coalesce(sum(g.cache_read_tokens), 0) AS INTEGER) AS cache_read_tokens,
-           CAST(coalesce(sum(g.cache_write_tokens), 0) AS INTEGER) AS cache_write_tokens,
-           CAST(coalesce(sum(g.cache_write_1h_tokens), 0) AS INTEGER) AS cache_write_1h_tokens,
+           CAST(total(g.input_tokens) AS INTEGER) AS input_tokens,
+           CAST(total(g.output_tokens) AS INTEGER) AS output_tokens,
+           CAST(total(g.cache_read_tokens) AS INTEGER) AS cache_read_tokens,
+           CAST(total(g.cache_write_tokens) AS INTEGER) AS cache_write_tokens,
+           CAST(total(g.cache_write_1h_tokens) AS INTEGER) AS cache_write_1h_tokens,
            CAST(sum(g.cost_usd) AS REAL) AS estimated_cost_usd,
            CAST(coalesce(sum(g.id IS NOT NULL AND g.cost_usd IS NULL), 0) > 0 AS INTEGER) AS cost_incomplete
     FROM sessions s2

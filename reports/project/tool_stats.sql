@@ -7,7 +7,7 @@ SELECT
     CAST(sum(phase = 'start') AS INTEGER) AS calls,
     CAST(sum(phase = 'end') AS INTEGER) AS ok,
     CAST(sum(phase = 'fail') AS INTEGER) AS fail,
-    CAST(coalesce(sum(duration_ms), 0) AS INTEGER) AS total_ms,
+    CAST(total(duration_ms) AS INTEGER) AS total_ms,
     CAST(max(duration_ms) AS INTEGER) AS worst_ms,
     CAST(min(ts) AS TEXT) AS first_at,
     CAST(max(ts) AS TEXT) AS last_at

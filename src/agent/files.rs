@@ -117,21 +117,18 @@ impl PackageFiles {
     /// Entries refused at reading, and entries that are not plain files: each is a reason to
     /// refuse the package.
     pub fn refused_entries(&self) -> Vec<String> {
-        let kinds = self
-            .files
-            .iter()
-            .filter_map(|f| {
-                let shown = crate::render::escape_controls(&f.path);
-                if f.path.chars().any(char::is_control) {
-                    // A name that would move the cursor or forge a line wherever it is printed.
-                    return Some(format!("{shown}: a file name with a control character; such names are refused"));
-                }
-                match &f.kind {
-                    EntryKind::File => None,
-                    EntryKind::Symlink(t) => Some(format!("{shown}: a symlink (to {t:?}); symlinks are refused")),
-                    EntryKind::Other(what) => Some(format!("{shown}: {what}; only plain files are installed")),
-                }
-            });
+        let kinds = self.files.iter().filter_map(|f| {
+            let shown = crate::render::escape_controls(&f.path);
+            if f.path.chars().any(char::is_control) {
+                // A name that would move the cursor or forge a line wherever it is printed.
+                return Some(format!("{shown}: a file name with a control character; such names are refused"));
+            }
+            match &f.kind {
+                EntryKind::File => None,
+                EntryKind::Symlink(t) => Some(format!("{shown}: a symlink (to {t:?}); symlinks are refused")),
+                EntryKind::Other(what) => Some(format!("{shown}: {what}; only plain files are installed")),
+            }
+        });
         self.refused.iter().cloned().chain(kinds).collect()
     }
 

@@ -257,7 +257,9 @@ fn ls_tree(dir: &Path, tree: &str) -> Result<Vec<TreeEntry>, GitError> {
     let mut entries = Vec::new();
     // Each record: "<mode> SP <type> SP <object> SP+ <size or -> TAB <name>".
     for rec in out.split(|b| *b == 0).filter(|s| !s.is_empty()) {
-        let Some(tab) = rec.iter().position(|b| *b == b'\t') else { continue };
+        let Some(tab) = rec.iter().position(|b| *b == b'\t') else {
+            continue;
+        };
         let meta = String::from_utf8_lossy(&rec[..tab]);
         let parts: Vec<&str> = meta.split_whitespace().collect();
         if parts.len() != 4 {
@@ -313,7 +315,9 @@ pub fn read_package(dir: &Path, sha: &str, package: &str) -> Result<PackageFiles
                 continue;
             }
             if !names.insert(entry.name.clone()) {
-                refused.push(format!("{shown}: listed twice in its folder; a tree with duplicate names is refused"));
+                refused.push(format!(
+                    "{shown}: listed twice in its folder; a tree with duplicate names is refused"
+                ));
                 continue;
             }
             match (entry.mode.as_str(), entry.kind.as_str()) {

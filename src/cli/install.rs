@@ -152,16 +152,14 @@ impl Settings {
                 }
                 _ => {}
             }
-            crate::fswrite::replace(&b, self.text.as_bytes(), mode).map_err(|e| {
-                crate::error::refused(format!("{}: cannot back up to {}: {e}", self.path.display(), b.display()))
-            })?;
+            crate::fswrite::replace(&b, self.text.as_bytes(), mode)
+                .map_err(|e| crate::error::refused(format!("{}: cannot back up to {}: {e}", self.path.display(), b.display())))?;
             Some(b)
         } else {
             None
         };
         if let Some(dir) = self.target.parent() {
-            crate::store::create_private_dir(dir)
-                .map_err(|e| crate::error::refused(format!("{}: cannot create: {e}", dir.display())))?;
+            crate::store::create_private_dir(dir).map_err(|e| crate::error::refused(format!("{}: cannot create: {e}", dir.display())))?;
         }
         crate::fswrite::replace(&self.target, text.as_bytes(), mode)
             .map_err(|e| crate::error::refused(format!("{}: cannot write: {e}", self.path.display())))?;
@@ -229,9 +227,7 @@ fn lock_folder(dir: &Path) -> anyhow::Result<std::fs::File> {
                     LOCK_WAIT.as_secs()
                 )))
             }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(crate::error::refused(format!("{}: cannot lock: {e}", dir.display())))
-            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(crate::error::refused(format!("{}: cannot lock: {e}", dir.display()))),
         }
     }
 }

@@ -143,6 +143,7 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>, rescan: bool, output: Outp
                 "refilled",
                 "unpriced",
                 "malformed",
+                "skipped",
                 "bytes",
             ]);
             t.push(vec![
@@ -154,6 +155,7 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>, rescan: bool, output: Outp
                 (total.refilled as i64).into(),
                 (total.unpriced as i64).into(),
                 (total.malformed as i64).into(),
+                (total.skipped as i64).into(),
                 (total.bytes as i64).into(),
             ]);
             return t.print(output);
@@ -169,6 +171,18 @@ pub(super) fn import(ctx: &Ctx, dir: Option<PathBuf>, rescan: bool, output: Outp
         total.malformed,
         render::thousands(total.bytes as i64)
     );
+    if total.rejected > 0 {
+        text += &format!(
+            "responses with a token count outside 0..2^53, stored without it: {}\n",
+            total.rejected
+        );
+    }
+    if total.skipped > 0 {
+        text += &format!("skipped, not regular files: {}\n", total.skipped);
+        for f in &total.skipped_files {
+            text += &format!("  {}\n", render::escape_controls(f));
+        }
+    }
     if rescan {
         text += &format!(
             "responses given their 1-hour cache writes or a new price: {}\n",

@@ -176,4 +176,3 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
         cause,
     })
 }
-

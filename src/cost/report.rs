@@ -190,7 +190,11 @@ impl CostRow {
     }
 
     fn finish(&mut self) {
-        self.total_tokens = self.input_tokens + self.output_tokens + self.cache_read_tokens + self.cache_write_tokens;
+        self.total_tokens = self
+            .input_tokens
+            .saturating_add(self.output_tokens)
+            .saturating_add(self.cache_read_tokens)
+            .saturating_add(self.cache_write_tokens);
         self.cost_complete = self.priced == self.responses;
         if self.priced == 0 {
             self.cost_usd = None;
@@ -202,14 +206,15 @@ impl CostRow {
         }
     }
 
+    /// Adds `o`'s counts, saturating as the views' sums do: no stored value can wrap a total.
     fn add(&mut self, o: &CostRow) {
-        self.responses += o.responses;
-        self.priced += o.priced;
-        self.input_tokens += o.input_tokens;
-        self.output_tokens += o.output_tokens;
-        self.cache_read_tokens += o.cache_read_tokens;
-        self.cache_write_tokens += o.cache_write_tokens;
-        self.cache_write_1h_tokens += o.cache_write_1h_tokens;
+        self.responses = self.responses.saturating_add(o.responses);
+        self.priced = self.priced.saturating_add(o.priced);
+        self.input_tokens = self.input_tokens.saturating_add(o.input_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(o.output_tokens);
+        self.cache_read_tokens = self.cache_read_tokens.saturating_add(o.cache_read_tokens);
+        self.cache_write_tokens = self.cache_write_tokens.saturating_add(o.cache_write_tokens);
+        self.cache_write_1h_tokens = self.cache_write_1h_tokens.saturating_add(o.cache_write_1h_tokens);
         if let Some(c) = o.cost_usd {
             self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + c);
         }
@@ -593,7 +598,7 @@ fn burn(
     let cost = row.cost_usd.unwrap_or(0.0);
     let rate = BurnRate {
         tokens_per_minute: row.total_tokens as f64 / minutes,
-        tokens_per_minute_for_indicator: (row.input_tokens + row.output_tokens) as f64 / minutes,
+        tokens_per_minute_for_indicator: row.input_tokens.saturating_add(row.output_tokens) as f64 / minutes,
         cost_per_hour: cost / minutes * 60.0,
     };
     let remaining = ((end - now).num_milliseconds() as f64 / 60_000.0).max(0.0);

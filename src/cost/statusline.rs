@@ -47,7 +47,9 @@ pub struct ContextUsage {
 
 impl ContextUsage {
     fn tokens(&self) -> u64 {
-        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+        self.input_tokens
+            .saturating_add(self.cache_creation_input_tokens)
+            .saturating_add(self.cache_read_input_tokens)
     }
 }
 
@@ -134,7 +136,8 @@ pub fn status(payload: &Payload, home_db: &Path, now: DateTime<Utc>) -> Status {
 /// The prompt size of the transcript's last main-thread response (input + cache writes + cache
 /// reads): what the next request starts from.
 pub fn last_context(path: &Path) -> Option<u64> {
-    let mut f = std::fs::File::open(path).ok()?;
+    // Never a blocking open, and only a regular file: a FIFO named here must not hang the line.
+    let mut f = crate::fsread::open_regular(path, crate::fsread::Links::Follow).ok()?;
     let len = f.metadata().ok()?.len();
     let start = len.saturating_sub(TAIL_BYTES);
     f.seek(SeekFrom::Start(start)).ok()?;
@@ -163,9 +166,15 @@ fn usd(v: Option<f64>) -> String {
     v.map(crate::render::usd).unwrap_or_else(|| "-".into())
 }
 
-/// The line as printed.
+/// `text` as one line of plain text: every control character, line or paragraph separator and
+/// direction mark becomes a space (the statusline is one line whatever a payload names).
+fn one_line(text: &str) -> String {
+    text.chars().map(|c| if crate::render::is_control(c) { ' ' } else { c }).collect()
+}
+
+/// The line as printed: always one line.
 pub fn render(s: &Status) -> String {
-    let mut line = format!("{} | {} session · {} today", s.model, usd(s.session), usd(s.today));
+    let mut line = format!("{} | {} session · {} today", one_line(&s.model), usd(s.session), usd(s.today));
     match s.block {
         Some((cost, left)) => {
             line += &format!(" · {} block ({}h{:02}m left)", usd(cost), left / 60, left % 60);

@@ -38,6 +38,72 @@ pub struct UsageRecord {
     pub usage: TokenUsage,
     /// Byte offset of the line in the file.
     pub offset: u64,
+    /// The usage fields whose value was refused (outside `0..2^53`: negative, fractional, or too
+    /// large to be a count): one bit per field of [`COUNT_FIELDS`]. Each is stored as 0 and the
+    /// response kept; the hook names them in a fault, the import counts them.
+    pub rejected: u8,
+}
+
+/// The largest token count accepted, exclusive: 2^53. A count beyond it is no real response's,
+/// and stored as an SQLite integer it would wrap or overflow every sum over it.
+pub const MAX_TOKENS: u64 = 1 << 53;
+
+/// The usage fields a transcript's counts come from, in the bit order of
+/// [`UsageRecord::rejected`].
+pub const COUNT_FIELDS: [&str; 6] = [
+    "usage.input_tokens",
+    "usage.output_tokens",
+    "usage.cache_read_input_tokens",
+    "usage.cache_creation_input_tokens",
+    "usage.cache_creation.ephemeral_5m_input_tokens",
+    "usage.cache_creation.ephemeral_1h_input_tokens",
+];
+
+/// The names of the fields a [`UsageRecord::rejected`] mask marks.
+pub fn rejected_fields(mask: u8) -> Vec<&'static str> {
+    COUNT_FIELDS
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| mask & (1 << i) != 0)
+        .map(|(_, f)| *f)
+        .collect()
+}
+
+/// A token count as a transcript gives it: a whole number in `0..MAX_TOKENS`, or any other
+/// number (rejected, not a parse failure: the rest of the response is still read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Count {
+    Valid(u64),
+    OutOfRange,
+}
+
+impl Count {
+    fn of(n: u64) -> Count {
+        if n < MAX_TOKENS {
+            Count::Valid(n)
+        } else {
+            Count::OutOfRange
+        }
+    }
+
+    /// The value, or 0 with the field's bit set in `rejected`.
+    fn take(field: Option<Count>, bit: usize, rejected: &mut u8) -> Option<u64> {
+        match field? {
+            Count::Valid(n) => Some(n),
+            Count::OutOfRange => {
+                *rejected |= 1 << bit;
+                Some(0)
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Count, D::Error> {
+        // Any JSON number is a count, in range or not; anything else fails the line, as before.
+        let n = serde_json::Number::deserialize(d)?;
+        Ok(n.as_u64().map_or(Count::OutOfRange, Count::of))
+    }
 }
 
 /// What one scan found.
@@ -53,6 +119,8 @@ pub struct UsageScan {
     pub consumed: u64,
     /// The working directory the session ran in: the first `cwd` a line of the scan names.
     pub cwd: Option<String>,
+    /// Records with at least one count refused (see [`UsageRecord::rejected`]).
+    pub rejected: u64,
 }
 
 #[derive(Deserialize, Debug, PartialEq)]
@@ -80,17 +148,17 @@ struct Message<'a> {
 
 #[derive(Deserialize, Debug, PartialEq)]
 struct Usage {
-    input_tokens: Option<u64>,
-    output_tokens: Option<u64>,
-    cache_creation_input_tokens: Option<u64>,
-    cache_read_input_tokens: Option<u64>,
+    input_tokens: Option<Count>,
+    output_tokens: Option<Count>,
+    cache_creation_input_tokens: Option<Count>,
+    cache_read_input_tokens: Option<Count>,
     cache_creation: Option<CacheCreation>,
 }
 
-#[derive(Deserialize, Debug, PartialEq)]
+#[derive(Deserialize, Debug, Clone, Copy, PartialEq)]
 struct CacheCreation {
-    ephemeral_5m_input_tokens: Option<u64>,
-    ephemeral_1h_input_tokens: Option<u64>,
+    ephemeral_5m_input_tokens: Option<Count>,
+    ephemeral_1h_input_tokens: Option<Count>,
 }
 
 impl<'a> From<PlainLine<'a>> for Line<'a> {
@@ -104,13 +172,13 @@ impl<'a> From<PlainLine<'a>> for Line<'a> {
                 id: m.id.map(Cow::Borrowed),
                 model: m.model.map(Cow::Borrowed),
                 usage: m.usage.map(|u| Usage {
-                    input_tokens: u.input_tokens,
-                    output_tokens: u.output_tokens,
-                    cache_creation_input_tokens: u.cache_creation_input_tokens,
-                    cache_read_input_tokens: u.cache_read_input_tokens,
+                    input_tokens: u.input_tokens.map(Count::of),
+                    output_tokens: u.output_tokens.map(Count::of),
+                    cache_creation_input_tokens: u.cache_creation_input_tokens.map(Count::of),
+                    cache_read_input_tokens: u.cache_read_input_tokens.map(Count::of),
                     cache_creation: u.cache_creation.map(|c| CacheCreation {
-                        ephemeral_5m_input_tokens: c.ephemeral_5m_input_tokens,
-                        ephemeral_1h_input_tokens: c.ephemeral_1h_input_tokens,
+                        ephemeral_5m_input_tokens: c.ephemeral_5m_input_tokens.map(Count::of),
+                        ephemeral_1h_input_tokens: c.ephemeral_1h_input_tokens.map(Count::of),
                     }),
                 }),
             }),
@@ -256,9 +324,18 @@ pub fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
             continue;
         }
         let Some(u) = msg.usage else { continue };
-        let (Some(input), Some(output)) = (u.input_tokens, u.output_tokens) else {
+        let mut rejected = 0u8;
+        let (Some(input), Some(output)) = (
+            Count::take(u.input_tokens, 0, &mut rejected),
+            Count::take(u.output_tokens, 1, &mut rejected),
+        ) else {
             continue;
         };
+        let cache_read = Count::take(u.cache_read_input_tokens, 2, &mut rejected).unwrap_or(0);
+        let cache_write = Count::take(u.cache_creation_input_tokens, 3, &mut rejected).unwrap_or(0);
+        let split = u.cache_creation;
+        let _five_minutes = Count::take(split.and_then(|c| c.ephemeral_5m_input_tokens), 4, &mut rejected);
+        let one_hour = Count::take(split.and_then(|c| c.ephemeral_1h_input_tokens), 5, &mut rejected).unwrap_or(0);
         let Some(ts) = parsed.timestamp.as_deref().and_then(normalise_ts) else {
             scan.malformed += 1;
             continue;
@@ -291,20 +368,18 @@ pub fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
             session_id: parsed.session_id.map(Cow::into_owned).unwrap_or_default(),
             ts,
             model: msg.model.map(Cow::into_owned).unwrap_or_default(),
-            usage: {
-                let cache_write = u.cache_creation_input_tokens.unwrap_or(0);
-                // The 1-hour part as the split says, never more than the writes it splits.
-                let one_hour = u.cache_creation.and_then(|c| c.ephemeral_1h_input_tokens).unwrap_or(0);
-                TokenUsage {
-                    input,
-                    output,
-                    cache_read: u.cache_read_input_tokens.unwrap_or(0),
-                    cache_write,
-                    cache_write_1h: one_hour.min(cache_write),
-                }
+            // The 1-hour part as the split says, never more than the writes it splits.
+            usage: TokenUsage {
+                input,
+                output,
+                cache_read,
+                cache_write,
+                cache_write_1h: one_hour.min(cache_write),
             },
             offset,
+            rejected,
         });
+        scan.rejected += u64::from(rejected != 0);
     }
     scan.consumed = pos as u64;
     scan

@@ -62,7 +62,7 @@ fn git_dirs(root: &Path) -> Option<(PathBuf, PathBuf)> {
     let dir = if dot.is_dir() {
         dot
     } else {
-        let text = std::fs::read_to_string(&dot).ok()?;
+        let text = crate::fsread::read_text_or_none(&dot, crate::fsread::GIT_POINTER_CAP)?;
         let d = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim().to_string();
         let d = PathBuf::from(d);
         if d.is_absolute() {
@@ -71,8 +71,7 @@ fn git_dirs(root: &Path) -> Option<(PathBuf, PathBuf)> {
             root.join(d)
         }
     };
-    let common = std::fs::read_to_string(dir.join("commondir"))
-        .ok()
+    let common = crate::fsread::read_text_or_none(&dir.join("commondir"), crate::fsread::GIT_POINTER_CAP)
         .map(|c| {
             let c = PathBuf::from(c.trim());
             if c.is_absolute() {
@@ -90,7 +89,7 @@ pub fn read_head(root: &Path) -> Head {
     let Some((dir, common)) = git_dirs(root) else {
         return Head::Unknown;
     };
-    let Ok(text) = std::fs::read_to_string(dir.join("HEAD")) else {
+    let Some(text) = crate::fsread::read_text_or_none(&dir.join("HEAD"), crate::fsread::GIT_POINTER_CAP) else {
         return Head::Unknown;
     };
     let text = text.trim();
@@ -107,7 +106,7 @@ pub fn read_head(root: &Path) -> Head {
         return Head::Unknown;
     }
     for d in [&dir, &common] {
-        if let Ok(v) = std::fs::read_to_string(d.join(reference)) {
+        if let Some(v) = crate::fsread::read_text_or_none(&d.join(reference), crate::fsread::GIT_POINTER_CAP) {
             let v = v.trim();
             return if is_object_name(v) {
                 Head::Commit(v.to_string())
@@ -116,8 +115,8 @@ pub fn read_head(root: &Path) -> Head {
             };
         }
     }
-    match std::fs::read_to_string(common.join("packed-refs")) {
-        Ok(packed) => packed
+    match crate::fsread::read_text_or_none(&common.join("packed-refs"), crate::fsread::PACKED_REFS_CAP) {
+        Some(packed) => packed
             .lines()
             .filter(|l| !l.starts_with('#') && !l.starts_with('^'))
             .find_map(|l| {
@@ -125,7 +124,7 @@ pub fn read_head(root: &Path) -> Head {
                 (name.trim() == reference && is_object_name(sha)).then(|| Head::Commit(sha.to_string()))
             })
             .unwrap_or(Head::Unborn),
-        Err(_) => Head::Unborn,
+        None => Head::Unborn,
     }
 }
 

@@ -29,7 +29,7 @@ struct Incomplete(String);
 
 fn file_digest(path: &Path, budget: &mut u64) -> Result<String, Incomplete> {
     let unreadable = |e: std::io::Error| Incomplete(format!("{} cannot be read: {e}", path.display()));
-    let mut f = std::fs::File::open(path).map_err(unreadable)?;
+    let mut f = crate::fsread::open_regular(path, crate::fsread::Links::Refuse).map_err(|e| unreadable(e.into_io()))?;
     let mut h = Sha256::new();
     let mut size = 0u64;
     let mut buf = vec![0u8; 64 * 1024];

@@ -29,7 +29,8 @@ pub fn claim_in_text(text: &str) -> Option<String> {
 /// `since`: Claude Code's `"type": "assistant"` lines (not a subagent's, not a synthetic one)
 /// and any `"role": "assistant"` line. Only the end of the file is read.
 pub fn claim_in_transcript(path: &Path, since: &str) -> Option<String> {
-    let mut f = std::fs::File::open(path).ok()?;
+    // Never a blocking open, and only a regular file: a FIFO swapped in must not stall the stop.
+    let mut f = crate::fsread::open_regular(path, crate::fsread::Links::Follow).ok()?;
     let len = f.metadata().ok()?.len();
     let start = len.saturating_sub(TRANSCRIPT_TAIL_BYTES);
     f.seek(SeekFrom::Start(start)).ok()?;
@@ -112,7 +113,9 @@ pub fn find_evidence(root: &Path, evidence_dir: &str, newer_than: SystemTime, ma
         if !meta.is_file() || meta.len() > 64 * 1024 {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&verdict) else { continue };
+        let Some(text) = crate::fsread::read_text_or_none(&verdict, 64 * 1024) else {
+            continue;
+        };
         let first = text.split_whitespace().next().unwrap_or("");
         let rel = verdict.strip_prefix(root).unwrap_or(&verdict).display().to_string();
         if first != "PASS" {

@@ -128,8 +128,11 @@ pub fn await_response(path: &str, text: &str, max: std::time::Duration) -> (std:
     let needle = format!("\"text\":{quoted}");
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
     loop {
-        if tail_holds(path, &finder) {
-            return (started.elapsed(), true);
+        match tail_holds(path, &finder) {
+            Ok(true) => return (started.elapsed(), true),
+            // Unreadable (a permission, an I/O error, not a regular file): waiting cannot help.
+            Err(()) => return (started.elapsed(), false),
+            Ok(false) => {}
         }
         if started.elapsed() >= max {
             return (started.elapsed(), false);
@@ -138,18 +141,21 @@ pub fn await_response(path: &str, text: &str, max: std::time::Duration) -> (std:
     }
 }
 
-fn tail_holds(path: &str, finder: &memchr::memmem::Finder<'_>) -> bool {
+/// Whether the transcript's end holds the response; `Err` when it cannot be read at all (a
+/// missing file is `Ok(false)`: Claude Code may not have written it yet).
+fn tail_holds(path: &str, finder: &memchr::memmem::Finder<'_>) -> Result<bool, ()> {
     // Never a blocking open: a FIFO swapped in for the transcript must not stall the stop.
-    let Ok(mut file) = crate::fsread::open_regular(Path::new(path), crate::fsread::Links::Follow) else {
-        return false;
+    let mut file = match crate::fsread::open_regular(Path::new(path), crate::fsread::Links::Follow) {
+        Ok(f) => f,
+        Err(e) if e.is_missing() => return Ok(false),
+        Err(_) => return Err(()),
     };
-    let Ok(size) = file.metadata().map(|m| m.len()) else { return false };
+    let size = file.metadata().map(|m| m.len()).map_err(|_| ())?;
     let start = size.saturating_sub(RESPONSE_TAIL);
     let mut tail = Vec::with_capacity((size - start) as usize);
-    if file.seek(SeekFrom::Start(start)).is_err() || file.take(size - start).read_to_end(&mut tail).is_err() {
-        return false;
-    }
-    finder.find(&tail).is_some()
+    file.seek(SeekFrom::Start(start)).map_err(|_| ())?;
+    file.take(size - start).read_to_end(&mut tail).map_err(|_| ())?;
+    Ok(finder.find(&tail).is_some())
 }
 
 /// Reads what `path` gained since `stored` and turns each new API response into a generation
@@ -224,10 +230,11 @@ pub fn read_delta(
             }
             LongLine::Skipped { end, finished } => {
                 faults.push(format!(
-                    "{path}: line at byte {start} is {}{} bytes, over the {} a hook reads whole; skipped (`tlc obs import transcripts` reads it)",
+                    "{path}: line at byte {start} is {}{} bytes, over the {} a hook reads whole; skipped{} (`tlc obs import transcripts` reads it)",
                     if finished { "" } else { "at least " },
                     end - start,
-                    crate::fsread::size_words(MAX_LINE_READ)
+                    crate::fsread::size_words(MAX_LINE_READ),
+                    if finished || end >= size { String::new() } else { format!(" to byte {end}, the next hook goes on from there") }
                 ));
                 state.oversize_lines += 1;
                 state.offset = end as i64;
@@ -291,6 +298,16 @@ pub fn read_delta(
             ev.cost_source = priced.map(|(_, source)| source.to_string());
             ev.cost_pool = resolved.and_then(|p| p.entry.pool.clone());
             ev.attrs.insert("transcript_offset".into(), r.offset.into());
+            if r.rejected != 0 {
+                let fields = crate::cost::transcript::rejected_fields(r.rejected);
+                faults.push(format!(
+                    "{path}: the response at byte {}: {} outside 0..2^53; stored without {}",
+                    r.offset,
+                    fields.join(", "),
+                    if fields.len() == 1 { "it" } else { "them" }
+                ));
+                ev.attrs.insert("tokens_rejected".into(), fields.into());
+            }
             ev.dedup_key = Some(format!("gen:{}", r.dedup_key));
             generations.push(ev);
         }
@@ -306,23 +323,48 @@ pub fn read_delta(
 enum LongLine {
     /// The whole line, its newline included (at most [`MAX_LINE_READ`] bytes).
     Whole(Vec<u8>),
-    /// Too long to read whole: the offset just after it (or the end of the file when the line
-    /// has no end yet, `finished` false).
+    /// Too long to read whole: the offset just after it, or — when its end was not reached
+    /// within one hook's scan ([`MAX_LINE_SCAN`]), or the line has no end yet — the offset the
+    /// scan got to (`finished` false), from where the next hook goes on.
     Skipped { end: u64, finished: bool },
     /// No newline yet and still short enough to read whole once it has one.
     Unfinished,
 }
 
+/// The most one hook reads looking for the end of a long line. A hole of a sparse file is not
+/// read at all (it holds no newline: see [`crate::sys::next_data`]), so only real bytes count.
+pub const MAX_LINE_SCAN: u64 = MAX_LINE_READ;
+
 /// Reads on from the end of `first` (the hook's read at `start`, holding no newline) to the end
-/// of that line, a megabyte at a time: kept whole up to [`MAX_LINE_READ`], else only measured.
+/// of that line, a megabyte at a time: kept whole up to [`MAX_LINE_READ`], else only measured,
+/// and never more than [`MAX_LINE_SCAN`] bytes of it in one hook.
 fn read_long_line(file: &mut std::fs::File, start: u64, size: u64, first: Vec<u8>) -> std::io::Result<LongLine> {
     let mut line = Some(first);
     let mut pos = start + line.as_ref().map_or(0, |l| l.len() as u64);
+    let mut scanned = 0u64;
     let mut chunk = vec![0u8; 1024 * 1024];
-    file.seek(SeekFrom::Start(pos))?;
     while pos < size {
+        match crate::sys::next_data(file, pos)? {
+            // Only a hole is left: no newline before the end.
+            None => {
+                line = None;
+                break;
+            }
+            Some(data) if data > pos => {
+                // A hole reads as zeros: the line holds them, and is not one a hook keeps.
+                line = None;
+                pos = data.min(size);
+                continue;
+            }
+            Some(_) => {}
+        }
+        if scanned >= MAX_LINE_SCAN {
+            return Ok(LongLine::Skipped { end: pos, finished: false });
+        }
         let want = (chunk.len() as u64).min(size - pos) as usize;
+        file.seek(SeekFrom::Start(pos))?;
         file.read_exact(&mut chunk[..want])?;
+        scanned += want as u64;
         if let Some(i) = memchr::memchr(b'\n', &chunk[..want]) {
             let end = pos + i as u64 + 1;
             return Ok(match line {

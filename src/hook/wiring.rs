@@ -301,7 +301,10 @@ mod tests {
         let claude = super::super::claude::PROVIDER;
         let ours = json!({"type": "command", "command": "/usr/bin/tlc hook claude", "timeout": 30});
         assert!(is_tlc_written(claude, &ours));
-        assert!(is_tlc_written(claude, &json!({"type": "command", "command": "'/a b/tlc' hook claude"})));
+        assert!(is_tlc_written(
+            claude,
+            &json!({"type": "command", "command": "'/a b/tlc' hook claude"})
+        ));
         for lookalike in [
             json!({"type": "command", "command": "/usr/bin/tlc  hook claude"}),
             json!({"type": "cmd", "command": "/usr/bin/tlc hook claude"}),
@@ -317,7 +320,10 @@ mod tests {
         assert_eq!(s["hooks"]["Stop"][0]["hooks"].as_array().unwrap().len(), 1);
         let cursor = super::super::cursor::PROVIDER;
         assert!(is_tlc_written(cursor, &json!({"command": "/x/tlc hook cursor"})));
-        assert!(!is_tlc_written(cursor, &json!({"type": "command", "command": "/x/tlc hook cursor"})));
+        assert!(!is_tlc_written(
+            cursor,
+            &json!({"type": "command", "command": "/x/tlc hook cursor"})
+        ));
     }
 
     #[test]

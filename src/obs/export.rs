@@ -172,7 +172,8 @@ fn export(
             while let Some(row) = rows.next()? {
                 record.clear();
                 for i in 0..cols.len() {
-                    record.push_field(&cell_text(row.get_ref(i)?));
+                    // One record per line, nothing a terminal obeys (as `render::Table::to_csv`).
+                    record.push_field(&crate::render::escape_controls(&cell_text(row.get_ref(i)?)));
                 }
                 w.write_record(&record)?;
                 n += 1;

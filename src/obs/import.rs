@@ -60,6 +60,13 @@ fn i(v: &Value, k: &str) -> Option<i64> {
     v.get(k).and_then(|x| x.as_i64().or_else(|| x.as_f64().map(|f| f as i64)))
 }
 
+/// A token count: a whole number in `0..2^53` (see `cost::transcript::MAX_TOKENS`); anything else
+/// is left out rather than stored wrapped or overflowing the sums over it.
+fn count(v: &Value, k: &str) -> Option<i64> {
+    let n = v.get(k)?.as_u64()?;
+    (n < crate::cost::transcript::MAX_TOKENS).then_some(n as i64)
+}
+
 /// A record's timestamp as a stored stamp: RFC 3339 text or epoch milliseconds.
 fn ts_of(v: &Value) -> Option<String> {
     match v.get("ts")? {
@@ -281,11 +288,11 @@ impl<'c> Importer<'c> {
             session_id: session.as_deref(),
             model: model.as_deref(),
             duration_ms: gen.and_then(|g| i(g, "duration_ms")),
-            input_tokens: gen.and_then(|g| i(g, "input_tokens")),
-            output_tokens: gen.and_then(|g| i(g, "output_tokens")),
-            cache_read_tokens: gen.and_then(|g| i(g, "cache_read_tokens")),
-            cache_write_tokens: gen.and_then(|g| i(g, "cache_write_tokens")),
-            cache_write_1h_tokens: gen.and_then(|g| i(g, "cache_write_1h_tokens")),
+            input_tokens: gen.and_then(|g| count(g, "input_tokens")),
+            output_tokens: gen.and_then(|g| count(g, "output_tokens")),
+            cache_read_tokens: gen.and_then(|g| count(g, "cache_read_tokens")),
+            cache_write_tokens: gen.and_then(|g| count(g, "cache_write_tokens")),
+            cache_write_1h_tokens: gen.and_then(|g| count(g, "cache_write_1h_tokens")),
             cost_usd: cost,
             record: &text,
             dedup_key: Some(dedup),
@@ -324,11 +331,11 @@ impl<'c> Importer<'c> {
 /// A generation's token counts; a count the record lacks is 0.
 fn tokens_of(g: &Value) -> Tokens {
     Tokens {
-        input: i(g, "input_tokens").unwrap_or(0),
-        output: i(g, "output_tokens").unwrap_or(0),
-        cache_read: i(g, "cache_read_tokens").unwrap_or(0),
-        cache_write: i(g, "cache_write_tokens").unwrap_or(0),
-        cache_write_1h: i(g, "cache_write_1h_tokens").unwrap_or(0),
+        input: count(g, "input_tokens").unwrap_or(0),
+        output: count(g, "output_tokens").unwrap_or(0),
+        cache_read: count(g, "cache_read_tokens").unwrap_or(0),
+        cache_write: count(g, "cache_write_tokens").unwrap_or(0),
+        cache_write_1h: count(g, "cache_write_1h_tokens").unwrap_or(0),
     }
 }
 

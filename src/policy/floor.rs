@@ -1103,11 +1103,10 @@ impl Floor<'_> {
     /// never by running git) and `target` names a different commit.
     fn head_is_pushed(&self, target: &str) -> bool {
         let Some(git) = git_dir(&self.ctx.cwd) else { return false };
-        let common = std::fs::read_to_string(git.join("commondir"))
-            .ok()
+        let common = crate::fsread::read_text_or_none(&git.join("commondir"), crate::fsread::GIT_POINTER_CAP)
             .map(|c| normalize(&git.join(c.trim())))
             .unwrap_or_else(|| git.clone());
-        let Ok(head) = std::fs::read_to_string(git.join("HEAD")) else {
+        let Some(head) = crate::fsread::read_text_or_none(&git.join("HEAD"), crate::fsread::GIT_POINTER_CAP) else {
             return false;
         };
         let Some(branch) = head.trim().strip_prefix("ref: refs/heads/") else {
@@ -1123,7 +1122,7 @@ impl Floor<'_> {
         let mut names: Vec<String> = std::fs::read_dir(&remotes)
             .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect())
             .unwrap_or_default();
-        if let Ok(packed) = std::fs::read_to_string(common.join("packed-refs")) {
+        if let Some(packed) = crate::fsread::read_text_or_none(&common.join("packed-refs"), crate::fsread::PACKED_REFS_CAP) {
             for line in packed.lines() {
                 if let Some(r) = line.split_whitespace().nth(1).and_then(|r| r.strip_prefix("refs/remotes/")) {
                     if let Some((remote, _)) = r.split_once('/') {
@@ -1881,7 +1880,7 @@ fn git_dir(start: &Path) -> Option<PathBuf> {
         if g.is_dir() {
             return Some(g);
         }
-        if let Ok(text) = std::fs::read_to_string(&g) {
+        if let Some(text) = crate::fsread::read_text_or_none(&g, crate::fsread::GIT_POINTER_CAP) {
             let p = text.trim().strip_prefix("gitdir:")?.trim().to_string();
             return Some(normalize(&d.join(p)));
         }
@@ -1891,10 +1890,10 @@ fn git_dir(start: &Path) -> Option<PathBuf> {
 }
 
 fn read_ref(git: &Path, name: &str) -> Option<String> {
-    if let Ok(s) = std::fs::read_to_string(git.join(name)) {
+    if let Some(s) = crate::fsread::read_text_or_none(&git.join(name), crate::fsread::GIT_POINTER_CAP) {
         return Some(s.trim().to_string());
     }
-    let packed = std::fs::read_to_string(git.join("packed-refs")).ok()?;
+    let packed = crate::fsread::read_text_or_none(&git.join("packed-refs"), crate::fsread::PACKED_REFS_CAP)?;
     packed.lines().find_map(|l| {
         let (sha, r) = l.split_once(' ')?;
         (r.trim() == name).then(|| sha.to_string())

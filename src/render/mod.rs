@@ -402,12 +402,14 @@ impl Table {
         draw(&fitted, &[])
     }
 
-    /// RFC 4180 CSV with a header row.
+    /// RFC 4180 CSV with a header row. Every control character in a cell, line breaks included,
+    /// is written as visible text ([`escape_controls`]: `\n`, `\x1b`, `\u{2028}`), so each record
+    /// is one line and no cell can act on a terminal or a spreadsheet's import.
     pub fn to_csv(&self) -> anyhow::Result<String> {
         let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new());
-        w.write_record(&self.headers)?;
+        w.write_record(self.headers.iter().map(|h| escape_controls(h).into_owned()))?;
         for row in &self.rows {
-            w.write_record(row.iter().map(Cell::plain))?;
+            w.write_record(row.iter().map(|c| escape_controls(&c.plain()).into_owned()))?;
         }
         Ok(String::from_utf8(w.into_inner()?)?)
     }
@@ -508,10 +510,11 @@ fn draw(fitted: &fit::Fitted, tones: &[(usize, usize, Tone)]) -> String {
 
 /// Whether `c` may act on a terminal if printed as it is: the C0 controls (line breaks and tabs
 /// included), DEL, the C1 controls (U+0080–U+009F, which some terminals obey as escape
-/// sequences), and the invisible direction marks and overrides that reorder what is shown
-/// (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
-fn is_control(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+/// sequences), the line and paragraph separators (U+2028, U+2029, which some terminals and
+/// editors break a line at), and the invisible direction marks and overrides that reorder what
+/// is shown (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
+pub fn is_control(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// THE escaping of text that came from outside tlc (a package's files and names, a finding's
@@ -733,9 +736,11 @@ mod tests {
             Cell::Text("say \"hi\"".into()),
         ]);
         t.push(vec!["c".into(), Cell::Null, Cell::Null, Cell::Text("two\nlines".into())]);
+        t.push(vec!["\u{1b}[31mred\u{2028}".into(), Cell::Null, Cell::Null, Cell::Null]);
+        // Control characters, line breaks included, are written as visible text: one record a line.
         assert_eq!(
             t.to_csv().unwrap(),
-            "key,n,cost,note\r\n\"a,b\",1234567,0.1,\"say \"\"hi\"\"\"\r\nc,,,\"two\nlines\"\r\n"
+            "key,n,cost,note\r\n\"a,b\",1234567,0.1,\"say \"\"hi\"\"\"\r\nc,,,two\\nlines\r\n\\x1b[31mred\\u{2028},,,\r\n"
         );
     }
 

@@ -349,7 +349,10 @@ pub fn token_usage(rows: &[UsageRow]) -> Option<Metric> {
         let model = r.model.clone().unwrap_or_else(|| "unknown".into());
         let provider = provider_name(&r.provider, r.model.as_deref());
         let t = nanos(&r.ts);
-        let input = r.input_tokens + r.cache_read_tokens + r.cache_write_tokens;
+        let input = r
+            .input_tokens
+            .saturating_add(r.cache_read_tokens)
+            .saturating_add(r.cache_write_tokens);
         for (kind, value) in [("input", input), ("output", r.output_tokens)] {
             let v = value.max(0) as f64;
             let acc = groups.entry((provider.clone(), model.clone(), kind)).or_insert_with(|| Acc {

@@ -205,7 +205,11 @@ fn surroundings(env: &Env, decoy_dir: &std::path::Path) -> Vec<(std::path::PathB
                 continue;
             }
             let p = root.join(&rel);
-            let bytes = if p.is_file() && !p.is_symlink() { std::fs::read(&p).unwrap() } else { Vec::new() };
+            let bytes = if p.is_file() && !p.is_symlink() {
+                std::fs::read(&p).unwrap()
+            } else {
+                Vec::new()
+            };
             out.push((p, bytes));
         }
     }
@@ -231,11 +235,20 @@ fn a_hostile_tree_is_refused_entry_by_entry_and_nothing_is_written_outside_the_p
     let link = r.blob(b"/etc/passwd");
     let huge = r.blob(&vec![0u8; 40 * 1024 * 1024]);
     let f = "100644";
-    let (m_abs, m_dotdot, m_inner, m_dup, m_link, m_big) =
-        (manifest("abs"), manifest("dotdot"), manifest("inner"), manifest("dup"), manifest("link"), manifest("big"));
+    let (m_abs, m_dotdot, m_inner, m_dup, m_link, m_big) = (
+        manifest("abs"),
+        manifest("dotdot"),
+        manifest("inner"),
+        manifest("dup"),
+        manifest("link"),
+        manifest("big"),
+    );
     let packages: Vec<(&str, Vec<TreeEntry<'_>>)> = vec![
         ("abs", vec![(f, b"package.toml", &m_abs), (f, absolute.as_bytes(), &evil)]),
-        ("dotdot", vec![(f, b"package.toml", &m_dotdot), (f, b"../../../../../../decoy.txt", &evil)]),
+        (
+            "dotdot",
+            vec![(f, b"package.toml", &m_dotdot), (f, b"../../../../../../decoy.txt", &evil)],
+        ),
         ("inner", vec![(f, b"package.toml", &m_inner), (f, b"a/../../x", &evil)]),
         ("dup", vec![(f, b"package.toml", &m_dup), (f, b"package.toml", &other_manifest)]),
         ("link", vec![(f, b"package.toml", &m_link), ("120000", b"out", &link)]),
@@ -263,7 +276,10 @@ fn a_hostile_tree_is_refused_entry_by_entry_and_nothing_is_written_outside_the_p
         let out = env.tlc(&["agent", "install", &format!("evil/{pkg}"), "--yes"]);
         assert_eq!(out.status.code(), Some(1), "{pkg}: {}\n{}", stderr(&out), stdout(&out));
         let e = stderr(&out);
-        assert!(e.contains(&format!("evil/{pkg}")) && e.contains(needle), "{pkg}: {needle:?} not in {e}");
+        assert!(
+            e.contains(&format!("evil/{pkg}")) && e.contains(needle),
+            "{pkg}: {needle:?} not in {e}"
+        );
         // `agent info` names the refused entry too.
         let info = env.tlc(&["agent", "info", &format!("evil/{pkg}")]);
         assert_eq!(info.status.code(), Some(1), "{pkg}");
@@ -272,10 +288,17 @@ fn a_hostile_tree_is_refused_entry_by_entry_and_nothing_is_written_outside_the_p
         let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
         assert_eq!(v["valid"], false, "{pkg}");
         assert!(v["errors"].to_string().contains(&needle.replace('"', "\\\"")), "{pkg}: {v}");
-        assert!(!env.home.path().join(format!("agents/installed/evil/{pkg}")).exists(), "{pkg}: nothing pinned");
+        assert!(
+            !env.home.path().join(format!("agents/installed/evil/{pkg}")).exists(),
+            "{pkg}: nothing pinned"
+        );
     }
     assert_eq!(std::fs::read_to_string(&decoy).unwrap(), "the operator's own file\n");
-    assert_eq!(surroundings(&env, decoy_dir.path()), before, "nothing written or removed around the pin store");
+    assert_eq!(
+        surroundings(&env, decoy_dir.path()),
+        before,
+        "nothing written or removed around the pin store"
+    );
     assert_eq!(env.machine_text(), before_config);
     // The 40 MiB blob was never read: `agent search` over the stable lists it as refused, and
     // every command that loads the config still works.

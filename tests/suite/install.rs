@@ -417,7 +417,11 @@ fn planted_symlinks_at_the_backup_the_temp_names_and_settings_json_never_carry_a
     std::os::unix::fs::symlink(&victim, &backup).unwrap();
     let out = run_in(&w, &claude, &["install", "--claude"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("settings.json.tlc-backup is a symbolic link"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("settings.json.tlc-backup is a symbolic link"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "an outside file\n");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{\"model\": \"opus\"}\n");
     // Dangling, to a file that does not exist yet: still refused, and nothing is created.
@@ -467,7 +471,10 @@ fn planted_symlinks_at_the_backup_the_temp_names_and_settings_json_never_carry_a
             assert!(stderr(&out).contains("outside"), "{}", stderr(&out));
         }
         assert_eq!(std::fs::read_to_string(&outside_settings).unwrap(), "{}\n", "{args:?}");
-        assert!(std::fs::symlink_metadata(fresh.join("settings.json")).unwrap().file_type().is_symlink());
+        assert!(std::fs::symlink_metadata(fresh.join("settings.json"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
         assert!(!fresh.join("settings.json.tlc-backup").exists());
     }
 
@@ -479,10 +486,17 @@ fn planted_symlinks_at_the_backup_the_temp_names_and_settings_json_never_carry_a
     std::os::unix::fs::symlink("dotfiles/settings.json", inside.join("settings.json")).unwrap();
     let out = run_in(&w, &inside, &["install", "--claude"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(std::fs::symlink_metadata(inside.join("settings.json")).unwrap().file_type().is_symlink());
+    assert!(std::fs::symlink_metadata(inside.join("settings.json"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
     let target = inside.join("dotfiles/settings.json");
     assert!(std::fs::read_to_string(&target).unwrap().contains("hook claude"));
-    assert_eq!(std::fs::metadata(&target).unwrap().permissions().mode() & 0o777, 0o640, "permissions kept");
+    assert_eq!(
+        std::fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+        0o640,
+        "permissions kept"
+    );
 
     // A read-only settings.json is left as it is.
     let ro = w.dir.path().join("claude4");
@@ -526,7 +540,8 @@ for i in range(n):
     let runners: Vec<_> = (0..4)
         .map(|k| {
             let mut c = w.cmd(&[if k % 2 == 0 { "install" } else { "uninstall" }]);
-            c.env("CLAUDE_CONFIG_DIR", &claude).env("CURSOR_CONFIG_DIR", w.dir.path().join("none"));
+            c.env("CLAUDE_CONFIG_DIR", &claude)
+                .env("CURSOR_CONFIG_DIR", w.dir.path().join("none"));
             std::thread::spawn(move || {
                 for _ in 0..10 {
                     let out = c.output().unwrap();

@@ -3,8 +3,8 @@
 -- any other under its first 13 characters, with their texts (migrations/home/V8__usage_hourly_numbered.sql).
 INSERT INTO usage_hourly (hour, at_hour, project_id, model_id, responses, priced, input_tokens, output_tokens,
                           cache_read_tokens, cache_write_tokens, cache_write_1h_tokens, cost_usd, first_ms, last_ms)
-SELECT k.hour, k.at_hour, p.id, m.id, count(*), count(k.cost_usd), sum(k.input_tokens), sum(k.output_tokens),
-       sum(k.cache_read_tokens), sum(k.cache_write_tokens), sum(k.cache_write_1h_tokens),
+SELECT k.hour, k.at_hour, p.id, m.id, count(*), count(k.cost_usd), CAST(total(k.input_tokens) AS INTEGER), CAST(total(k.output_tokens) AS INTEGER),
+       CAST(total(k.cache_read_tokens) AS INTEGER), CAST(total(k.cache_write_tokens) AS INTEGER), CAST(total(k.cache_write_1h_tokens) AS INTEGER),
        coalesce(sum(k.cost_usd), 0.0), min(k.ms), max(k.ms)
 FROM (SELECT CASE WHEN stored THEN CAST(substr(ts, 1, 4) || substr(ts, 6, 2) || substr(ts, 9, 2) || substr(ts, 12, 2) AS INTEGER)
                   ELSE substr(ts, 1, 13) END AS hour,

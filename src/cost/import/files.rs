@@ -67,6 +67,13 @@ pub enum ReadError {
 }
 
 impl ReadError {
+    fn into_io(self) -> std::io::Error {
+        match self {
+            ReadError::Io { cause, .. } => cause,
+            other => std::io::Error::other(other.to_string()),
+        }
+    }
+
     pub(super) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReadError + '_ {
         move |cause| ReadError::Io {
             path: path.to_path_buf(),
@@ -171,14 +178,24 @@ pub fn find_transcripts(dir: &Path) -> Result<Vec<(PathBuf, String)>, ReadError>
 
 /// The files under `dir` that have bytes not yet imported (every file when `rescan`), with what
 /// was stored about each.
-pub(super) fn jobs(conn: &Connection, db: &Path, dir: &Path, rescan: bool) -> Result<(u64, Vec<Job>), CostError> {
+pub(super) fn jobs(conn: &Connection, db: &Path, dir: &Path, rescan: bool) -> Result<Found, CostError> {
     let files = find_transcripts(dir)?;
     let found = files.len() as u64;
     let states = TranscriptFiles::new(conn).all().map_err(sq(db))?;
     let mut jobs = Vec::new();
+    let mut skipped = Vec::new();
     for (path, folder) in files {
+        // Only a regular file is read, opened without blocking and never through a link: a
+        // `*.jsonl` that is a FIFO would block the import forever, one linked to `/dev/zero`
+        // would grow it without bound.
+        let meta = match open_transcript(&path).and_then(|f| f.metadata().map_err(ReadError::io(&path))) {
+            Ok(m) => m,
+            Err(e) => {
+                skipped.push(e.to_string());
+                continue;
+            }
+        };
         let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()).display().to_string();
-        let Ok(meta) = std::fs::metadata(&path) else { continue };
         let file_id = format!("{}:{}", meta.dev(), meta.ino());
         let prior = states.get(&key).cloned();
         // Unchanged since the last import (same inode, same length): nothing to read.
@@ -202,11 +219,31 @@ pub(super) fn jobs(conn: &Connection, db: &Path, dir: &Path, rescan: bool) -> Re
     }
     // Oldest first (by when each was last written): see `Job::mtime`.
     jobs.sort_by(|a, b| a.mtime.cmp(&b.mtime).then_with(|| a.path.cmp(&b.path)));
-    Ok((found, jobs))
+    Ok(Found { found, jobs, skipped })
+}
+
+/// The transcripts under a folder: how many there are, those with bytes to read, and those
+/// skipped (each a sentence naming the file and why).
+pub(super) struct Found {
+    pub found: u64,
+    pub jobs: Vec<Job>,
+    pub skipped: Vec<String>,
+}
+
+/// Opens a transcript for reading: without blocking, not through a symlink, and only if it is a
+/// regular file (checked on the open descriptor).
+pub(super) fn open_transcript(path: &Path) -> Result<std::fs::File, ReadError> {
+    crate::fsread::open_regular(path, crate::fsread::Links::Refuse).map_err(|e| match e {
+        crate::fsread::ReadError::Io { path, cause } => ReadError::Io { path, cause },
+        other => ReadError::Io {
+            path: other.path().to_path_buf(),
+            cause: std::io::Error::other(other.reason()),
+        },
+    })
 }
 
 fn head_hash(path: &Path, len: u64) -> std::io::Result<String> {
-    let mut f = std::fs::File::open(path)?;
+    let mut f = open_transcript(path).map_err(ReadError::into_io)?;
     let mut buf = Vec::with_capacity(len as usize);
     f.by_ref().take(len).read_to_end(&mut buf)?;
     Ok(format!("{}:{}", buf.len(), crate::hashing::sha256_hex(&buf)))
@@ -249,11 +286,14 @@ pub(super) fn start_offset(job: &Job) -> std::io::Result<(u64, String)> {
 /// another process meanwhile reads short instead of faulting the import, and on the 1.65 GB bench
 /// set they cost nothing measurable (interleaved, 6 imports each on a loaded machine: CPU time
 /// 2.99 s against 3.08 s mapped, wall time within 3% either way).
-pub(super) fn read_tail(path: &Path, start: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {
+///
+/// At most up to `size`, the length the file had when the import listed it: a file another
+/// process keeps appending to is read on by the next import, not chased now.
+pub(super) fn read_tail(path: &Path, start: u64, size: u64, buf: &mut Vec<u8>) -> std::io::Result<()> {
     buf.clear();
-    let mut f = std::fs::File::open(path)?;
+    let mut f = open_transcript(path).map_err(ReadError::into_io)?;
     f.seek(SeekFrom::Start(start))?;
-    f.read_to_end(buf)?;
+    f.take(size.saturating_sub(start)).read_to_end(buf)?;
     Ok(())
 }
 
@@ -304,7 +344,7 @@ mod tests {
         }
         let db = dir.path().join("h.db");
         let store = crate::store::open_write(crate::store::DbKind::Home, &db).unwrap();
-        let (found, jobs) = jobs(store.conn(), &db, &projects, false).unwrap();
+        let Found { found, jobs, .. } = jobs(store.conn(), &db, &projects, false).unwrap();
         assert_eq!(found, 4);
         let order: Vec<String> = jobs
             .iter()

@@ -95,6 +95,13 @@ pub struct ImportSummary {
     pub unpriced: u64,
     /// Stored responses given their 1-hour cache writes by a `--rescan`.
     pub refilled: u64,
+    /// Responses stored with a token count refused (outside `0..2^53`), that count as 0.
+    pub rejected: u64,
+    /// `*.jsonl` entries not read because they are not regular files (a FIFO, a device, a
+    /// socket, a folder, a symbolic link) or could not be opened.
+    pub skipped: u64,
+    /// Each skipped entry: its path and why.
+    pub skipped_files: Vec<String>,
 }
 
 impl ImportSummary {
@@ -109,6 +116,9 @@ impl ImportSummary {
         self.malformed += o.malformed;
         self.unpriced += o.unpriced;
         self.refilled += o.refilled;
+        self.skipped += o.skipped;
+        self.rejected += o.rejected;
+        self.skipped_files.extend(o.skipped_files.iter().cloned());
     }
 }
 
@@ -128,13 +138,14 @@ pub struct Import<'a> {
 pub fn pending(conn: Option<&Connection>, db: &Path, dir: &Path) -> Result<(u64, u64), CostError> {
     let jobs = match conn {
         Some(conn) => files::jobs(conn, db, dir, false)?
-            .1
+            .jobs
             .iter()
             .map(files::Job::new_bytes)
             .collect::<Vec<_>>(),
         None => find_transcripts(dir)?
             .iter()
-            .map(|(p, _)| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+            .filter_map(|(p, _)| std::fs::symlink_metadata(p).ok().filter(std::fs::Metadata::is_file))
+            .map(|m| m.len())
             .collect(),
     };
     Ok((jobs.len() as u64, jobs.iter().sum()))
@@ -154,7 +165,7 @@ impl<'a> Import<'a> {
     /// Imports every transcript under `dir`; `progress(bytes_done, bytes_total)`.
     pub fn run(&mut self, dir: &Path, progress: &mut dyn FnMut(u64, u64)) -> Result<ImportSummary, CostError> {
         let (conn, db) = (&*self.conn, self.db);
-        let (found, jobs) = files::jobs(conn, db, dir, self.options.rescan)?;
+        let files::Found { found, jobs, skipped } = files::jobs(conn, db, dir, self.options.rescan)?;
         if self.options.keep_freed_memory {
             crate::sys::keep_freed_memory();
         }
@@ -171,6 +182,8 @@ impl<'a> Import<'a> {
         progress(0, total_bytes);
         let summary = ImportSummary {
             files: found,
+            skipped: skipped.len() as u64,
+            skipped_files: skipped,
             ..ImportSummary::default()
         };
         if jobs.is_empty() {

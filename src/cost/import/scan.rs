@@ -161,7 +161,7 @@ fn scan_job(job: &Job, index: usize, hasher: &KeyHasher, buf: &mut Vec<u8>) -> S
         }
     };
     let fallback_session = job.path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    let scan = read_tail(&job.path, start, buf)
+    let scan = read_tail(&job.path, start, job.size, buf)
         .map(|()| scan_usage(buf, start, &job.key))
         .map_err(ReadError::io(&job.path));
     let project = match &scan {

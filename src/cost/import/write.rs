@@ -242,6 +242,7 @@ impl Writer<'_> {
             summary.bytes += p.scan.consumed;
             summary.responses += p.scan.records.len() as u64;
             summary.malformed += p.scan.malformed;
+            summary.rejected += p.scan.rejected;
             summary.inserted += inserted;
             let base = if restarted {
                 FileState::default()
