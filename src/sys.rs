@@ -178,6 +178,30 @@ pub fn lower_this_thread_priority(steps: i32) {
     let _ = steps;
 }
 
+/// The offset of the first byte at or after `pos` that is data rather than a hole of a sparse
+/// file (`lseek(SEEK_DATA)`): `Some(pos)` when `pos` is data, `None` when only a hole is left
+/// up to the end. A file system without hole reporting says every byte is data, so the caller
+/// reads as before.
+pub fn next_data(file: &std::fs::File, pos: u64) -> std::io::Result<Option<u64>> {
+    use std::os::fd::AsRawFd;
+    let Ok(offset) = libc::off_t::try_from(pos) else {
+        return Ok(None);
+    };
+    // SAFETY: lseek on a descriptor this `File` owns and keeps open for the call; it moves only
+    // that descriptor's offset, which every reader here sets again before reading.
+    let at = unsafe { libc::lseek(file.as_raw_fd(), offset, libc::SEEK_DATA) };
+    if at < 0 {
+        let e = std::io::Error::last_os_error();
+        return match e.raw_os_error() {
+            Some(libc::ENXIO) => Ok(None),
+            // No hole reporting: everything is data.
+            Some(libc::EINVAL) => Ok(Some(pos)),
+            _ => Err(e),
+        };
+    }
+    Ok(Some(at as u64))
+}
+
 #[cfg(test)]
 mod tests {
     /// The nice value of the calling thread, from `/proc/thread-self/stat` (the 19th field; the
@@ -202,28 +226,24 @@ mod tests {
         assert_eq!(lowered, (before + 5).min(19));
         assert_eq!(this_thread_nice(), before, "the spawning thread keeps its priority");
     }
-}
 
-/// The offset of the first byte at or after `pos` that is data rather than a hole of a sparse
-/// file (`lseek(SEEK_DATA)`): `Some(pos)` when `pos` is data, `None` when only a hole is left
-/// up to the end. A file system without hole reporting says every byte is data, so the caller
-/// reads as before.
-pub fn next_data(file: &std::fs::File, pos: u64) -> std::io::Result<Option<u64>> {
-    use std::os::fd::AsRawFd;
-    let Ok(offset) = libc::off_t::try_from(pos) else {
-        return Ok(None);
-    };
-    // SAFETY: lseek on a descriptor this `File` owns and keeps open for the call; it moves only
-    // that descriptor's offset, which every reader here sets again before reading.
-    let at = unsafe { libc::lseek(file.as_raw_fd(), offset, libc::SEEK_DATA) };
-    if at < 0 {
-        let e = std::io::Error::last_os_error();
-        return match e.raw_os_error() {
-            Some(libc::ENXIO) => Ok(None),
-            // No hole reporting: everything is data.
-            Some(libc::EINVAL) => Ok(Some(pos)),
-            _ => Err(e),
-        };
+    #[test]
+    fn holes_of_a_sparse_file_are_skipped() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sparse");
+        let mut f = std::fs::File::create(&p).unwrap();
+        f.write_all(b"head").unwrap();
+        f.set_len(64 << 20).unwrap();
+        drop(f);
+        let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+        f.write_all(b"tail").unwrap();
+        let f = std::fs::File::open(&p).unwrap();
+        use super::next_data;
+        assert_eq!(next_data(&f, 0).unwrap(), Some(0));
+        // Past the head: the next data is at (or just before, a block's start) the tail.
+        let at = next_data(&f, 1 << 20).unwrap().unwrap();
+        assert!(at > 1 << 20 && at <= 64 << 20, "{at}");
+        assert_eq!(next_data(&f, (64 << 20) + 4).unwrap(), None, "nothing after the end");
     }
-    Ok(Some(at as u64))
 }

@@ -68,10 +68,32 @@ impl std::fmt::Display for ConfigError {
             write!(f, ":{line}")?;
         }
         if let Some(key) = &self.key {
-            write!(f, ": key `{key}`")?;
+            write!(f, ": key `{}`", shown_key(key))?;
         }
         write!(f, ": {}", self.message)
     }
+}
+
+/// A key as an error may print it: a part that looks like a secret pasted where a name goes (long,
+/// and mixing letters with digits, as a token does and no key name here does) is cut to its first
+/// four characters, so a message never echoes it; the line number still finds it.
+pub fn shown_key(key: &str) -> String {
+    key.split('.')
+        .map(|part| {
+            // A redaction placeholder (`[REDACTED:kind:hash]`) already hides what it stands for.
+            let secret_shaped = !part.starts_with("[REDACTED:")
+                && part.chars().count() >= 20
+                && part.chars().any(|c| c.is_ascii_digit())
+                && part.chars().any(|c| c.is_ascii_alphabetic());
+            if secret_shaped {
+                let head: String = part.chars().take(4).collect();
+                format!("{head}…({} characters, not shown: it looks like a secret)", part.chars().count())
+            } else {
+                part.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
 }
 
 impl std::error::Error for ConfigError {}
@@ -386,3 +408,18 @@ fn walk(tier: Tier, path: &Path, text: &str, prefix: &str, table: &toml_edit::Ta
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod shown_key_tests {
+    #[test]
+    fn a_secret_shaped_key_is_never_echoed() {
+        let token = "ghp_R4nd0mT0k3nV4lu3Th4tL00ksR34l1234";
+        let shown = super::shown_key(&format!("grind.{token}"));
+        assert!(!shown.contains(token) && shown.starts_with("grind.ghp_…("), "{shown}");
+        assert_eq!(super::shown_key("shipGate.claimWindowMinutes"), "shipGate.claimWindowMinutes");
+        assert_eq!(
+            super::shown_key("intelligence.lessons.decayLambda"),
+            "intelligence.lessons.decayLambda"
+        );
+    }
+}

@@ -249,6 +249,7 @@ pub fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> S
 fn handle_then(provider: Provider, input: &[u8], read_fault: Option<String>, after: AfterAnswer) -> String {
     let now = crate::clock::now();
     let mut faults: Vec<String> = read_fault.into_iter().collect();
+    let read_failed = !faults.is_empty();
     let value = match parse_payload(input) {
         Ok((v, repaired)) => {
             if !repaired.is_empty() {
@@ -256,6 +257,8 @@ fn handle_then(provider: Provider, input: &[u8], read_fault: Option<String>, aft
             }
             Some(v)
         }
+        // A payload the read already refused (over its cap) is named once, by the read.
+        Err(PayloadError::Empty) if read_failed => None,
         Err(e) => {
             faults.push(e.to_string());
             None
@@ -326,8 +329,9 @@ fn parse_payload(input: &[u8]) -> Result<(Value, Vec<String>), PayloadError> {
 const MAX_NESTING: usize = 100;
 
 /// One pass over JSON text (valid UTF-8) that makes what serde_json refuses parseable, keeping
-/// everything else byte for byte: a leading byte-order mark is dropped; a `\uXXXX` escape of a
-/// UTF-16 surrogate without its pair becomes `\ufffd`; a value nested deeper than
+/// everything else byte for byte: a leading byte-order mark is dropped; a raw control character
+/// in a string (a NUL) is escaped; a number no f64 holds (`1e999`) becomes `null`; a `\uXXXX`
+/// escape of a UTF-16 surrogate without its pair becomes `\ufffd`; a value nested deeper than
 /// [`MAX_NESTING`] becomes the string `"[nested deeper than 100 levels: dropped]"`. Each kind
 /// of repair made is pushed on `repairs` once.
 fn repair_json(text: &[u8], repairs: &mut Vec<String>) -> Vec<u8> {
@@ -338,7 +342,7 @@ fn repair_json(text: &[u8], repairs: &mut Vec<String>) -> Vec<u8> {
         i = 3;
         repairs.push("a byte-order mark removed".to_string());
     }
-    let (mut surrogates, mut dropped) = (0usize, 0usize);
+    let (mut surrogates, mut dropped, mut controls, mut overflows) = (0usize, 0usize, 0usize, 0usize);
     let (mut depth, mut in_string) = (0usize, false);
     // While dropping a too-deep value: the depth at which it started.
     let mut skipping: Option<usize> = None;
@@ -349,6 +353,15 @@ fn repair_json(text: &[u8], repairs: &mut Vec<String>) -> Vec<u8> {
     while i < text.len() {
         let b = text[i];
         if in_string {
+            if b < 0x20 {
+                // A raw control character (a NUL, a line break) is not JSON inside a string.
+                controls += 1;
+                if skipping.is_none() {
+                    out.extend_from_slice(format!("\\u{b:04x}").as_bytes());
+                }
+                i += 1;
+                continue;
+            }
             if b == b'"' {
                 in_string = false;
             } else if b == b'\\' {
@@ -388,6 +401,24 @@ fn repair_json(text: &[u8], repairs: &mut Vec<String>) -> Vec<u8> {
             }
         } else {
             match b {
+                b'-' | b'0'..=b'9' => {
+                    // A number no f64 holds (`1e999`) is refused by the parser: it becomes null.
+                    let end = text[i..]
+                        .iter()
+                        .position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                        .map_or(text.len(), |n| i + n);
+                    let number = std::str::from_utf8(&text[i..end]).ok().and_then(|t| t.parse::<f64>().ok());
+                    if number.is_some_and(f64::is_infinite) {
+                        overflows += 1;
+                        if skipping.is_none() {
+                            out.extend_from_slice(b"null");
+                        }
+                    } else if skipping.is_none() {
+                        out.extend_from_slice(&text[i..end]);
+                    }
+                    i = end;
+                    continue;
+                }
                 b'"' => in_string = true,
                 b'[' | b'{' => {
                     depth += 1;
@@ -420,6 +451,12 @@ fn repair_json(text: &[u8], repairs: &mut Vec<String>) -> Vec<u8> {
     if dropped > 0 {
         repairs.push(format!("{dropped} value(s) nested deeper than {MAX_NESTING} levels dropped"));
     }
+    if controls > 0 {
+        repairs.push(format!("{controls} raw control character(s) in strings escaped"));
+    }
+    if overflows > 0 {
+        repairs.push(format!("{overflows} number(s) out of any range (as 1e999) replaced by null"));
+    }
     out
 }
 
@@ -429,6 +466,17 @@ mod tests {
 
     fn repaired(text: &str) -> (Value, Vec<String>) {
         parse_payload(text.as_bytes()).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    #[test]
+    fn a_raw_nul_and_a_number_out_of_range_are_repaired_and_the_rest_kept() {
+        let (v, r) = repaired("{\"a\":\"x\u{0}y\",\"n\":1e999,\"m\":-1E+400,\"ok\":12.5e-3,\"s\":\"1e999\"}");
+        assert_eq!(v["a"], "x\u{0}y");
+        assert!(v["n"].is_null() && v["m"].is_null());
+        assert_eq!(v["ok"], 0.0125);
+        assert_eq!(v["s"], "1e999", "text in a string is left as it is");
+        assert!(r.iter().any(|x| x.contains("raw control character")), "{r:?}");
+        assert!(r.iter().any(|x| x.contains("2 number(s) out of any range")), "{r:?}");
     }
 
     #[test]

@@ -403,7 +403,7 @@ const BYTE_FLAGS: [u8; 256] = {
         c += 1;
     }
     // The bytes at which a labelled detector can start.
-    let starts = b"-:eBbAgxsrwhS";
+    let starts = b"=-:eBbAgxsrwhS";
     let mut i = 0;
     while i < starts.len() {
         t[starts[i] as usize] |= CANDIDATE;
@@ -487,12 +487,52 @@ fn merge(mut hits: Vec<Hit>) -> Vec<Hit> {
 
 fn labelled_at(b: &[u8], i: usize) -> Option<Hit> {
     match b[i] {
+        b'=' => password_assignment(b, i),
         b'-' => pem_block(b, i),
         b':' => url_password(b, i),
         b'e' => jwt(b, i),
         b'B' | b'b' => authorization(b, i),
         _ => prefixed(b, i),
     }
+}
+
+/// The names whose value is a password however plain it looks (`PASSWORD=hunter2` in an
+/// environment dump): a name ending in one of these, in any case.
+const PASSWORD_NAMES: &[&[u8]] = &[b"password", b"passwd", b"_pass", b"_pwd", b"passphrase"];
+
+/// The value of `<NAME>=<value>` where `NAME` (letters, digits, `_`, at most
+/// [`LABEL_LOOKBACK`]) names a password: the value up to a space, quote, `&`, `;` or the
+/// line's end is replaced, the name kept.
+fn password_assignment(b: &[u8], i: usize) -> Option<Hit> {
+    let from = i.saturating_sub(LABEL_LOOKBACK);
+    let mut start = i;
+    while start > from && (b[start - 1].is_ascii_alphanumeric() || b[start - 1] == b'_') {
+        start -= 1;
+    }
+    let name = &b[start..i];
+    let named = PASSWORD_NAMES
+        .iter()
+        .any(|p| name.len() >= p.len() && name[name.len() - p.len()..].eq_ignore_ascii_case(p));
+    if !named
+        || (start > 0
+            && !matches!(
+                b[start - 1],
+                b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\'' | b'?' | b'&' | b';' | b','
+            ))
+    {
+        return None;
+    }
+    let value = i + 1;
+    let mut end = value;
+    while end < b.len() && !matches!(b[end], b' ' | b'\t' | b'\n' | b'\r' | b'"' | b'\'' | b'&' | b';' | b'\\') {
+        end += 1;
+    }
+    (end > value).then_some(Hit {
+        start: value,
+        end,
+        kind: "password",
+        labelled: true,
+    })
 }
 
 /// A token recognised by a fixed prefix.
@@ -558,6 +598,8 @@ const AWS_KEY_IDS: &[Prefix] = &[
     exact(b"ASIA", "aws_access_key", upper_digit, 16),
     exact(b"ABIA", "aws_access_key", upper_digit, 16),
     exact(b"ACCA", "aws_access_key", upper_digit, 16),
+    // A Twilio account SID: with its auth token it is the whole credential.
+    exact(b"AC", "twilio_sid", hex, 32),
 ];
 const GIT_TOKENS: &[Prefix] = &[
     prefix(b"ghp_", "github_token", alnum, 36),
@@ -591,7 +633,11 @@ const STRIPE_KEYS: &[Prefix] = &[
     prefix(b"whsec_", "stripe_key", alnum, 16),
 ];
 const HUGGING_FACE_TOKENS: &[Prefix] = &[prefix(b"hf_", "huggingface_token", alnum, 34)];
-const TWILIO_KEYS: &[Prefix] = &[exact(b"SK", "twilio_key", hex, 32)];
+const S_KEYS: &[Prefix] = &[
+    exact(b"SK", "twilio_key", hex, 32),
+    // SendGrid's `SG.<key id>.<secret>`: both halves, so the key id is not left readable.
+    dotted(b"SG.", "sendgrid_key", is_b64url, 16),
+];
 
 fn prefixes_for(c: u8) -> &'static [Prefix] {
     match c {
@@ -600,7 +646,7 @@ fn prefixes_for(c: u8) -> &'static [Prefix] {
         b'x' => SLACK_TOKENS,
         b's' | b'r' | b'w' => STRIPE_KEYS,
         b'h' => HUGGING_FACE_TOKENS,
-        b'S' => TWILIO_KEYS,
+        b'S' => S_KEYS,
         _ => &[],
     }
 }
@@ -1034,6 +1080,37 @@ mod tests {
             "see glpat- tokens in the settings",
             "myglpat-_1fjORS-6ilI8ihN5KXS",
         ]);
+    }
+
+    #[test]
+    fn passwords_in_environment_dumps_twilio_sids_and_whole_sendgrid_keys() {
+        assert_redacted(
+            "password",
+            &[
+                ("HOME=/root\nPASSWORD=hunter2\nPATH=/bin", "hunter2"),
+                ("DB_PASSWORD=correct-horse", "correct-horse"),
+                ("export MYSQL_PWD=s3cr3t; run", "s3cr3t"),
+                ("https://x/login?user=a&password=opensesame&x=1", "opensesame"),
+                ("postgres_passwd=abc", "abc"),
+            ],
+        );
+        let out = redacted("HOME=/root\nPASSWORD=hunter2\nPATH=/bin");
+        assert!(
+            out.starts_with("HOME=/root\nPASSWORD=[REDACTED:password:") && out.ends_with("\nPATH=/bin"),
+            "{out}"
+        );
+        assert_kept(&["PASSWORD=", "--password-file=x", "PASSWORDS", "x == y"]);
+        assert_redacted(
+            "twilio_sid",
+            &[(
+                "TWILIO_ACCOUNT_SID=AC0eb53f16947ccf25ec84d8dbc7425477",
+                "0eb53f16947ccf25ec84d8dbc7425477",
+            )],
+        );
+        let key = "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";
+        let out = redacted(&format!("SENDGRID_API_KEY={key}"));
+        assert!(!out.contains("ngeVfQFYQlKU0ufo8x5d1A") && !out.contains("TwL2iGABf9"), "{out}");
+        assert!(out.contains("[REDACTED:sendgrid_key:"), "{out}");
     }
 
     #[test]

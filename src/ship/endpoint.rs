@@ -139,20 +139,33 @@ pub fn resolve(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<
     }))
 }
 
-/// `base` with the signal's path: OTLP's rule for `OTEL_EXPORTER_OTLP_ENDPOINT`.
+/// `base` with the signal's path: OTLP's rule for `OTEL_EXPORTER_OTLP_ENDPOINT`. The path goes
+/// at the end of the base's path, before any query (`…/otlp?key=x` → `…/otlp/v1/traces?key=x`).
 fn join(base: &str, signal: Signal) -> String {
-    format!("{}{}", base.trim_end_matches('/'), signal.path())
+    let (path, query) = match base.find(['?', '#']) {
+        Some(at) => base.split_at(at),
+        None => (base, ""),
+    };
+    format!("{}{}{query}", path.trim_end_matches('/'), signal.path())
 }
 
 fn check_url(url: &str, source: &str) -> Result<(), ShipError> {
+    let bad = |why: &str| Err(ShipError::Config(format!("{source}: {:?} {why}", display_url(url))));
     let rest = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://"));
-    match rest {
-        Some(r) if !r.is_empty() && !r.starts_with('/') => Ok(()),
-        _ => Err(ShipError::Config(format!(
-            "{source}: {:?} is not an http:// or https:// URL",
-            display_url(url)
-        ))),
+    let Some(rest) = rest.filter(|r| !r.is_empty() && !r.starts_with('/')) else {
+        return bad("is not an http:// or https:// URL");
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    // A port after the host (after `]` for an IPv6 literal) must be 1–65535.
+    let after_host = host_port.rfind(']').map_or(host_port, |at| &host_port[at + 1..]);
+    if let Some((_, port)) = after_host.rsplit_once(':') {
+        let valid = !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit());
+        if !valid || !(1..=65535).contains(&port.parse::<u32>().unwrap_or(0)) {
+            return bad(&format!("has port {port:?}, not one in 1–65535"));
+        }
     }
+    Ok(())
 }
 
 /// A URL as it may be shown and stored: without user, password or query (where API keys hide).
@@ -292,6 +305,22 @@ mod tests {
         ]);
         assert!(e.contains("OTEL_EXPORTER_OTLP_HEADERS") && !e.contains("secretvalue"), "{e}");
         assert!(bad(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c"), ("OTEL_EXPORTER_OTLP_TIMEOUT", "soon")]).contains("TIMEOUT"));
+    }
+
+    #[test]
+    fn paths_join_before_the_query_and_ports_are_checked() {
+        assert_eq!(
+            join("http://c:4318/otlp?key=x", Signal::Traces),
+            "http://c:4318/otlp/v1/traces?key=x"
+        );
+        assert_eq!(join("http://c:4318/", Signal::Logs), "http://c:4318/v1/logs");
+        assert!(check_url("http://c:4318/v1/traces", "k").is_ok());
+        assert!(check_url("http://[::1]:4318", "k").is_ok());
+        assert!(check_url("http://u:p@c/x", "k").is_ok());
+        for bad in ["http://c:99999", "http://c:0", "http://c:", "http://c:43a8", "http://[::1]:70000"] {
+            let e = check_url(bad, "k").unwrap_err().to_string();
+            assert!(e.contains("1–65535"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -371,6 +371,8 @@ fn send_range(
     };
     match sender.export(stream.signal, &body) {
         Answer::Accepted { rejected, message } => {
+            // A collector's count is its word, not a fact: never more than was sent, never negative.
+            let rejected = rejected.clamp(0, records as i64);
             let stamp = now();
             store.acknowledged(url, stream.name, last_id, records as i64, &stamp)?;
             if rejected > 0 || !message.is_empty() {

@@ -69,9 +69,19 @@ impl Sender {
                 .get("retry-after")
                 .and_then(|v| v.to_str().ok())
                 .and_then(parse_retry_after);
-            let bytes = resp.body_mut().with_config().limit(1 << 20).read_to_vec().unwrap_or_default();
+            let body = resp.body_mut().with_config().limit(1 << 20).read_to_vec();
+            if (200..=299).contains(&status) {
+                return match body {
+                    Ok(bytes) => accepted(signal, self.endpoint.protocol, &bytes),
+                    // Longer than any export response: the status stands, the body is not read.
+                    Err(ureq::Error::BodyExceedsLimit(_)) => accepted(signal, self.endpoint.protocol, &[]),
+                    // Cut short (a closed connection, a body shorter than its length): the
+                    // collector's answer is unknown, so nothing counts as acknowledged.
+                    Err(e) => Answer::Failed(format!("HTTP {status}, but the answer was cut short ({e}); sent again next run")),
+                };
+            }
+            let bytes = body.unwrap_or_default();
             match status {
-                200..=299 => return accepted(signal, self.endpoint.protocol, &bytes),
                 413 => return Answer::TooLarge,
                 429 | 502 | 503 | 504 => {
                     if attempt >= self.endpoint.retries {

@@ -923,3 +923,221 @@ fn fifo_directory_and_device_transcripts_are_faults_never_hangs() {
     }
     a.nothing_outside(&[]);
 }
+
+// ---- Issue 28, item 3: an import over a FIFO or a link to /dev/zero never returned ----
+
+#[test]
+fn an_import_over_a_dev_zero_link_and_a_fifo_finishes_at_once_naming_both() {
+    let a = Attack::new();
+    let projects = a.w.dir.path().join("user/projects/p");
+    std::fs::create_dir_all(&projects).unwrap();
+    std::fs::write(projects.join("ok.jsonl"), usage_line("s28", 1, 10) + "\n").unwrap();
+    std::os::unix::fs::symlink("/dev/zero", projects.join("zero.jsonl")).unwrap();
+    mkfifo(&projects.join("fifo.jsonl"));
+    let root = projects.parent().unwrap().to_str().unwrap().to_string();
+    let started = Instant::now();
+    let out = a.run(&["obs", "import", "transcripts", &root]);
+    let took = started.elapsed();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(took < Duration::from_secs(2), "finished in {took:?}");
+    let text = stdout(&out);
+    assert!(text.contains("skipped, not regular files: 2"), "{text}");
+    assert!(text.contains("zero.jsonl: not a regular file (a symbolic link)"), "{text}");
+    assert!(text.contains("fifo.jsonl: not a regular file (a FIFO)"), "{text}");
+    assert!(text.contains("1 new"), "the regular transcript is imported: {text}");
+    let json: serde_json::Value = serde_json::from_str(&stdout(&a.run(&["obs", "import", "transcripts", &root, "--json"]))).unwrap();
+    assert_eq!(json["skipped"], 2, "{json}");
+    a.nothing_outside(&["user"]);
+}
+
+// ---- Issue 28, item 4: a count of 2^64−1000 was stored as −1000 and sums overflowed ----
+
+fn huge_usage_line(session: &str) -> String {
+    serde_json::json!({
+        "type": "assistant", "sessionId": session, "requestId": "req_huge",
+        "timestamp": "2026-11-20T09:00:00.000Z",
+        "message": {"id": "msg_huge", "model": "claude-sonnet-4-5",
+            "usage": {"input_tokens": 18446744073709550616u64, "output_tokens": 40,
+                      "cache_creation_input_tokens": -5, "cache_read_input_tokens": 1.5}},
+    })
+    .to_string()
+}
+
+#[test]
+fn a_count_outside_0_to_2_53_is_refused_per_field_and_every_report_keeps_working() {
+    let a = Attack::new();
+    let t = a.w.repo.join("t.jsonl");
+    std::fs::write(&t, format!("{}\n{}\n", usage_line("s29", 1, 10), huge_usage_line("s29"))).unwrap();
+    transcript_hook(&a, "s29", &t);
+    // The response is stored, without the refused fields; the others are kept.
+    let db = a.w.db();
+    let (input, output, cache_write, cache_read): (i64, i64, i64, i64) = db
+        .query_row(
+            "SELECT input_tokens, output_tokens, cache_write_tokens, cache_read_tokens FROM events WHERE dedup_key = 'gen:msg_huge:req_huge'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!((input, output, cache_write, cache_read), (0, 40, 0, 0));
+    let rejected: String = db
+        .query_row(
+            "SELECT json_extract(attrs, '$.tokens_rejected') FROM events WHERE dedup_key = 'gen:msg_huge:req_huge'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        rejected.contains("usage.input_tokens") && rejected.contains("usage.cache_creation_input_tokens"),
+        "{rejected}"
+    );
+    assert!(
+        a.faults()
+            .iter()
+            .any(|f| f.contains("usage.input_tokens") && f.contains("outside 0..2^53")),
+        "{:?}",
+        a.faults()
+    );
+    // Data stored before the edge checked it (or written by anything else): the sums saturate.
+    db.execute(
+        "UPDATE events SET input_tokens = 9223372036854775807 WHERE kind = 'generation.end'",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    for args in [
+        &["obs", "report"][..],
+        &["obs", "cost", "--here"],
+        &["obs", "cost", "--here", "--by", "model", "--json"],
+        &["obs", "export", "session_rollup"],
+        &["obs", "export", "cost_rows", "--format", "json"],
+    ] {
+        let out = a.run(args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    }
+    let cost: serde_json::Value = serde_json::from_str(&stdout(&a.run(&["obs", "cost", "--here", "--json"]))).unwrap();
+    let total = &cost["totals"];
+    assert_eq!(total["input_tokens"], 9223372036854775807i64, "saturated, not wrapped: {total}");
+    assert!(total["total_tokens"].as_i64().unwrap() > 0, "{total}");
+    // The import refuses the same field and says so.
+    let projects = a.w.dir.path().join("user/projects/p");
+    std::fs::create_dir_all(&projects).unwrap();
+    std::fs::copy(&t, projects.join("s29.jsonl")).unwrap();
+    let out = a.run(&["obs", "import", "transcripts", projects.parent().unwrap().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("token count outside 0..2^53, stored without it: 1"),
+        "{}",
+        stdout(&out)
+    );
+    let home: serde_json::Value = serde_json::from_str(&stdout(&a.run(&["obs", "cost", "--json"]))).unwrap();
+    assert_eq!(home["totals"]["input_tokens"], 3, "{home}");
+    assert_eq!(home["totals"]["output_tokens"], 51, "{home}");
+}
+
+// ---- Issue 28, item 5: the statusline hung on a FIFO and printed two lines ----
+
+#[test]
+fn the_statusline_on_a_fifo_and_a_model_name_with_line_breaks_prints_one_line_at_once() {
+    let a = Attack::new();
+    let fifo = a.w.dir.path().join("repo/t.jsonl");
+    mkfifo(&fifo);
+    for name in ["Sonnet\n4.5", "Sonnet\u{2028}4.5\u{2029}", "Sonnet\r\u{85}\u{1b}[2J4.5"] {
+        let payload = serde_json::json!({
+            "session_id": "s30", "transcript_path": fifo, "cwd": a.w.repo,
+            "model": {"id": "claude-sonnet-4-5", "display_name": name},
+        });
+        let started = Instant::now();
+        let out = a.run_in(&a.w.repo, &["statusline"], payload.to_string().as_bytes(), &[]);
+        assert!(started.elapsed() < Duration::from_secs(1), "{name:?}: answered at once");
+        assert!(out.status.success());
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(text.matches('\n').count(), 1, "{name:?}: one line: {text:?}");
+        assert!(text.ends_with('\n'));
+        assert!(
+            !text
+                .trim_end()
+                .chars()
+                .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}'),
+            "{text:?}"
+        );
+        assert!(text.starts_with("Sonnet"), "{text:?}");
+    }
+}
+
+// ---- Issue 28, item 6: a newline-free sparse region made a hook read gigabytes ----
+
+#[test]
+fn a_hook_over_an_8_gb_sparse_transcript_answers_within_two_seconds() {
+    let a = Attack::new();
+    let t = a.w.repo.join("sparse.jsonl");
+    std::fs::write(&t, usage_line("s31", 1, 10) + "\n{\"type\":\"user\",\"text\":\"").unwrap();
+    let f = std::fs::OpenOptions::new().append(true).open(&t).unwrap();
+    f.set_len(8 * 1024 * 1024 * 1024).unwrap();
+    drop(f);
+    let mut f = std::fs::OpenOptions::new().append(true).open(&t).unwrap();
+    writeln!(f, "\"}}\n{}", usage_line("s31", 2, 10)).unwrap();
+    drop(f);
+    let prompt = serde_json::json!({
+        "hook_event_name": "UserPromptSubmit", "session_id": "s31", "transcript_path": t,
+        "cwd": a.w.repo, "prompt": "go on",
+    });
+    let stop = serde_json::json!({
+        "hook_event_name": "Stop", "session_id": "s31", "transcript_path": t,
+        "cwd": a.w.repo, "stop_hook_active": false,
+    });
+    let tool = serde_json::json!({
+        "hook_event_name": "PostToolUse", "session_id": "s31", "transcript_path": t,
+        "cwd": a.w.repo, "tool_name": "Bash", "tool_input": {"command": "true"},
+    });
+    // The first reads the first response, the second skips the line across the hole (its
+    // sparse part is never read), the third reads on after it.
+    for payload in [prompt, stop, tool] {
+        let started = Instant::now();
+        a.hook("claude", payload.to_string().as_bytes());
+        let took = started.elapsed();
+        assert!(
+            took < Duration::from_secs(2),
+            "{}: answered in {took:?}",
+            payload["hook_event_name"]
+        );
+    }
+    assert_eq!(
+        a.w.count("SELECT count(*) FROM events WHERE kind = 'generation.end'"),
+        2,
+        "the responses on both sides of the hole are read"
+    );
+    assert!(a.faults().iter().any(|f| f.contains("skipped")), "{:?}", a.faults());
+    a.nothing_outside(&[]);
+}
+
+// ---- Issue 28, item 8: 1e999 or a raw NUL dropped the whole event; 100 MB logged two faults ----
+
+#[test]
+fn a_payload_with_1e999_or_a_raw_nul_is_recorded_with_a_fault_and_an_oversized_one_names_one_fault() {
+    let a = Attack::new();
+    a.hook("claude", &start(&a));
+    let payload = format!(
+        "{{\"hook_event_name\":\"PostToolUse\",\"session_id\":\"s32\",\"cwd\":{:?},\"tool_name\":\"Bash\",\"tool_input\":{{\"command\":\"echo a\u{0}b\"}},\"tool_response\":{{\"took\":1e999}}}}",
+        a.w.repo.to_str().unwrap()
+    );
+    a.hook("claude", payload.as_bytes());
+    assert_eq!(
+        a.w.count("SELECT count(*) FROM events WHERE session_id = 's32' AND kind <> 'hook.fault'"),
+        1,
+        "the event is recorded"
+    );
+    let faults = a.faults();
+    assert!(
+        faults
+            .iter()
+            .any(|f| f.contains("raw control character") && f.contains("out of any range")),
+        "{faults:?}"
+    );
+    // Over the 64 MiB cap: one fault, the read's, not also an "empty payload".
+    let before = a.faults().len();
+    let big = vec![b' '; 100 * 1024 * 1024];
+    a.hook("claude", &big);
+    let new: Vec<String> = a.faults().into_iter().skip(before).collect();
+    assert_eq!(new.len(), 1, "{new:?}");
+    assert!(new[0].contains("was not parsed") && !new[0].contains("empty payload"), "{new:?}");
+}
