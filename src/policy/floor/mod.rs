@@ -1,0 +1,456 @@
+//! The floor: what an agent may never do, whatever any config says. Seven rules, evaluated
+//! first on every acting event, before any config is read.
+//!
+//! invariant: nothing here takes a config, a database or a setting. A limit an agent can turn off
+//! is not a limit. The floor reads the filesystem only to resolve paths that exist (symlinks,
+//! block devices, git refs); it never runs a process.
+
+use super::shell::classify::is_harmless_device;
+use super::shell::invocation::{invocation, program_name, Invocation};
+use super::shell::parse::{Command, Piece, RedirOp, RedirTarget, Script, Word};
+use crate::decision::{Decision, Permission};
+use serde_json::Value;
+use std::path::{Component, Path, PathBuf};
+
+mod effects;
+mod exec;
+mod git;
+mod paths;
+mod rules;
+mod tools;
+mod words;
+
+use git::*;
+use rules::*;
+use words::*;
+pub use words::{normalize, program_of, shell_glob_match};
+
+/// The floor's rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Rule {
+    OutsideProjectDestruction,
+    UnprovableDestruction,
+    SecretAccess,
+    HistoryRewrite,
+    MachineControl,
+    UnprovableExecution,
+    PolicySurfaceWrite,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 7] = [
+        Rule::OutsideProjectDestruction,
+        Rule::UnprovableDestruction,
+        Rule::SecretAccess,
+        Rule::HistoryRewrite,
+        Rule::MachineControl,
+        Rule::UnprovableExecution,
+        Rule::PolicySurfaceWrite,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::OutsideProjectDestruction => "outside-project-destruction",
+            Rule::UnprovableDestruction => "unprovable-destruction",
+            Rule::SecretAccess => "secret-access",
+            Rule::HistoryRewrite => "history-rewrite",
+            Rule::MachineControl => "machine-control",
+            Rule::UnprovableExecution => "unprovable-execution",
+            Rule::PolicySurfaceWrite => "policy-surface-write",
+        }
+    }
+
+    /// Whether `name` is a floor rule's name (the decision tables store names).
+    pub fn is_floor(name: &str) -> bool {
+        Rule::ALL.iter().any(|r| r.as_str() == name)
+    }
+}
+
+/// A floor denial: the rule, what happened (for the agent) and a short note (for the operator).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub rule: Rule,
+    pub what: String,
+    pub note: String,
+}
+
+impl Finding {
+    fn new(rule: Rule, what: impl Into<String>, note: impl Into<String>) -> Finding {
+        Finding {
+            rule,
+            what: what.into(),
+            note: note.into(),
+        }
+    }
+
+    /// The decision the hook answers with.
+    pub fn decision(&self) -> Decision {
+        Decision {
+            permission: Permission::Deny,
+            rule: self.rule.as_str().to_string(),
+            reason: Some(format!(
+                "FLOOR: {}\nThis is a floor rule — it has no config switch, because a limit an agent can turn off is not a limit. Restate what you need and let the operator decide; do not work around this.\nrule={}",
+                self.what,
+                self.rule.as_str()
+            )),
+            user_note: Some(format!("tlc floor rule {}: {}", self.rule.as_str(), self.note)),
+            follow_up: None,
+            context: None,
+        }
+    }
+}
+
+/// Where the floor stands: the project, the working directory of the command, the home folders.
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub project: PathBuf,
+    pub cwd: PathBuf,
+    pub home: Option<PathBuf>,
+    pub tlc_home: PathBuf,
+    /// The system temp folders (`$TMPDIR`, `/tmp`, `/var/tmp`).
+    pub temp: Vec<PathBuf>,
+    /// The same folders as the filesystem resolves them (symlinks followed).
+    canonical: Zones,
+    surface: Vec<PathBuf>,
+    protected: Vec<PathBuf>,
+    markers: Vec<String>,
+    /// The folders under the home where credentials live.
+    secret_dirs: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Zones {
+    project: Option<PathBuf>,
+    home: Option<PathBuf>,
+    tlc_home: Option<PathBuf>,
+    temp: Vec<PathBuf>,
+}
+
+impl Context {
+    pub fn new(project: PathBuf, cwd: PathBuf, home: Option<PathBuf>, tlc_home: PathBuf, temp: Vec<PathBuf>) -> Context {
+        let canon = |p: &Path| std::fs::canonicalize(p).ok();
+        let canonical = Zones {
+            project: canon(&project),
+            home: home.as_deref().and_then(canon),
+            tlc_home: canon(&tlc_home),
+            temp: temp.iter().filter_map(|t| canon(t)).collect(),
+        };
+        let mut ctx = Context {
+            project: normalize(&project),
+            cwd: normalize(&cwd),
+            home: home.map(|h| normalize(&h)),
+            tlc_home: normalize(&tlc_home),
+            temp: temp.iter().map(|t| normalize(t)).collect(),
+            canonical,
+            surface: Vec::new(),
+            protected: Vec::new(),
+            markers: Vec::new(),
+            secret_dirs: Vec::new(),
+        };
+        if let Some(home) = &ctx.home {
+            ctx.secret_dirs = SECRET_HOME_DIRS.iter().map(|d| home.join(d)).collect();
+        }
+        ctx.surface = ctx.compute_surface();
+        ctx.markers = ctx.compute_markers();
+        let c = &ctx.canonical;
+        ctx.protected = [
+            Some(&ctx.project),
+            c.project.as_ref(),
+            ctx.home.as_ref(),
+            c.home.as_ref(),
+            Some(&ctx.tlc_home),
+            c.tlc_home.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+        ctx
+    }
+
+    /// The system temp folders of this process: `$TMPDIR` (or the platform's), `/tmp`, `/var/tmp`.
+    pub fn system_temp() -> Vec<PathBuf> {
+        let mut out = vec![std::env::temp_dir()];
+        for t in ["/tmp", "/var/tmp"] {
+            let p = PathBuf::from(t);
+            if !out.contains(&p) {
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    fn surface(&self) -> &[PathBuf] {
+        &self.surface
+    }
+
+    fn compute_surface(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for root in [Some(&self.project), self.canonical.project.as_ref()].into_iter().flatten() {
+            let h = root.join(".tlc").join("harness");
+            out.push(h.join("config.toml"));
+            out.push(h.join("state"));
+            out.push(h.join("rules"));
+        }
+        out.push(self.tlc_home.clone());
+        if let Some(t) = &self.canonical.tlc_home {
+            out.push(t.clone());
+        }
+        out
+    }
+
+    /// Text that names the policy surface inside a program an interpreter runs.
+    fn surface_markers(&self) -> &[String] {
+        &self.markers
+    }
+
+    fn compute_markers(&self) -> Vec<String> {
+        let mut out: Vec<String> = [".tlc/harness/config", ".tlc/harness/state", ".tlc/harness/rules", "TLC_HOME"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        out.push(self.tlc_home.display().to_string());
+        if let Some(home) = &self.home {
+            if let Ok(rel) = self.tlc_home.strip_prefix(home) {
+                out.push(format!("~/{}", rel.display()));
+            }
+        }
+        out
+    }
+}
+
+/// What an acting event is about to do.
+#[derive(Debug, Clone)]
+pub enum Act<'a> {
+    Shell(&'a str),
+    /// A tool that reads a file (Read, Cursor's beforeReadFile).
+    Read(&'a str),
+    /// A tool that creates or replaces a file (Write).
+    Write(&'a str),
+    /// A tool that reads and rewrites a file (Edit, MultiEdit, NotebookEdit).
+    Edit(&'a str),
+    /// A tool that deletes a file.
+    Delete(&'a str),
+    /// An MCP tool and its input.
+    Mcp {
+        tool: &'a str,
+        input: Option<&'a Value>,
+    },
+}
+
+/// The floor's verdict on one act: `None` allows it (the rest of the policy then decides).
+pub fn evaluate(ctx: &Context, act: &Act<'_>) -> Option<Finding> {
+    match act {
+        Act::Shell(command) => {
+            let script = match super::shell::parse(command) {
+                Ok(s) => s,
+                Err(e) => {
+                    return Some(Finding::new(
+                        Rule::UnprovableExecution,
+                        format!("this command cannot be split into the commands it runs ({e}), so what it would do cannot be established. Write it so a shell parser can read it: close every quote, heredoc and substitution."),
+                        "a command the shell parser cannot split",
+                    ))
+                }
+            };
+            Floor::new(ctx).script(&script, 0)
+        }
+        Act::Read(path) => Floor::new(ctx).file_read(path),
+        Act::Edit(path) => {
+            let f = Floor::new(ctx);
+            f.file_write(path, "edit").or_else(|| f.file_read(path))
+        }
+        Act::Write(path) => Floor::new(ctx).file_write(path, "write"),
+        Act::Delete(path) => {
+            let f = Floor::new(ctx);
+            f.file_write(path, "delete").or_else(|| f.file_remove(path))
+        }
+        Act::Mcp { tool, input } => Floor::new(ctx).mcp(tool, *input),
+    }
+}
+
+struct Floor<'c> {
+    ctx: &'c Context,
+    /// Paths already resolved through the filesystem during this evaluation.
+    resolved: std::cell::RefCell<std::collections::HashMap<PathBuf, PathBuf>>,
+    /// Whether a path is a symlink, as already asked during this evaluation.
+    links: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
+}
+
+impl<'c> Floor<'c> {
+    fn new(ctx: &'c Context) -> Floor<'c> {
+        Floor {
+            ctx,
+            resolved: Default::default(),
+            links: Default::default(),
+        }
+    }
+}
+
+/// A word's value as far as it can be known before the command runs.
+#[derive(Debug, Clone, PartialEq)]
+enum Target {
+    Path(PathBuf),
+    /// A glob or brace pattern: the folder it is rooted in, and the whole pattern.
+    Pattern(PathBuf, String),
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    /// The path is removed (or moved away).
+    Remove,
+    /// The path's content is replaced if it exists.
+    Overwrite,
+    /// Content is added or the path is created; what exists survives.
+    Preserve,
+    /// Everything under the path matching a filter is removed (`find … -delete`).
+    RemoveUnder,
+}
+
+/// Folders under the home where credentials live (`.ssh` first: its public keys are not secret).
+const SECRET_HOME_DIRS: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".kube",
+    ".docker",
+    ".azure",
+    ".config/gh",
+    ".config/gcloud",
+    ".npmrc",
+    ".pypirc",
+    "Library/Keychains",
+    ".local/share/keyrings",
+];
+
+const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"];
+const INTERPRETERS: &[&str] = &[
+    "python",
+    "python2",
+    "python3",
+    "node",
+    "nodejs",
+    "ruby",
+    "perl",
+    "php",
+    "lua",
+    "deno",
+    "bun",
+    "pwsh",
+    "powershell",
+    "Rscript",
+    "osascript",
+    "awk",
+    "gawk",
+    "mawk",
+    "sqlite3",
+    "tclsh",
+    "jshell",
+    "irb",
+];
+const FETCHERS: &[&str] = &[
+    "curl",
+    "wget",
+    "fetch",
+    "aria2c",
+    "http",
+    "https",
+    "xh",
+    "lwp-request",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+];
+const NETWORK_CLIENTS: &[&str] = &[
+    "curl",
+    "wget",
+    "fetch",
+    "aria2c",
+    "http",
+    "https",
+    "xh",
+    "lwp-request",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
+    "ssh",
+    "ftp",
+    "lynx",
+    "w3m",
+    "links",
+];
+const METADATA_HOSTS: &[&str] = &[
+    "169.254.169.254",
+    "169.254.170.2",
+    "100.100.100.200",
+    "metadata.google.internal",
+    "fd00:ec2::254",
+];
+/// Programs that never put a file's content in front of the agent.
+const NON_READING: &[&str] = &[
+    "rm", "rmdir", "unlink", "shred", "ls", "stat", "test", "[", "[[", "touch", "mkdir", "chmod", "chown", "chgrp", "du", "realpath",
+    "readlink", "basename", "dirname", "echo", "printf", "find", "file", "ln", "wc", "git", "tlc",
+];
+/// Programs proven to only read: they may name the policy surface.
+const SURFACE_READERS: &[&str] = &[
+    "cat",
+    "head",
+    "tail",
+    "less",
+    "more",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ls",
+    "stat",
+    "wc",
+    "diff",
+    "cmp",
+    "file",
+    "jq",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "shasum",
+    "strings",
+    "od",
+    "xxd",
+    "hexdump",
+    "test",
+    "[",
+    "[[",
+    "echo",
+    "printf",
+    "tree",
+    "du",
+    "realpath",
+    "readlink",
+    "basename",
+    "dirname",
+    "cd",
+    "pushd",
+    "bat",
+];
+const GIT_READERS: &[&str] = &[
+    "status",
+    "diff",
+    "log",
+    "show",
+    "ls-files",
+    "cat-file",
+    "blame",
+    "grep",
+    "rev-parse",
+    "ls-tree",
+    "shortlog",
+    "describe",
+];
+
+#[cfg(test)]
+mod tests;

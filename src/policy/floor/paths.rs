@@ -1,0 +1,173 @@
+//! Words to paths: what a word names before the command runs, the zones a path may be in (the
+//! project, the temp folders, the homes), the policy surface, and credentials.
+
+use super::*;
+
+impl Floor<'_> {
+    pub(super) fn resolve(&self, w: &Word) -> Target {
+        let mut text = String::new();
+        let mut pattern = false;
+        for p in &w.pieces {
+            match p {
+                Piece::Lit(s) => {
+                    if s.contains(['*', '?', '[']) || (s.contains('{') && s.contains('}')) {
+                        pattern = true;
+                    }
+                    text.push_str(s);
+                }
+                Piece::Quoted(s) => text.push_str(s),
+                Piece::Tilde(u) if u.is_empty() && text.is_empty() => match &self.ctx.home {
+                    Some(h) => text.push_str(&h.display().to_string()),
+                    None => return Target::Unknown,
+                },
+                Piece::Param(name) if name == "HOME" && text.is_empty() => match &self.ctx.home {
+                    Some(h) => text.push_str(&h.display().to_string()),
+                    None => return Target::Unknown,
+                },
+                Piece::Param(name) if name == "PWD" && text.is_empty() => text.push_str(&self.ctx.cwd.display().to_string()),
+                _ => return Target::Unknown,
+            }
+        }
+        if text.is_empty() {
+            return Target::Unknown;
+        }
+        if pattern {
+            let cut = text.find(['*', '?', '[', '{']).unwrap_or(text.len());
+            let dir = match text[..cut].rfind('/') {
+                Some(0) => "/".to_string(),
+                Some(i) => text[..i].to_string(),
+                None => ".".to_string(),
+            };
+            return Target::Pattern(self.absolute(&dir), self.absolute(&text).display().to_string());
+        }
+        Target::Path(self.absolute(&text))
+    }
+
+    pub(super) fn absolute(&self, text: &str) -> PathBuf {
+        let p = Path::new(text);
+        normalize(&if p.is_absolute() { p.to_path_buf() } else { self.ctx.cwd.join(p) })
+    }
+
+    /// The path with the symlinks of its existing part followed.
+    pub(super) fn canonical(&self, p: &Path) -> PathBuf {
+        if let Some(c) = self.resolved.borrow().get(p) {
+            return c.clone();
+        }
+        let c = self.canonical_uncached(p);
+        self.resolved.borrow_mut().insert(p.to_path_buf(), c.clone());
+        c
+    }
+
+    pub(super) fn canonical_uncached(&self, p: &Path) -> PathBuf {
+        if let Ok(c) = std::fs::canonicalize(p) {
+            return c;
+        }
+        let mut existing = p.to_path_buf();
+        let mut rest = Vec::new();
+        while let Some(parent) = existing.parent().map(Path::to_path_buf) {
+            if let Some(name) = existing.file_name() {
+                rest.push(name.to_os_string());
+            }
+            existing = parent;
+            if let Ok(c) = std::fs::canonicalize(&existing) {
+                let mut out = c;
+                for r in rest.iter().rev() {
+                    out.push(r);
+                }
+                return out;
+            }
+        }
+        p.to_path_buf()
+    }
+
+    /// Both spellings of a path: as written (normalised) and as the filesystem resolves it.
+    pub(super) fn forms(&self, p: &Path) -> [PathBuf; 2] {
+        [p.to_path_buf(), self.canonical(p)]
+    }
+
+    /// The path as written, and as resolved when its last part is a symlink: for the checks that
+    /// look at every argument of a command (a full resolution per word costs a walk per word).
+    pub(super) fn forms_cheap(&self, p: &Path) -> Vec<PathBuf> {
+        let mut out = vec![p.to_path_buf()];
+        let link = self.links.borrow().get(p).copied();
+        let link = link.unwrap_or_else(|| {
+            let l = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+            self.links.borrow_mut().insert(p.to_path_buf(), l);
+            l
+        });
+        if link {
+            out.push(self.canonical(p));
+        }
+        out
+    }
+
+    /// Inside the project, or inside a temp folder but not inside a home folder: a home that lives
+    /// under the temp folder (a CI runner's, a container's, a test's) keeps its files.
+    pub(super) fn in_zone(&self, p: &Path) -> bool {
+        let c = &self.ctx.canonical;
+        let strictly_under = |z: &PathBuf| p != z && under(p, z);
+        if [Some(&self.ctx.project), c.project.as_ref()]
+            .into_iter()
+            .flatten()
+            .any(strictly_under)
+        {
+            return true;
+        }
+        let homes = [
+            self.ctx.home.as_ref(),
+            c.home.as_ref(),
+            Some(&self.ctx.tlc_home),
+            c.tlc_home.as_ref(),
+        ];
+        let in_home = homes.into_iter().flatten().any(|h| under(p, h));
+        !in_home && self.ctx.temp.iter().chain(c.temp.iter()).any(strictly_under)
+    }
+
+    /// The folders whose removal is never inside the project: the project itself, the homes.
+    pub(super) fn protected(&self) -> Vec<&PathBuf> {
+        self.ctx.protected.iter().collect()
+    }
+
+    pub(super) fn on_surface(&self, p: &Path) -> bool {
+        self.ctx.surface().iter().any(|s| under(p, s))
+    }
+
+    /// Whether the path is a folder that holds the policy surface (but not the project or above).
+    pub(super) fn holds_surface(&self, p: &Path) -> bool {
+        !self.protected().iter().any(|r| r.starts_with(p)) && self.ctx.surface().iter().any(|s| s.starts_with(p) && s != p)
+    }
+
+    pub(super) fn is_secret(&self, p: &Path) -> Option<String> {
+        let name = p.file_name()?.to_string_lossy().to_string();
+        let templates = [".example", ".sample", ".template", ".dist", ".defaults"];
+        if (name == ".env" || name.starts_with(".env.")) && !templates.iter().any(|t| name.ends_with(t)) {
+            return Some(format!("{} holds environment secrets", p.display()));
+        }
+        if [
+            ".git-credentials",
+            ".netrc",
+            ".pgpass",
+            "id_rsa",
+            "id_dsa",
+            "id_ecdsa",
+            "id_ed25519",
+            ".vault-token",
+        ]
+        .contains(&name.as_str())
+            || [".pem", ".p12", ".pfx", ".keychain", ".keychain-db"]
+                .iter()
+                .any(|s| name.ends_with(s))
+        {
+            return Some(format!("{} holds credentials", p.display()));
+        }
+        let ssh = self.ctx.secret_dirs.first();
+        for d in &self.ctx.secret_dirs {
+            if under(p, d) && !(Some(d) == ssh && (name.ends_with(".pub") || name == "known_hosts")) {
+                return Some(format!("{} is under {}, where credentials live", p.display(), d.display()));
+            }
+        }
+        None
+    }
+
+    // ---- tool events ----
+}

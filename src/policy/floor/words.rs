@@ -1,0 +1,149 @@
+//! Small helpers over words, patterns and paths.
+
+use super::*;
+
+pub(super) fn dot() -> Word {
+    Word {
+        pieces: vec![Piece::Lit(".".into())],
+    }
+}
+
+/// The word without its first `n` characters (`of=/dev/sda` → `/dev/sda`).
+pub(super) fn strip_word_prefix(w: &Word, mut n: usize) -> Word {
+    let mut out = Word::default();
+    for p in &w.pieces {
+        match p {
+            Piece::Lit(s) | Piece::Quoted(s) if n > 0 => {
+                let cut = s.char_indices().nth(n).map_or(s.len(), |(i, _)| i);
+                n -= s[..cut].chars().count();
+                let rest = s[cut..].to_string();
+                if !rest.is_empty() {
+                    out.pieces.push(if matches!(p, Piece::Lit(_)) {
+                        Piece::Lit(rest)
+                    } else {
+                        Piece::Quoted(rest)
+                    });
+                }
+            }
+            other => out.pieces.push(other.clone()),
+        }
+    }
+    out
+}
+
+pub(super) fn target_dir<'w>(texts: &[String], args: &[&'w Word]) -> Option<&'w Word> {
+    for (k, t) in texts.iter().enumerate() {
+        if t == "-t" || t == "--target-directory" {
+            return args.get(k + 1).copied();
+        }
+    }
+    None
+}
+
+pub(super) fn find_roots<'w>(inv: &Invocation<'w>) -> Vec<&'w Word> {
+    let mut roots = Vec::new();
+    for w in &inv.args {
+        let t = w.text();
+        if t.starts_with('-') || t == "(" || t == "!" || t == "," {
+            if matches!(t.as_str(), "-H" | "-L" | "-P") {
+                continue;
+            }
+            break;
+        }
+        roots.push(*w);
+    }
+    roots
+}
+
+pub(super) fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// `*`, `?` and `[…]` (any one character) and `{a,b}` alternatives.
+pub fn shell_glob_match(pattern: &str, text: &str) -> bool {
+    if let (Some(open), Some(close)) = (pattern.find('{'), pattern.find('}')) {
+        if open < close {
+            let (head, tail) = (&pattern[..open], &pattern[close + 1..]);
+            return pattern[open + 1..close]
+                .split(',')
+                .take(64)
+                .any(|alt| shell_glob_match(&format!("{head}{alt}{tail}"), text));
+        }
+    }
+    let mut simple = String::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c == '[' {
+            for d in chars.by_ref() {
+                if d == ']' {
+                    break;
+                }
+            }
+            simple.push('?');
+        } else {
+            simple.push(c);
+        }
+    }
+    glob(simple.as_bytes(), text.as_bytes())
+}
+
+pub(super) fn glob(p: &[u8], t: &[u8]) -> bool {
+    let (mut pi, mut ti, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
+    while ti < t.len() {
+        if pi < p.len() && p[pi] == b'*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if pi < p.len() && (p[pi] == b'?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == b'*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+/// `p` is `dir` or inside it. Both are normalised, so comparing bytes at a `/` boundary is the
+/// same as comparing components, and much cheaper on the hook's path.
+pub(super) fn under(p: &Path, dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (p, d) = (p.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
+    let d = if d.len() > 1 && d.ends_with(b"/") { &d[..d.len() - 1] } else { d };
+    p.starts_with(d) && (p.len() == d.len() || d == b"/" || p[d.len()] == b'/')
+}
+
+/// A path with `.` and `..` resolved without touching the filesystem.
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+                if out.as_os_str().is_empty() && p.is_absolute() {
+                    out.push("/");
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(if p.is_absolute() { "/" } else { "." });
+    }
+    out
+}
+
+/// The program a shell command word names (for reports).
+pub fn program_of(w: &Word) -> Option<String> {
+    program_name(w)
+}
