@@ -456,19 +456,16 @@ fn result_of(calls: &[HookCall], results: &BTreeMap<String, (bool, String)>, com
 }
 
 /// A policy edit by the agent's shell is refused by the floor (`policy-surface-write`) and never
-/// made; an edit the floor cannot see (a script in the repository does it) is caught by policy
-/// integrity, which denies the agent's next acting command — and that command does not run.
+/// made; an edit the floor cannot see (interpreter code that assembles the path at run time) is
+/// caught by policy integrity, which denies the agent's next acting command — and that command
+/// does not run. (A script file in the repository that edits the policy is read, and refused, by
+/// the floor since issue 29.)
 #[test]
 fn a_policy_edit_is_denied_and_the_command_does_not_run() {
     let s = Scratch::new();
     let edit = "printf '\\n# appended by the agent\\n' >> .tlc/harness/config.toml";
-    let script = "sh tools/note-policy.sh";
-    std::fs::create_dir_all(s.repo.join("tools")).unwrap();
-    std::fs::write(
-        s.repo.join("tools/note-policy.sh"),
-        "printf '\\n# appended by a script\\n' >> .tlc/harness/config.toml\n",
-    )
-    .unwrap();
+    let script =
+        "python3 -c \"import os; open(os.path.join('.t' + 'lc', 'harness', 'config.toml'), 'a').write('\\n# appended by a script\\n')\"";
     let api = ScriptedApi::start(vec![conversation(
         "E2E-POLICY-TASK",
         vec![

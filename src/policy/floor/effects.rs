@@ -5,7 +5,7 @@ use super::*;
 impl Floor<'_> {
     /// For an overwrite of `p`: the paths actually replaced (a file in `p` when it is a folder).
     pub(super) fn overwritten(&self, p: &Path, inv: &Invocation<'_>) -> Vec<PathBuf> {
-        if !p.is_dir() || !matches!(inv.program.as_deref(), Some("cp" | "mv" | "install" | "ln" | "rsync")) {
+        if !self.ctx.world.is_dir(p) || !matches!(inv.program.as_deref(), Some("cp" | "mv" | "install" | "ln" | "rsync")) {
             return vec![p.to_path_buf()];
         }
         let operands: Vec<&Word> = inv.args.iter().copied().filter(|w| !w.text().starts_with('-')).collect();
@@ -197,7 +197,18 @@ impl Floor<'_> {
                 }
             }
             "find" => {
-                let deletes = texts.iter().any(|a| a == "-delete");
+                // `-delete` is find's own action only outside an `-exec … ;` (where it is an
+                // argument of the command run).
+                let mut in_exec = false;
+                let mut deletes = false;
+                for a in &texts {
+                    match a.as_str() {
+                        "-exec" | "-execdir" | "-ok" | "-okdir" => in_exec = true,
+                        ";" | "+" if in_exec => in_exec = false,
+                        "-delete" if !in_exec => deletes = true,
+                        _ => {}
+                    }
+                }
                 let exec_destroys = texts.windows(2).any(|p| {
                     matches!(p[0].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
                         && matches!(
@@ -215,7 +226,11 @@ impl Floor<'_> {
             }
             "git" => {
                 let (sub, rest) = git_subcommand(&texts).unwrap_or(("", &[]));
+                let dry_run = rest
+                    .iter()
+                    .any(|a| a == "--dry-run" || (a.starts_with('-') && !a.starts_with("--") && a.contains('n')));
                 if sub == "clean"
+                    && !dry_run
                     && rest
                         .iter()
                         .any(|a| a.starts_with('-') && !a.starts_with("--") && (a.contains('d') || a.contains('x') || a.contains('X')))

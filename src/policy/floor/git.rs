@@ -1,4 +1,4 @@
-//! What the floor reads of a repository's `.git` (never by running git).
+//! What the floor reads of a repository's `.git` (never by running git), through its [`World`].
 
 use super::*;
 
@@ -6,27 +6,27 @@ impl Floor<'_> {
     /// Whether the current branch's commit is also a remote-tracking ref's (read from `.git`,
     /// never by running git) and `target` names a different commit.
     pub(super) fn head_is_pushed(&self, target: &str) -> bool {
-        let Some(git) = git_dir(&self.ctx.cwd) else { return false };
-        let common = crate::fsread::read_text_or_none(&git.join("commondir"), crate::fsread::GIT_POINTER_CAP)
+        let w = &*self.ctx.world;
+        let Some(git) = git_dir(w, &self.ctx.cwd) else { return false };
+        let common = w
+            .read_text(&git.join("commondir"), crate::fsread::GIT_POINTER_CAP)
             .map(|c| normalize(&git.join(c.trim())))
             .unwrap_or_else(|| git.clone());
-        let Some(head) = crate::fsread::read_text_or_none(&git.join("HEAD"), crate::fsread::GIT_POINTER_CAP) else {
+        let Some(head) = w.read_text(&git.join("HEAD"), crate::fsread::GIT_POINTER_CAP) else {
             return false;
         };
         let Some(branch) = head.trim().strip_prefix("ref: refs/heads/") else {
             return false;
         };
-        let Some(sha) = read_ref(&common, &format!("refs/heads/{branch}")) else {
+        let Some(sha) = read_ref(w, &common, &format!("refs/heads/{branch}")) else {
             return false;
         };
         if sha.starts_with(target) && target.len() >= 7 {
             return false;
         }
         let remotes = common.join("refs").join("remotes");
-        let mut names: Vec<String> = std::fs::read_dir(&remotes)
-            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().to_string()).collect())
-            .unwrap_or_default();
-        if let Some(packed) = crate::fsread::read_text_or_none(&common.join("packed-refs"), crate::fsread::PACKED_REFS_CAP) {
+        let mut names: Vec<String> = w.names_in(&remotes);
+        if let Some(packed) = w.read_text(&common.join("packed-refs"), crate::fsread::PACKED_REFS_CAP) {
             for line in packed.lines() {
                 if let Some(r) = line.split_whitespace().nth(1).and_then(|r| r.strip_prefix("refs/remotes/")) {
                     if let Some((remote, _)) = r.split_once('/') {
@@ -39,7 +39,7 @@ impl Floor<'_> {
         names.dedup();
         names
             .iter()
-            .any(|remote| read_ref(&common, &format!("refs/remotes/{remote}/{branch}")).is_some_and(|r| r == sha))
+            .any(|remote| read_ref(w, &common, &format!("refs/remotes/{remote}/{branch}")).is_some_and(|r| r == sha))
     }
 }
 
@@ -72,14 +72,14 @@ pub(super) fn resets_to_remote(target: &str) -> bool {
         || target.starts_with("refs/remotes/")
 }
 
-pub(super) fn git_dir(start: &Path) -> Option<PathBuf> {
+pub(super) fn git_dir(w: &dyn World, start: &Path) -> Option<PathBuf> {
     let mut dir = Some(start);
     while let Some(d) = dir {
         let g = d.join(".git");
-        if g.is_dir() {
+        if w.is_dir(&g) {
             return Some(g);
         }
-        if let Some(text) = crate::fsread::read_text_or_none(&g, crate::fsread::GIT_POINTER_CAP) {
+        if let Some(text) = w.read_text(&g, crate::fsread::GIT_POINTER_CAP) {
             let p = text.trim().strip_prefix("gitdir:")?.trim().to_string();
             return Some(normalize(&d.join(p)));
         }
@@ -88,11 +88,11 @@ pub(super) fn git_dir(start: &Path) -> Option<PathBuf> {
     None
 }
 
-pub(super) fn read_ref(git: &Path, name: &str) -> Option<String> {
-    if let Some(s) = crate::fsread::read_text_or_none(&git.join(name), crate::fsread::GIT_POINTER_CAP) {
+pub(super) fn read_ref(w: &dyn World, git: &Path, name: &str) -> Option<String> {
+    if let Some(s) = w.read_text(&git.join(name), crate::fsread::GIT_POINTER_CAP) {
         return Some(s.trim().to_string());
     }
-    let packed = crate::fsread::read_text_or_none(&git.join("packed-refs"), crate::fsread::PACKED_REFS_CAP)?;
+    let packed = w.read_text(&git.join("packed-refs"), crate::fsread::PACKED_REFS_CAP)?;
     packed.lines().find_map(|l| {
         let (sha, r) = l.split_once(' ')?;
         (r.trim() == name).then(|| sha.to_string())

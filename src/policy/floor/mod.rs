@@ -15,15 +15,18 @@ use std::path::{Component, Path, PathBuf};
 mod effects;
 mod exec;
 mod git;
+mod interp;
 mod paths;
 mod rules;
 mod tools;
 mod words;
+pub mod world;
 
 use git::*;
 use rules::*;
 use words::*;
 pub use words::{normalize, program_of, shell_glob_match};
+pub use world::{Disk, Virtual, World};
 
 /// The floor's rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -117,6 +120,11 @@ pub struct Context {
     markers: Vec<String>,
     /// The folders under the home where credentials live.
     secret_dirs: Vec<PathBuf>,
+    /// What the floor may know of the machine.
+    world: std::sync::Arc<dyn World>,
+    /// `$TMPDIR` as the hook's own environment has it (`$HOME` is [`Context::home`], `$PWD` the
+    /// folder the command runs in).
+    pub tmpdir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -129,7 +137,19 @@ struct Zones {
 
 impl Context {
     pub fn new(project: PathBuf, cwd: PathBuf, home: Option<PathBuf>, tlc_home: PathBuf, temp: Vec<PathBuf>) -> Context {
-        let canon = |p: &Path| std::fs::canonicalize(p).ok();
+        Context::in_world(std::sync::Arc::new(Disk), project, cwd, home, tlc_home, temp)
+    }
+
+    /// [`Context::new`] over another world than the disk (the tables of the floor's tests).
+    pub fn in_world(
+        world: std::sync::Arc<dyn World>,
+        project: PathBuf,
+        cwd: PathBuf,
+        home: Option<PathBuf>,
+        tlc_home: PathBuf,
+        temp: Vec<PathBuf>,
+    ) -> Context {
+        let canon = |p: &Path| world.canonicalize(p);
         let canonical = Zones {
             project: canon(&project),
             home: home.as_deref().and_then(canon),
@@ -147,6 +167,10 @@ impl Context {
             protected: Vec::new(),
             markers: Vec::new(),
             secret_dirs: Vec::new(),
+            world: world.clone(),
+            tmpdir: std::env::var_os("TMPDIR")
+                .filter(|t| !t.is_empty())
+                .map(|t| normalize(Path::new(&t))),
         };
         if let Some(home) = &ctx.home {
             ctx.secret_dirs = SECRET_HOME_DIRS.iter().map(|d| home.join(d)).collect();
@@ -239,6 +263,30 @@ pub enum Act<'a> {
     },
 }
 
+/// The subcommand of `tlc <words…>` when it changes tlc's policy, state, wiring or record
+/// (`pause`, `mode focus`, `gate test-command`, …): the operator's, never an agent's.
+pub(super) fn mutating_subcommand(words: &[String]) -> Option<String> {
+    let sub = words.first()?.as_str();
+    let second = words.get(1).map(String::as_str);
+    let mutating = match sub {
+        "pause" | "resume" | "init" | "install" | "uninstall" | "hook" => true,
+        "mode" => second.is_some(),
+        "policy" => second == Some("accept"),
+        "gate" => matches!(second, Some("test-command" | "lint-command")),
+        "stable" => matches!(second, Some("add" | "remove" | "update")),
+        "agent" => matches!(second, Some("install" | "upgrade" | "uninstall" | "prune" | "stable")),
+        "obs" => matches!(second, Some("prune" | "import")),
+        "db" => second == Some("migrate"),
+        "prices" => second == Some("refresh"),
+        "lessons" => matches!(
+            second,
+            Some("add" | "remove" | "rm" | "pin" | "unpin" | "promote" | "edit" | "garden" | "prune" | "import")
+        ),
+        _ => false,
+    };
+    mutating.then(|| words.iter().take(2).cloned().collect::<Vec<_>>().join(" "))
+}
+
 /// The floor's verdict on one act: `None` allows it (the rest of the policy then decides).
 pub fn evaluate(ctx: &Context, act: &Act<'_>) -> Option<Finding> {
     match act {
@@ -275,11 +323,27 @@ struct Floor<'c> {
     resolved: std::cell::RefCell<std::collections::HashMap<PathBuf, PathBuf>>,
     /// Whether a path is a symlink, as already asked during this evaluation.
     links: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
+    /// Every folder a command of the line may run in by now: the hook's own, then each one a
+    /// `cd`, `pushd` or `builtin cd` before it may have moved to (`None`: one only known at run
+    /// time). A command must pass in all of them: which `&&`, `||`, subshell or `popd` undid a
+    /// `cd` is not tracked, so the set only grows (see [`MAX_CWDS`]).
+    cwds: std::cell::RefCell<Vec<Option<PathBuf>>>,
+    /// The folder of the command being checked (one of `cwds`; `env -C` names its own).
+    cwd: std::cell::RefCell<Option<PathBuf>>,
+    /// Files an earlier command of the line writes: their text when the writer's output is
+    /// literal (`echo 'tlc pause' > x.sh`), `None` when it is not; a later `sh x.sh` reads it here.
+    written: std::cell::RefCell<std::collections::BTreeMap<PathBuf, Option<String>>>,
 }
+
+/// The most folders a line's `cd`s are followed into; past it, a folder only known at run time.
+const MAX_CWDS: usize = 16;
 
 impl<'c> Floor<'c> {
     fn new(ctx: &'c Context) -> Floor<'c> {
         Floor {
+            cwds: std::cell::RefCell::new(vec![Some(ctx.cwd.clone())]),
+            cwd: std::cell::RefCell::new(Some(ctx.cwd.clone())),
+            written: Default::default(),
             ctx,
             resolved: Default::default(),
             links: Default::default(),
@@ -324,7 +388,7 @@ const SECRET_HOME_DIRS: &[&str] = &[
     ".local/share/keyrings",
 ];
 
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox"];
+const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
 const INTERPRETERS: &[&str] = &[
     "python",
     "python2",

@@ -16,19 +16,38 @@ impl Floor<'_> {
                     text.push_str(s);
                 }
                 Piece::Quoted(s) => text.push_str(s),
-                Piece::Tilde(u) if u.is_empty() && text.is_empty() => match &self.ctx.home {
-                    Some(h) => text.push_str(&h.display().to_string()),
-                    None => return Target::Unknown,
-                },
-                Piece::Param(name) if name == "HOME" && text.is_empty() => match &self.ctx.home {
-                    Some(h) => text.push_str(&h.display().to_string()),
-                    None => return Target::Unknown,
-                },
-                Piece::Param(name) if name == "PWD" && text.is_empty() => text.push_str(&self.ctx.cwd.display().to_string()),
+                Piece::Tilde(u) if text.is_empty() => {
+                    let home = if u.is_empty() {
+                        self.ctx.home.clone()
+                    } else {
+                        self.ctx.world.user_home(u)
+                    };
+                    match home {
+                        Some(h) => text.push_str(&h.display().to_string()),
+                        None => return Target::Unknown,
+                    }
+                }
+                Piece::Param(name) if text.is_empty() => {
+                    let name = name.trim_start_matches("${").trim_end_matches('}');
+                    let value = match name {
+                        "HOME" => self.ctx.home.clone(),
+                        "PWD" => self.cwd.borrow().clone(),
+                        "TMPDIR" => self.ctx.tmpdir.clone(),
+                        _ => None,
+                    };
+                    match value {
+                        Some(v) => text.push_str(&v.display().to_string()),
+                        None => return Target::Unknown,
+                    }
+                }
                 _ => return Target::Unknown,
             }
         }
         if text.is_empty() {
+            return Target::Unknown;
+        }
+        // A relative path under a folder only known at run time (`cd "$X" && rm -rf build`).
+        if !text.starts_with('/') && self.cwd.borrow().is_none() {
             return Target::Unknown;
         }
         if pattern {
@@ -43,9 +62,15 @@ impl Floor<'_> {
         Target::Path(self.absolute(&text))
     }
 
+    /// `text` as an absolute path: relative to the folder the command runs in (the hook's own
+    /// when that folder is only known at run time: [`Floor::resolve`] says `Unknown` first).
     pub(super) fn absolute(&self, text: &str) -> PathBuf {
         let p = Path::new(text);
-        normalize(&if p.is_absolute() { p.to_path_buf() } else { self.ctx.cwd.join(p) })
+        if p.is_absolute() {
+            return normalize(p);
+        }
+        let base = self.cwd.borrow().clone().unwrap_or_else(|| self.ctx.cwd.clone());
+        normalize(&base.join(p))
     }
 
     /// The path with the symlinks of its existing part followed.
@@ -59,7 +84,7 @@ impl Floor<'_> {
     }
 
     pub(super) fn canonical_uncached(&self, p: &Path) -> PathBuf {
-        if let Ok(c) = std::fs::canonicalize(p) {
+        if let Some(c) = self.ctx.world.canonicalize(p) {
             return c;
         }
         let mut existing = p.to_path_buf();
@@ -69,7 +94,7 @@ impl Floor<'_> {
                 rest.push(name.to_os_string());
             }
             existing = parent;
-            if let Ok(c) = std::fs::canonicalize(&existing) {
+            if let Some(c) = self.ctx.world.canonicalize(&existing) {
                 let mut out = c;
                 for r in rest.iter().rev() {
                     out.push(r);
@@ -91,7 +116,7 @@ impl Floor<'_> {
         let mut out = vec![p.to_path_buf()];
         let link = self.links.borrow().get(p).copied();
         let link = link.unwrap_or_else(|| {
-            let l = std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+            let l = self.ctx.world.is_symlink(p);
             self.links.borrow_mut().insert(p.to_path_buf(), l);
             l
         });

@@ -116,14 +116,8 @@ impl Floor<'_> {
         if is_harmless_device(&text) || dev.starts_with("shm/") {
             return false;
         }
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::FileTypeExt;
-            if let Ok(m) = std::fs::metadata(p) {
-                if m.file_type().is_block_device() {
-                    return true;
-                }
-            }
+        if self.ctx.world.is_block_device(p) {
+            return true;
         }
         let block = [
             "sd", "hd", "vd", "xvd", "nvme", "mmcblk", "disk", "rdisk", "loop", "md", "dm-", "sr", "nbd", "zd",
@@ -142,10 +136,15 @@ impl Floor<'_> {
         let deny = |what: &str, note: &str| Some(Finding::new(Rule::HistoryRewrite, what.to_string(), note.to_string()));
         match sub {
             "push" => {
-                let forced = rest
+                // With a lease anywhere on the line git keeps it, `--force` or not.
+                let leased = rest
                     .iter()
-                    .any(|a| a == "--force" || a == "--mirror" || (a.starts_with('-') && !a.starts_with("--") && a.contains('f')))
-                    || rest.iter().any(|a| a.starts_with('+') && a.len() > 1);
+                    .any(|a| a.starts_with("--force-with-lease") || a.starts_with("--force-if-includes"));
+                let forced = !leased
+                    && (rest
+                        .iter()
+                        .any(|a| a == "--force" || a == "--mirror" || (a.starts_with('-') && !a.starts_with("--") && a.contains('f')))
+                        || rest.iter().any(|a| a.starts_with('+') && a.len() > 1));
                 if forced {
                     return deny(
                         "`git push --force` discards remote commits that are not in your history. Use --force-with-lease, which refuses when the remote moved.",
@@ -294,21 +293,7 @@ impl Floor<'_> {
         } else {
             &words
         };
-        let sub = words.first()?.as_str();
-        let second = words.get(1).map(String::as_str);
-        let mutating = match sub {
-            "pause" | "resume" | "init" | "install" | "uninstall" | "hook" => true,
-            "mode" => second.is_some(),
-            "policy" => second == Some("accept"),
-            "gate" => matches!(second, Some("test-command" | "lint-command")),
-            "stable" => matches!(second, Some("add" | "remove" | "update")),
-            "agent" => matches!(second, Some("install" | "upgrade" | "uninstall" | "prune" | "stable")),
-            "obs" => matches!(second, Some("prune" | "import")),
-            "db" => second == Some("migrate"),
-            "prices" => second == Some("refresh"),
-            _ => false,
-        };
-        mutating.then(|| words.iter().take(2).cloned().collect::<Vec<_>>().join(" "))
+        mutating_subcommand(words)
     }
 
     pub(super) fn filter_may_match_surface(&self, inv: &Invocation<'_>) -> bool {
@@ -428,6 +413,16 @@ impl Floor<'_> {
                 return Some(f);
             }
         }
+        // Destruction as another user is never the project's: refused whatever the path.
+        if let Some(as_other) = inv.via.iter().find(|v| matches!(**v, "sudo" | "doas" | "pkexec" | "runuser")) {
+            if self.effects(cmd, inv).iter().any(|(_, e)| *e != Effect::Preserve) {
+                return Some(Finding::new(
+                    Rule::UnprovableDestruction,
+                    format!("`{as_other} {program}` would remove or overwrite files as another user, past the permissions this session has; that is never the project's work. Ask the operator to run it."),
+                    format!("{as_other} {program}"),
+                ));
+            }
+        }
         None
     }
 
@@ -471,7 +466,7 @@ impl Floor<'_> {
                     _ => vec![p.clone()],
                 };
                 for t in targets {
-                    if effect == Effect::Overwrite && std::fs::symlink_metadata(&t).is_err() {
+                    if effect == Effect::Overwrite && !self.ctx.world.exists(&t) {
                         continue;
                     }
                     if t.starts_with("/dev/") {
@@ -491,10 +486,17 @@ impl Floor<'_> {
                             } else {
                                 t.display().to_string()
                             };
-                            let tail = if protected { ", or holds the project or a home folder" } else { "" };
+                            let temp_itself = self.ctx.temp.iter().chain(self.ctx.canonical.temp.iter()).any(|z| *z == form);
+                            let where_ = if temp_itself {
+                                "which is a temp folder itself (what is inside it may go, the folder may not)".to_string()
+                            } else if protected {
+                                "which is the project, a home folder, or a folder holding one".to_string()
+                            } else {
+                                "which is outside the project and outside the temp folder".to_string()
+                            };
                             return Some(Finding::new(
                                 Rule::OutsideProjectDestruction,
-                                format!("{verb} {action} {place}, which is outside the project and outside the temp folder{tail}."),
+                                format!("{verb} {action} {place}, {where_}."),
                                 format!("{verb} outside the project"),
                             ));
                         }

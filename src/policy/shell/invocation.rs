@@ -20,6 +20,11 @@ pub struct Invocation<'a> {
     pub split_string: Option<&'a Word>,
     /// `command -v` and the like: the program is looked up, not run.
     pub lookup_only: bool,
+    /// `env -C DIR`, `env --chdir=DIR`, `sudo -D DIR`: the folder the program runs in, as a word
+    /// and the number of leading characters that are the option (`-C/tmp` → 2).
+    pub chdir: Option<(&'a Word, usize)>,
+    /// `flock … -c 'CMD'`: a command line the wrapper runs through `sh -c`.
+    pub command_text: Option<&'a Word>,
 }
 
 /// The file name of a program word (`/usr/bin/env` → `env`).
@@ -179,18 +184,128 @@ const WRAPPERS: &[(&str, Opts)] = &[
     (
         "xargs",
         Opts {
-            short_value: "adEeIiLlnPs",
+            // GNU's `-i`, `-e` and `-l` (and `--replace`, `--eof`, `--max-lines`) take their value
+            // only attached: the next word is the program.
+            short_value: "adEILnPsJR",
             long_value: &[
                 "--arg-file",
                 "--delimiter",
-                "--eof",
-                "--replace",
-                "--max-lines",
                 "--max-args",
                 "--max-procs",
                 "--max-chars",
                 "--process-slot-var",
             ],
+            no_program: &[],
+        },
+    ),
+    // A multi-call binary: the next word is the applet (`busybox rm -rf /x` runs `rm`).
+    (
+        "busybox",
+        Opts {
+            short_value: "",
+            long_value: &[],
+            no_program: &["--list", "--help"],
+        },
+    ),
+    (
+        "toybox",
+        Opts {
+            short_value: "",
+            long_value: &[],
+            no_program: &["--help"],
+        },
+    ),
+    (
+        "chronic",
+        Opts {
+            short_value: "",
+            long_value: &[],
+            no_program: &[],
+        },
+    ),
+    (
+        "unbuffer",
+        Opts {
+            short_value: "",
+            long_value: &[],
+            no_program: &[],
+        },
+    ),
+    (
+        "strace",
+        Opts {
+            short_value: "abeEIoOpPsSuUX",
+            long_value: &["--output", "--trace", "--signal", "--attach", "--user", "--string-limit"],
+            no_program: &["-p", "--attach"],
+        },
+    ),
+    (
+        "ltrace",
+        Opts {
+            short_value: "aeEnoOpsSu",
+            long_value: &["--output"],
+            no_program: &["-p"],
+        },
+    ),
+    (
+        "pkexec",
+        Opts {
+            short_value: "",
+            long_value: &["--user"],
+            no_program: &[],
+        },
+    ),
+    (
+        "runuser",
+        Opts {
+            short_value: "ugGw",
+            long_value: &["--user", "--group", "--supp-group", "--whitelist-environment"],
+            no_program: &[],
+        },
+    ),
+    (
+        "systemd-run",
+        Opts {
+            short_value: "pMuHE",
+            long_value: &[
+                "--unit",
+                "--property",
+                "--description",
+                "--slice",
+                "--setenv",
+                "--working-directory",
+                "--on-active",
+                "--on-boot",
+                "--on-startup",
+                "--on-unit-active",
+                "--on-unit-inactive",
+                "--on-calendar",
+                "--timer-property",
+                "--uid",
+                "--gid",
+                "--nice",
+                "--machine",
+                "--host",
+                "--service-type",
+            ],
+            no_program: &[],
+        },
+    ),
+    // `screen -dmS name cmd args`: a detached session running the command.
+    (
+        "screen",
+        Opts {
+            short_value: "SceEhpT",
+            long_value: &[],
+            no_program: &["-r", "-R", "-x", "-X", "-ls", "-list", "-wipe"],
+        },
+    ),
+    // `flock [opts] FILE cmd args` (the `-c` text form is read as a command line).
+    (
+        "flock",
+        Opts {
+            short_value: "wEc",
+            long_value: &["--timeout", "--conflict-exit-code", "--command"],
             no_program: &[],
         },
     ),
@@ -216,7 +331,7 @@ pub fn invocation(cmd: &Command) -> Invocation<'_> {
             inv.args_from_stdin = true;
         }
         let mut i = 1;
-        let mut positional_skip = usize::from(*wrapper == "timeout");
+        let mut positional_skip = usize::from(matches!(*wrapper, "timeout" | "flock"));
         while let Some(w) = words.get(i) {
             let Some(text) = w.literal() else { break };
             if text == "--" {
@@ -242,6 +357,16 @@ pub fn invocation(cmd: &Command) -> Invocation<'_> {
                 if *wrapper == "env" && name == "--split-string" {
                     inv.split_string = if long.contains('=') { Some(w) } else { words.get(i + 1).copied() };
                 }
+                if *wrapper == "flock" && name == "--command" {
+                    inv.command_text = if long.contains('=') { None } else { words.get(i + 1).copied() };
+                }
+                if matches!(*wrapper, "env" | "sudo") && name == "--chdir" {
+                    inv.chdir = if long.contains('=') {
+                        Some((w, name.len() + 1))
+                    } else {
+                        words.get(i + 1).copied().map(|v| (v, 0))
+                    };
+                }
                 i += if opts.long_value.contains(&name.as_str()) && !long.contains('=') {
                     2
                 } else {
@@ -254,6 +379,16 @@ pub fn invocation(cmd: &Command) -> Invocation<'_> {
                 let mut takes_next = false;
                 for (k, c) in letters.char_indices() {
                     if opts.short_value.contains(c) {
+                        if *wrapper == "flock" && c == 'c' {
+                            inv.command_text = if k + 1 < letters.len() { None } else { words.get(i + 1).copied() };
+                        }
+                        if (*wrapper == "env" && c == 'C') || (*wrapper == "sudo" && c == 'D') {
+                            inv.chdir = if k + 1 < letters.len() {
+                                Some((w, k + 2))
+                            } else {
+                                words.get(i + 1).copied().map(|v| (v, 0))
+                            };
+                        }
                         if *wrapper == "env" && c == 'S' {
                             inv.split_string = if k + 1 < letters.len() {
                                 Some(w)
@@ -274,6 +409,10 @@ pub fn invocation(cmd: &Command) -> Invocation<'_> {
                 continue;
             }
             break;
+        }
+        if inv.command_text.is_some() {
+            inv.program = None;
+            return inv;
         }
         if inv.split_string.is_some() {
             inv.program = None;

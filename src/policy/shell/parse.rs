@@ -27,6 +27,21 @@ pub struct Command {
     /// Commands of the same script whose output reaches this one's input through a pipe (earlier
     /// pipeline stages, including those around an enclosing compound command).
     pub upstream: Vec<usize>,
+    /// `&&` or `||` after the pipeline this command ends (`None` after `;`, `&`, a newline, or
+    /// when it does not end one).
+    pub connector: Connector,
+    /// With a connector: the index of the first command after the whole `&&`/`||` list, where
+    /// what the connector made conditional stops being so.
+    pub list_end: usize,
+}
+
+/// What joins a pipeline to the next one of its list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Connector {
+    #[default]
+    None,
+    And,
+    Or,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -984,10 +999,19 @@ impl<'a> Parser<'a> {
 
     fn and_or(&mut self, script: &mut Script, upstream: &[usize]) -> Result<(), ParseError> {
         self.pipeline(script, upstream)?;
-        while matches!(self.peek()?, Tok::Op("&&") | Tok::Op("||")) {
+        let mut joined = Vec::new();
+        while let Tok::Op(op @ ("&&" | "||")) = self.peek()?.clone() {
+            if let Some(last) = script.commands.len().checked_sub(1) {
+                script.commands[last].connector = if op == "&&" { Connector::And } else { Connector::Or };
+                joined.push(last);
+            }
             self.next()?;
             self.skip_newlines()?;
             self.pipeline(script, upstream)?;
+        }
+        let end = script.commands.len();
+        for k in joined {
+            script.commands[k].list_end = end;
         }
         Ok(())
     }
