@@ -137,6 +137,7 @@ fn operator_only(cmd: &Command) -> Option<(String, mutating::Needs)> {
         Command::Policy(a) if a.command.is_some() => ("`tlc policy accept`", Terminal),
         Command::Gate(gate::GateCommand::TestCommand(_)) => ("`tlc gate test-command`", Terminal),
         Command::Gate(gate::GateCommand::LintCommand(_)) => ("`tlc gate lint-command`", Terminal),
+        Command::Lessons(lessons::LessonsCommand::Add { .. }) => ("`tlc lessons add`", NoAgent),
         Command::Init(_) => ("`tlc init`", NoAgent),
         Command::Install(_) => ("`tlc install`", NoAgent),
         Command::Uninstall(_) => ("`tlc uninstall`", NoAgent),

@@ -82,10 +82,19 @@ pub enum Needs {
 /// The one operator-only check: every command that changes policy, hook wiring or the record
 /// runs it before changing anything (see docs/policy.md for which needs what).
 pub fn operator_only(what: &str, needs: Needs) -> anyhow::Result<()> {
+    use crate::policy::operator;
     use std::io::IsTerminal;
     let terminal = needs == Needs::NoAgent || std::io::stdin().is_terminal();
-    match crate::policy::operator::refusal(what, |k| std::env::var(k).ok(), terminal) {
-        Some(why) => Err(crate::error::refused(why)),
-        None => Ok(()),
+    let parent = std::os::unix::process::parent_id();
+    if let Some(why) = operator::refusal_with_ancestry(what, |k| std::env::var(k).ok(), terminal, &operator::ProcFs, parent) {
+        return Err(crate::error::refused(why));
     }
+    // A terminal on stdin that is not this process's controlling terminal: a descriptor handed
+    // over by something that is not an operator's session.
+    if needs == Needs::Terminal && operator::has_controlling_terminal() == Some(false) {
+        return Err(crate::error::refused(format!(
+            "{what} changes policy and needs an interactive terminal, and this process has no controlling terminal; run it from your own terminal"
+        )));
+    }
+    Ok(())
 }
