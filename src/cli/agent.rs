@@ -1,6 +1,6 @@
 //! `tlc agent install|upgrade|uninstall|prune|describe|history|search|info`.
 
-use super::mutating::rerecord_if_recorded;
+use super::mutating::{rerecord_if_recorded, snapshot};
 use super::Ctx;
 use crate::agent::install::{self, InstallOptions, InstallPlan, Installed, Prompter};
 use crate::agent::maintain;
@@ -110,6 +110,7 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
             force_unsafe,
             accept_defaults,
         } => {
+            let before = snapshot(ctx)?;
             let r = PackageRef::parse(&package)?;
             let opts = InstallOptions {
                 as_name,
@@ -135,7 +136,7 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
                     render::out(&installed_text(&done))?;
                 }
             }
-            rerecord_if_recorded(ctx)
+            rerecord_if_recorded(ctx, &before)
         }
         AgentCommand::Upgrade {
             target,
@@ -143,6 +144,7 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
             force_unsafe,
             accept_defaults,
         } => {
+            let before = snapshot(ctx)?;
             let opts = InstallOptions {
                 yes,
                 force_unsafe,
@@ -150,16 +152,17 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
                 ..Default::default()
             };
             upgrade_tables(ctx, &target, &opts)?;
-            rerecord_if_recorded(ctx)
+            rerecord_if_recorded(ctx, &before)
         }
         AgentCommand::Uninstall { name, project, yes } => {
+            let before = snapshot(ctx)?;
             let done = maintain::uninstall(ctx.paths()?, &name, project, yes, &mut Prompter::from_stdin())?;
             render::out(&format!(
                 "removed [harness.{}] from {} (its pin stays in the store until `tlc agent prune`)\n",
                 done.name,
                 done.file.display()
             ))?;
-            rerecord_if_recorded(ctx)
+            rerecord_if_recorded(ctx, &before)
         }
         AgentCommand::Prune { dry_run, output } => {
             let output = output.output()?;

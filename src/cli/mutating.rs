@@ -20,6 +20,8 @@ pub struct Mutation {
     /// What adoption did (`None` for a guest, or outside a git repository).
     pub adoption: Option<ScaffoldOutcome>,
     pub store: Store,
+    /// The policy sources as they were before the command changed anything.
+    before: Vec<integrity::Source>,
 }
 
 impl Mutation {
@@ -28,6 +30,8 @@ impl Mutation {
     /// `config.scaffolded` event.
     pub fn begin(ctx: &Ctx, command: &str) -> anyhow::Result<Mutation> {
         let project = ctx.project()?;
+        // Taken before adoption: a config the adoption writes is this command's change.
+        let before = snapshot_of(&project)?;
         let adoption = project.adopt();
         if let Some(ScaffoldOutcome::NotWritten(w)) = &adoption {
             eprintln!("tlc: warning: not adopted: {w}");
@@ -40,34 +44,53 @@ impl Mutation {
         if let Some(ScaffoldOutcome::Written(path)) = &adoption {
             EventStore::new(store.conn()).record_scaffolded("tlc", None, path, command)?;
         }
-        Ok(Mutation { project, adoption, store })
+        Ok(Mutation {
+            project,
+            adoption,
+            store,
+            before,
+        })
     }
 
-    /// Re-records the baselines of live sessions: the policy now on disk is the operator's.
+    /// Re-records, for live sessions, the policy sources this command changed: what it changed
+    /// is the operator's. Nothing else is re-recorded (see `IntegrityStore::rerecord_changed`).
     pub fn finish(&self) -> anyhow::Result<()> {
-        rerecord_live(&self.project, &self.store)
+        let conn = self.store.conn();
+        let now = integrity::current_sources(conn, &self.project.paths)?;
+        IntegrityStore::new(conn).rerecord_changed(&self.before, &now, "tlc-command")?;
+        Ok(())
     }
 }
 
-/// Records the policy sources as they are now as the baseline of every live session.
-fn rerecord_live(project: &Project, store: &Store) -> anyhow::Result<()> {
-    let conn = store.conn();
-    let now = integrity::current_sources(conn, &project.paths)?;
-    IntegrityStore::new(conn).rerecord_live(&now, "tlc-command")?;
-    Ok(())
+/// The policy sources of `project` as they are now (the operator state from its database when
+/// it has one).
+fn snapshot_of(project: &Project) -> anyhow::Result<Vec<integrity::Source>> {
+    Ok(match store::open_read(DbKind::Project, &project.db_path())? {
+        Some(store) => integrity::current_sources(store.conn(), &project.paths)?,
+        None => integrity::sources(&project.paths, integrity::States::default()),
+    })
 }
 
-/// After a command changed a policy source without adopting (the machine tier, or a project
-/// config through the agent commands): re-records the baselines of this repository's live
-/// sessions, when it has a database. Sessions in other repositories are not reached.
-pub fn rerecord_if_recorded(ctx: &Ctx) -> anyhow::Result<()> {
+/// The policy sources before a command that changes one without a [`Mutation`] (the machine
+/// tier, or a project config through the agent commands); hand it to [`rerecord_if_recorded`].
+pub fn snapshot(ctx: &Ctx) -> anyhow::Result<Vec<integrity::Source>> {
+    snapshot_of(&Project::locate(ctx.paths()?, &ctx.raw_config()?))
+}
+
+/// After such a command: re-records, for this repository's live sessions, the sources it changed
+/// since `before`, when the repository has a database. Sessions in other repositories are not
+/// reached.
+pub fn rerecord_if_recorded(ctx: &Ctx, before: &[integrity::Source]) -> anyhow::Result<()> {
     // The raw config: a harness table the command just broke must not hide the re-recording.
     let project = Project::locate(ctx.paths()?, &ctx.raw_config()?);
     if !project.db_path().is_file() {
         return Ok(());
     }
     let store = store::open_write(DbKind::Project, &project.db_path())?;
-    rerecord_live(&project, &store)
+    let conn = store.conn();
+    let now = integrity::current_sources(conn, &project.paths)?;
+    IntegrityStore::new(conn).rerecord_changed(before, &now, "tlc-command")?;
+    Ok(())
 }
 
 /// What an operator-only command needs besides not running inside an agent session.

@@ -1,6 +1,6 @@
 //! `tlc stable add|update|remove|list|lint`: the trust ledger of agent packages.
 
-use super::mutating::rerecord_if_recorded;
+use super::mutating::{rerecord_if_recorded, snapshot};
 use super::Ctx;
 use crate::agent::{self, stable};
 use crate::error::refused;
@@ -55,6 +55,7 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
             public: _,
             private,
         } => {
+            let before = snapshot(ctx)?;
             let paths = ctx.paths()?;
             let cfg = ctx.raw_config()?;
             let st = stable::add(paths, &cfg, &name, &remote, !private)?;
@@ -66,7 +67,7 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
                 st.head.as_deref().unwrap_or("(no default branch)")
             ))?;
             // The machine tier changed: live sessions' baselines follow it.
-            rerecord_if_recorded(ctx)
+            rerecord_if_recorded(ctx, &before)
         }
         StableCommand::Update { name } => {
             let paths = ctx.paths()?;
@@ -109,6 +110,7 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
             Ok(())
         }
         StableCommand::Remove { name } => {
+            let before = snapshot(ctx)?;
             let paths = ctx.paths()?;
             let cfg = ctx.raw_config()?;
             let still = stable::remove(paths, &cfg, &name)?;
@@ -122,7 +124,7 @@ pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
                 }
             }
             render::out(&s)?;
-            rerecord_if_recorded(ctx)
+            rerecord_if_recorded(ctx, &before)
         }
         StableCommand::List { output } => {
             let output = output.output()?;

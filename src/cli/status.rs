@@ -54,7 +54,7 @@ pub fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
         paused = state.paused()?;
         let st = IntegrityStore::new(conn);
         live = st.live_sessions()?;
-        divergences = st.current_divergences(&integrity::sources(&project.paths, mode.as_deref()))?;
+        divergences = st.current_divergences(&integrity::current_sources(conn, &project.paths)?)?;
     }
     let resolution = crate::policy::resolve_for(mode.as_deref(), cfg);
     let rails = catalog::rails(s, resolution.posture);

@@ -187,6 +187,26 @@ impl Config {
 
     /// Loads the given tier files (a missing file is an empty tier).
     pub fn load_files(machine: &Path, project: Option<&Path>) -> Result<Config, ConfigError> {
+        Self::load_files_with(machine, project, &|_| None)
+    }
+
+    /// [`Config::load`] with some tiers' bytes given instead of read (`Some(None)`: absent): the
+    /// policy a session was baselined with, when a file changed under it.
+    pub fn load_with(paths: &Paths, given: &dyn Fn(&Path) -> Option<Option<Vec<u8>>>) -> Result<Config, ConfigError> {
+        let machine = paths.machine_config();
+        let project = if paths.root_overlaps_home() {
+            None
+        } else {
+            Some(paths.project_config())
+        };
+        Self::load_files_with(&machine, project.as_deref(), given)
+    }
+
+    fn load_files_with(
+        machine: &Path,
+        project: Option<&Path>,
+        given: &dyn Fn(&Path) -> Option<Option<Vec<u8>>>,
+    ) -> Result<Config, ConfigError> {
         let mut values = default_values();
         let mut declared = Vec::new();
         let mut tables = Vec::new();
@@ -195,13 +215,17 @@ impl Config {
         for (tier, path) in tiers {
             let Some(path) = path else { continue };
             // A FIFO, a device or a huge file is never read (see `fsread`): the tier does not load.
-            let bytes =
-                crate::fsread::read_capped(path, crate::fsread::CONFIG_CAP, crate::fsread::Links::Follow).map_err(|e| ConfigError {
-                    file: path.to_path_buf(),
-                    line: None,
-                    key: None,
-                    message: e.reason(),
-                })?;
+            let bytes = match given(path) {
+                Some(bytes) => bytes,
+                None => {
+                    crate::fsread::read_capped(path, crate::fsread::CONFIG_CAP, crate::fsread::Links::Follow).map_err(|e| ConfigError {
+                        file: path.to_path_buf(),
+                        line: None,
+                        key: None,
+                        message: e.reason(),
+                    })?
+                }
+            };
             if let Some(bytes) = &bytes {
                 let parsed = parse_tier(tier, path, bytes)?;
                 for (key, value, line) in parsed.values {

@@ -179,7 +179,17 @@ fn base_head(project: &Project, rails: &Rails) -> Option<String> {
 
 /// Turns one hook event into its pending decision and rows. Never fails: a fault becomes a
 /// `hook.fault` via `faults`, and the stop is let through.
-pub fn on_hook(conn: &mut Connection, project: &Project, config: &Config, facts: &TurnFacts, faults: &mut Vec<String>) -> Pending {
+///
+/// `policy` is the session's baselined policy where a source diverged: `config` is then already
+/// the baselined config, and its pause state stands in for the current one.
+pub fn on_hook(
+    conn: &mut Connection,
+    project: &Project,
+    config: &Config,
+    facts: &TurnFacts,
+    policy: &crate::policy::integrity::SessionPolicy,
+    faults: &mut Vec<String>,
+) -> Pending {
     let mut p = Pending::new(facts);
     let rails = Rails::from(config);
     match &facts.event {
@@ -214,7 +224,31 @@ pub fn on_hook(conn: &mut Connection, project: &Project, config: &Config, facts:
             }
         }
         TurnEvent::Stop(stop) => {
-            if let Err(e) = decide_stop(conn, project, config, &rails, facts, stop, &mut p) {
+            let paused = match policy.paused {
+                Some(p) => Ok(p),
+                None => OperatorState::new(conn).paused(),
+            };
+            let decided = match paused {
+                Ok(true) if rails.any() => {
+                    allow(
+                        &mut p,
+                        Outcome::Paused,
+                        "paused",
+                        0,
+                        Some("stop checks are paused (`tlc resume`)".into()),
+                    );
+                    Ok(())
+                }
+                Ok(_) => decide_stop(conn, project, config, &rails, facts, stop, &mut p),
+                Err(e) => Err(GateError::store(&project.db_path())(e)),
+            };
+            if let (Some(d), Some(note)) = (p.decision.as_mut(), policy.note()) {
+                if d.permission != crate::decision::Permission::Allow {
+                    let reason = d.reason.take().unwrap_or_default();
+                    d.reason = Some(format!("{reason}\n{note}"));
+                }
+            }
+            if let Err(e) = decided {
                 let e = e.to_string();
                 faults.push(format!("stop checks failed, the stop was let through: {e}"));
                 p.decision = None;
@@ -289,16 +323,6 @@ fn decide_stop(
     let sql = GateError::store(&db);
     if !rails.any() {
         allow(p, Outcome::Allow, "none", 0, None);
-        return Ok(());
-    }
-    if OperatorState::new(conn).paused().map_err(sql)? {
-        allow(
-            p,
-            Outcome::Paused,
-            "paused",
-            0,
-            Some("stop checks are paused (`tlc resume`)".into()),
-        );
         return Ok(());
     }
     if !stop.completed {

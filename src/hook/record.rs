@@ -338,10 +338,22 @@ fn record(
     let deltas = read_transcripts(provider, project, &conn, mapped.as_ref(), sources, faults)?;
     // Issue 17: turn bases, the stop checks and the handoff run before the event's transaction,
     // so none is held while a gate command runs; their rows are written inside it.
-    let turn = mapped
-        .as_ref()
-        .and_then(|m| m.turn.as_ref())
-        .map(|f| crate::gate::stop::on_hook(&mut conn, project, config, f, faults));
+    let turn = mapped.as_ref().and_then(|m| m.turn.as_ref()).map(|f| {
+        // A stop runs on the policy its session was baselined with where a source changed
+        // under it without a tlc command (issue 29): an unaccepted edit never switches a gate off.
+        let policy = match (&f.event, f.session.as_deref()) {
+            (crate::gate::stop::TurnEvent::Stop(_), Some(session)) => {
+                crate::policy::integrity::session_policy(&conn, &project.paths, &f.provider, session).unwrap_or_else(|e| {
+                    faults.push(format!("the session's baselined policy was not read: {e}"));
+                    Default::default()
+                })
+            }
+            _ => Default::default(),
+        };
+        faults.extend(policy.faults.iter().cloned());
+        let config = policy.config.as_ref().unwrap_or(config);
+        crate::gate::stop::on_hook(&mut conn, project, config, f, &policy, faults)
+    });
     let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
         Err(e) => {

@@ -1,10 +1,12 @@
 //! Policy integrity: every source the policy is read from (the project config, the machine
-//! config, the mode state) is hashed into a per-session baseline when the session starts (or is
-//! first seen). If one changes during the session without a tlc command behind it, the next
-//! acting tool call is denied naming the changed path; reads still pass. Every mutating tlc
-//! command re-records the baselines of live sessions; `tlc policy accept <path>` records the
-//! current hash of exactly the named sources. There is no switch: a detector the detected change
-//! can disable is not a detector.
+//! config, the mode and pause states) is kept — its hash and its bytes — in a per-session
+//! baseline when the session starts (or is first seen). If one changes during the session without
+//! a tlc command behind it, the next acting tool call is denied naming the changed path; reads
+//! still pass; and the session's stop checks run on the baselined bytes, so an edit nobody
+//! accepted never switches a gate off in that session. A mutating tlc command re-records, for
+//! live sessions, only the sources it changed itself (and only where the session had not already
+//! diverged); `tlc policy accept <path>` records the current state of exactly the named sources.
+//! There is no switch: a detector the detected change can disable is not a detector.
 
 use super::OperatorState;
 use crate::clock;
@@ -17,48 +19,79 @@ use std::path::{Path, PathBuf};
 
 /// The source name of the mode state set by `tlc mode` (it lives in the project database).
 pub const MODE_STATE: &str = "mode-state";
+/// The source name of the pause state set by `tlc pause` / `tlc resume`.
+pub const PAUSE_STATE: &str = "pause-state";
 /// The hash recorded for a source that does not exist.
 pub const ABSENT: &str = "absent";
 
-/// One policy source and its hash now.
+/// One policy source: its hash now, and its bytes (`None` when it is absent or unreadable).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Source {
-    /// The file's path, or [`MODE_STATE`].
+    /// The file's path, or [`MODE_STATE`] / [`PAUSE_STATE`].
     pub name: String,
     pub hash: String,
+    #[serde(skip)]
+    pub content: Option<Vec<u8>>,
 }
 
-/// The policy sources of `paths` and their current hashes. The project config is left out when
-/// the project root holds the runtime home (it is then the machine tier itself).
-pub fn sources(paths: &Paths, mode_state: Option<&str>) -> Vec<Source> {
-    let mut out = vec![Source {
-        name: paths.machine_config().display().to_string(),
-        hash: hash_file(&paths.machine_config()),
-    }];
-    if !paths.root_overlaps_home() {
-        out.push(Source {
-            name: paths.project_config().display().to_string(),
-            hash: hash_file(&paths.project_config()),
-        });
+impl Source {
+    fn of_state(name: &str, value: Option<&str>) -> Source {
+        Source {
+            name: name.to_string(),
+            hash: value.map_or_else(|| ABSENT.to_string(), |m| crate::hashing::sha256_hex(m.as_bytes())),
+            content: value.map(|v| v.as_bytes().to_vec()),
+        }
     }
-    out.push(Source {
-        name: MODE_STATE.to_string(),
-        hash: mode_state.map_or_else(|| ABSENT.to_string(), |m| crate::hashing::sha256_hex(m.as_bytes())),
-    });
+}
+
+/// The operator state a session's policy includes: the mode and whether the stop checks are paused.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct States<'a> {
+    pub mode: Option<&'a str>,
+    pub paused: bool,
+}
+
+/// The policy sources of `paths` as they are now. The project config is left out when the
+/// project root holds the runtime home (it is then the machine tier itself).
+pub fn sources(paths: &Paths, states: States<'_>) -> Vec<Source> {
+    let mut out = vec![file_source(&paths.machine_config())];
+    if !paths.root_overlaps_home() {
+        out.push(file_source(&paths.project_config()));
+    }
+    out.push(Source::of_state(MODE_STATE, states.mode));
+    out.push(Source::of_state(PAUSE_STATE, states.paused.then_some("true")));
     out
 }
 
-/// The file's hash, read as the config loader reads it (`fsread`: a FIFO or a device is never
-/// read, so it hashes as unreadable instead of hanging the hook).
-fn hash_file(path: &Path) -> String {
+/// A file read as the config loader reads it (`fsread`: a FIFO or a device is never read, so it
+/// hashes as unreadable instead of hanging the hook).
+fn file_source(path: &Path) -> Source {
     use crate::fsread::{read_capped, Links, ReadError, CONFIG_CAP};
-    match read_capped(path, CONFIG_CAP, Links::Follow) {
-        Ok(Some(bytes)) => crate::hashing::sha256_hex(&bytes),
-        Ok(None) => ABSENT.to_string(),
-        Err(ReadError::Io { cause, .. }) => format!("unreadable: {:?}", cause.kind()),
-        Err(ReadError::NotRegular { what, .. }) => format!("unreadable: {what}"),
-        Err(ReadError::TooLarge { size, .. }) => format!("unreadable: {size} bytes"),
+    let (hash, content) = match read_capped(path, CONFIG_CAP, Links::Follow) {
+        Ok(Some(bytes)) => (crate::hashing::sha256_hex(&bytes), Some(bytes)),
+        Ok(None) => (ABSENT.to_string(), None),
+        Err(ReadError::Io { cause, .. }) => (format!("unreadable: {:?}", cause.kind()), None),
+        Err(ReadError::NotRegular { what, .. }) => (format!("unreadable: {what}"), None),
+        Err(ReadError::TooLarge { size, .. }) => (format!("unreadable: {size} bytes"), None),
+    };
+    Source {
+        name: path.display().to_string(),
+        hash,
+        content,
     }
+}
+
+/// One stored baseline: source, hash, bytes.
+type BaselineRow = (String, String, Option<Vec<u8>>);
+
+/// A source a session diverged from: what its baseline held.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Baselined {
+    pub name: String,
+    /// The bytes at the baseline (`None`: absent then, or not kept by a baseline older than V7).
+    pub content: Option<Vec<u8>>,
+    /// Whether the baseline's bytes are known (its hash is `absent`, or they were kept).
+    pub known: bool,
 }
 
 /// What the hook knows about the event it is handling.
@@ -117,8 +150,16 @@ impl<'c> IntegrityStore<'c> {
     }
 
     fn baselines(&self, provider: &str, session: &str) -> rusqlite::Result<Vec<(String, String)>> {
+        Ok(self
+            .baselines_with_content(provider, session)?
+            .into_iter()
+            .map(|(n, h, _)| (n, h))
+            .collect())
+    }
+
+    fn baselines_with_content(&self, provider: &str, session: &str) -> rusqlite::Result<Vec<BaselineRow>> {
         let mut st = self.conn.prepare_cached(q::BASELINES_FOR_SESSION)?;
-        let rows = st.query_map(params![provider, session], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let rows = st.query_map(params![provider, session], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         rows.collect()
     }
 
@@ -129,9 +170,25 @@ impl<'c> IntegrityStore<'c> {
             source.name,
             source.hash,
             clock::now_stamp(),
-            reason
+            reason,
+            source.content
         ])?;
         Ok(())
+    }
+
+    /// The sources of `session` whose state now (`now`) differs from its baseline, with what the
+    /// baseline held: what the session's stop checks run on instead of the files as they are.
+    pub fn diverged(&self, provider: &str, session: &str, now: &[Source]) -> rusqlite::Result<Vec<Baselined>> {
+        let mut out = Vec::new();
+        for (name, hash, content) in self.baselines_with_content(provider, session)? {
+            let Some(cur) = now.iter().find(|s| s.name == name) else { continue };
+            if cur.hash == hash {
+                continue;
+            }
+            let known = hash == ABSENT || content.is_some();
+            out.push(Baselined { name, content, known });
+        }
+        Ok(out)
     }
 
     fn has_open_divergence(&self, provider: &str, session: &str, source: &str) -> rusqlite::Result<bool> {
@@ -202,17 +259,31 @@ impl<'c> IntegrityStore<'c> {
         rows.collect()
     }
 
-    /// A tlc command changed (or may have changed) policy: re-records the baselines of every live
-    /// session. A source with a divergence nobody accepted yet keeps its baseline: only
-    /// `tlc policy accept` names it clear, so an unrelated command never launders it.
-    pub fn rerecord_live(&self, now: &[Source], reason: &str) -> rusqlite::Result<usize> {
+    /// A tlc command changed policy: for every live session, re-records the sources the command
+    /// changed itself (those whose state differs between `before`, taken as it began, and `now`).
+    /// A source that changed before the command — by anything else, seen by a hook or not — is
+    /// left at its baseline, and so is one the session had already diverged from: only
+    /// `tlc policy accept` names those clear, so a tlc command never launders an edit.
+    pub fn rerecord_changed(&self, before: &[Source], now: &[Source], reason: &str) -> rusqlite::Result<usize> {
         let mut n = 0;
+        let changed: Vec<(&Source, &Source)> = now
+            .iter()
+            .filter_map(|cur| {
+                let was = before.iter().find(|b| b.name == cur.name)?;
+                (was.hash != cur.hash).then_some((was, cur))
+            })
+            .collect();
+        if changed.is_empty() {
+            return Ok(0);
+        }
         for s in self.live_sessions()? {
-            for source in now {
-                if self.has_open_divergence(&s.provider, &s.session_id, &source.name)? {
+            let baselines = self.baselines(&s.provider, &s.session_id)?;
+            for (was, cur) in &changed {
+                let unseen_divergence = baselines.iter().any(|(name, hash)| *name == cur.name && *hash != was.hash);
+                if unseen_divergence || self.has_open_divergence(&s.provider, &s.session_id, &cur.name)? {
                     continue;
                 }
-                self.set_baseline(&s.provider, &s.session_id, source, reason)?;
+                self.set_baseline(&s.provider, &s.session_id, cur, reason)?;
                 n += 1;
             }
         }
@@ -311,20 +382,104 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-/// The policy sources of `paths` as they are now, with the mode state read from `conn`.
+/// What a session's stop checks run on when a policy source changed under it without a tlc
+/// command: the baselined config (`None` when no config file diverged), the baselined pause
+/// state, and the sources that diverged (for the stop's follow-up).
+#[derive(Debug, Default)]
+pub struct SessionPolicy {
+    pub config: Option<crate::config::Config>,
+    pub paused: Option<bool>,
+    pub diverged: Vec<String>,
+    /// What could not be restored (a baseline older than the bytes were kept, a baselined file
+    /// that no longer parses): the current state is used for it.
+    pub faults: Vec<String>,
+}
+
+impl SessionPolicy {
+    /// The follow-up line a stop adds when it ran on the baseline.
+    pub fn note(&self) -> Option<String> {
+        (!self.diverged.is_empty()).then(|| {
+            format!(
+                "Policy changed during this session without a tlc command ({}): this stop was checked against the policy the session was baselined with. The operator adopts the change with `tlc policy accept`.",
+                self.diverged.join(", ")
+            )
+        })
+    }
+}
+
+/// The baselined policy of `session`, where its sources diverged.
+pub fn session_policy(conn: &Connection, paths: &Paths, provider: &str, session: &str) -> rusqlite::Result<SessionPolicy> {
+    let now = current_sources(conn, paths)?;
+    let diverged = IntegrityStore::new(conn).diverged(provider, session, &now)?;
+    let mut out = SessionPolicy::default();
+    if diverged.is_empty() {
+        return Ok(out);
+    }
+    out.diverged = diverged.iter().map(|d| d.name.clone()).collect();
+    for d in diverged.iter().filter(|d| !d.known) {
+        out.faults.push(format!(
+            "{}: changed during the session, but its baseline predates kept bytes; the stop ran on it as it is now",
+            d.name
+        ));
+    }
+    if let Some(p) = diverged.iter().find(|d| d.name == PAUSE_STATE && d.known) {
+        out.paused = Some(p.content.as_deref() == Some(b"true".as_slice()));
+    }
+    let files: Vec<&Baselined> = diverged
+        .iter()
+        .filter(|d| d.known && d.name != MODE_STATE && d.name != PAUSE_STATE)
+        .collect();
+    if !files.is_empty() {
+        let given = |p: &Path| files.iter().find(|b| Path::new(&b.name) == p).map(|b| b.content.clone());
+        match crate::config::Config::load_with(paths, &given) {
+            Ok(c) => out.config = Some(c),
+            Err(e) => out.faults.push(format!(
+                "the baselined config does not load ({e}); the stop ran on the config as it is now"
+            )),
+        }
+    }
+    Ok(out)
+}
+
+/// The policy sources of `paths` as they are now, with the operator state read from `conn`.
 pub fn current_sources(conn: &Connection, paths: &Paths) -> rusqlite::Result<Vec<Source>> {
-    let mode = OperatorState::new(conn).mode()?;
-    Ok(sources(paths, mode.as_deref()))
+    let state = OperatorState::new(conn);
+    let mode = state.mode()?;
+    let paused = state.paused()?;
+    Ok(sources(
+        paths,
+        States {
+            mode: mode.as_deref(),
+            paused,
+        },
+    ))
 }
 
 /// The hook path's integrity step, inside its transaction: when this hook adopted the repository
-/// (`adopted`), re-baselines live sessions, since adoption is a tlc change to a policy source;
-/// then baselines or checks the session.
+/// (`adopted`), live sessions take the project config it wrote as their baseline where they had
+/// none of it (adoption is a tlc change to that one source); then baselines or checks the
+/// session.
 pub fn on_hook(conn: &Connection, paths: &Paths, adopted: bool, facts: Option<HookFacts<'_>>) -> rusqlite::Result<Decision> {
     let store = IntegrityStore::new(conn);
     let mut now = || current_sources(conn, paths);
     if adopted {
-        store.rerecord_live(&now()?, "adoption")?;
+        let now = now()?;
+        let project = paths.project_config().display().to_string();
+        let before: Vec<Source> = now
+            .iter()
+            .map(|s| {
+                if s.name == project {
+                    Source {
+                        hash: ABSENT.to_string(),
+                        content: None,
+                        ..s.clone()
+                    }
+                } else {
+                    s.clone()
+                }
+            })
+            .collect();
+        store.rerecord_changed(&before, &now, "adoption")?;
     }
     match facts {
         Some(f) => store.on_hook(&mut now, f),
@@ -365,6 +520,14 @@ mod tests {
     use super::*;
     use crate::store::{open_write, DbKind};
 
+    fn src(name: &str, hash: &str) -> Source {
+        Source {
+            name: name.into(),
+            hash: hash.into(),
+            content: Some(hash.as_bytes().to_vec()),
+        }
+    }
+
     fn facts<'a>(session: &'a str, starts: bool, acting: bool) -> HookFacts<'a> {
         HookFacts {
             provider: "claude",
@@ -385,25 +548,10 @@ mod tests {
         )
         .unwrap();
         let st = IntegrityStore::new(conn);
-        let a = vec![
-            Source {
-                name: "/p/config.toml".into(),
-                hash: "h1".into(),
-            },
-            Source {
-                name: MODE_STATE.into(),
-                hash: ABSENT.into(),
-            },
-        ];
+        let a = vec![src("/p/config.toml", "h1"), src(MODE_STATE, ABSENT)];
         assert!(!st.on_hook(&mut || Ok(a.clone()), facts("s1", true, true)).unwrap().interrupts());
         assert!(!st.on_hook(&mut || Ok(a.clone()), facts("s1", false, true)).unwrap().interrupts());
-        let b = vec![
-            Source {
-                name: "/p/config.toml".into(),
-                hash: "h2".into(),
-            },
-            a[1].clone(),
-        ];
+        let b = vec![src("/p/config.toml", "h2"), a[1].clone()];
         assert!(
             !st.on_hook(&mut || Ok(b.clone()), facts("s1", false, false)).unwrap().interrupts(),
             "reads pass"
@@ -411,8 +559,12 @@ mod tests {
         let d = st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap();
         assert!(d.interrupts());
         assert!(d.reason.unwrap().contains("/p/config.toml changed during this session"));
-        // An unrelated tlc command does not launder it.
-        st.rerecord_live(&b, "tlc-command").unwrap();
+        // A tlc command that changed something else does not launder it, nor one that changed
+        // this source again.
+        st.rerecord_changed(&b, &b, "tlc-command").unwrap();
+        let b2 = vec![src("/p/config.toml", "h2b"), a[1].clone()];
+        st.rerecord_changed(&b, &b2, "tlc-command").unwrap();
+        assert!(st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap().interrupts());
         assert!(st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap().interrupts());
         assert_eq!(st.current_divergences(&b).unwrap().len(), 1);
         st.accept(&b[0]).unwrap();
@@ -421,13 +573,7 @@ mod tests {
         assert_eq!(recs.len(), 1);
         assert!(recs[0].accepted_at.is_some());
         // A new session baselines what is there now.
-        let c = vec![
-            Source {
-                name: "/p/config.toml".into(),
-                hash: "h3".into(),
-            },
-            a[1].clone(),
-        ];
+        let c = vec![src("/p/config.toml", "h3"), a[1].clone()];
         assert!(
             !st.on_hook(&mut || Ok(c.clone()), facts("s2", false, true)).unwrap().interrupts(),
             "first sight baselines"
@@ -439,16 +585,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("config.toml");
         std::fs::write(&f, "").unwrap();
-        let known = vec![
-            Source {
-                name: f.display().to_string(),
-                hash: "x".into(),
-            },
-            Source {
-                name: MODE_STATE.into(),
-                hash: ABSENT.into(),
-            },
-        ];
+        let known = vec![src(&f.display().to_string(), "x"), src(MODE_STATE, ABSENT)];
         assert!(match_source("config.toml", dir.path(), &known).is_some());
         assert!(match_source("./sub/../config.toml", dir.path(), &known).is_some());
         assert!(match_source(MODE_STATE, dir.path(), &known).is_some());

@@ -85,19 +85,21 @@ fn bad_input_gives_a_one_line_error_naming_the_path_and_overwrites_nothing() {
     w.ok(&["db", "migrate"]);
     {
         let c = rusqlite::Connection::open(w.project_db()).unwrap();
+        let future = latest_migration("project") + 1;
         c.execute(
-            "INSERT INTO refinery_schema_history (version, name, applied_on, checksum) VALUES (7, 'future', '2030-01-01T00:00:00Z', '1')",
-            [],
+            "INSERT INTO refinery_schema_history (version, name, applied_on, checksum) VALUES (?1, 'future', '2030-01-01T00:00:00Z', '1')",
+            [future],
         )
         .unwrap();
-        c.execute_batch("PRAGMA user_version = 7000000").unwrap();
+        c.execute_batch(&format!("PRAGMA user_version = {}", future * 1_000_000)).unwrap();
     }
     let before = std::fs::read(w.project_db()).unwrap();
     let out = w.run(&["db", "migrate"]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     let known = format!("version {}", latest_migration("project"));
-    assert!(err.contains("7") && err.contains(&known) && err.contains("tlc.db"), "{err}");
+    let future = (latest_migration("project") + 1).to_string();
+    assert!(err.contains(&future) && err.contains(&known) && err.contains("tlc.db"), "{err}");
     assert_eq!(std::fs::read(w.project_db()).unwrap(), before, "not written");
     assert_eq!(w.run(&["db", "status"]).status.code(), Some(2));
     // The hook still answers and does not write it.
@@ -198,7 +200,7 @@ fn the_binary_is_a_position_independent_executable_with_full_relro() {
 
 /// The newest migration version under `migrations/<db>/` (`V<n>__name.sql`): the schema this tlc
 /// knows.
-fn latest_migration(db: &str) -> u32 {
+pub fn latest_migration(db: &str) -> u32 {
     std::fs::read_dir(format!("{}/migrations/{db}", env!("CARGO_MANIFEST_DIR")))
         .unwrap()
         .filter_map(|e| {

@@ -613,17 +613,12 @@ fn paused_stops_and_rails_that_are_off_cost_no_git_process() {
     assert_eq!(stdout(&out), "");
     assert_eq!(r.one::<i64>("SELECT count(*) FROM events WHERE kind = 'hook.fault'"), 0);
 
-    // Paused: let through without running the gate.
+    // Paused by the operator: let through without running the gate.
     let r = Repo::new(GRIND);
     failing_until_pass(&r);
     r.prompt("s1");
     r.write("src/a.rs", "pub fn paused() {}\n");
-    r.db()
-        .execute(
-            "INSERT INTO state (key, value, updated_at) VALUES ('paused', 'true', '2026-01-01T00:00:00.000Z')",
-            [],
-        )
-        .unwrap();
+    r.w.op_ok(&["pause"]);
     assert_eq!(r.stop("s1", false), None);
     assert_eq!(r.count("runs"), 0);
     assert_eq!(

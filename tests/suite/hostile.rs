@@ -809,7 +809,11 @@ fn tampered(tamper: &str, needles: &[&str]) {
 #[test]
 fn doctor_db_status_and_db_check_name_each_broken_schema() {
     // A newer `user_version` was once "schema version 1 is older than this tlc (version 1)".
-    tampered("PRAGMA user_version = 7000123", &["schema version 7", "newer than this tlc"]);
+    let future = crate::foundation::latest_migration("project") + 1;
+    tampered(
+        &format!("PRAGMA user_version = {}", future * 1_000_000 + 123),
+        &[&format!("schema version {future}"), "newer than this tlc"],
+    );
     tampered(
         "INSERT INTO refinery_schema_history (version, name, applied_on, checksum) VALUES (40, 'future', '2030-01-01T00:00:00Z', '1')",
         &["the migration history names V40__future, newer than this tlc"],

@@ -1,2 +1,2 @@
--- The baseline of every policy source of one session (?1 provider, ?2 session).
-SELECT source, hash FROM policy_baselines WHERE provider = ?1 AND session_id = ?2 ORDER BY source
+-- The baseline of every policy source of one session (?1 provider, ?2 session): source, hash, content.
+SELECT source, hash, content FROM policy_baselines WHERE provider = ?1 AND session_id = ?2 ORDER BY source

@@ -500,7 +500,9 @@ fn policy_divergence(project: &Project, store: Option<&Store>, mode_state: Optio
     let Some(store) = store else {
         return check("policy-integrity", "policy integrity", Status::Ok, "no session baselined yet");
     };
-    let found = IntegrityStore::new(store.conn()).current_divergences(&integrity::sources(&project.paths, mode_state));
+    let _ = mode_state;
+    let found = integrity::current_sources(store.conn(), &project.paths)
+        .and_then(|now| IntegrityStore::new(store.conn()).current_divergences(&now));
     match found {
         Ok(d) if d.is_empty() => check(
             "policy-integrity",
