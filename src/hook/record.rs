@@ -560,6 +560,12 @@ fn always_on_and_rails(
     let Ok(script) = crate::policy::shell::parse(command) else {
         return Ok(Decision::allow());
     };
+    if project.paths.in_git {
+        let cwd = guard.cwd.clone().unwrap_or_else(|| config_root(m));
+        if let Some(d) = rails::work_loss(&script, &cwd, project.root(), posture) {
+            return Ok(d);
+        }
+    }
     if shell.catastrophic_ask {
         let cwd = guard.cwd.clone().unwrap_or_else(|| config_root(m));
         if let Some(d) = rails::catastrophic(&script, &cwd, project.root()) {

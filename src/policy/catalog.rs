@@ -48,6 +48,7 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
     let mut out: Vec<RailState> = Rule::ALL.iter().map(|r| row(r.as_str(), "floor", "(none)", true, true)).collect();
     out.push(row("policy integrity", "always-on", "(none)", true, true));
     out.push(row("edit collision", "always-on", "(none)", true, true));
+    out.push(row(super::work_loss::RULE, "always-on", "(none)", true, true));
     out.push(row(
         "secret redaction",
         "configurable",

@@ -9,6 +9,7 @@ pub mod operator;
 pub mod rails;
 pub mod shell;
 pub mod state;
+pub mod work_loss;
 
 pub use state::OperatorState;
 

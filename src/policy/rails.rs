@@ -120,6 +120,35 @@ fn inline_scripts(script: &Script) -> Vec<Script> {
 }
 
 /// `shell-catastrophic`: what the command can destroy, when the floor let it through.
+/// The work-loss rule (always on): a command that would discard work git cannot give back, as the
+/// repository says (see [`super::work_loss`]), is denied — asked about in `paired`, where the
+/// operator is there to answer — naming what it would lose. The tree is read only when such a
+/// command is seen.
+pub fn work_loss(script: &Script, cwd: &Path, root: &Path, posture: super::Posture) -> Option<Decision> {
+    let mut risks = super::work_loss::risks(script, cwd);
+    for s in inline_scripts(script) {
+        risks.extend(super::work_loss::risks(&s, cwd));
+    }
+    if risks.is_empty() {
+        return None;
+    }
+    let (command, lost, safe) = super::work_loss::assess(&risks, root)?;
+    let what = super::work_loss::describe(&command, &lost, safe);
+    let rule = super::work_loss::RULE;
+    Some(if posture == super::Posture::Paired {
+        ask(rule, format!("tlc asks before this command: {what}"))
+    } else {
+        Decision {
+            permission: Permission::Deny,
+            rule: rule.to_string(),
+            reason: Some(format!("{what}\nrule={rule}")),
+            user_note: Some(format!("tlc {rule}: {command}")),
+            follow_up: None,
+            context: None,
+        }
+    })
+}
+
 pub fn catastrophic(script: &Script, cwd: &Path, root: &Path) -> Option<Decision> {
     let inner = inline_scripts(script);
     let mut cmds = Vec::new();

@@ -1,0 +1,472 @@
+//! The work-loss rule: commands that discard work git cannot give back — uncommitted changes
+//! (`git reset --hard`, `git checkout -- .`, `git restore`, `git switch --discard-changes`),
+//! untracked files (`git clean -f`), stashes (`git stash drop|clear`), unmerged branches
+//! (`git branch -D`), a dirty worktree (`git worktree remove --force`), modified files (`rm`).
+//!
+//! Unlike a word match, it asks the repository: such a command on a clean tree loses nothing and
+//! passes; on a dirty one it is denied (solo, focus) or asked about (paired), naming what would be
+//! lost and the safe way. The command is classified by a pure function ([`risks`]); the tree is
+//! read ([`TreeState::read`]) only when one is seen, by a bounded `git status`.
+
+use super::shell::invocation::invocation;
+use super::shell::parse::Script;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// The rule's name in decisions.
+pub const RULE: &str = "work-loss";
+/// Paths named in a message, at most.
+const SHOWN: usize = 10;
+/// How long the look at the tree may take, and how much of git's answer is read.
+const GIT_WAIT: Duration = Duration::from_secs(3);
+const GIT_OUTPUT_CAP: usize = 8 * 1024 * 1024;
+
+/// What a command would throw away, before the tree is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Risk {
+    /// Every uncommitted change to tracked files (`reset --hard`, `checkout -f`, `switch -f`).
+    AllChanges { command: String },
+    /// Uncommitted changes under these paths (`checkout -- p`, `restore p`, `rm p`).
+    ChangesUnder { command: String, paths: Vec<PathBuf> },
+    /// Untracked files under these paths (the repository when empty); `ignored` too with `-x`.
+    Untracked {
+        command: String,
+        paths: Vec<PathBuf>,
+        ignored: bool,
+    },
+    /// The stash (`drop`: its newest entry or the named one; `clear`: all).
+    Stash { command: String },
+    /// A branch whose commits no other ref holds.
+    Branch { command: String, name: String },
+    /// A worktree removed with its changes.
+    Worktree { command: String, path: PathBuf },
+}
+
+/// Every risk in `script`, with relative paths taken from `cwd`.
+pub fn risks(script: &Script, cwd: &Path) -> Vec<Risk> {
+    let mut out = Vec::new();
+    for cmd in &script.commands {
+        let inv = invocation(cmd);
+        let Some(program) = inv.program.as_deref() else { continue };
+        let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
+        let line = std::iter::once(program.to_string())
+            .chain(args.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let abs = |base: &Path, p: &str| super::floor::normalize(&base.join(p));
+        match program {
+            "git" => {
+                let (mut base, mut k) = (cwd.to_path_buf(), 0);
+                while k < args.len() {
+                    match args[k].as_str() {
+                        "-C" => {
+                            if let Some(d) = args.get(k + 1) {
+                                base = abs(&base, d);
+                            }
+                            k += 2;
+                        }
+                        "-c" | "--git-dir" | "--work-tree" | "--namespace" => k += 2,
+                        a if a.starts_with('-') => k += 1,
+                        _ => break,
+                    }
+                }
+                let Some(sub) = args.get(k) else { continue };
+                let rest = &args[k + 1..];
+                let has = |flag: &str| rest.iter().any(|a| a == flag);
+                let short = |c: char| rest.iter().any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(c));
+                let operands = |after_dashdash_only: bool| -> Vec<PathBuf> {
+                    let dd = rest.iter().position(|a| a == "--");
+                    let from = match (dd, after_dashdash_only) {
+                        (Some(i), _) => &rest[i + 1..],
+                        (None, true) => &[][..],
+                        (None, false) => rest,
+                    };
+                    from.iter().filter(|a| !a.starts_with('-')).map(|a| abs(&base, a)).collect()
+                };
+                match sub.as_str() {
+                    "reset" if has("--hard") || has("--merge") || has("--keep") => out.push(Risk::AllChanges { command: line.clone() }),
+                    "checkout" if has("-f") || has("--force") => out.push(Risk::AllChanges { command: line.clone() }),
+                    "checkout" => {
+                        // Without `--`, a branch name is not a path: only operands that name a
+                        // changed file count (see [`TreeState::loses`]).
+                        let paths = operands(false);
+                        if !paths.is_empty() {
+                            out.push(Risk::ChangesUnder {
+                                command: line.clone(),
+                                paths,
+                            });
+                        }
+                    }
+                    "restore" => {
+                        let staged_only = (has("--staged") || short('S')) && !(has("--worktree") || short('W'));
+                        let mut paths = Vec::new();
+                        let mut skip = false;
+                        for a in rest {
+                            if skip {
+                                skip = false;
+                                continue;
+                            }
+                            if a == "-s" || a == "--source" {
+                                skip = true;
+                                continue;
+                            }
+                            if !a.starts_with('-') {
+                                paths.push(abs(&base, a));
+                            }
+                        }
+                        if !staged_only && !paths.is_empty() {
+                            out.push(Risk::ChangesUnder {
+                                command: line.clone(),
+                                paths,
+                            });
+                        }
+                    }
+                    "switch" if has("-f") || has("--force") || has("--discard-changes") => {
+                        out.push(Risk::AllChanges { command: line.clone() })
+                    }
+                    "clean" => {
+                        let dry = has("-n") || has("--dry-run") || short('n');
+                        let forced = has("-f") || has("--force") || short('f');
+                        if forced && !dry {
+                            let paths = operands(false);
+                            out.push(Risk::Untracked {
+                                command: line.clone(),
+                                paths,
+                                ignored: short('x') || short('X'),
+                            });
+                        }
+                    }
+                    "stash" if matches!(rest.first().map(String::as_str), Some("drop" | "clear")) => {
+                        out.push(Risk::Stash { command: line.clone() })
+                    }
+                    "branch" if has("-D") || (has("-d") || has("--delete")) && (has("-f") || has("--force")) => {
+                        for name in rest.iter().filter(|a| !a.starts_with('-')) {
+                            out.push(Risk::Branch {
+                                command: line.clone(),
+                                name: name.clone(),
+                            });
+                        }
+                    }
+                    "worktree"
+                        if rest.first().map(String::as_str) == Some("remove") && rest.iter().any(|a| a == "-f" || a == "--force") =>
+                    {
+                        if let Some(p) = rest[1..].iter().find(|a| !a.starts_with('-')) {
+                            out.push(Risk::Worktree {
+                                command: line.clone(),
+                                path: abs(&base, p),
+                            });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            "rm" | "shred" | "unlink" => {
+                let paths: Vec<PathBuf> = args.iter().filter(|a| !a.starts_with('-')).map(|a| abs(cwd, a)).collect();
+                if !paths.is_empty() {
+                    out.push(Risk::ChangesUnder {
+                        command: line.clone(),
+                        paths,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// What the working tree holds that git cannot give back.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TreeState {
+    pub root: PathBuf,
+    /// Tracked files with uncommitted changes (staged or not), relative to the root.
+    pub changed: Vec<String>,
+    pub untracked: Vec<String>,
+    pub ignored: Vec<String>,
+}
+
+impl TreeState {
+    /// `git status --porcelain=v2 -z` in `root`, bounded in time and size; `None` when git does
+    /// not answer (not a repository, a hang, too much output).
+    pub fn read(root: &Path, with_ignored: bool) -> Option<TreeState> {
+        let mut args = vec![
+            "-c",
+            "core.quotepath=off",
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--untracked-files=all",
+        ];
+        if with_ignored {
+            args.push("--ignored=matching");
+        }
+        let out = bounded_git(root, &args)?;
+        Some(TreeState::parse(root, &out))
+    }
+
+    pub fn parse(root: &Path, out: &[u8]) -> TreeState {
+        let mut s = TreeState {
+            root: root.to_path_buf(),
+            ..TreeState::default()
+        };
+        let mut records = out.split(|b| *b == 0).filter(|r| !r.is_empty());
+        while let Some(r) = records.next() {
+            let text = String::from_utf8_lossy(r);
+            match r.first() {
+                // `1 XY sub mH mI mW hH hI path`, `u XY …` (10 fields): the path is the last.
+                Some(b'1') => s.changed.push(text.splitn(9, ' ').nth(8).unwrap_or("").to_string()),
+                Some(b'u') => s.changed.push(text.splitn(11, ' ').nth(10).unwrap_or("").to_string()),
+                // `2 XY sub mH mI mW hH hI Xscore path` then the original path.
+                Some(b'2') => {
+                    s.changed.push(text.splitn(10, ' ').nth(9).unwrap_or("").to_string());
+                    records.next();
+                }
+                Some(b'?') => s.untracked.push(text[2..].to_string()),
+                Some(b'!') => s.ignored.push(text[2..].to_string()),
+                _ => {}
+            }
+        }
+        s
+    }
+
+    fn under(&self, files: &[String], paths: &[PathBuf]) -> Vec<String> {
+        files
+            .iter()
+            .filter(|f| {
+                let abs = self.root.join(f.trim_end_matches('/'));
+                paths.is_empty() || paths.iter().any(|p| abs.starts_with(p))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// What `risk` would lose here (empty: nothing).
+    pub fn loses(&self, risk: &Risk) -> Vec<String> {
+        match risk {
+            Risk::AllChanges { .. } => self.changed.clone(),
+            Risk::ChangesUnder { paths, .. } => self.under(&self.changed, paths),
+            Risk::Untracked { paths, ignored, .. } => {
+                let mut out = self.under(&self.untracked, paths);
+                if *ignored {
+                    out.extend(self.under(&self.ignored, paths));
+                }
+                out
+            }
+            Risk::Stash { .. } | Risk::Branch { .. } | Risk::Worktree { .. } => Vec::new(),
+        }
+    }
+}
+
+/// Runs git in `root` with stdout read up to [`GIT_OUTPUT_CAP`] and at most [`GIT_WAIT`]: the
+/// hook never waits on a slow or huge repository for long. `None` on failure or timeout.
+fn bounded_git(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    let mut child = crate::sys::git(Some(root))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdout = child.stdout.take()?;
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = (&mut stdout).take(GIT_OUTPUT_CAP as u64 + 1).read_to_end(&mut buf);
+        buf
+    });
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                let out = reader.join().ok()?;
+                return (status.success() && out.len() <= GIT_OUTPUT_CAP).then_some(out);
+            }
+            Ok(None) if started.elapsed() < GIT_WAIT => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
+/// Whether git succeeds with `args` in `root` (bounded as above).
+fn git_ok(root: &Path, args: &[&str]) -> Option<bool> {
+    let mut child = crate::sys::git(Some(root))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status.success()),
+            Ok(None) if started.elapsed() < GIT_WAIT => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
+/// What a command would lose, as the repository at `root` says: the command, the lost items and
+/// the safe way; `None` when nothing would be lost.
+pub fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'static str)> {
+    let wants_ignored = risks.iter().any(|r| matches!(r, Risk::Untracked { ignored: true, .. }));
+    let needs_tree = risks
+        .iter()
+        .any(|r| matches!(r, Risk::AllChanges { .. } | Risk::ChangesUnder { .. } | Risk::Untracked { .. }));
+    let tree = if needs_tree { TreeState::read(root, wants_ignored) } else { None };
+    for r in risks {
+        let (command, lost, safe): (&String, Vec<String>, &'static str) = match r {
+            Risk::AllChanges { command } | Risk::ChangesUnder { command, .. } => match &tree {
+                Some(t) => (
+                    command,
+                    t.loses(r),
+                    "save them first: `git stash push` (or commit them), then run it",
+                ),
+                None if needs_tree => (
+                    command,
+                    vec!["(the working tree's state could not be read)".into()],
+                    "check `git status` first",
+                ),
+                None => continue,
+            },
+            Risk::Untracked { command, .. } => match &tree {
+                Some(t) => (
+                    command,
+                    t.loses(r),
+                    "keep them first: `git stash push -u` (or add and commit them), then run it",
+                ),
+                None => (
+                    command,
+                    vec!["(the working tree's state could not be read)".into()],
+                    "check `git status` first",
+                ),
+            },
+            Risk::Stash { command } => {
+                let has_stash = git_ok(root, &["rev-parse", "--verify", "--quiet", "refs/stash"]);
+                match has_stash {
+                    Some(false) => continue,
+                    _ => (
+                        command,
+                        vec!["stashed changes (`git stash list`)".into()],
+                        "apply or branch them first (`git stash branch <name>`)",
+                    ),
+                }
+            }
+            Risk::Branch { command, name } => {
+                let merged = git_ok(root, &["merge-base", "--is-ancestor", &format!("refs/heads/{name}"), "HEAD"]);
+                let elsewhere =
+                    bounded_git(root, &["branch", "-r", "--contains", &format!("refs/heads/{name}")]).is_some_and(|o| !o.is_empty());
+                if merged == Some(true) || elsewhere {
+                    continue;
+                }
+                (
+                    command,
+                    vec![format!("the commits of branch {name}, merged nowhere else")],
+                    "merge or push it first, or keep it",
+                )
+            }
+            Risk::Worktree { command, path } => match TreeState::read(path, false) {
+                Some(t) if t.changed.is_empty() && t.untracked.is_empty() => continue,
+                Some(t) => (
+                    command,
+                    t.changed
+                        .iter()
+                        .chain(t.untracked.iter())
+                        .map(|f| format!("{}/{f}", path.display()))
+                        .collect(),
+                    "commit or stash them in that worktree first",
+                ),
+                None => continue,
+            },
+        };
+        if !lost.is_empty() {
+            return Some((command.clone(), lost, safe));
+        }
+    }
+    None
+}
+
+/// The sentence naming what would be lost: at most [`SHOWN`] items and a count.
+pub fn describe(command: &str, lost: &[String], safe: &str) -> String {
+    let shown: Vec<&str> = lost.iter().take(SHOWN).map(String::as_str).collect();
+    let more = lost.len().saturating_sub(SHOWN);
+    let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!(
+        "`{command}` would discard work git cannot give back: {}{tail} ({} in all). To keep it, {safe}.",
+        shown.join(", "),
+        lost.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(cmd: &str) -> Vec<Risk> {
+        risks(&crate::policy::shell::parse(cmd).unwrap(), Path::new("/repo"))
+    }
+
+    #[test]
+    fn work_losing_commands_are_recognised_and_harmless_ones_are_not() {
+        for cmd in [
+            "git reset --hard",
+            "git reset --hard HEAD~1",
+            "git checkout -- .",
+            "git checkout .",
+            "git checkout -f main",
+            "git restore src/a.rs",
+            "git restore --worktree --staged .",
+            "git switch --discard-changes main",
+            "git clean -fd",
+            "git clean -fdx",
+            "git stash drop",
+            "git stash clear",
+            "git branch -D feature",
+            "git worktree remove --force ../wt",
+            "rm src/a.rs",
+            "cd src && git -C .. reset --hard",
+        ] {
+            assert!(!r(cmd).is_empty(), "{cmd}");
+        }
+        for cmd in [
+            "git reset HEAD~1",
+            "git restore --staged .",
+            "git clean -nd",
+            "git stash list",
+            "git branch -d merged",
+            "git status",
+            "git checkout main",
+        ] {
+            let risks = r(cmd);
+            // `git checkout main` names a branch: a risk only if a changed file were called `main`.
+            assert!(risks.iter().all(|x| matches!(x, Risk::ChangesUnder { .. })), "{cmd}: {risks:?}");
+        }
+    }
+
+    #[test]
+    fn porcelain_v2_is_read_and_matched_against_paths() {
+        let out = b"1 .M N... 100644 100644 100644 abc abc src/a.rs\0\
+2 R. N... 100644 100644 100644 abc abc R100 new name.rs\0old.rs\0\
+u UU N... 100644 100644 100644 100644 a b c conflict.rs\0? notes.txt\0? build/out.o\0! target/x\0";
+        let t = TreeState::parse(Path::new("/repo"), out);
+        assert_eq!(t.changed, ["src/a.rs", "new name.rs", "conflict.rs"]);
+        assert_eq!(t.untracked, ["notes.txt", "build/out.o"]);
+        assert_eq!(t.ignored, ["target/x"]);
+        let all = &r("git reset --hard")[0];
+        assert_eq!(t.loses(all).len(), 3);
+        let src = &r("git checkout -- src")[0];
+        assert_eq!(t.loses(src), ["src/a.rs"]);
+        let main = &r("git checkout main")[0];
+        assert!(t.loses(main).is_empty(), "a branch name names no changed file");
+        let clean = &r("git clean -fd build")[0];
+        assert_eq!(t.loses(clean), ["build/out.o"]);
+        assert!(describe("git reset --hard", &t.changed, "save them").contains("src/a.rs, new name.rs, conflict.rs (3 in all)"));
+    }
+}
