@@ -244,8 +244,11 @@ pub fn on_hook(
             };
             if let (Some(d), Some(note)) = (p.decision.as_mut(), policy.note()) {
                 if d.permission != crate::decision::Permission::Allow {
-                    let reason = d.reason.take().unwrap_or_default();
-                    d.reason = Some(format!("{reason}\n{note}"));
+                    // The follow-up is what the agent reads of a block; the reason is the record's.
+                    for text in [&mut d.follow_up, &mut d.reason].into_iter().flatten() {
+                        text.push('\n');
+                        text.push_str(&note);
+                    }
                 }
             }
             if let Err(e) = decided {

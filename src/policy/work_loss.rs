@@ -35,6 +35,8 @@ pub enum Risk {
         command: String,
         paths: Vec<PathBuf>,
         ignored: bool,
+        /// `-d`: untracked folders go too.
+        dirs: bool,
     },
     /// The stash (`drop`: its newest entry or the named one; `clear`: all).
     Stash { command: String },
@@ -135,6 +137,7 @@ pub fn risks(script: &Script, cwd: &Path) -> Vec<Risk> {
                                 command: line.clone(),
                                 paths,
                                 ignored: short('x') || short('X'),
+                                dirs: short('d'),
                             });
                         }
                     }
@@ -197,7 +200,7 @@ impl TreeState {
             "status",
             "--porcelain=v2",
             "-z",
-            "--untracked-files=all",
+            "--untracked-files=normal",
         ];
         if with_ignored {
             args.push("--ignored=matching");
@@ -247,10 +250,14 @@ impl TreeState {
         match risk {
             Risk::AllChanges { .. } => self.changed.clone(),
             Risk::ChangesUnder { paths, .. } => self.under(&self.changed, paths),
-            Risk::Untracked { paths, ignored, .. } => {
+            Risk::Untracked { paths, ignored, dirs, .. } => {
+                // `--untracked-files=normal` lists an untracked folder as one `dir/` entry.
                 let mut out = self.under(&self.untracked, paths);
                 if *ignored {
                     out.extend(self.under(&self.ignored, paths));
+                }
+                if !dirs {
+                    out.retain(|f| !f.ends_with('/'));
                 }
                 out
             }
@@ -327,12 +334,12 @@ pub fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'sta
                 Some(t) => (
                     command,
                     t.loses(r),
-                    "save them first: `git stash push` (or commit them), then run it",
+                    "Save them first with `git stash push` (or commit them), then run it",
                 ),
                 None if needs_tree => (
                     command,
                     vec!["(the working tree's state could not be read)".into()],
-                    "check `git status` first",
+                    "Check `git status` first",
                 ),
                 None => continue,
             },
@@ -340,12 +347,12 @@ pub fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'sta
                 Some(t) => (
                     command,
                     t.loses(r),
-                    "keep them first: `git stash push -u` (or add and commit them), then run it",
+                    "Keep them first with `git stash push -u` (or add and commit them), then run it",
                 ),
                 None => (
                     command,
                     vec!["(the working tree's state could not be read)".into()],
-                    "check `git status` first",
+                    "Check `git status` first",
                 ),
             },
             Risk::Stash { command } => {
@@ -355,7 +362,7 @@ pub fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'sta
                     _ => (
                         command,
                         vec!["stashed changes (`git stash list`)".into()],
-                        "apply or branch them first (`git stash branch <name>`)",
+                        "Apply them, or keep them on a branch with `git stash branch <name>`, first",
                     ),
                 }
             }
@@ -369,7 +376,7 @@ pub fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'sta
                 (
                     command,
                     vec![format!("the commits of branch {name}, merged nowhere else")],
-                    "merge or push it first, or keep it",
+                    "Merge or push it first, or keep it",
                 )
             }
             Risk::Worktree { command, path } => match TreeState::read(path, false) {
@@ -381,7 +388,7 @@ pub fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'sta
                         .chain(t.untracked.iter())
                         .map(|f| format!("{}/{f}", path.display()))
                         .collect(),
-                    "commit or stash them in that worktree first",
+                    "Commit or stash them in that worktree first",
                 ),
                 None => continue,
             },
@@ -399,7 +406,7 @@ pub fn describe(command: &str, lost: &[String], safe: &str) -> String {
     let more = lost.len().saturating_sub(SHOWN);
     let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
     format!(
-        "`{command}` would discard work git cannot give back: {}{tail} ({} in all). To keep it, {safe}.",
+        "`{command}` would discard work git cannot give back: {}{tail} ({} in all). {safe}.",
         shown.join(", "),
         lost.len()
     )
@@ -467,6 +474,9 @@ u UU N... 100644 100644 100644 100644 a b c conflict.rs\0? notes.txt\0? build/ou
         assert!(t.loses(main).is_empty(), "a branch name names no changed file");
         let clean = &r("git clean -fd build")[0];
         assert_eq!(t.loses(clean), ["build/out.o"]);
+        let folders = TreeState::parse(Path::new("/repo"), b"? notes.txt\0? .tlc/\0");
+        assert_eq!(folders.loses(&r("git clean -f")[0]), ["notes.txt"], "no -d: untracked folders stay");
+        assert_eq!(folders.loses(&r("git clean -fd")[0]).len(), 2);
         assert!(describe("git reset --hard", &t.changed, "save them").contains("src/a.rs, new name.rs, conflict.rs (3 in all)"));
     }
 }
