@@ -56,7 +56,7 @@ pub fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
             if let Some(u) = &until {
                 crate::clock::parse(u).map_err(|e| crate::error::unusable(format!("--until: {e}")))?;
             }
-            let in_agent = crate::hook::provider::inside_agent_session();
+            // Operator only (see `cli::operator_only`): never written from inside an agent session.
             let lesson = NewLesson {
                 instruction: text,
                 gate,
@@ -64,7 +64,7 @@ pub fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
                 avoid,
                 reference,
                 until,
-                category: if in_agent { "agent-session".into() } else { "manual".into() },
+                category: "manual".into(),
             };
             let (id, db) = if global {
                 let store = store::open_write(DbKind::Home, &ctx.paths()?.home_db())?;

@@ -36,7 +36,13 @@ pub fn floor(provider: Provider, v: &Value, paths: &Paths) -> Option<Decision> {
         return None;
     }
     let ctx = context(provider, v, paths);
-    acts.iter().find_map(|a| floor::evaluate(&ctx, a)).map(|f| f.decision())
+    // A panic in the engine (a bug) must not answer neutrally, which would let the act through:
+    // it denies, as anything the floor cannot establish does.
+    let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| acts.iter().find_map(|a| floor::evaluate(&ctx, a))));
+    match verdict {
+        Ok(found) => found.map(|f| f.decision()),
+        Err(_) => Some(floor::Finding::unreadable().decision()),
+    }
 }
 
 /// The file an acting event is about to write (absolute), for the edit-collision claim.

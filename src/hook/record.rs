@@ -560,7 +560,9 @@ fn always_on_and_rails(
     let Ok(script) = crate::policy::shell::parse(command) else {
         return Ok(Decision::allow());
     };
-    if project.paths.in_git {
+    // Only a line naming git or a remover can lose work: the rest never pays for the classification.
+    let may_lose = ["git", "rm", "shred", "unlink"].iter().any(|w| command.contains(w));
+    if project.paths.in_git && may_lose {
         let cwd = guard.cwd.clone().unwrap_or_else(|| config_root(m));
         if let Some(d) = rails::work_loss(&script, &cwd, project.root(), posture) {
             return Ok(d);

@@ -35,7 +35,7 @@ pub struct NewLesson {
     pub avoid: Option<String>,
     pub reference: Option<String>,
     pub until: Option<String>,
-    /// `manual`, or `agent-session` when written from inside an agent session.
+    /// `manual` (written by the operator); older rows may say `agent-session`.
     pub category: String,
 }
 

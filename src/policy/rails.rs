@@ -129,6 +129,13 @@ pub fn work_loss(script: &Script, cwd: &Path, root: &Path, posture: super::Postu
     for s in inline_scripts(script) {
         risks.extend(super::work_loss::risks(&s, cwd));
     }
+    // A removal under a build folder, or of nothing that exists, loses no work: no git look.
+    for r in &mut risks {
+        if let super::work_loss::Risk::ChangesUnder { paths, removal: true, .. } = r {
+            paths.retain(|p| !in_build_dir(p, root) && std::fs::symlink_metadata(p).is_ok());
+        }
+    }
+    risks.retain(|r| !matches!(r, super::work_loss::Risk::ChangesUnder { paths, removal: true, .. } if paths.is_empty()));
     if risks.is_empty() {
         return None;
     }
@@ -265,7 +272,7 @@ fn catastrophic_command(script: &Script, cmd: &Command, cwd: &Path, root: &Path)
 
 /// Whether `p` is inside a build folder of the project at `root` (only the part below the root
 /// counts: a project that itself lives under a `target/` folder is not a build folder).
-fn in_build_dir(p: &Path, root: &Path) -> bool {
+pub(super) fn in_build_dir(p: &Path, root: &Path) -> bool {
     let Ok(rel) = super::floor::normalize(p).strip_prefix(root).map(Path::to_path_buf) else {
         return false;
     };

@@ -28,8 +28,13 @@ const GIT_OUTPUT_CAP: usize = 8 * 1024 * 1024;
 pub enum Risk {
     /// Every uncommitted change to tracked files (`reset --hard`, `checkout -f`, `switch -f`).
     AllChanges { command: String },
-    /// Uncommitted changes under these paths (`checkout -- p`, `restore p`, `rm p`).
-    ChangesUnder { command: String, paths: Vec<PathBuf> },
+    /// Uncommitted changes under these paths (`checkout -- p`, `restore p`, `rm p`; `removal`
+    /// for `rm` and its kin, whose paths may be dropped before the tree is asked).
+    ChangesUnder {
+        command: String,
+        paths: Vec<PathBuf>,
+        removal: bool,
+    },
     /// Untracked files under these paths (the repository when empty); `ignored` too with `-x`.
     Untracked {
         command: String,
@@ -98,6 +103,7 @@ pub fn risks(script: &Script, cwd: &Path) -> Vec<Risk> {
                             out.push(Risk::ChangesUnder {
                                 command: line.clone(),
                                 paths,
+                                removal: false,
                             });
                         }
                     }
@@ -122,6 +128,7 @@ pub fn risks(script: &Script, cwd: &Path) -> Vec<Risk> {
                             out.push(Risk::ChangesUnder {
                                 command: line.clone(),
                                 paths,
+                                removal: false,
                             });
                         }
                     }
@@ -171,6 +178,7 @@ pub fn risks(script: &Script, cwd: &Path) -> Vec<Risk> {
                     out.push(Risk::ChangesUnder {
                         command: line.clone(),
                         paths,
+                        removal: true,
                     });
                 }
             }

@@ -71,6 +71,14 @@ impl Floor<'_> {
         }
         let Some(program) = inv.program.as_deref() else { return out };
         let args = &inv.args;
+        // Most commands write nothing: no argument's text is built for them.
+        const WRITERS: &[&str] = &[
+            "rm", "rmdir", "unlink", "shred", "srm", "trash", "mv", "cp", "install", "ln", "rsync", "tee", "truncate", "touch", "mkdir",
+            "dd", "sed", "perl", "sort", "find", "git",
+        ];
+        if !WRITERS.contains(&program) {
+            return out;
+        }
         let texts: Vec<String> = args.iter().map(|w| w.text()).collect();
         let operands = |skip_values: &[&str]| -> Vec<Word> {
             let mut ops = Vec::new();

@@ -124,8 +124,9 @@ impl Floor<'_> {
     /// What a command leaves for the rest of the line: the files it writes (with their text when
     /// it is literal), and — returned — the folders a `cd`, `pushd` or `chdir` moves to.
     fn after(&self, cmd: &Command, inv: &Invocation<'_>) -> Option<Vec<Option<PathBuf>>> {
-        let text = literal_output(cmd, inv);
-        for (w, effect) in self.effects(cmd, inv) {
+        let effects = self.effects(cmd, inv);
+        let text = if effects.is_empty() { None } else { literal_output(cmd, inv) };
+        for (w, effect) in effects {
             if effect == Effect::Remove || effect == Effect::RemoveUnder {
                 continue;
             }
@@ -587,6 +588,9 @@ impl Floor<'_> {
     /// `runuser -c`, `script -c`, `tmux new …`. Each is judged as if it ran on its own.
     fn carried(&self, script: &Script, cmd: &Command, inv: &Invocation<'_>, depth: usize) -> Option<Finding> {
         let program = inv.program.as_deref()?;
+        if !matches!(program, "find" | "parallel" | "watch" | "su" | "runuser" | "script" | "tmux") {
+            return None;
+        }
         let texts: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
         let run = |words: Vec<Word>| -> Option<Finding> {
             if words.is_empty() || depth + 1 >= crate::policy::shell::parse::MAX_DEPTH {

@@ -190,7 +190,10 @@ fn lex(code: &str, lang: Lang) -> Vec<Tok> {
         }
         if c.is_alphanumeric() || c == '_' || c == '$' && lang == Lang::JavaScript {
             let start = i;
-            while i < b.len() && (b[i].is_alphanumeric() || b[i] == '_' || b[i] == '.') {
+            // The first character is taken whatever it is (a JavaScript `$`), so the loop always
+            // moves on: a name that could be empty would never end.
+            i += 1;
+            while i < b.len() && (b[i].is_alphanumeric() || b[i] == '_' || b[i] == '.' || b[i] == '$' && lang == Lang::JavaScript) {
                 i += 1;
             }
             let name: String = b[start..i].iter().collect();
@@ -561,6 +564,9 @@ mod tests {
             [Some("rm -rf /".to_string())]
         );
         assert_eq!(runs("execSync(`rm -rf ${d}`)", Lang::JavaScript), [None]);
+        // Found by the property test: a lone `$` once lexed as an empty name forever.
+        assert_eq!(runs("$", Lang::JavaScript), Vec::<Option<String>>::new());
+        assert_eq!(runs("$.x; $('a')", Lang::JavaScript), Vec::<Option<String>>::new());
         assert_eq!(
             removes("require('fs').rmSync('/home/u', {recursive: true})", Lang::JavaScript),
             [Some("/home/u".to_string())]

@@ -87,6 +87,16 @@ impl Finding {
         }
     }
 
+    /// The verdict when the engine itself failed on an act (a bug): what it cannot establish is
+    /// refused.
+    pub fn unreadable() -> Finding {
+        Finding::new(
+            Rule::UnprovableExecution,
+            "tlc could not analyse this command (an internal error in its shell analysis), so what it would do cannot be established. Rewrite it more simply.",
+            "the floor's analysis failed",
+        )
+    }
+
     /// The decision the hook answers with.
     pub fn decision(&self) -> Decision {
         Decision {

@@ -11,6 +11,10 @@ use std::fmt;
 
 /// How deep substitutions, subshells and compound commands may nest before the line is refused.
 pub const MAX_DEPTH: usize = 48;
+/// The most simple commands one command line (or one substitution in it) may hold: far more than
+/// any command an agent writes (a 16 MiB line of `ls;` is four million), so that checking a line
+/// always ends long before the provider's hook timeout.
+pub const MAX_COMMANDS: usize = 20_000;
 
 /// A command line: its simple commands, in the order they appear (compound bodies flattened).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -573,8 +577,10 @@ impl<'a> Parser<'a> {
         Ok(w)
     }
 
+    /// The character starting at byte `i`. Every caller steps by whole characters; a byte inside
+    /// one (which would be a bug) reads as U+FFFD rather than panicking the hook's floor.
     fn char_at(&self, i: usize) -> char {
-        self.src[i..].chars().next().unwrap_or('\u{FFFD}')
+        self.src.get(i..).and_then(|s| s.chars().next()).unwrap_or('\u{FFFD}')
     }
 
     fn is_assignment_prefix(&self, start: usize) -> bool {
@@ -727,7 +733,8 @@ impl<'a> Parser<'a> {
                     }
                     self.i += 1;
                 }
-                Some(b'\\') => self.i += 2,
+                // The backslash and the whole character it escapes (a multi-byte one too).
+                Some(b'\\') => self.i += 1 + self.char_at(self.i + 1).len_utf8(),
                 Some(b'\'') => {
                     self.i += 1;
                     let Some(end) = self.s[self.i..].iter().position(|&b| b == b'\'') else {
@@ -827,7 +834,10 @@ impl<'a> Parser<'a> {
                             if !matches!(other, b'\\' | b'\'' | b'"' | b'?') {
                                 out.push('\\');
                             }
-                            out.push(other as char);
+                            // A non-ASCII character after the backslash: the whole character.
+                            let ch = self.char_at(self.i - 1);
+                            self.i += ch.len_utf8() - 1;
+                            out.push(if other.is_ascii() { other as char } else { ch });
                         }
                     }
                 }
@@ -986,6 +996,9 @@ impl<'a> Parser<'a> {
                 return Ok(());
             }
             self.and_or(script, upstream)?;
+            if script.commands.len() > MAX_COMMANDS {
+                return Err(self.err(format!("more than {MAX_COMMANDS} commands in one command line")));
+            }
             match self.peek()?.clone() {
                 Tok::Op(";") | Tok::Op("&") | Tok::Newline => {
                     self.next()?;
