@@ -28,7 +28,7 @@ impl Floor<'_> {
                     Some("find") => find_roots(&inv).iter().all(|r| match self.resolve(r) {
                         Target::Path(p) => self.forms(&p).iter().all(|f| {
                             (self.in_zone(&f.join("x")))
-                                && !self.protected().iter().any(|r| r.starts_with(f) && **r != *f)
+                                && !self.protected().iter().any(|r| under(r, f) && *r != *f)
                                 && (!self.ctx.surface().iter().any(|s| s.starts_with(f)) || !self.filter_may_match_surface(&inv))
                         }),
                         _ => false,

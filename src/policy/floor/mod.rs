@@ -329,8 +329,9 @@ pub fn evaluate(ctx: &Context, act: &Act<'_>) -> Option<Finding> {
 
 struct Floor<'c> {
     ctx: &'c Context,
-    /// Paths already resolved through the filesystem during this evaluation.
-    resolved: std::cell::RefCell<std::collections::HashMap<PathBuf, PathBuf>>,
+    /// Paths already resolved through the filesystem during this evaluation, and whether
+    /// anything is there (see [`Floor::canonical`]).
+    resolved: std::cell::RefCell<std::collections::HashMap<PathBuf, (PathBuf, bool)>>,
     /// Whether a path is a symlink, as already asked during this evaluation.
     links: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
     /// Every folder a command of the line may run in by now: the hook's own, then each one a

@@ -73,38 +73,55 @@ impl Floor<'_> {
         normalize(&base.join(p))
     }
 
-    /// The path with the symlinks of its existing part followed.
+    /// The path with the symlinks of its existing part followed. Walked one component at a time
+    /// from the root, each prefix asked of the world once per evaluation; the first prefix that
+    /// does not exist ends the asking (nothing below it can), so a line naming many paths in one
+    /// folder costs a question per new folder, not a walk per path.
     pub(super) fn canonical(&self, p: &Path) -> PathBuf {
-        if let Some(c) = self.resolved.borrow().get(p) {
+        use std::path::Component;
+        if let Some((c, _)) = self.resolved.borrow().get(p) {
             return c.clone();
         }
-        let c = self.canonical_uncached(p);
-        self.resolved.borrow_mut().insert(p.to_path_buf(), c.clone());
-        c
-    }
-
-    pub(super) fn canonical_uncached(&self, p: &Path) -> PathBuf {
-        if let Some(c) = self.ctx.world.canonicalize(p) {
-            return c;
+        // Relative paths and `..` after a link would need the filesystem's own walk.
+        if !p.is_absolute() || p.components().any(|c| matches!(c, Component::ParentDir | Component::CurDir)) {
+            return self.ctx.world.canonicalize(p).unwrap_or_else(|| p.to_path_buf());
         }
-        let mut existing = p.to_path_buf();
-        let mut rest = Vec::new();
-        while let Some(parent) = existing.parent().map(Path::to_path_buf) {
-            if let Some(name) = existing.file_name() {
-                rest.push(name.to_os_string());
-            }
-            existing = parent;
-            if let Some(c) = self.ctx.world.canonicalize(&existing) {
-                let mut out = c;
-                for r in rest.iter().rev() {
-                    out.push(r);
+        let mut written = PathBuf::new();
+        let mut resolved = PathBuf::new();
+        let mut components = p.components();
+        for c in components.by_ref() {
+            written.push(c);
+            if let Some((r, exists)) = self.resolved.borrow().get(&written).cloned() {
+                resolved = r;
+                if exists {
+                    continue;
                 }
-                return out;
+                break;
+            }
+            let (r, exists) = match c {
+                Component::RootDir | Component::Prefix(_) => (written.clone(), true),
+                _ => {
+                    let joined = resolved.join(c);
+                    match self.ctx.world.entry(&joined) {
+                        None => (joined, false),
+                        Some(false) => (joined, true),
+                        // A dangling link keeps its own name, as nothing is behind it.
+                        Some(true) => match self.ctx.world.canonicalize(&joined) {
+                            Some(target) => (target, true),
+                            None => (joined, false),
+                        },
+                    }
+                }
+            };
+            self.resolved.borrow_mut().insert(written.clone(), (r.clone(), exists));
+            resolved = r;
+            if !exists {
+                break;
             }
         }
-        p.to_path_buf()
+        resolved.extend(components);
+        resolved
     }
-
     /// Both spellings of a path: as written (normalised) and as the filesystem resolves it.
     pub(super) fn forms(&self, p: &Path) -> [PathBuf; 2] {
         [p.to_path_buf(), self.canonical(p)]
@@ -149,8 +166,8 @@ impl Floor<'_> {
     }
 
     /// The folders whose removal is never inside the project: the project itself, the homes.
-    pub(super) fn protected(&self) -> Vec<&PathBuf> {
-        self.ctx.protected.iter().collect()
+    pub(super) fn protected(&self) -> &[PathBuf] {
+        &self.ctx.protected
     }
 
     pub(super) fn on_surface(&self, p: &Path) -> bool {
@@ -159,7 +176,7 @@ impl Floor<'_> {
 
     /// Whether the path is a folder that holds the policy surface (but not the project or above).
     pub(super) fn holds_surface(&self, p: &Path) -> bool {
-        !self.protected().iter().any(|r| r.starts_with(p)) && self.ctx.surface().iter().any(|s| s.starts_with(p) && s != p)
+        !self.protected().iter().any(|r| under(r, p)) && self.ctx.surface().iter().any(|s| s != p && under(s, p))
     }
 
     pub(super) fn is_secret(&self, p: &Path) -> Option<String> {

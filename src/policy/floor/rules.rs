@@ -322,7 +322,7 @@ impl Floor<'_> {
             let mut p = s.clone();
             loop {
                 candidates.push(p.display().to_string());
-                if self.protected().iter().any(|r| **r == p) || !p.pop() {
+                if self.protected().contains(&p) || !p.pop() {
                     break;
                 }
             }
@@ -451,7 +451,7 @@ impl Floor<'_> {
                 let rooted_inside = self
                     .forms(dir)
                     .iter()
-                    .all(|f| self.in_zone(&f.join("x")) && !self.protected().iter().any(|r| r.starts_with(f) && *r != f));
+                    .all(|f| self.in_zone(&f.join("x")) && !self.protected().iter().any(|r| under(r, f) && r != f));
                 if !rooted_inside {
                     return Some(Finding::new(
                         Rule::UnprovableDestruction,
@@ -473,9 +473,9 @@ impl Floor<'_> {
                         continue;
                     }
                     for form in self.forms(&t) {
-                        let protected = effect != Effect::RemoveUnder && self.protected().iter().any(|r| r.starts_with(&form));
+                        let protected = effect != Effect::RemoveUnder && self.protected().iter().any(|r| under(r, &form));
                         let inside = if effect == Effect::RemoveUnder {
-                            self.in_zone(&form.join("x")) && !self.protected().iter().any(|r| r.starts_with(&form) && **r != form)
+                            self.in_zone(&form.join("x")) && !self.protected().iter().any(|r| under(r, &form) && *r != form)
                         } else {
                             self.in_zone(&form)
                         };

@@ -829,3 +829,79 @@ mod properties {
         assert!(evaluate(&ctx(), &Act::Shell(&heredoc)).is_none());
     }
 }
+
+/// A world that counts the questions asked of it about paths.
+#[derive(Debug)]
+struct Counting {
+    inner: Virtual,
+    asked: std::sync::Mutex<Vec<PathBuf>>,
+}
+
+impl World for Counting {
+    fn canonicalize(&self, p: &Path) -> Option<PathBuf> {
+        self.asked.lock().unwrap().push(p.to_path_buf());
+        self.inner.canonicalize(p)
+    }
+    fn is_symlink(&self, p: &Path) -> bool {
+        self.inner.is_symlink(p)
+    }
+    fn exists(&self, p: &Path) -> bool {
+        self.inner.exists(p)
+    }
+    fn entry(&self, p: &Path) -> Option<bool> {
+        self.asked.lock().unwrap().push(p.to_path_buf());
+        self.inner.entry(p)
+    }
+    fn is_dir(&self, p: &Path) -> bool {
+        self.inner.is_dir(p)
+    }
+    fn is_block_device(&self, p: &Path) -> bool {
+        self.inner.is_block_device(p)
+    }
+    fn read_text(&self, p: &Path, cap: u64) -> Option<String> {
+        self.inner.read_text(p, cap)
+    }
+    fn names_in(&self, dir: &Path) -> Vec<String> {
+        self.inner.names_in(dir)
+    }
+    fn user_home(&self, user: &str) -> Option<PathBuf> {
+        self.inner.user_home(user)
+    }
+}
+
+#[test]
+fn paths_resolve_a_folder_at_a_time_and_through_linked_folders() {
+    let mut inner = Virtual {
+        dirs: vec![PROJECT.into(), HOME.into(), "/tmp".into(), "/data".into()],
+        ..Virtual::default()
+    };
+    // A folder of the project that is a link to a folder outside it.
+    inner.links.insert(format!("{PROJECT}/shared").into(), "/data".into());
+    let world = std::sync::Arc::new(Counting {
+        inner,
+        asked: Default::default(),
+    });
+    let ctx = Context::in_world(
+        world.clone(),
+        PROJECT.into(),
+        PROJECT.into(),
+        Some(HOME.into()),
+        format!("{HOME}/.tlc/harness").into(),
+        vec!["/tmp".into()],
+    );
+    let f = evaluate(&ctx, &Act::Shell("rm -rf shared/cache")).expect("through the link it is outside");
+    assert_eq!(f.rule, Rule::OutsideProjectDestruction, "{}", f.what);
+    assert!(evaluate(&ctx, &Act::Shell("rm -rf build/a build/b build/c build/d")).is_none());
+
+    world.asked.lock().unwrap().clear();
+    assert!(evaluate(&ctx, &Act::Shell("rm -rf gone/a gone/b gone/c gone/d gone/e")).is_none());
+    let asked = world.asked.lock().unwrap().clone();
+    // `gone` does not exist: once that is known, nothing below it is asked about.
+    let below_gone = asked
+        .iter()
+        .filter(|p| p.to_string_lossy().starts_with(&format!("{PROJECT}/gone/")))
+        .count();
+    assert_eq!(below_gone, 0, "{asked:?}");
+    let gone = asked.iter().filter(|p| **p == Path::new(&format!("{PROJECT}/gone"))).count();
+    assert_eq!(gone, 1, "{asked:?}");
+}

@@ -17,6 +17,11 @@ pub trait World: Send + Sync + std::fmt::Debug {
     fn is_symlink(&self, p: &Path) -> bool;
     /// Whether anything (a link included) is at the path.
     fn exists(&self, p: &Path) -> bool;
+    /// What is at the path, its last component not followed: `None` for nothing, `Some(true)` for
+    /// a symlink, `Some(false)` for anything else (one question where two would cost twice).
+    fn entry(&self, p: &Path) -> Option<bool> {
+        self.exists(p).then(|| self.is_symlink(p))
+    }
     fn is_dir(&self, p: &Path) -> bool;
     fn is_block_device(&self, p: &Path) -> bool;
     /// A regular file's text, at most `cap` bytes; `None` for anything else.
@@ -42,6 +47,10 @@ impl World for Disk {
 
     fn exists(&self, p: &Path) -> bool {
         std::fs::symlink_metadata(p).is_ok()
+    }
+
+    fn entry(&self, p: &Path) -> Option<bool> {
+        std::fs::symlink_metadata(p).ok().map(|m| m.file_type().is_symlink())
     }
 
     fn is_dir(&self, p: &Path) -> bool {
@@ -118,8 +127,15 @@ impl World for Virtual {
         self.files.contains_key(p) || self.is_dir(p) || self.links.contains_key(p) || self.block_devices.iter().any(|d| d == p)
     }
 
+    /// A declared folder, or any folder above something declared (as on a real disk).
     fn is_dir(&self, p: &Path) -> bool {
-        self.dirs.iter().any(|d| d == p) || self.files.keys().any(|f| f.starts_with(p) && f != p)
+        self.dirs.iter().any(|d| d.starts_with(p))
+            || self
+                .files
+                .keys()
+                .chain(self.links.keys())
+                .chain(self.block_devices.iter())
+                .any(|f| f.starts_with(p) && f != p)
     }
 
     fn is_block_device(&self, p: &Path) -> bool {
