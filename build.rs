@@ -12,6 +12,14 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+// The config key table and what it generates: std-only files shared with the crate.
+#[allow(dead_code)]
+#[path = "src/config/keygen.rs"]
+mod keygen;
+#[allow(dead_code)]
+#[path = "src/config/keys.rs"]
+mod keys;
+
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     for dir in ["queries", "reports", "migrations"] {
@@ -24,6 +32,11 @@ fn main() {
     fs::write(out.join("queries.rs"), queries_module(&root)).expect("write queries.rs");
     fs::write(out.join("reports.rs"), reports_module(&root)).expect("write reports.rs");
     fs::write(out.join("schema_versions.rs"), versions_module(&root)).expect("write schema_versions.rs");
+    for f in ["keys.rs", "keygen.rs"] {
+        println!("cargo:rerun-if-changed={}", root.join("src/config").join(f).display());
+    }
+    fs::write(out.join("settings.rs"), keygen::settings_rust(keys::KEYS)).expect("write settings.rs");
+    fs::write(out.join("default-config.toml"), keygen::template(keys::KEYS)).expect("write default-config.toml");
     link_for_fast_start();
     println!("cargo:rustc-env=TLC_LONG_VERSION={}", long_version(&root));
 }

@@ -6,6 +6,8 @@
 //! (`[stable.*]` in a project file) is a [`ConfigError`] naming the file, the key and the line.
 
 pub mod edit;
+pub mod keygen;
+pub mod keys;
 pub mod registry;
 pub mod scaffold;
 mod settings;
@@ -19,9 +21,10 @@ use registry::{KeySpec, Tiers, KEYS, NAMED_TABLES};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The compiled-in template: every key with its default and one line on what it does. It is
-/// byte-identical to `docs/config-template.toml` (a test keeps it so).
-pub const TEMPLATE: &str = include_str!("default-config.toml");
+/// The compiled-in template: every key with its default and one line on what it does, generated
+/// from `keys.rs` by `build.rs`. It is byte-identical to `docs/config-template.toml` (a test keeps
+/// it so).
+pub const TEMPLATE: &str = include_str!(concat!(env!("OUT_DIR"), "/default-config.toml"));
 
 /// A tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]

@@ -1,6 +1,7 @@
 use super::registry::KEYS;
 use super::*;
 use std::io::Write;
+use std::path::PathBuf;
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
@@ -27,12 +28,205 @@ fn template_is_valid_and_lists_every_key_with_its_default_and_a_doc_line() {
     assert_eq!(cfg.declared.len(), KEYS.len());
 }
 
+/// Compares a committed file with what the key table generates; with `TLC_BLESS=1` rewrites it.
+fn generated(rel: &str, want: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    if have == want {
+        return;
+    }
+    if std::env::var_os("TLC_BLESS").is_some() {
+        std::fs::write(&path, want).unwrap();
+        return;
+    }
+    panic!("{rel} differs from what src/config/keys.rs generates: run `TLC_BLESS=1 cargo test --release --lib config::tests` and commit the result");
+}
+
 #[test]
-fn template_is_byte_identical_to_the_docs_copy() {
-    let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/config-template.toml")).unwrap();
-    assert_eq!(
-        docs, TEMPLATE,
-        "docs/config-template.toml must equal src/config/default-config.toml"
+fn the_template_and_the_reference_table_are_what_the_key_table_generates() {
+    generated("docs/config-template.toml", TEMPLATE);
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/config.md")).unwrap();
+    let want = keygen::docs_page(&page, KEYS).expect("docs/config.md keeps the generated table's markers");
+    generated("docs/config.md", &want);
+}
+
+#[test]
+fn the_shipped_defaults_deserialise_to_the_generated_defaults() {
+    assert_eq!(Config::defaults().settings, Settings::default());
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "config.toml", TEMPLATE);
+    assert_eq!(Config::load_files(&p, None).unwrap().settings, Settings::default());
+    let p = write(
+        dir.path(),
+        "config.toml",
+        "mode = \"focus\"\n[grind]\ntestCommand = [\"cargo\", \"test\"]\n[intelligence.lessons]\ndecayLambda = 1\n",
+    );
+    let s = Config::load_files(&p, None).unwrap().settings;
+    assert_eq!(s.mode, "focus");
+    assert_eq!(s.grind.test_command, ["cargo", "test"]);
+    assert_eq!(s.intelligence.lessons.decay_lambda, 1.0);
+    assert_eq!(s.obs, Settings::default().obs);
+}
+
+/// Keys no code outside `src/config/` reads yet, each with the reason. A key that is read must
+/// not be listed; a key that is not read must be (`every_key_is_read_by_some_code`).
+const UNREAD: &[(&str, &str)] = &[
+    (
+        "subagents.enforceAllowlist",
+        "the subagent rails are issue 33's; status lists the rail as not enforced",
+    ),
+    (
+        "subagents.allowedModels",
+        "the subagent rails are issue 33's; status lists the rail as not enforced",
+    ),
+    (
+        "subagents.blockParentFast",
+        "the subagent rails are issue 33's; status lists the rail as not enforced",
+    ),
+    (
+        "intelligence.failureClassification",
+        "issue 33's rail; defaults to false and status lists it as not enforced",
+    ),
+    (
+        "intelligence.autopilot",
+        "issue 33's rail; defaults to false and status lists it as not enforced",
+    ),
+    (
+        "intelligence.budgetContinue",
+        "issue 33's rail; defaults to false and status lists it as not enforced",
+    ),
+    (
+        "intelligence.idleTurnGate",
+        "issue 33's rail; defaults to false and status lists it as not enforced",
+    ),
+    (
+        "intelligence.lessons.enabled",
+        "lessons are issue 32's; defaults to false and status lists them as not enforced",
+    ),
+    (
+        "intelligence.lessons.decayLambda",
+        "lessons are issue 32's (read once lessons are injected)",
+    ),
+    (
+        "intelligence.lessons.maxInjected",
+        "lessons are issue 32's (read once lessons are injected)",
+    ),
+    (
+        "intelligence.lessons.promoteAfter",
+        "lessons are issue 32's (read once lessons are injected)",
+    ),
+];
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_key_is_read_by_some_code() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    // The config module itself, and the rail catalog (which only shows a switch), do not count.
+    let code: String = files
+        .iter()
+        .filter(|p| !p.starts_with(src.join("config")) && !p.ends_with("policy/catalog.rs"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let code: String = code.split_whitespace().collect::<Vec<_>>().join("");
+    let mut problems = Vec::new();
+    for spec in KEYS {
+        // The field's last two parts as code reads them: `grind.max_loops`, `lessons.decay_lambda`,
+        // `settings.mode` (a top-level key: the settings are named so wherever they are read).
+        let path = keygen::field_path(spec.key);
+        let parts: Vec<&str> = path.split('.').collect();
+        let tail = match parts.as_slice() {
+            [only] => format!("settings.{only}"),
+            [.., section, field] => format!("{section}.{field}"),
+            [] => unreachable!("a key has a name"),
+        };
+        // A field name no other key has is found however its section is bound (`s.evidence_dir`)
+        let field = parts.last().copied().unwrap_or_default();
+        let unique = KEYS
+            .iter()
+            .filter(|k| keygen::field_path(k.key).rsplit('.').next() == Some(field))
+            .count()
+            == 1;
+        let read_as = |needle: &str| {
+            code.match_indices(needle).any(|(i, _)| {
+                let after = code[i + needle.len()..].chars().next();
+                !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+        };
+        // ... provided the section itself is read from the settings somewhere.
+        let section_read = parts.len() < 2 || read_as(&format!("settings.{}", parts[..parts.len() - 1].join(".")));
+        let read = read_as(&tail) || (unique && section_read && read_as(&format!(".{field}")));
+        let excused = UNREAD.iter().any(|(k, _)| *k == spec.key);
+        match (read, excused) {
+            (false, false) => problems.push(format!(
+                "{}: no code reads `{tail}`; act on it, or list it in UNREAD with the reason",
+                spec.key
+            )),
+            (true, true) => problems.push(format!("{}: listed in UNREAD, but code reads `{tail}` now", spec.key)),
+            _ => {}
+        }
+    }
+    for (key, _) in UNREAD {
+        if !KEYS.iter().any(|s| s.key == *key) {
+            problems.push(format!("{key}: listed in UNREAD but not a key"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Adding a key is one entry in `keys.rs`: a scratch copy of the table with one more entry,
+/// compiled with the generator alone, yields the field, its default, its template lines and its
+/// reference row.
+#[test]
+fn adding_a_key_is_one_declaration() {
+    let dir = tempfile::tempdir().unwrap();
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/config");
+    let keys = std::fs::read_to_string(here.join("keys.rs")).unwrap();
+    let end = keys.rfind("];").expect("the table ends");
+    let added = "    k(\n        \"grind.scratchLimit\",\n        Kind::Int { min: 0 },\n        Default::Int(7),\n        \"A key the test adds.\",\n    ),\n";
+    let keys = format!("{}{added}{}", &keys[..end], &keys[end..]);
+    write(dir.path(), "keys.rs", &keys);
+    std::fs::copy(here.join("keygen.rs"), dir.path().join("keygen.rs")).unwrap();
+    write(
+        dir.path(),
+        "main.rs",
+        "#[allow(dead_code)]\nmod keys;\n#[allow(dead_code)]\nmod keygen;\nfn main() {\n    print!(\"{}\\n=====\\n{}\\n=====\\n{}\", keygen::settings_rust(keys::KEYS), keygen::template(keys::KEYS), keygen::docs_table(keys::KEYS));\n}\n",
+    );
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let built = std::process::Command::new(&rustc)
+        .args(["--edition", "2021", "-o"])
+        .arg(dir.path().join("gen"))
+        .arg(dir.path().join("main.rs"))
+        .output()
+        .expect("rustc runs");
+    assert!(built.status.success(), "{}", String::from_utf8_lossy(&built.stderr));
+    let out = std::process::Command::new(dir.path().join("gen")).output().unwrap();
+    let out = String::from_utf8(out.stdout).unwrap();
+    let parts: Vec<&str> = out.split("\n=====\n").collect();
+    let (rust, template, table) = (parts[0], parts[1], parts[2]);
+    assert!(
+        rust.contains("    /// A key the test adds.\n    #[serde(rename = \"scratchLimit\")]\n    pub scratch_limit: i64,"),
+        "{rust}"
+    );
+    assert!(rust.contains("            scratch_limit: 7,"), "{rust}");
+    let grind = &template[template.find("[grind]").unwrap()..template.find("[shipGate]").unwrap()];
+    assert!(grind.contains("# A key the test adds.\nscratchLimit = 7\n"), "{grind}");
+    assert!(
+        table.contains("| `grind.scratchLimit` | an integer >= 0 | `7` | both | A key the test adds. |"),
+        "{table}"
     );
 }
 

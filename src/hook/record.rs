@@ -215,7 +215,10 @@ pub fn process(
     if settings.obs.include_payloads {
         mapped.event.attrs.extend(std::mem::take(&mut mapped.tool_payload));
     }
-    truncate_attrs(&mut mapped.event.attrs, settings.obs.max_attr_chars);
+    truncate_attrs(
+        &mut mapped.event.attrs,
+        usize::try_from(settings.obs.max_attr_chars).unwrap_or(usize::MAX),
+    );
     let mapped = usable.then_some(mapped);
     // Without paths nothing can be located; and a config that does not load hides the machine
     // tier's guest list, so writing anywhere in the repository could write into a guest. Either

@@ -129,6 +129,36 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         s.intelligence.idle_turn_gate,
         false,
     ));
+    // Keys of the seed's intelligence rails that no code of this tlc reads yet: shown, so that a
+    // switch turned on is never taken for a rail that acts (`config::tests::UNREAD`).
+    out.push(row(
+        "failure classification",
+        "configurable",
+        "intelligence.failureClassification",
+        s.intelligence.failure_classification,
+        false,
+    ));
+    out.push(row(
+        "autopilot",
+        "configurable",
+        "intelligence.autopilot",
+        s.intelligence.autopilot,
+        false,
+    ));
+    out.push(row(
+        "budget continue",
+        "configurable",
+        "intelligence.budgetContinue",
+        s.intelligence.budget_continue,
+        false,
+    ));
+    out.push(row(
+        "lessons",
+        "configurable",
+        "intelligence.lessons.enabled",
+        s.intelligence.lessons.enabled,
+        false,
+    ));
     out
 }
 
