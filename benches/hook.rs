@@ -406,8 +406,8 @@ fn in_process(repo: &Path, home: &Path) {
             let f = floor::evaluate(&ctx, &floor::Act::Shell(std::hint::black_box(command)));
             assert!(f.is_none());
             let script = shell::parse(command).expect("parses");
-            std::hint::black_box(rails::catastrophic(&script, repo, repo));
-            std::hint::black_box(rails::paired(&script));
+            std::hint::black_box(rails::catastrophic::assess(&script, repo, repo));
+            std::hint::black_box(rails::paired::assess(&script));
         }
         batches.push(t.elapsed() / 100);
     }

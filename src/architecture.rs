@@ -25,9 +25,10 @@ const LAYERS: &[(&str, &[&str])] = &[
             "clock", "config", "decision", "hashing", "paths", "project", "render", "store", "sys",
         ],
     ),
-    // The one reader of files tlc did not write (configs, git files, transcripts): every layer
-    // above reads through it, and it uses nothing of the crate.
-    ("system", &["fsread", "fswrite"]),
+    // The one reader of files tlc did not write (configs, git files, transcripts) and its writing
+    // counterpart, and the hook's faults: every layer above uses them, and they use nothing of
+    // the crate.
+    ("system", &["fault", "fsread", "fswrite"]),
 ];
 
 /// The arrows allowed between two modules of the same layer; every other pair in a layer is

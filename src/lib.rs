@@ -17,6 +17,7 @@ pub mod config;
 pub mod cost;
 pub mod decision;
 pub mod error;
+pub mod fault;
 pub mod fsread;
 pub mod fswrite;
 pub mod gate;

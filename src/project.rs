@@ -4,6 +4,7 @@
 use crate::config::edit::{ConfigEdit, EditError};
 use crate::config::scaffold::{self, ScaffoldOutcome};
 use crate::config::Config;
+use crate::fault::{Fault, Faults};
 use crate::fsread::{read_capped_text, Links, ReadError, GIT_CONFIG_CAP, GIT_POINTER_CAP};
 use crate::paths::Paths;
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ pub struct Project {
     pub state_dir: PathBuf,
     /// Files met on the way that could not be read (a `.git/config` that is a FIFO): each named,
     /// for the hook to record as a fault.
-    pub faults: Vec<String>,
+    pub faults: Faults,
 }
 
 impl Project {
@@ -70,7 +71,7 @@ impl Project {
     }
 
     /// [`Project::adopt`], pushing on `faults` a git file it could not read (the hook records it).
-    pub fn adopt_noting(&self, faults: &mut Vec<String>) -> Option<ScaffoldOutcome> {
+    pub fn adopt_noting(&self, faults: &mut Faults) -> Option<ScaffoldOutcome> {
         if self.guest || !self.paths.in_git {
             return None;
         }
@@ -82,7 +83,7 @@ impl Project {
         }
         // An unreadable `.git/config` only loses the owner and repository names.
         let origin = origin_url(self.root()).unwrap_or_else(|e| {
-            faults.push(format!("{e}: adopted without the origin's owner and repository"));
+            faults.push(Fault::Project(format!("{e}: adopted without the origin's owner and repository")));
             None
         });
         Some(scaffold::scaffold(&self.paths, origin.as_deref()))
@@ -99,7 +100,7 @@ impl Project {
 /// A `.git/config` that cannot be read (see `fsread`) is a fault pushed on `faults`; with remote
 /// patterns to match, the repository is then taken for a guest: tlc cannot tell, and a guest
 /// must never be written into.
-fn is_guest(paths: &Paths, config: &Config, faults: &mut Vec<String>) -> bool {
+fn is_guest(paths: &Paths, config: &Config, faults: &mut Faults) -> bool {
     let guest = &config.settings.guest;
     if guest.paths.is_empty() && guest.remotes.is_empty() {
         return false;
@@ -115,9 +116,9 @@ fn is_guest(paths: &Paths, config: &Config, faults: &mut Vec<String>) -> bool {
         Ok(Some(url)) => guest.remotes.iter().any(|pat| glob_match(pat, &url)),
         Ok(None) => false,
         Err(e) => {
-            faults.push(format!(
+            faults.push(Fault::Project(format!(
                 "{e}: taken for a guest (its origin cannot be matched against [guest] remotes)"
-            ));
+            )));
             true
         }
     }

@@ -22,6 +22,7 @@ use super::{Gate, GateError, GateRun, GateStore, RunRequest};
 use crate::clock;
 use crate::config::Config;
 use crate::decision::{Decision, Permission};
+use crate::fault::Fault;
 use crate::obs::redact::Redactor;
 use crate::policy::OperatorState;
 use crate::project::Project;
@@ -188,7 +189,7 @@ pub fn on_hook(
     config: &Config,
     facts: &TurnFacts,
     policy: &crate::policy::integrity::SessionPolicy,
-    faults: &mut Vec<String>,
+    faults: &mut crate::fault::Faults,
 ) -> Pending {
     let mut p = Pending::new(facts);
     let rails = Rails::from(config);
@@ -205,7 +206,7 @@ pub fn on_hook(
                         })
                     }
                     Ok(None) => {}
-                    Err(e) => faults.push(format!("handoff not read: {e}")),
+                    Err(e) => faults.push(Fault::Stop(format!("handoff not read: {e}"))),
                 }
             }
         }
@@ -253,7 +254,7 @@ pub fn on_hook(
             }
             if let Err(e) = decided {
                 let e = e.to_string();
-                faults.push(format!("stop checks failed, the stop was let through: {e}"));
+                faults.push(Fault::Stop(format!("stop checks failed, the stop was let through: {e}")));
                 p.decision = None;
                 p.stop_state = None;
                 p.outcomes = vec![StopOutcome {

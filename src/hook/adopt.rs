@@ -29,7 +29,7 @@ pub fn adopts_on(kind: Kind) -> bool {
 /// The hook path's adoption: only on an event that starts or drives work, and only when the
 /// configuration really loaded — with the shipped defaults standing in for a broken machine tier,
 /// its `[guest]` list is unknown, and a guest must never be adopted by accident.
-pub fn adopt_on_hook(project: &Project, config: &Config, kind: Kind, faults: &mut Vec<String>) -> Option<ScaffoldOutcome> {
+pub fn adopt_on_hook(project: &Project, config: &Config, kind: Kind, faults: &mut crate::fault::Faults) -> Option<ScaffoldOutcome> {
     if !adopts_on(kind) || config.files.is_empty() {
         return None;
     }

@@ -22,6 +22,7 @@ pub mod wiring;
 pub use fault_log::{read_fault_log, FAULT_LOG_NAME};
 pub use provider::{NoConfigDir, Provider, ProviderSpec};
 
+use crate::fault::{Fault, Faults};
 use crate::obs::Event;
 use serde_json::{Map, Value};
 use std::io::Read;
@@ -34,25 +35,7 @@ pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
 /// from this table, and how to add one).
 pub const PROVIDERS: &[Provider] = &[claude::PROVIDER, cursor::PROVIDER];
 
-/// What an acting event asks permission for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Subject {
-    Shell,
-    Mcp,
-    Tool,
-    FileRead,
-}
-
-impl Subject {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Subject::Shell => "shell",
-            Subject::Mcp => "mcp",
-            Subject::Tool => "tool",
-            Subject::FileRead => "file",
-        }
-    }
-}
+pub use crate::policy::decide::Subject;
 
 /// An action about to happen that a rail may decide on.
 #[derive(Debug, Clone)]
@@ -248,19 +231,19 @@ pub fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> S
 
 fn handle_then(provider: Provider, input: &[u8], read_fault: Option<String>, after: AfterAnswer) -> String {
     let now = crate::clock::now();
-    let mut faults: Vec<String> = read_fault.into_iter().collect();
+    let mut faults: Faults = read_fault.map(Fault::Input).into_iter().collect();
     let read_failed = !faults.is_empty();
     let value = match parse_payload(input) {
         Ok((v, repaired)) => {
             if !repaired.is_empty() {
-                faults.push(format!("payload repaired before parsing: {}", repaired.join("; ")));
+                faults.push(Fault::Repaired(repaired));
             }
             Some(v)
         }
         // A payload the read already refused (over its cap) is named once, by the read.
         Err(PayloadError::Empty) if read_failed => None,
         Err(e) => {
-            faults.push(e.to_string());
+            faults.push(Fault::Input(e.to_string()));
             None
         }
     };

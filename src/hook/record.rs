@@ -4,13 +4,14 @@
 use super::{fault_log, AfterAnswer, Mapped, Provider};
 use crate::config::Config;
 use crate::decision::{Decision, Permission};
+use crate::fault::{Fault, Faults};
 use crate::obs::event::truncate_attrs;
 use crate::obs::redact::{Detectors, Redactor};
 use crate::obs::spool::Spool;
 use crate::obs::{Event, EventStore, Kind, Plane};
 use crate::paths::Paths;
-use crate::policy::claims::{self, ClaimStore};
-use crate::policy::{rails, resolve_posture, OperatorState, Posture};
+use crate::policy::claims::ClaimStore;
+use crate::policy::{resolve_posture, OperatorState};
 use crate::project::Project;
 use crate::store::{self, DbKind};
 use rusqlite::TransactionBehavior;
@@ -149,7 +150,7 @@ pub fn process(
     provider: Provider,
     value: Option<Value>,
     now: chrono::DateTime<chrono::Utc>,
-    mut faults: Vec<String>,
+    mut faults: Faults,
     after: AfterAnswer,
 ) -> Outcome {
     let usable = value.is_some();
@@ -163,7 +164,7 @@ pub fn process(
     let paths = match Paths::for_hook(provider.project_dir_var) {
         Ok(p) => Some(p),
         Err(e) => {
-            faults.push(e.to_string());
+            faults.push(Fault::Paths(e.to_string()));
             None
         }
     };
@@ -184,7 +185,7 @@ pub fn process(
         Some(Ok(c)) => c,
         Some(Err(e)) => {
             config_broken = true;
-            faults.push(config_fault(&e, &redactor));
+            faults.push(Fault::Config(config_fault(&e, &redactor)));
             Config::defaults()
         }
         None => Config::defaults(),
@@ -224,7 +225,7 @@ pub fn process(
     // tier's guest list, so writing anywhere in the repository could write into a guest. Either
     // way the fault goes to the home's log instead.
     let Some(paths) = paths.filter(|_| !config_broken) else {
-        fault_log::append_best_effort(provider.name(), &scrub_faults(&redactor, &faults).join("; "));
+        fault_log::append_best_effort(provider.name(), &fault_line(&redactor, &faults));
         return Outcome {
             hook_event,
             decision: fallback,
@@ -247,12 +248,12 @@ pub fn process(
     let decision = match record(into, mapped, &guard, sources, &mut faults) {
         Ok(d) => d,
         Err(e) => {
-            faults.push(format!(
+            faults.push(Fault::NotRecorded(format!(
                 "{}: not recorded: {}",
                 project.db_path().display(),
                 e.named(&project.db_path())
-            ));
-            fault_log::append_best_effort(provider.name(), &scrub_faults(&redactor, &faults).join("; "));
+            )));
+            fault_log::append_best_effort(provider.name(), &fault_line(&redactor, &faults));
             fallback
         }
     };
@@ -272,12 +273,34 @@ fn config_fault(e: &crate::config::ConfigError, redactor: &Redactor) -> String {
     format!("config not loaded: {e}")
 }
 
-/// Fault texts as stored: they name paths tlc uses (kept as given), so the labelled detectors only.
-fn scrub_faults(redactor: &Redactor, faults: &[String]) -> Vec<String> {
+/// Fault texts as stored, with their sources: they name paths tlc uses (kept as given), so the
+/// labelled detectors only.
+fn scrub_faults(redactor: &Redactor, faults: &[Fault]) -> Vec<(&'static str, String)> {
     faults
         .iter()
-        .map(|f| redactor.redact_text(f, Detectors::Labelled).0.unwrap_or_else(|| f.clone()))
+        .map(|f| {
+            let text = f.to_string();
+            (f.source(), redactor.redact_text(&text, Detectors::Labelled).0.unwrap_or(text))
+        })
         .collect()
+}
+
+/// The faults as one line of the home's fault log.
+fn fault_line(redactor: &Redactor, faults: &[Fault]) -> String {
+    scrub_faults(redactor, faults)
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A `hook.fault` event for one fault.
+fn fault_event(provider: Provider, at: chrono::DateTime<chrono::Utc>, session: Option<String>, (source, text): (&str, String)) -> Event {
+    let mut f = Event::new(provider.name(), Kind::HookFault, at);
+    f.session_id = session;
+    f.attrs.insert("fault".into(), text.into());
+    f.attrs.insert("source".into(), source.into());
+    f
 }
 
 /// The payload as stored: serialised once, here, and replaced by its head when too big.
@@ -312,7 +335,7 @@ fn record(
     mapped: Option<Mapped>,
     guard: &Guard,
     sources: Sources<'_>,
-    faults: &mut Vec<String>,
+    faults: &mut Faults,
 ) -> Result<Decision, HookError> {
     let Recording {
         provider,
@@ -347,7 +370,7 @@ fn record(
         let policy = match (&f.event, f.session.as_deref()) {
             (crate::gate::stop::TurnEvent::Stop(_), Some(session)) => {
                 crate::policy::integrity::session_policy(&conn, &project.paths, &f.provider, session).unwrap_or_else(|e| {
-                    faults.push(format!("the session's baselined policy was not read: {e}"));
+                    faults.push(Fault::Baseline(format!("the session's baselined policy was not read: {e}")));
                     Default::default()
                 })
             }
@@ -372,7 +395,7 @@ fn record(
     let drained = match super::pending::drain(&project.state_dir, &es) {
         Ok(d) => d,
         Err(e) => {
-            faults.push(format!("kept events not recorded: {e}"));
+            faults.push(Fault::Pending(format!("kept events not recorded: {e}")));
             None
         }
     };
@@ -394,18 +417,18 @@ fn record(
         es.record_scaffolded(facts.map_or("tlc", |f| f.provider), session, path, "hook")?;
     }
     let integrity = crate::policy::integrity::on_hook(&tx, &project.paths, written_config.is_some(), facts)?;
-    // Precedence: the floor, policy integrity, edit collision, then the configurable shell rails;
-    // a stop check's block or a turn's context (issue 17) answers only what they all allowed.
-    let decision = match (&guard.floor, &mapped) {
-        (Some(floor), _) => floor.clone(),
-        _ if integrity.permission != Permission::Allow => integrity,
-        (None, Some(m)) => always_on_and_rails(&tx, provider, project, config, posture.posture, m, guard)?,
-        (None, None) => integrity,
+    let prior = crate::policy::Prior {
+        floor: guard.floor.clone(),
+        integrity: Some(integrity),
+        stop: turn.as_ref().and_then(|t| t.decision.clone()),
     };
-    let decision = match turn.as_ref().and_then(|t| t.decision.clone()) {
-        Some(d) if decision.permission == Permission::Allow => d,
-        _ => decision,
+    let cwd = match (&guard.cwd, &mapped) {
+        (Some(c), _) => c.clone(),
+        (None, Some(m)) => config_root(m),
+        (None, None) => project.root().to_path_buf(),
     };
+    let facts = act_facts(provider, project, posture.posture, mapped.as_ref(), guard, &cwd);
+    let decision = crate::policy::decide(&crate::policy::decide::Context::new(&tx, facts, settings, &prior))?;
     let decision = guard.finish(decision);
     if let Some(t) = &turn {
         t.apply(&tx)?;
@@ -484,9 +507,7 @@ fn record(
         }
     }
     for fault in scrub_faults(redactor, faults) {
-        let mut f = Event::new(provider.name(), Kind::HookFault, crate::clock::now());
-        f.session_id = session.clone();
-        f.attrs.insert("fault".into(), fault.into());
+        let mut f = fault_event(provider, crate::clock::now(), session.clone(), fault);
         note(es.record(&mut f, Plane::Signal)?);
     }
     tx.commit()?;
@@ -517,72 +538,30 @@ fn end_connection(conn: rusqlite::Connection, after: AfterAnswer) {
     }
 }
 
-/// The always-on edit-collision check, then the shell rails, for an event the floor and policy
-/// integrity let through.
-fn always_on_and_rails(
-    tx: &rusqlite::Connection,
+/// The event as the rails read it (`policy::decide`).
+fn act_facts<'a>(
     provider: Provider,
-    project: &Project,
-    config: &Config,
-    posture: Posture,
-    m: &Mapped,
-    guard: &Guard,
-) -> rusqlite::Result<Decision> {
-    let Some(action) = &m.action else {
-        return Ok(Decision::allow());
-    };
-    let session = m.event.session_id.as_deref();
-    let store = ClaimStore::new(tx);
-    if let (Some(path), Some(sess)) = (&guard.edit_target, session) {
-        let since = crate::clock::stamp(m.event.ts - chrono::Duration::minutes(claims::COLLISION_WINDOW_MINUTES));
-        if let Some(d) = claims::collision_decision(path, &store.collisions(path, provider.name(), sess, &since)?) {
-            return Ok(d);
-        }
+    project: &'a Project,
+    posture: crate::policy::Posture,
+    mapped: Option<&'a Mapped>,
+    guard: &'a Guard,
+    cwd: &'a std::path::Path,
+) -> crate::policy::ActFacts<'a> {
+    crate::policy::ActFacts {
+        provider: provider.name(),
+        session: mapped.and_then(|m| m.event.session_id.as_deref()),
+        at: mapped.map_or_else(crate::clock::now, |m| m.event.ts),
+        acting: mapped.and_then(|m| m.action.as_ref()).map(|a| crate::policy::Acting {
+            subject: a.subject,
+            detail: &a.detail,
+            reads_only: a.reads_only,
+        }),
+        edit_target: guard.edit_target.as_deref(),
+        cwd,
+        root: project.root(),
+        in_git: project.paths.in_git,
+        posture,
     }
-    if action.subject != super::Subject::Shell {
-        return Ok(Decision::allow());
-    }
-    let shell = &config.settings.shell;
-    let command = action.detail.as_str();
-    if shell.stall_detection {
-        if let (Some(sess), Ok(need)) = (session, usize::try_from(shell.stall_repeat_threshold - 1)) {
-            if need > 0 {
-                let recent = store.recent_shell(provider.name(), sess, need as i64)?;
-                if recent.len() == need {
-                    let oldest = recent.iter().map(|(id, _)| *id).min().unwrap_or(0);
-                    if !store.edited_after(provider.name(), sess, oldest)? {
-                        let previous: Vec<String> = recent.into_iter().map(|(_, c)| c).collect();
-                        if let Some(d) = rails::stall(command, &previous, shell.stall_repeat_threshold) {
-                            return Ok(d);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    let Ok(script) = crate::policy::shell::parse(command) else {
-        return Ok(Decision::allow());
-    };
-    // Only a line naming git or a remover can lose work: the rest never pays for the classification.
-    let may_lose = ["git", "rm", "shred", "unlink"].iter().any(|w| command.contains(w));
-    if project.paths.in_git && may_lose {
-        let cwd = guard.cwd.clone().unwrap_or_else(|| config_root(m));
-        if let Some(d) = rails::work_loss(&script, &cwd, project.root(), posture) {
-            return Ok(d);
-        }
-    }
-    if shell.catastrophic_ask {
-        let cwd = guard.cwd.clone().unwrap_or_else(|| config_root(m));
-        if let Some(d) = rails::catastrophic(&script, &cwd, project.root()) {
-            return Ok(d);
-        }
-    }
-    if posture == Posture::Paired {
-        if let Some(d) = rails::paired(&script) {
-            return Ok(d);
-        }
-    }
-    Ok(Decision::allow())
 }
 
 fn config_root(m: &Mapped) -> std::path::PathBuf {
@@ -603,7 +582,7 @@ fn locked_out(
     settings: &crate::config::Settings,
     (mapped, guard): (Option<Mapped>, &Guard),
     redactor: &Redactor,
-    faults: &[String],
+    faults: &[Fault],
     cause: HookError,
 ) -> HookError {
     // What the hook answers without its database: the floor's verdict, else allow.
@@ -622,16 +601,16 @@ fn locked_out(
         events.push((event, plane));
     }
     let mut notes = scrub_faults(redactor, faults);
-    notes.push(format!(
-        "{}: locked by another process past {} ms; this event was kept and recorded by a later hook",
-        project.db_path().display(),
-        store::HOOK_BUSY_TIMEOUT.as_millis()
+    notes.push((
+        Fault::NotRecorded(String::new()).source(),
+        format!(
+            "{}: locked by another process past {} ms; this event was kept and recorded by a later hook",
+            project.db_path().display(),
+            store::HOOK_BUSY_TIMEOUT.as_millis()
+        ),
     ));
     for fault in notes {
-        let mut f = Event::new(provider.name(), Kind::HookFault, now);
-        f.session_id = session.clone();
-        f.attrs.insert("fault".into(), fault.into());
-        events.push((f, Plane::Signal));
+        events.push((fault_event(provider, now, session.clone(), fault), Plane::Signal));
     }
     let refs: Vec<(&Event, Plane)> = events.iter().map(|(e, p)| (e, *p)).collect();
     HookError::Locked {
@@ -693,7 +672,7 @@ fn read_transcripts(
     conn: &rusqlite::Connection,
     mapped: Option<&Mapped>,
     sources: Sources<'_>,
-    faults: &mut Vec<String>,
+    faults: &mut Faults,
 ) -> Result<Vec<Delta>, HookError> {
     let Some(m) = mapped else { return Ok(Vec::new()) };
     let es = EventStore::new(conn);
@@ -716,7 +695,7 @@ fn read_transcripts(
                     source: &str,
                     stored: Option<crate::obs::recorder::TranscriptOffset>,
                     owner: super::usage::Owner<'_>,
-                    faults: &mut Vec<String>| {
+                    faults: &mut Faults| {
         match super::usage::read_delta(&project.paths, source, stored.as_ref(), &owner) {
             Ok(Some(mut d)) => {
                 faults.append(&mut d.faults);
@@ -728,7 +707,7 @@ fn read_transcripts(
                 });
             }
             Ok(None) => {}
-            Err(e) => faults.push(format!("transcript not read: {e}")),
+            Err(e) => faults.push(Fault::Transcript(format!("transcript not read: {e}"))),
         }
     };
     for (key, source, agent, missing_ok) in &own {

@@ -7,6 +7,7 @@
 //! response from being counted twice.
 
 use crate::cost::{CachedResolver, PriceCatalog, TokenUsage};
+use crate::fault::Fault;
 use crate::obs::recorder::TranscriptOffset;
 use crate::obs::{Event, Kind, Tokens};
 use crate::paths::Paths;
@@ -36,7 +37,7 @@ pub struct TranscriptDelta {
     /// The offset state to store once the generations are written.
     pub next: TranscriptOffset,
     /// What the read met that the hook records as a fault (a line longer than its read).
-    pub faults: Vec<String>,
+    pub faults: crate::fault::Faults,
 }
 
 fn head_hash(file: &mut std::fs::File) -> std::io::Result<String> {
@@ -220,22 +221,22 @@ pub fn read_delta(
         // never move again and every later response would go unrecorded.
         match read_long_line(&mut file, start, size, bytes).map_err(at)? {
             LongLine::Whole(line) => {
-                faults.push(format!(
+                faults.push(Fault::Transcript(format!(
                     "{path}: line at byte {start} is {} bytes, over the hook's {} read; read whole",
                     line.len(),
                     crate::fsread::size_words(MAX_READ_PER_HOOK)
-                ));
+                )));
                 state.oversize_lines += 1;
                 bytes = line;
             }
             LongLine::Skipped { end, finished } => {
-                faults.push(format!(
+                faults.push(Fault::Transcript(format!(
                     "{path}: line at byte {start} is {}{} bytes, over the {} a hook reads whole; skipped{} (`tlc obs import transcripts` reads it)",
                     if finished { "" } else { "at least " },
                     end - start,
                     crate::fsread::size_words(MAX_LINE_READ),
                     if finished || end >= size { String::new() } else { format!(" to byte {end}, the next hook goes on from there") }
-                ));
+                )));
                 state.oversize_lines += 1;
                 state.offset = end as i64;
                 return Ok(Some(TranscriptDelta {
@@ -259,7 +260,7 @@ pub fn read_delta(
             Ok(home) => home,
             // A refused home database (a link, a foreign file) is named once, here.
             Err(e @ (store::StoreError::NotRegular { .. } | store::StoreError::Foreign { .. })) => {
-                faults.push(format!("priced from the built-in snapshot: {e}"));
+                faults.push(Fault::Pricing(format!("priced from the built-in snapshot: {e}")));
                 None
             }
             Err(_) => None,
@@ -300,12 +301,12 @@ pub fn read_delta(
             ev.attrs.insert("transcript_offset".into(), r.offset.into());
             if r.rejected != 0 {
                 let fields = crate::cost::transcript::rejected_fields(r.rejected);
-                faults.push(format!(
+                faults.push(Fault::Transcript(format!(
                     "{path}: the response at byte {}: {} outside 0..2^53; stored without {}",
                     r.offset,
                     fields.join(", "),
                     if fields.len() == 1 { "it" } else { "them" }
-                ));
+                )));
                 ev.attrs.insert("tokens_rejected".into(), fields.into());
             }
             ev.dedup_key = Some(format!("gen:{}", r.dedup_key));

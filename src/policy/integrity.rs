@@ -11,12 +11,15 @@
 use super::OperatorState;
 use crate::clock;
 use crate::decision::Decision;
+use crate::fault::Fault;
 use crate::paths::Paths;
 use crate::store::queries::project::policy as q;
 use crate::store::PruneCount;
 use rusqlite::{params, Connection};
 use std::path::{Path, PathBuf};
 
+/// The rule of a denial after a policy source changed under a session.
+pub const RULE: &str = "policy-integrity";
 /// The source name of the mode state set by `tlc mode` (it lives in the project database).
 pub const MODE_STATE: &str = "mode-state";
 /// The source name of the pause state set by `tlc pause` / `tlc resume`.
@@ -361,7 +364,7 @@ impl<'c> IntegrityStore<'c> {
         if changed.is_empty() {
             return Ok(Decision::allow());
         }
-        Ok(Decision::deny("policy-integrity", deny_reason(&changed)))
+        Ok(Decision::deny(RULE, deny_reason(&changed)))
     }
 }
 
@@ -392,7 +395,7 @@ pub struct SessionPolicy {
     pub diverged: Vec<String>,
     /// What could not be restored (a baseline older than the bytes were kept, a baselined file
     /// that no longer parses): the current state is used for it.
-    pub faults: Vec<String>,
+    pub faults: crate::fault::Faults,
 }
 
 impl SessionPolicy {
@@ -417,10 +420,10 @@ pub fn session_policy(conn: &Connection, paths: &Paths, provider: &str, session:
     }
     out.diverged = diverged.iter().map(|d| d.name.clone()).collect();
     for d in diverged.iter().filter(|d| !d.known) {
-        out.faults.push(format!(
+        out.faults.push(Fault::Baseline(format!(
             "{}: changed during the session, but its baseline predates kept bytes; the stop ran on it as it is now",
             d.name
-        ));
+        )));
     }
     if let Some(p) = diverged.iter().find(|d| d.name == PAUSE_STATE && d.known) {
         out.paused = Some(p.content.as_deref() == Some(b"true".as_slice()));
@@ -433,9 +436,9 @@ pub fn session_policy(conn: &Connection, paths: &Paths, provider: &str, session:
         let given = |p: &Path| files.iter().find(|b| Path::new(&b.name) == p).map(|b| b.content.clone());
         match crate::config::Config::load_with(paths, &given) {
             Ok(c) => out.config = Some(c),
-            Err(e) => out.faults.push(format!(
+            Err(e) => out.faults.push(Fault::Baseline(format!(
                 "the baselined config does not load ({e}); the stop ran on the config as it is now"
-            )),
+            ))),
         }
     }
     Ok(out)

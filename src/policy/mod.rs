@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod claims;
+pub mod decide;
 pub mod floor;
 pub mod integrity;
 pub mod operator;
@@ -11,6 +12,7 @@ pub mod shell;
 pub mod state;
 pub mod work_loss;
 
+pub use decide::{decide, ActFacts, Acting, Prior, Subject};
 pub use state::OperatorState;
 
 /// How much the agent surfaces and what earns an interruption.

@@ -1,0 +1,166 @@
+//! The order of the per-event checks, in one table ([`ORDER`]), and the one function that runs
+//! them ([`decide`]). The hook maps a payload to [`ActFacts`], hands over what was decided before
+//! its transaction ([`Prior`]), and renders the verdict for its provider; it does not know which
+//! check comes first.
+//!
+//! Adding a rail: write `rails/<name>.rs` with one `pub fn check(cx: &Context<'_>) ->
+//! rusqlite::Result<Option<Decision>>` and its tests, and put it in [`ORDER`] where it belongs.
+//! A check returns `None` when it has no objection; the first `Some` is the verdict.
+
+use super::rails;
+use super::shell::parse::Script;
+use super::Posture;
+use crate::config::Settings;
+use crate::decision::{Decision, Permission};
+use rusqlite::Connection;
+use std::path::Path;
+
+/// What an acting event asks permission for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Subject {
+    Shell,
+    Mcp,
+    Tool,
+    FileRead,
+}
+
+impl Subject {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Subject::Shell => "shell",
+            Subject::Mcp => "mcp",
+            Subject::Tool => "tool",
+            Subject::FileRead => "file",
+        }
+    }
+}
+
+/// The act an event is about to perform.
+#[derive(Debug, Clone, Copy)]
+pub struct Acting<'a> {
+    pub subject: Subject,
+    /// The command, tool or path (redacted).
+    pub detail: &'a str,
+    /// The act only reads: a policy divergence never blocks it.
+    pub reads_only: bool,
+}
+
+/// One event as the per-event rails see it.
+#[derive(Debug, Clone, Copy)]
+pub struct ActFacts<'a> {
+    pub provider: &'a str,
+    pub session: Option<&'a str>,
+    /// When the event happened.
+    pub at: chrono::DateTime<chrono::Utc>,
+    /// What it is about to do; `None` for an event that acts on nothing.
+    pub acting: Option<Acting<'a>>,
+    /// The file it is about to write (absolute), for edit collision.
+    pub edit_target: Option<&'a str>,
+    /// The folder its command runs in.
+    pub cwd: &'a Path,
+    /// The project's root, and whether it is a git checkout.
+    pub root: &'a Path,
+    pub in_git: bool,
+    /// The running posture.
+    pub posture: Posture,
+}
+
+/// What was decided before the hook's transaction, each taking its place in [`ORDER`]: the
+/// floor's verdict (from the payload as it arrived, before any config was read), policy
+/// integrity's (which also keeps the session's baselines, inside the transaction), and the stop
+/// checks' (run before the transaction, so that no lock is held while a gate command runs).
+#[derive(Debug, Clone, Default)]
+pub struct Prior {
+    pub floor: Option<Decision>,
+    pub integrity: Option<Decision>,
+    pub stop: Option<Decision>,
+}
+
+/// What each check may read: the facts, the settings, the hook's transaction, what was decided
+/// before, and the command's parsed form (parsed once, here).
+pub struct Context<'a> {
+    pub conn: &'a Connection,
+    pub facts: ActFacts<'a>,
+    pub settings: &'a Settings,
+    pub prior: &'a Prior,
+    /// A shell act's command line as the shell parser splits it; `None` for any other act, or a
+    /// line the parser refuses (the floor has denied that one already).
+    pub command: Option<Script>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(conn: &'a Connection, facts: ActFacts<'a>, settings: &'a Settings, prior: &'a Prior) -> Context<'a> {
+        let command = facts
+            .acting
+            .filter(|a| a.subject == Subject::Shell)
+            .and_then(|a| super::shell::parse(a.detail).ok());
+        Context {
+            conn,
+            facts,
+            settings,
+            prior,
+            command,
+        }
+    }
+
+    /// The shell act's command text, when the event is one.
+    pub fn shell_command(&self) -> Option<&'a str> {
+        self.facts.acting.filter(|a| a.subject == Subject::Shell).map(|a| a.detail)
+    }
+}
+
+/// One check in the order.
+pub struct Rail {
+    /// The rule name its decisions carry (or, for a group of rules, what it is).
+    pub name: &'static str,
+    pub check: fn(&Context<'_>) -> rusqlite::Result<Option<Decision>>,
+}
+
+/// The per-event checks, first to last: the first objection is the verdict. The floor and policy
+/// integrity have no switch; edit collision and work loss are always on; the shell rails follow
+/// their switches and the posture; the stop checks answer only what everything before allowed
+/// (a block, or an allow that carries context for the agent).
+pub const ORDER: &[Rail] = &[
+    Rail {
+        name: "floor",
+        check: |cx| Ok(cx.prior.floor.clone()),
+    },
+    Rail {
+        name: super::integrity::RULE,
+        check: |cx| Ok(cx.prior.integrity.clone().filter(|d| d.permission != Permission::Allow)),
+    },
+    Rail {
+        name: super::claims::EDIT_COLLISION,
+        check: rails::collision::check,
+    },
+    Rail {
+        name: rails::STALL,
+        check: rails::stall::check,
+    },
+    Rail {
+        name: super::work_loss::RULE,
+        check: rails::work_loss::check,
+    },
+    Rail {
+        name: rails::CATASTROPHIC,
+        check: rails::catastrophic::check,
+    },
+    Rail {
+        name: rails::PAIRED,
+        check: rails::paired::check,
+    },
+    Rail {
+        name: "stop checks",
+        check: |cx| Ok(cx.prior.stop.clone()),
+    },
+];
+
+/// The verdict on one event: the first objection in [`ORDER`], else allow.
+pub fn decide(cx: &Context<'_>) -> rusqlite::Result<Decision> {
+    for rail in ORDER {
+        if let Some(d) = (rail.check)(cx)? {
+            return Ok(d);
+        }
+    }
+    Ok(Decision::allow())
+}

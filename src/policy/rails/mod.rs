@@ -1,0 +1,119 @@
+//! The rails after the floor, one module each, every one with a `check` entry that
+//! [`super::decide::ORDER`] runs in its place: edit collision and work loss (always on), and the
+//! shell rails `shell-stall`, `shell-catastrophic` and `shell-posture-paired`. What they share:
+//! the commands of a line (`sh -c` strings included), the build folders, the ask.
+
+pub mod catastrophic;
+pub mod collision;
+pub mod paired;
+pub mod stall;
+pub mod work_loss;
+
+use super::shell::invocation::invocation;
+use super::shell::parse::{RedirTarget, Script};
+use crate::decision::{Decision, Permission};
+use std::path::Path;
+
+pub const CATASTROPHIC: &str = "shell-catastrophic";
+pub const PAIRED: &str = "shell-posture-paired";
+pub const STALL: &str = "shell-stall";
+
+/// The three things at stake that make `paired` ask (the seed's wording).
+pub const LEAVES_MACHINE: &str = "It leaves the machine: what it sends or fetches is out of this session's reach once it runs.";
+pub const OVERWRITES: &str =
+    "It can overwrite or remove a path that already exists, and the harness cannot know whether that path holds work.";
+pub const CHANGES_REACH: &str = "It changes who can reach a path — the one change that appears in no diff.";
+
+/// How many characters of a normalised command the stall rail compares.
+pub const STALL_PREFIX_CHARS: usize = 300;
+
+/// Folders whose whole content is rebuilt by a build: cleaning them loses nothing.
+const BUILD_DIRS: &[&str] = &[
+    "build",
+    "dist",
+    "target",
+    "out",
+    "node_modules",
+    ".next",
+    ".nuxt",
+    "coverage",
+    "__pycache__",
+    ".cache",
+    ".gradle",
+    ".tox",
+    "venv",
+    ".venv",
+    "bin",
+    "obj",
+];
+
+fn ask(rule: &str, reason: String) -> Decision {
+    Decision {
+        permission: Permission::Ask,
+        rule: rule.to_string(),
+        reason: Some(format!("{reason}\nrule={rule}")),
+        user_note: None,
+        follow_up: None,
+        context: None,
+    }
+}
+
+/// Every command of a script, nested substitutions and `sh -c` strings included.
+fn all_commands<'s>(script: &'s Script, out: &mut Vec<(&'s Script, usize)>) {
+    for (i, c) in script.commands.iter().enumerate() {
+        out.push((script, i));
+        for w in c.words.iter().chain(c.assigns.iter().map(|(_, w)| w)) {
+            for s in w.scripts() {
+                all_commands(s, out);
+            }
+        }
+        for r in &c.redirects {
+            match &r.target {
+                RedirTarget::Word(w) => w.scripts().for_each(|s| all_commands(s, out)),
+                RedirTarget::HereDoc(d) => d.subs.iter().for_each(|s| all_commands(s, out)),
+                RedirTarget::Pending(_) => {}
+            }
+        }
+    }
+}
+
+/// `sh -c '…'` and `bash -c '…'` strings, parsed: their commands are what runs.
+fn inline_scripts(script: &Script) -> Vec<Script> {
+    let mut out = Vec::new();
+    let mut cmds = Vec::new();
+    all_commands(script, &mut cmds);
+    for (s, i) in cmds {
+        let inv = invocation(&s.commands[i]);
+        if !inv
+            .program
+            .as_deref()
+            .is_some_and(|p| matches!(p, "sh" | "bash" | "zsh" | "dash" | "ksh"))
+        {
+            continue;
+        }
+        let mut args = inv.args.iter();
+        while let Some(a) = args.next() {
+            let t = a.text();
+            if t.starts_with('-') && !t.starts_with("--") && t.contains('c') {
+                if let Some(code) = args.next().and_then(|w| w.literal()) {
+                    if let Ok(inner) = super::shell::parse(&code) {
+                        out.extend(inline_scripts(&inner));
+                        out.push(inner);
+                    }
+                }
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Whether `p` is inside a build folder of the project at `root` (only the part below the root
+/// counts: a project that itself lives under a `target/` folder is not a build folder).
+pub(super) fn in_build_dir(p: &Path, root: &Path) -> bool {
+    let Ok(rel) = super::floor::normalize(p).strip_prefix(root).map(Path::to_path_buf) else {
+        return false;
+    };
+    rel.components()
+        .any(|c| BUILD_DIRS.contains(&c.as_os_str().to_string_lossy().as_ref()))
+}

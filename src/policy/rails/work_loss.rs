@@ -1,0 +1,58 @@
+//! `work-loss` (always on): a command that would discard work git cannot give back.
+
+use super::{ask, in_build_dir, inline_scripts};
+use crate::decision::{Decision, Permission};
+use crate::policy::decide::Context;
+use crate::policy::shell::parse::Script;
+use crate::policy::Posture;
+use std::path::Path;
+
+/// Words a command line must hold to lose work: a line without any never pays for the analysis.
+const MAY_LOSE: &[&str] = &["git", "rm", "shred", "unlink"];
+
+/// The rail's entry: a shell act in a git checkout.
+pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
+    let (Some(command), Some(script)) = (cx.shell_command(), cx.command.as_ref()) else {
+        return Ok(None);
+    };
+    if !cx.facts.in_git || !MAY_LOSE.iter().any(|w| command.contains(w)) {
+        return Ok(None);
+    }
+    Ok(assess(script, cx.facts.cwd, cx.facts.root, cx.facts.posture))
+}
+
+/// The work-loss rule (always on): a command that would discard work git cannot give back, as the
+/// repository says (see [`crate::policy::work_loss`]), is denied — asked about in `paired`, where the
+/// operator is there to answer — naming what it would lose. The tree is read only when such a
+/// command is seen.
+pub fn assess(script: &Script, cwd: &Path, root: &Path, posture: Posture) -> Option<Decision> {
+    let mut risks = crate::policy::work_loss::risks(script, cwd);
+    for s in inline_scripts(script) {
+        risks.extend(crate::policy::work_loss::risks(&s, cwd));
+    }
+    // A removal under a build folder, or of nothing that exists, loses no work: no git look.
+    for r in &mut risks {
+        if let crate::policy::work_loss::Risk::ChangesUnder { paths, removal: true, .. } = r {
+            paths.retain(|p| !in_build_dir(p, root) && std::fs::symlink_metadata(p).is_ok());
+        }
+    }
+    risks.retain(|r| !matches!(r, crate::policy::work_loss::Risk::ChangesUnder { paths, removal: true, .. } if paths.is_empty()));
+    if risks.is_empty() {
+        return None;
+    }
+    let (command, lost, safe) = crate::policy::work_loss::assess(&risks, root)?;
+    let what = crate::policy::work_loss::describe(&command, &lost, safe);
+    let rule = crate::policy::work_loss::RULE;
+    Some(if posture == Posture::Paired {
+        ask(rule, format!("tlc asks before this command: {what}"))
+    } else {
+        Decision {
+            permission: Permission::Deny,
+            rule: rule.to_string(),
+            reason: Some(format!("{what}\nrule={rule}")),
+            user_note: Some(format!("tlc {rule}: {command}")),
+            follow_up: None,
+            context: None,
+        }
+    })
+}
