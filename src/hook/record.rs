@@ -135,6 +135,8 @@ struct Guard {
     unattended: bool,
     /// The folder the command runs in, when the payload names one.
     cwd: Option<std::path::PathBuf>,
+    /// Every command a shell line that may lose work runs, as the floor saw them.
+    ran: Vec<crate::policy::floor::Ran>,
 }
 
 impl Guard {
@@ -170,8 +172,10 @@ pub fn process(
     // The floor first, from the payload as it arrived, before any config is read.
     let raw = usable.then_some(&value);
     let raw_event = raw.and_then(|v| v.get("hook_event_name")).and_then(Value::as_str).unwrap_or("");
+    let (floor, ran) = raw.zip(paths.as_ref()).map(|(v, p)| super::guard::floor(provider, v, p)).unwrap_or_default();
     let guard = Guard {
-        floor: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::floor(provider, v, p)),
+        floor,
+        ran,
         edit_target: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::edit_target(provider, v, p)),
         edited_file: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::edited_file(provider, v, p)),
         can_ask: provider.can_ask(raw_event),
@@ -560,11 +564,9 @@ fn always_on_and_rails(
     let Ok(script) = crate::policy::shell::parse(command) else {
         return Ok(Decision::allow());
     };
-    // Only a line naming git or a remover can lose work: the rest never pays for the classification.
-    let may_lose = ["git", "rm", "shred", "unlink"].iter().any(|w| command.contains(w));
-    if project.paths.in_git && may_lose {
-        let cwd = guard.cwd.clone().unwrap_or_else(|| config_root(m));
-        if let Some(d) = rails::work_loss(&script, &cwd, project.root(), posture) {
+    // Only a line naming git or a remover records what it runs (see `guard::floor`).
+    if project.paths.in_git && !guard.ran.is_empty() {
+        if let Some(d) = rails::work_loss(&guard.ran, project.root(), posture) {
             return Ok(d);
         }
     }

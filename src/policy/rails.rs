@@ -119,16 +119,12 @@ fn inline_scripts(script: &Script) -> Vec<Script> {
     out
 }
 
-/// `shell-catastrophic`: what the command can destroy, when the floor let it through.
 /// The work-loss rule (always on): a command that would discard work git cannot give back, as the
 /// repository says (see [`super::work_loss`]), is denied — asked about in `paired`, where the
-/// operator is there to answer — naming what it would lose. The tree is read only when such a
-/// command is seen.
-pub fn work_loss(script: &Script, cwd: &Path, root: &Path, posture: super::Posture) -> Option<Decision> {
-    let mut risks = super::work_loss::risks(script, cwd);
-    for s in inline_scripts(script) {
-        risks.extend(super::work_loss::risks(&s, cwd));
-    }
+/// operator is there to answer — naming what it would lose. `ran` is every command the line runs,
+/// as the floor's walk saw them; the tree is read only when one of them can lose work.
+pub fn work_loss(ran: &[super::floor::Ran], root: &Path, posture: super::Posture) -> Option<Decision> {
+    let mut risks = super::work_loss::risks_ran(ran, root);
     // A removal under a build folder, or of nothing that exists, loses no work: no git look.
     for r in &mut risks {
         if let super::work_loss::Risk::ChangesUnder { paths, removal: true, .. } = r {
@@ -156,6 +152,7 @@ pub fn work_loss(script: &Script, cwd: &Path, root: &Path, posture: super::Postu
     })
 }
 
+/// `shell-catastrophic`: what the command can destroy, when the floor let it through.
 pub fn catastrophic(script: &Script, cwd: &Path, root: &Path) -> Option<Decision> {
     let inner = inline_scripts(script);
     let mut cmds = Vec::new();
