@@ -538,7 +538,7 @@ impl Floor<'_> {
     }
 
     /// What the commands piped into `cmd` print, when the floor can tell.
-    fn piped_text(&self, script: &Script, cmd: &Command) -> Piped {
+    pub(super) fn piped_text(&self, script: &Script, cmd: &Command) -> Piped {
         let mut text = String::new();
         for &u in &cmd.upstream {
             let Some(up) = script.commands.get(u) else {
@@ -1043,7 +1043,7 @@ pub(super) enum ScriptText {
 }
 
 /// What a pipe feeds a command.
-enum Piped {
+pub(super) enum Piped {
     Text(String),
     /// The program whose output cannot be known.
     Unknown(String),
@@ -1172,7 +1172,7 @@ fn printf(format: &str, values: &[String]) -> String {
 }
 
 /// `w` with `placeholder` in its literal text replaced by `value`'s pieces.
-fn substitute(w: &Word, placeholder: &str, value: &Word) -> Word {
+pub(super) fn substitute(w: &Word, placeholder: &str, value: &Word) -> Word {
     let mut out = Word::default();
     for p in &w.pieces {
         match p {
