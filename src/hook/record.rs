@@ -172,7 +172,10 @@ pub fn process(
     // The floor first, from the payload as it arrived, before any config is read.
     let raw = usable.then_some(&value);
     let raw_event = raw.and_then(|v| v.get("hook_event_name")).and_then(Value::as_str).unwrap_or("");
-    let (floor, ran) = raw.zip(paths.as_ref()).map(|(v, p)| super::guard::floor(provider, v, p)).unwrap_or_default();
+    let (floor, ran) = raw
+        .zip(paths.as_ref())
+        .map(|(v, p)| super::guard::floor(provider, v, p))
+        .unwrap_or_default();
     let guard = Guard {
         floor,
         ran,

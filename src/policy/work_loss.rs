@@ -176,7 +176,10 @@ fn risks_of(program: &str, args: &[String], dynamic: &[bool], cwd: Option<&Path>
                     .map(|a| abs(&base, a))
                     .collect()
             };
-            let from_file = rest.iter().take_while(|a| *a != "--").any(|a| a.starts_with("--pathspec-from-file"));
+            let from_file = rest
+                .iter()
+                .take_while(|a| *a != "--")
+                .any(|a| a.starts_with("--pathspec-from-file"));
             let all = || Risk::AllChanges { command: line.clone() };
             match sub.as_str() {
                 "reset" if has("--hard") || has("--merge") || has("--keep") => out.push(all()),
@@ -255,7 +258,11 @@ fn risks_of(program: &str, args: &[String], dynamic: &[bool], cwd: Option<&Path>
                 }
                 "branch" => out.extend(branch_risks(&line, rest, rest_dynamic)),
                 "update-ref" if has("-d") || has("--delete") => {
-                    if let Some(name) = rest.iter().find(|a| !a.starts_with('-')).and_then(|r| r.strip_prefix("refs/heads/")) {
+                    if let Some(name) = rest
+                        .iter()
+                        .find(|a| !a.starts_with('-'))
+                        .and_then(|r| r.strip_prefix("refs/heads/"))
+                    {
                         out.push(Risk::Branch {
                             command: line.clone(),
                             name: name.to_string(),
@@ -293,7 +300,19 @@ fn risks_of(program: &str, args: &[String], dynamic: &[bool], cwd: Option<&Path>
 /// names; a forced rename or copy (`-M`, `-C`, `-m -f`) over the branch it overwrites; and an
 /// argument that is a command's output, which may be `-D` and a name (any unmerged branch).
 fn branch_risks(line: &str, rest: &[String], dynamic: &[bool]) -> Vec<Risk> {
-    const VALUED: &[&str] = &["--format", "--sort", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-u", "--set-upstream-to", "--color", "--column"];
+    const VALUED: &[&str] = &[
+        "--format",
+        "--sort",
+        "--contains",
+        "--no-contains",
+        "--merged",
+        "--no-merged",
+        "--points-at",
+        "-u",
+        "--set-upstream-to",
+        "--color",
+        "--column",
+    ];
     let mut out = Vec::new();
     let opts: Vec<&String> = rest.iter().take_while(|a| *a != "--").collect();
     let has = |f: &str| opts.iter().any(|a| *a == f);
@@ -340,7 +359,9 @@ fn branch_risks(line: &str, rest: &[String], dynamic: &[bool]) -> Vec<Risk> {
             });
         }
     }
-    let overwrite = cluster_has(rest, 'M', "u") || cluster_has(rest, 'C', "u") || force && (has("--move") || has("--copy") || cluster_has(rest, 'm', "u") || cluster_has(rest, 'c', "u"));
+    let overwrite = cluster_has(rest, 'M', "u")
+        || cluster_has(rest, 'C', "u")
+        || force && (has("--move") || has("--copy") || cluster_has(rest, 'm', "u") || cluster_has(rest, 'c', "u"));
     if overwrite {
         if let Some(target) = names.last() {
             out.push(Risk::Branch {
@@ -561,7 +582,11 @@ pub fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'sta
             Risk::AnyBranch { command } => {
                 let unmerged = bounded_git(root, &["branch", "--format=%(refname:short)", "--no-merged", "HEAD"]);
                 let names: Vec<String> = match unmerged {
-                    Some(o) => String::from_utf8_lossy(&o).lines().filter(|l| !l.is_empty()).map(str::to_string).collect(),
+                    Some(o) => String::from_utf8_lossy(&o)
+                        .lines()
+                        .filter(|l| !l.is_empty())
+                        .map(str::to_string)
+                        .collect(),
                     None => vec!["(the branches could not be read)".into()],
                 };
                 if names.is_empty() {
@@ -569,7 +594,10 @@ pub fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'sta
                 }
                 (
                     command,
-                    names.into_iter().map(|n| format!("the commits of branch {n}, merged nowhere else")).collect(),
+                    names
+                        .into_iter()
+                        .map(|n| format!("the commits of branch {n}, merged nowhere else"))
+                        .collect(),
                     "Name the branch literally, and merge or push it first if it is to go",
                 )
             }
@@ -649,6 +677,75 @@ mod tests {
             // `git checkout main` names a branch: a risk only if a changed file were called `main`.
             assert!(risks.iter().all(|x| matches!(x, Risk::ChangesUnder { .. })), "{cmd}: {risks:?}");
         }
+    }
+
+    /// Issue 29's aim against the peers' suites: the forms their tests name that this rule
+    /// once missed (commands are facts; the table is ours).
+    #[test]
+    fn clusters_plumbing_and_branch_overwrites_are_work_loss() {
+        let kind = |cmd: &str| -> Vec<&'static str> {
+            r(cmd)
+                .iter()
+                .map(|x| match x {
+                    Risk::AllChanges { .. } => "all",
+                    Risk::ChangesUnder { .. } => "under",
+                    Risk::Untracked { .. } => "untracked",
+                    Risk::Stash { .. } => "stash",
+                    Risk::Branch { .. } => "branch",
+                    Risk::AnyBranch { .. } => "any-branch",
+                    Risk::Worktree { .. } => "worktree",
+                })
+                .collect()
+        };
+        for (cmd, want) in [
+            ("git checkout -qf main", "all"),
+            ("git checkout -tf main", "all"),
+            ("git switch -qf main", "all"),
+            ("git checkout HEAD --pathspec-from-file=paths.txt", "all"),
+            ("git restore --pathspec-from-file=paths.txt", "all"),
+            ("git read-tree --reset -u HEAD", "all"),
+            ("git read-tree -u --reset HEAD~3", "all"),
+            ("git rm -f src/main.rs", "under"),
+            ("git rm -rf src", "under"),
+            ("git checkout -- -f", "under"),
+            ("git branch -Dv feature", "branch"),
+            ("git branch -f feature", "branch"),
+            ("git branch --force feature", "branch"),
+            ("git branch -M old existing", "branch"),
+            ("git branch -C old existing", "branch"),
+            ("git update-ref -d refs/heads/main", "branch"),
+            ("git branch $(cat f)", "any-branch"),
+            ("git worktree remove -f /tmp/wt", "worktree"),
+            ("git -Crepo reset --hard", "all"),
+        ] {
+            assert!(kind(cmd).contains(&want), "{cmd}: {:?}", kind(cmd));
+        }
+        for cmd in [
+            "git checkout -bfix",
+            "git checkout -Bfeature main",
+            "git switch -cfeature",
+            "git switch -- -f",
+            "git rm --cached -f a.txt",
+            "git rm a.txt",
+            "git branch -d feature",
+            "git branch --format \"$(printf x)\"",
+            "git branch $NEW",
+            "git branch -m old new",
+            "git update-ref refs/heads/x HEAD",
+            "git read-tree HEAD",
+        ] {
+            assert!(kind(cmd).iter().all(|k| *k == "under"), "{cmd}: {:?}", kind(cmd));
+        }
+        // A git command in another folder works on another repository.
+        let ran = |program: &str, args: &[&str], cwd: &str| crate::policy::floor::Ran {
+            program: program.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            dynamic: vec![false; args.len()],
+            cwd: Some(cwd.into()),
+        };
+        assert!(risks_ran(&[ran("git", &["reset", "--hard"], "/tmp")], Path::new("/repo")).is_empty());
+        assert!(risks_ran(&[ran("git", &["-C", "/tmp", "reset", "--hard"], "/repo")], Path::new("/repo")).is_empty());
+        assert!(!risks_ran(&[ran("git", &["reset", "--hard"], "/repo/src")], Path::new("/repo")).is_empty());
     }
 
     #[test]

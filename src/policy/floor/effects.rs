@@ -233,8 +233,14 @@ impl Floor<'_> {
                         out.push((dot(), Effect::RemoveUnder));
                     }
                     // `-delete` removes a starting point too when the expression selects it.
+                    // (The project and the home are left to the rules on what is under them:
+                    // `find . -delete` removes the policy surface.)
                     if deletes && find_may_match_root(&texts) {
-                        out.extend(roots.iter().map(|w| ((*w).clone(), Effect::Remove)));
+                        for w in &roots {
+                            if !matches!(self.resolve(w), Target::Path(p) if self.protected().contains(&p)) {
+                                out.push(((*w).clone(), Effect::Remove));
+                            }
+                        }
                     }
                     out.extend(roots.into_iter().map(|w| (w.clone(), Effect::RemoveUnder)));
                 }

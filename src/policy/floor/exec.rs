@@ -447,7 +447,11 @@ impl Floor<'_> {
         while let Some(w) = args.get(k) {
             match w.literal().as_deref() {
                 Some("-l") => {
-                    if args.get(k + 1).and_then(|l| l.literal()).is_some_and(|l| l.eq_ignore_ascii_case("javascript")) {
+                    if args
+                        .get(k + 1)
+                        .and_then(|l| l.literal())
+                        .is_some_and(|l| l.eq_ignore_ascii_case("javascript"))
+                    {
                         lang = Lang::JavaScript;
                     }
                     k += 2;
@@ -538,6 +542,20 @@ impl Floor<'_> {
     }
 
     /// What the commands piped into `cmd` print, when the floor can tell.
+    /// The text piped into `cmd` when every command before it prints literal text (`echo`,
+    /// `printf`); a file's content is not taken as known here, whoever wrote it.
+    pub(super) fn literal_piped_text(&self, script: &Script, cmd: &Command) -> Option<String> {
+        if cmd.upstream.is_empty() {
+            return None;
+        }
+        let mut text = String::new();
+        for &u in &cmd.upstream {
+            let up = script.commands.get(u)?;
+            text.push_str(&literal_output(up, &invocation(up))?);
+        }
+        Some(text)
+    }
+
     pub(super) fn piped_text(&self, script: &Script, cmd: &Command) -> Piped {
         let mut text = String::new();
         for &u in &cmd.upstream {
@@ -766,9 +784,37 @@ impl Floor<'_> {
             "parallel" => {
                 // Parallel's own options come first; these take the next word as their value.
                 const VALUED: &[&str] = &[
-                    "-j", "--jobs", "-P", "--max-procs", "-S", "--sshlogin", "--results", "--res", "--joblog", "-d", "--delimiter",
-                    "-a", "--arg-file", "-N", "-n", "--max-args", "-L", "--max-lines", "--timeout", "--delay", "--tmpdir",
-                    "--workdir", "--wd", "-E", "--colsep", "-C", "--tagstring", "--memfree", "--load", "-I", "--replace",
+                    "-j",
+                    "--jobs",
+                    "-P",
+                    "--max-procs",
+                    "-S",
+                    "--sshlogin",
+                    "--results",
+                    "--res",
+                    "--joblog",
+                    "-d",
+                    "--delimiter",
+                    "-a",
+                    "--arg-file",
+                    "-N",
+                    "-n",
+                    "--max-args",
+                    "-L",
+                    "--max-lines",
+                    "--timeout",
+                    "--delay",
+                    "--tmpdir",
+                    "--workdir",
+                    "--wd",
+                    "-E",
+                    "--colsep",
+                    "-C",
+                    "--tagstring",
+                    "--memfree",
+                    "--load",
+                    "-I",
+                    "--replace",
                 ];
                 let sep = texts.iter().position(|t| t == ":::" || t == "::::" || t == ":::+" || t == "::::+");
                 let end = sep.unwrap_or(texts.len());
@@ -806,8 +852,8 @@ impl Floor<'_> {
                 let Some(sep) = sep.filter(|&i| texts[i] != "::::" && texts[i] != "::::+" && !from_file) else {
                     // Arguments from stdin: literal text piped in is read line by line; anything
                     // else (a program's output, a file) is only known when it runs.
-                    if !from_file && !cmd.upstream.is_empty() {
-                        if let Piped::Text(text) = self.piped_text(script, cmd) {
+                    if !from_file {
+                        if let Some(text) = self.literal_piped_text(script, cmd) {
                             for line in text.lines().filter(|l| !l.trim().is_empty()) {
                                 let item = Word {
                                     pieces: vec![Piece::Quoted(line.to_string())],

@@ -476,10 +476,14 @@ pub fn acts(code: &str, lang: Lang) -> Vec<CodeAct> {
                     found
                 };
                 let program_only = lang == Lang::Python && call.starts_with("subprocess.") && !shell_true;
+                // A program whose name holds a space (`run("rm -rf /")`) is none an agent has.
+                if program_only && single.as_deref().is_some_and(|s| s.contains(char::is_whitespace)) {
+                    continue;
+                }
                 let line = if dynamic {
                     None
                 } else if let Some(s) = single {
-                    Some(if program_only { quote(&s) } else { s })
+                    Some(s)
                 } else {
                     Some(words.iter().map(|s| quote(s)).collect::<Vec<_>>().join(" "))
                 };
@@ -550,9 +554,14 @@ fn perl_qx(code: &str) -> Vec<CodeAct> {
             text.push(c);
             j += 1;
         }
-        let interpolates = open != '\'' && text.char_indices().any(|(n, c)| {
-            (c == '$' || c == '@') && text[n + c.len_utf8()..].chars().next().is_some_and(|d| d.is_alphabetic() || d == '{' || d == '_')
-        });
+        let interpolates = open != '\''
+            && text.char_indices().any(|(n, c)| {
+                (c == '$' || c == '@')
+                    && text[n + c.len_utf8()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|d| d.is_alphabetic() || d == '{' || d == '_')
+            });
         out.push(CodeAct::Runs {
             call: "qx",
             line: (!interpolates).then_some(text),
@@ -601,19 +610,33 @@ fn awk_acts(code: &str) -> Vec<CodeAct> {
                 });
             }
             // `… | "cmd"` (and gawk's `|&`) after print/printf; `"cmd" | getline`.
-            Tok::Punct('|') if !matches!(toks.get(k + 1), Some(Tok::Punct('|'))) && !matches!(k.checked_sub(1).map(|i| &toks[i]), Some(Tok::Punct('|'))) => {
-                let target_at = if matches!(toks.get(k + 1), Some(Tok::Punct('&'))) { k + 2 } else { k + 1 };
+            Tok::Punct('|')
+                if !matches!(toks.get(k + 1), Some(Tok::Punct('|')))
+                    && !matches!(k.checked_sub(1).map(|i| &toks[i]), Some(Tok::Punct('|'))) =>
+            {
+                let target_at = if matches!(toks.get(k + 1), Some(Tok::Punct('&'))) {
+                    k + 2
+                } else {
+                    k + 1
+                };
                 if matches!(toks.get(target_at), Some(Tok::Name(n)) if n == "getline") {
                     let line = k.checked_sub(1).and_then(|i| value_of(&toks[i]));
                     out.push(CodeAct::Runs { call: "getline", line });
                     continue;
                 }
                 // The statement's start: the nearest print/printf before the pipe.
-                let Some(start) = (0..k).rev().take_while(|&i| !matches!(toks[i], Tok::Punct(';' | '{' | '}'))).find(|&i| matches!(&toks[i], Tok::Name(n) if n == "print" || n == "printf")) else {
+                let Some(start) = (0..k)
+                    .rev()
+                    .take_while(|&i| !matches!(toks[i], Tok::Punct(';' | '{' | '}')))
+                    .find(|&i| matches!(&toks[i], Tok::Name(n) if n == "print" || n == "printf"))
+                else {
                     continue;
                 };
                 let target = toks.get(target_at).and_then(value_of);
-                out.push(CodeAct::Runs { call: "print |", line: target.clone() });
+                out.push(CodeAct::Runs {
+                    call: "print |",
+                    line: target.clone(),
+                });
                 if target.as_deref().is_some_and(runs_stdin_as_shell) {
                     out.push(CodeAct::Runs {
                         call: "print | sh",
@@ -635,7 +658,9 @@ fn runs_stdin_as_shell(line: &str) -> bool {
     while i < words.len() && matches!(words[i].rsplit('/').next(), Some("sudo" | "env" | "doas" | "command" | "exec")) {
         i += 1;
     }
-    let Some(program) = words.get(i).map(|w| w.rsplit('/').next().unwrap_or(w)) else { return false };
+    let Some(program) = words.get(i).map(|w| w.rsplit('/').next().unwrap_or(w)) else {
+        return false;
+    };
     if !matches!(program, "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash" | "mksh") {
         return false;
     }

@@ -419,7 +419,12 @@ impl Floor<'_> {
             if effect == Effect::Preserve && appends {
                 if let Target::Path(p) = self.resolve(&w) {
                     let known_hosts = p.file_name().is_some_and(|n| n == "known_hosts");
-                    if let Some(d) = self.ctx.secret_dirs.iter().find(|d| !known_hosts && self.forms(&p).iter().any(|f| under(f, d))) {
+                    if let Some(d) = self
+                        .ctx
+                        .secret_dirs
+                        .iter()
+                        .find(|d| !known_hosts && self.forms(&p).iter().any(|f| under(f, d)))
+                    {
                         return Some(Finding::new(
                             Rule::SecretAccess,
                             format!("{verb} adds to {}, under {}, where credentials and login keys live: what is added there grants access. Ask the operator to make this change.", p.display(), d.display()),
@@ -448,9 +453,7 @@ impl Floor<'_> {
     /// `echo a b | xargs rm -f`: the command with each literal input item in place (of the
     /// `-I` text, or after the arguments). `Some(verdict)` when the input is literal text.
     fn xargs_items(&self, script: &Script, cmd: &Command, inv: &Invocation<'_>) -> Option<Option<Finding>> {
-        let super::exec::Piped::Text(text) = self.piped_text(script, cmd) else {
-            return None;
-        };
+        let text = self.literal_piped_text(script, cmd)?;
         let program = inv.program_word?;
         // `xargs -a FILE` reads its items from the file, not from the pipe.
         let from_file = cmd

@@ -365,7 +365,13 @@ pub fn invocation(cmd: &Command) -> Invocation<'_> {
                     inv.split_string = if long.contains('=') { Some(w) } else { words.get(i + 1).copied() };
                 }
                 if *wrapper == "xargs" && name == "--replace" {
-                    inv.stdin_token = Some(long.split_once('=').map(|(_, v)| v).filter(|v| !v.is_empty()).unwrap_or("{}").to_string());
+                    inv.stdin_token = Some(
+                        long.split_once('=')
+                            .map(|(_, v)| v)
+                            .filter(|v| !v.is_empty())
+                            .unwrap_or("{}")
+                            .to_string(),
+                    );
                 }
                 if *wrapper == "flock" && name == "--command" {
                     inv.command_text = if long.contains('=') { None } else { words.get(i + 1).copied() };
