@@ -7,6 +7,7 @@ use super::Provider;
 use crate::decision::{Decision, Permission};
 use crate::paths::Paths;
 use crate::policy::floor::{self, Act, Context};
+use crate::policy::rails::work_loss::MAY_LOSE;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -29,19 +30,37 @@ fn context(provider: Provider, v: &Value, paths: &Paths) -> Context {
     Context::new(paths.root.clone(), cwd, home, paths.home.clone(), Context::system_temp())
 }
 
-/// The floor's decision on an acting event; `None` lets the rest of the policy decide.
-pub fn floor(provider: Provider, v: &Value, paths: &Paths) -> Option<Decision> {
+/// The floor's decision on an acting event; `None` lets the rest of the policy decide. With it,
+/// when a shell command names git or a remover (only such a line can lose work), every command
+/// the line runs as the floor's walk saw it, for the work-loss rule.
+pub fn floor(provider: Provider, v: &Value, paths: &Paths) -> (Option<Decision>, Vec<floor::Ran>) {
     let acts = (provider.acts)(v);
     if acts.is_empty() {
-        return None;
+        return (None, Vec::new());
     }
     let ctx = context(provider, v, paths);
     // A panic in the engine (a bug) must not answer neutrally, which would let the act through:
     // it denies, as anything the floor cannot establish does.
-    let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| acts.iter().find_map(|a| floor::evaluate(&ctx, a))));
+    let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut ran = Vec::new();
+        for a in &acts {
+            let may_lose = matches!(a, Act::Shell(c) if MAY_LOSE.iter().any(|w| c.contains(w)));
+            let found = if may_lose {
+                let (found, seen) = floor::evaluate_recording(&ctx, a);
+                ran.extend(seen);
+                found
+            } else {
+                floor::evaluate(&ctx, a)
+            };
+            if found.is_some() {
+                return (found, ran);
+            }
+        }
+        (None, ran)
+    }));
     match verdict {
-        Ok(found) => found.map(|f| f.decision()),
-        Err(_) => Some(floor::Finding::unreadable().decision()),
+        Ok((found, ran)) => (found.map(|f| f.decision()), ran),
+        Err(_) => (Some(floor::Finding::unreadable().decision()), Vec::new()),
     }
 }
 

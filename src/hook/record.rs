@@ -136,6 +136,8 @@ struct Guard {
     unattended: bool,
     /// The folder the command runs in, when the payload names one.
     cwd: Option<std::path::PathBuf>,
+    /// Every command a shell line that may lose work runs, as the floor saw them.
+    ran: Vec<crate::policy::floor::Ran>,
 }
 
 impl Guard {
@@ -171,8 +173,13 @@ pub fn process(
     // The floor first, from the payload as it arrived, before any config is read.
     let raw = usable.then_some(&value);
     let raw_event = raw.and_then(|v| v.get("hook_event_name")).and_then(Value::as_str).unwrap_or("");
+    let (floor, ran) = raw
+        .zip(paths.as_ref())
+        .map(|(v, p)| super::guard::floor(provider, v, p))
+        .unwrap_or_default();
     let guard = Guard {
-        floor: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::floor(provider, v, p)),
+        floor,
+        ran,
         edit_target: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::edit_target(provider, v, p)),
         edited_file: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::edited_file(provider, v, p)),
         can_ask: provider.can_ask(raw_event),
@@ -561,6 +568,7 @@ fn act_facts<'a>(
         root: project.root(),
         in_git: project.paths.in_git,
         posture,
+        ran: &guard.ran,
     }
 }
 

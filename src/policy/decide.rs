@@ -63,6 +63,9 @@ pub struct ActFacts<'a> {
     pub in_git: bool,
     /// The running posture.
     pub posture: Posture,
+    /// Every command a shell line that may lose work runs, as the floor's walk saw them (empty
+    /// for a line that names no git and no remover: see `hook::guard::floor`).
+    pub ran: &'a [super::floor::Ran],
 }
 
 /// What was decided before the hook's transaction, each taking its place in [`ORDER`]: the

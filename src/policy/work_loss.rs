@@ -8,6 +8,7 @@
 //! lost and the safe way. The command is classified by a pure function ([`risks`]); the tree is
 //! read ([`TreeState::read`]) only when one is seen, by a bounded `git status`.
 
+use super::floor::Ran;
 use super::shell::invocation::invocation;
 use super::shell::parse::Script;
 use std::io::Read;
@@ -47,143 +48,330 @@ pub enum Risk {
     Stash { command: String },
     /// A branch whose commits no other ref holds.
     Branch { command: String, name: String },
+    /// Any branch (a `git branch` argument only known at run time may be `-D` and a name).
+    AnyBranch { command: String },
     /// A worktree removed with its changes.
     Worktree { command: String, path: PathBuf },
 }
 
-/// Every risk in `script`, with relative paths taken from `cwd`.
+/// Every risk in `script`'s own commands, with relative paths taken from `cwd`.
 pub fn risks(script: &Script, cwd: &Path) -> Vec<Risk> {
     let mut out = Vec::new();
     for cmd in &script.commands {
         let inv = invocation(cmd);
         let Some(program) = inv.program.as_deref() else { continue };
         let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
-        let line = std::iter::once(program.to_string())
-            .chain(args.iter().cloned())
-            .collect::<Vec<_>>()
-            .join(" ");
-        let abs = |base: &Path, p: &str| super::floor::normalize(&base.join(p));
-        match program {
-            "git" => {
-                let (mut base, mut k) = (cwd.to_path_buf(), 0);
-                while k < args.len() {
-                    match args[k].as_str() {
-                        "-C" => {
-                            if let Some(d) = args.get(k + 1) {
-                                base = abs(&base, d);
-                            }
-                            k += 2;
-                        }
-                        "-c" | "--git-dir" | "--work-tree" | "--namespace" => k += 2,
-                        a if a.starts_with('-') => k += 1,
-                        _ => break,
-                    }
-                }
-                let Some(sub) = args.get(k) else { continue };
-                let rest = &args[k + 1..];
-                let has = |flag: &str| rest.iter().any(|a| a == flag);
-                let short = |c: char| rest.iter().any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(c));
-                let operands = |after_dashdash_only: bool| -> Vec<PathBuf> {
-                    let dd = rest.iter().position(|a| a == "--");
-                    let from = match (dd, after_dashdash_only) {
-                        (Some(i), _) => &rest[i + 1..],
-                        (None, true) => &[][..],
-                        (None, false) => rest,
-                    };
-                    from.iter().filter(|a| !a.starts_with('-')).map(|a| abs(&base, a)).collect()
-                };
-                match sub.as_str() {
-                    "reset" if has("--hard") || has("--merge") || has("--keep") => out.push(Risk::AllChanges { command: line.clone() }),
-                    "checkout" if has("-f") || has("--force") => out.push(Risk::AllChanges { command: line.clone() }),
-                    "checkout" => {
-                        // Without `--`, a branch name is not a path: only operands that name a
-                        // changed file count (see [`TreeState::loses`]).
-                        let paths = operands(false);
-                        if !paths.is_empty() {
-                            out.push(Risk::ChangesUnder {
-                                command: line.clone(),
-                                paths,
-                                removal: false,
-                            });
-                        }
-                    }
-                    "restore" => {
-                        let staged_only = (has("--staged") || short('S')) && !(has("--worktree") || short('W'));
-                        let mut paths = Vec::new();
-                        let mut skip = false;
-                        for a in rest {
-                            if skip {
-                                skip = false;
-                                continue;
-                            }
-                            if a == "-s" || a == "--source" {
-                                skip = true;
-                                continue;
-                            }
-                            if !a.starts_with('-') {
-                                paths.push(abs(&base, a));
-                            }
-                        }
-                        if !staged_only && !paths.is_empty() {
-                            out.push(Risk::ChangesUnder {
-                                command: line.clone(),
-                                paths,
-                                removal: false,
-                            });
-                        }
-                    }
-                    "switch" if has("-f") || has("--force") || has("--discard-changes") => {
-                        out.push(Risk::AllChanges { command: line.clone() })
-                    }
-                    "clean" => {
-                        let dry = has("-n") || has("--dry-run") || short('n');
-                        let forced = has("-f") || has("--force") || short('f');
-                        if forced && !dry {
-                            let paths = operands(false);
-                            out.push(Risk::Untracked {
-                                command: line.clone(),
-                                paths,
-                                ignored: short('x') || short('X'),
-                                dirs: short('d'),
-                            });
-                        }
-                    }
-                    "stash" if matches!(rest.first().map(String::as_str), Some("drop" | "clear")) => {
-                        out.push(Risk::Stash { command: line.clone() })
-                    }
-                    "branch" if has("-D") || (has("-d") || has("--delete")) && (has("-f") || has("--force")) => {
-                        for name in rest.iter().filter(|a| !a.starts_with('-')) {
-                            out.push(Risk::Branch {
-                                command: line.clone(),
-                                name: name.clone(),
-                            });
-                        }
-                    }
-                    "worktree"
-                        if rest.first().map(String::as_str) == Some("remove") && rest.iter().any(|a| a == "-f" || a == "--force") =>
-                    {
-                        if let Some(p) = rest[1..].iter().find(|a| !a.starts_with('-')) {
-                            out.push(Risk::Worktree {
-                                command: line.clone(),
-                                path: abs(&base, p),
-                            });
-                        }
-                    }
-                    _ => {}
-                }
+        let dynamic: Vec<bool> = inv.args.iter().map(|w| w.literal().is_none()).collect();
+        out.extend(risks_of(program, &args, &dynamic, Some(cwd), cwd));
+    }
+    out
+}
+
+/// Every risk in the commands a line runs, as the floor's walk saw them (through wrappers,
+/// substitutions, `bash -c`, `find -exec`, `parallel`, …). A git command that runs outside
+/// `root` works on another repository and is not this rule's; one whose folder is only known at
+/// run time is judged against the project.
+pub fn risks_ran(ran: &[Ran], root: &Path) -> Vec<Risk> {
+    let mut out = Vec::new();
+    for r in ran {
+        let from = r.cwd.as_deref().unwrap_or(root);
+        for risk in risks_of(&r.program, &r.args, &r.dynamic, r.cwd.as_deref(), root) {
+            let inside = match &risk {
+                Risk::Worktree { .. } => true,
+                _ if r.program == "git" => git_base(&r.args, from).starts_with(root) || r.cwd.is_none(),
+                _ => true,
+            };
+            if inside && !out.contains(&risk) {
+                out.push(risk);
             }
-            "rm" | "shred" | "unlink" => {
-                let paths: Vec<PathBuf> = args.iter().filter(|a| !a.starts_with('-')).map(|a| abs(cwd, a)).collect();
-                if !paths.is_empty() {
-                    out.push(Risk::ChangesUnder {
-                        command: line.clone(),
-                        paths,
-                        removal: true,
-                    });
-                }
-            }
-            _ => {}
         }
+    }
+    out
+}
+
+/// Whether a short-option cluster before `--` holds `c` (`-qf`, `-Dv`); the letters in `valued`
+/// take the rest of their cluster as a value (`-bfix` names a branch `fix`).
+fn cluster_has(rest: &[String], c: char, valued: &str) -> bool {
+    for a in rest {
+        if a == "--" {
+            return false;
+        }
+        if a.starts_with('-') && !a.starts_with("--") {
+            for ch in a.chars().skip(1) {
+                if ch == c {
+                    return true;
+                }
+                if valued.contains(ch) {
+                    break;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The folder a git command works in: its own, moved by `-C` (`-C dir`, `-Cdir`).
+fn git_base(args: &[String], cwd: &Path) -> PathBuf {
+    let mut base = cwd.to_path_buf();
+    let mut k = 0;
+    while k < args.len() {
+        let a = args[k].as_str();
+        if a == "-C" {
+            if let Some(d) = args.get(k + 1) {
+                base = super::floor::normalize(&base.join(d));
+            }
+            k += 2;
+        } else if let Some(d) = a.strip_prefix("-C").filter(|d| !d.is_empty()) {
+            base = super::floor::normalize(&base.join(d));
+            k += 1;
+        } else if matches!(a, "-c" | "--git-dir" | "--work-tree" | "--namespace") {
+            k += 2;
+        } else if a.starts_with('-') {
+            k += 1;
+        } else {
+            break;
+        }
+    }
+    base
+}
+
+/// The risks of one command: `program` with `args` (`dynamic`: which are only known at run
+/// time), run in `cwd` (`None`: a folder only known at run time, where relative removals are
+/// not judged here: the floor refuses them), with `root` the project.
+fn risks_of(program: &str, args: &[String], dynamic: &[bool], cwd: Option<&Path>, root: &Path) -> Vec<Risk> {
+    let mut out = Vec::new();
+    let line = std::iter::once(program.to_string())
+        .chain(args.iter().cloned())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let abs = |base: &Path, p: &str| super::floor::normalize(&base.join(p));
+    match program {
+        "git" => {
+            let base = git_base(args, cwd.unwrap_or(root));
+            let mut k = 0;
+            while k < args.len() {
+                match args[k].as_str() {
+                    "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => k += 2,
+                    a if a.starts_with('-') => k += 1,
+                    _ => break,
+                }
+            }
+            let Some(sub) = args.get(k) else { return out };
+            let rest = &args[k + 1..];
+            let rest_dynamic = dynamic.get(k + 1..).unwrap_or(&[]);
+            let has = |flag: &str| rest.iter().take_while(|a| *a != "--").any(|a| a == flag);
+            let short = |c: char| rest.iter().any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(c));
+            // Path operands: after `--` every word; before it, the words that are not options.
+            let operands = |after_dashdash_only: bool| -> Vec<PathBuf> {
+                let dd = rest.iter().position(|a| a == "--");
+                let (before, after): (&[String], &[String]) = match dd {
+                    Some(i) => (&rest[..i], &rest[i + 1..]),
+                    None => (rest, &[]),
+                };
+                let before: &[String] = if after_dashdash_only { &[] } else { before };
+                before
+                    .iter()
+                    .filter(|a| !a.starts_with('-'))
+                    .chain(after.iter())
+                    .map(|a| abs(&base, a))
+                    .collect()
+            };
+            let from_file = rest
+                .iter()
+                .take_while(|a| *a != "--")
+                .any(|a| a.starts_with("--pathspec-from-file"));
+            let all = || Risk::AllChanges { command: line.clone() };
+            match sub.as_str() {
+                "reset" if has("--hard") || has("--merge") || has("--keep") => out.push(all()),
+                "read-tree" if (has("--reset") || has("-m")) && (has("-u") || cluster_has(rest, 'u', "")) => out.push(all()),
+                "checkout" if has("--force") || cluster_has(rest, 'f', "bBU") || from_file => out.push(all()),
+                "checkout" => {
+                    // Without `--`, a branch name is not a path: only operands that name a
+                    // changed file count (see [`TreeState::loses`]).
+                    let paths = operands(false);
+                    if !paths.is_empty() {
+                        out.push(Risk::ChangesUnder {
+                            command: line.clone(),
+                            paths,
+                            removal: false,
+                        });
+                    }
+                }
+                "restore" => {
+                    let staged_only = (has("--staged") || short('S')) && !(has("--worktree") || short('W'));
+                    let mut paths = Vec::new();
+                    let mut skip = false;
+                    let mut after_dd = false;
+                    for a in rest {
+                        if skip {
+                            skip = false;
+                            continue;
+                        }
+                        if a == "--" && !after_dd {
+                            after_dd = true;
+                            continue;
+                        }
+                        if !after_dd && (a == "-s" || a == "--source") {
+                            skip = true;
+                            continue;
+                        }
+                        if after_dd || !a.starts_with('-') {
+                            paths.push(abs(&base, a));
+                        }
+                    }
+                    if !staged_only && from_file {
+                        out.push(all());
+                    } else if !staged_only && !paths.is_empty() {
+                        out.push(Risk::ChangesUnder {
+                            command: line.clone(),
+                            paths,
+                            removal: false,
+                        });
+                    }
+                }
+                "switch" if has("--force") || has("--discard-changes") || cluster_has(rest, 'f', "cC") => out.push(all()),
+                "rm" if (has("--force") || cluster_has(rest, 'f', "")) && !has("--cached") => {
+                    let paths = operands(false);
+                    if !paths.is_empty() {
+                        out.push(Risk::ChangesUnder {
+                            command: line.clone(),
+                            paths,
+                            removal: false,
+                        });
+                    }
+                }
+                "clean" => {
+                    let dry = has("-n") || has("--dry-run") || short('n');
+                    let forced = has("-f") || has("--force") || short('f');
+                    if forced && !dry {
+                        let paths = operands(false);
+                        out.push(Risk::Untracked {
+                            command: line.clone(),
+                            paths,
+                            ignored: short('x') || short('X'),
+                            dirs: short('d'),
+                        });
+                    }
+                }
+                "stash" if matches!(rest.first().map(String::as_str), Some("drop" | "clear")) => {
+                    out.push(Risk::Stash { command: line.clone() })
+                }
+                "branch" => out.extend(branch_risks(&line, rest, rest_dynamic)),
+                "update-ref" if has("-d") || has("--delete") => {
+                    if let Some(name) = rest
+                        .iter()
+                        .find(|a| !a.starts_with('-'))
+                        .and_then(|r| r.strip_prefix("refs/heads/"))
+                    {
+                        out.push(Risk::Branch {
+                            command: line.clone(),
+                            name: name.to_string(),
+                        });
+                    }
+                }
+                "worktree" if rest.first().map(String::as_str) == Some("remove") && (has("--force") || cluster_has(rest, 'f', "")) => {
+                    if let Some(p) = rest[1..].iter().find(|a| !a.starts_with('-')) {
+                        out.push(Risk::Worktree {
+                            command: line.clone(),
+                            path: abs(&base, p),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        "rm" | "shred" | "unlink" => {
+            let Some(cwd) = cwd else { return out };
+            let paths: Vec<PathBuf> = args.iter().filter(|a| !a.starts_with('-')).map(|a| abs(cwd, a)).collect();
+            if !paths.is_empty() {
+                out.push(Risk::ChangesUnder {
+                    command: line.clone(),
+                    paths,
+                    removal: true,
+                });
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// `git branch`'s risks: a forced delete (`-D`, `-d -f`, `--delete --force`) of each branch it
+/// names; a forced rename or copy (`-M`, `-C`, `-m -f`) over the branch it overwrites; and an
+/// argument that is a command's output, which may be `-D` and a name (any unmerged branch).
+fn branch_risks(line: &str, rest: &[String], dynamic: &[bool]) -> Vec<Risk> {
+    const VALUED: &[&str] = &[
+        "--format",
+        "--sort",
+        "--contains",
+        "--no-contains",
+        "--merged",
+        "--no-merged",
+        "--points-at",
+        "-u",
+        "--set-upstream-to",
+        "--color",
+        "--column",
+    ];
+    let mut out = Vec::new();
+    let opts: Vec<&String> = rest.iter().take_while(|a| *a != "--").collect();
+    let has = |f: &str| opts.iter().any(|a| *a == f);
+    let force = has("--force") || cluster_has(rest, 'f', "u");
+    let delete = has("--delete") || cluster_has(rest, 'd', "u");
+    let mut names = Vec::new();
+    let mut unknown = false;
+    let mut k = 0;
+    let mut after_dd = false;
+    while k < rest.len() {
+        let a = &rest[k];
+        let dynamic = dynamic.get(k).copied().unwrap_or(false);
+        if !after_dd && a == "--" {
+            after_dd = true;
+        } else if !after_dd && VALUED.contains(&a.as_str()) {
+            k += 1;
+        } else if dynamic && a.contains("$(…)") {
+            // A command's output may be several words (`-D main`); a variable is most often
+            // a new branch's name, and is left to the floor.
+            unknown = true;
+        } else if after_dd || !a.starts_with('-') {
+            names.push(a.clone());
+        }
+        k += 1;
+    }
+    if cluster_has(rest, 'D', "u") || delete && force {
+        // `git branch -D "$B"`: the branch is only known at run time.
+        if rest.iter().zip(dynamic).any(|(a, d)| *d && !a.starts_with('-')) {
+            unknown = true;
+        }
+        for name in &names {
+            out.push(Risk::Branch {
+                command: line.to_string(),
+                name: name.clone(),
+            });
+        }
+    }
+    // `git branch -f NAME [START]` resets an existing branch to START (or HEAD).
+    if force && !delete && !has("--move") && !has("--copy") && !"mMcC".chars().any(|l| cluster_has(rest, l, "u")) {
+        if let Some(name) = names.first() {
+            out.push(Risk::Branch {
+                command: line.to_string(),
+                name: name.clone(),
+            });
+        }
+    }
+    let overwrite = cluster_has(rest, 'M', "u")
+        || cluster_has(rest, 'C', "u")
+        || force && (has("--move") || has("--copy") || cluster_has(rest, 'm', "u") || cluster_has(rest, 'c', "u"));
+    if overwrite {
+        if let Some(target) = names.last() {
+            out.push(Risk::Branch {
+                command: line.to_string(),
+                name: target.clone(),
+            });
+        }
+    }
+    if unknown {
+        out.push(Risk::AnyBranch { command: line.to_string() });
     }
     out
 }
@@ -269,7 +457,7 @@ impl TreeState {
                 }
                 out
             }
-            Risk::Stash { .. } | Risk::Branch { .. } | Risk::Worktree { .. } => Vec::new(),
+            Risk::Stash { .. } | Risk::Branch { .. } | Risk::AnyBranch { .. } | Risk::Worktree { .. } => Vec::new(),
         }
     }
 }
@@ -375,6 +563,10 @@ pub fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'sta
                 }
             }
             Risk::Branch { command, name } => {
+                // A branch that does not exist loses nothing (git refuses).
+                if git_ok(root, &["rev-parse", "--verify", "--quiet", &format!("refs/heads/{name}")]) == Some(false) {
+                    continue;
+                }
                 let merged = git_ok(root, &["merge-base", "--is-ancestor", &format!("refs/heads/{name}"), "HEAD"]);
                 let elsewhere =
                     bounded_git(root, &["branch", "-r", "--contains", &format!("refs/heads/{name}")]).is_some_and(|o| !o.is_empty());
@@ -385,6 +577,28 @@ pub fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'sta
                     command,
                     vec![format!("the commits of branch {name}, merged nowhere else")],
                     "Merge or push it first, or keep it",
+                )
+            }
+            Risk::AnyBranch { command } => {
+                let unmerged = bounded_git(root, &["branch", "--format=%(refname:short)", "--no-merged", "HEAD"]);
+                let names: Vec<String> = match unmerged {
+                    Some(o) => String::from_utf8_lossy(&o)
+                        .lines()
+                        .filter(|l| !l.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                    None => vec!["(the branches could not be read)".into()],
+                };
+                if names.is_empty() {
+                    continue;
+                }
+                (
+                    command,
+                    names
+                        .into_iter()
+                        .map(|n| format!("the commits of branch {n}, merged nowhere else"))
+                        .collect(),
+                    "Name the branch literally, and merge or push it first if it is to go",
                 )
             }
             Risk::Worktree { command, path } => match TreeState::read(path, false) {
@@ -463,6 +677,75 @@ mod tests {
             // `git checkout main` names a branch: a risk only if a changed file were called `main`.
             assert!(risks.iter().all(|x| matches!(x, Risk::ChangesUnder { .. })), "{cmd}: {risks:?}");
         }
+    }
+
+    /// Issue 29's aim against the peers' suites: the forms their tests name that this rule
+    /// once missed (commands are facts; the table is ours).
+    #[test]
+    fn clusters_plumbing_and_branch_overwrites_are_work_loss() {
+        let kind = |cmd: &str| -> Vec<&'static str> {
+            r(cmd)
+                .iter()
+                .map(|x| match x {
+                    Risk::AllChanges { .. } => "all",
+                    Risk::ChangesUnder { .. } => "under",
+                    Risk::Untracked { .. } => "untracked",
+                    Risk::Stash { .. } => "stash",
+                    Risk::Branch { .. } => "branch",
+                    Risk::AnyBranch { .. } => "any-branch",
+                    Risk::Worktree { .. } => "worktree",
+                })
+                .collect()
+        };
+        for (cmd, want) in [
+            ("git checkout -qf main", "all"),
+            ("git checkout -tf main", "all"),
+            ("git switch -qf main", "all"),
+            ("git checkout HEAD --pathspec-from-file=paths.txt", "all"),
+            ("git restore --pathspec-from-file=paths.txt", "all"),
+            ("git read-tree --reset -u HEAD", "all"),
+            ("git read-tree -u --reset HEAD~3", "all"),
+            ("git rm -f src/main.rs", "under"),
+            ("git rm -rf src", "under"),
+            ("git checkout -- -f", "under"),
+            ("git branch -Dv feature", "branch"),
+            ("git branch -f feature", "branch"),
+            ("git branch --force feature", "branch"),
+            ("git branch -M old existing", "branch"),
+            ("git branch -C old existing", "branch"),
+            ("git update-ref -d refs/heads/main", "branch"),
+            ("git branch $(cat f)", "any-branch"),
+            ("git worktree remove -f /tmp/wt", "worktree"),
+            ("git -Crepo reset --hard", "all"),
+        ] {
+            assert!(kind(cmd).contains(&want), "{cmd}: {:?}", kind(cmd));
+        }
+        for cmd in [
+            "git checkout -bfix",
+            "git checkout -Bfeature main",
+            "git switch -cfeature",
+            "git switch -- -f",
+            "git rm --cached -f a.txt",
+            "git rm a.txt",
+            "git branch -d feature",
+            "git branch --format \"$(printf x)\"",
+            "git branch $NEW",
+            "git branch -m old new",
+            "git update-ref refs/heads/x HEAD",
+            "git read-tree HEAD",
+        ] {
+            assert!(kind(cmd).iter().all(|k| *k == "under"), "{cmd}: {:?}", kind(cmd));
+        }
+        // A git command in another folder works on another repository.
+        let ran = |program: &str, args: &[&str], cwd: &str| crate::policy::floor::Ran {
+            program: program.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            dynamic: vec![false; args.len()],
+            cwd: Some(cwd.into()),
+        };
+        assert!(risks_ran(&[ran("git", &["reset", "--hard"], "/tmp")], Path::new("/repo")).is_empty());
+        assert!(risks_ran(&[ran("git", &["-C", "/tmp", "reset", "--hard"], "/repo")], Path::new("/repo")).is_empty());
+        assert!(!risks_ran(&[ran("git", &["reset", "--hard"], "/repo/src")], Path::new("/repo")).is_empty());
     }
 
     #[test]

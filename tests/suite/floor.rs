@@ -746,7 +746,8 @@ fn wrappers_are_unwrapped() {
             ("busybox rm -rf /x", OUT),
             ("parallel rm -rf {} ::: /", OUT),
             ("watch rm -rf /", OUT),
-            ("echo / | xargs -i rm -rf {}", UNPROVABLE),
+            ("echo / | xargs -i rm -rf {}", OUT),
+            ("cat list | xargs -i rm -rf {}", UNPROVABLE),
             ("find / -exec rm -rf {} +", OUT),
             ("timeout 5 nice -n 5 rm -rf ~", OUT),
             ("stdbuf -oL nohup rm -rf /var", OUT),
@@ -916,6 +917,93 @@ fn work_loss_is_decided_from_the_tree() {
     w.op_ok(&["mode", "paired"]);
     let s = "dirty-paired";
     check(&w, "claude", s, &claude_bash(&w, s, "git reset --hard"), Ask("work-loss"), "paired");
+    assert!(src_unchanged(&w), "a hook never runs the command");
+}
+
+/// Issue 29's aim against the peers' suites (destructive_command_guard, claude-code-safety-net):
+/// the classes they test that tlc once missed, as our own rows, through both providers.
+#[test]
+fn classes_from_the_peers_suites_through_claude_and_cursor() {
+    let w = World::outside_temp();
+    through_both(
+        &w,
+        "peers-floor",
+        &[
+            ("find /tmp -depth -delete", OUT),
+            ("find /tmp -execdir rm -rf {} +", OUT),
+            ("echo / | xargs -I{} bash -c 'rm -rf {}'", EXEC),
+            ("echo ok | xargs bash -c", EXEC),
+            ("echo / | parallel rm -rf", OUT),
+            ("awk 'BEGIN{ system(\"rm -rf /etc\") }'", OUT),
+            ("awk 'BEGIN{print \"rm -rf /etc\" | \"sh\"}'", OUT),
+            ("osascript -l JavaScript -e '$.system(\"rm -rf /etc\")'", OUT),
+            ("perl -e 'qx[rm -rf /etc]'", OUT),
+            ("PWD=/; rm -rf $PWD/etc", UNPROVABLE),
+            ("echo key >> ~/.ssh/authorized_keys", Deny("secret-access")),
+            ("find . -gid -delete -print", Silent),
+            ("echo build | xargs rm -rf", Silent),
+            ("awk '{print $1}' f.txt", Silent),
+            ("perl -e 'print qx{date}'", Silent),
+            ("python3 -c 'import subprocess; subprocess.run(\"rm -rf /\")'", Silent),
+            ("ssh-keyscan example.com >> ~/.ssh/known_hosts", Silent),
+        ],
+    );
+    // Work loss, wherever on the line the command runs.
+    std::fs::create_dir_all(w.repo.join("src")).unwrap();
+    std::fs::write(w.repo.join("src/a.rs"), "fn a() {}\n").unwrap();
+    git_in(&w.repo, &["add", "-A"]);
+    git_in(&w.repo, &["commit", "-qm", "init"]);
+    git_in(&w.repo, &["checkout", "-qb", "side"]);
+    std::fs::write(w.repo.join("side.txt"), "only on side\n").unwrap();
+    git_in(&w.repo, &["add", "side.txt"]);
+    git_in(&w.repo, &["commit", "-qm", "side"]);
+    git_in(&w.repo, &["checkout", "-q", "-"]);
+    let loss = Deny("work-loss");
+    through_both(
+        &w,
+        "peers-clean",
+        &[
+            ("echo $(git reset --hard)", Silent),
+            ("git checkout -qf side", Silent),
+            ("git rm -f src/a.rs", Silent),
+            ("git branch -f fresh", Silent),
+            ("git branch -d side", Silent),
+            ("parallel git reset --hard ::: x", Silent),
+            ("git read-tree --reset -u HEAD", Silent),
+            ("awk 'BEGIN{ system(\"git reset --hard\") }'", Silent),
+            ("git status", Silent),
+            ("git branch --format '%(refname)'", Silent),
+        ],
+    );
+    std::fs::write(w.repo.join("src/a.rs"), "fn a() { changed }\n").unwrap();
+    through_both(
+        &w,
+        "peers-dirty",
+        &[
+            ("echo $(git reset --hard)", loss),
+            ("cat <(git checkout -- .)", loss),
+            ("echo x > >(git reset --hard)", loss),
+            ("find . -maxdepth 0 -exec git reset --hard \\;", loss),
+            ("parallel git reset --hard ::: x", loss),
+            ("env -S 'PATH=/usr/bin' git reset --hard", loss),
+            ("git checkout -qf side", loss),
+            ("git rm -f src/a.rs", loss),
+            ("git read-tree --reset -u HEAD", loss),
+            ("perl -e 'system(\"git reset --hard\")'", loss),
+            ("awk 'BEGIN{ system(\"git reset --hard\") }'", loss),
+            ("git branch -f side", loss),
+            ("git update-ref -d refs/heads/side", loss),
+            ("git branch $(echo -D side)", loss),
+            ("echo $(git status)", Silent),
+            ("git rm --cached src/a.rs", Silent),
+            ("git -C /tmp reset --hard", Silent),
+            ("git branch -f fresh", Silent),
+        ],
+    );
+    let (_, _, reason) = last_decision(&w, "peers-dirty-claude-0");
+    assert!(reason.contains("src/a.rs"), "{reason}");
+    let (_, _, reason) = last_decision(&w, "peers-dirty-claude-11");
+    assert!(reason.contains("branch side"), "{reason}");
     assert!(src_unchanged(&w), "a hook never runs the command");
 }
 

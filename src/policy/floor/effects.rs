@@ -209,13 +209,16 @@ impl Floor<'_> {
                 // argument of the command run).
                 let mut in_exec = false;
                 let mut deletes = false;
-                for a in &texts {
-                    match a.as_str() {
+                let mut k = 0;
+                while k < texts.len() {
+                    match texts[k].as_str() {
                         "-exec" | "-execdir" | "-ok" | "-okdir" => in_exec = true,
                         ";" | "+" if in_exec => in_exec = false,
                         "-delete" if !in_exec => deletes = true,
+                        t if !in_exec && FIND_VALUED.contains(&t) => k += 1,
                         _ => {}
                     }
+                    k += 1;
                 }
                 let exec_destroys = texts.windows(2).any(|p| {
                     matches!(p[0].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
@@ -228,6 +231,16 @@ impl Floor<'_> {
                     let roots = find_roots(inv);
                     if roots.is_empty() {
                         out.push((dot(), Effect::RemoveUnder));
+                    }
+                    // `-delete` removes a starting point too when the expression selects it.
+                    // (The project and the home are left to the rules on what is under them:
+                    // `find . -delete` removes the policy surface.)
+                    if deletes && find_may_match_root(&texts) {
+                        for w in &roots {
+                            if !matches!(self.resolve(w), Target::Path(p) if self.protected().contains(&p)) {
+                                out.push(((*w).clone(), Effect::Remove));
+                            }
+                        }
                     }
                     out.extend(roots.into_iter().map(|w| (w.clone(), Effect::RemoveUnder)));
                 }

@@ -189,6 +189,18 @@ impl Floor<'_> {
 
     /// Every rule on one simple command, in order.
     pub(super) fn command(&self, script: &Script, i: usize, cmd: &Command, inv: &Invocation<'_>, depth: usize) -> Option<Finding> {
+        if let (Some(ran), Some(program)) = (&self.ran, inv.program.as_deref()) {
+            let seen = Ran {
+                program: program.to_string(),
+                args: inv.args.iter().map(|w| w.text()).collect(),
+                dynamic: inv.args.iter().map(|w| w.literal().is_none()).collect(),
+                cwd: self.cwd.borrow().clone(),
+            };
+            let mut ran = ran.borrow_mut();
+            if ran.len() < MAX_RAN {
+                ran.push(seen);
+            }
+        }
         self.execution(script, cmd, inv, depth)
             .or_else(|| self.machine_control(cmd, inv))
             .or_else(|| self.history_rewrite(inv))
@@ -294,6 +306,16 @@ impl Floor<'_> {
                 None => args.get(1).map(|_| runtime_code("deno eval")),
             };
         }
+        if lang == Lang::Awk {
+            if let Some(found) = self.awk_program(args, depth, program) {
+                return found;
+            }
+        }
+        if program == "osascript" {
+            if let Some(found) = self.osascript_program(args, depth) {
+                return found;
+            }
+        }
         // The program text: `-c`/`-e` inline, a script operand, or stdin.
         let mut k = 0;
         let mut inline: Option<&Word> = None;
@@ -319,6 +341,10 @@ impl Floor<'_> {
                 reads_stdin_flag = true;
             }
             if inline_flag {
+                // `xargs bash -c`: the first input item is the program.
+                if inv.args_from_stdin && args.get(k + 1).is_none() {
+                    return Some(input_code(&format!("xargs {program} -c")));
+                }
                 inline = Some(args.get(k + 1).copied()?);
                 break;
             }
@@ -329,6 +355,12 @@ impl Floor<'_> {
             k += 1;
         }
         if let Some(code) = inline {
+            // `xargs -I{} bash -c 'rm -rf {}'`: each input item is spliced into the program.
+            if let Some(token) = inv.stdin_token.as_deref().filter(|t| !t.is_empty()) {
+                if code.text().contains(token) {
+                    return Some(input_code(&format!("xargs {program}")));
+                }
+            }
             if is_shell {
                 return self.command_line_word(code, depth, program);
             }
@@ -371,6 +403,71 @@ impl Floor<'_> {
             return self.stdin_legacy(script, cmd, program);
         }
         self.stdin_program(script, cmd, depth, program, is_shell, lang)
+    }
+
+    /// awk's program: the first operand (after `-v`, `-F`, `-W` and their values), or gawk's
+    /// `-e`/`--source` text. `Some(verdict)` when a program was found in the words (a `-f` file
+    /// is the operator's program and is not read); `None` to go on as for other interpreters.
+    fn awk_program(&self, args: &[&Word], depth: usize, program: &str) -> Option<Option<Finding>> {
+        let mut k = 0;
+        while let Some(w) = args.get(k) {
+            let Some(t) = w.literal() else { break };
+            match t.as_str() {
+                "--" => {
+                    k += 1;
+                    break;
+                }
+                "-f" | "--file" => return Some(None),
+                "-e" | "--source" => return Some(self.awk_text(args.get(k + 1)?, depth, program)),
+                "-v" | "-F" | "-W" | "--assign" | "--field-separator" => k += 2,
+                _ if t.starts_with("-f") || t.starts_with("--file=") => return Some(None),
+                _ if t.starts_with("--source=") => {
+                    return Some(self.code(&t["--source=".len()..], Lang::Awk, depth, program));
+                }
+                _ if t.starts_with('-') && t.len() > 1 => k += 1,
+                _ => break,
+            }
+        }
+        args.get(k).map(|w| self.awk_text(w, depth, program))
+    }
+
+    fn awk_text(&self, w: &Word, depth: usize, program: &str) -> Option<Finding> {
+        match w.literal() {
+            Some(text) => self.code(&text, Lang::Awk, depth, program),
+            None => self.runtime_words(&[w], program),
+        }
+    }
+
+    /// osascript's program: every `-e` statement joined (it runs them as one script), in the
+    /// language `-l` names. `None` when there is no `-e`.
+    fn osascript_program(&self, args: &[&Word], depth: usize) -> Option<Option<Finding>> {
+        let mut lang = Lang::AppleScript;
+        let mut lines = Vec::new();
+        let mut k = 0;
+        while let Some(w) = args.get(k) {
+            match w.literal().as_deref() {
+                Some("-l") => {
+                    if args
+                        .get(k + 1)
+                        .and_then(|l| l.literal())
+                        .is_some_and(|l| l.eq_ignore_ascii_case("javascript"))
+                    {
+                        lang = Lang::JavaScript;
+                    }
+                    k += 2;
+                }
+                Some("-e") => {
+                    let code = args.get(k + 1)?;
+                    match code.literal() {
+                        Some(text) => lines.push(text),
+                        None => return Some(self.runtime_words(&[code], "osascript").or(Some(runtime_code("osascript")))),
+                    }
+                    k += 2;
+                }
+                _ => k += 1,
+            }
+        }
+        (!lines.is_empty()).then(|| self.code(&lines.join("\n"), lang, depth, "osascript"))
     }
 
     /// A shell, interpreter or `at` that reads its program from stdin: a heredoc, a here-string,
@@ -445,7 +542,21 @@ impl Floor<'_> {
     }
 
     /// What the commands piped into `cmd` print, when the floor can tell.
-    fn piped_text(&self, script: &Script, cmd: &Command) -> Piped {
+    /// The text piped into `cmd` when every command before it prints literal text (`echo`,
+    /// `printf`); a file's content is not taken as known here, whoever wrote it.
+    pub(super) fn literal_piped_text(&self, script: &Script, cmd: &Command) -> Option<String> {
+        if cmd.upstream.is_empty() {
+            return None;
+        }
+        let mut text = String::new();
+        for &u in &cmd.upstream {
+            let up = script.commands.get(u)?;
+            text.push_str(&literal_output(up, &invocation(up))?);
+        }
+        Some(text)
+    }
+
+    pub(super) fn piped_text(&self, script: &Script, cmd: &Command) -> Piped {
         let mut text = String::new();
         for &u in &cmd.upstream {
             let Some(up) = script.commands.get(u) else {
@@ -514,6 +625,7 @@ impl Floor<'_> {
     /// removes as removals; what it builds at run time is unprovable; naming tlc's policy surface
     /// or an operator command anywhere in it is refused.
     pub(super) fn code(&self, text: &str, lang: Lang, depth: usize, via: &str) -> Option<Finding> {
+        self.note_reassigned(text);
         if self.names_surface(text) {
             return Some(surface_denial(
                 format!("the code `{via}` runs names tlc's policy or state; it is not a proven reader."),
@@ -580,6 +692,24 @@ impl Floor<'_> {
     fn command_line_word(&self, w: &Word, depth: usize, via: &str) -> Option<Finding> {
         match w.literal() {
             Some(text) => self.inline(&text, depth, via),
+            // `parallel bash -c 'echo {}'`: parallel quotes each input item, so it reaches the
+            // command line as one word whose value is unknown.
+            None if w.pieces.iter().all(|p| match p {
+                Piece::Lit(_) | Piece::Quoted(_) => true,
+                Piece::Param(n) => n == PARALLEL_ITEM,
+                _ => false,
+            }) =>
+            {
+                let text: String = w
+                    .pieces
+                    .iter()
+                    .map(|p| match p {
+                        Piece::Lit(s) | Piece::Quoted(s) => s.clone(),
+                        _ => "\"$PARALLEL_ITEM\"".to_string(),
+                    })
+                    .collect();
+                self.inline(&text, depth, via)
+            }
             None => self.runtime_words(&[w], via),
         }
     }
@@ -624,17 +754,25 @@ impl Floor<'_> {
                         let end = (k + 1..inv.args.len())
                             .find(|&j| texts[j] == ";" || texts[j] == "+")
                             .unwrap_or(inv.args.len());
+                        // `{}` is each starting point too, when the expression may select it.
+                        let itself = find_may_match_root(&texts);
                         for root in if roots.is_empty() {
                             vec![None]
                         } else {
                             roots.iter().map(|r| Some(*r)).collect()
                         } {
-                            let words: Vec<Word> = inv.args[k + 1..end]
-                                .iter()
-                                .map(|w| if w.text() == "{}" { placeholder(root) } else { (*w).clone() })
-                                .collect();
-                            if let Some(f) = run(words) {
-                                return Some(f);
+                            let mut stands_for = vec![placeholder(root)];
+                            if itself {
+                                stands_for.push(root.cloned().unwrap_or_else(dot));
+                            }
+                            for value in stands_for {
+                                let words: Vec<Word> = inv.args[k + 1..end]
+                                    .iter()
+                                    .map(|w| if w.text() == "{}" { value.clone() } else { (*w).clone() })
+                                    .collect();
+                                if let Some(f) = run(words) {
+                                    return Some(f);
+                                }
                             }
                         }
                         k = end;
@@ -644,44 +782,108 @@ impl Floor<'_> {
                 None
             }
             "parallel" => {
-                let sep = texts.iter().position(|t| t == ":::" || t == "::::" || t == ":::+");
-                let Some(sep) = sep else {
-                    // Arguments from stdin: like `xargs`, judged by the destruction rule.
-                    return None;
-                };
-                if texts[sep] == "::::" {
-                    return Some(runtime_code("parallel ::::"));
-                }
-                // The template: the words before `:::` that are not parallel's own options.
+                // Parallel's own options come first; these take the next word as their value.
+                const VALUED: &[&str] = &[
+                    "-j",
+                    "--jobs",
+                    "-P",
+                    "--max-procs",
+                    "-S",
+                    "--sshlogin",
+                    "--results",
+                    "--res",
+                    "--joblog",
+                    "-d",
+                    "--delimiter",
+                    "-a",
+                    "--arg-file",
+                    "-N",
+                    "-n",
+                    "--max-args",
+                    "-L",
+                    "--max-lines",
+                    "--timeout",
+                    "--delay",
+                    "--tmpdir",
+                    "--workdir",
+                    "--wd",
+                    "-E",
+                    "--colsep",
+                    "-C",
+                    "--tagstring",
+                    "--memfree",
+                    "--load",
+                    "-I",
+                    "--replace",
+                ];
+                let sep = texts.iter().position(|t| t == ":::" || t == "::::" || t == ":::+" || t == "::::+");
+                let end = sep.unwrap_or(texts.len());
                 let mut start = 0;
-                while start < sep && texts[start].starts_with('-') {
+                let mut from_file = false;
+                while start < end && texts[start].starts_with('-') {
+                    if matches!(texts[start].as_str(), "-a" | "--arg-file") || texts[start].starts_with("--arg-file=") {
+                        from_file = true;
+                    }
+                    if VALUED.contains(&texts[start].as_str()) {
+                        start += 1;
+                    }
                     start += 1;
                 }
-                let template: Vec<&Word> = inv.args[start..sep].to_vec();
+                let template: Vec<&Word> = inv.args[start.min(end)..end].to_vec();
+                let fill = |value: &Word| -> Option<Finding> {
+                    if template.is_empty() {
+                        return self.command_line_word(value, depth, "parallel");
+                    }
+                    let mut words: Vec<Word> = Vec::new();
+                    let mut placed = false;
+                    for w in &template {
+                        if w.text().contains("{}") {
+                            placed = true;
+                            words.push(substitute(w, "{}", value));
+                        } else {
+                            words.push((*w).clone());
+                        }
+                    }
+                    if !placed {
+                        words.push(value.clone());
+                    }
+                    run(words)
+                };
+                let Some(sep) = sep.filter(|&i| texts[i] != "::::" && texts[i] != "::::+" && !from_file) else {
+                    // Arguments from stdin: literal text piped in is read line by line; anything
+                    // else (a program's output, a file) is only known when it runs.
+                    if !from_file {
+                        if let Some(text) = self.literal_piped_text(script, cmd) {
+                            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                                let item = Word {
+                                    pieces: vec![Piece::Quoted(line.to_string())],
+                                };
+                                let found = if template.is_empty() {
+                                    self.inline(line, depth, "parallel")
+                                } else {
+                                    fill(&item)
+                                };
+                                if found.is_some() {
+                                    return found;
+                                }
+                            }
+                            return None;
+                        }
+                    }
+                    if template.is_empty() {
+                        return Some(input_code("parallel"));
+                    }
+                    let item = Word {
+                        pieces: vec![Piece::Param(PARALLEL_ITEM.into())],
+                    };
+                    return fill(&item);
+                };
                 for value in &inv.args[sep + 1..] {
                     if value.text().starts_with(":::") {
                         continue;
                     }
-                    let found = if template.is_empty() {
-                        self.command_line_word(value, depth, "parallel")
-                    } else {
-                        let mut words: Vec<Word> = Vec::new();
-                        let mut placed = false;
-                        for w in &template {
-                            if w.text().contains("{}") {
-                                placed = true;
-                                words.push(substitute(w, "{}", value));
-                            } else {
-                                words.push((*w).clone());
-                            }
-                        }
-                        if !placed {
-                            words.push((*value).clone());
-                        }
-                        run(words)
-                    };
-                    if found.is_some() {
-                        return found;
+                    if let Some(f) = fill(value) {
+                        return Some(f);
                     }
                 }
                 None
@@ -765,6 +967,7 @@ impl Floor<'_> {
 
     /// A command line inside another (`bash -c`, `eval`, a heredoc fed to a shell).
     pub(super) fn inline(&self, text: &str, depth: usize, via: &str) -> Option<Finding> {
+        self.note_reassigned(text);
         match crate::policy::shell::parse_nested(text, depth + 1) {
             Ok(s) => self.sub_script(&s, depth),
             Err(e) => Some(Finding::new(
@@ -786,13 +989,24 @@ impl Floor<'_> {
         // time; `$HOME` and `$PWD` are known.
         let unknown = words.iter().any(|w| {
             w.pieces.iter().any(|p| match p {
-                Piece::Param(n) => n != "HOME" && n != "PWD",
+                Piece::Param(n) => !matches!(n.as_str(), "HOME" | "PWD") || self.reassigned.borrow().contains(&n.as_str()),
                 Piece::Subst(s) => !prints_shell_setup(s),
                 Piece::Arith | Piece::Proc { .. } => true,
                 _ => false,
             })
         });
         unknown.then(|| runtime_code(via))
+    }
+
+    /// A line (or code) that may set `$HOME`, `$PWD` or `$TMPDIR` itself (`TMPDIR=/ …`, `export
+    /// TMPDIR`, `unset TMPDIR`, `read TMPDIR`, `os.environ['TMPDIR']`): from here on the floor no
+    /// longer knows their value from its own environment.
+    pub(super) fn note_reassigned(&self, text: &str) {
+        for name in ["HOME", "PWD", "TMPDIR"] {
+            if !self.reassigned.borrow().contains(&name) && names_variable_unexpanded(text, name) {
+                self.reassigned.borrow_mut().push(name);
+            }
+        }
     }
 
     pub(super) fn names_surface(&self, text: &str) -> bool {
@@ -823,6 +1037,38 @@ pub(super) fn fetched(via: &str) -> Finding {
     )
 }
 
+/// Whether `text` names the variable `name` other than by expanding it (`$NAME`, `${NAME…}`):
+/// an assignment, `export`, `unset`, `read`, `for NAME in`, an interpreter's environment.
+fn names_variable_unexpanded(text: &str, name: &str) -> bool {
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut from = 0;
+    while let Some(at) = text[from..].find(name) {
+        let start = from + at;
+        let end = start + name.len();
+        let before = start.checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(end).copied();
+        let expanded = matches!(before, Some(b'$')) || (matches!(before, Some(b'{')) && start >= 2 && bytes[start - 2] == b'$');
+        if !expanded && !before.is_some_and(word) && !after.is_some_and(word) {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+/// The name standing for an input item of `parallel` (quoted by parallel when it runs).
+const PARALLEL_ITEM: &str = "PARALLEL_ITEM";
+
+/// A program whose code is spliced from its input (`xargs bash -c`, `parallel bash -c {}`).
+pub(super) fn input_code(via: &str) -> Finding {
+    Finding::new(
+        Rule::UnprovableExecution,
+        format!("`{via}` runs code made from its input, which is only known when it runs, so what it would do cannot be established. Write the commands out."),
+        format!("{via} running its input as code"),
+    )
+}
+
 pub(super) fn runtime_code(via: &str) -> Finding {
     Finding::new(
         Rule::UnprovableExecution,
@@ -843,7 +1089,7 @@ pub(super) enum ScriptText {
 }
 
 /// What a pipe feeds a command.
-enum Piped {
+pub(super) enum Piped {
     Text(String),
     /// The program whose output cannot be known.
     Unknown(String),
@@ -972,7 +1218,7 @@ fn printf(format: &str, values: &[String]) -> String {
 }
 
 /// `w` with `placeholder` in its literal text replaced by `value`'s pieces.
-fn substitute(w: &Word, placeholder: &str, value: &Word) -> Word {
+pub(super) fn substitute(w: &Word, placeholder: &str, value: &Word) -> Word {
     let mut out = Word::default();
     for p in &w.pieces {
         match p {

@@ -31,6 +31,7 @@ pub enum Lang {
     JavaScript,
     Php,
     AppleScript,
+    Awk,
     Other,
 }
 
@@ -43,6 +44,7 @@ impl Lang {
             "node" | "nodejs" | "deno" | "bun" => Lang::JavaScript,
             "php" => Lang::Php,
             "osascript" => Lang::AppleScript,
+            "awk" | "gawk" | "mawk" | "nawk" => Lang::Awk,
             _ => Lang::Other,
         }
     }
@@ -97,7 +99,6 @@ fn calls(lang: Lang) -> &'static [(&'static str, Kind)] {
         Lang::Perl => &[
             ("system", Argv),
             ("exec", Argv),
-            ("qx", Shell),
             ("unlink", Remove),
             ("rmdir", Remove),
             ("rmtree", RemoveTree),
@@ -142,6 +143,9 @@ fn calls(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("unlink", Remove),
             ("Deno.remove", RemoveTree),
             ("Deno.removeSync", RemoveTree),
+            // JavaScript for Automation (`osascript -l JavaScript`).
+            ("$.system", Shell),
+            ("doShellScript", Shell),
         ],
         Lang::Php => &[
             ("system", Shell),
@@ -154,6 +158,7 @@ fn calls(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("rmdir", Remove),
         ],
         Lang::AppleScript => &[("do shell script", Shell)],
+        Lang::Awk => &[("system", Shell)],
         Lang::Other => &[],
     }
 }
@@ -343,6 +348,12 @@ pub fn acts(code: &str, lang: Lang) -> Vec<CodeAct> {
         }
         return out;
     }
+    if lang == Lang::Perl {
+        out.extend(perl_qx(code));
+    }
+    if lang == Lang::Awk {
+        return awk_acts(code);
+    }
     let toks = lex(code, lang);
     for (k, t) in toks.iter().enumerate() {
         // Backticks (Perl, Ruby, PHP) and `%x(…)`/`qx(…)` run their text through a shell.
@@ -360,6 +371,17 @@ pub fn acts(code: &str, lang: Lang) -> Vec<CodeAct> {
         let Some((call, kind)) = table.iter().find(|(c, _)| name == c || name.ends_with(&format!(".{c}"))) else {
             continue;
         };
+        // A method of another object is not the function: PHP's `$db->exec(…)`, `X::exec(…)`,
+        // JavaScript's `/re/.exec(…)` on a regular expression.
+        let before = |n: usize| k.checked_sub(n).and_then(|i| toks.get(i));
+        let method = match lang {
+            Lang::Php => matches!((before(2), before(1)), (Some(Tok::Punct('-' | ':')), Some(Tok::Punct('>' | ':')))),
+            Lang::JavaScript => matches!(before(1), Some(Tok::Punct('.'))) && !matches!(before(2), Some(Tok::Punct(')'))),
+            _ => false,
+        };
+        if method {
+            continue;
+        }
         let after = k + 1;
         let (open, first) = match toks.get(after) {
             Some(Tok::Punct('(')) => (true, after + 1),
@@ -432,6 +454,32 @@ pub fn acts(code: &str, lang: Lang) -> Vec<CodeAct> {
                         _ => break,
                     }
                 }
+                // Python's `subprocess` runs one string without `shell=True` as the name of a
+                // program, whole.
+                let shell_true = lang == Lang::Python && {
+                    let mut depth = 0i32;
+                    let mut found = false;
+                    let mut j = next;
+                    while let Some(t) = toks.get(j) {
+                        match t {
+                            Tok::Punct('(' | '[' | '{') => depth += 1,
+                            Tok::Punct(')' | ']' | '}') if depth == 0 => break,
+                            Tok::Punct(')' | ']' | '}') => depth -= 1,
+                            Tok::Name(n) if n == "shell" && depth == 0 => {
+                                found = matches!(toks.get(j + 1), Some(Tok::Punct('=')))
+                                    && !matches!(toks.get(j + 2), Some(Tok::Name(v)) if v == "False" || v == "None");
+                            }
+                            _ => {}
+                        }
+                        j += 1;
+                    }
+                    found
+                };
+                let program_only = lang == Lang::Python && call.starts_with("subprocess.") && !shell_true;
+                // A program whose name holds a space (`run("rm -rf /")`) is none an agent has.
+                if program_only && single.as_deref().is_some_and(|s| s.contains(char::is_whitespace)) {
+                    continue;
+                }
                 let line = if dynamic {
                     None
                 } else if let Some(s) = single {
@@ -452,6 +500,206 @@ pub fn acts(code: &str, lang: Lang) -> Vec<CodeAct> {
         }
     }
     out
+}
+
+/// Perl's `qx` with any delimiter (`qx{…}`, `qx(…)`, `qx[…]`, `qx<…>`, `qx!…!`, `qx/…/`): its
+/// text is a shell command line; one that interpolates (`$x`, `@x`) is only known at run time.
+fn perl_qx(code: &str) -> Vec<CodeAct> {
+    let b: Vec<char> = code.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 2 < b.len() {
+        let word_before = i > 0 && (b[i - 1].is_alphanumeric() || b[i - 1] == '_' || b[i - 1] == '$' || b[i - 1] == '@' || b[i - 1] == '%');
+        if b[i] != 'q' || b[i + 1] != 'x' || word_before {
+            i += 1;
+            continue;
+        }
+        let mut k = i + 2;
+        while k < b.len() && b[k].is_whitespace() {
+            k += 1;
+        }
+        // `qx => 1` is a hash key, `qx_y` a name.
+        let Some(&open) = b.get(k) else { break };
+        if open.is_alphanumeric() || open == '_' || open == ',' || open == ';' || (open == '=' && b.get(k + 1) == Some(&'>')) {
+            i += 2;
+            continue;
+        }
+        let close = match open {
+            '{' => '}',
+            '(' => ')',
+            '[' => ']',
+            '<' => '>',
+            c => c,
+        };
+        let mut depth = 0usize;
+        let mut j = k + 1;
+        let mut text = String::new();
+        while j < b.len() {
+            let c = b[j];
+            if c == '\\' && j + 1 < b.len() {
+                text.push(b[j + 1]);
+                j += 2;
+                continue;
+            }
+            if c == close && depth == 0 {
+                break;
+            }
+            if open != close {
+                if c == open {
+                    depth += 1;
+                } else if c == close {
+                    depth -= 1;
+                }
+            }
+            text.push(c);
+            j += 1;
+        }
+        let interpolates = open != '\''
+            && text.char_indices().any(|(n, c)| {
+                (c == '$' || c == '@')
+                    && text[n + c.len_utf8()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|d| d.is_alphabetic() || d == '{' || d == '_')
+            });
+        out.push(CodeAct::Runs {
+            call: "qx",
+            line: (!interpolates).then_some(text),
+        });
+        i = j + 1;
+    }
+    out
+}
+
+/// What an awk program runs: `system("…")`, the command of `print … | "cmd"` and of
+/// `"cmd" | getline`, and — when that command is a shell reading its program from stdin — the
+/// text printed into it (a literal, or a variable the program assigns one literal once).
+fn awk_acts(code: &str) -> Vec<CodeAct> {
+    let toks = lex(code, Lang::Other);
+    let mut out = Vec::new();
+    // Variables assigned one literal string exactly once.
+    let mut assigned: Vec<(String, Option<String>)> = Vec::new();
+    for k in 0..toks.len() {
+        if let (Tok::Name(n), Some(Tok::Punct('=')), next) = (&toks[k], toks.get(k + 1), toks.get(k + 2)) {
+            if matches!(toks.get(k + 2), Some(Tok::Punct('='))) || k > 0 && matches!(toks[k - 1], Tok::Punct('=' | '!' | '<' | '>')) {
+                continue;
+            }
+            let value = match (next, toks.get(k + 3)) {
+                (Some(Tok::Str(Some(s))), Some(Tok::Punct(';' | '}' | '\n')) | None) => Some(s.clone()),
+                _ => None,
+            };
+            match assigned.iter_mut().find(|(m, _)| m == n) {
+                Some(entry) => entry.1 = None,
+                None => assigned.push((n.clone(), value)),
+            }
+        }
+    }
+    let value_of = |t: &Tok| -> Option<String> {
+        match t {
+            Tok::Str(s) => s.clone(),
+            Tok::Name(n) => assigned.iter().find(|(m, _)| m == n).and_then(|(_, v)| v.clone()),
+            _ => None,
+        }
+    };
+    for k in 0..toks.len() {
+        match &toks[k] {
+            Tok::Name(n) if n == "system" && matches!(toks.get(k + 1), Some(Tok::Punct('('))) => {
+                out.push(CodeAct::Runs {
+                    call: "system",
+                    line: toks.get(k + 2).and_then(value_of),
+                });
+            }
+            // `… | "cmd"` (and gawk's `|&`) after print/printf; `"cmd" | getline`.
+            Tok::Punct('|')
+                if !matches!(toks.get(k + 1), Some(Tok::Punct('|')))
+                    && !matches!(k.checked_sub(1).map(|i| &toks[i]), Some(Tok::Punct('|'))) =>
+            {
+                let target_at = if matches!(toks.get(k + 1), Some(Tok::Punct('&'))) {
+                    k + 2
+                } else {
+                    k + 1
+                };
+                if matches!(toks.get(target_at), Some(Tok::Name(n)) if n == "getline") {
+                    let line = k.checked_sub(1).and_then(|i| value_of(&toks[i]));
+                    out.push(CodeAct::Runs { call: "getline", line });
+                    continue;
+                }
+                // The statement's start: the nearest print/printf before the pipe.
+                let Some(start) = (0..k)
+                    .rev()
+                    .take_while(|&i| !matches!(toks[i], Tok::Punct(';' | '{' | '}')))
+                    .find(|&i| matches!(&toks[i], Tok::Name(n) if n == "print" || n == "printf"))
+                else {
+                    continue;
+                };
+                let target = toks.get(target_at).and_then(value_of);
+                out.push(CodeAct::Runs {
+                    call: "print |",
+                    line: target.clone(),
+                });
+                if target.as_deref().is_some_and(runs_stdin_as_shell) {
+                    out.push(CodeAct::Runs {
+                        call: "print | sh",
+                        line: printed(&toks[start..k], &value_of),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether a command line is a shell that reads its program from stdin (`sh`, `bash -e`,
+/// `sh -s arg`, `sudo sh`): no `-c` and no script operand.
+fn runs_stdin_as_shell(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let mut i = 0;
+    while i < words.len() && matches!(words[i].rsplit('/').next(), Some("sudo" | "env" | "doas" | "command" | "exec")) {
+        i += 1;
+    }
+    let Some(program) = words.get(i).map(|w| w.rsplit('/').next().unwrap_or(w)) else {
+        return false;
+    };
+    if !matches!(program, "sh" | "bash" | "dash" | "zsh" | "ksh" | "ash" | "mksh") {
+        return false;
+    }
+    let mut stdin = false;
+    for w in &words[i + 1..] {
+        if w.starts_with('-') && !w.starts_with("--") {
+            if w.contains('c') {
+                return false;
+            }
+            stdin |= w.contains('s');
+            continue;
+        }
+        // An operand: a script file, unless `-s` made the rest arguments.
+        return stdin;
+    }
+    true
+}
+
+/// The text `print`/`printf` writes, when it is literal: the printed strings (`,` joins with a
+/// space, juxtaposition concatenates), a `printf` format without conversions.
+fn printed(stmt: &[Tok], value_of: &dyn Fn(&Tok) -> Option<String>) -> Option<String> {
+    let (first, rest) = stmt.split_first()?;
+    let is_printf = matches!(first, Tok::Name(n) if n == "printf");
+    let mut text = String::new();
+    for t in rest {
+        match t {
+            Tok::Punct('(' | ')') => {}
+            Tok::Punct(',') => text.push(' '),
+            Tok::Str(_) | Tok::Name(_) => text.push_str(&value_of(t)?),
+            _ => return None,
+        }
+    }
+    if is_printf && text.contains('%') {
+        return None;
+    }
+    if !is_printf {
+        text.push('\n');
+    }
+    Some(text)
 }
 
 /// Whether the string token `toks[k]` was written in backticks (or `%x(…)`) in a language where

@@ -297,10 +297,38 @@ pub(super) fn mutating_subcommand(words: &[String]) -> Option<String> {
     mutating.then(|| words.iter().take(2).cloned().collect::<Vec<_>>().join(" "))
 }
 
+/// A simple command the walk saw run: the program (through its wrappers), its arguments as the
+/// words read, and the folder it runs in (`None`: one only known at run time). Every command a
+/// line runs is one — inside substitutions, `bash -c`, heredocs fed to a shell, interpreter
+/// `system()` strings, and the commands `find -exec`, `parallel`, `xargs` and `watch` carry — so
+/// the work-loss rule judges each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ran {
+    pub program: String,
+    pub args: Vec<String>,
+    /// Per argument: its value is only known at run time (a variable, a substitution's output).
+    pub dynamic: Vec<bool>,
+    pub cwd: Option<PathBuf>,
+}
+
 /// The floor's verdict on one act: `None` allows it (the rest of the policy then decides).
 pub fn evaluate(ctx: &Context, act: &Act<'_>) -> Option<Finding> {
+    evaluate_in(act, &Floor::new(ctx))
+}
+
+/// [`evaluate`], and every simple command a shell act runs as the walk saw it (when the floor
+/// allows the act, that is all of them; the walk stops at a denial).
+pub fn evaluate_recording(ctx: &Context, act: &Act<'_>) -> (Option<Finding>, Vec<Ran>) {
+    let mut floor = Floor::new(ctx);
+    floor.ran = Some(Default::default());
+    let found = evaluate_in(act, &floor);
+    (found, floor.ran.map(|r| r.into_inner()).unwrap_or_default())
+}
+
+fn evaluate_in(act: &Act<'_>, floor: &Floor<'_>) -> Option<Finding> {
     match act {
         Act::Shell(command) => {
+            floor.note_reassigned(command);
             let script = match super::shell::parse(command) {
                 Ok(s) => s,
                 Err(e) => {
@@ -311,19 +339,13 @@ pub fn evaluate(ctx: &Context, act: &Act<'_>) -> Option<Finding> {
                     ))
                 }
             };
-            Floor::new(ctx).script(&script, 0)
+            floor.script(&script, 0)
         }
-        Act::Read(path) => Floor::new(ctx).file_read(path),
-        Act::Edit(path) => {
-            let f = Floor::new(ctx);
-            f.file_write(path, "edit").or_else(|| f.file_read(path))
-        }
-        Act::Write(path) => Floor::new(ctx).file_write(path, "write"),
-        Act::Delete(path) => {
-            let f = Floor::new(ctx);
-            f.file_write(path, "delete").or_else(|| f.file_remove(path))
-        }
-        Act::Mcp { tool, input } => Floor::new(ctx).mcp(tool, *input),
+        Act::Read(path) => floor.file_read(path),
+        Act::Edit(path) => floor.file_write(path, "edit").or_else(|| floor.file_read(path)),
+        Act::Write(path) => floor.file_write(path, "write"),
+        Act::Delete(path) => floor.file_write(path, "delete").or_else(|| floor.file_remove(path)),
+        Act::Mcp { tool, input } => floor.mcp(tool, *input),
     }
 }
 
@@ -344,10 +366,17 @@ struct Floor<'c> {
     /// Files an earlier command of the line writes: their text when the writer's output is
     /// literal (`echo 'tlc pause' > x.sh`), `None` when it is not; a later `sh x.sh` reads it here.
     written: std::cell::RefCell<std::collections::BTreeMap<PathBuf, Option<String>>>,
+    /// The commands seen run, when asked for (see [`evaluate_recording`]).
+    ran: Option<std::cell::RefCell<Vec<Ran>>>,
+    /// `HOME`, `PWD`, `TMPDIR` when the line may set them itself: their value is then unknown.
+    reassigned: std::cell::RefCell<Vec<&'static str>>,
 }
 
 /// The most folders a line's `cd`s are followed into; past it, a folder only known at run time.
 const MAX_CWDS: usize = 16;
+/// The most commands recorded for the work-loss rule (a line holds at most 20,000; a command
+/// judged in several folders counts once per folder).
+const MAX_RAN: usize = 40_000;
 
 impl<'c> Floor<'c> {
     fn new(ctx: &'c Context) -> Floor<'c> {
@@ -355,6 +384,8 @@ impl<'c> Floor<'c> {
             cwds: std::cell::RefCell::new(vec![Some(ctx.cwd.clone())]),
             cwd: std::cell::RefCell::new(Some(ctx.cwd.clone())),
             written: Default::default(),
+            ran: None,
+            reassigned: Default::default(),
             ctx,
             resolved: Default::default(),
             links: Default::default(),

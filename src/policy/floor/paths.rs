@@ -17,6 +17,9 @@ impl Floor<'_> {
                 }
                 Piece::Quoted(s) => text.push_str(s),
                 Piece::Tilde(u) if text.is_empty() => {
+                    if u.is_empty() && self.reassigned.borrow().contains(&"HOME") {
+                        return Target::Unknown;
+                    }
                     let home = if u.is_empty() {
                         self.ctx.home.clone()
                     } else {
@@ -29,6 +32,9 @@ impl Floor<'_> {
                 }
                 Piece::Param(name) if text.is_empty() => {
                     let name = name.trim_start_matches("${").trim_end_matches('}');
+                    if self.reassigned.borrow().contains(&name) {
+                        return Target::Unknown;
+                    }
                     let value = match name {
                         "HOME" => self.ctx.home.clone(),
                         "PWD" => self.cwd.borrow().clone(),

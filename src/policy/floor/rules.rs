@@ -397,6 +397,10 @@ impl Floor<'_> {
     pub(super) fn destruction(&self, script: &Script, _i: usize, cmd: &Command, inv: &Invocation<'_>) -> Option<Finding> {
         let program = inv.program.clone().unwrap_or_default();
         if inv.args_from_stdin && matches!(base_destructive(&program), Some(true)) && !self.stdin_paths_provable(script, cmd) {
+            // Literal text piped in (`echo a b | xargs rm`): each item is known, and judged.
+            if let Some(found) = self.xargs_items(script, cmd, inv) {
+                return found;
+            }
             return Some(Finding::new(
                 Rule::UnprovableDestruction,
                 format!("`xargs {program}` takes its targets from its input, which this gate cannot see, so their safety cannot be established. Run `{program}` with literal paths inside the project."),
@@ -409,6 +413,26 @@ impl Floor<'_> {
             } else {
                 format!("`{program}`")
             };
+            // An append where credentials and login keys live (`>> ~/.ssh/authorized_keys`,
+            // `tee -a`) grants access; `known_hosts` only records hosts.
+            let appends = program == "tee" || cmd.redirects.iter().any(|r| matches!(&r.target, RedirTarget::Word(t) if *t == w));
+            if effect == Effect::Preserve && appends {
+                if let Target::Path(p) = self.resolve(&w) {
+                    let known_hosts = p.file_name().is_some_and(|n| n == "known_hosts");
+                    if let Some(d) = self
+                        .ctx
+                        .secret_dirs
+                        .iter()
+                        .find(|d| !known_hosts && self.forms(&p).iter().any(|f| under(f, d)))
+                    {
+                        return Some(Finding::new(
+                            Rule::SecretAccess,
+                            format!("{verb} adds to {}, under {}, where credentials and login keys live: what is added there grants access. Ask the operator to make this change.", p.display(), d.display()),
+                            format!("{verb} adding to {}", p.display()),
+                        ));
+                    }
+                }
+            }
             if let Some(f) = self.destruction_target(&self.resolve(&w), &w.text(), &verb, effect, Some(inv)) {
                 return Some(f);
             }
@@ -424,6 +448,54 @@ impl Floor<'_> {
             }
         }
         None
+    }
+
+    /// `echo a b | xargs rm -f`: the command with each literal input item in place (of the
+    /// `-I` text, or after the arguments). `Some(verdict)` when the input is literal text.
+    fn xargs_items(&self, script: &Script, cmd: &Command, inv: &Invocation<'_>) -> Option<Option<Finding>> {
+        let text = self.literal_piped_text(script, cmd)?;
+        let program = inv.program_word?;
+        // `xargs -a FILE` reads its items from the file, not from the pipe.
+        let from_file = cmd
+            .words
+            .iter()
+            .take_while(|w| !std::ptr::eq(*w, program))
+            .any(|w| w.text().starts_with("-a") || w.text().starts_with("--arg-file"));
+        if from_file {
+            return None;
+        }
+        let items: Vec<&str> = match inv.stdin_token {
+            Some(_) => text.lines().filter(|l| !l.trim().is_empty()).collect(),
+            None => text.split_whitespace().collect(),
+        };
+        for item in items.into_iter().take(256) {
+            let value = Word {
+                pieces: vec![Piece::Quoted(item.to_string())],
+            };
+            let mut words = vec![program.clone()];
+            let mut placed = false;
+            for a in &inv.args {
+                match inv.stdin_token.as_deref().filter(|t| !t.is_empty() && a.text().contains(*t)) {
+                    Some(t) => {
+                        placed = true;
+                        words.push(super::exec::substitute(a, t, &value));
+                    }
+                    None => words.push((*a).clone()),
+                }
+            }
+            if !placed {
+                words.push(value);
+            }
+            let synthetic = Command {
+                words,
+                ..Command::default()
+            };
+            let inner = invocation(&synthetic);
+            if let Some(f) = self.command(script, usize::MAX, &synthetic, &inner, 1) {
+                return Some(Some(f));
+            }
+        }
+        Some(None)
     }
 
     pub(super) fn destruction_target(

@@ -506,8 +506,9 @@ fn wrappers_are_seen_through() {
             ("watch rm -rf /", Outside),
             ("watch -n 5 'rm -rf ~'", Outside),
             ("watch -x rm -rf /etc", Outside),
-            ("echo / | xargs -i rm -rf {}", Unprovable),
-            ("echo / | xargs -I{} rm -rf {}", Unprovable),
+            ("echo / | xargs -i rm -rf {}", Outside),
+            ("echo / | xargs -I{} rm -rf {}", Outside),
+            ("find / -print | xargs -I{} rm -rf {}", Unprovable),
             ("find / -exec rm -rf {} +", Outside),
             ("find ~ -execdir sh -c 'rm -rf \"$1\"' _ {} \\;", Unprovable),
             ("timeout 5 rm -rf /etc", Outside),
@@ -705,6 +706,115 @@ fn over_denials_and_messages_are_fixed() {
     assert!(f.what.contains("a temp folder itself"), "{}", f.what);
     let f = evaluate(&c, &Act::Shell("\"\" rm -rf x")).unwrap();
     assert!(f.what.contains("empty word"), "{}", f.what);
+}
+
+/// Issue 29's aim: the classes of the peers' suites (destructive_command_guard,
+/// claude-code-safety-net) the floor once let through or refused wrongly. Commands are facts;
+/// the rows are ours.
+#[test]
+fn classes_from_the_peers_suites() {
+    let c = ctx();
+    table(
+        &c,
+        &[
+            // `find` acts on its starting points too.
+            ("find /tmp -depth -delete", Outside),
+            ("find /tmp -execdir rm -rf {} +", Outside),
+            ("find /tmp -execdir env rm -rf {} +", Outside),
+            // Input spliced into a shell's program.
+            ("echo / | xargs -I{} bash -c 'rm -rf {}'", Exec),
+            ("echo / | xargs --replace=FOO bash -c 'rm -rf FOO'", Exec),
+            ("echo ok | xargs bash -c", Exec),
+            ("echo 'rm -rf /' | xargs bash -c", Exec),
+            ("echo / | xargs rm -rf", Outside),
+            // parallel with its input on stdin.
+            ("echo / | parallel rm -rf", Outside),
+            ("echo / | parallel bash -c 'rm -rf {}'", Outside),
+            ("parallel rm -rf", Unprovable),
+            ("parallel bash -c 'rm -rf {}'", Unprovable),
+            ("parallel -j 4 rm -rf {} ::: /", Outside),
+            // awk's shell sinks.
+            ("awk 'BEGIN{ system(\"rm -rf /home\") }'", Outside),
+            ("busybox awk -v n=1 'BEGIN{ system(\"rm -rf /home\") }'", Outside),
+            ("awk 'BEGIN{ print \"x\" | \"rm -rf /home\" }'", Outside),
+            ("awk 'BEGIN{ \"rm -rf /home\" | getline line }'", Outside),
+            ("awk 'BEGIN{print \"rm -rf /home\" | \"sh\"}'", Outside),
+            ("awk 'BEGIN{c=\"rm -rf /home\"; print c | \"sudo sh\"}'", Outside),
+            ("awk 'BEGIN{printf \"rm -rf /home\\n\" | \"bash -e\"}'", Outside),
+            ("awk '{print \"rm \" $1 | \"sh\"}' list.txt", Exec),
+            ("awk -v cmd=ls 'BEGIN{print cmd | \"sh\"}'", Exec),
+            // osascript: every -e, and JavaScript for Automation.
+            (
+                "osascript -e 'display dialog \"hi\"' -e 'do shell script \"rm -rf /home\"'",
+                Outside,
+            ),
+            ("osascript -l JavaScript -e '$.system(\"rm -rf /home\")'", Outside),
+            // Perl's qx with any delimiter.
+            ("perl -e 'qx[rm -rf /home]'", Outside),
+            ("perl -e 'qx<rm -rf /home>'", Outside),
+            ("perl -e 'qx!rm -rf /home!'", Outside),
+            ("perl -e 'my $x = qx {rm -rf /home};'", Outside),
+            ("perl -e 'print qx/rm -rf $d/'", Exec),
+            // A line that sets the variables the floor would otherwise resolve.
+            ("PWD=/; rm -rf $PWD/etc", Unprovable),
+            ("HOME=/; rm -rf ~/etc", Unprovable),
+            // env's other spellings.
+            ("env - rm -rf /home", Outside),
+            ("env -P /usr/bin rm -rf /home", Outside),
+            // An append where login keys live.
+            ("echo key >> ~/.ssh/authorized_keys", Rule::SecretAccess),
+            ("cd ~/.ssh && echo key >> authorized_keys", Rule::SecretAccess),
+        ],
+        &[
+            "find . -gid -delete -print",
+            "find . -inum -delete -print",
+            "find . -samefile -delete -print",
+            "find /tmp/x -delete",
+            "find build -delete",
+            "find . -name '*.o' -delete",
+            "find /tmp -mindepth 1 -delete",
+            "echo ok | xargs rm -f /tmp/test",
+            "echo build | xargs rm -rf",
+            "echo build | parallel rm -rf",
+            "parallel bash -c 'echo {}'",
+            "parallel -j 4 rm -rf ::: /tmp/a",
+            "awk '{print $1}' file.txt",
+            "awk 'BEGIN{ print \"rm -rf /\" }'",
+            "awk 'BEGIN{print \"git status\" | \"sh\"}'",
+            "awk 'BEGIN{print \"rm -rf /\" | \"cat\"}'",
+            "awk 'BEGIN{print \"rm -rf /\" | \"sh ./filter.sh\"}'",
+            "awk 'NR>1 && $2 ~ /system/ { print }' report.txt",
+            "awk 'BEGIN{ x = 1 || 2; print x }'",
+            "awk -f prog.awk 'BEGIN{ system(\"rm -rf /\") }'",
+            "osascript -e 'display notification \"done\"'",
+            "perl -e 'print qx{date}'",
+            "perl -e 'my %h = (qx => 1); print 1'",
+            "python3 -c 'import subprocess; subprocess.run(\"rm -rf /\")'",
+            "php -r '$db->exec(\"rm -rf /\");'",
+            "node -e 'const m = /x/.exec(\"rm -rf /\")'",
+            "ssh-keyscan example.com >> ~/.ssh/known_hosts",
+            "mkdir -p ~/.ssh",
+            "echo x >> notes.txt",
+        ],
+    );
+    let tmp_ctx = {
+        let mut c = ctx();
+        c.tmpdir = Some("/tmp/session".into());
+        c
+    };
+    table(
+        &tmp_ctx,
+        &[
+            ("TMPDIR=/; rm -rf $TMPDIR/etc", Unprovable),
+            ("export TMPDIR=/; rm -rf $TMPDIR/etc", Unprovable),
+            ("bash -c 'unset TMPDIR; rm -rf $TMPDIR/etc'", Unprovable),
+            (
+                "python3 -c 'import os; os.environ[\"TMPDIR\"] = \"/\"; os.system(\"rm -rf $TMPDIR/etc\")'",
+                Unprovable,
+            ),
+        ],
+        &["rm -rf $TMPDIR/build", "rm -rf \"$TMPDIR/build\""],
+    );
 }
 
 mod properties {

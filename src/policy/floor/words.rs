@@ -55,6 +55,90 @@ pub(super) fn find_roots<'w>(inv: &Invocation<'w>) -> Vec<&'w Word> {
     roots
 }
 
+/// `find` tests that take the next word as their value (`-name -delete` names a file `-delete`).
+pub(super) const FIND_VALUED: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-regextype",
+    "-type",
+    "-xtype",
+    "-user",
+    "-group",
+    "-uid",
+    "-gid",
+    "-inum",
+    "-samefile",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-perm",
+    "-size",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-links",
+    "-maxdepth",
+    "-mindepth",
+    "-lname",
+    "-ilname",
+    "-fstype",
+    "-context",
+    "-printf",
+    "-fprint",
+    "-fprint0",
+    "-fls",
+    "-used",
+    "-files0-from",
+];
+
+/// Whether `find`'s expression may select a starting point itself (find acts on its roots as on
+/// what is under them): no test that a folder's own name, type, depth or age must pass.
+pub(super) fn find_may_match_root(texts: &[String]) -> bool {
+    const EXCLUDING: &[&str] = &[
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-wholename",
+        "-iwholename",
+        "-regex",
+        "-iregex",
+        "-type",
+        "-xtype",
+        "-mindepth",
+        "-newer",
+        "-anewer",
+        "-cnewer",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-size",
+        "-user",
+        "-group",
+        "-uid",
+        "-gid",
+        "-perm",
+        "-inum",
+        "-samefile",
+        "-links",
+        "-lname",
+        "-ilname",
+    ];
+    !texts.iter().any(|t| EXCLUDING.contains(&t.as_str()) || t.starts_with("-newer"))
+}
+
 pub(super) fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }

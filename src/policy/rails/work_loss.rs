@@ -1,35 +1,30 @@
 //! `work-loss` (always on): a command that would discard work git cannot give back.
 
-use super::{ask, in_build_dir, inline_scripts};
+use super::{ask, in_build_dir};
 use crate::decision::{Decision, Permission};
 use crate::policy::decide::Context;
-use crate::policy::shell::parse::Script;
+use crate::policy::floor::Ran;
 use crate::policy::Posture;
 use std::path::Path;
 
-/// Words a command line must hold to lose work: a line without any never pays for the analysis.
-const MAY_LOSE: &[&str] = &["git", "rm", "shred", "unlink"];
+/// Words a command line must hold to lose work: a line without any never pays for the analysis
+/// (the floor records what such a line runs only).
+pub const MAY_LOSE: &[&str] = &["git", "rm", "shred", "unlink"];
 
 /// The rail's entry: a shell act in a git checkout.
 pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
-    let (Some(command), Some(script)) = (cx.shell_command(), cx.command.as_ref()) else {
-        return Ok(None);
-    };
-    if !cx.facts.in_git || !MAY_LOSE.iter().any(|w| command.contains(w)) {
+    if !cx.facts.in_git || cx.facts.ran.is_empty() {
         return Ok(None);
     }
-    Ok(assess(script, cx.facts.cwd, cx.facts.root, cx.facts.posture))
+    Ok(assess(cx.facts.ran, cx.facts.root, cx.facts.posture))
 }
 
 /// The work-loss rule (always on): a command that would discard work git cannot give back, as the
 /// repository says (see [`crate::policy::work_loss`]), is denied — asked about in `paired`, where the
-/// operator is there to answer — naming what it would lose. The tree is read only when such a
-/// command is seen.
-pub fn assess(script: &Script, cwd: &Path, root: &Path, posture: Posture) -> Option<Decision> {
-    let mut risks = crate::policy::work_loss::risks(script, cwd);
-    for s in inline_scripts(script) {
-        risks.extend(crate::policy::work_loss::risks(&s, cwd));
-    }
+/// operator is there to answer — naming what it would lose. `ran` is every command the line runs,
+/// as the floor's walk saw them; the tree is read only when one of them can lose work.
+pub fn assess(ran: &[Ran], root: &Path, posture: Posture) -> Option<Decision> {
+    let mut risks = crate::policy::work_loss::risks_ran(ran, root);
     // A removal under a build folder, or of nothing that exists, loses no work: no git look.
     for r in &mut risks {
         if let crate::policy::work_loss::Risk::ChangesUnder { paths, removal: true, .. } = r {

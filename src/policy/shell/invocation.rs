@@ -25,6 +25,8 @@ pub struct Invocation<'a> {
     pub chdir: Option<(&'a Word, usize)>,
     /// `flock … -c 'CMD'`: a command line the wrapper runs through `sh -c`.
     pub command_text: Option<&'a Word>,
+    /// `xargs -I R`, `-i`, `--replace[=R]`, `-J R`: the text each input item replaces.
+    pub stdin_token: Option<String>,
 }
 
 /// The file name of a program word (`/usr/bin/env` → `env`).
@@ -46,7 +48,7 @@ const WRAPPERS: &[(&str, Opts)] = &[
     (
         "env",
         Opts {
-            short_value: "uCS",
+            short_value: "uCSP",
             long_value: &[
                 "--unset",
                 "--chdir",
@@ -344,6 +346,11 @@ pub fn invocation(cmd: &Command) -> Invocation<'_> {
                 inv.args = words[i..].to_vec();
                 return inv;
             }
+            // `env -` is `env -i`.
+            if *wrapper == "env" && text == "-" {
+                i += 1;
+                continue;
+            }
             if *wrapper == "env" && !text.starts_with('-') && text.contains('=') {
                 i += 1;
                 continue;
@@ -356,6 +363,15 @@ pub fn invocation(cmd: &Command) -> Invocation<'_> {
                 let name = format!("--{}", long.split('=').next().unwrap_or(long));
                 if *wrapper == "env" && name == "--split-string" {
                     inv.split_string = if long.contains('=') { Some(w) } else { words.get(i + 1).copied() };
+                }
+                if *wrapper == "xargs" && name == "--replace" {
+                    inv.stdin_token = Some(
+                        long.split_once('=')
+                            .map(|(_, v)| v)
+                            .filter(|v| !v.is_empty())
+                            .unwrap_or("{}")
+                            .to_string(),
+                    );
                 }
                 if *wrapper == "flock" && name == "--command" {
                     inv.command_text = if long.contains('=') { None } else { words.get(i + 1).copied() };
@@ -378,6 +394,18 @@ pub fn invocation(cmd: &Command) -> Invocation<'_> {
                 let letters = &text[1..];
                 let mut takes_next = false;
                 for (k, c) in letters.char_indices() {
+                    if *wrapper == "xargs" && c == 'i' {
+                        let attached = &letters[k + 1..];
+                        inv.stdin_token = Some(if attached.is_empty() { "{}" } else { attached }.to_string());
+                        break;
+                    }
+                    if *wrapper == "xargs" && (c == 'I' || c == 'J') {
+                        inv.stdin_token = if k + 1 < letters.len() {
+                            Some(letters[k + 1..].to_string())
+                        } else {
+                            words.get(i + 1).and_then(|v| v.literal())
+                        };
+                    }
                     if opts.short_value.contains(c) {
                         if *wrapper == "flock" && c == 'c' {
                             inv.command_text = if k + 1 < letters.len() { None } else { words.get(i + 1).copied() };
