@@ -208,11 +208,7 @@ fn main() {
         "median", "wall", "/bin/true", "previous", "cpu", "/bin/true", "previous"
     );
     for (i, c) in cases.iter().enumerate() {
-        let label = if c.6 {
-            format!("{}, previous build", c.0)
-        } else {
-            c.0.to_string()
-        };
+        let label = if c.6 { format!("{}, previous build", c.0) } else { c.0.to_string() };
         // The previous build's line of the same case follows this binary's.
         let prev = (!c.6 && i > 0).then(|| cases.get(i + 1).filter(|n| n.6).map(|_| i + 1)).flatten();
         let vs = |v: &[f64]| prev.map(|p| format!("{:.2}x", v[i] / v[p])).unwrap_or_default();
@@ -580,13 +576,15 @@ fn copy_db(from: &Path, to: &Path) {
 fn wal_frames(db: &Path) -> u64 {
     let mut n = db.as_os_str().to_os_string();
     n.push("-wal");
-    std::fs::metadata(PathBuf::from(n)).map(|m| m.len().saturating_sub(32) / (24 + 4096)).unwrap_or(0)
+    std::fs::metadata(PathBuf::from(n))
+        .map(|m| m.len().saturating_sub(32) / (24 + 4096))
+        .unwrap_or(0)
 }
 
 /// The WAL index every hook process rebuilds: a hook's connection is the only one open, so SQLite
 /// finds no shared-memory index it can trust and rebuilds it by reading and checksumming every
 /// frame of the WAL. Measured in-process on copies of one project database whose WAL holds 0 to
-/// 1024 frames of event inserts (a copy per run, no `-shm`): `store::open_hook` and the first
+/// 512 frames of event inserts (a copy per run, no `-shm`): `store::open_hook` and the first
 /// statement, and the `PRAGMA wal_checkpoint(TRUNCATE)` that `store::checkpoint_if_large` runs.
 /// Then the frames one PostToolUse hook adds, and what a hook pays on average for each limit.
 fn wal_index(bin: &Path, scratch: &Path) {
@@ -595,7 +593,7 @@ fn wal_index(bin: &Path, scratch: &Path) {
     std::fs::create_dir_all(&dir).expect("wal dir");
     let fresh = dir.join("fresh.db");
     drop(store::open_write(DbKind::Project, &fresh).expect("migrate"));
-    let lengths = [0u64, 16, 32, 64, 128, 256, 512, 1024];
+    let lengths = [0u64, 32, 64, 128, 256, 512];
     let mut templates = Vec::new();
     for &frames in &lengths {
         let t = dir.join(format!("t{frames}.db"));
@@ -618,7 +616,7 @@ fn wal_index(bin: &Path, scratch: &Path) {
         templates.push((frames, wal_frames(&t), t));
     }
     let work = dir.join("work.db");
-    let rounds = 40;
+    let rounds = 100;
     let mut open_t: Vec<Vec<Duration>> = vec![Vec::new(); templates.len()];
     let mut ckpt_t: Vec<Vec<Duration>> = vec![Vec::new(); templates.len()];
     for _ in 0..rounds {
@@ -626,10 +624,13 @@ fn wal_index(bin: &Path, scratch: &Path) {
             copy_db(t, &work);
             let start = Instant::now();
             let conn = store::open_hook(DbKind::Project, &work).expect("open_hook");
-            let _: i64 = conn.query_row("SELECT count(*) FROM sessions", [], |r| r.get(0)).expect("first statement");
+            let _: i64 = conn
+                .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
+                .expect("first statement");
             open_t[i].push(start.elapsed());
             let start = Instant::now();
-            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).expect("checkpoint");
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+                .expect("checkpoint");
             ckpt_t[i].push(start.elapsed());
         }
     }
@@ -659,8 +660,13 @@ fn wal_index(bin: &Path, scratch: &Path) {
     per_hook.sort();
     let k = per_hook[per_hook.len() / 2].max(1) as f64;
 
-    println!("WAL index: a hook connection's open and first statement against the WAL it finds, {rounds} runs each, interleaved (in-process)");
-    println!("  {:>7} {:>9} {:>12} {:>12} {:>14}", "frames", "WAL", "open + first", "rebuild", "TRUNCATE ckpt");
+    println!(
+        "WAL index: a hook connection's open and first statement against the WAL it finds, {rounds} runs each, interleaved (in-process)"
+    );
+    println!(
+        "  {:>7} {:>9} {:>12} {:>12} {:>14}",
+        "frames", "WAL", "open + first", "rebuild", "TRUNCATE ckpt"
+    );
     for (i, (_, frames, _)) in templates.iter().enumerate() {
         println!(
             "  {frames:>7} {:>5} KiB {:>9.3} ms {:>+9.3} ms {:>11.3} ms",
@@ -676,7 +682,10 @@ fn wal_index(bin: &Path, scratch: &Path) {
         "  rebuild: {per_frame_us:.2} µs a frame (0 to {} frames); one PostToolUse hook adds {k} frames (median of 8)",
         templates[last].1
     );
-    println!("  a hook's average for a checkpoint limit L: the rebuild at L/2 frames, plus a TRUNCATE at L every L/{k} hooks");
+    println!(
+        "  a hook for a checkpoint limit L (store::HOOK_WAL_LIMIT_PAGES = {}): typically the rebuild at L/2 frames; on average also a TRUNCATE at L every L/{k} hooks",
+        store::HOOK_WAL_LIMIT_PAGES
+    );
     for (i, (_, frames, _)) in templates.iter().enumerate().skip(1) {
         let l = *frames as f64;
         let half = l / 2.0;
@@ -691,7 +700,7 @@ fn wal_index(bin: &Path, scratch: &Path) {
             y0 + (y1 - y0) * (half - x0) / (x1 - x0)
         };
         println!(
-            "    L = {frames:>4}: {:>6.3} ms rebuild + {:>6.3} ms checkpoint = {:>6.3} ms a hook",
+            "    L = {frames:>4}: {:>6.3} ms rebuild + {:>6.3} ms checkpoint = {:>6.3} ms a hook on average",
             rebuild.max(0.0),
             ckpt[i] * k / l,
             rebuild.max(0.0) + ckpt[i] * k / l
@@ -775,10 +784,6 @@ fn schema_parse(repo: &Path, scratch: &Path) {
     println!("  open + `PRAGMA user_version` (no schema read): {open_only:.3} ms");
     for (i, (label, p)) in dbs.iter().enumerate() {
         let t = ms(median(std::mem::take(&mut times[i])));
-        println!(
-            "  {label:<24} {t:.3} ms, schema {:.3} ms ({})",
-            t - open_only,
-            counts(p)
-        );
+        println!("  {label:<24} {t:.3} ms, schema {:.3} ms ({})", t - open_only, counts(p));
     }
 }

@@ -389,12 +389,12 @@ pub fn outside_temp_root() -> PathBuf {
     panic!("no writable folder outside the temp folders for the test worlds (tried $HOME/.cache and /var/cache)");
 }
 
-/// The cargo target folder: the one above `CARGO_TARGET_TMPDIR` (`<target>/tmp`), whichever
-/// folder under it the binary is built in (`<target>/<triple>/<profile>/tlc` with the explicit
-/// build target of `.cargo/config.toml`).
+/// The build's target folder, where the test support keeps what it installs: the binary is
+/// `<this>/<profile>/tlc`, and with the explicit build target of `.cargo/config.toml` this is
+/// `target/x86_64-unknown-linux-gnu`.
 pub fn target_dir() -> PathBuf {
-    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    tmp.parent().expect("target dir").to_path_buf()
+    let bin = Path::new(TLC);
+    bin.parent().and_then(Path::parent).expect("target dir").to_path_buf()
 }
 
 /// The python of the venv `target/<name>`, created with the pinned `requirements` (the text of

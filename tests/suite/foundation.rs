@@ -200,8 +200,7 @@ fn the_binary_is_a_position_independent_executable_with_full_relro() {
             )
         })
         .collect();
-    let &(_, _, relro_vaddr, _, relro_size) =
-        headers.iter().find(|h| h.0 == PT_GNU_RELRO).expect("no GNU_RELRO segment");
+    let &(_, _, relro_vaddr, _, relro_size) = headers.iter().find(|h| h.0 == PT_GNU_RELRO).expect("no GNU_RELRO segment");
     let &(_, dyn_off, _, dyn_size, _) = headers.iter().find(|h| h.0 == PT_DYNAMIC).expect("a dynamic section");
     const DT_NEEDED: u64 = 1;
     const DT_FLAGS: u64 = 30;
@@ -219,7 +218,10 @@ fn the_binary_is_a_position_independent_executable_with_full_relro() {
 
     if cfg!(all(target_env = "gnu", target_feature = "crt-static")) {
         assert!(!headers.iter().any(|h| h.0 == PT_INTERP), "a program interpreter: not a static PIE");
-        assert!(!dynamic.iter().any(|h| h.0 == DT_NEEDED), "a shared library to load: not a static PIE");
+        assert!(
+            !dynamic.iter().any(|h| h.0 == DT_NEEDED),
+            "a shared library to load: not a static PIE"
+        );
         relro_is_read_only_in_a_running_tlc(relro_vaddr, relro_size);
     }
 }
