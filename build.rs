@@ -80,19 +80,27 @@ fn latest_version(root: &Path, db: &str) -> u32 {
         .unwrap_or(0)
 }
 
-/// Start-up cost of the binary: `tlc hook` runs as a whole process on every tool call. The
-/// unwinder is linked in statically (libgcc_eh, as `+crt-static` builds do) instead of loading
-/// libgcc_s.so, whose load and CPU-feature probe cost about 0.1 ms per process on the 2-core
-/// machines here (Linux with glibc only). Unwinding, and so the hook's `catch_unwind`, works the
-/// same. Listed before the standard library's `-lgcc_s`, it resolves the unwinder's symbols first
-/// and `--as-needed` then drops libgcc_s.
+/// Start-up cost of the binary: `tlc hook` runs as a whole process on every tool call.
 ///
-/// The binary stays a position-independent executable with full RELRO (the toolchain's default:
-/// `-pie -z relro -z now`): it parses text an agent controls with C code (SQLite) in the process,
-/// so it keeps the platform's exploit mitigations. A test (`tests/suite/foundation.rs`) checks both.
+/// The release build is a static PIE (`.cargo/config.toml`: `+crt-static` for the explicit
+/// `x86_64-unknown-linux-gnu` target): the standard library then links the unwinder (libgcc_eh)
+/// statically itself, and there is nothing to do here. A dynamically linked glibc build (another
+/// target, or `RUSTFLAGS` without `+crt-static`) links the unwinder in statically all the same
+/// instead of loading libgcc_s.so, whose load and CPU-feature probe cost about 0.1 ms per process
+/// on the 2-core machines here. Unwinding, and so the hook's `catch_unwind`, works the same.
+/// Listed before the standard library's `-lgcc_s`, it resolves the unwinder's symbols first and
+/// `--as-needed` then drops libgcc_s.
+///
+/// Either way the binary stays a position-independent executable with full RELRO (the
+/// toolchain's default: `-pie -z relro -z now`, `-static-pie` for the static one): it parses text
+/// an agent controls with C code (SQLite) in the process, so it keeps the platform's exploit
+/// mitigations. A test (`tests/suite/foundation.rs`) checks both.
 fn link_for_fast_start() {
     let var = |k: &str| std::env::var(k).unwrap_or_default();
     if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" {
+        return;
+    }
+    if var("CARGO_CFG_TARGET_FEATURE").split(',').any(|f| f == "crt-static") {
         return;
     }
     println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");

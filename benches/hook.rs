@@ -1,23 +1,38 @@
 //! Hook benchmarks, whole process (run with `cargo bench --bench hook`):
 //!
-//! 1. one PostToolUse hook (payload on stdin → row committed → response printed), median of
-//!    N runs, and its ratio to a no-op process (`true`) started the same way in the same run;
-//!    peak memory (max RSS) of the hook process;
-//! 2. 32 hook processes at once, 100 events each: rows stored, "database is locked" errors seen,
-//!    integrity check;
-//! 3. crafted redaction payloads (issue 14): a 16 MB PostToolUse of each shape that once made the
-//!    redaction scan quadratic, whole process, median of `TLC_BENCH_CRAFTED_RUNS` (default 3),
-//!    beside the same payload with `secrets.redactOutput = false` run interleaved.
+//! 1. start-up (issue 37): in one interleaved run — each round starts every process below once —
+//!    a PostToolUse hook (payload on stdin → row committed → response printed), a PreToolUse Bash
+//!    hook (`ls`: the floor and the rails let it through), and `tlc --version`, each beside the
+//!    same built the previous way, against a no-op process (`/bin/true`) started the same way:
+//!    medians of wall time and of CPU time (user + system, which a machine busy with other work
+//!    inflates less), ratios to the no-op and to the previous build; peak memory (max RSS) of the
+//!    hook processes. Budget: both hooks under 3x the no-op.
+//!
+//!    The previous build: `TLC_BENCH_BASELINE=<a tlc binary>` when set (for instance one built
+//!    from the commit before issue 37 with `git worktree add /tmp/prev <commit> && cd /tmp/prev &&
+//!    cargo build --release`), else this same source built as a dynamically linked PIE, the way
+//!    tlc was built before issue 37: `cargo build --release` into `target/bench-dynamic/` with the
+//!    static flags of `.cargo/config.toml` switched off (`CARGO_ENCODED_RUSTFLAGS` empty). That
+//!    build runs on first use (minutes) and is reused after; `TLC_BENCH_BASELINE=none` skips the
+//!    comparison. Each binary records into a repository and home of its own.
+//! 2. the WAL index: what the first statement of a hook connection costs against the length of
+//!    the WAL it finds (every hook process rebuilds the WAL index from the log), and what the
+//!    truncating checkpoint `store::checkpoint_if_large` runs costs at each length.
+//! 3. the schema parse: what a connection's first statement costs on the project database as it
+//!    is, without its views, and on the home database (which the hook reads prices from when a
+//!    transcript has new responses).
 //! 4. the floor and shell rails: a PreToolUse Bash hook with a compound command the floor has to
 //!    take apart, interleaved with the same hook given a trivially-allowed command (`ls`) and the
 //!    no-op; with `TLC_BENCH_BASELINE=<a tlc built from main>` also that binary on the same
 //!    payload, so the difference is what the floor and rails add (budget: +0.3 ms).
+//! 5. 32 hook processes at once, 100 events each: rows stored, "database is locked" errors seen,
+//!    integrity check;
+//! 6. crafted redaction payloads (issue 14): a 16 MB PostToolUse of each shape that once made the
+//!    redaction scan quadratic, whole process, median of `TLC_BENCH_CRAFTED_RUNS` (default 3),
+//!    beside the same payload with `secrets.redactOutput = false` run interleaved.
 //!
-//! With `TLC_BENCH_BASELINE=<another tlc binary>` the first part also runs that binary,
-//! interleaved, and prints its median and the difference.
-//!
-//! Figures are printed; budgets (DESIGN.md, issue 13): median < 4x the no-op; < 10 MiB;
-//! every row stored with no lock error; every crafted 16 MB payload under 1 s.
+//! Figures are printed; budgets (DESIGN.md, issues 13 and 37): both hooks' median < 3x the no-op;
+//! < 10 MiB; every row stored with no lock error; every crafted 16 MB payload under 1 s.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -31,6 +46,93 @@ fn run_once(program: &Path, args: &[&str], payload: &[u8], cwd: &Path, home: &Pa
     let mut cmd = Command::new(program);
     cmd.args(args).current_dir(cwd).env("TLC_HOME", home);
     timed(cmd, payload)
+}
+
+/// One whole process: `program args` in `cwd` with `payload` on stdin, output discarded. Its wall
+/// time from spawn to exit, its CPU time (user + system) and its peak memory (KiB).
+fn run_measured(program: &Path, args: &[&str], payload: &[u8], cwd: &Path, home: &Path) -> (Duration, Duration, i64) {
+    let start = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .env("TLC_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // A no-op may exit before reading: a broken pipe is expected there.
+    let _ = child.stdin.take().expect("stdin").write_all(payload);
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 on our own child pid with valid out-pointers.
+    unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed();
+    drop(child);
+    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    (elapsed, tv(usage.ru_utime) + tv(usage.ru_stime), usage.ru_maxrss)
+}
+
+/// The target folder (`CARGO_TARGET_TMPDIR` is `<target>/tmp`).
+fn target_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).parent().expect("target dir").to_path_buf()
+}
+
+/// The same tlc built the previous way (see the module's comment); `None` when skipped or when it
+/// could not be built (said on stderr).
+fn previous_build() -> Option<PathBuf> {
+    match std::env::var_os("TLC_BENCH_BASELINE") {
+        Some(v) if v == "none" => return None,
+        Some(v) => {
+            let p = PathBuf::from(v);
+            assert!(p.is_file(), "TLC_BENCH_BASELINE={}: no such file", p.display());
+            return Some(p);
+        }
+        None => {}
+    }
+    let dir = target_dir().join("bench-dynamic");
+    eprintln!(
+        "hook bench: building this source the previous way (dynamically linked) into {} …",
+        dir.display()
+    );
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--quiet", "--bin", "tlc", "--target-dir"])
+        .arg(&dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("CARGO_ENCODED_RUSTFLAGS", "")
+        .env_remove("RUSTFLAGS")
+        .status();
+    if !matches!(status, Ok(s) if s.success()) {
+        eprintln!("hook bench: the previous build failed ({status:?}); compared with nothing");
+        return None;
+    }
+    let bin = ["x86_64-unknown-linux-gnu/release/tlc", "release/tlc"]
+        .iter()
+        .map(|p| dir.join(p))
+        .find(|p| p.is_file())?;
+    // It must be what it claims: dynamically linked.
+    if !has_interpreter(&bin) {
+        eprintln!("hook bench: {} is not dynamically linked; compared with nothing", bin.display());
+        return None;
+    }
+    Some(bin)
+}
+
+/// Whether the ELF file at `path` names a program interpreter (is dynamically linked).
+fn has_interpreter(path: &Path) -> bool {
+    let Ok(elf) = std::fs::read(path) else { return false };
+    if elf.len() < 64 || &elf[..5] != b"\x7fELF\x02" {
+        return false;
+    }
+    let u16_at = |o: usize| u16::from_le_bytes([elf[o], elf[o + 1]]);
+    let phoff = u64::from_le_bytes(elf[32..40].try_into().unwrap()) as usize;
+    let (phentsize, phnum) = (usize::from(u16_at(54)), usize::from(u16_at(56)));
+    const PT_INTERP: u32 = 3;
+    (0..phnum)
+        .map(|i| phoff + i * phentsize)
+        .any(|h| h + 4 <= elf.len() && u32::from_le_bytes(elf[h..h + 4].try_into().unwrap()) == PT_INTERP)
 }
 
 fn main() {
@@ -48,58 +150,94 @@ fn main() {
         "/usr/bin/true"
     });
 
-    // Another tlc binary to compare with, run interleaved in a repository and home of its own
-    // (`TLC_BENCH_BASELINE=/path/to/main/tlc`): on a machine busy with other work the ratio to the
-    // no-op drifts, the difference between two tlc binaries much less.
-    let baseline = std::env::var_os("TLC_BENCH_BASELINE").map(PathBuf::from);
+    let previous = previous_build();
     let (base_repo, base_home) = (scratch.join("repo-baseline"), scratch.join("home-baseline"));
     std::fs::create_dir_all(base_repo.join(".git")).expect("baseline repo");
-
+    let pre = |repo: &Path| {
+        serde_json::json!({
+            "session_id": "bench-start", "cwd": repo, "permission_mode": "default",
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": "ls", "description": "bench"}, "tool_use_id": "toolu_bench",
+        })
+        .to_string()
+        .into_bytes()
+    };
+    // (label, program, args, payload, repository, home, is the previous build)
+    type Case<'a> = (&'a str, &'a Path, &'a [&'a str], Vec<u8>, &'a Path, &'a Path, bool);
+    let mut cases: Vec<Case> = vec![("/bin/true", &true_bin, &[], payload.clone(), &repo, &home, false)];
+    let hook_args: &[&str] = &["hook", "claude"];
+    let version_args: &[&str] = &["--version"];
+    for (label, args, this_payload, base_payload) in [
+        ("PostToolUse hook", hook_args, payload.clone(), payload.clone()),
+        ("PreToolUse hook (`ls`)", hook_args, pre(&repo), pre(&base_repo)),
+        ("tlc --version", version_args, Vec::new(), Vec::new()),
+    ] {
+        cases.push((label, &bin, args, this_payload, &repo, &home, false));
+        if let Some(b) = &previous {
+            cases.push((label, b, args, base_payload, &base_repo, &base_home, true));
+        }
+    }
     // Warm up: the first hook creates and migrates the database.
     for _ in 0..10 {
-        run_once(&bin, &["hook", "claude"], &payload, &repo, &home);
-        run_once(&true_bin, &[], &payload, &repo, &home);
-        if let Some(b) = &baseline {
-            run_once(b, &["hook", "claude"], &payload, &base_repo, &base_home);
+        for c in &cases {
+            run_measured(c.1, c.2, &c.3, c.4, c.5);
         }
     }
-    let mut hook_times = Vec::new();
-    let mut noop_times = Vec::new();
-    let mut base_times = Vec::new();
+    let mut wall: Vec<Vec<Duration>> = vec![Vec::new(); cases.len()];
+    let mut cpu: Vec<Vec<Duration>> = vec![Vec::new(); cases.len()];
     let mut max_rss_kib = 0;
     for _ in 0..runs {
-        let (t, rss) = run_once(&bin, &["hook", "claude"], &payload, &repo, &home);
-        hook_times.push(t);
-        max_rss_kib = max_rss_kib.max(rss);
-        noop_times.push(run_once(&true_bin, &[], &payload, &repo, &home).0);
-        if let Some(b) = &baseline {
-            base_times.push(run_once(b, &["hook", "claude"], &payload, &base_repo, &base_home).0);
+        for (i, c) in cases.iter().enumerate() {
+            let (w, u, rss) = run_measured(c.1, c.2, &c.3, c.4, c.5);
+            wall[i].push(w);
+            cpu[i].push(u);
+            if c.2 == hook_args && !c.6 {
+                max_rss_kib = max_rss_kib.max(rss);
+            }
         }
     }
-    let hook = median(hook_times);
-    let noop = median(noop_times);
-    println!("hook: one PostToolUse hook, whole process, {runs} runs");
-    println!("  median hook       {:.3} ms", hook.as_secs_f64() * 1e3);
+    let wall: Vec<f64> = wall.into_iter().map(|v| median(v).as_secs_f64() * 1e3).collect();
+    let cpu: Vec<f64> = cpu.into_iter().map(|v| median(v).as_secs_f64() * 1e3).collect();
+    println!("start-up: whole processes, {runs} rounds, each starting every process below once (interleaved)");
+    match &previous {
+        Some(b) => println!("  previous build: {}", b.display()),
+        None => println!("  previous build: none (TLC_BENCH_BASELINE=none, or it could not be built)"),
+    }
     println!(
-        "  median no-op      {:.3} ms (true, started the same way)",
-        noop.as_secs_f64() * 1e3
+        "  {:<40} {:>9} {:>10} {:>10}   {:>9} {:>10} {:>10}",
+        "median", "wall", "/bin/true", "previous", "cpu", "/bin/true", "previous"
     );
-    println!("  ratio             {:.2}x", hook.as_secs_f64() / noop.as_secs_f64());
-    println!(
-        "  peak memory       {:.1} MiB (max RSS of the hook processes)",
-        max_rss_kib as f64 / 1024.0
-    );
-    if let Some(b) = &baseline {
-        let base = median(base_times);
+    for (i, c) in cases.iter().enumerate() {
+        let label = if c.6 { format!("{}, previous build", c.0) } else { c.0.to_string() };
+        // The previous build's line of the same case follows this binary's.
+        let prev = (!c.6 && i > 0).then(|| cases.get(i + 1).filter(|n| n.6).map(|_| i + 1)).flatten();
+        let vs = |v: &[f64]| prev.map(|p| format!("{:.2}x", v[i] / v[p])).unwrap_or_default();
+        let budget = if c.2 == hook_args && !c.6 {
+            if wall[i] / wall[0] < 3.0 {
+                "  under 3x"
+            } else {
+                "  OVER 3x"
+            }
+        } else {
+            ""
+        };
         println!(
-            "  median baseline   {:.3} ms ({}, interleaved); this binary {:+.3} ms, ratio {:.2}x to the no-op",
-            base.as_secs_f64() * 1e3,
-            b.display(),
-            (hook.as_secs_f64() - base.as_secs_f64()) * 1e3,
-            base.as_secs_f64() / noop.as_secs_f64()
+            "  {label:<40} {:>6.3} ms {:>9.2}x {:>10}   {:>6.3} ms {:>9.2}x {:>10}{budget}",
+            wall[i],
+            wall[i] / wall[0],
+            vs(&wall),
+            cpu[i],
+            cpu[i] / cpu[0],
+            vs(&cpu),
         );
     }
+    println!(
+        "  peak memory {:.1} MiB (max RSS of this build's hook processes)",
+        max_rss_kib as f64 / 1024.0
+    );
 
+    wal_index(&bin, &scratch);
+    schema_parse(&repo, &scratch);
     floor_case(&bin, &true_bin, &repo, &home, runs);
 
     // Concurrency: 32 processes at once, 100 events each, into a fresh repository.
@@ -415,4 +553,237 @@ fn in_process(repo: &Path, home: &Path) {
         "  in-process floor + rails  {:.1} µs per call (median of 200 batches of 100)",
         median(batches).as_secs_f64() * 1e6
     );
+}
+
+/// Copies the database `from` (and its `-wal`, when there is one) to `to`, with no `-shm`: as a
+/// hook process finds it when no other connection is open.
+fn copy_db(from: &Path, to: &Path) {
+    let side = |p: &Path, s: &str| {
+        let mut n = p.as_os_str().to_os_string();
+        n.push(s);
+        PathBuf::from(n)
+    };
+    for s in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(side(to, s));
+    }
+    std::fs::copy(from, to).expect("copy the database");
+    if side(from, "-wal").exists() {
+        std::fs::copy(side(from, "-wal"), side(to, "-wal")).expect("copy the WAL");
+    }
+}
+
+/// WAL frames in the `-wal` file of `db` (32-byte header, then 24 + 4096 bytes a frame).
+fn wal_frames(db: &Path) -> u64 {
+    let mut n = db.as_os_str().to_os_string();
+    n.push("-wal");
+    std::fs::metadata(PathBuf::from(n))
+        .map(|m| m.len().saturating_sub(32) / (24 + 4096))
+        .unwrap_or(0)
+}
+
+/// The WAL index every hook process rebuilds: a hook's connection is the only one open, so SQLite
+/// finds no shared-memory index it can trust and rebuilds it by reading and checksumming every
+/// frame of the WAL. Measured in-process on copies of one project database whose WAL holds 0 to
+/// 512 frames of event inserts (a copy per run, no `-shm`): `store::open_hook` and the first
+/// statement, and the `PRAGMA wal_checkpoint(TRUNCATE)` that `store::checkpoint_if_large` runs.
+/// Then the frames one PostToolUse hook adds, and what a hook pays on average for each limit.
+fn wal_index(bin: &Path, scratch: &Path) {
+    use tlc::store::{self, DbKind};
+    let dir = scratch.join("wal");
+    std::fs::create_dir_all(&dir).expect("wal dir");
+    let fresh = dir.join("fresh.db");
+    drop(store::open_write(DbKind::Project, &fresh).expect("migrate"));
+    let lengths = [0u64, 32, 64, 128, 256, 512];
+    let mut templates = Vec::new();
+    for &frames in &lengths {
+        let t = dir.join(format!("t{frames}.db"));
+        copy_db(&fresh, &t);
+        let conn = rusqlite::Connection::open(&t).expect("open template");
+        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+            .expect("no checkpoint on close");
+        conn.execute_batch("PRAGMA wal_autocheckpoint = 0; PRAGMA wal_checkpoint(TRUNCATE);")
+            .expect("pragmas");
+        let mut i = 0;
+        while wal_frames(&t) < frames {
+            i += 1;
+            conn.execute(
+                "INSERT INTO events (ts, provider, kind, plane, session_id, attrs, payload) VALUES (?1, 'claude', 'shell.end', 'signal', 'bench', '{}', ?2)",
+                rusqlite::params![format!("2026-12-01T00:00:{:02}.{:03}Z", i / 1000 % 60, i % 1000), "x".repeat(600)],
+            )
+            .expect("insert");
+        }
+        drop(conn);
+        templates.push((frames, wal_frames(&t), t));
+    }
+    let work = dir.join("work.db");
+    let rounds = 100;
+    let mut open_t: Vec<Vec<Duration>> = vec![Vec::new(); templates.len()];
+    let mut ckpt_t: Vec<Vec<Duration>> = vec![Vec::new(); templates.len()];
+    for _ in 0..rounds {
+        for (i, (_, _, t)) in templates.iter().enumerate() {
+            copy_db(t, &work);
+            let start = Instant::now();
+            let conn = store::open_hook(DbKind::Project, &work).expect("open_hook");
+            let _: i64 = conn
+                .query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
+                .expect("first statement");
+            open_t[i].push(start.elapsed());
+            let start = Instant::now();
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
+                .expect("checkpoint");
+            ckpt_t[i].push(start.elapsed());
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let open: Vec<f64> = open_t.into_iter().map(|v| ms(median(v))).collect();
+    let ckpt: Vec<f64> = ckpt_t.into_iter().map(|v| ms(median(v))).collect();
+
+    // The frames one PostToolUse hook adds to a WAL the last checkpoint emptied.
+    let repo = dir.join("repo");
+    let home = dir.join("home");
+    std::fs::create_dir_all(repo.join(".git")).expect("repo");
+    let payload = br#"{"hook_event_name":"PostToolUse","session_id":"bench-wal","cwd":"/repo","tool_name":"Bash","tool_use_id":"t-1","tool_input":{"command":"ls"},"tool_response":{"stdout":"a\nb\n"}}"#;
+    run_once(bin, &["hook", "claude"], payload, &repo, &home);
+    let db = repo.join(".tlc/harness/state/tlc.db");
+    let c = rusqlite::Connection::open(&db).expect("open");
+    c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+        .expect("no checkpoint on close");
+    c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).expect("truncate");
+    drop(c);
+    let mut per_hook = Vec::new();
+    for i in 0..8 {
+        let before = wal_frames(&db);
+        let p = String::from_utf8_lossy(payload).replace("t-1", &format!("t-w{i}"));
+        run_once(bin, &["hook", "claude"], p.as_bytes(), &repo, &home);
+        per_hook.push(wal_frames(&db).saturating_sub(before));
+    }
+    per_hook.sort();
+    let k = per_hook[per_hook.len() / 2].max(1) as f64;
+
+    println!(
+        "WAL index: a hook connection's open and first statement against the WAL it finds, {rounds} runs each, interleaved (in-process)"
+    );
+    println!(
+        "  {:>7} {:>9} {:>12} {:>12} {:>14}",
+        "frames", "WAL", "open + first", "rebuild", "TRUNCATE ckpt"
+    );
+    for (i, (_, frames, _)) in templates.iter().enumerate() {
+        println!(
+            "  {frames:>7} {:>5} KiB {:>9.3} ms {:>+9.3} ms {:>11.3} ms",
+            (frames * (4096 + 24) + 32) / 1024,
+            open[i],
+            open[i] - open[0],
+            ckpt[i]
+        );
+    }
+    let (last, first) = (templates.len() - 1, 0);
+    let per_frame_us = (open[last] - open[first]) * 1e3 / (templates[last].1 - templates[first].1).max(1) as f64;
+    println!(
+        "  rebuild: {per_frame_us:.2} µs a frame (0 to {} frames); one PostToolUse hook adds {k} frames (median of 8)",
+        templates[last].1
+    );
+    println!(
+        "  a hook for a checkpoint limit L (store::HOOK_WAL_LIMIT_PAGES = {}): typically the rebuild at L/2 frames; on average also a TRUNCATE at L every L/{k} hooks",
+        store::HOOK_WAL_LIMIT_PAGES
+    );
+    for (i, (_, frames, _)) in templates.iter().enumerate().skip(1) {
+        let l = *frames as f64;
+        let half = l / 2.0;
+        // The rebuild at L/2, interpolated on the measured lengths.
+        let rebuild = {
+            let j = templates.iter().rposition(|t| t.1 as f64 <= half).unwrap_or(0);
+            let (x0, y0) = (templates[j].1 as f64, open[j] - open[0]);
+            let (x1, y1) = templates
+                .get(j + 1)
+                .map(|t| (t.1 as f64, open[j + 1] - open[0]))
+                .unwrap_or((x0 + 1.0, y0));
+            y0 + (y1 - y0) * (half - x0) / (x1 - x0)
+        };
+        println!(
+            "    L = {frames:>4}: {:>6.3} ms rebuild + {:>6.3} ms checkpoint = {:>6.3} ms a hook on average",
+            rebuild.max(0.0),
+            ckpt[i] * k / l,
+            rebuild.max(0.0) + ckpt[i] * k / l
+        );
+    }
+}
+
+/// The schema SQLite parses on a connection's first statement: every table, index, trigger and
+/// view of the database. In-process, a fresh read-only connection and one `SELECT` per run,
+/// interleaved over copies of the project database (as the hook left it, and without its views)
+/// and of a migrated home database (as it is, without its triggers, without its views).
+fn schema_parse(repo: &Path, scratch: &Path) {
+    use tlc::store::{self, DbKind};
+    let dir = scratch.join("schema");
+    std::fs::create_dir_all(&dir).expect("schema dir");
+    let project = dir.join("project.db");
+    copy_db(&repo.join(".tlc/harness/state/tlc.db"), &project);
+    let home = dir.join("home.db");
+    drop(store::open_write(DbKind::Home, &home).expect("migrate home"));
+    let without = |from: &Path, name: &str, kind: &str| {
+        let to = dir.join(name);
+        copy_db(from, &to);
+        let c = rusqlite::Connection::open(&to).expect("open copy");
+        let names: Vec<String> = c
+            .prepare("SELECT name FROM sqlite_master WHERE type = ?1")
+            .and_then(|mut s| s.query_map([kind], |r| r.get(0))?.collect())
+            .expect("names");
+        for n in names {
+            c.execute_batch(&format!("DROP {} \"{n}\"", kind.to_uppercase())).expect("drop");
+        }
+        c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).expect("checkpoint");
+        to
+    };
+    let mut dbs = vec![
+        ("project database", project.clone()),
+        ("  without its views", without(&project, "project-noviews.db", "view")),
+        ("home database", home.clone()),
+        ("  without its triggers", without(&home, "home-notriggers.db", "trigger")),
+        ("  without its views", without(&home, "home-noviews.db", "view")),
+    ];
+    for (_, p) in &mut dbs {
+        let c = rusqlite::Connection::open(&*p).expect("open");
+        c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).expect("checkpoint");
+    }
+    let counts = |p: &Path| -> String {
+        let c = rusqlite::Connection::open(p).expect("open");
+        let n = |t: &str| -> i64 {
+            c.query_row("SELECT count(*) FROM sqlite_master WHERE type = ?1", [t], |r| r.get(0))
+                .expect("count")
+        };
+        format!(
+            "{} tables, {} indexes, {} triggers, {} views",
+            n("table"),
+            n("index"),
+            n("trigger"),
+            n("view")
+        )
+    };
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut open_only = Vec::new();
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); dbs.len()];
+    for _ in 0..400 {
+        for (i, (_, p)) in dbs.iter().enumerate() {
+            let start = Instant::now();
+            let c = rusqlite::Connection::open_with_flags(p, flags).expect("open");
+            let _: i64 = c.query_row("SELECT 1 FROM sqlite_master LIMIT 1", [], |r| r.get(0)).expect("first");
+            times[i].push(start.elapsed());
+            drop(c);
+            if i == 0 {
+                // The same open with a statement that needs no schema.
+                let start = Instant::now();
+                let c = rusqlite::Connection::open_with_flags(p, flags).expect("open");
+                let _: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).expect("user_version");
+                open_only.push(start.elapsed());
+            }
+        }
+    }
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let open_only = ms(median(open_only));
+    println!("schema parse: a fresh connection's first statement, 400 runs each, interleaved (in-process)");
+    println!("  open + `PRAGMA user_version` (no schema read): {open_only:.3} ms");
+    for (i, (label, p)) in dbs.iter().enumerate() {
+        let t = ms(median(std::mem::take(&mut times[i])));
+        println!("  {label:<24} {t:.3} ms, schema {:.3} ms ({})", t - open_only, counts(p));
+    }
 }

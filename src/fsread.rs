@@ -26,6 +26,9 @@ pub const PACKED_REFS_CAP: u64 = 64 * 1024 * 1024;
 /// A provider's settings file (`~/.claude/settings.json`, `~/.cursor/hooks.json`).
 pub const SETTINGS_CAP: u64 = 16 * 1024 * 1024;
 
+/// The password database, `/etc/passwd` (read for the login name when the environment has none).
+pub const PASSWD_CAP: u64 = 16 * 1024 * 1024;
+
 /// Whether the last component of the path may be a symlink.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Links {

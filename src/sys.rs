@@ -30,6 +30,38 @@ pub fn hostname() -> Option<String> {
     Some(String::from_utf8_lossy(&buf[..end]).into_owned())
 }
 
+/// Makes this process resolve host names with glibc's own two sources only, `files`
+/// (`/etc/hosts`) and `dns` (`/etc/resolv.conf`), whatever `/etc/nsswitch.conf` lists. Call it
+/// before the first look-up of a process that may connect by name (`obs ship`, `prices refresh`);
+/// later calls do nothing.
+///
+/// Why: the release binary is linked statically (`.cargo/config.toml`), and a static glibc loads
+/// any other NSS module the `hosts:` line names (`mdns4_minimal`, `resolve`, `myhostname`, …) with
+/// `dlopen`, which pulls the system's shared `libc.so.6` into the process beside the static one:
+/// it works only while that library is exactly the glibc the binary was linked with, and breaks
+/// in ways that are hard to tell after an upgrade. `files` and `dns` are built into glibc (2.34
+/// and later) and need no module. So a name in `/etc/hosts` or known to the DNS servers of
+/// `/etc/resolv.conf` resolves, and names only another module knows (mDNS `.local` names, a
+/// systemd-resolved setup without its stub resolver in `resolv.conf`, NIS or LDAP host maps) do
+/// not (docs/ship.md). A dynamically linked build keeps the system's configuration: it does
+/// nothing there.
+pub fn resolve_hosts_without_nss_modules() {
+    #[cfg(all(target_os = "linux", target_env = "gnu", target_feature = "crt-static"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        extern "C" {
+            // <nss.h>: replaces the services of one NSS database for the rest of the process.
+            fn __nss_configure_lookup(db: *const libc::c_char, services: *const libc::c_char) -> libc::c_int;
+        }
+        // SAFETY: both arguments are NUL-terminated static strings glibc only reads. The Once runs
+        // it before any look-up this process makes through the callers, so no look-up reads the
+        // hosts configuration while it is replaced.
+        ONCE.call_once(|| unsafe {
+            __nss_configure_lookup(c"hosts".as_ptr(), c"files dns".as_ptr());
+        });
+    }
+}
+
 /// The width in columns of the terminal on stdout; `None` when stdout is not a terminal or the
 /// terminal does not say.
 pub fn stdout_columns() -> Option<u16> {
@@ -245,5 +277,74 @@ mod tests {
         let at = next_data(&f, 1 << 20).unwrap().unwrap();
         assert!(at > 1 << 20 && at <= 64 << 20, "{at}");
         assert_eq!(next_data(&f, (64 << 20) + 4).unwrap(), None, "nothing after the end");
+    }
+
+    /// Run in a child process by the test below (`TLC_NSS_PROBE` says how): resolves `localhost`
+    /// and a name no `/etc/hosts` holds, then prints each look-up's outcome and every shared
+    /// library mapped into the process.
+    #[cfg(all(target_os = "linux", target_env = "gnu", target_feature = "crt-static"))]
+    #[test]
+    #[ignore = "a child process of host_names_resolve_without_loading_an_nss_module"]
+    fn nss_probe() {
+        use std::net::ToSocketAddrs;
+        let Ok(mode) = std::env::var("TLC_NSS_PROBE") else { return };
+        if mode == "configured" {
+            super::resolve_hosts_without_nss_modules();
+        }
+        for name in ["localhost", "tlc-nss-probe.invalid"] {
+            match (name, 80).to_socket_addrs() {
+                Ok(addrs) => println!("RESOLVED {name} {:?}", addrs.collect::<Vec<_>>()),
+                Err(e) => println!("UNRESOLVED {name} {e}"),
+            }
+        }
+        for line in std::fs::read_to_string("/proc/self/maps").unwrap().lines() {
+            if line.contains(".so") {
+                println!("MAPPED {line}");
+            }
+        }
+    }
+
+    /// The static build resolves host names with glibc's built-in `files` and `dns` and never
+    /// `dlopen`s an NSS module (which would map the system's shared `libc.so.6` beside the static
+    /// one). Where `/etc/nsswitch.conf` names another module that is installed (Debian's
+    /// `mdns4_minimal`), the same look-ups without the call are shown to load it: the probe sees
+    /// what it checks for.
+    #[cfg(all(target_os = "linux", target_env = "gnu", target_feature = "crt-static"))]
+    #[test]
+    fn host_names_resolve_without_loading_an_nss_module() {
+        let probe = |mode: &str| {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--ignored", "--exact", "sys::tests::nss_probe", "--nocapture", "--test-threads=1"])
+                .env("TLC_NSS_PROBE", mode)
+                // A machine whose DNS server does not answer: one second, once.
+                .env("RES_OPTIONS", "timeout:1 attempts:1")
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let configured = probe("configured");
+        assert!(configured.contains("RESOLVED localhost [127.0.0.1:80"), "{configured}");
+        assert!(configured.contains("tlc-nss-probe.invalid"), "{configured}");
+        let mapped: Vec<&str> = configured.lines().filter(|l| l.starts_with("MAPPED")).collect();
+        assert!(mapped.is_empty(), "an NSS module was loaded: {mapped:#?}");
+
+        let nsswitch = std::fs::read_to_string("/etc/nsswitch.conf").unwrap_or_default();
+        let hosts = nsswitch.lines().find_map(|l| l.trim().strip_prefix("hosts:")).unwrap_or("");
+        let installed_module = hosts
+            .split_whitespace()
+            .filter(|w| !w.starts_with('[') && !w.ends_with(']') && !["files", "dns"].contains(w))
+            .any(|m| {
+                ["/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64"]
+                    .iter()
+                    .any(|d| std::path::Path::new(d).join(format!("libnss_{m}.so.2")).exists())
+            });
+        if installed_module {
+            let default = probe("default");
+            assert!(
+                default.lines().any(|l| l.starts_with("MAPPED") && l.contains("libnss_")),
+                "hosts: {hosts}; without the call no module was seen loading: {default}"
+            );
+        }
     }
 }

@@ -1,4 +1,6 @@
 -- One row per session: activity, decisions, gates, tokens and estimated cost.
+-- The counting subqueries name their own table's columns unqualified (they bind to it before the
+-- outer `s`): every connection parses this view when it opens the database, a hook's included.
 CREATE VIEW session_rollup AS
 SELECT
     s.session_id,
@@ -8,25 +10,25 @@ SELECT
     s.ended_at,
     s.model AS session_model,
     CAST((SELECT group_concat(model, ',') FROM (
-        SELECT DISTINCT e.model FROM events e
-        WHERE e.session_id = s.session_id AND e.provider = s.provider AND e.model IS NOT NULL
+        SELECT DISTINCT model FROM events
+        WHERE session_id = s.session_id AND provider = s.provider AND model IS NOT NULL
         UNION SELECT s.model WHERE s.model IS NOT NULL)) AS TEXT) AS models,
-    CAST((SELECT count(*) FROM events e WHERE e.session_id = s.session_id AND e.kind = 'prompt.submit' AND e.provider = s.provider) AS INTEGER) AS prompts,
-    CAST((SELECT count(*) FROM events e WHERE e.session_id = s.session_id AND e.kind = 'agent.response' AND e.provider = s.provider
-        AND json_extract(e.attrs, '$.continues_response') IS NOT 1) AS INTEGER) AS responses,
-    CAST((SELECT count(*) FROM events e WHERE e.session_id = s.session_id AND e.kind = 'agent.thought' AND e.provider = s.provider) AS INTEGER) AS thoughts,
-    CAST((SELECT count(*) FROM events e WHERE e.session_id = s.session_id AND e.kind = 'compact' AND e.provider = s.provider) AS INTEGER) AS compactions,
-    CAST((SELECT count(*) FROM events e WHERE e.session_id = s.session_id AND e.kind = 'generation.end' AND e.provider = s.provider) AS INTEGER) AS generations,
-    CAST((SELECT count(*) FROM decisions d WHERE d.session_id = s.session_id AND d.provider = s.provider AND d.permission = 'deny') AS INTEGER) AS denials,
-    CAST((SELECT count(*) FROM decisions d WHERE d.session_id = s.session_id AND d.provider = s.provider AND d.subject = 'shell' AND d.permission = 'allow') AS INTEGER) AS shell_allow,
-    CAST((SELECT count(*) FROM decisions d WHERE d.session_id = s.session_id AND d.provider = s.provider AND d.subject = 'shell' AND d.permission = 'ask') AS INTEGER) AS shell_ask,
-    CAST((SELECT count(*) FROM decisions d WHERE d.session_id = s.session_id AND d.provider = s.provider AND d.subject = 'shell' AND d.permission = 'deny') AS INTEGER) AS shell_deny,
-    CAST((SELECT count(*) FROM gate_runs g WHERE g.session_id = s.session_id AND g.verdict = 'pass') AS INTEGER) AS gates_pass,
-    CAST((SELECT count(*) FROM gate_runs g WHERE g.session_id = s.session_id AND g.verdict IN ('fail', 'config')) AS INTEGER) AS gates_fail,
-    CAST((SELECT count(*) FROM gate_runs g WHERE g.session_id = s.session_id) AS INTEGER) AS gate_runs,
-    CAST((SELECT count(*) FROM gate_runs g WHERE g.session_id = s.session_id AND g.reused = 1) AS INTEGER) AS gate_reused,
-    CAST((SELECT CAST(total(g.duration_ms) AS INTEGER) FROM gate_runs g WHERE g.session_id = s.session_id) AS INTEGER) AS gate_total_ms,
-    CAST((SELECT coalesce(max(g.duration_ms), 0) FROM gate_runs g WHERE g.session_id = s.session_id) AS INTEGER) AS gate_worst_ms,
+    CAST((SELECT count(*) FROM events WHERE session_id = s.session_id AND kind = 'prompt.submit' AND provider = s.provider) AS INTEGER) AS prompts,
+    CAST((SELECT count(*) FROM events WHERE session_id = s.session_id AND kind = 'agent.response' AND provider = s.provider
+        AND json_extract(attrs, '$.continues_response') IS NOT 1) AS INTEGER) AS responses,
+    CAST((SELECT count(*) FROM events WHERE session_id = s.session_id AND kind = 'agent.thought' AND provider = s.provider) AS INTEGER) AS thoughts,
+    CAST((SELECT count(*) FROM events WHERE session_id = s.session_id AND kind = 'compact' AND provider = s.provider) AS INTEGER) AS compactions,
+    CAST((SELECT count(*) FROM events WHERE session_id = s.session_id AND kind = 'generation.end' AND provider = s.provider) AS INTEGER) AS generations,
+    CAST((SELECT count(*) FROM decisions WHERE session_id = s.session_id AND provider = s.provider AND permission = 'deny') AS INTEGER) AS denials,
+    CAST((SELECT count(*) FROM decisions WHERE session_id = s.session_id AND provider = s.provider AND subject = 'shell' AND permission = 'allow') AS INTEGER) AS shell_allow,
+    CAST((SELECT count(*) FROM decisions WHERE session_id = s.session_id AND provider = s.provider AND subject = 'shell' AND permission = 'ask') AS INTEGER) AS shell_ask,
+    CAST((SELECT count(*) FROM decisions WHERE session_id = s.session_id AND provider = s.provider AND subject = 'shell' AND permission = 'deny') AS INTEGER) AS shell_deny,
+    CAST((SELECT count(*) FROM gate_runs WHERE session_id = s.session_id AND verdict = 'pass') AS INTEGER) AS gates_pass,
+    CAST((SELECT count(*) FROM gate_runs WHERE session_id = s.session_id AND verdict IN ('fail', 'config')) AS INTEGER) AS gates_fail,
+    CAST((SELECT count(*) FROM gate_runs WHERE session_id = s.session_id) AS INTEGER) AS gate_runs,
+    CAST((SELECT count(*) FROM gate_runs WHERE session_id = s.session_id AND reused = 1) AS INTEGER) AS gate_reused,
+    CAST((SELECT CAST(total(duration_ms) AS INTEGER) FROM gate_runs WHERE session_id = s.session_id) AS INTEGER) AS gate_total_ms,
+    CAST((SELECT coalesce(max(duration_ms), 0) FROM gate_runs WHERE session_id = s.session_id) AS INTEGER) AS gate_worst_ms,
     t.input_tokens,
     t.output_tokens,
     t.cache_read_tokens,
@@ -34,7 +36,7 @@ SELECT
     t.cache_write_1h_tokens,
     t.estimated_cost_usd,
     t.cost_incomplete,
-    CAST((SELECT count(*) > 0 FROM events e WHERE e.session_id = s.session_id AND e.kind = 'cost.session_alert' AND e.provider = s.provider) AS INTEGER) AS cost_alert_sent
+    CAST((SELECT count(*) > 0 FROM events WHERE session_id = s.session_id AND kind = 'cost.session_alert' AND provider = s.provider) AS INTEGER) AS cost_alert_sent
 FROM sessions s
 JOIN (
     SELECT s2.provider, s2.session_id,

@@ -68,6 +68,8 @@ pub fn fetch(source: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>
 
 /// Downloads `url` under `limits`. Any status but 2xx (after redirects) is an error.
 pub fn download(url: &str, limits: &Limits, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, FetchError> {
+    // The host is resolved without NSS modules (see there).
+    crate::sys::resolve_hosts_without_nss_modules();
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .max_redirects(limits.max_redirects)
         .timeout_connect(Some(limits.stall))

@@ -48,8 +48,10 @@ fn non_empty(s: &str) -> Option<String> {
     (!t.is_empty()).then(|| t.to_string())
 }
 
-/// The login name: `USER`, else `LOGNAME`, else the password database's entry for the uid that
-/// owns this process.
+/// The login name: `USER`, else `LOGNAME`, else the entry of `/etc/passwd` for the uid that owns
+/// this process. The file is read as text, never through `getpwuid`: the static build has no NSS
+/// modules to ask (see `sys::resolve_hosts_without_nss_modules`), so a name only LDAP or
+/// systemd-homed knows is "unknown" unless `USER`, `LOGNAME` or `ship.user` gives it.
 pub fn login_name() -> String {
     for var in ["USER", "LOGNAME"] {
         if let Some(v) = std::env::var(var).ok().and_then(|v| non_empty(&v)) {
@@ -58,14 +60,29 @@ pub fn login_name() -> String {
     }
     use std::os::unix::fs::MetadataExt;
     let uid = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
-    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
-    uid.and_then(|uid| {
-        passwd.lines().find_map(|l| {
-            let mut f = l.split(':');
-            let name = f.next()?;
-            let id: u32 = f.nth(1)?.parse().ok()?;
-            (id == uid).then(|| name.to_string())
-        })
+    let passwd = crate::fsread::read_text_or_none(std::path::Path::new("/etc/passwd"), crate::fsread::PASSWD_CAP);
+    uid.zip(passwd)
+        .and_then(|(uid, passwd)| name_of_uid(&passwd, uid))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The name of the first entry of a password file's text (`name:password:uid:…`) with `uid`.
+fn name_of_uid(passwd: &str, uid: u32) -> Option<String> {
+    passwd.lines().find_map(|l| {
+        let mut f = l.split(':');
+        let name = f.next()?;
+        let id: u32 = f.nth(1)?.parse().ok()?;
+        (id == uid && !name.is_empty()).then(|| name.to_string())
     })
-    .unwrap_or_else(|| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_login_name_is_the_first_password_entry_with_the_uid() {
+        let passwd = "root:x:0:0:root:/root:/bin/bash\n# a comment\n:x:1000:1000::/:/bin/sh\ndana:x:1000:1000:Dana:/home/dana:/bin/sh\nalias:x:1000:1000::/:/bin/sh\nbad:x:notanumber\n";
+        assert_eq!(super::name_of_uid(passwd, 0).as_deref(), Some("root"));
+        assert_eq!(super::name_of_uid(passwd, 1000).as_deref(), Some("dana"));
+        assert_eq!(super::name_of_uid(passwd, 4242), None);
+    }
 }

@@ -31,6 +31,8 @@ pub struct Sender {
 
 impl Sender {
     pub fn new(endpoint: Endpoint) -> Sender {
+        // The collector may be named by host name: resolved without NSS modules (see there).
+        crate::sys::resolve_hosts_without_nss_modules();
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(endpoint.timeout))
             .http_status_as_error(false)

@@ -347,8 +347,15 @@ fn ignore_state_dir(dir: &Path) {
 /// WAL pages after the last commit on a hook connection (see [`open_hook`]).
 static HOOK_WAL_PAGES: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
-/// The WAL is truncated once it holds this many pages.
-const HOOK_WAL_LIMIT_PAGES: i32 = 64;
+/// A hook connection truncates the WAL once it holds this many pages (frames).
+///
+/// Every hook process is the only connection open, so SQLite rebuilds the WAL index from the whole
+/// log it finds: reading and checksumming every frame (about 2-3 µs a frame on the development
+/// machines). A truncating checkpoint costs its two fsyncs (10-25 ms there) whatever the log's
+/// length. A PostToolUse hook adds about 7 frames, so at 128 a typical hook rebuilds from ~64
+/// frames (~0.15 ms) and one hook in ~18 checkpoints; at 64 the checkpoint came every ~9 hooks,
+/// twice the fsyncs for 0.08 ms less rebuild (`cargo bench --bench hook`, docs/ARCHITECTURE.md).
+pub const HOOK_WAL_LIMIT_PAGES: i32 = 128;
 
 /// Opens the database for one short-lived hook process: like [`open_write`] (created and
 /// migrated when needed, one `user_version` read when current), as a bare connection.
@@ -357,7 +364,7 @@ const HOOK_WAL_LIMIT_PAGES: i32 = 64;
 /// default close checkpoints the WAL, fsyncs, and deletes the WAL and shared-memory files — file
 /// creation and deletion on every tool call, which on some disks costs more than all the rest of
 /// the hook. Here the close leaves the WAL in place; [`checkpoint_if_large`] truncates it once it
-/// has grown past a few dozen pages, so the next process rebuilds its index from a short log.
+/// has grown past [`HOOK_WAL_LIMIT_PAGES`], so the next process rebuilds its index from a short log.
 pub fn open_hook(kind: DbKind, path: &Path) -> Result<Connection, StoreError> {
     let (conn, _) = open_and_migrate(kind, path, HOOK_BUSY_TIMEOUT)?;
     conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
@@ -424,10 +431,36 @@ fn refuse_irregular(db: &Path) -> Result<(), StoreError> {
 /// folders above the database (a home reached through a symlink) may be links, the file may not.
 /// (The containment of `.tlc` inside the repository is `paths::escape_from`'s.)
 fn in_place(db: &Path) -> PathBuf {
-    match (db.parent().map(std::fs::canonicalize), db.file_name()) {
-        (Some(Ok(dir)), Some(name)) => dir.join(name),
+    match (db.parent().and_then(resolved_dir), db.file_name()) {
+        (Some(dir), Some(name)) => dir.join(name),
         _ => db.to_path_buf(),
     }
+}
+
+/// `dir` with its links resolved. On Linux, as the kernel names a descriptor of it opened with
+/// `O_PATH | O_DIRECTORY` (`/proc/self/fd/<n>`: three system calls, and nothing but a folder is
+/// opened, so a FIFO planted there cannot block); else, or when that fails, `canonicalize` (a
+/// `readlink` and an `lstat` for every component: about a dozen calls for a project database, on
+/// every hook).
+fn resolved_dir(dir: &Path) -> Option<PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_PATH | libc::O_DIRECTORY)
+            .open(dir);
+        if let Ok(f) = opened {
+            let named = std::fs::read_link(format!("/proc/self/fd/{}", f.as_raw_fd())).ok();
+            // A removed folder reads "<path> (deleted)": left to `canonicalize`, which fails.
+            let deleted = |p: &PathBuf| p.as_os_str().as_encoded_bytes().ends_with(b" (deleted)");
+            if let Some(p) = named.filter(|p| p.is_absolute() && !deleted(p)) {
+                return Some(p);
+            }
+        }
+    }
+    std::fs::canonicalize(dir).ok()
 }
 
 /// Opens an existing file for reading without creating anything next to it (and without looking

@@ -127,3 +127,25 @@ fn iso_week_without_g_and_v_matches_strftime() {
     assert!(days > 11_000, "{days}");
     assert_eq!(wrong, 0, "days whose ISO week differs");
 }
+
+/// The folder SQLite is given has its links resolved, as `canonicalize` resolves them, through a
+/// link anywhere above the database; a FIFO where the folder should be is not waited on.
+#[test]
+fn the_database_folder_is_resolved_through_links_and_a_fifo_is_not_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real/state");
+    std::fs::create_dir_all(&real).unwrap();
+    std::os::unix::fs::symlink(dir.path().join("real"), dir.path().join("link")).unwrap();
+    let via_link = dir.path().join("link/state/tlc.db");
+    let want = std::fs::canonicalize(&real).unwrap().join("tlc.db");
+    assert_eq!(in_place(&via_link), want);
+    assert_eq!(
+        resolved_dir(&dir.path().join("link/state")),
+        Some(std::fs::canonicalize(&real).unwrap())
+    );
+    assert_eq!(resolved_dir(&dir.path().join("missing")), None);
+
+    let fifo = dir.path().join("fifo");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    assert_eq!(resolved_dir(&fifo), std::fs::canonicalize(&fifo).ok());
+}

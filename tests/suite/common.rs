@@ -389,7 +389,9 @@ pub fn outside_temp_root() -> PathBuf {
     panic!("no writable folder outside the temp folders for the test worlds (tried $HOME/.cache and /var/cache)");
 }
 
-/// The cargo target folder (the binary is `<target>/<profile>/tlc`).
+/// The build's target folder, where the test support keeps what it installs: the binary is
+/// `<this>/<profile>/tlc`, and with the explicit build target of `.cargo/config.toml` this is
+/// `target/x86_64-unknown-linux-gnu`.
 pub fn target_dir() -> PathBuf {
     let bin = Path::new(TLC);
     bin.parent().and_then(Path::parent).expect("target dir").to_path_buf()

@@ -703,6 +703,39 @@ fn refresh_downloads_from_a_real_http_server() {
     assert_eq!(count(&env.db(), "SELECT count(*) FROM price_refreshes WHERE outcome = 'failed'"), 1);
 }
 
+/// A URL naming its server by host name (`localhost`, from `/etc/hosts`) downloads with the static
+/// build, which resolves names without NSS modules (issue 37).
+#[test]
+fn refresh_downloads_from_a_server_named_by_host_name() {
+    let env = Env::new();
+    let body = std::fs::read(CATALOG).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut req = Vec::new();
+        let mut buf = [0u8; 1024];
+        while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = s.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            req.extend_from_slice(&buf[..n]);
+        }
+        let req = String::from_utf8_lossy(&req).into_owned();
+        s.write_all(format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", body.len()).as_bytes())
+            .unwrap();
+        s.write_all(&body).unwrap();
+        req
+    });
+    let url = format!("http://localhost:{port}/prices.json");
+    let out = env.ok(&["prices", "refresh", "litellm", "--from", &url]);
+    let req = server.join().unwrap();
+    assert!(req.starts_with("GET /prices.json HTTP/1.1"), "{req}");
+    assert!(req.to_ascii_lowercase().contains(&format!("host: localhost:{port}")), "{req}");
+    assert!(out.contains("litellm: 3882 entries") && out.contains(&url), "{out}");
+}
+
 #[test]
 fn cost_here_reads_the_project_database_and_creates_nothing() {
     let env = Env::new();

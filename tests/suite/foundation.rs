@@ -168,6 +168,11 @@ fn config_show_names_the_tier_and_file_of_every_value() {
 /// ET_DYN (a position-independent executable), a PT_GNU_RELRO segment exists, and the dynamic
 /// section asks for every symbol bound at start (DF_BIND_NOW or DF_1_NOW), so the relocated
 /// tables are read-only before `main` runs.
+///
+/// Built static (`+crt-static`, `.cargo/config.toml`, issue 37) it is a static PIE: no program
+/// interpreter and no shared library to load at start. There the C library relocates the binary
+/// and protects its RELRO pages itself, so a running `tlc` is read too: every page of the
+/// segment is mapped read-only.
 #[cfg(all(target_os = "linux", target_pointer_width = "64", target_endian = "little"))]
 #[test]
 fn the_binary_is_a_position_independent_executable_with_full_relro() {
@@ -180,22 +185,120 @@ fn the_binary_is_a_position_independent_executable_with_full_relro() {
     assert_eq!(u16_at(16), ET_DYN, "e_type: the binary is not position-independent");
     let (phoff, phentsize, phnum) = (u64_at(32) as usize, usize::from(u16_at(54)), usize::from(u16_at(56)));
     const PT_DYNAMIC: u32 = 2;
+    const PT_INTERP: u32 = 3;
     const PT_GNU_RELRO: u32 = 0x6474_e552;
-    let headers: Vec<(u32, usize, usize)> = (0..phnum)
+    // (type, offset, vaddr, file size, memory size)
+    let headers: Vec<(u32, usize, usize, usize, usize)> = (0..phnum)
         .map(|i| phoff + i * phentsize)
-        .map(|h| (u32_at(h), u64_at(h + 8) as usize, u64_at(h + 32) as usize))
+        .map(|h| {
+            (
+                u32_at(h),
+                u64_at(h + 8) as usize,
+                u64_at(h + 16) as usize,
+                u64_at(h + 32) as usize,
+                u64_at(h + 40) as usize,
+            )
+        })
         .collect();
-    assert!(headers.iter().any(|h| h.0 == PT_GNU_RELRO), "no GNU_RELRO segment");
-    let &(_, dyn_off, dyn_size) = headers.iter().find(|h| h.0 == PT_DYNAMIC).expect("a dynamic section");
+    let &(_, _, relro_vaddr, _, relro_size) = headers.iter().find(|h| h.0 == PT_GNU_RELRO).expect("no GNU_RELRO segment");
+    let &(_, dyn_off, _, dyn_size, _) = headers.iter().find(|h| h.0 == PT_DYNAMIC).expect("a dynamic section");
+    const DT_NEEDED: u64 = 1;
     const DT_FLAGS: u64 = 30;
     const DF_BIND_NOW: u64 = 0x8;
     const DT_FLAGS_1: u64 = 0x6fff_fffb;
     const DF_1_NOW: u64 = 0x1;
-    let bind_now = (dyn_off..dyn_off + dyn_size)
+    let dynamic: Vec<(u64, u64)> = (dyn_off..dyn_off + dyn_size)
         .step_by(16)
         .map(|e| (u64_at(e), u64_at(e + 8)))
-        .any(|(tag, val)| (tag == DT_FLAGS && val & DF_BIND_NOW != 0) || (tag == DT_FLAGS_1 && val & DF_1_NOW != 0));
+        .collect();
+    let bind_now = dynamic
+        .iter()
+        .any(|&(tag, val)| (tag == DT_FLAGS && val & DF_BIND_NOW != 0) || (tag == DT_FLAGS_1 && val & DF_1_NOW != 0));
     assert!(bind_now, "symbols are bound lazily: RELRO is partial");
+
+    if cfg!(all(target_env = "gnu", target_feature = "crt-static")) {
+        assert!(!headers.iter().any(|h| h.0 == PT_INTERP), "a program interpreter: not a static PIE");
+        assert!(
+            !dynamic.iter().any(|h| h.0 == DT_NEEDED),
+            "a shared library to load: not a static PIE"
+        );
+        relro_is_read_only_in_a_running_tlc(relro_vaddr, relro_size);
+    }
+}
+
+/// Starts `tlc hook claude` (it waits for its payload), and checks in `/proc/<pid>/maps` that the
+/// pages of the RELRO segment (`vaddr`, `size`, relative to the load address) come to be mapped
+/// without write permission (they are writable for the moment the start-up code relocates them).
+#[cfg(target_os = "linux")]
+fn relro_is_read_only_in_a_running_tlc(vaddr: usize, size: usize) {
+    use std::io::Write;
+    let w = World::new();
+    let mut child = w
+        .cmd(&["hook", "claude"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let exe = std::fs::canonicalize(TLC).unwrap().display().to_string();
+    let started = std::time::Instant::now();
+    let verdict = loop {
+        let maps = std::fs::read_to_string(format!("/proc/{}/maps", child.id())).unwrap_or_default();
+        let verdict = relro_read_only(&maps, &exe, vaddr, size);
+        if verdict.is_ok() || started.elapsed() > std::time::Duration::from_secs(3) {
+            break verdict;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let _ = child.stdin.take().unwrap().write_all(b"{}");
+    let _ = child.wait();
+    if let Err(e) = verdict {
+        panic!("{e}");
+    }
+}
+
+/// Whether the RELRO pages of `exe` are all mapped read-only in `maps` (a `/proc/<pid>/maps`).
+fn relro_read_only(maps: &str, exe: &str, vaddr: usize, size: usize) -> Result<(), String> {
+    // (start, end, permissions, offset, path)
+    let regions: Vec<(usize, usize, &str, usize, &str)> = maps
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let (start, end) = f.first()?.split_once('-')?;
+            Some((
+                usize::from_str_radix(start, 16).ok()?,
+                usize::from_str_radix(end, 16).ok()?,
+                *f.get(1)?,
+                usize::from_str_radix(f.get(2)?, 16).ok()?,
+                f.get(5).copied().unwrap_or_default(),
+            ))
+        })
+        .collect();
+    let base = regions
+        .iter()
+        .find(|r| r.4 == exe && r.3 == 0)
+        .map(|r| r.0)
+        .ok_or_else(|| format!("no load address of {exe}:\n{maps}"))?;
+    // As the C library protects it: whole pages from the segment's start to its end, rounded down.
+    let page = 4096;
+    let (from, to) = ((base + vaddr) / page * page, (base + vaddr + size) / page * page);
+    if to <= from {
+        return Err("an empty RELRO segment".into());
+    }
+    let mut covered = from;
+    for r in regions.iter().filter(|r| r.1 > from && r.0 < to) {
+        if r.2.contains('w') {
+            return Err(format!("RELRO page {:#x}-{:#x} is writable ({}):\n{maps}", r.0, r.1, r.2));
+        }
+        if r.0 > covered {
+            return Err(format!("a hole in the RELRO mapping at {covered:#x}:\n{maps}"));
+        }
+        covered = covered.max(r.1);
+    }
+    if covered < to {
+        return Err(format!("the RELRO segment is not all mapped:\n{maps}"));
+    }
+    Ok(())
 }
 
 /// The newest migration version under `migrations/<db>/` (`V<n>__name.sql`): the schema this tlc

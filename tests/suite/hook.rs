@@ -620,3 +620,39 @@ fn a_compaction_or_a_resume_does_not_rebaseline_the_policy() {
     let out = w.hook("claude", bash("new").as_bytes());
     assert_eq!(stdout(&out), "", "a new session baselines what is there");
 }
+
+/// The WAL the hooks leave stays bounded (issue 37): every hook process rebuilds the WAL index
+/// from the whole log it finds, so the hook whose commit leaves `store::HOOK_WAL_LIMIT_PAGES`
+/// frames or more truncates it. PostToolUse hooks until it was truncated twice never leave the
+/// limit's worth.
+#[test]
+fn the_wal_the_hooks_leave_is_truncated_at_its_limit() {
+    let w = World::new();
+    let wal = w.project_db().with_file_name("tlc.db-wal");
+    let frames = || {
+        std::fs::metadata(&wal)
+            .map(|m| m.len().saturating_sub(32) / (24 + 4096))
+            .unwrap_or(0)
+    };
+    let limit = tlc::store::HOOK_WAL_LIMIT_PAGES as u64;
+    let payload = w.payload("providers/claude/post-tool-use-bash.json");
+    let (mut most, mut truncations, mut last) = (0, 0, 0);
+    for i in 0..200 {
+        if truncations == 2 {
+            break;
+        }
+        let p = payload.replacen('{', &format!("{{\"tool_use_id\": \"toolu_wal_{i}\", "), 1);
+        w.hook("claude", p.as_bytes());
+        let now = frames();
+        if now < last {
+            truncations += 1;
+        }
+        most = most.max(now);
+        last = now;
+    }
+    assert!(
+        truncations >= 2,
+        "the WAL was truncated {truncations} times in 200 hooks (most {most} frames)"
+    );
+    assert!(most < limit, "a hook left {most} frames in the WAL; the limit is {limit}");
+}

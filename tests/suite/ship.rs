@@ -472,6 +472,34 @@ fn with_the_collector_down_the_cursor_stays_and_a_later_run_sends_everything_onc
     assert_all_arrived(&lab, &rx, 0);
 }
 
+/// A collector named by host name (`localhost`, from `/etc/hosts`) is reached by the static build,
+/// which resolves names without NSS modules (issue 37), and with no `USER`, `LOGNAME` or
+/// `ship.user` the records carry the login name read from `/etc/passwd` for this process's uid.
+#[test]
+fn a_collector_named_by_host_name_gets_everything_with_the_login_name_from_the_password_file() {
+    let (_d, rx) = receiver(json!({}));
+    let lab = Lab::new(&machine(&format!("http://localhost:{}", rx.port), ""));
+    let out = lab.cmd(&["obs", "ship"]).env_remove("USER").env_remove("LOGNAME").output().unwrap();
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).starts_with("sent "), "{}", stdout(&out));
+    assert_all_arrived(&lab, &rx, 0);
+
+    use std::os::unix::fs::MetadataExt;
+    let uid = std::fs::metadata("/proc/self").unwrap().uid();
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap();
+    let name = passwd
+        .lines()
+        .find_map(|l| {
+            let f: Vec<&str> = l.split(':').collect();
+            (f.len() > 2 && f[2] == uid.to_string()).then(|| f[0].to_string())
+        })
+        .expect("this uid in /etc/passwd");
+    let taken = rx.taken();
+    let all = spans(&taken);
+    assert!(!all.is_empty());
+    assert!(all.iter().all(|(_, res)| res["user.name"] == name.as_str()), "{:?}", all[0].1);
+}
+
 #[test]
 fn a_503_is_retried_after_its_retry_after_and_the_batch_arrives_once() {
     let (_d, rx) = receiver(json!({"fail": [[503, "1"]]}));

@@ -22,7 +22,8 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
 use crate::common::target_dir;
 
-/// The native Claude Code binary, installed with npm under `target/e2e/` on first use.
+/// The native Claude Code binary, installed with npm under `<target>/e2e/` on first use
+/// ([`target_dir`]).
 ///
 /// The install is idempotent and safe when several tests (threads or processes) start at once:
 /// they take an exclusive lock on a file beside the install folder, and the install goes to a
