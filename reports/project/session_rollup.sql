@@ -34,7 +34,8 @@ SELECT
     t.cache_write_1h_tokens,
     t.estimated_cost_usd,
     t.cost_incomplete,
-    CAST((SELECT count(*) > 0 FROM events e WHERE e.session_id = s.session_id AND e.kind = 'cost.session_alert' AND e.provider = s.provider) AS INTEGER) AS cost_alert_sent
+    CAST((SELECT count(*) > 0 FROM events e WHERE e.session_id = s.session_id AND e.kind = 'cost.session_alert' AND e.provider = s.provider) AS INTEGER) AS cost_alert_sent,
+    CAST((SELECT count(*) FROM gate_runs g WHERE g.session_id = s.session_id AND g.verdict = 'skipped') AS INTEGER) AS gates_deferred
 FROM sessions s
 JOIN (
     SELECT s2.provider, s2.session_id,

@@ -314,6 +314,7 @@ fn rollup_table(rep: &SessionReport) -> Table {
         ("denials", rep.denials.into()),
         ("gates_pass", rep.gates.pass.into()),
         ("gates_fail", rep.gates.fail.into()),
+        ("gates_deferred", rep.gates.deferred.into()),
         ("shell_allow", rep.shell.allow.into()),
         ("shell_ask", rep.shell.ask.into()),
         ("shell_deny", rep.shell.deny.into()),
@@ -365,7 +366,11 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         rep.thoughts.into(),
         rep.compactions.into(),
         rep.denials.into(),
-        format!("{}/{}", rep.gates.pass, rep.gates.fail).into(),
+        match rep.gates.deferred {
+            0 => format!("{}/{}", rep.gates.pass, rep.gates.fail),
+            n => format!("{}/{} ({n} deferred)", rep.gates.pass, rep.gates.fail),
+        }
+        .into(),
         format!("{}/{}/{}", rep.shell.allow, rep.shell.ask, rep.shell.deny).into(),
     ]);
     out.push(("Activity", act));

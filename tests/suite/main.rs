@@ -22,6 +22,7 @@ mod e2e_claude;
 mod floor;
 mod foundation;
 mod gates;
+mod harness_toolkit;
 mod hook;
 mod hostile;
 mod install;
