@@ -270,7 +270,9 @@ fn list(ctx: &Ctx, output: render::Output) -> anyhow::Result<()> {
         return render::json(&rows);
     }
     if rows.is_empty() && output.format == render::Format::Table {
-        return render::out("no package installed (`tlc agent search` lists the stables' packages; `tlc agent install <stable>/<package>` installs one)\n");
+        return render::out(
+            "no package installed (`tlc agent search` lists the stables' packages; `tlc agent install <stable>/<package>` installs one)\n",
+        );
     }
     use render::Role;
     let mut t = Table::new([

@@ -349,10 +349,12 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         (if rep.cost_alert_sent { "fired" } else { "not fired" }).into(),
     ]);
     out.push(("Cost and tokens", cost));
+    // Two counts a reader could take for one another: the responses the agent showed (text the
+    // user read) and the model's API calls (each tool call is one), whose tokens the report sums.
     let mut act = Table::new([
         "prompts",
-        "responses",
-        "generations",
+        "responses shown",
+        "API calls (generations)",
         "thoughts",
         "compactions",
         "policy denials",

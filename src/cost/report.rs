@@ -648,7 +648,9 @@ fn shown(rows: Vec<CostRow>, from: Option<DateTime<Utc>>, to: Option<DateTime<Ut
     }
     let t = |s: &str| crate::clock::parse(s).ok();
     let inside = |r: &CostRow| {
-        let Some(b) = r.block.as_ref().filter(|b| !b.gap) else { return false };
+        let Some(b) = r.block.as_ref().filter(|b| !b.gap) else {
+            return false;
+        };
         let (start, last) = (t(&b.start), b.actual_end.as_deref().and_then(t));
         from.is_none_or(|f| last.is_some_and(|l| l >= f)) && to.is_none_or(|u| start.is_some_and(|s| s < u))
     };

@@ -296,7 +296,9 @@ impl<'c> Importer<'c> {
     fn attestation(&self, v: &Value, dedup: &str) -> rusqlite::Result<bool> {
         let ts = ts_of(v).unwrap_or_else(crate::clock::now_stamp);
         let provider = s(v, "provider").unwrap_or_else(|| "unknown".into());
-        let session = s(v, "session").or_else(|| s(v, "session_id")).map(|id| client_session(&provider, id));
+        let session = s(v, "session")
+            .or_else(|| s(v, "session_id"))
+            .map(|id| client_session(&provider, id));
         let mut attrs = v.as_object().cloned().unwrap_or_default();
         for k in ["schema", "ts", "provider", "session", "session_id"] {
             attrs.remove(k);
@@ -515,7 +517,11 @@ fn gate_of<'a>(provider: &'a str, session: Option<&'a str>, ts: &'a str, attrs: 
         session_id: session,
         gate,
         ts,
-        passed: if deferred_to.is_some() && attrs.get("passed").is_none() { None } else { passed },
+        passed: if deferred_to.is_some() && attrs.get("passed").is_none() {
+            None
+        } else {
+            passed
+        },
         exit_code,
         // A reused verdict repeats the original run's duration; no time was spent on it.
         duration_ms: if reused { 0 } else { duration },
@@ -603,14 +609,22 @@ mod decision_tests {
             (d.subject.as_str(), d.permission.as_str(), d.rule.as_str(), d.posture.as_str()),
             ("shell", "deny", "catastrophic", "solo")
         );
-        let d = decision_of("shell.end", &attrs(serde_json::json!({"permission": "allow", "command": "ls"})), None).unwrap();
+        let d = decision_of(
+            "shell.end",
+            &attrs(serde_json::json!({"permission": "allow", "command": "ls"})),
+            None,
+        )
+        .unwrap();
         assert_eq!(
             (d.subject.as_str(), d.permission.as_str(), d.rule.as_str()),
             ("shell", "allow", "none")
         );
         assert_eq!(decision_of("shell.end", &attrs(serde_json::json!({"command": "ls"})), None), None);
         assert_eq!(decision_of("prompt.submit", &attrs(serde_json::json!({})), None), None);
-        assert_eq!(decision_of("policy.deny", &attrs(serde_json::json!({"permission": "maybe"})), None), None);
+        assert_eq!(
+            decision_of("policy.deny", &attrs(serde_json::json!({"permission": "maybe"})), None),
+            None
+        );
     }
 
     #[test]
@@ -622,7 +636,13 @@ mod decision_tests {
         )
         .unwrap();
         assert_eq!(
-            (d.subject.as_str(), d.permission.as_str(), d.rule.as_str(), d.posture.as_str(), d.detail.as_deref()),
+            (
+                d.subject.as_str(),
+                d.permission.as_str(),
+                d.rule.as_str(),
+                d.posture.as_str(),
+                d.detail.as_deref()
+            ),
             ("tool", "ask", "edit-collision", "paired", Some("Edit"))
         );
         let d = decision_of(
@@ -651,7 +671,10 @@ mod decision_tests {
         assert_eq!((g.passed, g.reused, g.duration_ms), (Some(false), true, 0));
         let a = attrs(serde_json::json!({"gate": "test", "deferred_to": "claude session x (pid 1)", "rule": "grind"}));
         let g = gate_of("claude", Some("s"), "t", &a).unwrap();
-        assert_eq!((g.passed, g.duration_ms, g.deferred_to), (None, 0, Some("claude session x (pid 1)")));
+        assert_eq!(
+            (g.passed, g.duration_ms, g.deferred_to),
+            (None, 0, Some("claude session x (pid 1)"))
+        );
         assert_eq!(gate_of("claude", None, "t", &attrs(serde_json::json!({"gate": "test"}))), None);
     }
 }

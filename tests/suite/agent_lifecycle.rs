@@ -254,7 +254,15 @@ fn agent_list_shows_each_installed_package_with_its_pin_and_a_newer_head_only_af
     env.add_stable("acme", &acme);
     env.ok(&["agent", "install", "acme/pr-reviewer", "--yes"]);
     git(env.work.path(), &["init", "-q"]);
-    env.ok(&["agent", "install", "acme/pr-reviewer", "--yes", "--project", "--as", "reviewer-here"]);
+    env.ok(&[
+        "agent",
+        "install",
+        "acme/pr-reviewer",
+        "--yes",
+        "--project",
+        "--as",
+        "reviewer-here",
+    ]);
     let history = env.json(&["agent", "history", "--json"]);
     let list = env.json(&["agent", "list", "--json"]);
     let rows = list.as_array().unwrap();
@@ -262,7 +270,10 @@ fn agent_list_shows_each_installed_package_with_its_pin_and_a_newer_head_only_af
     for (row, (name, tier)) in rows.iter().zip([("pr-reviewer", "global"), ("reviewer-here", "project")]) {
         assert_eq!(row["harness_name"], name, "{row}");
         assert_eq!(row["tier"], tier, "{row}");
-        assert_eq!((row["stable"].as_str(), row["package"].as_str()), (Some("acme"), Some("pr-reviewer")));
+        assert_eq!(
+            (row["stable"].as_str(), row["package"].as_str()),
+            (Some("acme"), Some("pr-reviewer"))
+        );
         assert_eq!(row["version"], "1.4.0");
         assert_eq!(row["pinned_commit"], v1.as_str(), "the pin: {row}");
         assert_eq!(row["stable_head"], v1.as_str());
@@ -285,14 +296,26 @@ fn agent_list_shows_each_installed_package_with_its_pin_and_a_newer_head_only_af
     env.ok(&["stable", "update", "acme"]);
     let list = env.json(&["agent", "list", "--json"]);
     assert_eq!(list[0]["stable_head"], v2.as_str());
-    assert_eq!((list[0]["newer_head"].as_bool(), list[0]["pinned_commit"].as_str()), (Some(true), Some(v1.as_str())));
+    assert_eq!(
+        (list[0]["newer_head"].as_bool(), list[0]["pinned_commit"].as_str()),
+        (Some(true), Some(v1.as_str()))
+    );
     let table = env.ok(&["agent", "list"]);
     assert!(table.contains(&v1[..12]) && table.contains("tlc agent upgrade"), "{table}");
     let csv = env.ok(&["agent", "list", "--format", "csv"]);
-    assert!(csv.starts_with("harness,stable,package,version,pinned commit,installed,tier,stable head,newer head\r\n"), "{csv}");
-    assert!(csv.contains(&v1) && csv.contains(&v2) && csv.contains(",true\r\n"), "whole commits in CSV: {csv}");
+    assert!(
+        csv.starts_with("harness,stable,package,version,pinned commit,installed,tier,stable head,newer head\r\n"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains(&v1) && csv.contains(&v2) && csv.contains(",true\r\n"),
+        "whole commits in CSV: {csv}"
+    );
     env.ok(&["agent", "upgrade", "pr-reviewer", "--yes"]);
     let list = env.json(&["agent", "list", "--json"]);
-    assert_eq!((list[0]["pinned_commit"].as_str(), list[0]["newer_head"].as_bool()), (Some(v2.as_str()), Some(false)));
+    assert_eq!(
+        (list[0]["pinned_commit"].as_str(), list[0]["newer_head"].as_bool()),
+        (Some(v2.as_str()), Some(false))
+    );
     assert_eq!(list[1]["pinned_commit"], v1.as_str(), "the project table keeps its own pin");
 }

@@ -1592,7 +1592,13 @@ fn a_block_over_midnight_is_the_same_block_for_the_statusline_the_report_and_sin
     env.ok(&["obs", "import", "transcripts", set.path().join("projects").to_str().unwrap()]);
     let now = "2026-11-20T01:30:00Z";
     let blocks = |args: &[&str]| -> Value {
-        let out = env.cmd().args(["obs", "cost", "--by", "block", "--json"]).args(args).env("TLC_NOW", now).output().unwrap();
+        let out = env
+            .cmd()
+            .args(["obs", "cost", "--by", "block", "--json"])
+            .args(args)
+            .env("TLC_NOW", now)
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         serde_json::from_slice(&out.stdout).unwrap()
     };
@@ -1617,7 +1623,11 @@ fn a_block_over_midnight_is_the_same_block_for_the_statusline_the_report_and_sin
     let cost = last["cost_usd"].as_f64().unwrap();
 
     // The window starting at midnight shows the block that runs over it, whole.
-    for since in [&["--since", "today"][..], &["--since", "2026-11-20"], &["--since", "20261120", "--until", "today"]] {
+    for since in [
+        &["--since", "today"][..],
+        &["--since", "2026-11-20"],
+        &["--since", "20261120", "--until", "today"],
+    ] {
         let today = blocks(since);
         let rows = today["rows"].as_array().unwrap();
         assert_eq!(rows.len(), 1, "{since:?}: {today}");
@@ -1641,5 +1651,9 @@ fn a_block_over_midnight_is_the_same_block_for_the_statusline_the_report_and_sin
     assert!(out.status.success());
     let line = String::from_utf8(out.stdout).unwrap();
     let usd = |v: f64| if v >= 0.01 { format!("${v:.4}") } else { format!("${v:.6}") };
-    assert!(line.contains(&format!("{} block (0h30m left)", usd(cost))), "{line} (want {})", usd(cost));
+    assert!(
+        line.contains(&format!("{} block (0h30m left)", usd(cost))),
+        "{line} (want {})",
+        usd(cost)
+    );
 }

@@ -27,6 +27,7 @@ mod hook;
 mod hostile;
 mod install;
 mod obs;
+mod readme;
 mod redaction;
 mod ship;
 mod terminal;
