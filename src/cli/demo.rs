@@ -56,40 +56,43 @@ const SESSION: &[(&str, i64, &str)] = &[
 /// How long the session lasted: its last payload's second.
 const SESSION_SECONDS: i64 = 46;
 
-/// The model's API responses the transcript records: (second, message id, text, input, cache
-/// write, cache read, output tokens). Claude Code writes each before the hook it led to.
-const RESPONSES: &[(i64, &str, &str, u64, u64, u64, u64)] = &[
-    (5, "msg_01Demo01", "I'll read src/calc.sh first.", 12, 4210, 15020, 96),
-    (11, "msg_01Demo02", "Adding subtract() next to add().", 3, 412, 19230, 188),
-    (17, "msg_01Demo03", "Now a test for subtract().", 3, 365, 19642, 241),
-    (22, "msg_01Demo04", "Clearing the old build folder.", 3, 298, 20007, 83),
-    (26, "msg_01Demo05", "Dropping the dev database.", 3, 251, 20305, 77),
-    (
+/// One API response the transcript records. Claude Code writes each before the hook it led to.
+struct Response {
+    /// The second of the session it came at.
+    at: i64,
+    id: &'static str,
+    text: &'static str,
+    /// Input, cache write, cache read and output tokens.
+    usage: [u64; 4],
+}
+
+const fn response(at: i64, id: &'static str, text: &'static str, usage: [u64; 4]) -> Response {
+    Response { at, id, text, usage }
+}
+
+const RESPONSES: &[Response] = &[
+    response(5, "msg_01Demo01", "I'll read src/calc.sh first.", [12, 4210, 15020, 96]),
+    response(11, "msg_01Demo02", "Adding subtract() next to add().", [3, 412, 19230, 188]),
+    response(17, "msg_01Demo03", "Now a test for subtract().", [3, 365, 19642, 241]),
+    response(22, "msg_01Demo04", "Clearing the old build folder.", [3, 298, 20007, 83]),
+    response(26, "msg_01Demo05", "Dropping the dev database.", [3, 251, 20305, 77]),
+    response(
         30,
         "msg_01Demo06",
         "Added subtract() to src/calc.sh and tests/subtract_test.sh.",
-        3,
-        310,
-        20556,
-        64,
+        [3, 310, 20556, 64],
     ),
-    (
+    response(
         36,
         "msg_01Demo07",
         "The test shows subtract() adds; fixing it.",
-        3,
-        1180,
-        20866,
-        152,
+        [3, 1180, 20866, 152],
     ),
-    (
+    response(
         41,
         "msg_01Demo08",
         "Fixed subtract(): it added instead of subtracting. The tests pass.",
-        3,
-        220,
-        22046,
-        58,
+        [3, 220, 22046, 58],
     ),
 ];
 
@@ -181,8 +184,8 @@ pub fn run(_ctx: &Ctx, args: DemoArgs) -> anyhow::Result<()> {
     let mut written = 0;
     for (name, second, text) in SESSION {
         // The transcript as Claude Code had written it when this hook ran.
-        while let Some(r) = RESPONSES.get(written).filter(|r| r.0 <= *second) {
-            append_response(&s.transcript, at(r.0), r)?;
+        while let Some(r) = RESPONSES.get(written).filter(|r| r.at <= *second) {
+            append_response(&s.transcript, at(r.at), r)?;
             written += 1;
         }
         let payload = text
@@ -281,8 +284,9 @@ fn git(s: &Scratch, args: &[&str]) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn append_response(transcript: &Path, ts: chrono::DateTime<chrono::Utc>, r: &(i64, &str, &str, u64, u64, u64, u64)) -> anyhow::Result<()> {
-    let (_, id, text, input, write, read, output) = *r;
+fn append_response(transcript: &Path, ts: chrono::DateTime<chrono::Utc>, r: &Response) -> anyhow::Result<()> {
+    let (id, text) = (r.id, r.text);
+    let [input, write, read, output] = r.usage;
     let line = serde_json::json!({
         "parentUuid": null, "isSidechain": false, "userType": "external", "cwd": "/repo",
         "sessionId": SESSION_ID, "version": "2.1.197", "gitBranch": "main", "type": "assistant",

@@ -1,12 +1,12 @@
 //! harness-toolkit 0.5.0's own records (../shared/fixtures/harness-toolkit/), imported as they
 //! are: the counts `obs report`, `gate_time`, `interruptions_by_rule` and `obs why` show equal
 //! what the fixture's `count.py` prints, over any number of imports; and a generated set of the
-//! same shape at 300,000 records.
+//! same shape (`tools/gen-htk-records.py`; `cargo bench --bench htk_import` runs it at 300,000).
 
 use crate::common::{fixtures, World};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// The fixture's files tlc has a home for, in the order an operator would name them.
@@ -328,62 +328,39 @@ fn harness_toolkits_gen_ai_sums_do_not_add_to_the_transcripts_tokens() {
     }
 }
 
-/// Writes `copies` copies of the fixture's records (signal, debug, audit and attestation lines)
-/// into `out`, each pair of sessions under ids of its own: the shape harness-toolkit writes, at
-/// any size. Returns the number of lines.
-fn generate(out: &Path, copies: usize) -> usize {
-    use std::io::Write;
-    let templates: Vec<String> = ["obs.jsonl", "debug.jsonl", "audit.jsonl", "attestation.jsonl"]
-        .iter()
-        .flat_map(|f| {
-            std::fs::read_to_string(htk().join(f))
-                .unwrap()
-                .lines()
-                .map(str::to_string)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let (a, b) = ("4c2f9e1a", "7e5d3c1b");
-    for t in &templates {
-        assert!(
-            t.contains(a) || t.contains(b),
-            "every record names one of the two sessions: {t:.200}"
-        );
-    }
-    let mut f = std::io::BufWriter::new(std::fs::File::create(out).unwrap());
-    for k in 0..copies {
-        let (ka, kb) = (format!("{:08x}", 2 * k), format!("{:08x}", 2 * k + 1));
-        for t in &templates {
-            writeln!(f, "{}", t.replace(a, &ka).replace(b, &kb)).unwrap();
-        }
-    }
-    f.flush().unwrap();
-    copies * templates.len()
-}
-
+/// The generator of records of the fixture's shape (`tools/gen-htk-records.py`) at a size the suite
+/// runs quickly; `cargo bench --bench htk_import` runs it at 300,000 records with the same checks.
 #[test]
-fn a_generated_set_of_300000_harness_toolkit_records_imports_and_counts_right() {
+fn a_generated_set_of_harness_toolkit_records_imports_and_counts_right() {
     let counted = Counted::run();
     let w = World::new();
-    let file = w.dir.path().join("htk-300k.jsonl");
-    let per_copy: usize = ["obs.jsonl", "debug.jsonl", "audit.jsonl", "attestation.jsonl"]
-        .iter()
-        .map(|f| std::fs::read_to_string(htk().join(f)).unwrap().lines().count())
-        .sum();
-    let copies = 300_000_usize.div_ceil(per_copy);
-    let lines = generate(&file, copies);
-    assert!(lines >= 300_000, "{lines}");
-    let summary = import(&w, std::slice::from_ref(&file));
-    assert_eq!(
-        (
-            summary["lines"].as_i64(),
-            summary["duplicates"].as_i64(),
-            summary["malformed"].as_i64()
-        ),
-        (Some(lines as i64), Some(0), Some(0)),
-        "{summary}"
-    );
-    let n = copies as i64;
+    let file = w.dir.path().join("htk.jsonl");
+    let out = Command::new("python3")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tools/gen-htk-records.py"))
+        .arg(htk())
+        .arg(&file)
+        .arg("3000")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let gen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (lines, copies) = (gen["records"].as_i64().unwrap(), gen["copies"].as_i64().unwrap());
+    assert!(lines >= 3000, "{gen}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap().lines().count() as i64, lines);
+    for round in 0..2 {
+        let summary = import(&w, std::slice::from_ref(&file));
+        let duplicates = if round == 0 { 0 } else { lines };
+        assert_eq!(
+            (
+                summary["lines"].as_i64(),
+                summary["duplicates"].as_i64(),
+                summary["malformed"].as_i64()
+            ),
+            (Some(lines), Some(duplicates), Some(0)),
+            "{summary}"
+        );
+    }
+    let n = copies;
     let both = |metric: &str| (0..2).map(|i| counted.number(metric, i)).sum::<i64>() * n;
     let sums: (i64, i64, i64, i64, i64, i64) = w
         .db()
