@@ -53,7 +53,7 @@ const SIDEWAYS: &[(&str, &str, &str)] = &[
     (
         "gate",
         "obs",
-        "gate output is redacted with obs's redactor; ship-ledger rows go through the event store, their one writer",
+        "gate output is redacted with obs's redactor; ship-ledger rows go through the event store, their one writer; imported gate outcomes arrive through obs's `GateSink`, which the gate store implements",
     ),
     (
         "gate",

@@ -36,7 +36,8 @@ SELECT
     t.cache_write_1h_tokens,
     t.estimated_cost_usd,
     t.cost_incomplete,
-    CAST((SELECT count(*) > 0 FROM events WHERE session_id = s.session_id AND kind = 'cost.session_alert' AND provider = s.provider) AS INTEGER) AS cost_alert_sent
+    CAST((SELECT count(*) > 0 FROM events WHERE session_id = s.session_id AND kind = 'cost.session_alert' AND provider = s.provider) AS INTEGER) AS cost_alert_sent,
+    CAST((SELECT count(*) FROM gate_runs WHERE session_id = s.session_id AND verdict = 'skipped') AS INTEGER) AS gates_deferred
 FROM sessions s
 JOIN (
     SELECT s2.provider, s2.session_id,

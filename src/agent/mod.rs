@@ -11,6 +11,7 @@ pub mod files;
 pub mod git;
 pub mod health;
 pub mod install;
+pub mod list;
 pub mod maintain;
 pub mod manifest;
 pub mod pins;

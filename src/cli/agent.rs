@@ -67,6 +67,12 @@ pub enum AgentCommand {
         #[command(flatten)]
         output: crate::cli::OutputArgs,
     },
+    /// Every installed package: harness name, stable, package, version, pinned commit, install
+    /// time, tier, and whether the stable's clone has a newer head (read-only; no fetch).
+    List {
+        #[command(flatten)]
+        output: crate::cli::OutputArgs,
+    },
     /// The effective harness table, each key's origin (local or package), and its skills.
     Describe {
         /// The harness table's name.
@@ -197,6 +203,7 @@ pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
             }
             render::out(&s)
         }
+        AgentCommand::List { output } => list(ctx, output.output()?),
         AgentCommand::Describe { name, output } => describe(ctx, &name, output.output()?),
         AgentCommand::History { name, output } => history(ctx, name.as_deref(), output.output()?),
         AgentCommand::Search { query, output } => search(ctx, query.as_deref(), output.output()?),
@@ -253,6 +260,79 @@ fn installed_text(done: &Installed) -> String {
         s.push_str(&format!("  default skipped: {k} = {} — {why}\n", v.to_toml_text()));
     }
     s
+}
+
+/// `tlc agent list`: one row per installed package. CSV, JSON lines and markdown carry whole
+/// commits and times; the terminal table shortens them (whole with `--wide`).
+fn list(ctx: &Ctx, output: render::Output) -> anyhow::Result<()> {
+    let rows = crate::agent::list::installed(ctx.paths()?)?;
+    if output.format == render::Format::Json {
+        return render::json(&rows);
+    }
+    if rows.is_empty() && output.format == render::Format::Table {
+        return render::out(
+            "no package installed (`tlc agent search` lists the stables' packages; `tlc agent install <stable>/<package>` installs one)\n",
+        );
+    }
+    use render::Role;
+    let mut t = Table::new([
+        "harness",
+        "stable",
+        "package",
+        "version",
+        "pinned commit",
+        "installed",
+        "tier",
+        "stable head",
+        "newer head",
+    ])
+    .roles([
+        Role::Key,
+        Role::Key,
+        Role::Key,
+        Role::Key,
+        Role::Key,
+        Role::Date,
+        Role::Key,
+        Role::Key,
+        Role::Key,
+    ])
+    .droppable(&["stable head", "version", "stable"]);
+    for r in &rows {
+        t.push(vec![
+            r.harness_name.clone().into(),
+            r.stable.clone().into(),
+            r.package.clone().into(),
+            Cell::from(r.version.clone()),
+            r.pinned_commit.clone().into(),
+            Cell::from(r.installed_at.clone()),
+            r.tier.into(),
+            Cell::from(r.stable_head.clone()),
+            r.newer_head.map_or(Cell::Null, Cell::Bool),
+        ]);
+    }
+    let wide = output.wide;
+    t.print_with(output, &|col, cell| match (col, cell) {
+        (7, Cell::Null) => "no local clone".into(),
+        (4 | 7, c) if !wide => install::short(&c.plain()).to_string(),
+        (5, c) if !wide => c.plain().chars().take(16).collect::<String>().replace('T', " "),
+        (8, Cell::Bool(true)) => "yes".into(),
+        (8, Cell::Bool(false)) => "no".into(),
+        (8, Cell::Null) => "unknown".into(),
+        (_, c) => c.plain(),
+    })?;
+    let newer: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.newer_head == Some(true))
+        .map(|r| r.harness_name.as_str())
+        .collect();
+    if output.format == render::Format::Table && !newer.is_empty() {
+        render::out(&format!(
+            "a stable's head is newer than the pin of {}: `tlc agent upgrade <name>` shows the diff and moves it\n",
+            newer.join(", ")
+        ))?;
+    }
+    Ok(())
 }
 
 fn describe(ctx: &Ctx, name: &str, output: render::Output) -> anyhow::Result<()> {

@@ -68,6 +68,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("agent uninstall", "tlc agent uninstall reviewer\ntlc agent uninstall reviewer --project --yes"),
     ("agent prune", "tlc agent prune --dry-run\ntlc agent prune"),
     ("agent describe", "tlc agent describe reviewer\ntlc agent describe reviewer --json"),
+    ("agent list", "tlc agent list\ntlc agent list --json | jq '.[] | select(.newer_head)'"),
     ("agent history", "tlc agent history\ntlc agent history reviewer --format csv"),
     ("agent search", "tlc agent search\ntlc agent search review --json"),
     ("agent info", "tlc agent info team/reviewer\ntlc agent info team/reviewer@v1.2.0 --json"),

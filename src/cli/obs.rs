@@ -314,6 +314,7 @@ fn rollup_table(rep: &SessionReport) -> Table {
         ("denials", rep.denials.into()),
         ("gates_pass", rep.gates.pass.into()),
         ("gates_fail", rep.gates.fail.into()),
+        ("gates_deferred", rep.gates.deferred.into()),
         ("shell_allow", rep.shell.allow.into()),
         ("shell_ask", rep.shell.ask.into()),
         ("shell_deny", rep.shell.deny.into()),
@@ -348,10 +349,12 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         (if rep.cost_alert_sent { "fired" } else { "not fired" }).into(),
     ]);
     out.push(("Cost and tokens", cost));
+    // Two counts a reader could take for one another: the responses the agent showed (text the
+    // user read) and the model's API calls (each tool call is one), whose tokens the report sums.
     let mut act = Table::new([
         "prompts",
-        "responses",
-        "generations",
+        "responses shown",
+        "API calls (generations)",
         "thoughts",
         "compactions",
         "policy denials",
@@ -365,7 +368,11 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         rep.thoughts.into(),
         rep.compactions.into(),
         rep.denials.into(),
-        format!("{}/{}", rep.gates.pass, rep.gates.fail).into(),
+        match rep.gates.deferred {
+            0 => format!("{}/{}", rep.gates.pass, rep.gates.fail),
+            n => format!("{}/{} ({n} deferred)", rep.gates.pass, rep.gates.fail),
+        }
+        .into(),
         format!("{}/{}/{}", rep.shell.allow, rep.shell.ask, rep.shell.deny).into(),
     ]);
     out.push(("Activity", act));

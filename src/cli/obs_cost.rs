@@ -15,10 +15,10 @@ pub struct CostArgs {
     /// What each row is.
     #[arg(long, value_enum, default_value_t = CostBy::Day)]
     pub by: CostBy,
-    /// First day included (YYYY-MM-DD or YYYYMMDD, in the report's time zone).
+    /// First day included (YYYY-MM-DD, YYYYMMDD, `today` or `yesterday`, in the report's time zone).
     #[arg(long)]
     pub since: Option<String>,
-    /// Last day included (YYYY-MM-DD or YYYYMMDD, in the report's time zone).
+    /// Last day included (YYYY-MM-DD, YYYYMMDD, `today` or `yesterday`, in the report's time zone).
     #[arg(long)]
     pub until: Option<String>,
     /// The time zone whose days the rows are grouped by (an IANA name such as Europe/Berlin); UTC
@@ -49,12 +49,26 @@ pub struct CostArgs {
     pub output: OutputArgs,
 }
 
-/// The day of `--since`/`--until`: a date (`YYYY-MM-DD` or ccusage's `YYYYMMDD`), or a time
-/// whose UTC day is taken.
-fn day_arg(flag: &str, v: Option<String>) -> anyhow::Result<Option<String>> {
+/// The day of `--since`/`--until`: a date (`YYYY-MM-DD` or ccusage's `YYYYMMDD`), `today` or
+/// `yesterday` (in the report's time zone, `tz`; `TLC_NOW` moves the clock), or a time whose UTC
+/// day is taken.
+fn day_arg(flag: &str, v: Option<String>, tz: Option<&jiff::tz::TimeZone>) -> anyhow::Result<Option<String>> {
     match v {
         None => Ok(None),
         Some(s) => {
+            let back = match s.trim() {
+                "today" => Some(0),
+                "yesterday" => Some(1),
+                _ => None,
+            };
+            if let Some(back) = back {
+                let now = crate::clock::now() - chrono::Duration::days(back);
+                let zone = tz.cloned().unwrap_or(jiff::tz::TimeZone::UTC);
+                let day = jiff::Timestamp::from_millisecond(now.timestamp_millis())
+                    .map(|t| t.to_zoned(zone).date().to_string())
+                    .unwrap_or_else(|_| crate::clock::stamp(now)[..10].to_string());
+                return Ok(Some(day));
+            }
             let s = match s.trim() {
                 d if d.len() == 8 && d.bytes().all(|b| b.is_ascii_digit()) => {
                     format!("{}-{}-{}", &d[..4], &d[4..6], &d[6..])
@@ -261,9 +275,10 @@ fn row_json(r: &CostRow) -> serde_json::Value {
 pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
     let output = args.output.output()?;
     let format = output.format;
+    let tz = zone_arg(args.timezone.as_deref())?;
     let filter = CostFilter {
-        since: day_arg("since", args.since)?,
-        until: day_arg("until", args.until)?,
+        since: day_arg("since", args.since, tz.as_ref())?,
+        until: day_arg("until", args.until, tz.as_ref())?,
         project: args.project,
     };
     if args.here && filter.project.is_some() {
@@ -274,7 +289,6 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
     if args.last == Some(0) {
         return Err(crate::error::unusable("--last 0: give at least one row"));
     }
-    let tz = zone_arg(args.timezone.as_deref())?;
     let opts = CostOptions {
         by: args.by,
         tz: tz.clone(),

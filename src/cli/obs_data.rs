@@ -271,7 +271,8 @@ pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], output: Output) -> anyhow::Res
     let total: u64 = files.iter().filter_map(|f| std::fs::metadata(f).ok()).map(|m| m.len()).sum();
     let mut progress = render::Progress::bytes("importing", total);
     let counts = {
-        let mut importer = Importer::new(&ptx, Some(&htx));
+        let gates = GateStore::new(&ptx);
+        let mut importer = Importer::new(&ptx, Some(&htx)).with_gates(&gates);
         for f in files {
             let file = std::fs::File::open(f).map_err(|e| crate::error::unusable(format!("{}: {e}", f.display())))?;
             let reader = std::io::BufReader::with_capacity(1 << 20, file);
@@ -298,6 +299,8 @@ pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], output: Output) -> anyhow::Res
                 "audit",
                 "ship_ledger",
                 "spool",
+                "attestation",
+                "gate_runs",
                 "duplicates",
                 "malformed",
                 "unrecognised",
@@ -308,6 +311,8 @@ pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], output: Output) -> anyhow::Res
                 (counts.audit as i64).into(),
                 (counts.ship_ledger as i64).into(),
                 (counts.spool as i64).into(),
+                (counts.attestation as i64).into(),
+                (counts.gate_runs as i64).into(),
                 (counts.duplicates as i64).into(),
                 (counts.malformed as i64).into(),
                 (counts.unrecognised as i64).into(),
@@ -316,12 +321,14 @@ pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], output: Output) -> anyhow::Res
         }
     }
     render::out(&format!(
-        "imported {} lines: {} observability, {} audit, {} ship-ledger, {} spool; {} already imported, {} malformed, {} unrecognised\n",
+        "imported {} lines: {} observability, {} audit, {} ship-ledger, {} spool, {} attestation ({} new gate runs); {} already imported, {} malformed, {} unrecognised\n",
         counts.lines,
         counts.observability,
         counts.audit,
         counts.ship_ledger,
         counts.spool,
+        counts.attestation,
+        counts.gate_runs,
         counts.duplicates,
         counts.malformed,
         counts.unrecognised

@@ -502,9 +502,17 @@ impl<'c> CostReports<'c> {
     /// previous response, starts a new one, and a silence longer than that is a gap row. A row of
     /// `usage_hourly` never straddles a block boundary (see migrations/home/V7__cache_write_1h.sql),
     /// so the blocks are those of the single responses.
+    ///
+    /// The blocks are activity's, not the window's: the chain is computed from a silence before
+    /// the window's first day (read further back until one is found), so `--since` and `--until`
+    /// only choose which blocks are shown — those with a response in the window, whole — and a
+    /// block running over midnight is the same block whichever day is asked for.
     fn blocks(&self, filter: &CostFilter, opts: &CostOptions) -> Result<Vec<CostRow>, ReportError> {
         let tz = opts.tz.clone().unwrap_or(jiff::tz::TimeZone::UTC);
         let span = Duration::hours(BLOCK_HOURS);
+        let window_from = filter.since.as_deref().and_then(|d| local_midnight(&tz, d, 0));
+        let window_to = filter.until.as_deref().and_then(|d| local_midnight(&tz, d, 1));
+        let rows = self.chain_hours(filter, opts.tz.is_some(), window_from, span)?;
         let mut out: Vec<CostRow> = Vec::new();
         // The open block: its row, start, first and last response.
         let mut open: Option<OpenBlock> = None;
@@ -530,13 +538,7 @@ impl<'c> CostReports<'c> {
         };
         // The rows of one (hour, at_hour) are one chunk: its first and last response decide.
         let mut chunks: Vec<Chunk> = Vec::new();
-        for h in self.hours(filter, opts.tz.is_some())? {
-            if filter.since.is_some() || filter.until.is_some() {
-                let day = local_day(&tz, h.first);
-                if filter.since.as_ref().is_some_and(|s| day < *s) || filter.until.as_ref().is_some_and(|u| day > *u) {
-                    continue;
-                }
-            }
+        for h in rows {
             match chunks.last_mut() {
                 Some((hour, first, last, rows)) if *hour == h.hour && rows[0].at_hour == h.at_hour => {
                     *first = (*first).min(h.first);
@@ -579,8 +581,101 @@ impl<'c> CostReports<'c> {
         if let Some(b) = open.take() {
             close(&mut out, b);
         }
-        Ok(out)
+        Ok(shown(out, window_from, window_to))
     }
+
+    /// The hourly rows the blocks of the window are chained over: from `window_from`'s day back to
+    /// a silence of more than `span` before the window (after which the chain no longer depends on
+    /// what came before), or from the first row. A day, then 4, 16 and 64 days are read before
+    /// the whole history is; the statusline's window is the last hours, so it reads a day or two.
+    fn chain_hours(
+        &self,
+        filter: &CostFilter,
+        widen: bool,
+        window_from: Option<DateTime<Utc>>,
+        span: Duration,
+    ) -> rusqlite::Result<Vec<HourRow>> {
+        // A block shown is shown whole: it may run up to a block's length past the last day.
+        let filter = &CostFilter {
+            until: filter.until.as_deref().and_then(|u| shift_day(u, 1)),
+            ..filter.clone()
+        };
+        let (Some(since), Some(window_from)) = (filter.since.as_deref(), window_from) else {
+            return self.hours(filter, widen);
+        };
+        let mut back = 1;
+        loop {
+            let from = (back <= 64).then(|| shift_day(since, -back)).flatten();
+            let read = CostFilter {
+                since: from.clone(),
+                ..filter.clone()
+            };
+            let rows = self.hours(&read, widen)?;
+            let Some(from) = from else { return Ok(rows) };
+            // What was read starts no later than this (a day earlier when widened for a zone).
+            let read_from = local_midnight(&jiff::tz::TimeZone::UTC, &from, if widen { -1 } else { 0 });
+            if read_from.is_some_and(|start| silence_before(&rows, start, window_from, span)) {
+                return Ok(rows);
+            }
+            back *= 4;
+        }
+    }
+}
+
+/// Whether the chain of `rows` (in time order, read from `read_from`) passes a silence of more
+/// than `span` at or before the window's first response: the time from `read_from` to the first
+/// row counts as one (nothing was read before it).
+fn silence_before(rows: &[HourRow], read_from: DateTime<Utc>, window_from: DateTime<Utc>, span: Duration) -> bool {
+    let mut last = read_from;
+    for r in rows {
+        if r.first - last > span {
+            return true;
+        }
+        if r.first >= window_from {
+            return false;
+        }
+        last = last.max(r.last);
+    }
+    // Nothing in the window: no block of it to show, however the chain ran.
+    true
+}
+
+/// The blocks with a response in the window (`from` inclusive, `to` exclusive), whole, and the
+/// gaps between them.
+fn shown(rows: Vec<CostRow>, from: Option<DateTime<Utc>>, to: Option<DateTime<Utc>>) -> Vec<CostRow> {
+    if from.is_none() && to.is_none() {
+        return rows;
+    }
+    let t = |s: &str| crate::clock::parse(s).ok();
+    let inside = |r: &CostRow| {
+        let Some(b) = r.block.as_ref().filter(|b| !b.gap) else {
+            return false;
+        };
+        let (start, last) = (t(&b.start), b.actual_end.as_deref().and_then(t));
+        from.is_none_or(|f| last.is_some_and(|l| l >= f)) && to.is_none_or(|u| start.is_some_and(|s| s < u))
+    };
+    let (Some(first), Some(last)) = (rows.iter().position(inside), rows.iter().rposition(inside)) else {
+        return Vec::new();
+    };
+    rows.into_iter()
+        .enumerate()
+        .filter(|(i, r)| (first..=last).contains(i) && (inside(r) || r.block.as_ref().is_some_and(|b| b.gap)))
+        .map(|(_, r)| r)
+        .collect()
+}
+
+/// The start of day `day` (`YYYY-MM-DD`) + `days` in `tz`, as a UTC time.
+fn local_midnight(tz: &jiff::tz::TimeZone, day: &str, days: i64) -> Option<DateTime<Utc>> {
+    let date: jiff::civil::Date = day.parse().ok()?;
+    let date = date.checked_add(jiff::Span::new().days(days)).ok()?;
+    let zoned = date.to_zoned(tz.clone()).ok()?;
+    DateTime::from_timestamp_millis(zoned.timestamp().as_millisecond())
+}
+
+/// `day` (`YYYY-MM-DD`) moved by `days`.
+fn shift_day(day: &str, days: i64) -> Option<String> {
+    let date = chrono::NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()?;
+    Some((date + Duration::days(days)).format("%Y-%m-%d").to_string())
 }
 
 /// ccusage's burn rate and projection of an active block.

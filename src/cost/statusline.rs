@@ -97,7 +97,8 @@ pub fn status(payload: &Payload, home_db: &Path, now: DateTime<Utc>) -> Status {
         }
         let today = crate::clock::stamp(now)[..10].to_string();
         s.today = sum(q::STATUSLINE_DAY, &today);
-        // Only the hours that can hold the active block: a few rows whatever the table's size.
+        // The window that can hold the active block: the chain is read back from it only to a
+        // silence before it (`report::blocks`), a few rows whatever the table's size.
         let since = crate::clock::stamp(now - Duration::hours(super::report::BLOCK_HOURS * 2))[..10].to_string();
         let opts = CostOptions {
             by: CostBy::Block,

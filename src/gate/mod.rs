@@ -293,6 +293,37 @@ impl GateRun {
     }
 }
 
+/// An imported `gate.outcome` (harness-toolkit's records, `tlc obs import jsonl`) is a gate run
+/// like this tlc's own: a pass or a failure with its exit code and time, a reused verdict (no
+/// time spent), or a deferral, stored `skipped` as this tlc stores its own (neither a failure nor
+/// time). The record names no command.
+impl crate::obs::import::GateSink for GateStore<'_> {
+    fn gate_outcome(&self, g: &crate::obs::import::ImportedGate<'_>) -> rusqlite::Result<()> {
+        let ended = clock::parse(g.ts).unwrap_or_else(|_| clock::now());
+        let started = ended - chrono::Duration::milliseconds(g.duration_ms);
+        let (verdict, category) = match g.passed {
+            Some(true) => ("pass", None),
+            Some(false) => ("fail", Some("verification")),
+            None => ("skipped", Some("deferred")),
+        };
+        self.insert_run(&GateRun {
+            provider: Some(g.provider.to_string()),
+            session_id: g.session_id.map(str::to_string),
+            gate: g.gate.to_string(),
+            exit_code: g.exit_code,
+            verdict: verdict.into(),
+            category: category.map(str::to_string),
+            reused: g.reused,
+            started_at: clock::stamp(started),
+            finished_at: Some(clock::stamp(ended)),
+            duration_ms: g.duration_ms,
+            deferred_to: g.deferred_to.map(str::to_string),
+            ..GateRun::default()
+        })?;
+        Ok(())
+    }
+}
+
 /// Who holds the gate lock.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LockHolder {

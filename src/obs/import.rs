@@ -10,7 +10,15 @@
 //! - ship-ledger rows (an `outcome`/`type`/`kind`/`event` of `claim`, `challenge` or `pass`) →
 //!   `ship_ledger`;
 //! - spool lines (`{repo, project, stream, record}`) → the home database's spool (and `usage`
-//!   for a generation).
+//!   for a generation);
+//! - attestation lines (`"schema": "harness.attestation.v1"`, one per session end) → a
+//!   `session.end` event that ends the session.
+//!
+//! harness-toolkit 0.5.0 (../shared/fixtures/harness-toolkit/) keys a session `<provider>-<id>`:
+//! the client's own id is what tlc stores, so its sessions meet tlc's own and its transcripts'.
+//! A `gate.outcome` record is also a gate run, through the [`GateSink`] the caller passes (the gate
+//! domain owns `gate_runs`); like a decision, it is written only with a newly inserted event, so
+//! a record counts once over any number of imports.
 
 use super::event::Tokens;
 use super::recorder::{DecisionRow, EventRow, EventStore, ShipRow};
@@ -20,6 +28,7 @@ use crate::cost::usage::{UsageRow, UsageWriter};
 use crate::cost::TokenUsage;
 use rusqlite::Connection;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 
 /// What one import did.
 #[derive(Debug, Default, Clone, serde::Serialize)]
@@ -29,6 +38,9 @@ pub struct ImportCounts {
     pub audit: u64,
     pub ship_ledger: u64,
     pub spool: u64,
+    pub attestation: u64,
+    /// `gate.outcome` records newly stored as gate runs.
+    pub gate_runs: u64,
     /// Lines already imported before (same content).
     pub duplicates: u64,
     pub malformed: u64,
@@ -89,10 +101,39 @@ fn plane_of(level: Option<&str>, kind: &str) -> &'static str {
     }
 }
 
+/// One `gate.outcome` record, as a gate run to store. harness-toolkit writes it when the run
+/// ended (`ts`); a deferred gate (another session held the gate lock) has neither `passed` nor a
+/// duration, only whom it deferred to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportedGate<'a> {
+    pub provider: &'a str,
+    pub session_id: Option<&'a str>,
+    pub gate: &'a str,
+    /// When the outcome was recorded (the run's end).
+    pub ts: &'a str,
+    /// `None` for a deferred gate.
+    pub passed: Option<bool>,
+    pub exit_code: Option<i64>,
+    pub duration_ms: i64,
+    /// The verdict of an identical earlier run, repeated without running.
+    pub reused: bool,
+    pub deferred_to: Option<&'a str>,
+}
+
+/// Where the import's gate outcomes go: the gate domain's store (`gate::GateStore`), passed in by
+/// the command so that obs need not know the gate tables.
+pub trait GateSink {
+    fn gate_outcome(&self, gate: &ImportedGate<'_>) -> rusqlite::Result<()>;
+}
+
 /// Imports JSONL from `text` (the lines of one file).
 pub struct Importer<'c> {
     project: &'c Connection,
     home: Option<&'c Connection>,
+    gates: Option<&'c dyn GateSink>,
+    /// Each session's posture as its records stated it (harness-toolkit states it on
+    /// `session.start` and Bash decisions, not on the other refusals).
+    postures: HashMap<String, String>,
     pub counts: ImportCounts,
 }
 
@@ -102,8 +143,16 @@ impl<'c> Importer<'c> {
         Importer {
             project,
             home,
+            gates: None,
+            postures: HashMap::new(),
             counts: ImportCounts::default(),
         }
+    }
+
+    /// Stores `gate.outcome` records as gate runs through `gates` (without it they are events only).
+    pub fn with_gates(mut self, gates: &'c dyn GateSink) -> Importer<'c> {
+        self.gates = Some(gates);
+        self
     }
 
     pub fn line(&mut self, line: &str) -> rusqlite::Result<()> {
@@ -125,9 +174,13 @@ impl<'c> Importer<'c> {
             .or_else(|| v.get("record").and_then(|r| s(r, "session_id")))
             .unwrap_or_default();
         Redactor::new(&salt).redact_value(&mut v);
-        let inserted = if v.get("schema").and_then(Value::as_str) == Some("harness.observability.v1") {
+        let schema = v.get("schema").and_then(Value::as_str);
+        let inserted = if schema == Some("harness.observability.v1") {
             self.counts.observability += 1;
             self.observability(&v, &dedup)?
+        } else if schema == Some("harness.attestation.v1") {
+            self.counts.attestation += 1;
+            self.attestation(&v, &dedup)?
         } else if v.get("repo").is_some() && v.get("record").is_some() {
             if self.home.is_none() {
                 self.counts.unrecognised += 1;
@@ -158,13 +211,19 @@ impl<'c> Importer<'c> {
         Ok(())
     }
 
-    fn observability(&self, v: &Value, dedup: &str) -> rusqlite::Result<bool> {
+    fn observability(&mut self, v: &Value, dedup: &str) -> rusqlite::Result<bool> {
         let kind = s(v, "kind").unwrap_or_else(|| "unknown".into());
         let provider = s(v, "provider").unwrap_or_else(|| "unknown".into());
         let ts = ts_of(v).unwrap_or_else(crate::clock::now_stamp);
-        let session = s(v, "session_id");
+        let session = s(v, "session_id").map(|id| client_session(&provider, id));
         let model = s(v, "model");
         let mut attrs = v.get("attrs").and_then(Value::as_object).cloned().unwrap_or_else(Map::new);
+        if let (Some(session), Some(posture)) = (&session, attrs.get("posture").and_then(Value::as_str)) {
+            if !self.postures.contains_key(session) {
+                self.postures.insert(session.clone(), posture.to_string());
+            }
+        }
+        let (tool, phase) = tool_and_phase(&kind, &attrs);
         let gen = v.get("gen_ai").filter(|g| g.is_object());
         let is_generation = kind == "generation.end";
         let (mut tokens, mut cost, mut source, mut pool, mut duration) = (None, None, None, None, None);
@@ -192,8 +251,8 @@ impl<'c> Importer<'c> {
             span_id: span.as_deref(),
             parent_span_id: parent.as_deref(),
             model: model.as_deref(),
-            tool: attrs.get("tool").and_then(Value::as_str),
-            phase: None,
+            tool: tool.as_deref(),
+            phase,
             attrs: &attrs_text,
             payload: None,
             duration_ms: duration.or_else(|| i(v, "duration_ms")),
@@ -205,7 +264,8 @@ impl<'c> Importer<'c> {
         })?;
         // A record that states a decision counts as one, as a hook's own would: once, with the
         // event it came with (a record imported again inserts no event, and so no decision).
-        if let (Some(id), Some(d)) = (id, decision_of(&kind, &attrs)) {
+        let posture = session.as_ref().and_then(|s| self.postures.get(s));
+        if let (Some(id), Some(d)) = (id, decision_of(&kind, &attrs, posture.map(String::as_str))) {
             EventStore::new(self.project).insert_decision_row(
                 id,
                 &DecisionRow {
@@ -221,6 +281,42 @@ impl<'c> Importer<'c> {
                 },
             )?;
         }
+        if let (Some(_), Some(sink), true) = (id, self.gates, kind == "gate.outcome") {
+            if let Some(gate) = gate_of(&provider, session.as_deref(), &ts, &attrs) {
+                sink.gate_outcome(&gate)?;
+                self.counts.gate_runs += 1;
+            }
+        }
+        Ok(id.is_some())
+    }
+
+    /// A session end's attestation: harness-toolkit's summary of the session (its rails, its own
+    /// decision and gate counts), kept whole as a `session.end` event that ends the session. Its
+    /// counts are not added to anything: the records they count are imported themselves.
+    fn attestation(&self, v: &Value, dedup: &str) -> rusqlite::Result<bool> {
+        let ts = ts_of(v).unwrap_or_else(crate::clock::now_stamp);
+        let provider = s(v, "provider").unwrap_or_else(|| "unknown".into());
+        let session = s(v, "session")
+            .or_else(|| s(v, "session_id"))
+            .map(|id| client_session(&provider, id));
+        let mut attrs = v.as_object().cloned().unwrap_or_default();
+        for k in ["schema", "ts", "provider", "session", "session_id"] {
+            attrs.remove(k);
+        }
+        let attrs = Value::Object(attrs).to_string();
+        let id = EventStore::new(self.project).insert_row(&EventRow {
+            ts: &ts,
+            provider: &provider,
+            kind: "session.end",
+            plane: "signal",
+            session_id: session.as_deref(),
+            attrs: &attrs,
+            dedup_key: Some(dedup),
+            ..EventRow::default()
+        })?;
+        if let (Some(_), Some(session)) = (id, &session) {
+            EventStore::new(self.project).end_session(&provider, session, &ts)?;
+        }
         Ok(id.is_some())
     }
 
@@ -229,7 +325,16 @@ impl<'c> Importer<'c> {
         let payload = v.get("payload").cloned().unwrap_or(Value::Null);
         let event = s(v, "event").unwrap_or_else(|| "unknown".into());
         let session = s(&payload, "session_id").or_else(|| s(&payload, "conversation_id"));
-        let provider = s(v, "provider").unwrap_or_else(|| "import".into());
+        // harness-toolkit's audit lines name no provider; the payload is the client's own.
+        let provider = s(v, "provider").unwrap_or_else(|| {
+            if payload.get("conversation_id").is_some() {
+                "cursor".into()
+            } else if payload.get("hook_event_name").is_some() {
+                "claude".into()
+            } else {
+                "import".into()
+            }
+        });
         let mut attrs = Map::new();
         attrs.insert("event".into(), event.clone().into());
         let (kind, tool) = (format!("audit.{event}"), s(&payload, "tool_name"));
@@ -268,10 +373,27 @@ impl<'c> Importer<'c> {
 
     fn spool(&self, v: &Value, dedup: &str) -> rusqlite::Result<bool> {
         let Some(home) = self.home else { return Ok(false) };
-        let record = v.get("record").cloned().unwrap_or(Value::Null);
+        let mut record = v.get("record").cloned().unwrap_or(Value::Null);
         let repo = s(v, "repo").unwrap_or_default();
         let project = s(v, "project").unwrap_or_default();
-        let stream = s(v, "stream").unwrap_or_else(|| "obs".into());
+        let mut stream = s(v, "stream").unwrap_or_else(|| "obs".into());
+        if record.get("schema").and_then(Value::as_str) == Some("harness.observability.v1") {
+            // harness-toolkit's spool: the stream `obs` holds both planes, the record's level says
+            // which (tlc's own spool names the plane); its decisions state `permission`, which the
+            // spool's rollup reads as `decision`, as tlc's own hooks write it.
+            if let Some(level) = record.get("level").and_then(Value::as_str) {
+                stream = plane_of(Some(level), "").to_string();
+            }
+            let provider = s(&record, "provider").unwrap_or_default();
+            if let Some(id) = s(&record, "session_id") {
+                record["session_id"] = client_session(&provider, id).into();
+            }
+            if let Some(attrs) = record.get_mut("attrs").and_then(Value::as_object_mut) {
+                if let (false, Some(p)) = (attrs.contains_key("decision"), attrs.get("permission").cloned()) {
+                    attrs.insert("decision".into(), p);
+                }
+            }
+        }
         let ts = ts_of(&record).unwrap_or_else(crate::clock::now_stamp);
         let kind = s(&record, "kind").or_else(|| s(&record, "event"));
         let gen = record.get("gen_ai").filter(|_| kind.as_deref() == Some("generation.end"));
@@ -339,6 +461,75 @@ fn tokens_of(g: &Value) -> Tokens {
     }
 }
 
+/// The client's session id of a harness-toolkit key: `claude-<id>` → `<id>` for provider
+/// `claude` (audit and attestation lines already carry the client's id, and so do tlc's own).
+fn client_session(provider: &str, id: String) -> String {
+    match id.strip_prefix(provider).and_then(|rest| rest.strip_prefix('-')) {
+        Some(rest) if !provider.is_empty() && !rest.is_empty() => rest.to_string(),
+        _ => id,
+    }
+}
+
+/// The tool and phase of a tool record, as tlc's own hooks store them: the tool from
+/// `attrs.tool` or `attrs.tool_name` (a shell record is Bash's); `end` for a completed call
+/// (`tool.end`, `shell.end`, `mcp.end`, `file.edit`), `fail` for `tool.fail`, `start` for a
+/// `tool.start`, `shell.start` or `mcp.start` that did not interrupt. harness-toolkit writes a
+/// `shell.start` only for a refused or asked command: the call it describes may never have run.
+fn tool_and_phase(kind: &str, attrs: &Map<String, Value>) -> (Option<String>, Option<&'static str>) {
+    let named = ["tool", "tool_name"]
+        .iter()
+        .find_map(|k| attrs.get(*k).and_then(Value::as_str).filter(|t| !t.is_empty()))
+        .map(str::to_string);
+    let decided = attrs
+        .get("permission")
+        .or_else(|| attrs.get("decision"))
+        .and_then(Value::as_str)
+        .is_some_and(|p| p != "allow");
+    let phase = match kind {
+        "tool.end" | "shell.end" | "mcp.end" | "file.edit" => Some("end"),
+        "tool.fail" => Some("fail"),
+        "tool.start" | "shell.start" | "mcp.start" if !decided => Some("start"),
+        _ => None,
+    };
+    let tool = named.or_else(|| kind.starts_with("shell.").then(|| "Bash".to_string()));
+    let phase = tool.as_ref().and(phase);
+    (tool, phase)
+}
+
+/// The gate run a `gate.outcome` record states: `passed` (or, without it, `exit_code` 0) for its
+/// verdict, or a deferral (`deferred_to`) that is neither a pass nor a failure.
+fn gate_of<'a>(provider: &'a str, session: Option<&'a str>, ts: &'a str, attrs: &'a Map<String, Value>) -> Option<ImportedGate<'a>> {
+    let gate = attrs.get("gate").and_then(Value::as_str).filter(|g| !g.is_empty())?;
+    let exit_code = attrs.get("exit_code").and_then(Value::as_i64);
+    let deferred_to = attrs.get("deferred_to").and_then(Value::as_str);
+    let passed = attrs.get("passed").and_then(Value::as_bool).or(exit_code.map(|c| c == 0));
+    if passed.is_none() && deferred_to.is_none() {
+        return None;
+    }
+    let reused = attrs.get("reused").and_then(Value::as_bool).unwrap_or(false);
+    let duration = attrs
+        .get("duration_ms")
+        .and_then(|d| d.as_i64().or_else(|| d.as_f64().map(|f| f as i64)))
+        .unwrap_or(0)
+        .max(0);
+    Some(ImportedGate {
+        provider,
+        session_id: session,
+        gate,
+        ts,
+        passed: if deferred_to.is_some() && attrs.get("passed").is_none() {
+            None
+        } else {
+            passed
+        },
+        exit_code,
+        // A reused verdict repeats the original run's duration; no time was spent on it.
+        duration_ms: if reused { 0 } else { duration },
+        reused,
+        deferred_to,
+    })
+}
+
 fn ship_outcome(v: &Value) -> Option<&'static str> {
     for key in ["outcome", "type", "kind", "event"] {
         match v.get(key).and_then(Value::as_str) {
@@ -365,25 +556,36 @@ struct ImportedDecision {
     detail: Option<String>,
 }
 
-fn decision_of(kind: &str, attrs: &Map<String, Value>) -> Option<ImportedDecision> {
+fn decision_of(kind: &str, attrs: &Map<String, Value>, session_posture: Option<&str>) -> Option<ImportedDecision> {
     let text = |k: &str| attrs.get(k).and_then(Value::as_str).filter(|x| !x.is_empty()).map(str::to_string);
     let stated = text("permission").or_else(|| text("decision"));
     let from_kind = kind.strip_prefix("policy.").map(str::to_string);
     let permission = stated.or(from_kind).filter(|p| matches!(p.as_str(), "allow" | "ask" | "deny"))?;
     let family = kind.split('.').next().unwrap_or(kind);
+    // harness-toolkit names the event a refusal answered (`read.before`, `tool.before`,
+    // `subagent.start`): a read is a file decision, as tlc's own floor records one.
+    let event = text("event");
     let subject = text("subject").unwrap_or_else(|| match family {
         "shell" => "shell".to_string(),
         "mcp" => "mcp".to_string(),
         _ if text("command").is_some() => "shell".to_string(),
+        _ if event.as_deref() == Some("read.before") => "file".to_string(),
         _ => "tool".to_string(),
     });
     Some(ImportedDecision {
         subject,
         permission,
-        posture: text("posture").unwrap_or_else(|| "unknown".into()),
+        posture: text("posture")
+            .or_else(|| session_posture.map(str::to_string))
+            .unwrap_or_else(|| "unknown".into()),
         rule: text("rule").unwrap_or_else(|| "none".into()),
         reason: text("reason"),
-        detail: text("command").or_else(|| text("tool")).or_else(|| text("detail")),
+        detail: text("command")
+            .or_else(|| text("tool"))
+            .or_else(|| text("tool_name"))
+            .or_else(|| text("file_path"))
+            .or_else(|| text("detail"))
+            .or(event),
     })
 }
 
@@ -400,19 +602,79 @@ mod decision_tests {
         let d = decision_of(
             "policy.deny",
             &attrs(serde_json::json!({"rule": "catastrophic", "command": "rm -rf /", "posture": "solo"})),
+            None,
         )
         .unwrap();
         assert_eq!(
             (d.subject.as_str(), d.permission.as_str(), d.rule.as_str(), d.posture.as_str()),
             ("shell", "deny", "catastrophic", "solo")
         );
-        let d = decision_of("shell.end", &attrs(serde_json::json!({"permission": "allow", "command": "ls"}))).unwrap();
+        let d = decision_of(
+            "shell.end",
+            &attrs(serde_json::json!({"permission": "allow", "command": "ls"})),
+            None,
+        )
+        .unwrap();
         assert_eq!(
             (d.subject.as_str(), d.permission.as_str(), d.rule.as_str()),
             ("shell", "allow", "none")
         );
-        assert_eq!(decision_of("shell.end", &attrs(serde_json::json!({"command": "ls"}))), None);
-        assert_eq!(decision_of("prompt.submit", &attrs(serde_json::json!({}))), None);
-        assert_eq!(decision_of("policy.deny", &attrs(serde_json::json!({"permission": "maybe"}))), None);
+        assert_eq!(decision_of("shell.end", &attrs(serde_json::json!({"command": "ls"})), None), None);
+        assert_eq!(decision_of("prompt.submit", &attrs(serde_json::json!({})), None), None);
+        assert_eq!(
+            decision_of("policy.deny", &attrs(serde_json::json!({"permission": "maybe"})), None),
+            None
+        );
+    }
+
+    #[test]
+    fn harness_toolkit_refusals_keep_their_permission_and_take_the_sessions_posture() {
+        let d = decision_of(
+            "policy.deny",
+            &attrs(serde_json::json!({"event": "tool.before", "tool_name": "Edit", "permission": "ask", "rule": "edit-collision"})),
+            Some("paired"),
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                d.subject.as_str(),
+                d.permission.as_str(),
+                d.rule.as_str(),
+                d.posture.as_str(),
+                d.detail.as_deref()
+            ),
+            ("tool", "ask", "edit-collision", "paired", Some("Edit"))
+        );
+        let d = decision_of(
+            "policy.deny",
+            &attrs(serde_json::json!({"event": "read.before", "permission": "deny", "rule": "secret-access"})),
+            None,
+        )
+        .unwrap();
+        assert_eq!((d.subject.as_str(), d.detail.as_deref()), ("file", Some("read.before")));
+    }
+
+    #[test]
+    fn harness_toolkit_session_keys_become_the_clients_ids() {
+        let id = "4c2f9e1a-6b3d-4f7e-a1c5-8d9e0f1a2b3c";
+        assert_eq!(client_session("claude", format!("claude-{id}")), id);
+        assert_eq!(client_session("claude", id.to_string()), id);
+        assert_eq!(client_session("cursor", "claude-x".to_string()), "claude-x");
+        assert_eq!(client_session("claude", "claude-".to_string()), "claude-");
+        assert_eq!(client_session("", "-x".to_string()), "-x");
+    }
+
+    #[test]
+    fn gate_outcomes_pass_fail_reuse_and_defer() {
+        let a = attrs(serde_json::json!({"gate": "test", "passed": false, "exit_code": 1, "duration_ms": 601, "reused": true}));
+        let g = gate_of("claude", Some("s"), "t", &a).unwrap();
+        assert_eq!((g.passed, g.reused, g.duration_ms), (Some(false), true, 0));
+        let a = attrs(serde_json::json!({"gate": "test", "deferred_to": "claude session x (pid 1)", "rule": "grind"}));
+        let g = gate_of("claude", Some("s"), "t", &a).unwrap();
+        assert_eq!(
+            (g.passed, g.duration_ms, g.deferred_to),
+            (None, 0, Some("claude session x (pid 1)"))
+        );
+        assert_eq!(gate_of("claude", None, "t", &attrs(serde_json::json!({"gate": "test"}))), None);
     }
 }

@@ -203,6 +203,22 @@ impl<'c> EventStore<'c> {
         Ok(())
     }
 
+    /// Notes that `session` of `provider` ended at `ts` (an imported session end).
+    pub fn end_session(&self, provider: &str, session: &str, ts: &str) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::SESSION_UPSERT)?.execute(params![
+            provider,
+            session,
+            ts,
+            None::<String>,
+            None::<String>,
+            None::<String>,
+            ts,
+            None::<String>,
+            false
+        ])?;
+        Ok(())
+    }
+
     /// Stores one ship-ledger row; `false` when one with the same dedup key was already stored.
     pub fn insert_ship(&self, row: &ShipRow<'_>) -> rusqlite::Result<bool> {
         let n = self.conn.prepare_cached(q::SHIP_INSERT)?.execute(params![

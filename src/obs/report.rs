@@ -64,6 +64,8 @@ pub struct SubagentLine {
 pub struct GateCounts {
     pub pass: i64,
     pub fail: i64,
+    /// Runs deferred because another session held the gate lock: neither a pass nor a failure.
+    pub deferred: i64,
 }
 
 #[derive(Debug, Serialize)]
@@ -159,6 +161,7 @@ impl<'c> Reports<'c> {
                     gates: GateCounts {
                         pass: r.get(15)?,
                         fail: r.get(16)?,
+                        deferred: r.get(28)?,
                     },
                     gate_time: GateTime {
                         runs: r.get(17)?,

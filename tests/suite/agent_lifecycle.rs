@@ -238,3 +238,84 @@ fn doctor_checks_pins_against_the_declared_stables_and_their_installed_files() {
         "{detail}"
     );
 }
+
+/// `tlc agent list`: every installed package with its pin, tier and install time; whether the
+/// stable's clone has a newer head is read from the clone as it is (no fetch).
+#[test]
+fn agent_list_shows_each_installed_package_with_its_pin_and_a_newer_head_only_after_an_update() {
+    let env = Env::new();
+    // Nothing installed, no home database: a sentence, `[]`, and nothing created.
+    assert!(env.ok(&["agent", "list"]).contains("no package installed"));
+    assert_eq!(env.json(&["agent", "list", "--json"]), serde_json::json!([]));
+    assert!(!env.home_db().exists(), "agent list is read-only");
+
+    let acme = env.acme();
+    let v1 = acme.head();
+    env.add_stable("acme", &acme);
+    env.ok(&["agent", "install", "acme/pr-reviewer", "--yes"]);
+    git(env.work.path(), &["init", "-q"]);
+    env.ok(&[
+        "agent",
+        "install",
+        "acme/pr-reviewer",
+        "--yes",
+        "--project",
+        "--as",
+        "reviewer-here",
+    ]);
+    let history = env.json(&["agent", "history", "--json"]);
+    let list = env.json(&["agent", "list", "--json"]);
+    let rows = list.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{list}");
+    for (row, (name, tier)) in rows.iter().zip([("pr-reviewer", "global"), ("reviewer-here", "project")]) {
+        assert_eq!(row["harness_name"], name, "{row}");
+        assert_eq!(row["tier"], tier, "{row}");
+        assert_eq!(
+            (row["stable"].as_str(), row["package"].as_str()),
+            (Some("acme"), Some("pr-reviewer"))
+        );
+        assert_eq!(row["version"], "1.4.0");
+        assert_eq!(row["pinned_commit"], v1.as_str(), "the pin: {row}");
+        assert_eq!(row["stable_head"], v1.as_str());
+        assert_eq!(row["newer_head"], false);
+        let installed = history["installs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["harness_name"] == name)
+            .unwrap();
+        assert_eq!(row["installed_at"], installed["ts"], "{row}");
+    }
+    assert!(rows[1]["config_file"].as_str().unwrap().ends_with(".tlc/harness/config.toml"));
+
+    // The stable moves: not seen until its clone is updated; then the head is newer, and the
+    // pin is still what the table names.
+    acme.write("packages/pr-reviewer/prompt.md", "Also check the changelog.\n");
+    let v2 = acme.commit("v2");
+    assert_eq!(env.json(&["agent", "list", "--json"])[0]["newer_head"], false, "no fetch");
+    env.ok(&["stable", "update", "acme"]);
+    let list = env.json(&["agent", "list", "--json"]);
+    assert_eq!(list[0]["stable_head"], v2.as_str());
+    assert_eq!(
+        (list[0]["newer_head"].as_bool(), list[0]["pinned_commit"].as_str()),
+        (Some(true), Some(v1.as_str()))
+    );
+    let table = env.ok(&["agent", "list"]);
+    assert!(table.contains(&v1[..12]) && table.contains("tlc agent upgrade"), "{table}");
+    let csv = env.ok(&["agent", "list", "--format", "csv"]);
+    assert!(
+        csv.starts_with("harness,stable,package,version,pinned commit,installed,tier,stable head,newer head\r\n"),
+        "{csv}"
+    );
+    assert!(
+        csv.contains(&v1) && csv.contains(&v2) && csv.contains(",true\r\n"),
+        "whole commits in CSV: {csv}"
+    );
+    env.ok(&["agent", "upgrade", "pr-reviewer", "--yes"]);
+    let list = env.json(&["agent", "list", "--json"]);
+    assert_eq!(
+        (list[0]["pinned_commit"].as_str(), list[0]["newer_head"].as_bool()),
+        (Some(v2.as_str()), Some(false))
+    );
+    assert_eq!(list[1]["pinned_commit"], v1.as_str(), "the project table keeps its own pin");
+}

@@ -1595,3 +1595,98 @@ fn a_time_not_of_the_stored_form_keeps_an_hourly_row_of_its_own_and_local_days_c
     assert_eq!(blocks[0]["responses"].as_i64(), Some(3));
     assert_eq!(blocks[0]["block"]["start"].as_str(), Some("2026-11-20T18:00:00.000Z"));
 }
+
+/// Blocks are activity's, not the window's: a chain of responses every two hours from the evening
+/// of 2026-11-18 to 01:10 on the 20th makes blocks starting at 21:00, 03:00, 09:00, 15:00 and
+/// 21:00 again — the last one running over midnight. A window that starts at midnight (or the
+/// statusline's last hours) must not restart the chain there: `tlc statusline`, `obs cost --by
+/// block` and `obs cost --by block --since today` show the same 21:00–02:00 block and cost.
+#[test]
+fn a_block_over_midnight_is_the_same_block_for_the_statusline_the_report_and_since_today() {
+    let env = Env::new();
+    let set = tempfile::tempdir().unwrap();
+    let session = "5b1c0d2e-0000-4000-8000-00000000b10c";
+    let dir = set.path().join("projects/-home-dev-night");
+    std::fs::create_dir_all(&dir).unwrap();
+    let start = chrono::DateTime::parse_from_rfc3339("2026-11-18T21:10:00Z").unwrap();
+    let mut lines = Vec::new();
+    for i in 0..15 {
+        let ts = (start + chrono::Duration::hours(2 * i)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        lines.push(
+            serde_json::json!({"type": "assistant", "sessionId": session, "cwd": "/home/dev/night", "timestamp": ts,
+                "requestId": format!("req_night_{i}"), "uuid": format!("u-{i}"),
+                "message": {"id": format!("msg_night_{i}"), "role": "assistant", "model": "claude-sonnet-4-5",
+                    "content": [{"type": "text", "text": "ok"}],
+                    "usage": {"input_tokens": 10 + i, "output_tokens": 1000 * (i + 1), "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}})
+            .to_string(),
+        );
+    }
+    std::fs::write(dir.join(format!("{session}.jsonl")), lines.join("\n") + "\n").unwrap();
+    env.ok(&["obs", "import", "transcripts", set.path().join("projects").to_str().unwrap()]);
+    let now = "2026-11-20T01:30:00Z";
+    let blocks = |args: &[&str]| -> Value {
+        let out = env
+            .cmd()
+            .args(["obs", "cost", "--by", "block", "--json"])
+            .args(args)
+            .env("TLC_NOW", now)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let all = blocks(&[]);
+    let rows = all["rows"].as_array().unwrap();
+    let starts: Vec<&str> = rows.iter().map(|r| r["block"]["start"].as_str().unwrap()).collect();
+    assert_eq!(
+        starts,
+        [
+            "2026-11-18T21:00:00.000Z",
+            "2026-11-19T03:00:00.000Z",
+            "2026-11-19T09:00:00.000Z",
+            "2026-11-19T15:00:00.000Z",
+            "2026-11-19T21:00:00.000Z"
+        ],
+        "{all}"
+    );
+    let last = rows.last().unwrap();
+    assert_eq!(last["block"]["active"], true, "{last}");
+    assert_eq!(last["block"]["end"], "2026-11-20T02:00:00.000Z");
+    assert_eq!(last["responses"], 3, "21:10 and 23:10 on the 19th, 01:10 on the 20th: {last}");
+    let cost = last["cost_usd"].as_f64().unwrap();
+
+    // The window starting at midnight shows the block that runs over it, whole.
+    for since in [
+        &["--since", "today"][..],
+        &["--since", "2026-11-20"],
+        &["--since", "20261120", "--until", "today"],
+    ] {
+        let today = blocks(since);
+        let rows = today["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 1, "{since:?}: {today}");
+        assert_eq!(rows[0]["block"], last["block"], "{since:?}");
+        assert_eq!(rows[0]["cost_usd"].as_f64(), Some(cost), "{since:?}");
+    }
+    // A window of the day before shows its blocks, the one over midnight among them, unchanged.
+    let yesterday = blocks(&["--since", "yesterday", "--until", "yesterday"]);
+    let rows = yesterday["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 5, "{yesterday}");
+    assert_eq!(rows.last().unwrap()["block"]["start"], "2026-11-19T21:00:00.000Z");
+    assert_eq!(rows.last().unwrap()["cost_usd"].as_f64(), Some(cost));
+    assert_eq!(rows[0]["block"]["start"], "2026-11-18T21:00:00.000Z", "{yesterday}");
+    // --last chooses among the same blocks.
+    let last_two = blocks(&["--last", "2"]);
+    assert_eq!(last_two["rows"].as_array().unwrap()[1]["block"], last["block"]);
+
+    // The statusline's active block: the same cost, ending at 02:00 (30 minutes left).
+    let transcript = dir.join(format!("{session}.jsonl"));
+    let out = statusline(&env, statusline_payload(session, &transcript).as_bytes(), now);
+    assert!(out.status.success());
+    let line = String::from_utf8(out.stdout).unwrap();
+    let usd = |v: f64| if v >= 0.01 { format!("${v:.4}") } else { format!("${v:.6}") };
+    assert!(
+        line.contains(&format!("{} block (0h30m left)", usd(cost))),
+        "{line} (want {})",
+        usd(cost)
+    );
+}

@@ -141,26 +141,106 @@ fn an_empty_home_is_refused_alike_by_install_uninstall_and_doctor() {
     assert!(tree(&cwd).is_empty());
 }
 
+/// `tlc demo` shows tlc governing a session through the real hook: the floor refusing a removal
+/// in the scratch home, the catastrophic rail asking, a Stop sent back by the failing test gate
+/// with its follow-up and let through after the fix, and the report with those rails in it.
 #[test]
-fn demo_replays_a_claude_session_through_the_hook() {
+fn the_demo_shows_the_floor_the_catastrophic_ask_and_a_stop_blocked_then_passing() {
+    // In the temp folder, as the default is: the scratch home the agent's `~` names is a home,
+    // which the floor never takes for temp space.
     let w = World::new();
     let dir = w.dir.path().join("demo");
     let out = w.ok(&["demo", "--dir", dir.to_str().unwrap()]);
-    assert!(out.contains("tlc hook claude < 18-sessionend.json"), "{out}");
-    assert!(out.contains("shell.start"), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    let answer_to = |what: &str| -> &str {
+        let i = lines
+            .iter()
+            .position(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("no {what:?} in:\n{out}"));
+        lines[i + 1]
+    };
+    let floor = answer_to("rm -rf ~/calc-old-build");
+    assert!(floor.contains("→ DENY: FLOOR:") && floor.contains("user/calc-old-build"), "{floor}");
     assert!(
-        out.contains("Cost and tokens") && out.contains("$0.0511"),
-        "the report shows the transcript's cost: {out}"
+        answer_to("dropdb calc_dev").contains("→ ASK: tlc asks before this command"),
+        "{out}"
     );
+    // The first stop is sent back with the test gate's follow-up, the second let through.
+    let stops: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains("12-stop.json") || l.contains("16-stop.json"))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(stops.len(), 2, "{out}");
+    let followup = lines[stops[0] + 1..stops[1]].join("\n");
+    assert!(followup.contains("→ BLOCK"), "{followup}");
+    for part in [
+        "BLOCKED: test failed",
+        "TRIED: `sh tests/run.sh` failed (exit 1)",
+        "NEED: `sh tests/run.sh` to pass",
+        "FAIL: subtract 5 3 = 8, expected 2",
+    ] {
+        assert!(followup.contains(part), "{part:?} in {followup}");
+    }
+    assert!(
+        lines[stops[1] + 1].contains("→ allow: the stop is let through"),
+        "{}",
+        lines[stops[1] + 1]
+    );
+    // The report's rails and interruptions are filled.
+    let rails = &out[out.find("Rails that fired").expect("rails section")..];
+    for (rule, decision) in [("outside-project-destruction", "deny"), ("shell-catastrophic", "ask")] {
+        assert!(
+            rails.lines().any(|l| l.contains(rule) && l.contains(decision) && l.contains(" 1 ")),
+            "{rule}: {rails}"
+        );
+    }
+    let interruptions = &out[out.find("Interruptions by rule").unwrap()..out.find("Rails that fired").unwrap()];
+    assert!(interruptions.contains("shell-catastrophic"), "{interruptions}");
+    assert!(out.contains("responses shown") && out.contains("API calls (generations)"), "{out}");
+    // It ends with what to run next.
+    let tail: Vec<&str> = lines.iter().rev().take(3).rev().copied().collect();
+    for (line, command) in tail.iter().zip(["tlc install", "tlc status", "tlc obs cost"]) {
+        assert!(line.trim_start().starts_with(command), "{tail:?}");
+    }
+    // What the hooks recorded: the gate failed, then passed; the stop blocked, then allowed; the
+    // session spans the replayed seconds, ending at its last event.
     let db = rusqlite::Connection::open(dir.join("repo/.tlc/harness/state/tlc.db")).unwrap();
-    let n: i64 = db
-        .query_row(
-            "SELECT count(*) FROM events WHERE session_id = '5b1f6c2e-8d4a-4f0e-9a37-2c1d7e9b4a10'",
-            [],
-            |r| r.get(0),
-        )
+    let verdicts: Vec<String> = db
+        .prepare("SELECT verdict FROM gate_runs ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(verdicts, ["fail", "pass"]);
+    let outcomes: Vec<String> = db
+        .prepare("SELECT outcome FROM stop_outcomes ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(outcomes, ["block", "allow"]);
+    let (first, last, ended): (String, String, String) = db
+        .query_row("SELECT first_seen, last_seen, ended_at FROM sessions", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
         .unwrap();
-    assert!(n >= 18, "{n}");
+    let span = chrono::DateTime::parse_from_rfc3339(&last).unwrap() - chrono::DateTime::parse_from_rfc3339(&first).unwrap();
+    assert_eq!((span.num_seconds(), last.as_str()), (46, ended.as_str()), "{first} .. {last}");
+    // Nothing outside the scratch folder: the world's homes are untouched.
+    let mut made: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    made.sort();
+    assert_eq!(made, ["home", "repo", "transcript.jsonl", "user"]);
+    assert!(
+        !w.home.exists() && !w.dir.path().join("user").exists(),
+        "the demo wrote outside its scratch folder"
+    );
     assert!(
         !w.run(&["demo", "--dir", dir.to_str().unwrap()]).status.success(),
         "a used directory is refused"

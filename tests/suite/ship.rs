@@ -352,11 +352,12 @@ fn a_replayed_session_ships_the_cost_reports_tokens_and_a_second_ship_sends_noth
         *m.entry(a["tlc.rule"].as_str().unwrap().to_string()).or_default() += 1;
         m
     });
+    // `rm -rf /` and the metadata read, and the demo's own `rm -rf ~/calc-old-build`.
     assert_eq!(
         floor,
-        BTreeMap::from([("outside-project-destruction".to_string(), 1), ("secret-access".to_string(), 1)])
+        BTreeMap::from([("outside-project-destruction".to_string(), 2), ("secret-access".to_string(), 1)])
     );
-    assert_eq!(lab.count("SELECT count(*) FROM floor_denials"), 2);
+    assert_eq!(lab.count("SELECT count(*) FROM floor_denials"), 3);
     let floor_logs: Vec<&Value> = logs
         .iter()
         .filter(|r| attrs(&r["attributes"])["tlc.record.kind"] == "floor_denial")
@@ -369,7 +370,15 @@ fn a_replayed_session_ships_the_cost_reports_tokens_and_a_second_ship_sends_noth
         "a floor denial's command left without payloads"
     );
     let gates = by_kind("gate_run");
-    assert_eq!(gates.iter().filter(|a| a["tlc.verdict"] == "pass").count(), 3);
+    // Three passing `gate run test`, and the demo's own test gate: a failure, then a pass.
+    assert_eq!(gates.iter().filter(|a| a["tlc.verdict"] == "pass").count(), 4);
+    assert_eq!(
+        gates
+            .iter()
+            .filter(|a| a["tlc.verdict"] == "fail" && a["tlc.rule"] == "test")
+            .count(),
+        1
+    );
     assert_eq!(
         gates
             .iter()
@@ -378,10 +387,12 @@ fn a_replayed_session_ships_the_cost_reports_tokens_and_a_second_ship_sends_noth
         1
     );
     assert_eq!(by_kind("ship_ledger").len(), 2);
-    // The demo's stop, with no rail on, was let through.
+    // The demo's stops: sent back by its failing test gate, then let through.
     let stops = by_kind("stop_outcome");
     assert_eq!(stops.len() as i64, lab.count("SELECT count(*) FROM stop_outcomes"));
-    assert!(!stops.is_empty() && stops.iter().all(|a| a["tlc.verdict"] == "allow"), "{stops:?}");
+    let mut verdicts: Vec<&str> = stops.iter().map(|a| a["tlc.verdict"].as_str().unwrap()).collect();
+    verdicts.sort_unstable();
+    assert_eq!(verdicts, ["allow", "block"], "{stops:?}");
 
     // The token usage histogram: the conventions' buckets, the same sums.
     let points = data_points(&taken);
@@ -788,13 +799,20 @@ fn payload_texts_stay_home_unless_asked_and_what_is_sent_is_redacted() {
     lab.hook(&denied);
     lab.ok(&["obs", "ship"]);
     let raw = rx.raw_log();
-    assert!(!raw.contains("Add a --json flag"), "a prompt left without ship.includePayloads");
+    assert!(
+        !raw.contains("Add subtract() to src/calc.sh"),
+        "a prompt left without ship.includePayloads"
+    );
     assert!(!raw.contains("deploy with"));
     assert!(
         !raw.contains("meta-data"),
         "a floor denial's command left without ship.includePayloads"
     );
-    assert_eq!(floor_details(&rx), vec![None], "one floor denial, its command kept home");
+    assert_eq!(
+        floor_details(&rx),
+        vec![None, None],
+        "two floor denials (the demo's and this one), their commands kept home"
+    );
 
     // Stored unredacted (secrets.redactOutput off), shipped with payloads: redacted on the way out.
     let (_d2, rx2) = receiver(json!({}));
@@ -812,13 +830,20 @@ fn payload_texts_stay_home_unless_asked_and_what_is_sent_is_redacted() {
     );
     lab2.ok(&["obs", "ship"]);
     let raw = rx2.raw_log();
-    assert!(raw.contains("Add a --json flag"), "ship.includePayloads sends the prompt");
+    assert!(
+        raw.contains("Add subtract() to src/calc.sh"),
+        "ship.includePayloads sends the prompt"
+    );
     assert!(raw.contains("deploy with [REDACTED:"), "the secret's placeholder");
     assert!(!raw.contains(secret), "a secret left the machine");
     // The floor denial's command, redacted on the way out.
     let details = floor_details(&rx2);
-    assert_eq!(details.len(), 1, "{details:?}");
-    let command = details[0].as_deref().expect("ship.includePayloads sends the command");
+    assert_eq!(details.len(), 2, "the demo's floor denial and this one: {details:?}");
+    assert!(
+        details.iter().all(Option::is_some),
+        "ship.includePayloads sends the commands: {details:?}"
+    );
+    let command = details.iter().flatten().find(|c| c.starts_with("curl")).expect("the curl command");
     assert!(
         command.starts_with("curl -H 'Authorization: token [REDACTED:") && command.ends_with(METADATA),
         "{command}"
