@@ -4,6 +4,7 @@
 //! environment. `e2e_support` drives the real Claude Code CLI; its worlds start from an empty one.
 
 mod agent_support;
+mod chromium_support;
 mod common;
 mod cost_tools;
 mod e2e_support;
@@ -27,6 +28,8 @@ mod hostile;
 mod install;
 mod obs;
 mod redaction;
+mod serve;
+mod serve_browser;
 mod ship;
 mod terminal;
 mod usage;
