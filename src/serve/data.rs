@@ -402,7 +402,7 @@ pub fn policy(state: &State) -> Result<Value, PageError> {
         None => json!([]),
     };
     v["divergences"] = divergences;
-    v["commands"]["divergences"] = "tlc policy --json".into();
+    v["commands"]["divergences"] = "tlc policy --json (its history)".into();
     Ok(v)
 }
 

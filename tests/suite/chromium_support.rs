@@ -39,13 +39,35 @@ pub struct Chromium {
     pub events: Vec<(String, Value)>,
 }
 
+/// GET on DevTools' HTTP endpoint, which keeps the connection open: the body is read by its
+/// Content-Length.
 fn http_get(port: u16, path: &str) -> String {
     let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect to DevTools");
     s.set_read_timeout(Some(STEP)).unwrap();
     write!(s, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n").unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).expect("read DevTools answer");
-    out.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default()
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            if buf.len() >= end + 4 + len {
+                return String::from_utf8_lossy(&buf[end + 4..end + 4 + len]).into_owned();
+            }
+        }
+        match s.read(&mut chunk) {
+            Ok(0) => {
+                let start = buf.windows(4).position(|w| w == b"\r\n\r\n").map_or(buf.len(), |e| e + 4);
+                return String::from_utf8_lossy(&buf[start..]).into_owned();
+            }
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) => panic!("read DevTools answer: {e}"),
+        }
+    }
 }
 
 impl Chromium {

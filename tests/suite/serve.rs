@@ -10,10 +10,12 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-/// The clock of the recorded world: the sample transcripts' last day, an hour and a half after
-/// their last response (so a 5-hour block is active).
-pub const NOW: &str = "2026-11-21T12:00:00Z";
+/// The clock of the recorded world: the sample transcripts' last day, minutes after their last
+/// response (10:24), inside its 5-hour block.
+pub const NOW: &str = "2026-11-21T10:30:00Z";
 pub const SESSION: &str = "5b1f6c2e-8d4a-4f0e-9a37-2c1d7e9b4a10";
+/// A session started and not ended: live.
+pub const LIVE: &str = "9d2e4f60-1a2b-4c3d-8e9f-0a1b2c3d4e5f";
 pub const SCRIPT: &str = "<script>alert(1)</script>";
 pub const HOSTILE_TOOL: &str = "<img src=x onerror=alert(2)>";
 
@@ -192,6 +194,8 @@ pub fn recorded() -> World {
     w.hook("claude", tool.to_string().as_bytes());
     w.op_ok(&["gate", "test-command", "true"]);
     w.ok(&["gate", "run", "test"]);
+    let live = w.payload("providers/claude/session-start.json").replace("sess-abc", LIVE);
+    w.hook("claude", live.as_bytes());
     w
 }
 
@@ -372,6 +376,7 @@ fn the_json_equals_what_obs_export_obs_cost_and_obs_report_print() {
         assert_eq!(policy[view], cli(&["obs", "export", view, "--format", "json"]), "{view}");
     }
     assert_eq!(policy["floor_denials_by_rule"][0]["rule"], "outside-project-destruction");
+    assert_eq!(policy["divergences"], cli(&["policy", "--json"])["history"]);
     let prices = s.ok("/api/prices?model=claude-sonnet-4-5").json();
     assert_eq!(prices["planes"], cli(&["prices", "status", "--json"])["planes"]);
     assert_eq!(prices["lookup"], cli(&["prices", "lookup", "claude-sonnet-4-5", "--json"]));

@@ -4,7 +4,7 @@
 //! here measures time: the waits are generous for a loaded two-core machine.
 
 use crate::chromium_support::{picture, Chromium};
-use crate::serve::{json, recorded, Served, NOW, SCRIPT, SESSION};
+use crate::serve::{json, recorded, Served, LIVE, NOW, SCRIPT, SESSION};
 use serde_json::Value;
 
 /// USD as the pages (and the terminal) write it.
@@ -76,7 +76,7 @@ fn chromium_loads_the_overview_and_a_session_page_with_the_figures_obs_cost_prin
     let note = c.eval("document.querySelector('#block .note').textContent");
     assert!(note.as_str().unwrap().contains("/h"), "the burn rate: {note}");
     // The live session links to its page.
-    let link = c.eval(&format!("document.querySelector('#live a[href=\"/sessions/{SESSION}\"]') !== null"));
+    let link = c.eval(&format!("document.querySelector('#live a[href=\"/sessions/{LIVE}\"]') !== null"));
     assert_eq!(link, Value::Bool(true));
 
     // One session's page: its estimated cost as `obs cost --here --by session` prints it.
