@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::tlc;
+use common::{median, tlc};
 
 /// The clock the server runs at: inside the home set's two and a half years, so today, this
 /// week, this month and the block have responses.
@@ -116,13 +116,19 @@ fn bench_set(total: usize) -> (PathBuf, PathBuf) {
     write_records(&records, total);
     let t = Instant::now();
     run(&["obs", "import", "jsonl", records.to_str().expect("path")], &repo, &home);
-    println!("bench set: {total} events imported into the project database in {:.1} s", t.elapsed().as_secs_f64());
+    println!(
+        "bench set: {total} events imported into the project database in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
     let _ = std::fs::remove_file(&records);
     let set = std::env::var_os("TLC_COST_BENCH_SET")
         .map(PathBuf::from)
         .unwrap_or_else(|| manifest().join("target/cost-bench-set"));
     if !set.join("projects").is_dir() {
-        println!("generating the transcript set in {} (3000 sessions x 300 messages)...", set.display());
+        println!(
+            "generating the transcript set in {} (3000 sessions x 300 messages)...",
+            set.display()
+        );
         let st = Command::new("python3")
             .arg(manifest().join("../shared/fixtures/transcripts/generate.py"))
             .arg(&set)
@@ -133,7 +139,11 @@ fn bench_set(total: usize) -> (PathBuf, PathBuf) {
         assert!(st.success(), "generate.py failed");
     }
     let t = Instant::now();
-    let out = run(&["obs", "import", "transcripts", set.join("projects").to_str().expect("path")], &repo, &home);
+    let out = run(
+        &["obs", "import", "transcripts", set.join("projects").to_str().expect("path")],
+        &repo,
+        &home,
+    );
     println!(
         "bench set: transcripts imported into the home database in {:.1} s ({})",
         t.elapsed().as_secs_f64(),
@@ -181,7 +191,7 @@ fn get(port: u16, host: &str, path: &str) -> Result<Answer, String> {
     })
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+fn median_ms(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
     v[v.len() / 2]
 }
@@ -213,7 +223,10 @@ fn main() {
         .expect("the URL");
     let host = line.trim().trim_start_matches("http://").trim_end_matches('/').to_string();
     let port: u16 = host.rsplit(':').next().and_then(|p| p.parse().ok()).expect("a port");
-    println!("tlc serve {} over {total} events (project) and the home set, clock {NOW}", line.trim());
+    println!(
+        "tlc serve {} over {total} events (project) and the home set, clock {NOW}",
+        line.trim()
+    );
 
     // 2. Render time at the server, interleaved with the baseline (a static asset).
     let pages = [
@@ -248,10 +261,10 @@ fn main() {
             base.push(get(port, &host, baseline).expect("baseline").render_ms);
         }
     }
-    let base_ms = median(base);
+    let base_ms = median_ms(base);
     println!("render time at the server (Server-Timing), median of {rounds}, interleaved with {baseline} (median {base_ms:.3} ms); budget < 50 ms:");
     for (i, p) in pages.iter().enumerate() {
-        let m = median(times[i].clone());
+        let m = median_ms(times[i].clone());
         println!(
             "  {p:<34} {m:>8.2} ms  (max {:>8.2} ms, {:>6.0}x the asset, {} bytes){}",
             times[i].iter().copied().fold(0.0, f64::max),
@@ -318,14 +331,14 @@ fn main() {
     let clients = 32;
     let per = 100;
     let start = Instant::now();
-    let results: Vec<Vec<Result<(Answer, f64), String>>> = (0..clients)
+    let results: Vec<Vec<Result<(Answer, Duration), String>>> = (0..clients)
         .map(|c| {
             let host = host.clone();
             std::thread::spawn(move || {
                 (0..per)
                     .map(|i| {
                         let t = Instant::now();
-                        get(port, &host, mix[(c + i) % mix.len()]).map(|a| (a, t.elapsed().as_secs_f64() * 1000.0))
+                        get(port, &host, mix[(c + i) % mix.len()]).map(|a| (a, t.elapsed()))
                     })
                     .collect::<Vec<_>>()
             })
@@ -339,7 +352,7 @@ fn main() {
     for w in writers {
         let _ = w.join();
     }
-    let all: Vec<&Result<(Answer, f64), String>> = results.iter().flatten().collect();
+    let all: Vec<&Result<(Answer, Duration), String>> = results.iter().flatten().collect();
     let answered = all.iter().filter(|r| matches!(r, Ok((a, _)) if a.status == 200)).count();
     let errors: Vec<String> = all
         .iter()
@@ -350,7 +363,7 @@ fn main() {
         })
         .collect();
     let locked = all.iter().filter(|r| matches!(r, Ok((a, _)) if a.locked)).count();
-    let latencies: Vec<f64> = all.iter().filter_map(|r| r.as_ref().ok().map(|(_, ms)| *ms)).collect();
+    let latencies: Vec<Duration> = all.iter().filter_map(|r| r.as_ref().ok().map(|(_, d)| *d)).collect();
     let events_after = count("SELECT count(*) FROM events");
     let faults_after = count("SELECT count(*) FROM events WHERE kind = 'hook.fault'");
     let pending = repo.join(".tlc/harness/state/hook-pending.jsonl").exists();
@@ -359,8 +372,8 @@ fn main() {
         clients * per,
         took.as_secs_f64(),
         (clients * per) as f64 / took.as_secs_f64(),
-        median(latencies.clone()),
-        percentile(latencies, 0.99),
+        median(latencies.clone()).as_secs_f64() * 1000.0,
+        percentile(latencies.iter().map(|d| d.as_secs_f64() * 1000.0).collect(), 0.99),
         if errors.is_empty() { "none".to_string() } else { format!("{} ({})", errors.len(), errors[0]) }
     );
     println!(

@@ -47,11 +47,7 @@ pub fn run(ctx: &Ctx, a: ServeArgs) -> anyhow::Result<()> {
     })?;
     let token = match a.token {
         Some(t) if valid_token(&t) => Some(t),
-        Some(_) => {
-            return Err(crate::error::unusable(
-                "--token: 16 to 128 characters of A-Z a-z 0-9 - _ . ~",
-            ))
-        }
+        Some(_) => return Err(crate::error::unusable("--token: 16 to 128 characters of A-Z a-z 0-9 - _ . ~")),
         None if !bind.is_loopback() => Some(generated_token()?),
         None => None,
     };

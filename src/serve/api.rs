@@ -95,7 +95,10 @@ pub fn price_params(req: &Req) -> Result<(Option<String>, Option<String>), PageE
 /// A session id from the path: at most 200 characters.
 pub fn session_id(id: &str) -> Result<String, PageError> {
     if id.is_empty() || id.chars().count() > 200 || id.contains('/') {
-        return Err(PageError::NotFound(format!("{:?} is not a session id", id.chars().take(60).collect::<String>())));
+        return Err(PageError::NotFound(format!(
+            "{:?} is not a session id",
+            id.chars().take(60).collect::<String>()
+        )));
     }
     Ok(id.to_string())
 }

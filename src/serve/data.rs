@@ -212,7 +212,9 @@ pub fn view_rows(db: &Db, view: &str) -> Result<Value, PageError> {
 
 /// The time zone a request asks for, else the server's.
 fn zone_name(state: &State, asked: Option<String>) -> Option<String> {
-    asked.or_else(|| state.opts.timezone.clone()).filter(|z| zone(Some(z)).is_ok_and(|z| z.is_some()))
+    asked
+        .or_else(|| state.opts.timezone.clone())
+        .filter(|z| zone(Some(z)).is_ok_and(|z| z.is_some()))
 }
 
 /// `/`: today, this week, this month, the active block, the last 30 days, live sessions.
@@ -247,8 +249,9 @@ pub fn overview(state: &State, timezone: Option<String>) -> Result<Value, PageEr
     out.insert("commands".into(), commands.into());
     let project = project(state)?;
     let live = match project.as_ref().and_then(|p| p.conn.as_ref().map(|c| (p, c))) {
-        Some((p, conn)) => serde_json::to_value(IntegrityStore::new(conn).live_sessions().map_err(|e| p.read_error(e))?)
-            .map_err(|e| p.read_error(e))?,
+        Some((p, conn)) => {
+            serde_json::to_value(IntegrityStore::new(conn).live_sessions().map_err(|e| p.read_error(e))?).map_err(|e| p.read_error(e))?
+        }
         None => json!([]),
     };
     out.insert("live_sessions".into(), live);
@@ -269,7 +272,14 @@ pub fn cost(state: &State, q: &CostQuery) -> Result<Value, PageError> {
 }
 
 /// The default window of the cost page: the last 30 days, or the last 12 weeks.
-pub fn cost_query(state: &State, by: CostBy, since: Option<String>, until: Option<String>, timezone: Option<String>, project: Option<String>) -> CostQuery {
+pub fn cost_query(
+    state: &State,
+    by: CostBy,
+    since: Option<String>,
+    until: Option<String>,
+    timezone: Option<String>,
+    project: Option<String>,
+) -> CostQuery {
     let timezone = zone_name(state, timezone);
     let tz = zone(timezone.as_deref()).ok().flatten();
     let today = local_date(&tz, crate::clock::now());

@@ -93,7 +93,11 @@ pub fn check(state: &State, rq: &tiny_http::Request) -> Result<Req, Refusal> {
         return Err(r);
     }
     if url.len() > MAX_URL {
-        return Err(Refusal::new(414, format!("the URL is {} bytes long; at most {MAX_URL} are read", url.len()), json));
+        return Err(Refusal::new(
+            414,
+            format!("the URL is {} bytes long; at most {MAX_URL} are read", url.len()),
+            json,
+        ));
     }
     if !url.starts_with('/') {
         return Err(Refusal::new(400, "the request target must be a path (origin form)", json));
@@ -279,7 +283,12 @@ mod tests {
 
     #[test]
     fn parameters_are_bounded_and_an_error_names_the_parameter() {
-        let r = req(&[("since", "2026-13-01"), ("limit", "100000"), ("by", "hour"), ("until", "2026-11-30")]);
+        let r = req(&[
+            ("since", "2026-13-01"),
+            ("limit", "100000"),
+            ("by", "hour"),
+            ("until", "2026-11-30"),
+        ]);
         assert_eq!(r.day("since").unwrap_err().name, "since");
         assert_eq!(r.day("until").unwrap(), Some("2026-11-30".into()));
         let e = r.number("limit", 20, 1, MAX_LIMIT).unwrap_err();
@@ -290,7 +299,10 @@ mod tests {
         let r = req(&[("timezone", "Mars/Olympus"), ("model", "a\u{7}b")]);
         assert_eq!(r.zone("timezone").unwrap_err().name, "timezone");
         assert_eq!(r.text("model", 100).unwrap_err().name, "model");
-        assert_eq!(req(&[("timezone", "Europe/Berlin")]).zone("timezone").unwrap(), Some("Europe/Berlin".into()));
+        assert_eq!(
+            req(&[("timezone", "Europe/Berlin")]).zone("timezone").unwrap(),
+            Some("Europe/Berlin".into())
+        );
         assert_eq!(req(&[]).number("limit", 20, 1, 500).unwrap(), 20);
     }
 

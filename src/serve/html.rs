@@ -31,7 +31,11 @@ pub fn esc(text: &str) -> String {
 
 /// A path segment percent-encoded (a session id in a link).
 pub fn segment(text: &str) -> String {
-    const KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+    const KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'.')
+        .remove(b'~');
     percent_encoding::utf8_percent_encode(text, KEEP).to_string()
 }
 
@@ -201,8 +205,16 @@ mod tests {
         assert_eq!(esc("<script>alert(1)</script>"), "&lt;script&gt;alert(1)&lt;/script&gt;");
         assert_eq!(esc("a\"b'c&d"), "a&quot;b&#39;c&amp;d");
         assert!(!esc("x\u{202e}y").contains('\u{202e}'));
-        let t = table("t", &["h<"], &[vec![Cell::Text("<b>".into()), Cell::Link("/a?b=\"".into(), "<i>".into())]], "");
-        assert!(!t.contains("<b>") && !t.contains("<i>") && t.contains("&lt;b&gt;") && t.contains("h&lt;"), "{t}");
+        let t = table(
+            "t",
+            &["h<"],
+            &[vec![Cell::Text("<b>".into()), Cell::Link("/a?b=\"".into(), "<i>".into())]],
+            "",
+        );
+        assert!(
+            !t.contains("<b>") && !t.contains("<i>") && t.contains("&lt;b&gt;") && t.contains("h&lt;"),
+            "{t}"
+        );
         assert_eq!(session_href("a/b c<"), "/sessions/a%2Fb%20c%3C");
     }
 }

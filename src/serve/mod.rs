@@ -124,7 +124,10 @@ pub fn bind(opts: Options) -> Result<Server, ServeError> {
         }
     }
     let addr = SocketAddr::new(opts.bind, opts.port);
-    let http = tiny_http::Server::http(addr).map_err(|e| ServeError::Bind { addr, cause: e.to_string() })?;
+    let http = tiny_http::Server::http(addr).map_err(|e| ServeError::Bind {
+        addr,
+        cause: e.to_string(),
+    })?;
     let port = http.server_addr().to_ip().map(|a| a.port()).unwrap_or(opts.port);
     let host = match opts.bind {
         IpAddr::V4(a) => a.to_string(),
@@ -174,13 +177,11 @@ impl Server {
             .map(|i| {
                 let http = self.http.clone();
                 let state = self.state.clone();
-                std::thread::Builder::new()
-                    .name(format!("serve-{i}"))
-                    .spawn(move || {
-                        while let Ok(rq) = http.recv() {
-                            handle(&state, rq);
-                        }
-                    })
+                std::thread::Builder::new().name(format!("serve-{i}")).spawn(move || {
+                    while let Ok(rq) = http.recv() {
+                        handle(&state, rq);
+                    }
+                })
             })
             .collect();
         for w in workers.into_iter().flatten() {

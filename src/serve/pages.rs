@@ -92,7 +92,10 @@ fn rows(v: &Value) -> &[Value] {
 
 /// A cost row's figure: its USD, `*` when part was unpriced.
 fn cost_of(row: &Value) -> String {
-    usd(f(row, "cost_usd"), row.get("cost_complete").and_then(Value::as_bool).unwrap_or(true))
+    usd(
+        f(row, "cost_usd"),
+        row.get("cost_complete").and_then(Value::as_bool).unwrap_or(true),
+    )
 }
 
 fn db_missing(db: &Value, how: &str) -> String {
@@ -107,9 +110,11 @@ fn db_missing(db: &Value, how: &str) -> String {
     )
 }
 
-const FILL_HOME: &str = "It fills from `tlc obs import transcripts` (Claude Code's transcripts) and, with obs.globalSpool on, from every repository's hooks.";
+const FILL_HOME: &str =
+    "It fills from `tlc obs import transcripts` (Claude Code's transcripts) and, with obs.globalSpool on, from every repository's hooks.";
 const FILL_PROJECT: &str = "It fills as an agent works in this repository with tlc's hooks installed (`tlc install`).";
-const NO_PROJECT: &str = "tlc serve was started outside a git repository: start it inside one to see that repository's sessions, gates and policy.";
+const NO_PROJECT: &str =
+    "tlc serve was started outside a git repository: start it inside one to see that repository's sessions, gates and policy.";
 
 fn project_notice(db: &Value) -> String {
     if db.is_null() {
@@ -182,7 +187,17 @@ fn cost_table(id: &str, by: &str, report: &Value) -> String {
     }
     table(
         id,
-        &[by, "models", "responses", "input", "output", "cache write", "cache read", "total tokens", "cost (USD)"],
+        &[
+            by,
+            "models",
+            "responses",
+            "input",
+            "output",
+            "cache write",
+            "cache read",
+            "total tokens",
+            "cost (USD)",
+        ],
         &body,
         "No responses in this window.",
     ) + "<p class=\"hint\">* part of the row's responses had no price: the cost shown is a lower bound.</p>"
@@ -194,7 +209,11 @@ fn overview(state: &State, req: &Req, project: Option<&str>) -> Result<String, P
     let tz = s(&v, "timezone");
     let mut body = db_missing(&v["databases"]["home"], FILL_HOME);
     body.push_str("<div class=\"cards\">");
-    for (id, label, key) in [("today", "Today", "today"), ("week", "This week", "week"), ("month", "This month", "month")] {
+    for (id, label, key) in [
+        ("today", "Today", "today"),
+        ("week", "This week", "week"),
+        ("month", "This month", "month"),
+    ] {
         let t = &v[key]["totals"];
         body.push_str(&card(
             id,
@@ -225,11 +244,20 @@ fn overview(state: &State, req: &Req, project: Option<&str>) -> Result<String, P
             };
             body.push_str(&card("block", "Active 5-hour block", &cost_of(b), f(b, "cost_usd"), &note));
         }
-        None => body.push_str(&card("block", "Active 5-hour block", "none", None, "no response in the last 5 hours")),
+        None => body.push_str(&card(
+            "block",
+            "Active 5-hour block",
+            "none",
+            None,
+            "no response in the last 5 hours",
+        )),
     }
     body.push_str("</div>");
     body.push_str(&h2(&format!("Cost per day, last 30 days ({tz})")));
-    body.push_str(&format!("<div class=\"chartbox\">{}</div>", cost_chart("chart-days", "Cost per day by model", &v["last_30_days"])));
+    body.push_str(&format!(
+        "<div class=\"chartbox\">{}</div>",
+        cost_chart("chart-days", "Cost per day by model", &v["last_30_days"])
+    ));
     body.push_str(&h2("Live sessions"));
     body.push_str(&project_notice(&v["databases"]["project"]));
     let all_live = rows(&v["live_sessions"]);
@@ -265,7 +293,10 @@ fn overview(state: &State, req: &Req, project: Option<&str>) -> Result<String, P
         body.push_str(&format!("<li>{}: <code>{}</code></li>", esc(name), esc(cmd.as_str().unwrap_or(""))));
     }
     body.push_str("</ul>");
-    let api = format!("/api/overview{}", html::query(&opt_pair("timezone", req.zone("timezone")?.as_deref())));
+    let api = format!(
+        "/api/overview{}",
+        html::query(&opt_pair("timezone", req.zone("timezone")?.as_deref()))
+    );
     Ok(html::document(
         &Frame {
             title: "Overview",
@@ -287,7 +318,11 @@ fn cost(state: &State, req: &Req, project: Option<&str>) -> Result<String, PageE
     let v = data::cost(state, &q)?;
     let by = s(&v, "by");
     let mut body = db_missing(&v["database"], FILL_HOME);
-    let (since, until, tz) = (q.since.clone().unwrap_or_default(), q.until.clone().unwrap_or_default(), q.timezone.clone().unwrap_or_default());
+    let (since, until, tz) = (
+        q.since.clone().unwrap_or_default(),
+        q.until.clone().unwrap_or_default(),
+        q.timezone.clone().unwrap_or_default(),
+    );
     body.push_str(&format!(
         "<form method=\"get\" action=\"/cost\" class=\"filters\"><label>per <select name=\"by\"><option value=\"day\"{}>day</option><option value=\"week\"{}>week</option></select></label><label>from <input name=\"since\" value=\"{}\" placeholder=\"YYYY-MM-DD\" size=\"10\"></label><label>to <input name=\"until\" value=\"{}\" placeholder=\"YYYY-MM-DD\" size=\"10\"></label><label>time zone <input name=\"timezone\" value=\"{}\" placeholder=\"UTC\" size=\"16\"></label><button>Show</button></form>",
         if by == "day" { " selected" } else { "" },
@@ -307,11 +342,19 @@ fn cost(state: &State, req: &Req, project: Option<&str>) -> Result<String, PageE
     ));
     body.push_str("</div>");
     body.push_str(&h2(&format!("Cost per {by}, stacked by model ({})", s(&v, "timezone"))));
-    body.push_str(&format!("<div class=\"chartbox\">{}</div>", cost_chart("chart-cost", &format!("Cost per {by} by model"), &v)));
+    body.push_str(&format!(
+        "<div class=\"chartbox\">{}</div>",
+        cost_chart("chart-cost", &format!("Cost per {by} by model"), &v)
+    ));
     body.push_str(&cost_table("cost", &by, &v));
     body.push_str(&same_as(&q.command()));
     let mut pairs = vec![("by", by.as_str())];
-    for (k, val) in [("since", &q.since), ("until", &q.until), ("timezone", &q.timezone), ("project", &q.project)] {
+    for (k, val) in [
+        ("since", &q.since),
+        ("until", &q.until),
+        ("timezone", &q.timezone),
+        ("project", &q.project),
+    ] {
         if let Some(val) = val {
             pairs.push((k, val.as_str()));
         }
@@ -367,7 +410,17 @@ fn projects(state: &State, req: &Req, project: Option<&str>) -> Result<String, P
         .collect();
     body.push_str(&table(
         "repositories",
-        &["repository", "project", "sessions", "events", "prompts", "tool fails", "denials", "cost", "last seen"],
+        &[
+            "repository",
+            "project",
+            "sessions",
+            "events",
+            "prompts",
+            "tool fails",
+            "denials",
+            "cost",
+            "last seen",
+        ],
         &repos,
         "Nothing spooled: turn on obs.globalSpool to mirror every repository's record here.",
     ));
@@ -388,8 +441,13 @@ fn projects(state: &State, req: &Req, project: Option<&str>) -> Result<String, P
     ))
 }
 
+/// A session's estimated cost: "none" when it has no usage, "unknown" when nothing was priced.
 fn session_cost(r: &Value) -> String {
-    usd(f(r, "estimated_cost_usd"), !r["cost_incomplete"].as_bool().unwrap_or(false))
+    let incomplete = r["cost_incomplete"].as_bool().unwrap_or(false);
+    match f(r, "estimated_cost_usd") {
+        None if !incomplete => "none".into(),
+        v => usd(v, !incomplete),
+    }
 }
 
 fn sessions(state: &State, req: &Req, project: Option<&str>) -> Result<String, PageError> {
@@ -428,7 +486,19 @@ fn sessions(state: &State, req: &Req, project: Option<&str>) -> Result<String, P
         .collect();
     body.push_str(&table(
         "sessions",
-        &["session", "provider", "started", "last active", "state", "model", "prompts", "generations", "denials", "tokens in+out", "estimated cost"],
+        &[
+            "session",
+            "provider",
+            "started",
+            "last active",
+            "state",
+            "model",
+            "prompts",
+            "generations",
+            "denials",
+            "tokens in+out",
+            "estimated cost",
+        ],
         &table_rows,
         "No session recorded.",
     ));
@@ -584,7 +654,12 @@ fn session(state: &State, req: &Req, project: Option<&str>, id: &str) -> Result<
             ]
         })
         .collect();
-    body.push_str(&table("tools", &["tool", "calls", "ok", "fail", "total ms"], &tool_rows, "No tool call."));
+    body.push_str(&table(
+        "tools",
+        &["tool", "calls", "ok", "fail", "total ms"],
+        &tool_rows,
+        "No tool call.",
+    ));
     body.push_str(&h2("Subagents"));
     let subs: Vec<Vec<Cell>> = rows(&r["subagents"])
         .iter()
@@ -597,7 +672,12 @@ fn session(state: &State, req: &Req, project: Option<&str>, id: &str) -> Result<
             ]
         })
         .collect();
-    body.push_str(&table("subagents", &["type", "started", "ended", "tool calls"], &subs, "No subagent."));
+    body.push_str(&table(
+        "subagents",
+        &["type", "started", "ended", "tool calls"],
+        &subs,
+        "No subagent.",
+    ));
     body.push_str(&h2("Interruptions"));
     let ints: Vec<Vec<Cell>> = rows(&r["interruptions"])
         .iter()
@@ -619,7 +699,13 @@ fn session(state: &State, req: &Req, project: Option<&str>, id: &str) -> Result<
     ));
     let rails: Vec<Vec<Cell>> = rows(&r["rails"])
         .iter()
-        .map(|x| vec![Cell::Text(s(x, "rule")), Cell::Text(s(x, "permission")), Cell::Num(int(i(x, "count")))])
+        .map(|x| {
+            vec![
+                Cell::Text(s(x, "rule")),
+                Cell::Text(s(x, "permission")),
+                Cell::Num(int(i(x, "count"))),
+            ]
+        })
         .collect();
     body.push_str(&table("rails", &["rail", "decision", "count"], &rails, "No rail decided anything."));
     for plane in ["signal", "debug", "audit"] {
@@ -712,7 +798,16 @@ fn gates(state: &State, req: &Req, project: Option<&str>) -> Result<String, Page
         .collect();
     body.push_str(&table(
         "gates",
-        &["gate", "runs", "passed", "failed", "pass rate", "reused verdicts", "total ms", "worst ms"],
+        &[
+            "gate",
+            "runs",
+            "passed",
+            "failed",
+            "pass rate",
+            "reused verdicts",
+            "total ms",
+            "worst ms",
+        ],
         &gate_rows,
         "No gate run.",
     ));
@@ -781,7 +876,12 @@ fn gates(state: &State, req: &Req, project: Option<&str>) -> Result<String, Page
             ]
         })
         .collect();
-    body.push_str(&table("stops", &["rule", "outcome", "stops", "sessions", "last"], &stops, "No stop recorded."));
+    body.push_str(&table(
+        "stops",
+        &["rule", "outcome", "stops", "sessions", "last"],
+        &stops,
+        "No stop recorded.",
+    ));
     body.push_str(&commands(&v));
     Ok(html::document(
         &Frame {
@@ -921,11 +1021,25 @@ fn prices(state: &State, req: &Req, project: Option<&str>) -> Result<String, Pag
     if !l.is_null() {
         body.push_str(&h2(&format!("Price of {}", s(l, "model"))));
         if l["found"] == Value::Bool(false) {
-            body.push_str(&format!("<p class=\"notice\" id=\"lookup\">No price for {}.</p>", esc(&s(l, "model"))));
+            body.push_str(&format!(
+                "<p class=\"notice\" id=\"lookup\">No price for {}.</p>",
+                esc(&s(l, "model"))
+            ));
         } else {
             let rows_: Vec<Vec<Cell>> = [
                 ("found under", s(l, "key")),
-                ("plane", format!("{}{}", s(l, "plane"), if l["builtin"].as_bool().unwrap_or(false) { " (built in)" } else { "" })),
+                (
+                    "plane",
+                    format!(
+                        "{}{}",
+                        s(l, "plane"),
+                        if l["builtin"].as_bool().unwrap_or(false) {
+                            " (built in)"
+                        } else {
+                            ""
+                        }
+                    ),
+                ),
                 ("input", price(f(l, "input"))),
                 ("output", price(f(l, "output"))),
                 ("cache read", price(f(l, "cache_read"))),
@@ -933,7 +1047,13 @@ fn prices(state: &State, req: &Req, project: Option<&str>) -> Result<String, Pag
                 ("cache write (1-hour)", price(f(l, "cache_write_1h"))),
                 ("input above 200k", price(f(l, "input_above_200k"))),
                 ("output above 200k", price(f(l, "output_above_200k"))),
-                ("context window", l.get("context_window").and_then(Value::as_i64).map(int).unwrap_or_else(|| "-".into())),
+                (
+                    "context window",
+                    l.get("context_window")
+                        .and_then(Value::as_i64)
+                        .map(int)
+                        .unwrap_or_else(|| "-".into()),
+                ),
             ]
             .into_iter()
             .map(|(k, val)| vec![Cell::Text(k.into()), Cell::Num(val)])

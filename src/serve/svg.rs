@@ -16,7 +16,7 @@ pub fn colour(n: usize) -> &'static str {
 const W: f64 = 800.0;
 const H: f64 = 300.0;
 const LEFT: f64 = 72.0;
-const RIGHT: f64 = 16.0;
+const RIGHT: f64 = 40.0;
 const TOP: f64 = 16.0;
 const BOTTOM: f64 = 64.0;
 
@@ -46,11 +46,36 @@ pub struct Series {
     pub values: Vec<f64>,
 }
 
-/// The axes: y ticks from 0 to the top, the y axis's name, and the x labels under their slots.
-fn axes(out: &mut String, top: f64, unit: &str, fmt: &dyn Fn(f64) -> String, labels: &[String]) {
+/// A tick's label: as many decimals as the step needs, `$` before a cost.
+fn tick_text(v: f64, step: f64, unit: &str) -> String {
+    let decimals = if step >= 1.0 {
+        0
+    } else {
+        (-step.log10().floor()).max(0.0) as usize
+    };
+    let n = format!("{v:.decimals$}");
+    if unit == "USD" {
+        format!("${n}")
+    } else {
+        n
+    }
+}
+
+/// The tick step for values up to `max`: a round one, whole for counts (anything but USD).
+fn tick_step(max: f64, unit: &str) -> f64 {
+    let s = step(max, 4.0);
+    if unit == "USD" {
+        s
+    } else {
+        s.max(1.0)
+    }
+}
+
+/// The axes: y ticks every `s` from 0 to the top, the y axis's name, and the x labels under
+/// their slots.
+fn axes(out: &mut String, top: f64, s: f64, unit: &str, labels: &[String]) {
     let plot_h = H - TOP - BOTTOM;
     let plot_w = W - LEFT - RIGHT;
-    let s = step(top, 4.0);
     let mut t = 0.0;
     while t <= top + s * 1e-9 {
         let y = TOP + plot_h - t / top * plot_h;
@@ -59,7 +84,7 @@ fn axes(out: &mut String, top: f64, unit: &str, fmt: &dyn Fn(f64) -> String, lab
             W - RIGHT,
             LEFT - 6.0,
             y + 4.0,
-            esc(&fmt(t))
+            esc(&tick_text(t, s, unit))
         ));
         t += s;
     }
@@ -99,12 +124,13 @@ pub fn stacked_bars(id: &str, title: &str, unit: &str, labels: &[String], series
         .map(|i| series.iter().map(|s| s.values.get(i).copied().unwrap_or(0.0).max(0.0)).sum())
         .collect();
     let max = totals.iter().copied().fold(0.0, f64::max);
-    let top = if max > 0.0 { (max / step(max, 4.0)).ceil() * step(max, 4.0) } else { 1.0 };
+    let s = tick_step(max, unit);
+    let top = if max > 0.0 { (max / s).ceil() * s } else { s };
     let plot_h = H - TOP - BOTTOM;
     let slot = (W - LEFT - RIGHT) / labels.len().max(1) as f64;
     let bar = (slot * 0.7).max(1.0);
     let mut out = open(id, title);
-    axes(&mut out, top, unit, fmt, labels);
+    axes(&mut out, top, s, unit, labels);
     for (i, label) in labels.iter().enumerate() {
         let x = LEFT + slot * i as f64 + (slot - bar) / 2.0;
         let mut y = TOP + plot_h;
@@ -131,7 +157,15 @@ pub fn stacked_bars(id: &str, title: &str, unit: &str, labels: &[String], series
 
 /// Bars with a line over them: the bars' series stacked (counts, left axis), the line a share
 /// from 0 to 100% drawn over the same height (pass rate over time).
-pub fn bars_with_rate(id: &str, title: &str, unit: &str, labels: &[String], series: &[Series], rate: &[Option<f64>], rate_name: &str) -> String {
+pub fn bars_with_rate(
+    id: &str,
+    title: &str,
+    unit: &str,
+    labels: &[String],
+    series: &[Series],
+    rate: &[Option<f64>],
+    rate_name: &str,
+) -> String {
     let count = |v: f64| format!("{v:.0}");
     let mut chart = stacked_bars(id, title, unit, labels, series, &count);
     let Some(end) = chart.find("</svg>") else { return chart };
@@ -153,10 +187,14 @@ pub fn bars_with_rate(id: &str, title: &str, unit: &str, labels: &[String], seri
         }
     }
     let line = format!(
-        "<polyline points=\"{}\" class=\"rate\" fill=\"none\"/>{dots}<text x=\"{}\" y=\"{}\" class=\"tick\" text-anchor=\"end\">{} (line: 0–100%)</text>",
+        "<polyline points=\"{}\" class=\"rate\" fill=\"none\"/>{dots}<text x=\"{}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"start\">100%</text><text x=\"{}\" y=\"{:.1}\" class=\"tick\" text-anchor=\"start\">0%</text><text x=\"{}\" y=\"{:.1}\" class=\"axis\" text-anchor=\"end\">line: {}</text>",
         points.join(" "),
+        W - RIGHT + 2.0,
+        TOP + 4.0,
+        W - RIGHT + 2.0,
+        TOP + plot_h + 4.0,
         W - RIGHT,
-        TOP - 4.0,
+        H - 6.0,
         esc(rate_name)
     );
     chart.insert_str(end, &line);

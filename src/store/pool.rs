@@ -25,7 +25,10 @@ pub struct ReadPool {
 
 impl std::fmt::Debug for ReadPool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ReadPool").field("kind", &self.kind).field("path", &self.path).finish()
+        f.debug_struct("ReadPool")
+            .field("kind", &self.kind)
+            .field("path", &self.path)
+            .finish()
     }
 }
 

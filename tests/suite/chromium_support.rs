@@ -244,9 +244,9 @@ impl Chromium {
 impl Drop for Chromium {
     fn drop(&mut self) {
         self.next_id += 1;
-        let _ = self
-            .ws
-            .send(tungstenite::Message::text(json!({ "id": self.next_id, "method": "Browser.close" }).to_string()));
+        let _ = self.ws.send(tungstenite::Message::text(
+            json!({ "id": self.next_id, "method": "Browser.close" }).to_string(),
+        ));
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {

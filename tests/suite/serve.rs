@@ -55,8 +55,7 @@ impl Http {
 
 fn dechunk(mut body: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    loop {
-        let Some(end) = body.windows(2).position(|w| w == b"\r\n") else { break };
+    while let Some(end) = body.windows(2).position(|w| w == b"\r\n") {
         let size = usize::from_str_radix(String::from_utf8_lossy(&body[..end]).split(';').next().unwrap_or("").trim(), 16).unwrap_or(0);
         body = &body[end + 2..];
         if size == 0 {
@@ -222,7 +221,11 @@ fn args_of(command: &str) -> Vec<String> {
 fn serve_port_0_prints_its_url_and_every_page_answers_with_its_safety_headers() {
     let w = recorded();
     let s = Served::start(&w);
-    assert!(s.url.starts_with("http://127.0.0.1:") && s.url.ends_with('/') && s.port > 0, "{}", s.url);
+    assert!(
+        s.url.starts_with("http://127.0.0.1:") && s.url.ends_with('/') && s.port > 0,
+        "{}",
+        s.url
+    );
     for path in [
         "/",
         "/cost",
@@ -242,7 +245,10 @@ fn serve_port_0_prints_its_url_and_every_page_answers_with_its_safety_headers() 
         let r = s.ok(path);
         let csp = r.header("Content-Security-Policy").unwrap_or_default();
         assert!(
-            csp.contains("default-src 'none'") && csp.contains("script-src 'sha256-") && !csp.contains("unsafe-inline") && !csp.contains("http"),
+            csp.contains("default-src 'none'")
+                && csp.contains("script-src 'sha256-")
+                && !csp.contains("unsafe-inline")
+                && !csp.contains("http"),
             "{path}: {csp}"
         );
         assert_eq!(r.header("X-Content-Type-Options"), Some("nosniff"), "{path}");
@@ -262,7 +268,10 @@ fn serve_port_0_prints_its_url_and_every_page_answers_with_its_safety_headers() 
     assert!(s.ok("/gates").text().contains("<svg id=\"chart-gates\""));
     assert!(s.ok("/policy").text().contains("<svg id=\"chart-floor\""));
     let session = s.ok(&format!("/sessions/{SESSION}")).text();
-    assert!(session.contains("<svg id=\"chart-tools\"") && session.contains("<title>"), "{session:.2000}");
+    assert!(
+        session.contains("<svg id=\"chart-tools\"") && session.contains("<title>"),
+        "{session:.2000}"
+    );
     assert_eq!(s.get("/no-such-page").status, 404);
     assert_eq!(s.get("/sessions/no-such-session").status, 404);
 }
@@ -279,13 +288,26 @@ fn the_json_equals_what_obs_export_obs_cost_and_obs_report_print() {
         cli(&["obs", "export", "cost_by_day", "--format", "json"])
     );
     let home_days = s.ok("/api/cost_by_day?db=home").json();
-    assert!(!home_days.as_array().unwrap().is_empty(), "the sample's responses are in the home database");
-    assert_eq!(home_days, cli(&["obs", "export", "cost_by_day", "--db", "home", "--format", "json"]));
+    assert!(
+        !home_days.as_array().unwrap().is_empty(),
+        "the sample's responses are in the home database"
+    );
+    assert_eq!(
+        home_days,
+        cli(&["obs", "export", "cost_by_day", "--db", "home", "--format", "json"])
+    );
     assert_eq!(
         s.ok("/api/event_log?since=2026-01-01").json(),
         cli(&["obs", "export", "event_log", "--since", "2026-01-01", "--format", "json"])
     );
-    for view in ["session_rollup", "tool_stats", "floor_denials", "gate_runs_by_day", "floor_denials_by_rule", "spool_repo_rollup"] {
+    for view in [
+        "session_rollup",
+        "tool_stats",
+        "floor_denials",
+        "gate_runs_by_day",
+        "floor_denials_by_rule",
+        "spool_repo_rollup",
+    ] {
         let db = if view == "spool_repo_rollup" { "home" } else { "project" };
         assert_eq!(
             s.ok(&format!("/api/{view}")).json(),
@@ -303,8 +325,7 @@ fn the_json_equals_what_obs_export_obs_cost_and_obs_report_print() {
         assert_eq!(overview[part], cli(&args), "{part}: {command}");
     }
     assert_eq!(
-        commands["today"],
-        "tlc obs cost --by day --since 2026-11-21 --until 2026-11-21 --json",
+        commands["today"], "tlc obs cost --by day --since 2026-11-21 --until 2026-11-21 --json",
         "today is the clock's day"
     );
     assert!(overview["today"]["totals"]["cost_usd"].as_f64().unwrap() > 0.0);
@@ -321,14 +342,29 @@ fn the_json_equals_what_obs_export_obs_cost_and_obs_report_print() {
         "live sessions as `tlc status` lists them"
     );
     // The cost page's report, with its window, time zone and model breakdown.
-    let cost = s.ok("/api/cost?by=day&since=2026-11-20&until=2026-11-21&timezone=Europe/Berlin").json();
+    let cost = s
+        .ok("/api/cost?by=day&since=2026-11-20&until=2026-11-21&timezone=Europe/Berlin")
+        .json();
     assert_eq!(
         cost["command"],
         "tlc obs cost --by day --since 2026-11-20 --until 2026-11-21 --timezone Europe/Berlin --breakdown --json"
     );
     assert_eq!(
         without(cost, &["command", "database"]),
-        cli(&["obs", "cost", "--by", "day", "--since", "2026-11-20", "--until", "2026-11-21", "--timezone", "Europe/Berlin", "--breakdown", "--json"])
+        cli(&[
+            "obs",
+            "cost",
+            "--by",
+            "day",
+            "--since",
+            "2026-11-20",
+            "--until",
+            "2026-11-21",
+            "--timezone",
+            "Europe/Berlin",
+            "--breakdown",
+            "--json"
+        ])
     );
     let projects = s.ok("/api/projects").json();
     assert_eq!(projects["cost"], cli(&["obs", "cost", "--by", "project", "--json"]));
@@ -401,35 +437,58 @@ fn a_foreign_host_another_method_and_a_missing_token_are_refused() {
     let w = recorded();
     let s = Served::start(&w);
     // DNS rebinding: a page of another site whose name now points at 127.0.0.1 sends its own name.
-    for host in ["evil.example", "evil.example:80", &format!("evil.example:{}", s.port), "127.0.0.1", ""] {
-        let head = if host.is_empty() { String::new() } else { format!("Host: {host}\r\n") };
+    for host in [
+        "evil.example",
+        "evil.example:80",
+        &format!("evil.example:{}", s.port),
+        "127.0.0.1",
+        "",
+    ] {
+        let head = if host.is_empty() {
+            String::new()
+        } else {
+            format!("Host: {host}\r\n")
+        };
         let r = raw(s.port, &format!("GET /api/overview HTTP/1.1\r\n{head}Connection: close\r\n\r\n"));
         assert_eq!(r.status, 421, "Host {host:?}: {}", r.text());
         assert!(r.json()["error"].as_str().unwrap().contains("Host"), "{}", r.text());
         assert!(!r.text().contains("cost_usd"));
     }
-    let r = raw(s.port, &format!("GET / HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"));
+    let r = raw(s.port, "GET / HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n");
     assert_eq!(r.status, 421);
     assert!(!r.text().contains("<html"), "nothing of the dashboard: {}", r.text());
-    assert_eq!(s.get_with("/", &format!("X-Other: 1\r\n")).status, 200);
+    assert_eq!(s.get_with("/", "X-Other: 1\r\n").status, 200);
     assert_eq!(
-        raw(s.port, &format!("GET / HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n\r\n", s.port)).status,
+        raw(
+            s.port,
+            &format!("GET / HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n\r\n", s.port)
+        )
+        .status,
         200,
         "localhost names the loopback bind too"
     );
     for method in ["POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"] {
         let r = raw(
             s.port,
-            &format!("{method} / HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", s.host),
+            &format!(
+                "{method} / HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                s.host
+            ),
         );
         assert_eq!(r.status, 405, "{method}");
         assert_eq!(r.header("Allow"), Some("GET"), "{method}");
     }
     // An absolute URL in the request line is not this server's.
-    let r = raw(s.port, &format!("GET http://evil.example/ HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", s.host));
+    let r = raw(
+        s.port,
+        &format!("GET http://evil.example/ HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", s.host),
+    );
     assert_eq!(r.status, 400);
     // The same database read by nothing but GETs: no write went through.
-    assert_eq!(s.ok("/api/session_rollup").json(), json(&w.ok(&["obs", "export", "session_rollup", "--format", "json"])));
+    assert_eq!(
+        s.ok("/api/session_rollup").json(),
+        json(&w.ok(&["obs", "export", "session_rollup", "--format", "json"]))
+    );
 }
 
 /// This machine's address on its network (not a loopback one): the address the routing table
@@ -458,13 +517,21 @@ fn a_non_loopback_bind_requires_its_token_on_every_request() {
     assert_eq!(token.len(), 32, "{token}");
     assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
     let to = |path: &str, extra: &str| {
-        raw_to(addr, s.port, &format!("GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n{extra}\r\n", s.host))
+        raw_to(
+            addr,
+            s.port,
+            &format!("GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n{extra}\r\n", s.host),
+        )
     };
     for path in ["/", "/api/overview", "/api/cost_by_day", "/assets/style.css", "/sessions"] {
         let r = to(path, "");
         assert_eq!(r.status, 401, "{path} without the token: {}", r.text());
         assert!(!r.text().contains("cost_usd"));
-        assert_eq!(to(path, "Authorization: Bearer 0123456789abcdef0123456789abcdef\r\n").status, 401, "{path} with another token");
+        assert_eq!(
+            to(path, "Authorization: Bearer 0123456789abcdef0123456789abcdef\r\n").status,
+            401,
+            "{path} with another token"
+        );
     }
     // The printed URL: the token moves into a cookie, and the cookie (or the header) lets in.
     let r = to(&format!("/?token={token}"), "");
@@ -480,7 +547,10 @@ fn a_non_loopback_bind_requires_its_token_on_every_request() {
     let r = raw_to(
         addr,
         s.port,
-        &format!("GET / HTTP/1.1\r\nHost: localhost:{}\r\nCookie: {pair}\r\nConnection: close\r\n\r\n", s.port),
+        &format!(
+            "GET / HTTP/1.1\r\nHost: localhost:{}\r\nCookie: {pair}\r\nConnection: close\r\n\r\n",
+            s.port
+        ),
     );
     assert_eq!(r.status, 421);
     // An unspecified address and a short token are refused before listening.
@@ -536,12 +606,18 @@ fn text_from_the_record_is_escaped_a_script_prompt_shows_as_text() {
     let s = Served::start(&w);
     let page = s.ok(&format!("/sessions/{SESSION}")).text();
     assert!(!page.contains(SCRIPT), "the prompt reached the page as markup");
-    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "the prompt is on the page as text");
+    assert!(
+        page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "the prompt is on the page as text"
+    );
     assert!(!page.contains(HOSTILE_TOOL) && page.contains("&lt;img src=x onerror=alert(2)&gt;"));
     // The only script is the refresh snippet.
     assert_eq!(page.matches("<script>").count(), 1);
     let events = s.ok(&format!("/api/sessions/{SESSION}")).json();
-    assert!(events["events"]["signal"].to_string().contains("alert(1)"), "the API keeps the text as data");
+    assert!(
+        events["events"]["signal"].to_string().contains("alert(1)"),
+        "the API keeps the text as data"
+    );
 }
 
 #[test]
@@ -550,9 +626,15 @@ fn serving_a_repository_without_tlc_creates_nothing_and_says_how_to_fill_it() {
     let before = tree(w.dir.path());
     let s = Served::start(&w);
     let overview = s.ok("/").text();
-    assert!(overview.contains("No home database yet") && overview.contains("tlc obs import transcripts"), "{overview:.3000}");
+    assert!(
+        overview.contains("No home database yet") && overview.contains("tlc obs import transcripts"),
+        "{overview:.3000}"
+    );
     let sessions = s.ok("/sessions").text();
-    assert!(sessions.contains("No project database yet") && sessions.contains("tlc install"), "{sessions:.3000}");
+    assert!(
+        sessions.contains("No project database yet") && sessions.contains("tlc install"),
+        "{sessions:.3000}"
+    );
     for path in [
         "/cost",
         "/projects",
@@ -569,7 +651,10 @@ fn serving_a_repository_without_tlc_creates_nothing_and_says_how_to_fill_it() {
     ] {
         s.ok(path);
     }
-    assert_eq!(s.ok("/api/cost_by_day").json(), json(&w.ok(&["obs", "export", "cost_by_day", "--format", "json"])));
+    assert_eq!(
+        s.ok("/api/cost_by_day").json(),
+        json(&w.ok(&["obs", "export", "cost_by_day", "--format", "json"]))
+    );
     assert_eq!(s.ok("/api/cost").json()["totals"]["key"], "total");
     drop(s);
     assert_eq!(tree(w.dir.path()), before, "tlc serve created something");
@@ -593,7 +678,10 @@ fn a_database_that_appears_while_serving_is_read_and_hooks_write_while_clients_r
     assert!(s.ok("/api/sessions").json()["sessions"].as_array().unwrap().is_empty());
     replay_claude_session(&w);
     let list = s.ok("/api/sessions").json();
-    assert_eq!(list["sessions"][0]["session_id"], SESSION, "the new database is read without a restart");
+    assert_eq!(
+        list["sessions"][0]["session_id"], SESSION,
+        "the new database is read without a restart"
+    );
     // Readers and the hooks' writer at once: every request answered, every event stored.
     let port = s.port;
     let host = s.host.clone();
@@ -658,7 +746,14 @@ pub fn docs_world() -> World {
         let date = format!("2026-11-{:02}", 22 + day);
         let session = format!("7c0d{day:04}-1f2e-4a5b-9c8d-{:012}", day * 7919);
         let transcript = w.dir.path().join(format!("transcript-{day}.jsonl"));
-        std::fs::copy(fixtures().join("providers/claude/session/transcript.jsonl"), &transcript).unwrap();
+        let lines = std::fs::read_to_string(fixtures().join("providers/claude/session/transcript.jsonl")).unwrap();
+        // Each day's copy its own responses (ids are deduplicated across sessions) on its own day.
+        let lines = lines
+            .replace(SESSION, &session)
+            .replace("msg_01", &format!("msg_{day}x01"))
+            .replace("req_011", &format!("req_{day}x011"))
+            .replace("2026-11-28T", &format!("{date}T"));
+        std::fs::write(&transcript, lines).unwrap();
         for (n, f) in files.iter().enumerate() {
             let text = std::fs::read_to_string(f)
                 .unwrap()
@@ -671,11 +766,7 @@ pub fn docs_world() -> World {
             });
         }
         let at = format!("{date}T15:00:00Z");
-        let hostile = [
-            "rm -rf /",
-            "cat ~/.ssh/id_ed25519",
-            "git push --force origin main",
-        ];
+        let hostile = ["rm -rf /", "cat ~/.ssh/id_ed25519", "git push --force origin main"];
         for cmd in hostile.iter().take(1 + day as usize % 3) {
             let p = serde_json::json!({
                 "hook_event_name": "PreToolUse",
@@ -695,7 +786,12 @@ pub fn docs_world() -> World {
             std::fs::write(&marker, "").unwrap();
         }
         for _ in 0..1 + day % 2 {
-            let out = w.cmd(&["gate", "run", "test"]).env("TLC_NOW", &at).stdin(Stdio::null()).output().unwrap();
+            let out = w
+                .cmd(&["gate", "run", "test"])
+                .env("TLC_NOW", &at)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
             assert!(out.status.code().is_some());
         }
     }

@@ -32,7 +32,11 @@ fn assert_not_blank(png: &[u8], width: u32, what: &str) {
     assert_eq!(w, width, "{what}: screenshot width");
     assert!(h > 0, "{what}");
     assert!(colours >= 16, "{what}: only {colours} colours: a blank page?");
-    assert!(share >= 0.02, "{what}: {:.1}% of the pixels differ from the background: a blank page?", share * 100.0);
+    assert!(
+        share >= 0.02,
+        "{what}: {:.1}% of the pixels differ from the background: a blank page?",
+        share * 100.0
+    );
 }
 
 #[test]
@@ -64,7 +68,17 @@ fn chromium_loads_the_overview_and_a_session_page_with_the_figures_obs_cost_prin
         let star = if totals["cost_complete"] == true { "" } else { "*" };
         assert_eq!(text, format!("{}{star}", usd(want)), "#{card}");
     }
-    let blocks = cli(&["obs", "cost", "--by", "block", "--since", "2026-11-21", "--until", "2026-11-21", "--json"]);
+    let blocks = cli(&[
+        "obs",
+        "cost",
+        "--by",
+        "block",
+        "--since",
+        "2026-11-21",
+        "--until",
+        "2026-11-21",
+        "--json",
+    ]);
     let active = blocks["rows"]
         .as_array()
         .unwrap()
@@ -99,8 +113,18 @@ fn chromium_loads_the_overview_and_a_session_page_with_the_figures_obs_cost_prin
     // The prompt holding a script is text: one script on the page (the refresh snippet), the
     // prompt readable, no dialog (an opened one is reported as an error above).
     assert_eq!(c.eval("document.querySelectorAll('script').length"), Value::from(1));
-    assert_eq!(c.eval(&format!("document.body.innerText.includes({})", serde_json::to_string(SCRIPT).unwrap())), Value::Bool(true));
-    assert_eq!(c.eval("document.querySelectorAll('img').length"), Value::from(0), "the tool named like an image is text");
+    assert_eq!(
+        c.eval(&format!(
+            "document.body.innerText.includes({})",
+            serde_json::to_string(SCRIPT).unwrap()
+        )),
+        Value::Bool(true)
+    );
+    assert_eq!(
+        c.eval("document.querySelectorAll('img').length"),
+        Value::from(0),
+        "the tool named like an image is text"
+    );
 
     // A phone: nothing wider than the screen (tables and charts scroll inside their boxes).
     c.viewport(390, 844, true);
@@ -119,7 +143,17 @@ fn chromium_loads_the_overview_and_a_session_page_with_the_figures_obs_cost_prin
     let from = c.events.len();
     c.load(&s.url);
     assert_eq!(c.errors_since(from), Vec::<String>::new());
-    let today = cli(&["obs", "cost", "--by", "day", "--since", "2026-11-21", "--until", "2026-11-21", "--json"]);
+    let today = cli(&[
+        "obs",
+        "cost",
+        "--by",
+        "day",
+        "--since",
+        "2026-11-21",
+        "--until",
+        "2026-11-21",
+        "--json",
+    ]);
     assert_eq!(figure(&mut c, "today").0, today["totals"]["cost_usd"].as_f64().unwrap());
 }
 
@@ -133,7 +167,10 @@ fn docs_screenshots() {
     let s = Served::start_in(&w, &w.repo, &[], Some(crate::serve::DOCS_NOW));
     let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/serve");
     std::fs::create_dir_all(&out).unwrap();
-    let session = s.ok("/api/sessions").json()["sessions"][0]["session_id"].as_str().unwrap().to_string();
+    let session = s.ok("/api/sessions").json()["sessions"][0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let mut c = Chromium::start();
     c.viewport(1280, 800, false);
     for (name, path) in [
