@@ -17,6 +17,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("entry", &["main"]),
     // `error` decides exit codes from every domain's error type, so it sits beside `cli`.
     ("command line", &["cli", "error"]),
+    // The dashboard draws the domains' reports as pages; only `cli` starts it, and no layer
+    // below may reach it.
+    ("server", &["serve"]),
     ("hook", &["hook"]),
     ("domains", &["agent", "cost", "gate", "lesson", "obs", "policy", "ship"]),
     (

@@ -29,6 +29,7 @@ pub mod paths;
 pub mod policy;
 pub mod project;
 pub mod render;
+pub mod serve;
 pub mod ship;
 pub mod store;
 pub mod sys;

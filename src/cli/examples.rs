@@ -58,6 +58,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("prices lookup", "tlc prices lookup claude-sonnet-4-5-20250929\ntlc prices lookup gpt-5 cursor --json"),
     ("prices list", "tlc prices list --search sonnet\ntlc prices list --provider anthropic --format csv"),
     ("prices status", "tlc prices status\ntlc prices status --json"),
+    (
+        "serve",
+        "tlc serve\ntlc serve --port 0 --timezone Europe/Berlin\ntlc serve --bind 192.168.1.20 --port 8080",
+    ),
     ("stable add", "tlc stable add team https://git.example.com/team/agents.git\ntlc stable add mine git@example.com:me/agents.git --private"),
     ("stable update", "tlc stable update\ntlc stable update team"),
     ("stable remove", "tlc stable remove team"),

@@ -23,6 +23,7 @@ mod obs_spool;
 mod output;
 mod policy_cmd;
 mod prices;
+mod serve;
 mod ship;
 mod stable;
 mod status;
@@ -97,6 +98,9 @@ pub enum Command {
     /// Add and list lessons.
     #[command(subcommand)]
     Lessons(lessons::LessonsCommand),
+    /// A local read-only dashboard of the record (cost, sessions, gates, policy, prices) on
+    /// 127.0.0.1, with each page's numbers as JSON.
+    Serve(serve::ServeArgs),
     /// The price catalog: refresh planes, look up a model, list, status.
     #[command(subcommand)]
     Prices(prices::PricesCommand),
@@ -228,6 +232,7 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Handoff(args) => ship::handoff(&ctx, args),
         Command::Lessons(cmd) => lessons::run(&ctx, cmd),
         Command::Prices(cmd) => prices::run(&ctx, cmd),
+        Command::Serve(args) => serve::run(&ctx, args),
         Command::Stable(cmd) => stable::run(&ctx, cmd),
         Command::Agent(cmd) => agent::run(&ctx, cmd),
         Command::Completions { shell } => {

@@ -386,3 +386,59 @@ impl Reports<'_> {
         rows.collect()
     }
 }
+
+/// One row of `tlc serve`'s session list: the columns of `session_rollup` a list shows.
+#[derive(Debug, Serialize)]
+pub struct SessionLine {
+    pub session_id: String,
+    pub provider: String,
+    pub started_at: String,
+    pub updated_at: String,
+    pub ended_at: Option<String>,
+    pub session_model: Option<String>,
+    pub prompts: i64,
+    pub generations: i64,
+    pub denials: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cache_read_tokens: i64,
+    pub cache_write_tokens: i64,
+    pub estimated_cost_usd: Option<f64>,
+    pub cost_incomplete: bool,
+}
+
+impl Reports<'_> {
+    /// A page of sessions, last active first: `limit` of them after skipping `offset`, each with
+    /// its `session_rollup` figures, read for those sessions only (`tlc serve`'s session list).
+    pub fn sessions_page(&self, limit: i64, offset: i64) -> rusqlite::Result<Vec<SessionLine>> {
+        let mut st = self.conn.prepare_cached(q::SESSIONS_PAGE)?;
+        let rows = st.query_map(params![limit, offset], |r| {
+            Ok(SessionLine {
+                session_id: r.get(0)?,
+                provider: r.get(1)?,
+                started_at: r.get(2)?,
+                updated_at: r.get(3)?,
+                ended_at: r.get(4)?,
+                session_model: r.get(5)?,
+                prompts: r.get(6)?,
+                generations: r.get(7)?,
+                denials: r.get(8)?,
+                input_tokens: r.get(9)?,
+                output_tokens: r.get(10)?,
+                cache_read_tokens: r.get(11)?,
+                cache_write_tokens: r.get(12)?,
+                estimated_cost_usd: r.get(13)?,
+                cost_incomplete: r.get(14)?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// One session's last `limit` events on `plane`, oldest first: an indexed read whatever the
+    /// size of the record (`events` with a session filter walks the plane's events instead).
+    pub fn session_events(&self, provider: &str, session: &str, plane: &str, limit: i64) -> rusqlite::Result<Vec<EventLine>> {
+        let mut st = self.conn.prepare_cached(q::SESSION_EVENTS)?;
+        let rows = st.query_map(params![session, provider, plane, limit], event_line)?;
+        rows.collect()
+    }
+}

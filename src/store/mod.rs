@@ -6,11 +6,13 @@
 //! opened here, by one of [`open_write`], [`open_read`] and [`open_hook`].
 
 mod fsutil;
+mod pool;
 mod schema;
 #[cfg(test)]
 mod typed_queries;
 
 pub use fsutil::{create_private_dir, create_private_file};
+pub use pool::{open_read_pool, PooledConnection, ReadPool};
 pub use schema::{applied_migrations, in_memory, AppliedMigration, MigrationReport};
 
 use rusqlite::{Connection, OpenFlags};
@@ -124,6 +126,9 @@ pub enum StoreError {
     },
     #[error("{path}: {cause}")]
     Sqlite { path: PathBuf, cause: rusqlite::Error },
+    /// No pooled connection came free, or none could be opened ([`open_read_pool`]).
+    #[error("{path}: no read connection: {cause}")]
+    Pool { path: PathBuf, cause: String },
 }
 
 impl StoreError {

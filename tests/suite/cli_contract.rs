@@ -37,6 +37,7 @@ const NOT_TABLES: &[(&str, &str)] = &[
     ("completions", "prints a shell script"),
     ("man", "prints roff"),
     ("statusline", "prints one status line for Claude Code"),
+    ("serve", "an HTTP server: its pages are HTML, each page's numbers JSON under /api/"),
 ];
 
 /// Every command that runs on its own: the leaves, and parents that take arguments themselves.

@@ -4,6 +4,7 @@
 //! environment. `e2e_support` drives the real Claude Code CLI; its worlds start from an empty one.
 
 mod agent_support;
+mod chromium_support;
 mod common;
 mod cost_tools;
 mod e2e_support;
@@ -29,6 +30,8 @@ mod install;
 mod obs;
 mod readme;
 mod redaction;
+mod serve;
+mod serve_browser;
 mod ship;
 mod terminal;
 mod usage;

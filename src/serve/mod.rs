@@ -1,0 +1,220 @@
+//! `tlc serve`: a local, read-only dashboard over the record — the same views and reports as
+//! `tlc obs report|export|cost` and `tlc prices`, drawn as HTML pages with SVG charts, and each
+//! page's numbers as JSON under `/api/`.
+//!
+//! The parts: [`guard`] decides whether a request is let in (GET only, the bound `Host`, the
+//! token on a non-loopback bind, bounded parameters); [`data`] gathers what a page shows from the
+//! domains' repository types over pooled read-only connections (`store::open_read_pool`), one
+//! value per page that is both the page's JSON and what [`pages`] draws; [`html`] escapes every
+//! text from the record, [`svg`] draws the charts. HTTP itself is tiny_http's (a small synchronous
+//! server: docs/ARCHITECTURE.md says why), served by a fixed set of worker threads.
+//!
+//! Nothing here writes: the pools are read-only and a database that does not exist yet is not
+//! created (its pages say how to fill it).
+
+mod api;
+mod data;
+mod guard;
+mod html;
+mod pages;
+mod respond;
+mod svg;
+
+use crate::store::{self, DbKind, ReadPool, StoreError};
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// The port `tlc serve` listens on unless `--port` says otherwise.
+pub const DEFAULT_PORT: u16 = 7433;
+
+/// The project database the server reads, when it was started in a repository.
+#[derive(Debug, Clone)]
+pub struct ProjectDb {
+    pub db: PathBuf,
+    /// The repository's name, shown in the pages' header.
+    pub name: String,
+}
+
+/// Everything the server needs; the command line works it out.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub bind: IpAddr,
+    pub port: u16,
+    /// Required on every request when set (always set for a non-loopback bind).
+    pub token: Option<String>,
+    /// The time zone the cost pages group days by when a request names none (`None`: UTC).
+    pub timezone: Option<String>,
+    pub home_db: PathBuf,
+    pub project: Option<ProjectDb>,
+    /// The operator's price override file (`prices` page).
+    pub override_file: PathBuf,
+    /// Worker threads; each pool has as many connections.
+    pub workers: usize,
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("cannot listen on {addr}: {cause}")]
+    Bind { addr: SocketAddr, cause: String },
+    #[error("--bind {addr}: name the one address clients will use, not an unspecified one: every request must carry it as its Host")]
+    Unspecified { addr: IpAddr },
+    #[error("--timezone {name}: not a time zone this build knows")]
+    TimeZone { name: String },
+}
+
+/// How many worker threads serve requests: twice the cores, at least 4, at most 16. A page is a
+/// few milliseconds of SQLite reads, so more threads than cores keeps the cores busy while one
+/// request waits on the disk or on a slow client; more than 16 would only queue on two cores.
+pub fn default_workers() -> usize {
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    (cores * 2).clamp(4, 16)
+}
+
+/// One database's pool, opened when a request first finds the file (a database that appears
+/// while serving is read from then on; one that is missing is never created).
+struct LazyPool {
+    kind: DbKind,
+    path: Option<PathBuf>,
+    size: u32,
+    pool: Mutex<Option<Arc<ReadPool>>>,
+}
+
+impl LazyPool {
+    /// The pool, or `None` when there is no database (yet, or at all: outside a repository).
+    fn get(&self) -> Result<Option<Arc<ReadPool>>, StoreError> {
+        let Some(path) = &self.path else { return Ok(None) };
+        let mut slot = self.pool.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = slot.as_ref() {
+            return Ok(Some(p.clone()));
+        }
+        let opened = store::open_read_pool(self.kind, path, self.size)?.map(Arc::new);
+        slot.clone_from(&opened);
+        Ok(opened)
+    }
+}
+
+/// What every request handler shares.
+pub(crate) struct State {
+    opts: Options,
+    project: LazyPool,
+    home: LazyPool,
+    /// `Host` header values accepted, lower-case.
+    hosts: Vec<String>,
+}
+
+/// A bound server, ready to [`Server::run`].
+pub struct Server {
+    http: Arc<tiny_http::Server>,
+    state: Arc<State>,
+    url: String,
+}
+
+/// Binds the listening socket. Refuses an unspecified `--bind` address (0.0.0.0, ::): the `Host`
+/// check needs the one name clients use.
+pub fn bind(opts: Options) -> Result<Server, ServeError> {
+    if opts.bind.is_unspecified() {
+        return Err(ServeError::Unspecified { addr: opts.bind });
+    }
+    if let Some(name) = &opts.timezone {
+        if data::zone(Some(name)).is_err() {
+            return Err(ServeError::TimeZone { name: name.clone() });
+        }
+    }
+    let addr = SocketAddr::new(opts.bind, opts.port);
+    let http = tiny_http::Server::http(addr).map_err(|e| ServeError::Bind {
+        addr,
+        cause: e.to_string(),
+    })?;
+    let port = http.server_addr().to_ip().map(|a| a.port()).unwrap_or(opts.port);
+    let host = match opts.bind {
+        IpAddr::V4(a) => a.to_string(),
+        IpAddr::V6(a) => format!("[{a}]"),
+    };
+    let mut hosts = vec![format!("{host}:{port}")];
+    if opts.bind.is_loopback() {
+        hosts.push(format!("localhost:{port}"));
+    }
+    let mut url = format!("http://{host}:{port}/");
+    if let Some(t) = &opts.token {
+        url.push_str(&format!("?token={t}"));
+    }
+    let size = u32::try_from(opts.workers).unwrap_or(16);
+    let state = State {
+        project: LazyPool {
+            kind: DbKind::Project,
+            path: opts.project.as_ref().map(|p| p.db.clone()),
+            size,
+            pool: Mutex::new(None),
+        },
+        home: LazyPool {
+            kind: DbKind::Home,
+            path: Some(opts.home_db.clone()),
+            size,
+            pool: Mutex::new(None),
+        },
+        hosts,
+        opts,
+    };
+    Ok(Server {
+        http: Arc::new(http),
+        state: Arc::new(state),
+        url,
+    })
+}
+
+impl Server {
+    /// The address to open (with the token, when there is one).
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Serves until the process is stopped: the workers take requests from tiny_http's queue.
+    pub fn run(self) {
+        let workers: Vec<_> = (0..self.state.opts.workers.max(1))
+            .map(|i| {
+                let http = self.http.clone();
+                let state = self.state.clone();
+                std::thread::Builder::new().name(format!("serve-{i}")).spawn(move || {
+                    while let Ok(rq) = http.recv() {
+                        handle(&state, rq);
+                    }
+                })
+            })
+            .collect();
+        for w in workers.into_iter().flatten() {
+            let _ = w.join();
+        }
+    }
+}
+
+/// Answers one request; a handler that panics answers 500 instead of taking its worker down.
+fn handle(state: &State, rq: tiny_http::Request) {
+    let started = Instant::now();
+    let decided = guard::check(state, &rq);
+    let answer = match decided {
+        Err(refusal) => respond::Answer::refused(refusal),
+        Ok(req) => match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| route(state, &req))) {
+            Ok(a) => a,
+            Err(_) => respond::Answer::error(500, "the page failed while being drawn; the server goes on", req.wants_json()),
+        },
+    };
+    respond::send(rq, answer, started);
+}
+
+/// The page or API answer for a request the guard let in.
+fn route(state: &State, req: &guard::Req) -> respond::Answer {
+    let path = req.path.as_str();
+    if let Some(asset) = path.strip_prefix("/assets/") {
+        return respond::Answer::asset(asset);
+    }
+    if path == "/favicon.ico" {
+        return respond::Answer::asset("icon.svg");
+    }
+    if let Some(rest) = path.strip_prefix("/api/") {
+        return api::route(state, req, rest);
+    }
+    pages::route(state, req)
+}
