@@ -37,7 +37,9 @@ SELECT
     t.estimated_cost_usd,
     t.cost_incomplete,
     CAST((SELECT count(*) > 0 FROM events WHERE session_id = s.session_id AND kind = 'cost.session_alert' AND provider = s.provider) AS INTEGER) AS cost_alert_sent,
-    CAST((SELECT count(*) FROM gate_runs WHERE session_id = s.session_id AND verdict = 'skipped') AS INTEGER) AS gates_deferred
+    CAST((SELECT count(*) FROM gate_runs WHERE session_id = s.session_id AND verdict = 'skipped') AS INTEGER) AS gates_deferred,
+    CAST((SELECT json_extract(attrs, '$.context_tokens') FROM events WHERE session_id = s.session_id AND kind = 'session.start' AND provider = s.provider
+        AND json_extract(attrs, '$.context_tokens') IS NOT NULL ORDER BY id DESC LIMIT 1) AS INTEGER) AS context_tokens
 FROM sessions s
 JOIN (
     SELECT s2.provider, s2.session_id,

@@ -302,6 +302,7 @@ fn rollup_table(rep: &SessionReport) -> Table {
         ("estimated_cost_usd", rep.estimated_cost_usd.into()),
         ("cost_incomplete", rep.cost_incomplete.into()),
         ("cost_alert_sent", rep.cost_alert_sent.into()),
+        ("context_tokens", rep.context_tokens.into()),
         ("input_tokens", rep.input_tokens.into()),
         ("output_tokens", rep.output_tokens.into()),
         ("cache_read_tokens", rep.cache_read_tokens.into()),
@@ -437,8 +438,12 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
 }
 
 fn header(rep: &SessionReport) -> String {
+    let context = match rep.context_tokens {
+        Some(n) => format!("\ncontext at its last start: {} tokens", render::thousands(n)),
+        None => String::new(),
+    };
     format!(
-        "session {} ({})\nfrom {} to {}",
+        "session {} ({})\nfrom {} to {}{context}",
         render::escape_controls(&rep.session_id),
         rep.provider,
         rep.started_at,

@@ -44,7 +44,14 @@ pub struct StopFacts {
     pub status: Option<String>,
     /// Claude Code's `last_assistant_message`.
     pub last_response: Option<String>,
+    /// Subagents still running as the turn stops, as the client names them (Claude Code 2.1.332
+    /// and later run subagents in the background: `background_tasks`); empty when none is, or
+    /// when the client does not say.
+    pub running_subagents: Vec<String>,
 }
+
+/// The rule of a stop whose checks wait for running subagents.
+pub const SUBAGENTS_RUNNING: &str = "subagents-running";
 
 /// The turn-relevant part of one hook event.
 #[derive(Debug, Clone)]
@@ -405,6 +412,37 @@ fn decide_stop(
             )),
         );
         return Ok(());
+    }
+    if !stop.running_subagents.is_empty() {
+        // A subagent still running can change the tree after the gates judged it: the checks wait
+        // for the stop that follows its end (Claude Code starts a new turn with its completion
+        // notice). An agent could keep a subagent alive to never be judged: after
+        // `grind.maxLoops` deferrals in a row the stop is judged anyway.
+        let recent = TurnStore::new(conn).outcomes(&p.provider, &p.session, max).map_err(sql)?;
+        let in_a_row = recent.iter().take_while(|(_, _, o)| o.rule == SUBAGENTS_RUNNING).count() as i64;
+        if in_a_row < max {
+            let names = stop.running_subagents.join(", ");
+            let detail = format!(
+                "{} subagent(s) still running ({names}): the tree is not final, so the stop checks wait for the next stop (deferral {} of grind.maxLoops = {max})",
+                stop.running_subagents.len(),
+                in_a_row + 1,
+            );
+            allow(p, Outcome::Deferred, SUBAGENTS_RUNNING, attempt, Some(detail.clone()));
+            p.stop_state = Some(StopState {
+                attempt,
+                fingerprint: last_fp,
+                result: "deferred".into(),
+                rule: SUBAGENTS_RUNNING.into(),
+                gaps: turn.map(|t| t.open_gaps).unwrap_or_default(),
+                next_action: None,
+            });
+            p.decision = Some(Decision {
+                rule: SUBAGENTS_RUNNING.into(),
+                context: Some(format!("tlc: {detail}")),
+                ..Decision::allow()
+            });
+            return Ok(());
+        }
     }
     let changes = changes::changed_files(project.root(), &base)?;
     let mut advice: Vec<(String, String)> = Vec::new();

@@ -99,9 +99,11 @@ fn text<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
 }
 
 /// A PreToolUse of Bash is a command, of `mcp__…` an MCP call, of a file tool a read, write or
-/// edit of its path; nothing else acts.
+/// edit of its path; a PermissionRequest (Claude Code 2.1.332 and later: its own permission
+/// dialog is about to open) is the same act, asked again so that the floor refuses it there too;
+/// nothing else acts.
 fn acts(v: &Value) -> Vec<Act<'_>> {
-    if text(v, "hook_event_name") != Some("PreToolUse") {
+    if !matches!(text(v, "hook_event_name"), Some("PreToolUse" | "PermissionRequest")) {
         return Vec::new();
     }
     let tool = text(v, "tool_name").unwrap_or("");
@@ -231,6 +233,12 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         "permission_mode",
         "stop_hook_active",
         "turn_id",
+        // SessionStart (Claude Code 2.1.332 and later): the context a resumed session starts
+        // with, and what its cache costs to write again.
+        "context_tokens",
+        "estimated_cache_write_usd",
+        "prompt_cache_likely_expired",
+        "seconds_since_last_response",
     ] {
         if let Some(val) = v.get(key).filter(|x| !x.is_null()) {
             attrs.insert(key.into(), val.clone());
@@ -263,18 +271,20 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     }
     ev.attrs = attrs;
 
-    let action = (name == "PreToolUse").then(|| {
+    let dialog = name == "PermissionRequest";
+    let action = (name == "PreToolUse" || dialog).then(|| {
         let t = tool.clone().unwrap_or_default();
-        let (subject, detail) = match kind {
-            Kind::ShellStart => (Subject::Shell, input.and_then(|i| str_field(i, "command")).unwrap_or_default()),
-            Kind::McpStart => (Subject::Mcp, t.clone()),
-            Kind::FileRead => (Subject::FileRead, input.and_then(|i| str_field(i, "file_path")).unwrap_or_default()),
+        let (subject, detail) = match t.as_str() {
+            "Bash" => (Subject::Shell, input.and_then(|i| str_field(i, "command")).unwrap_or_default()),
+            m if m.starts_with("mcp__") => (Subject::Mcp, t.clone()),
+            "Read" => (Subject::FileRead, input.and_then(|i| str_field(i, "file_path")).unwrap_or_default()),
             _ => (Subject::Tool, t.clone()),
         };
         Action {
             subject,
             detail,
             reads_only: READ_TOOLS.contains(&t.as_str()),
+            dialog,
         }
     });
     let subagent_transcript = (kind == Kind::SubagentEnd).then(|| str_field(v, "agent_transcript_path")).flatten();
@@ -297,7 +307,36 @@ fn stop(v: &Value) -> StopFacts {
         completed: true,
         status: None,
         last_response: v.get("last_assistant_message").and_then(Value::as_str).map(str::to_string),
+        running_subagents: running_subagents(v),
     }
+}
+
+/// The subagents a Stop's `background_tasks` lists as running (Claude Code 2.1.332 and later),
+/// each as `<description> (<agent type>, <id>)`; at most 10 are named, any more counted.
+fn running_subagents(v: &Value) -> Vec<String> {
+    let tasks = v
+        .get("background_tasks")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let running: Vec<&Value> = tasks
+        .iter()
+        .filter(|t| text(t, "type") == Some("subagent") && text(t, "status") == Some("running"))
+        .collect();
+    let name = |t: &Value| {
+        let short = |s: &str| s.chars().take(80).collect::<String>();
+        format!(
+            "{} ({}, {})",
+            short(text(t, "description").unwrap_or("subagent")),
+            short(text(t, "agent_type").unwrap_or("?")),
+            short(text(t, "id").unwrap_or("?"))
+        )
+    };
+    let mut out: Vec<String> = running.iter().take(10).map(|t| name(t)).collect();
+    if running.len() > 10 {
+        out.push(format!("{} more", running.len() - 10));
+    }
+    out
 }
 
 /// The text of the response a Stop or SubagentStop is about (`last_assistant_message`), read
@@ -357,6 +396,21 @@ pub fn render(hook_event: &str, decision: &Decision) -> String {
                     "permissionDecisionReason": reason,
                 }});
                 // The reason goes to the model; the note is the line the person watching sees.
+                if let Some(note) = &decision.user_note {
+                    out["systemMessage"] = note.clone().into();
+                }
+                out.to_string()
+            }
+        },
+        // Only a refusal answers the dialog; anything else leaves it to the operator (tlc never
+        // grants what Claude Code would ask about).
+        "PermissionRequest" => match decision.permission {
+            Permission::Allow => String::new(),
+            _ => {
+                let mut out = json!({"hookSpecificOutput": {
+                    "hookEventName": "PermissionRequest",
+                    "decision": {"behavior": "deny", "message": reason},
+                }});
                 if let Some(note) = &decision.user_note {
                     out["systemMessage"] = note.clone().into();
                 }
@@ -500,7 +554,11 @@ mod tests {
             assert_eq!(ev.attrs["event"], v["hook_event_name"], "{f}");
             // Claude Code's neutral answer to every event: nothing.
             assert_eq!(render(&m.hook_event, &Decision::allow()), "", "{f}");
-            assert_eq!(m.action.is_some(), m.hook_event == "PreToolUse", "{f}");
+            assert_eq!(
+                m.action.is_some(),
+                m.hook_event == "PreToolUse" || m.hook_event == "PermissionRequest",
+                "{f}"
+            );
             match m.hook_event.as_str() {
                 "PostToolUse" | "PostToolUseFailure" => {
                     assert_eq!(ev.duration_ms, v["duration_ms"].as_i64(), "{f}: the tool's own time");

@@ -233,22 +233,26 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
             subject: Subject::Shell,
             detail: command.unwrap_or_default(),
             reads_only: false,
+            dialog: false,
         }),
         Kind::McpStart => Some(Action {
             subject: Subject::Mcp,
             detail: tool.unwrap_or_default(),
             reads_only: false,
+            dialog: false,
         }),
         Kind::FileRead => Some(Action {
             subject: Subject::FileRead,
             detail: str_field(v, "file_path").unwrap_or_default(),
             reads_only: true,
+            dialog: false,
         }),
         Kind::ToolStart => {
             let t = tool.unwrap_or_default();
             Some(Action {
                 subject: Subject::Tool,
                 reads_only: READ_TOOLS.contains(&t.as_str()),
+                dialog: false,
                 detail: t,
             })
         }
@@ -279,6 +283,8 @@ fn stop(v: &Value) -> StopFacts {
         completed: status.as_deref().is_none_or(|s| s == "completed"),
         status,
         last_response: None,
+        // Cursor's stop names no background subagents.
+        running_subagents: Vec::new(),
     }
 }
 

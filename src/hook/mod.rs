@@ -45,6 +45,11 @@ pub struct Action {
     pub detail: String,
     /// The action only reads: a policy divergence never blocks it.
     pub reads_only: bool,
+    /// The client's own permission dialog is about to open for an act its PreToolUse already
+    /// let through (Claude Code's PermissionRequest): only the floor answers it, again, so that a
+    /// refused act stays refused however it got there; the rails had their say at PreToolUse and
+    /// an ask is the dialog itself.
+    pub dialog: bool,
 }
 
 /// A payload mapped to its neutral event.

@@ -413,7 +413,7 @@ fn record(
         provider: provider.name(),
         session: m.event.session_id.as_deref(),
         starts_session: m.event.kind == Kind::SessionStart && !continues_session(&m.event),
-        acting: m.action.as_ref().is_some_and(|a| !a.reads_only),
+        acting: m.action.as_ref().is_some_and(|a| !a.reads_only && !a.dialog),
     });
     let written_config = match &adopted {
         Some(crate::config::scaffold::ScaffoldOutcome::Written(p)) => Some(p.as_path()),
@@ -476,7 +476,8 @@ fn record(
         }
         if let Some(sess) = event.session_id.as_deref() {
             let claimed = match (&guard.edit_target, &guard.edited_file) {
-                (Some(p), _) if action.is_some() && decision.permission != Permission::Deny => Some(p),
+                // A permission dialog's act was claimed at its PreToolUse.
+                (Some(p), _) if action.as_ref().is_some_and(|a| !a.dialog) && decision.permission != Permission::Deny => Some(p),
                 (_, Some(p)) => Some(p),
                 _ => None,
             };
@@ -558,11 +559,14 @@ fn act_facts<'a>(
         provider: provider.name(),
         session: mapped.and_then(|m| m.event.session_id.as_deref()),
         at: mapped.map_or_else(crate::clock::now, |m| m.event.ts),
-        acting: mapped.and_then(|m| m.action.as_ref()).map(|a| crate::policy::Acting {
-            subject: a.subject,
-            detail: &a.detail,
-            reads_only: a.reads_only,
-        }),
+        acting: mapped
+            .and_then(|m| m.action.as_ref())
+            .filter(|a| !a.dialog)
+            .map(|a| crate::policy::Acting {
+                subject: a.subject,
+                detail: &a.detail,
+                reads_only: a.reads_only,
+            }),
         edit_target: guard.edit_target.as_deref(),
         cwd,
         root: project.root(),
@@ -752,7 +756,7 @@ fn mark_response_block(es: &EventStore<'_>, event: &mut Event) -> rusqlite::Resu
     let (Some(session), Some(turn)) = (event.session_id.as_deref(), event.attrs.get("turn_id").and_then(Value::as_str)) else {
         return Ok(());
     };
-    if let Some((kind, previous_turn)) = es.latest_hook_event(&event.provider, session)? {
+    if let Some((kind, previous_turn)) = es.latest_hook_event(&event.provider, session, event.parent_span_id.as_deref())? {
         if kind == Kind::AgentResponse.as_str() && previous_turn.as_deref() == Some(turn) {
             event.attrs.insert("continues_response".into(), true.into());
         }

@@ -34,6 +34,9 @@ pub struct SessionReport {
     pub estimated_cost_usd: Option<f64>,
     pub cost_incomplete: bool,
     pub cost_alert_sent: bool,
+    /// The context the session's last (re)start carried, in tokens, as the client reported it
+    /// (Claude Code 2.1.332 and later, on a resume); `None` when no start reported one.
+    pub context_tokens: Option<i64>,
     /// Interruptions (ask or deny) attributed by rule.
     pub interruptions: Vec<InterruptionLine>,
     /// Rails (rules other than `none`) that decided something.
@@ -176,6 +179,7 @@ impl<'c> Reports<'c> {
                     estimated_cost_usd: r.get(25)?,
                     cost_incomplete: r.get(26)?,
                     cost_alert_sent: r.get(27)?,
+                    context_tokens: r.get(29)?,
                     interruptions: Vec::new(),
                     rails: Vec::new(),
                 })

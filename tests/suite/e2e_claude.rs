@@ -7,7 +7,7 @@
 
 use crate::e2e_support;
 use e2e_support::api::{bash, conversation, text, tool, Role, ScriptedApi, Sent, Step, Usage};
-use e2e_support::{HookCall, Scratch, MODEL};
+use e2e_support::{HookCall, Scratch, CLAUDE_CODE_PREVIOUS, MODEL};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -240,7 +240,21 @@ fn ok(run: &e2e_support::Run) {
 
 #[test]
 fn tools_and_a_subagent() {
-    let s = Scratch::new();
+    tools_and_a_subagent_on(e2e_support::CLAUDE_CODE_VERSION);
+}
+
+#[test]
+fn tools_and_a_subagent_on_the_previous_client() {
+    tools_and_a_subagent_on(CLAUDE_CODE_PREVIOUS);
+}
+
+/// 2.1.197 runs the subagent inside the `Agent` call and reports its last response's usage in the
+/// result; 2.1.332 launches it in the background (the result says `async_launched`), the parent
+/// stops first, and the subagent's completion comes back as a new prompt the model answers.
+fn tools_and_a_subagent_on(client: &'static str) {
+    let mut s = Scratch::new();
+    s.client = client;
+    let asynchronous = client != CLAUDE_CODE_PREVIOUS;
     let notes = s.repo.join("notes.md");
     let notes = notes.to_string_lossy();
     let api = ScriptedApi::start(vec![
@@ -266,6 +280,8 @@ fn tools_and_a_subagent() {
                     text("All done: ran commands, wrote and edited notes.md, "),
                     text("and delegated to a subagent."),
                 ]),
+                // 2.1.332 only: the answer to the subagent's completion notice.
+                Step::Respond(vec![text("The subagent finished too.")]),
             ],
         ),
         conversation(
@@ -289,13 +305,20 @@ fn tools_and_a_subagent() {
     let calls = assert_one_row_per_hook_call(&s);
     let sent = api.sent();
     let lines = transcript_lines(&s);
+    if asynchronous {
+        // 2.1.332 writes every response, the subagent's included, with its final usage: the
+        // record is the scripted API's to the token.
+        assert!(lines.values().all(|(early, _)| !early), "{lines:?}");
+    }
     let want = scripted_totals(&sent, &["E2E-FULL-TASK", "E2E-SUBAGENT-TASK"], &lines);
     assert_tokens(&s, &want);
 
     // Claude Code's own figure for the main thread is what the scripted API sent for it.
     let main = final_totals(&sent, &["E2E-FULL-TASK"]);
-    assert_eq!(run.result["usage"]["input_tokens"].as_u64(), Some(main.input));
-    assert_eq!(run.result["usage"]["output_tokens"].as_u64(), Some(main.output));
+    if !asynchronous {
+        assert_eq!(run.result["usage"]["input_tokens"].as_u64(), Some(main.input));
+        assert_eq!(run.result["usage"]["output_tokens"].as_u64(), Some(main.output));
+    }
 
     // The subagent: its responses are in the project database, attributed to the session; the
     // Agent tool's own usage figure is recorded beside them and is its last response's.
@@ -314,16 +337,32 @@ fn tools_and_a_subagent() {
         );
         assert_eq!(n, 1, "subagent response {} recorded once", r.message_id);
     }
-    let agent_usage: Value = serde_json::from_str(
-        &s.db()
-            .query_row(
-                "SELECT json_extract(attrs, '$.subagent_usage') FROM events WHERE tool = 'Agent' AND phase = 'end'",
-                [],
-                |r| r.get::<_, String>(0),
-            )
-            .unwrap(),
-    )
-    .unwrap();
+    let agent_usage: Option<String> = s
+        .db()
+        .query_row(
+            "SELECT json_extract(attrs, '$.subagent_usage') FROM events WHERE tool = 'Agent' AND phase = 'end'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    if asynchronous {
+        // The result is the launch: no usage yet, and the parent's Stop saw the subagent running.
+        assert_eq!(agent_usage, None);
+        let launched = calls
+            .iter()
+            .find(|c| c.event == "PostToolUse" && c.payload["tool_name"] == "Agent")
+            .expect("the Agent call's PostToolUse");
+        assert_eq!(launched.payload["tool_response"]["status"], "async_launched");
+        let stops: Vec<&str> = calls
+            .iter()
+            .filter(|c| matches!(c.event.as_str(), "Stop" | "SubagentStop"))
+            .map(|c| c.event.as_str())
+            .collect();
+        assert_eq!(stops.len(), 3, "two Stops and the SubagentStop: {stops:?}");
+        finish_tools_and_a_subagent(&s, &run, &calls, &sent, 4);
+        return;
+    }
+    let agent_usage: Value = serde_json::from_str(&agent_usage.expect("the Agent result's usage")).unwrap();
     let last = sub.last().unwrap().usage;
     assert_eq!(
         agent_usage,
@@ -339,7 +378,11 @@ fn tools_and_a_subagent() {
         Some(sub_final.output),
         "it is not the subagent's total"
     );
+    finish_tools_and_a_subagent(&s, &run, &calls, &sent, 2);
+}
 
+/// What holds for both clients, after the subagent's result.
+fn finish_tools_and_a_subagent(s: &Scratch, run: &e2e_support::Run, calls: &[HookCall], sent: &[Sent], responses: i64) {
     // The subagent's Bash call is attributed to it.
     let agent_id = calls
         .iter()
@@ -348,7 +391,7 @@ fn tools_and_a_subagent() {
         .expect("SubagentStart names its agent")
         .to_string();
     let sub_shell = count(
-        &s,
+        s,
         &format!("SELECT count(*) FROM events WHERE kind = 'shell.start' AND parent_span_id = '{agent_id}' AND json_extract(attrs, '$.agent_type') = 'general-purpose'"),
     );
     assert_eq!(sub_shell, 1);
@@ -393,11 +436,11 @@ fn tools_and_a_subagent() {
         )
         .unwrap();
     assert!(generation < end, "the last response was recorded by the Stop");
-    assert_stops_caught_up(&s, "tools_and_a_subagent");
+    assert_stops_caught_up(s, "tools_and_a_subagent");
 
-    let rep = rollup(&s);
-    // The response count counts responses with text, not text blocks: two here.
-    assert_eq!(rep["responses"], 2, "{rep}");
+    let rep = rollup(s);
+    // The response count counts responses with text, not text blocks.
+    assert_eq!(rep["responses"], responses, "{rep}");
     assert_eq!(rep["models"], json!([MODEL]), "{rep}");
     let session = run.result["session_id"].as_str().unwrap();
     let (model, first_seen, first_event, ended): (Option<String>, String, String, Option<String>) = s
@@ -536,7 +579,17 @@ fn a_policy_edit_is_denied_and_the_command_does_not_run() {
 /// reason, and `floor_denials` has the row.
 #[test]
 fn an_rm_rf_outside_the_repository_is_denied_by_the_floor() {
-    let s = Scratch::outside_temp();
+    rm_rf_outside_the_repository_on(e2e_support::CLAUDE_CODE_VERSION);
+}
+
+#[test]
+fn an_rm_rf_outside_the_repository_is_denied_on_the_previous_client() {
+    rm_rf_outside_the_repository_on(CLAUDE_CODE_PREVIOUS);
+}
+
+fn rm_rf_outside_the_repository_on(client: &'static str) {
+    let mut s = Scratch::outside_temp();
+    s.client = client;
     let kept = s.home.join("old-project");
     std::fs::create_dir_all(kept.join("src")).unwrap();
     std::fs::write(kept.join("src/main.rs"), "fn main() {}\n").unwrap();
@@ -688,12 +741,12 @@ fn compact_on_a_resumed_session() {
         .map(|c| c.payload["source"].as_str().unwrap_or(""))
         .collect();
     assert_eq!(sources, ["startup", "resume", "compact", "resume"]);
-    // Claude Code wrote a <synthetic> line after the compaction; it is no response.
+    // 2.1.197 wrote a <synthetic> line after the compaction (2.1.332 does not): never a response.
     let synthetic = s
         .transcripts()
         .iter()
         .any(|p| std::fs::read_to_string(p).unwrap().contains("\"model\":\"<synthetic>\""));
-    assert!(synthetic, "the transcript has its <synthetic> line");
+    assert_eq!(synthetic, s.client == CLAUDE_CODE_PREVIOUS, "the transcript's <synthetic> line");
     assert_eq!(count(&s, "SELECT count(*) FROM events WHERE model = '<synthetic>'"), 0);
     // The /compact request's own usage is in no transcript (docs/cost.md): the totals are the
     // scripted conversations'.
@@ -703,6 +756,19 @@ fn compact_on_a_resumed_session() {
     let rep = rollup(&s);
     assert_eq!(rep["compactions"], 1, "{rep}");
     assert_eq!(rep["cost_incomplete"], false, "{rep}");
+    // 2.1.332 says, at each resume, how much context the session comes back with.
+    let resumed: Vec<i64> = calls
+        .iter()
+        .filter(|c| c.event == "SessionStart")
+        .filter_map(|c| c.payload["context_tokens"].as_i64())
+        .collect();
+    if s.client == CLAUDE_CODE_PREVIOUS {
+        assert!(resumed.is_empty(), "{resumed:?}");
+        assert_eq!(rep["context_tokens"], Value::Null, "{rep}");
+    } else {
+        assert!(!resumed.is_empty(), "a resume carries context_tokens");
+        assert_eq!(rep["context_tokens"].as_i64(), resumed.last().copied(), "{rep}");
+    }
     assert_eq!(count(&s, "SELECT count(*) FROM sessions WHERE ended_at IS NOT NULL"), 1);
 }
 
@@ -855,8 +921,9 @@ fn with_failing_tests(s: &Scratch, max_loops: u32) -> std::path::PathBuf {
     runs
 }
 
-/// The stop feedback Claude Code gave the model, in order: the user text blocks that start
-/// `Stop hook feedback:` in the longest conversation it sent (each request repeats the ones before).
+/// The stop feedback Claude Code gave the model, in order: the user text blocks that hold
+/// `Stop hook feedback:`, from there on, in the longest conversation it sent (each request repeats
+/// the ones before).
 fn stop_feedback(api: &ScriptedApi) -> Vec<String> {
     let longest = api
         .received()
@@ -871,7 +938,14 @@ fn stop_feedback(api: &ScriptedApi) -> Vec<String> {
             Value::Array(parts) => parts.iter().filter_map(|p| p["text"].as_str().map(str::to_string)).collect(),
             _ => Vec::new(),
         };
-        out.extend(blocks.into_iter().filter(|t| t.starts_with("Stop hook feedback:")));
+        // 2.1.197 sends the feedback as a text block of its own; 2.1.332 inside a system reminder
+        // that first says hook output is data (and, in a block before it, repeats the reason as a
+        // "blocking error").
+        out.extend(blocks.iter().filter_map(|t| {
+            let at = t.find("Stop hook feedback:")?;
+            let feedback = &t[at..];
+            Some(feedback.strip_suffix("\n\n</system-reminder>").unwrap_or(feedback).to_string())
+        }));
     }
     out
 }
@@ -916,7 +990,17 @@ fn lines_of(path: &Path) -> usize {
 /// again.
 #[test]
 fn a_failing_test_sends_the_agent_back_until_the_loop_budget() {
-    let s = Scratch::new();
+    failing_test_sends_the_agent_back_on(e2e_support::CLAUDE_CODE_VERSION);
+}
+
+#[test]
+fn a_failing_test_sends_the_agent_back_on_the_previous_client() {
+    failing_test_sends_the_agent_back_on(CLAUDE_CODE_PREVIOUS);
+}
+
+fn failing_test_sends_the_agent_back_on(client: &'static str) {
+    let mut s = Scratch::new();
+    s.client = client;
     let runs = with_failing_tests(&s, 3);
     let lib = s.repo.join("src/lib.rs");
     let api = ScriptedApi::start(vec![
@@ -1053,4 +1137,146 @@ fn claude_code_ends_the_turn_after_eight_stop_blocks() {
         .unwrap_or_else(|| panic!("no loop-budget check: {doctor}"));
     assert_eq!(budget["status"], "warn", "{budget}");
     assert!(budget["detail"].as_str().unwrap().contains("grind.maxLoops = 10"), "{budget}");
+}
+
+/// Claude Code 2.1.332's own permission dialog (`PermissionRequest`, which fires in `-p` mode
+/// too): when a command reaches it that the floor refuses — here PreToolUse is not wired, as for
+/// a user who wired only some events — tlc refuses it in the dialog with the floor's reason, and
+/// the command never runs.
+#[test]
+fn a_permission_request_for_a_floor_refused_command_is_refused() {
+    let mut s = Scratch::outside_temp();
+    s.permission_mode = "default";
+    s.unwire("PreToolUse");
+    let kept = s.home.join("old-project");
+    std::fs::create_dir_all(&kept).unwrap();
+    std::fs::write(kept.join("keep.txt"), "kept\n").unwrap();
+    let command = "rm -rf ~/old-project";
+    let api = ScriptedApi::start(vec![conversation(
+        "E2E-DIALOG-TASK",
+        vec![
+            Step::Respond(vec![bash(command)]),
+            Step::Respond(vec![text("The removal was refused.")]),
+        ],
+    )]);
+    let run = s.claude(&api, "E2E-DIALOG-TASK remove the old project", &[]);
+    ok(&run);
+    assert_no_unexpected(&api);
+    assert!(kept.join("keep.txt").exists(), "the folder under the home was removed");
+    let calls = assert_one_row_per_hook_call(&s);
+    let asked: Vec<&HookCall> = calls.iter().filter(|c| c.event == "PermissionRequest").collect();
+    assert_eq!(asked.len(), 1, "Claude Code opened its dialog once");
+    assert_eq!(asked[0].payload["tool_input"]["command"], command);
+    // The model got the floor's reason from the dialog.
+    let results = tool_results(&api);
+    let (error, said) = results.values().next().cloned().expect("the Bash call's result");
+    assert!(error, "{said}");
+    assert!(
+        said.contains("FLOOR:") && said.contains("rule=outside-project-destruction"),
+        "{said}"
+    );
+    let (rule, subject, kind): (String, String, String) = s
+        .db()
+        .query_row(
+            "SELECT d.rule, d.subject, e.kind FROM floor_denials d JOIN decisions x ON x.id = d.id JOIN events e ON e.id = x.event_id",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (rule.as_str(), subject.as_str(), kind.as_str()),
+        ("outside-project-destruction", "shell", "permission.request")
+    );
+}
+
+/// Claude Code 2.1.332 runs subagents in the background: the parent's Stop arrives while the
+/// subagent still works (its `background_tasks` says so), and the subagent's result comes back as
+/// a new prompt. A Stop then is not judged as final: the test gate, which passes only once the
+/// subagent's file exists, runs at the next stop and passes there.
+#[test]
+fn an_async_subagent_still_running_at_the_stop_is_not_judged_as_final() {
+    let s = Scratch::new();
+    let runs = s.dir.path().join("runs");
+    std::fs::create_dir_all(s.repo.join("tools")).unwrap();
+    std::fs::write(
+        s.repo.join("tools/t.sh"),
+        format!(
+            "echo \"$@\" >> '{}'\nif [ -f sub.txt ]; then echo 'test sub ... ok'; exit 0; fi\necho 'test sub ... FAILED: no sub.txt'\nexit 1\n",
+            runs.display()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(s.repo.join(".tlc/harness")).unwrap();
+    std::fs::write(
+        s.repo.join(".tlc/harness/config.toml"),
+        "[grind]\nenabled = true\ntestCommand = [\"sh\", \"tools/t.sh\"]\nmaxLoops = 3\n",
+    )
+    .unwrap();
+    e2e_support::git(&s.repo, &["add", "-A"]);
+    e2e_support::git(
+        &s.repo,
+        &[
+            "-c",
+            "user.name=e2e",
+            "-c",
+            "user.email=e2e@example.invalid",
+            "commit",
+            "-qm",
+            "start",
+        ],
+    );
+    let lib = s.repo.join("src/lib.rs");
+    let api = ScriptedApi::start(vec![
+        conversation(
+            "E2E-ASYNC-TASK",
+            vec![
+                Step::Respond(vec![tool(
+                    "Write",
+                    json!({"file_path": lib.to_string_lossy(), "content": "pub fn one() -> u32 {\n    1\n}\n"}),
+                )]),
+                Step::Respond(vec![tool(
+                    "Agent",
+                    json!({"description": "Sub task", "prompt": "E2E-ASYNC-SUB: write sub.txt", "subagent_type": "general-purpose"}),
+                )]),
+                Step::Respond(vec![text("Delegated the rest to a subagent.")]),
+                Step::Respond(vec![text("The subagent is done.")]),
+            ],
+        ),
+        conversation(
+            "E2E-ASYNC-SUB",
+            vec![
+                // Slow on purpose: the parent stops while this runs.
+                Step::Respond(vec![bash("sleep 3 && echo from-subagent > sub.txt")]),
+                Step::Respond(vec![text("Subagent finished.")]),
+            ],
+        ),
+    ]);
+    let run = s.claude(&api, "E2E-ASYNC-TASK write one, delegate sub.txt", &[]);
+    ok(&run);
+    assert_no_unexpected(&api);
+    assert!(s.repo.join("sub.txt").exists());
+    let calls = assert_one_row_per_hook_call(&s);
+    let order: Vec<&str> = calls
+        .iter()
+        .filter(|c| matches!(c.event.as_str(), "Stop" | "SubagentStop"))
+        .map(|c| c.event.as_str())
+        .collect();
+    assert_eq!(order, ["Stop", "SubagentStop", "Stop"], "the parent stopped first");
+    let first_stop = calls.iter().find(|c| c.event == "Stop").unwrap();
+    assert_eq!(
+        first_stop.payload["background_tasks"][0]["status"], "running",
+        "{}",
+        first_stop.payload
+    );
+    assert_eq!(stop_outcomes(&s), ["deferred:subagents-running", "allow:passed"]);
+    // The gate ran once, at the second stop, on the finished tree.
+    assert_eq!(lines_of(&runs), 1);
+    assert_eq!(gate_runs(&s), (1, 0));
+    assert!(stop_feedback(&api).is_empty(), "no stop was sent back");
+    // Both threads' tokens, exactly as the scripted API sent them (2.1.332 writes the subagent's
+    // final counts into its transcript).
+    let lines = transcript_lines(&s);
+    assert!(lines.values().all(|(early, _)| !early), "{lines:?}");
+    let want = scripted_totals(&api.sent(), &["E2E-ASYNC-TASK", "E2E-ASYNC-SUB"], &lines);
+    assert_tokens(&s, &want);
 }

@@ -760,3 +760,74 @@ fn a_dependency_on_latest_is_blocked() {
     );
     assert_eq!(r.stop("s1", true), None);
 }
+
+/// Claude Code 2.1.332's Stop while a background subagent runs (its `background_tasks`, as in
+/// ../shared/fixtures/providers/claude/real-2.1.332/allevents-full/28-Stop.json).
+fn stop_with_running_subagent(r: &Repo, session: &str, active: bool) -> Value {
+    let mut p = r.stop_payload(session, active, "and delegated to a subagent.");
+    p["background_tasks"] = json!([{"id": "ac259288329b023eb", "type": "subagent", "status": "running",
+        "description": "Sub task", "agent_type": "general-purpose"}]);
+    p
+}
+
+#[test]
+fn a_stop_while_a_subagent_runs_defers_the_gates_to_the_next_stop() {
+    let r = Repo::new(&format!("{GRIND}maxLoops = 2\n"));
+    failing_until_pass(&r);
+    r.prompt("s1");
+    r.write("src/a.rs", "pub fn delegated() {}\n");
+    let out = r.claude(stop_with_running_subagent(&r, "s1", false));
+    assert_eq!(
+        block_reason(&out),
+        None,
+        "a stop while the tree can still change is not judged: {out}"
+    );
+    let v: Value = serde_json::from_str(&out).expect("a systemMessage names the running subagent");
+    let shown = v["systemMessage"].as_str().unwrap();
+    assert!(shown.contains("Sub task (general-purpose, ac259288329b023eb)"), "{shown}");
+    assert_eq!(r.count("runs"), 0, "no gate ran on a tree a subagent is changing");
+    assert_eq!(
+        r.one::<String>("SELECT outcome || ':' || rule FROM stop_outcomes ORDER BY id DESC LIMIT 1"),
+        "deferred:subagents-running"
+    );
+    // The subagent's completion notice starts a new turn; its stop is judged.
+    r.prompt("s1");
+    let reason = r.stop("s1", false).expect("the next stop runs the gates and blocks");
+    assert!(reason.contains("test failed"), "{reason}");
+    assert_eq!(r.count("runs"), 1);
+}
+
+#[test]
+fn a_subagent_kept_running_defers_at_most_max_loops_stops_in_a_row() {
+    let r = Repo::new(&format!("{GRIND}maxLoops = 2\n"));
+    failing_until_pass(&r);
+    r.prompt("s1");
+    r.write("src/a.rs", "pub fn forever() {}\n");
+    for active in [false, true] {
+        let out = r.claude(stop_with_running_subagent(&r, "s1", active));
+        assert_eq!(block_reason(&out), None, "{out}");
+    }
+    let out = r.claude(stop_with_running_subagent(&r, "s1", true));
+    let reason = block_reason(&out).expect("the third stop in a row is judged anyway");
+    assert!(reason.contains("test failed"), "{reason}");
+    assert_eq!(
+        r.one::<i64>("SELECT count(*) FROM stop_outcomes WHERE rule = 'subagents-running'"),
+        2
+    );
+}
+
+#[test]
+fn a_finished_background_task_or_another_kind_does_not_defer() {
+    let r = Repo::new(GRIND);
+    failing_until_pass(&r);
+    r.prompt("s1");
+    r.write("src/a.rs", "pub fn done() {}\n");
+    let mut p = r.stop_payload("s1", false, "done");
+    p["background_tasks"] = json!([
+        {"id": "a1", "type": "subagent", "status": "completed", "description": "finished"},
+        {"id": "b2", "type": "shell", "status": "running", "description": "a dev server"},
+        "not an object", 7
+    ]);
+    let reason = block_reason(&r.claude(p)).expect("judged: no subagent is running");
+    assert!(reason.contains("test failed"), "{reason}");
+}

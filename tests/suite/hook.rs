@@ -421,7 +421,13 @@ fn the_global_spool_mirrors_records_and_degrades_when_the_home_is_unwritable() {
 /// folder), with `CLAUDE_PROJECT_DIR` naming the repository.
 #[test]
 fn real_claude_payloads_leave_one_row_each_in_the_project() {
-    let root = fixtures().join("providers/claude/real-2.1.197");
+    for version in ["2.1.197", "2.1.332"] {
+        real_payloads_leave_one_row_each(version);
+    }
+}
+
+fn real_payloads_leave_one_row_each(version: &str) {
+    let root = fixtures().join(format!("providers/claude/real-{version}"));
     let mut folders: Vec<_> = std::fs::read_dir(&root)
         .unwrap()
         .flatten()
@@ -434,13 +440,19 @@ fn real_claude_payloads_leave_one_row_each_in_the_project() {
         let name = folder.file_name().unwrap().to_string_lossy().into_owned();
         let w = World::new();
         w.ok(&["init"]);
-        let mut files: Vec<_> = std::fs::read_dir(&folder).unwrap().flatten().map(|e| e.path()).collect();
+        // Beside each payload, 2.1.332's set keeps what tlc answered when it was captured.
+        let mut files: Vec<_> = std::fs::read_dir(&folder)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| !p.to_string_lossy().ends_with(".tlc-out.json"))
+            .collect();
         files.sort();
         let mut calls = 0;
         for f in &files {
             let text = w
                 .payload(&format!(
-                    "providers/claude/real-2.1.197/{name}/{}",
+                    "providers/claude/real-{version}/{name}/{}",
                     f.file_name().unwrap().to_string_lossy()
                 ))
                 .replace("\"/home/dev/", &format!("\"{}/", w.dir.path().join("user").display()));
@@ -462,7 +474,7 @@ fn real_claude_payloads_leave_one_row_each_in_the_project() {
             calls += 1;
         }
         let rows = w.count("SELECT count(*) FROM events WHERE kind NOT IN ('hook.fault', 'config.scaffolded', 'generation.end')");
-        assert_eq!(rows, calls, "{name}: one row per hook call");
+        assert_eq!(rows, calls, "{version} {name}: one row per hook call");
         assert_eq!(
             w.count("SELECT count(*) FROM events WHERE kind IN ('unknown', 'hook.fault')"),
             0,
@@ -655,4 +667,76 @@ fn the_wal_the_hooks_leave_is_truncated_at_its_limit() {
         "the WAL was truncated {truncations} times in 200 hooks (most {most} frames)"
     );
     assert!(most < limit, "a hook left {most} frames in the WAL; the limit is {limit}");
+}
+
+/// Claude Code 2.1.332's PermissionRequest (its own permission dialog is about to open), as in
+/// ../shared/fixtures/providers/claude/real-2.1.332/allevents-noperm/05-PermissionRequest-Bash.json.
+fn permission_request(w: &World, command: &str) -> String {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&w.payload("providers/claude/real-2.1.332/allevents-noperm/05-PermissionRequest-Bash.json")).unwrap();
+    v["cwd"] = w.repo.display().to_string().into();
+    v["transcript_path"] = w.dir.path().join("t.jsonl").display().to_string().into();
+    v["tool_input"]["command"] = command.into();
+    let out = w.hook_with("claude", v.to_string().as_bytes(), |c| {
+        c.env("CLAUDE_PROJECT_DIR", &w.repo);
+    });
+    assert_eq!(out.status.code(), Some(0));
+    stdout(&out)
+}
+
+#[test]
+fn a_permission_request_for_a_floor_refused_command_is_refused_in_the_dialog() {
+    let w = World::new();
+    w.ok(&["init"]);
+    let victim = w.dir.path().join("user/calc-old-build");
+    std::fs::create_dir_all(&victim).unwrap();
+    let out = permission_request(&w, &format!("rm -rf {}", victim.display()));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    let specific = &v["hookSpecificOutput"];
+    assert_eq!(specific["hookEventName"], "PermissionRequest");
+    assert_eq!(specific["decision"]["behavior"], "deny", "{out}");
+    assert!(specific["decision"]["message"].as_str().unwrap().contains("FLOOR"), "{out}");
+    assert_eq!(
+        w.count("SELECT count(*) FROM decisions WHERE permission = 'deny' AND rule = 'outside-project-destruction'"),
+        1,
+        "the refusal is a decision like any other"
+    );
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE kind = 'permission.request' AND json_extract(attrs, '$.decision') = 'deny'"),
+        1
+    );
+    assert!(victim.exists());
+    // A harmless command's dialog is the operator's: tlc answers nothing and grants nothing.
+    assert_eq!(permission_request(&w, "echo hello > out.txt && ls"), "");
+    // The rails had their say at PreToolUse: a catastrophic command's dialog is the ask itself.
+    assert_eq!(permission_request(&w, "dropdb calc_dev"), "");
+    assert_eq!(w.count("SELECT count(*) FROM decisions WHERE permission = 'ask'"), 0);
+}
+
+#[test]
+fn a_resumed_sessions_context_is_recorded_and_reported() {
+    let w = World::new();
+    w.ok(&["init"]);
+    let text = w.payload("providers/claude/real-2.1.332/compact-wrapped/17-SessionStart.json");
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["cwd"] = w.repo.display().to_string().into();
+    v["transcript_path"] = w.dir.path().join("t.jsonl").display().to_string().into();
+    w.hook_with("claude", v.to_string().as_bytes(), |c| {
+        c.env("CLAUDE_PROJECT_DIR", &w.repo);
+    });
+    let attrs: serde_json::Value = serde_json::from_str(
+        &w.db()
+            .query_row("SELECT attrs FROM events WHERE kind = 'session.start'", [], |r| {
+                r.get::<_, String>(0)
+            })
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(attrs["context_tokens"], 7413);
+    assert_eq!(attrs["seconds_since_last_response"], 4);
+    assert_eq!(attrs["prompt_cache_likely_expired"], false);
+    assert_eq!(attrs["estimated_cache_write_usd"], 0.0278);
+    let report: serde_json::Value = serde_json::from_str(&w.ok(&["obs", "report", "--json"])).unwrap();
+    assert_eq!(report["context_tokens"], 7413, "{report}");
+    assert!(w.ok(&["obs", "report"]).contains("context at its last start: 7,413 tokens"));
 }

@@ -13,8 +13,11 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 pub const TLC: &str = env!("CARGO_BIN_EXE_tlc");
-/// The Claude Code release these tests drive (npm `@anthropic-ai/claude-code`).
-pub const CLAUDE_CODE_VERSION: &str = "2.1.197";
+/// The Claude Code release these tests drive (npm `@anthropic-ai/claude-code`): the current one.
+pub const CLAUDE_CODE_VERSION: &str = "2.1.332";
+/// The release before it, which a smaller set of scenarios still drives (a user may not have
+/// updated yet): synchronous subagents, no PermissionRequest in `-p` mode.
+pub const CLAUDE_CODE_PREVIOUS: &str = "2.1.197";
 /// The main model the runs ask for.
 pub const MODEL: &str = "claude-sonnet-4-5-20250929";
 /// One `claude -p` run is stopped after this.
@@ -22,16 +25,21 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
 use crate::common::target_dir;
 
-/// The native Claude Code binary, installed with npm under `<target>/e2e/` on first use
-/// ([`target_dir`]).
+/// The native Claude Code binary of `version` (one of the two above), installed with npm under
+/// `<target>/e2e/` on first use ([`target_dir`]).
 ///
 /// The install is idempotent and safe when several tests (threads or processes) start at once:
 /// they take an exclusive lock on a file beside the install folder, and the install goes to a
 /// staging folder that is renamed into place only once its binary answers with the pinned
 /// version.
-pub fn claude_binary() -> PathBuf {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(install_claude_code).clone()
+pub fn claude_binary(version: &'static str) -> PathBuf {
+    static CURRENT: OnceLock<PathBuf> = OnceLock::new();
+    static PREVIOUS: OnceLock<PathBuf> = OnceLock::new();
+    match version {
+        CLAUDE_CODE_VERSION => CURRENT.get_or_init(|| install_claude_code(CLAUDE_CODE_VERSION)).clone(),
+        CLAUDE_CODE_PREVIOUS => PREVIOUS.get_or_init(|| install_claude_code(CLAUDE_CODE_PREVIOUS)).clone(),
+        other => panic!("Claude Code {other} is not one of the versions these tests pin"),
+    }
 }
 
 fn native_binary(prefix: &Path) -> PathBuf {
@@ -45,15 +53,15 @@ fn version_of(bin: &Path) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-fn install_claude_code() -> PathBuf {
+fn install_claude_code(version: &str) -> PathBuf {
     if !cfg!(all(target_os = "linux", target_arch = "x86_64")) {
-        panic!("the Claude Code end-to-end tests drive the linux-x64 build of Claude Code {CLAUDE_CODE_VERSION}; this machine is another platform");
+        panic!("the Claude Code end-to-end tests drive the linux-x64 build of Claude Code {version}; this machine is another platform");
     }
     let root = target_dir().join("e2e");
     std::fs::create_dir_all(&root).unwrap_or_else(|e| panic!("{}: {e}", root.display()));
-    let prefix = root.join(format!("claude-code-{CLAUDE_CODE_VERSION}"));
+    let prefix = root.join(format!("claude-code-{version}"));
     let bin = native_binary(&prefix);
-    let want = format!("{CLAUDE_CODE_VERSION} (Claude Code)");
+    let want = format!("{version} (Claude Code)");
     let lock_path = root.join("claude-code.lock");
     let lock = std::fs::OpenOptions::new()
         .create(true)
@@ -69,11 +77,11 @@ fn install_claude_code() -> PathBuf {
     match npm_version {
         Ok(o) if o.status.success() => {}
         _ => panic!(
-            "npm is not on PATH: the Claude Code end-to-end tests install @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION} \
+            "npm is not on PATH: the Claude Code end-to-end tests install @anthropic-ai/claude-code@{version} \
              with it. Install Node.js and npm (Debian: apt-get install nodejs npm) and run the tests again."
         ),
     }
-    let staging = root.join(format!("claude-code-{CLAUDE_CODE_VERSION}.staging-{}", std::process::id()));
+    let staging = root.join(format!("claude-code-{version}.staging-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&staging);
     std::fs::create_dir_all(&staging).unwrap();
     let started = Instant::now();
@@ -89,14 +97,14 @@ fn install_claude_code() -> PathBuf {
             "--no-update-notifier",
             "--ignore-scripts",
             "--save-exact",
-            &format!("@anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}"),
+            &format!("@anthropic-ai/claude-code@{version}"),
         ])
         .stdin(Stdio::null())
         .output()
         .expect("run npm");
     assert!(
         out.status.success(),
-        "npm install @anthropic-ai/claude-code@{CLAUDE_CODE_VERSION} failed ({:?}):\n{}\n{}",
+        "npm install @anthropic-ai/claude-code@{version} failed ({:?}):\n{}\n{}",
         out.status.code(),
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
@@ -111,7 +119,7 @@ fn install_claude_code() -> PathBuf {
     let _ = std::fs::remove_dir_all(&prefix);
     std::fs::rename(&staging, &prefix).unwrap_or_else(|e| panic!("rename {} to {}: {e}", staging.display(), prefix.display()));
     eprintln!(
-        "installed Claude Code {CLAUDE_CODE_VERSION} under {} in {:.1} s",
+        "installed Claude Code {version} under {} in {:.1} s",
         prefix.display(),
         started.elapsed().as_secs_f64()
     );
@@ -132,6 +140,11 @@ pub struct Scratch {
     pub tlc_home: PathBuf,
     /// Where the logger hook keeps each payload.
     pub calls: PathBuf,
+    /// The Claude Code release the world's runs use.
+    pub client: &'static str,
+    /// `--permission-mode` of its runs: `bypassPermissions` unless a test needs Claude Code's
+    /// own permission flow (`default`: a tool not in `--allowedTools` opens the dialog).
+    pub permission_mode: &'static str,
 }
 
 /// What one `claude -p` run printed.
@@ -180,6 +193,8 @@ impl Scratch {
             claude_config,
             tlc_home,
             calls,
+            client: CLAUDE_CODE_VERSION,
+            permission_mode: "bypassPermissions",
         };
         s.wire_hooks();
         s
@@ -246,6 +261,19 @@ impl Scratch {
         std::fs::write(&path, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
     }
 
+    /// Takes `event` out of Claude Code's settings (tlc's entry and the logger's alike), as if it
+    /// had never been wired.
+    pub fn unwire(&self, event: &str) {
+        let path = self.claude_config.join("settings.json");
+        let mut settings: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        settings["hooks"]
+            .as_object_mut()
+            .unwrap()
+            .remove(event)
+            .expect("the event was wired");
+        std::fs::write(&path, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
+    }
+
     /// The events tlc wired in Claude Code's settings.
     pub fn wired_events(&self) -> Vec<String> {
         let path = self.claude_config.join("settings.json");
@@ -255,7 +283,7 @@ impl Scratch {
 
     /// Runs `claude -p <prompt> <extra>` in `cwd` against `api`, bounded in time.
     pub fn claude_in(&self, cwd: &Path, api: &api::ScriptedApi, prompt: &str, extra: &[&str]) -> Run {
-        let mut c = Command::new(claude_binary());
+        let mut c = Command::new(claude_binary(self.client));
         self.env(&mut c);
         c.env("ANTHROPIC_BASE_URL", api.url())
             .env("ANTHROPIC_API_KEY", "sk-ant-e2e-scripted")
@@ -273,7 +301,7 @@ impl Scratch {
                 "--model",
                 MODEL,
                 "--permission-mode",
-                "bypassPermissions",
+                self.permission_mode,
             ])
             .args(extra)
             .current_dir(cwd)
