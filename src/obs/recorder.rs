@@ -463,10 +463,15 @@ impl<'c> EventStore<'c> {
         rows.collect()
     }
 
-    /// The kind and `attrs.turn_id` of the latest hook event of the session's thread `agent`
-    /// (`None`: the main thread; else the subagent whose events carry it as their parent span),
-    /// when it is among the newest rows.
-    pub fn latest_hook_event(&self, provider: &str, session: &str, agent: Option<&str>) -> rusqlite::Result<Option<(String, Option<String>)>> {
+    /// The kind and `attrs.turn_id` of the latest event that shows or ends a response in the
+    /// session's thread `agent` (`None`: the main thread; else the subagent whose events carry it
+    /// as their parent span), when it is among the newest rows.
+    pub fn latest_hook_event(
+        &self,
+        provider: &str,
+        session: &str,
+        agent: Option<&str>,
+    ) -> rusqlite::Result<Option<(String, Option<String>)>> {
         self.conn
             .prepare_cached(q::LATEST_HOOK_EVENT)?
             .query_row(params![session, provider, agent], |r| Ok((r.get(0)?, r.get(1)?)))
