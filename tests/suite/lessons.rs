@@ -498,3 +498,26 @@ fn bad_input_to_lessons_add_gets_a_clear_answer_and_changes_nothing() {
     );
     assert_eq!(l["stale"], false);
 }
+
+#[test]
+fn status_lists_lessons_as_acting_and_doctor_names_renamed_keys_and_the_unit_change() {
+    let r = Repo::new(&format!("{CONFIG}maxInjected = 3\npromoteAfter = 2\ndecayLambda = 0.05\n"));
+    let st = json_of(&r.w.ok(&["status", "--json"]));
+    let rail = st["rails"].as_array().unwrap().iter().find(|x| x["key"] == "intelligence.lessons.enabled").unwrap().clone();
+    assert_eq!((rail["enforced"].clone(), rail["acts"].clone()), (json!(true), json!(true)), "{rail}");
+    let off = json_of(&World::new().ok(&["status", "--json"]));
+    let rail = off["rails"].as_array().unwrap().iter().find(|x| x["key"] == "intelligence.lessons.enabled").unwrap().clone();
+    assert_eq!(rail["acts"], false, "lessons are an opt-in: {rail}");
+    let doctor = json_of(&stdout(&r.w.run(&["doctor", "--json"])));
+    let check = doctor["checks"].as_array().unwrap().iter().find(|c| c["id"] == "renamed-keys").unwrap().clone();
+    assert_eq!(check["status"], "warn", "{check}");
+    let detail = check["detail"].as_str().unwrap();
+    for says in [
+        "intelligence.lessons.maxInjected",
+        "is now intelligence.lessons.maxInjectSession",
+        "is now intelligence.lessons.promoteHitCount",
+        "read per hour",
+    ] {
+        assert!(detail.contains(says), "{says}: {detail}");
+    }
+}
