@@ -60,18 +60,31 @@ pub enum LessonsCommand {
     },
     /// Show one lesson (read-only).
     Show {
+        /// The lesson's id (`tlc lessons list` shows them).
         id: String,
         #[command(flatten)]
         output: crate::cli::OutputArgs,
     },
     /// Move a project lesson to the global tier (every repository); the project no longer holds it.
-    Promote { id: String },
+    Promote {
+        /// The id of a project lesson.
+        id: String,
+    },
     /// Pin a lesson: never pruned, never quarantined, ranked first.
-    Pin { id: String },
+    Pin {
+        /// The id of a project or global lesson.
+        id: String,
+    },
     /// Unpin a lesson.
-    Unpin { id: String },
+    Unpin {
+        /// The id of a project or global lesson.
+        id: String,
+    },
     /// Delete a project or global lesson.
-    Forget { id: String },
+    Forget {
+        /// The id of a project or global lesson.
+        id: String,
+    },
     /// Run the garden over the project and global lessons and print its transitions.
     Garden {
         /// Print the transitions the garden would make, and write nothing.

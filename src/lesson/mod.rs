@@ -14,7 +14,7 @@ pub mod refs;
 
 use crate::store::queries::home::lesson as hq;
 use crate::store::queries::project::lesson as pq;
-use crate::store::DbKind;
+use crate::store::{DbKind, PruneCount};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 /// The most characters a lesson's text (and each of its avoid / prefer / check lines) keeps.
@@ -459,6 +459,41 @@ impl<'c> LessonStore<'c> {
             ))
         })?;
         rows.collect()
+    }
+}
+
+impl LessonStore<'_> {
+    /// How many injections and garden-log rows [`LessonStore::prune`] would drop at `cutoff`
+    /// (project only: the lessons themselves are the garden's to prune).
+    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
+        self.conn.prepare_cached(pq::PRUNE_COUNT)?.query_row([cutoff], |r| {
+            Ok(vec![
+                PruneCount {
+                    table: "lesson_injections",
+                    rows: r.get(0)?,
+                },
+                PruneCount {
+                    table: "lesson_garden_log",
+                    rows: r.get(1)?,
+                },
+            ])
+        })
+    }
+
+    /// Drops the injections and garden-log rows before `cutoff` (the caller holds the transaction).
+    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
+        let injections = self.conn.prepare_cached(pq::PRUNE_INJECTIONS)?.execute([cutoff])? as i64;
+        let log = self.conn.prepare_cached(pq::PRUNE_GARDEN_LOG)?.execute([cutoff])? as i64;
+        Ok(vec![
+            PruneCount {
+                table: "lesson_injections",
+                rows: injections,
+            },
+            PruneCount {
+                table: "lesson_garden_log",
+                rows: log,
+            },
+        ])
     }
 }
 

@@ -361,6 +361,20 @@ fn a_removed_symbol_makes_a_lesson_stale_and_stops_its_injection() {
     );
     std::fs::remove_file(r.root().join("src/a.rs")).unwrap();
     assert_eq!(r.list(&["--tier", "project"])[0]["ref_states"][0]["state"], "path-missing");
+    // The injections grow with time: `obs prune` drops them past the retention, not the lesson.
+    let injected = r.w.count("SELECT count(*) FROM lesson_injections");
+    assert_eq!(injected, 1, "only s1's start carried it");
+    let pruned = json_of(&r.w.ok_env(&["obs", "prune", "--json"], &days_on(400)));
+    let dropped = pruned["dropped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["table"] == "lesson_injections")
+        .unwrap()
+        .clone();
+    assert_eq!(dropped["rows"], 1, "{pruned}");
+    assert_eq!(r.w.count("SELECT count(*) FROM lesson_injections"), 0);
+    assert_eq!(r.list(&["--tier", "project"]).len(), 1, "the lesson itself stays");
 }
 
 #[test]
@@ -503,13 +517,35 @@ fn bad_input_to_lessons_add_gets_a_clear_answer_and_changes_nothing() {
 fn status_lists_lessons_as_acting_and_doctor_names_renamed_keys_and_the_unit_change() {
     let r = Repo::new(&format!("{CONFIG}maxInjected = 3\npromoteAfter = 2\ndecayLambda = 0.05\n"));
     let st = json_of(&r.w.ok(&["status", "--json"]));
-    let rail = st["rails"].as_array().unwrap().iter().find(|x| x["key"] == "intelligence.lessons.enabled").unwrap().clone();
-    assert_eq!((rail["enforced"].clone(), rail["acts"].clone()), (json!(true), json!(true)), "{rail}");
+    let rail = st["rails"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["key"] == "intelligence.lessons.enabled")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (rail["enforced"].clone(), rail["acts"].clone()),
+        (json!(true), json!(true)),
+        "{rail}"
+    );
     let off = json_of(&World::new().ok(&["status", "--json"]));
-    let rail = off["rails"].as_array().unwrap().iter().find(|x| x["key"] == "intelligence.lessons.enabled").unwrap().clone();
+    let rail = off["rails"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["key"] == "intelligence.lessons.enabled")
+        .unwrap()
+        .clone();
     assert_eq!(rail["acts"], false, "lessons are an opt-in: {rail}");
     let doctor = json_of(&stdout(&r.w.run(&["doctor", "--json"])));
-    let check = doctor["checks"].as_array().unwrap().iter().find(|c| c["id"] == "renamed-keys").unwrap().clone();
+    let check = doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "renamed-keys")
+        .unwrap()
+        .clone();
     assert_eq!(check["status"], "warn", "{check}");
     let detail = check["detail"].as_str().unwrap();
     for says in [
