@@ -557,3 +557,48 @@ fn status_lists_lessons_as_acting_and_doctor_names_renamed_keys_and_the_unit_cha
         assert!(detail.contains(says), "{says}: {detail}");
     }
 }
+
+#[test]
+fn cursor_gets_the_lessons_in_its_followup_message_and_session_context() {
+    let r = Repo::new(CONFIG);
+    r.w.ok(&["lessons", "add", "Run cargo test -q yourself before stopping.", "--gate", "test"]);
+    let ws = r.root().display().to_string();
+    let cursor = |payload: Value| {
+        let mut c = Command::new("timeout");
+        c.args(["60", TLC, "hook", "cursor"])
+            .current_dir(r.root())
+            .isolated(&r.w)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        json_of(stdout(&out).trim())
+    };
+    let start = cursor(json!({"hook_event_name": "sessionStart", "session_id": "c1", "conversation_id": "c1", "workspace_roots": [ws]}));
+    assert!(
+        start["additional_context"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("- [test/active/project] Run cargo test -q yourself"),
+        "{start}"
+    );
+    cursor(json!({"hook_event_name": "beforeSubmitPrompt", "conversation_id": "c1", "prompt": "go", "workspace_roots": [ws]}));
+    r.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a - b\n}\n");
+    let stop = cursor(
+        json!({"hook_event_name": "stop", "conversation_id": "c1", "status": "completed", "loop_count": 0, "workspace_roots": [ws]}),
+    );
+    let followup = stop["followup_message"].as_str().unwrap();
+    let next = followup.find("\nNEXT: ").unwrap();
+    let lessons = followup.find("\nLESSONS:\n").expect("a LESSONS block");
+    assert!(
+        next < lessons && followup[lessons..].contains("Run cargo test -q yourself"),
+        "{followup}"
+    );
+    assert!(
+        followup[lessons..].contains("[any/active/core]"),
+        "core lessons at a retry: {followup}"
+    );
+}
