@@ -95,7 +95,7 @@ pub enum Command {
     Ship(ship::ShipCommand),
     /// What a session's last stop left open: base, attempt, gaps, next action (read-only).
     Handoff(ship::HandoffArgs),
-    /// Add and list lessons.
+    /// Lessons: add, list, show, promote, pin, unpin, forget, garden.
     #[command(subcommand)]
     Lessons(lessons::LessonsCommand),
     /// A local read-only dashboard of the record (cost, sessions, gates, policy, prices) on
@@ -141,7 +141,14 @@ fn operator_only(cmd: &Command) -> Option<(String, mutating::Needs)> {
         Command::Policy(a) if a.command.is_some() => ("`tlc policy accept`", Terminal),
         Command::Gate(gate::GateCommand::TestCommand(_)) => ("`tlc gate test-command`", Terminal),
         Command::Gate(gate::GateCommand::LintCommand(_)) => ("`tlc gate lint-command`", Terminal),
-        Command::Lessons(lessons::LessonsCommand::Add { .. }) => ("`tlc lessons add`", NoAgent),
+        Command::Lessons(l) => match l {
+            lessons::LessonsCommand::Promote { .. } => ("`tlc lessons promote`", NoAgent),
+            lessons::LessonsCommand::Pin { .. } => ("`tlc lessons pin`", NoAgent),
+            lessons::LessonsCommand::Unpin { .. } => ("`tlc lessons unpin`", NoAgent),
+            lessons::LessonsCommand::Forget { .. } => ("`tlc lessons forget`", NoAgent),
+            lessons::LessonsCommand::Garden { .. } => ("`tlc lessons garden`", NoAgent),
+            _ => return None,
+        },
         Command::Init(_) => ("`tlc init`", NoAgent),
         Command::Install(_) => ("`tlc install`", NoAgent),
         Command::Uninstall(_) => ("`tlc uninstall`", NoAgent),

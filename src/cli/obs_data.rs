@@ -166,6 +166,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, output: Output) -> anyhow::Result<()> {
             counts.push(IntegrityStore::new(conn).count_prunable(&cutoff)?);
             counts.push(ClaimStore::new(conn).count_prunable(&cutoff)?);
             counts.extend(TurnStore::new(conn).count_prunable(&cutoff)?);
+            counts.extend(crate::lesson::LessonStore::new(conn, DbKind::Project).count_prunable(&cutoff)?);
             counts
         } else {
             // Each domain prunes its own tables, all in one transaction.
@@ -178,6 +179,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, output: Output) -> anyhow::Result<()> {
             counts.push(ClaimStore::new(&tx).prune(&cutoff)?);
             counts.push(IntegrityStore::new(&tx).prune(&cutoff)?);
             counts.extend(TurnStore::new(&tx).prune(&cutoff)?);
+            counts.extend(crate::lesson::LessonStore::new(&tx, DbKind::Project).prune(&cutoff)?);
             // A ship cursor past the ids the prune kept would skip the rows SQLite numbers next.
             crate::ship::ShipStore::new(&tx).clamp_after_prune()?;
             tx.commit()?;
@@ -237,7 +239,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, output: Output) -> anyhow::Result<()> {
 /// The project tables in the order `obs prune` lists them (events and decisions keep the order
 /// their domain gave: decisions are deleted first, but counted after events).
 fn in_prune_order(mut counts: Vec<PruneCount>) -> Vec<PruneCount> {
-    const ORDER: [&str; 9] = [
+    const ORDER: [&str; 11] = [
         "events",
         "sessions",
         "gate_runs",
@@ -247,6 +249,8 @@ fn in_prune_order(mut counts: Vec<PruneCount>) -> Vec<PruneCount> {
         "file_claims",
         "stop_outcomes",
         "turns",
+        "lesson_injections",
+        "lesson_garden_log",
     ];
     let rank = |t: &str| ORDER.iter().position(|o| *o == t || (t == "decisions" && *o == "events"));
     counts.sort_by_key(|c| rank(c.table));

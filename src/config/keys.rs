@@ -128,6 +128,13 @@ const fn ship(key: &'static str, kind: Kind, default: Default, doc: &'static str
 }
 
 /// Every key, in template order.
+/// Keys renamed since they first shipped: (old name, new name). A config naming the old key still
+/// loads, its value read as the new key's, and `tlc doctor` names the new key.
+pub const RENAMED: &[(&str, &str)] = &[
+    ("intelligence.lessons.maxInjected", "intelligence.lessons.maxInjectSession"),
+    ("intelligence.lessons.promoteAfter", "intelligence.lessons.promoteHitCount"),
+];
+
 pub const KEYS: &[KeySpec] = &[
     k(
         "mode",
@@ -429,25 +436,57 @@ pub const KEYS: &[KeySpec] = &[
         "intelligence.lessons.enabled",
         Kind::Bool,
         Default::Bool(false),
-        "Keep durable lessons and inject them at session start and stop retries.",
-    ),
+        "Keep durable lessons from repeated gate failures and inject them at session start and stop retries.",
+    )
+    .docs("Keep durable lessons from repeated gate failures and inject them at session start and in a blocked stop's follow-up (opt-in; [lessons.md](lessons.md)).")
+    ,
     k(
         "intelligence.lessons.decayLambda",
         Kind::Float { min: 0.0 },
-        Default::Float(0.05),
-        "Daily decay rate of a lesson's weight.",
+        Default::Float(0.02),
+        "Hourly decay rate of a lesson's confidence (per hour since issue 32; it was per day).",
     ),
     k(
-        "intelligence.lessons.maxInjected",
+        "intelligence.lessons.maxInjectSession",
         Kind::Int { min: 0 },
         Default::Int(5),
-        "Most lessons injected at once.",
+        "Most lessons a session start carries (formerly maxInjected).",
     ),
     k(
-        "intelligence.lessons.promoteAfter",
+        "intelligence.lessons.maxCharsSession",
+        Kind::Int { min: 0 },
+        Default::Int(900),
+        "Most characters of lessons a session start carries (resent with every request).",
+    ),
+    k(
+        "intelligence.lessons.maxInjectRetry",
+        Kind::Int { min: 0 },
+        Default::Int(8),
+        "Most lessons a blocked stop's follow-up carries.",
+    ),
+    k(
+        "intelligence.lessons.maxCharsRetry",
+        Kind::Int { min: 0 },
+        Default::Int(1400),
+        "Most characters of lessons a blocked stop's follow-up carries.",
+    ),
+    k(
+        "intelligence.lessons.promoteHitCount",
         Kind::Int { min: 1 },
         Default::Int(2),
-        "Repeats of a gate failure before a candidate lesson is proposed.",
+        "Distinct sessions a mined candidate is seen in before the garden makes it active (formerly promoteAfter).",
+    ),
+    k(
+        "intelligence.lessons.projectBoost",
+        Kind::Float { min: 0.0 },
+        Default::Float(1.5),
+        "Ranking factor of project lessons over global and core ones.",
+    ),
+    k(
+        "intelligence.lessons.gardenOnSessionEnd",
+        Kind::Bool,
+        Default::Bool(true),
+        "Garden the project's lessons when a session ends.",
     ),
     KeySpec {
         key: "project.owner",

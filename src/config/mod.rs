@@ -139,6 +139,18 @@ pub struct Config {
     pub tables: Vec<NamedTable>,
     pub files: Vec<TierFile>,
     pub settings: Settings,
+    /// Renamed keys a tier file still names: (tier, file, line, old name, new name).
+    pub renamed: Vec<Renamed>,
+}
+
+/// A renamed key a tier file still names ([`registry::RENAMED`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Renamed {
+    pub tier: Tier,
+    pub file: PathBuf,
+    pub line: Option<usize>,
+    pub old: &'static str,
+    pub new: &'static str,
 }
 
 /// Every registered key at its shipped default.
@@ -174,6 +186,7 @@ impl Config {
             tables,
             files,
             settings,
+            renamed: Vec::new(),
         }
     }
 
@@ -214,6 +227,7 @@ impl Config {
         let mut declared = Vec::new();
         let mut tables = Vec::new();
         let mut files = Vec::new();
+        let mut renamed = Vec::new();
         let tiers = [(Tier::Machine, Some(machine)), (Tier::Project, project)];
         for (tier, path) in tiers {
             let Some(path) = path else { continue };
@@ -246,6 +260,7 @@ impl Config {
                     declared.push((tier, key, value, line));
                 }
                 tables.extend(parsed.tables);
+                renamed.extend(parsed.renamed);
             }
             files.push(TierFile {
                 tier,
@@ -254,7 +269,9 @@ impl Config {
                 bytes,
             });
         }
-        Ok(Self::build(values, declared, tables, files))
+        let mut config = Self::build(values, declared, tables, files);
+        config.renamed = renamed;
+        Ok(config)
     }
 
     /// The effective value of `key` and where it came from.
@@ -288,6 +305,7 @@ impl Config {
 struct ParsedTier {
     values: Vec<(&'static str, Value, Option<usize>)>,
     tables: Vec<NamedTable>,
+    renamed: Vec<Renamed>,
 }
 
 /// 1-based line of a byte offset.
@@ -343,6 +361,7 @@ fn parse_tier(tier: Tier, path: &Path, bytes: &[u8]) -> Result<ParsedTier, Confi
     let mut out = ParsedTier {
         values: Vec::new(),
         tables: Vec::new(),
+        renamed: Vec::new(),
     };
     walk(tier, path, text, "", doc.as_table(), &mut out)?;
     Ok(out)
@@ -402,7 +421,17 @@ fn walk(tier: Tier, path: &Path, text: &str, prefix: &str, table: &toml_edit::Ta
                 continue;
             }
         }
-        if let Some(spec) = registry::spec(&full) {
+        let new_name = registry::renamed(&full);
+        if let Some(spec) = registry::spec(new_name.unwrap_or(&full)) {
+            if let Some(new) = new_name {
+                out.renamed.push(Renamed {
+                    tier,
+                    file: path.to_path_buf(),
+                    line,
+                    old: registry::RENAMED.iter().find(|(o, _)| *o == full).map_or(new, |(o, _)| *o),
+                    new,
+                });
+            }
             if spec.tiers == Tiers::MachineOnly && tier != Tier::Machine {
                 return Err(err(
                     line,

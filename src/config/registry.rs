@@ -17,6 +17,11 @@ pub fn spec(key: &str) -> Option<&'static KeySpec> {
     KEYS.iter().find(|s| s.key == key)
 }
 
+/// The new name of a renamed key ([`RENAMED`]).
+pub fn renamed(old: &str) -> Option<&'static str> {
+    RENAMED.iter().find(|(o, _)| *o == old).map(|(_, new)| *new)
+}
+
 /// True when `prefix` is a table that holds known keys (`grind`, `intelligence.lessons`).
 pub fn is_section(prefix: &str) -> bool {
     KEYS.iter()

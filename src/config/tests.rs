@@ -99,22 +99,6 @@ const UNREAD: &[(&str, &str)] = &[
         "intelligence.idleTurnGate",
         "issue 33's rail; defaults to false and status lists it as not enforced",
     ),
-    (
-        "intelligence.lessons.enabled",
-        "lessons are issue 32's; defaults to false and status lists them as not enforced",
-    ),
-    (
-        "intelligence.lessons.decayLambda",
-        "lessons are issue 32's (read once lessons are injected)",
-    ),
-    (
-        "intelligence.lessons.maxInjected",
-        "lessons are issue 32's (read once lessons are injected)",
-    ),
-    (
-        "intelligence.lessons.promoteAfter",
-        "lessons are issue 32's (read once lessons are injected)",
-    ),
 ];
 
 /// Every `.rs` file under `dir`.
@@ -348,4 +332,28 @@ fn a_control_character_in_a_comment_is_still_rejected_with_its_line() {
     let p = write(dir.path(), "config.toml", "# fine\n[obs]\n# bad \u{1} here\n");
     let e = Config::load_files(&p, None).unwrap_err();
     assert_eq!(e.line, Some(3), "{e}");
+}
+
+#[test]
+fn a_renamed_lessons_key_still_loads_as_its_new_name_and_an_unknown_one_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "config.toml",
+        "[intelligence.lessons]\nmaxInjected = 3\npromoteAfter = 4\n",
+    );
+    let c = Config::load_files(&p, None).unwrap();
+    assert_eq!(c.settings.intelligence.lessons.max_inject_session, 3);
+    assert_eq!(c.settings.intelligence.lessons.promote_hit_count, 4);
+    let renamed: Vec<(&str, &str, Option<usize>)> = c.renamed.iter().map(|r| (r.old, r.new, r.line)).collect();
+    assert_eq!(
+        renamed,
+        vec![
+            ("intelligence.lessons.maxInjected", "intelligence.lessons.maxInjectSession", Some(2)),
+            ("intelligence.lessons.promoteAfter", "intelligence.lessons.promoteHitCount", Some(3)),
+        ]
+    );
+    let p = write(dir.path(), "config.toml", "[intelligence.lessons]\nmaxInjectd = 3\n");
+    let e = Config::load_files(&p, None).unwrap_err().to_string();
+    assert!(e.contains("intelligence.lessons.maxInjectd") && e.contains("unknown key"), "{e}");
 }

@@ -128,6 +128,8 @@ pub struct FollowUp {
     pub next: String,
     pub output_tail: String,
     pub level: usize,
+    /// The `LESSONS:` block (docs/lessons.md), after `NEXT:`.
+    pub lessons: Option<String>,
 }
 
 impl FollowUp {
@@ -176,6 +178,10 @@ impl FollowUp {
             out.push_str(&format!("HISTORY: {h}\n"));
         }
         out.push_str(&format!("NEXT: {}\n", self.next));
+        if let Some(lessons) = &self.lessons {
+            out.push_str(lessons);
+            out.push('\n');
+        }
         if level >= 2 && self.repeats_attempt.is_none() {
             out.push_str("This gate has now failed more than once in this turn: do not repeat a fix that did not work.\n");
         }

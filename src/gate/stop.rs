@@ -66,6 +66,8 @@ pub enum TurnEvent {
     AgentResponse(String),
     /// A file an edit tool wrote (repository-relative or absolute).
     FileEdited(String),
+    /// The session ended (lessons are gardened).
+    SessionEnd,
 }
 
 /// One event as the stop checks see it.
@@ -89,6 +91,7 @@ pub struct Pending {
     outcomes: Vec<StopOutcome>,
     stop_state: Option<StopState>,
     at: String,
+    lessons: super::lessons::LessonWrites,
 }
 
 impl Pending {
@@ -126,7 +129,7 @@ impl Pending {
         if let Some(state) = &self.stop_state {
             st.stop_update(p, s, state, &self.at)?;
         }
-        Ok(())
+        self.lessons.apply(conn, p, s, &self.at)
     }
 }
 
@@ -216,6 +219,23 @@ pub fn on_hook(
                     Err(e) => faults.push(Fault::Stop(format!("handoff not read: {e}"))),
                 }
             }
+            if *fresh && super::lessons::enabled(config) {
+                if let Some(text) = super::lessons::for_session(conn, project, config, &mut p.lessons) {
+                    let d = p.decision.get_or_insert_with(|| Decision {
+                        rule: "lessons".into(),
+                        ..Decision::allow()
+                    });
+                    d.context = Some(match d.context.take() {
+                        Some(handoff) => format!("{handoff}\n\n{text}"),
+                        None => text,
+                    });
+                }
+            }
+        }
+        TurnEvent::SessionEnd => {
+            if super::lessons::enabled(config) {
+                super::lessons::on_session_end(config, &mut p.lessons);
+            }
         }
         TurnEvent::Prompt => p.begin = Some((base_head(project, &rails), p.at.clone(), "prompt")),
         TurnEvent::AgentResponse(text) => {
@@ -260,6 +280,7 @@ pub fn on_hook(
                 }
             }
             if let Err(e) = decided {
+                p.lessons = Default::default();
                 let e = e.to_string();
                 faults.push(Fault::Stop(format!("stop checks failed, the stop was let through: {e}")));
                 p.decision = None;
@@ -273,6 +294,9 @@ pub fn on_hook(
                 }];
             }
         }
+    }
+    for f in p.lessons.faults.drain(..) {
+        faults.push(Fault::Stop(f));
     }
     p
 }
@@ -462,6 +486,15 @@ fn decide_stop(
             return Ok(());
         }
         GatesResult::Failed(run, gate) => {
+            let lessons = if super::lessons::enabled(config) {
+                if stagnates(attempt, last_fp.as_deref(), &run) {
+                    let gaps = Gap::from_findings(gate.as_str(), run.category.as_deref().unwrap_or("verification"), &run.findings);
+                    super::lessons::capture(&run, gate, &gaps, &p.session, &mut p.lessons);
+                }
+                super::lessons::for_retry(conn, project, config, &run, gate, &mut p.lessons)
+            } else {
+                None
+            };
             let block = gate_block(
                 conn,
                 config,
@@ -472,6 +505,7 @@ fn decide_stop(
                 turn.as_ref(),
                 last_fp.as_deref(),
                 attempt,
+                lessons,
             )
             .map_err(sql)?;
             finish_block(p, vec![block], this_attempt);
@@ -773,6 +807,11 @@ fn shown_files(files: &[String]) -> String {
     s.join(", ")
 }
 
+/// Stagnation: this run's failure fingerprint is the previous attempt's.
+fn stagnates(previous_attempt: i64, last_fp: Option<&str>, run: &GateRun) -> bool {
+    previous_attempt > 0 && last_fp.is_some() && last_fp == run.fingerprint.as_deref()
+}
+
 #[allow(clippy::too_many_arguments)]
 fn gate_block(
     conn: &Connection,
@@ -784,6 +823,7 @@ fn gate_block(
     turn: Option<&Turn>,
     last_fp: Option<&str>,
     previous_attempt: i64,
+    lessons: Option<String>,
 ) -> rusqlite::Result<Block> {
     let s = &config.settings;
     let category = run.category.clone().unwrap_or_else(|| "verification".into());
@@ -848,7 +888,7 @@ fn gate_block(
             .map(|(files, at)| followup::history_line(&files, &at)),
         None => None,
     };
-    let repeats = (previous_attempt > 0 && last_fp.is_some() && last_fp == run.fingerprint.as_deref()).then_some(previous_attempt as usize);
+    let repeats = stagnates(previous_attempt, last_fp, run).then_some(previous_attempt as usize);
     let f = FollowUp {
         gate: gate.as_str().into(),
         category: category.clone(),
@@ -865,6 +905,7 @@ fn gate_block(
         next: next.clone(),
         output_tail: run.output_tail.clone(),
         level: followup::level(attempt as usize, s.intelligence.progressive_context),
+        lessons,
     };
     Ok(Block {
         rule: gate.rule().into(),

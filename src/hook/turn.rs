@@ -19,6 +19,7 @@ pub fn facts(spec: &ProviderSpec, mapped: &Mapped, payload: &Value) -> Option<Tu
         Kind::Stop => TurnEvent::Stop((spec.stop)(payload)),
         Kind::AgentResponse => TurnEvent::AgentResponse((spec.response_text)(payload)?),
         Kind::FileEdit => TurnEvent::FileEdited((spec.written_file)(payload)?.to_string()),
+        Kind::SessionEnd => TurnEvent::SessionEnd,
         _ => return None,
     };
     Some(TurnFacts {

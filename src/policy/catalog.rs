@@ -152,12 +152,13 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         s.intelligence.budget_continue,
         false,
     ));
+    // Injected at session start and in a blocked stop's follow-up (gate::lessons).
     out.push(row(
         "lessons",
         "configurable",
         "intelligence.lessons.enabled",
         s.intelligence.lessons.enabled,
-        false,
+        true,
     ));
     out
 }

@@ -38,7 +38,7 @@ impl MigrationReport {
     }
 }
 
-fn runner(kind: DbKind) -> refinery::Runner {
+pub(super) fn runner(kind: DbKind) -> refinery::Runner {
     match kind {
         DbKind::Project => project::migrations::runner(),
         DbKind::Home => home::migrations::runner(),

@@ -149,3 +149,61 @@ fn the_database_folder_is_resolved_through_links_and_a_fifo_is_not_opened() {
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     assert_eq!(resolved_dir(&fifo), std::fs::canonicalize(&fifo).ok());
 }
+
+/// Issue 32's migrations keep a landed lesson: `weight` becomes `confidence`, `ref` the first of
+/// `refs`, and its times seed `valid_from`, `first_seen` and `last_seen`.
+#[test]
+fn the_lessons_migrations_carry_a_landed_lesson_over() {
+    for (kind, before) in [(DbKind::Project, 7), (DbKind::Home, 8)] {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        super::schema::runner(kind)
+            .set_target(refinery::Target::Version(before))
+            .run(&mut conn)
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO lessons (id, instruction, tokens, ref, source, category, weight, hits, created_at, updated_at)
+             VALUES ('a', 'with a ref', '[]', 'src/a.rs:add', 'manual', 'manual', 0.6, 3, '2026-01-01T00:00:00.000Z', '2026-02-01T00:00:00.000Z'),
+                    ('b', 'without', '[]', NULL, 'manual', 'manual', 1.0, 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');",
+        )
+        .unwrap();
+        super::schema::runner(kind).run(&mut conn).unwrap();
+        let rows: Vec<(String, f64, String, String, String, i64)> = conn
+            .prepare("SELECT id, confidence, refs, first_seen, last_seen, sessions FROM lessons ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            vec![
+                (
+                    "a".to_string(),
+                    0.6,
+                    r#"["src/a.rs:add"]"#.to_string(),
+                    "2026-01-01T00:00:00.000Z".to_string(),
+                    "2026-02-01T00:00:00.000Z".to_string(),
+                    0
+                ),
+                (
+                    "b".to_string(),
+                    1.0,
+                    "[]".to_string(),
+                    "2026-01-01T00:00:00.000Z".to_string(),
+                    "2026-01-01T00:00:00.000Z".to_string(),
+                    0
+                ),
+            ],
+            "{}",
+            kind.name()
+        );
+        let has_ref: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM pragma_table_info('lessons') WHERE name IN ('ref', 'weight')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(has_ref, 0, "{}: ref and weight are gone", kind.name());
+    }
+}

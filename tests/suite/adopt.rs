@@ -306,7 +306,7 @@ fn abuse_a_guest_repository_is_never_written_and_its_records_are_found_under_the
         assert_eq!(status["live_sessions"].as_array().unwrap().len(), 1, "{status}");
         assert_eq!(status["posture"], "focus");
         assert!(status["project_db"].as_str().unwrap().starts_with(&guests.display().to_string()));
-        let lessons = json(&w.ok(&["lessons", "list", "--json"]));
+        let lessons = json(&w.ok(&["lessons", "list", "--tier", "project", "--json"]));
         assert_eq!(lessons.as_array().unwrap().len(), 1);
         assert!(w.ok(&["obs", "report"]).contains("sess-abc"));
     }
@@ -671,7 +671,8 @@ fn lessons_are_added_by_instruction_hash_and_listed() {
         "--gate",
         "test",
     ]);
-    assert!(out.contains("recorded"), "{out}");
+    // Only the id on stdout.
+    assert!(out.trim().len() == 16 && out.trim().bytes().all(|b| b.is_ascii_hexdigit()), "{out}");
     assert!(config_path(&w).is_file(), "lessons add adopts");
     w.ok(&[
         "lessons",
@@ -682,7 +683,7 @@ fn lessons_are_added_by_instruction_hash_and_listed() {
     ]);
     w.ok(&["lessons", "add", "Re-run the suite after the last edit.", "--global"]);
     let list = json(&w.ok(&["lessons", "list", "--json"]));
-    let list = list.as_array().unwrap();
+    let list: Vec<&serde_json::Value> = list.as_array().unwrap().iter().filter(|l| l["tier"] != "core").collect();
     assert_eq!(list.len(), 2, "rewriting a lesson updates it: {list:?}");
     let project = list.iter().find(|l| l["tier"] == "project").unwrap();
     assert_eq!(project["tokens"], serde_json::json!(["producer"]));

@@ -27,6 +27,7 @@ mod harness_toolkit;
 mod hook;
 mod hostile;
 mod install;
+mod lessons;
 mod obs;
 mod readme;
 mod redaction;

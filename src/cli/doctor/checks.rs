@@ -64,6 +64,7 @@ fn fix(id: &str) -> &'static str {
         "db-project" | "db-home" => "`tlc db check` lists the faults; `tlc db migrate` upgrades an older schema",
         "config-machine" | "config-project" => "fix the line named, then `tlc config show --origin` to confirm",
         "restated-keys" => "`tlc config show --origin` shows which tier each value comes from",
+        "renamed-keys" => "rename the key in the file named (the old name still loads)",
         "posture" => "`tlc mode solo` (or paired, focus) records a valid posture",
         "gate-lint" => "`tlc gate lint-command <cmd>` sets a command that resolves",
         "gate-test" => "`tlc gate test-command <cmd>` sets a command that resolves",
@@ -104,6 +105,7 @@ fn run_checks(paths: &Paths) -> Vec<Check> {
     match &config {
         Ok(cfg) => {
             out.push(restated_keys(cfg, paths));
+            out.push(renamed_keys(cfg));
             out.push(posture(cfg, mode_state.as_deref()));
             out.extend(rails(cfg, mode_state.as_deref()));
             out.extend(gate_commands(cfg));
@@ -293,6 +295,36 @@ fn restated_keys(cfg: &Config, paths: &Paths) -> Check {
             bounded(&keys)
         ),
     )
+}
+
+/// Keys a tier file names by a name they no longer have, and `decayLambda`, whose unit changed
+/// from per day to per hour (issue 32): each loads, and each is worth a look.
+fn renamed_keys(cfg: &Config) -> Check {
+    let at =
+        |file: &std::path::Path, line: Option<usize>| format!("{}{}", file.display(), line.map(|l| format!(":{l}")).unwrap_or_default());
+    let mut items: Vec<String> = cfg
+        .renamed
+        .iter()
+        .map(|r| format!("{} ({}) is now {}", r.old, at(&r.file, r.line), r.new))
+        .collect();
+    for (tier, key, value, line) in &cfg.declared {
+        if *key == "intelligence.lessons.decayLambda" {
+            let file = cfg
+                .files
+                .iter()
+                .find(|f| f.tier == *tier)
+                .map(|f| at(&f.path, *line))
+                .unwrap_or_default();
+            items.push(format!(
+                "intelligence.lessons.decayLambda ({file}) = {} is read per hour since issue 32 (it was per day: a per-day value decays 24 times faster now)",
+                value.to_toml_text()
+            ));
+        }
+    }
+    if items.is_empty() {
+        return check("renamed-keys", "renamed keys", Status::Ok, "no config names a renamed key");
+    }
+    check("renamed-keys", "renamed keys", Status::Warn, bounded(&items))
 }
 
 fn bounded(items: &[String]) -> String {

@@ -290,7 +290,7 @@ pub(super) fn mutating_subcommand(words: &[String]) -> Option<String> {
         "prices" => second == Some("refresh"),
         "lessons" => matches!(
             second,
-            Some("add" | "remove" | "rm" | "pin" | "unpin" | "promote" | "edit" | "garden" | "prune" | "import")
+            Some("remove" | "rm" | "forget" | "pin" | "unpin" | "promote" | "edit" | "garden" | "prune" | "import")
         ),
         _ => false,
     };

@@ -295,7 +295,9 @@ fn policy_surface_write() {
         "git checkout .tlc/harness/config.toml",
         "find . -delete",
         "git clean -fdx",
-        "tlc lessons add 'x'",
+        "tlc lessons promote x",
+        "tlc lessons forget x",
+        "tlc lessons garden --dry-run",
     ] {
         denied(cmd, Rule::PolicySurfaceWrite);
     }
@@ -308,6 +310,8 @@ fn policy_surface_write() {
         "tlc mode",
         "tlc policy",
         "tlc lessons list",
+        // Issue 32: an agent may write a lesson; its category says it came from an agent session.
+        "tlc lessons add 'x'",
         "tlc obs why",
         "echo .tlc/harness/config.toml",
         "git commit -m 'document .tlc/harness/config.toml'",
