@@ -434,7 +434,20 @@ fn record(
         (None, Some(m)) => config_root(m),
         (None, None) => project.root().to_path_buf(),
     };
-    let facts = act_facts(provider, project, posture.posture, mapped.as_ref(), guard, &cwd);
+    // The parent's model, for `subagents.blockParentFast`: asked of the record only for a spawn.
+    let parent_model = match mapped
+        .as_ref()
+        .and_then(|m| m.spawn.as_ref().map(|s| (s, m.event.session_id.as_deref())))
+    {
+        Some((spawn, session)) if settings.subagents.block_parent_fast => match (&spawn.parent_model, session) {
+            (Some(stated), _) => Some(stated.clone()),
+            (None, Some(sess)) => es.session_model(provider.name(), sess)?,
+            (None, None) => None,
+        },
+        _ => None,
+    };
+    let mut facts = act_facts(provider, project, posture.posture, mapped.as_ref(), guard, &cwd);
+    facts.parent_model = parent_model.as_deref();
     let decision = crate::policy::decide(&crate::policy::decide::Context::new(&tx, facts, settings, &prior))?;
     let decision = guard.finish(decision);
     if let Some(t) = &turn {
@@ -569,6 +582,13 @@ fn act_facts<'a>(
         in_git: project.paths.in_git,
         posture,
         ran: &guard.ran,
+        spawn: mapped.and_then(|m| m.spawn.as_ref()).map(|s| crate::policy::Spawn {
+            model: s.model.as_deref(),
+            subagent_type: s.subagent_type.as_deref(),
+            effort: s.effort.as_deref(),
+        }),
+        agent_type: mapped.and_then(|m| m.agent_type.as_deref()),
+        parent_model: None,
     }
 }
 

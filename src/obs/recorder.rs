@@ -472,6 +472,16 @@ impl<'c> EventStore<'c> {
             .optional()
     }
 
+    /// The model recorded for the session (`sessions.model`), if any.
+    pub fn session_model(&self, provider: &str, session: &str) -> rusqlite::Result<Option<String>> {
+        Ok(self
+            .conn
+            .prepare_cached(q::SESSION_MODEL)?
+            .query_row(params![provider, session], |r| r.get::<_, Option<String>>(0))
+            .optional()?
+            .flatten())
+    }
+
     pub fn set_transcript_offset(&self, path: &str, provider: &str, session: Option<&str>, t: &TranscriptOffset) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::TRANSCRIPT_PUT)?.execute(params![
             path,

@@ -108,19 +108,55 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         s.supply_chain.enabled,
         true,
     ));
+    // The subagent rails (issue 33): on a spawn, and on a read-only subagent's calls.
     out.push(row(
-        "subagent allowlist",
-        "configurable",
-        "subagents.enforceAllowlist",
-        s.subagents.enforce_allowlist,
-        false,
+        "subagent-blocked-pattern",
+        "always-on",
+        "subagents.blockedPatterns",
+        true,
+        true,
     ));
     out.push(row(
-        "block parent fast",
+        "subagent-model-required",
+        "configurable",
+        "subagents.requireModel",
+        s.subagents.require_model,
+        true,
+    ));
+    out.push(needing(
+        row(
+            "subagent-allowlist",
+            "configurable",
+            "subagents.enforceAllowlist",
+            s.subagents.enforce_allowlist,
+            true,
+        ),
+        s.subagents
+            .allowed_models
+            .iter()
+            .all(|m| m.trim().is_empty())
+            .then_some("a model in subagents.allowedModels (an empty list enforces nothing)"),
+    ));
+    out.push(row(
+        "subagent-min-effort",
+        "configurable",
+        "subagents.minEffort",
+        s.subagents.min_effort != "off",
+        true,
+    ));
+    out.push(row(
+        "subagent-parent-fast",
         "configurable",
         "subagents.blockParentFast",
         s.subagents.block_parent_fast,
-        false,
+        true,
+    ));
+    out.push(row(
+        "subagent-read-only",
+        "configurable",
+        "subagents.readOnlyTypes",
+        s.subagents.read_only_types.iter().any(|t| !t.trim().is_empty()),
+        true,
     ));
     out.push(row(
         "idle turn gate",

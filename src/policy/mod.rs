@@ -12,7 +12,7 @@ pub mod shell;
 pub mod state;
 pub mod work_loss;
 
-pub use decide::{decide, ActFacts, Acting, Prior, Subject};
+pub use decide::{decide, ActFacts, Acting, Prior, Spawn, Subject};
 pub use state::OperatorState;
 
 /// How much the agent surfaces and what earns an interruption.

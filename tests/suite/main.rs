@@ -30,6 +30,7 @@ mod install;
 mod obs;
 mod readme;
 mod redaction;
+mod scope;
 mod serve;
 mod serve_browser;
 mod ship;

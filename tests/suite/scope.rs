@@ -1,0 +1,204 @@
+//! Agent scope (issue 33): the subagent rails, the posture contract at session start, the
+//! intelligence rails at stop, and observation mode — each driven through the built `tlc hook`
+//! against a real git repository and its real SQLite record, from the real payloads captured
+//! from Claude Code (fixtures/providers/claude/real-2.1.332) and Cursor's.
+
+use crate::common;
+
+use common::{stderr, stdout, World};
+use serde_json::{json, Value};
+use std::process::Command;
+
+/// A committed repository with `config` as its project config.
+fn world(config: &str) -> World {
+    let w = World::new();
+    write(&w, ".tlc/harness/config.toml", config);
+    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n");
+    git(&w, &["add", "-A"]);
+    git(&w, &["commit", "-qm", "init"]);
+    w
+}
+
+fn write(w: &World, rel: &str, text: &str) {
+    let p = w.repo.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn git(w: &World, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(&w.repo)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// A real payload of Claude Code 2.1.332, pointed at `w`'s repository.
+fn real(w: &World, file: &str) -> Value {
+    let text = w.payload(&format!("providers/claude/real-2.1.332/allevents-full/{file}"));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn hook(w: &World, provider: &str, payload: &Value) -> String {
+    stdout(&w.hook(provider, payload.to_string().as_bytes()))
+}
+
+fn json_out(out: &str) -> Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}): {out:?}"))
+}
+
+/// Claude Code's PreToolUse answer: (permissionDecision, reason), or `None` for no opinion.
+fn pre_tool(out: &str) -> Option<(String, String)> {
+    if out.trim().is_empty() {
+        return None;
+    }
+    let v = json_out(out);
+    let h = &v["hookSpecificOutput"];
+    Some((
+        h["permissionDecision"].as_str()?.to_string(),
+        h["permissionDecisionReason"].as_str()?.to_string(),
+    ))
+}
+
+/// The rule of the newest decision recorded.
+fn last_rule(w: &World) -> String {
+    w.db()
+        .query_row("SELECT rule FROM decisions ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+        .expect("a decision")
+}
+
+/// The real `Agent` PreToolUse with `model` added to its input.
+fn agent_spawn(w: &World, model: Value) -> Value {
+    let mut v = real(w, "19-PreToolUse-Agent.json");
+    v["tool_input"]["model"] = model;
+    v
+}
+
+#[test]
+fn an_agent_spawn_off_the_allowlist_is_denied_naming_the_key() {
+    let w = world("[subagents]\nenforceAllowlist = true\nallowedModels = [\"sonnet\"]\n");
+    let (permission, reason) = pre_tool(&hook(&w, "claude", &agent_spawn(&w, json!("opus")))).expect("an answer");
+    assert_eq!(permission, "deny");
+    assert!(reason.contains("subagents.allowedModels"), "{reason}");
+    assert!(reason.contains("\"opus\""), "{reason}");
+    assert_eq!(last_rule(&w), "subagent-allowlist");
+    let subject: String = w
+        .db()
+        .query_row("SELECT subject FROM decisions ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(subject, "subagent");
+
+    assert_eq!(
+        pre_tool(&hook(&w, "claude", &agent_spawn(&w, json!("Sonnet")))),
+        None,
+        "a listed model, any case"
+    );
+    // No model: the spawn runs on its parent's, compared as `inherit`, which the list lacks.
+    let bare = real(&w, "19-PreToolUse-Agent.json");
+    assert_eq!(pre_tool(&hook(&w, "claude", &bare)).unwrap().0, "deny");
+    assert_eq!(last_rule(&w), "subagent-allowlist");
+}
+
+#[test]
+fn an_empty_allowlist_enforces_nothing_and_doctor_fails_on_it() {
+    let w = world("[subagents]\nenforceAllowlist = true\nallowedModels = []\n");
+    assert_eq!(pre_tool(&hook(&w, "claude", &agent_spawn(&w, json!("opus")))), None);
+    let out = w.run(&["doctor", "--json"]);
+    let checks: Value = serde_json::from_str(&stdout(&out)).expect("doctor --json");
+    let row = checks
+        .as_array()
+        .or_else(|| checks["checks"].as_array())
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "subagent-allowlist")
+        .cloned()
+        .expect("the subagent-allowlist check");
+    assert_eq!(row["status"], "fail", "{row}");
+    assert!(row["detail"].as_str().unwrap().contains("enforces nothing"), "{row}");
+}
+
+#[test]
+fn a_cursor_fast_subagent_is_denied_like_the_recorded_answer() {
+    let w = world("");
+    let mut v: Value = serde_json::from_str(&w.payload("providers/cursor/subagent-start.json")).unwrap();
+    v["workspace_roots"] = json!([w.repo]);
+    v["subagent_model"] = json!("gpt-5-fast");
+    let out = json_out(&hook(&w, "cursor", &v));
+    let recorded: Value = serde_json::from_str(&common::fixture("providers/cursor/responses/deny.json")).unwrap();
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&out), keys(&recorded), "the shape Cursor's deny has: {out}");
+    assert_eq!(out["permission"], "deny");
+    assert!(
+        out["agent_message"].as_str().unwrap().contains("subagents.blockedPatterns"),
+        "{out}"
+    );
+    assert_eq!(last_rule(&w), "subagent-blocked-pattern");
+
+    v["subagent_model"] = json!("composer-2.5");
+    assert_eq!(hook(&w, "cursor", &v).trim(), "{}", "an ordinary model passes");
+}
+
+#[test]
+fn hostile_model_strings_are_answered_and_refused() {
+    let w = world("");
+    let long = "m".repeat(10 * 1024);
+    for (model, why) in [
+        (json!("x[fast=true]"), "a fast parameter"),
+        (json!("GPT-5-FAST"), "upper case"),
+        (json!("gpt-5 fast"), "a space"),
+        (json!("gpt-5-f\u{200b}ast"), "an invisible character"),
+        (json!("gpt-5-fаst"), "a Cyrillic a"),
+        (json!(long), "10 KB"),
+    ] {
+        let out = hook(&w, "claude", &agent_spawn(&w, model));
+        let (permission, reason) = pre_tool(&out).unwrap_or_else(|| panic!("{why}: let through"));
+        assert_eq!(permission, "deny", "{why}");
+        assert!(
+            out.len() < 4096,
+            "{why}: the answer does not echo the whole string ({} bytes)",
+            out.len()
+        );
+        assert!(reason.contains("rule=subagent-blocked-pattern"), "{why}: {reason}");
+    }
+    // A model that is not a string is judged by its JSON text, never read as "no model".
+    let s = world("[subagents]\nenforceAllowlist = true\nallowedModels = [\"inherit\"]\n");
+    assert_eq!(pre_tool(&hook(&s, "claude", &agent_spawn(&s, json!(5)))).unwrap().0, "deny");
+    assert_eq!(
+        pre_tool(&hook(&s, "claude", &agent_spawn(&s, json!({"name": "opus"})))).unwrap().0,
+        "deny"
+    );
+    assert_eq!(
+        pre_tool(&hook(&s, "claude", &agent_spawn(&s, Value::Null))),
+        None,
+        "null is no model: inherit"
+    );
+}
+
+#[test]
+fn an_explore_subagent_may_read_but_not_write() {
+    let w = world("");
+    let mut write = real(&w, "07-PreToolUse-Write.json");
+    write["agent_id"] = json!("a1");
+    write["agent_type"] = json!("Explore");
+    let (permission, reason) = pre_tool(&hook(&w, "claude", &write)).expect("an answer");
+    assert_eq!(permission, "deny");
+    assert!(reason.contains("subagents.readOnlyTypes"), "{reason}");
+    assert_eq!(last_rule(&w), "subagent-read-only");
+
+    let mut bash = real(&w, "23-PreToolUse-Bash.json");
+    bash["agent_type"] = json!("explore");
+    bash["tool_input"]["command"] = json!("grep -rn add src");
+    assert_eq!(pre_tool(&hook(&w, "claude", &bash)), None, "reading is allowed");
+    bash["tool_input"]["command"] = json!("sh -c 'echo x > src/a.rs'");
+    assert_eq!(pre_tool(&hook(&w, "claude", &bash)).unwrap().0, "deny", "a write hidden in sh -c");
+    assert_eq!(last_rule(&w), "subagent-read-only");
+
+    let general = real(&w, "07-PreToolUse-Write.json");
+    assert_eq!(pre_tool(&hook(&w, "claude", &general)), None, "the main agent writes");
+    let mut worker = real(&w, "23-PreToolUse-Bash.json");
+    worker["tool_input"]["command"] = json!("echo x > notes.txt");
+    assert_eq!(pre_tool(&hook(&w, "claude", &worker)), None, "a general-purpose subagent writes");
+}
