@@ -449,7 +449,18 @@ fn record(
     let mut facts = act_facts(provider, project, posture.posture, mapped.as_ref(), guard, &cwd);
     facts.parent_model = parent_model.as_deref();
     let decision = crate::policy::decide(&crate::policy::decide::Context::new(&tx, facts, settings, &prior))?;
-    let decision = guard.finish(decision);
+    let mut decision = guard.finish(decision);
+    // Issue 33: a fresh session start carries the posture's contract, before any other context.
+    let contract = mapped
+        .as_ref()
+        .filter(|m| m.event.kind == Kind::SessionStart && !continues_session(&m.event) && decision.permission == Permission::Allow)
+        .map(|_| crate::policy::contract::contract(posture.posture));
+    if let Some(c) = contract {
+        decision.context = Some(match decision.context.take() {
+            Some(rest) => format!("{c}\n\n{rest}"),
+            None => c.to_string(),
+        });
+    }
     if let Some(t) = &turn {
         t.apply(&tx)?;
     }
@@ -469,6 +480,10 @@ fn record(
         if action.is_some() {
             event.attrs.insert("decision".into(), decision.permission.as_str().into());
             event.attrs.insert("rule".into(), decision.rule.clone().into());
+        }
+        if let Some(c) = contract {
+            event.attrs.insert("posture_contract".into(), posture.posture.as_str().into());
+            event.attrs.insert("posture_contract_chars".into(), c.chars().count().into());
         }
         if let Some(o) = turn.as_ref().and_then(|t| t.outcome()) {
             event.attrs.insert("outcome".into(), o.outcome.as_str().into());

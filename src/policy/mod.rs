@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod claims;
+pub mod contract;
 pub mod decide;
 pub mod floor;
 pub mod integrity;

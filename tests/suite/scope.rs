@@ -202,3 +202,54 @@ fn an_explore_subagent_may_read_but_not_write() {
     worker["tool_input"]["command"] = json!("echo x > notes.txt");
     assert_eq!(pre_tool(&hook(&w, "claude", &worker)), None, "a general-purpose subagent writes");
 }
+
+/// Claude Code's `additionalContext` of a SessionStart answer.
+fn claude_context(out: &str) -> String {
+    json_out(out)["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn session_start_carries_the_posture_contract_once_and_obs_report_counts_it() {
+    let focus = world("mode = \"focus\"\n");
+    let start = real(&focus, "01-SessionStart.json");
+    let c = claude_context(&hook(&focus, "claude", &start));
+    assert!(c.starts_with("POSTURE focus:"), "{c}");
+    assert!(c.contains("exactly one early question"), "{c}");
+    assert!(!c.contains("ambiguity that changes the outcome"), "{c}");
+    let contract_chars = c.chars().count();
+    assert!(contract_chars <= 600, "{contract_chars}");
+
+    let solo = world("");
+    let c = claude_context(&hook(&solo, "claude", &real(&solo, "01-SessionStart.json")));
+    assert!(
+        c.starts_with("POSTURE solo:") && c.contains("ambiguity that changes the outcome"),
+        "{c}"
+    );
+
+    // A mode changed mid-session is policy: a resume or compaction of the session sends nothing new.
+    write(&focus, ".tlc/harness/config.toml", "mode = \"paired\"\n");
+    let mut resume = start.clone();
+    resume["source"] = json!("compact");
+    let out = focus.hook_faulty("claude", resume.to_string().as_bytes());
+    assert!(!stdout(&out).contains("POSTURE"), "{}", stdout(&out));
+
+    let report: Value = serde_json::from_str(&focus.ok(&["obs", "report", "--json"])).unwrap();
+    let contracts = report["contracts"].as_array().unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(contracts.len(), 1, "{report}");
+    assert_eq!(
+        (contracts[0]["posture"].as_str(), contracts[0]["sent"].as_i64()),
+        (Some("focus"), Some(1))
+    );
+    assert_eq!(contracts[0]["chars"].as_i64(), Some(contract_chars as i64));
+    assert!(focus.ok(&["obs", "report"]).contains("Posture contract"));
+
+    // Cursor's sessionStart answers with `additional_context`.
+    let cursor = world("mode = \"focus\"\n");
+    let mut v: Value = serde_json::from_str(&cursor.payload("providers/cursor/session-start.json")).unwrap();
+    v["workspace_roots"] = json!([cursor.repo]);
+    let out = json_out(&hook(&cursor, "cursor", &v));
+    assert!(out["additional_context"].as_str().unwrap().starts_with("POSTURE focus:"), "{out}");
+}
