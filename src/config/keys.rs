@@ -444,14 +444,14 @@ pub const KEYS: &[KeySpec] = &[
     k(
         "intelligence.autopilot",
         Kind::Bool,
-        Default::Bool(false),
+        Default::Bool(true),
         "Follow-ups carry runtime-ordered AUTOPILOT steps and a NEXT_ACTION.",
     )
     .docs("Follow-ups carry runtime-ordered `AUTOPILOT` steps and a `NEXT_ACTION`."),
     k(
         "intelligence.budgetContinue",
         Kind::Bool,
-        Default::Bool(false),
+        Default::Bool(true),
         "Under loop pressure with open work, the follow-up says keep working.",
     ),
     k(

@@ -76,18 +76,6 @@ const UNREAD: &[(&str, &str)] = &[
         "issue 33's rail; defaults to false and status lists it as not enforced",
     ),
     (
-        "intelligence.autopilot",
-        "issue 33's rail; defaults to false and status lists it as not enforced",
-    ),
-    (
-        "intelligence.budgetContinue",
-        "issue 33's rail; defaults to false and status lists it as not enforced",
-    ),
-    (
-        "intelligence.idleTurnGate",
-        "issue 33's rail; defaults to false and status lists it as not enforced",
-    ),
-    (
         "intelligence.lessons.enabled",
         "lessons are issue 32's; defaults to false and status lists them as not enforced",
     ),

@@ -163,10 +163,11 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         "configurable",
         "intelligence.idleTurnGate",
         s.intelligence.idle_turn_gate,
-        false,
+        true,
     ));
-    // Keys of the seed's intelligence rails that no code of this tlc reads yet: shown, so that a
-    // switch turned on is never taken for a rail that acts (`config::tests::UNREAD`).
+    // The intelligence rails of a stop (issue 33: gate::intelligence, gate::stop); a key no code
+    // reads yet is shown as not enforced, so a switch turned on is never taken for a rail that
+    // acts (`config::tests::UNREAD`).
     out.push(row(
         "failure classification",
         "configurable",
@@ -179,14 +180,14 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         "configurable",
         "intelligence.autopilot",
         s.intelligence.autopilot,
-        false,
+        true,
     ));
     out.push(row(
         "budget continue",
         "configurable",
         "intelligence.budgetContinue",
         s.intelligence.budget_continue,
-        false,
+        true,
     ));
     out.push(row(
         "lessons",

@@ -253,3 +253,114 @@ fn session_start_carries_the_posture_contract_once_and_obs_report_counts_it() {
     let out = json_out(&hook(&cursor, "cursor", &v));
     assert!(out["additional_context"].as_str().unwrap().starts_with("POSTURE focus:"), "{out}");
 }
+
+const FAILING_TEST: &str = "[grind]\nenabled = true\nmaxLoops = 3\ntestCommand = [\"sh\", \"tools/t.sh\"]\n";
+
+/// A repository whose test gate always fails, with `extra` config after the grind's.
+fn failing(extra: &str) -> World {
+    let w = world(&format!("{FAILING_TEST}{extra}"));
+    write(&w, "tools/t.sh", "#!/bin/sh\necho 'test adds_two ... FAILED'\nexit 1\n");
+    git(&w, &["add", "-A"]);
+    git(&w, &["commit", "-qm", "gate"]);
+    w
+}
+
+fn claude_event(w: &World, v: Value) -> String {
+    hook(w, "claude", &v)
+}
+
+fn prompt(w: &World, session: &str) {
+    claude_event(
+        w,
+        json!({"hook_event_name": "UserPromptSubmit", "session_id": session, "prompt": "go", "cwd": w.repo}),
+    );
+}
+
+/// A Claude Stop: the block's reason, or `None` when it was let through.
+fn stop(w: &World, session: &str, active: bool) -> Option<String> {
+    let out = claude_event(
+        w,
+        json!({"hook_event_name": "Stop", "session_id": session, "stop_hook_active": active, "last_assistant_message": "done", "cwd": w.repo}),
+    );
+    if out.trim().is_empty() {
+        return None;
+    }
+    let v = json_out(&out);
+    (v["decision"] == "block").then(|| v["reason"].as_str().unwrap().to_string())
+}
+
+#[test]
+fn autopilot_steps_and_next_action_come_from_tlc_and_follow_the_switch() {
+    for (on, config) in [(true, ""), (false, "\n[intelligence]\nautopilot = false\n")] {
+        let w = failing(config);
+        prompt(&w, "s1");
+        write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+        let reason = stop(&w, "s1", false).expect("the failing test blocks");
+        assert_eq!(reason.contains("AUTOPILOT:\n1. Close gap 1: [test/verification]"), on, "{reason}");
+        assert_eq!(reason.contains("\nNEXT_ACTION: "), on, "{reason}");
+        if on {
+            // The steps come after tlc's own follow-up, built from its gaps, not the reply ("done").
+            let (_, steps) = reason.split_once("AUTOPILOT:").unwrap();
+            assert!(!steps.contains("done"), "{steps}");
+            assert!(steps.contains("grind-test"), "{steps}");
+        }
+    }
+}
+
+#[test]
+fn budget_continue_speaks_at_the_last_attempt_but_one() {
+    let w = failing("");
+    prompt(&w, "s1");
+    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    let first = stop(&w, "s1", false).unwrap();
+    assert!(!first.contains("BUDGET:"), "attempt 1 of 3: {first}");
+    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 2\n}\n");
+    let second = stop(&w, "s1", true).unwrap();
+    assert!(
+        second.contains("BUDGET: attempt 2 of grind.maxLoops = 3") && second.contains("do not summarise"),
+        "{second}"
+    );
+
+    let off = failing("\n[intelligence]\nbudgetContinue = false\n");
+    prompt(&off, "s1");
+    write(&off, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    stop(&off, "s1", false).unwrap();
+    write(&off, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 2\n}\n");
+    assert!(!stop(&off, "s1", true).unwrap().contains("BUDGET:"));
+}
+
+#[test]
+fn an_idle_turn_with_open_gaps_is_blocked_and_a_turn_with_a_tool_call_is_not() {
+    let w = failing("\n[intelligence]\nidleTurnGate = true\n");
+    prompt(&w, "s1");
+    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    assert!(stop(&w, "s1", false).is_some(), "the gate leaves gaps open");
+    // A new turn: the agent replies, calls no tool, changes nothing.
+    prompt(&w, "s1");
+    let reason = stop(&w, "s1", false).expect("an idle turn with open gaps is blocked");
+    assert!(reason.contains("[idle-turn]") && reason.contains("test adds_two"), "{reason}");
+    let rule: String = w
+        .db()
+        .query_row("SELECT rule FROM stop_outcomes ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rule, "idle-turn");
+    let gate_runs_before: i64 = w.count("SELECT count(*) FROM gate_runs");
+
+    // The next turn calls a tool: not idle (the gate decides again).
+    prompt(&w, "s1");
+    let mut bash = real(&w, "04-PreToolUse-Bash.json");
+    bash["session_id"] = json!("s1");
+    bash["tool_input"]["command"] = json!("cargo test");
+    claude_event(&w, bash);
+    let reason = stop(&w, "s1", false).unwrap_or_default();
+    assert!(!reason.contains("[idle-turn]"), "{reason}");
+    assert!(w.count("SELECT count(*) FROM gate_runs") > gate_runs_before, "the gate ran instead");
+
+    // Off: the same idle turn is not blocked by idle-turn.
+    let off = failing("");
+    prompt(&off, "s1");
+    write(&off, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    stop(&off, "s1", false).unwrap();
+    prompt(&off, "s1");
+    assert!(!stop(&off, "s1", false).unwrap_or_default().contains("[idle-turn]"));
+}
