@@ -434,6 +434,11 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         rails.push(vec![r.rule.clone().into(), r.permission.clone().into(), r.count.into()]);
     }
     out.push(("Rails that fired", rails));
+    let mut contracts = Table::new(["posture contract", "sent", "characters"]).roles([Role::Text, Role::Number, Role::Number]);
+    for c in &rep.contracts {
+        contracts.push(vec![c.posture.clone().into(), c.sent.into(), c.chars.into()]);
+    }
+    out.push(("Posture contract", contracts));
     out
 }
 

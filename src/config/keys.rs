@@ -110,6 +110,8 @@ pub const APPEND_FILES: &[&str] = &["auto", "always", "never"];
 pub const DOCS_SEVERITY: &[&str] = &["warn", "deny"];
 pub const COMMENT_MODES: &[&str] = &["declared", "resolvable", "strict"];
 pub const COMMENT_VIOLATION: &[&str] = &["followup", "stop"];
+pub const SUBAGENT_EFFORTS: &[&str] = &["off", "low", "medium", "high", "max"];
+pub const SUBAGENT_BLOCK_MODES: &[&str] = &["deny", "ask"];
 
 /// The OTLP encodings `tlc obs ship` speaks (OTLP/HTTP; gRPC is not offered).
 pub const SHIP_PROTOCOLS: &[&str] = &["http/protobuf", "http/json"];
@@ -370,6 +372,19 @@ pub const KEYS: &[KeySpec] = &[
         "Repeats of one shell command that count as a stall.",
     ),
     k(
+        "subagents.blockedPatterns",
+        Kind::StrList,
+        Default::List(&[]),
+        "Model patterns (* matches anything, any case) no subagent may use, added to the built-in fast shapes.",
+    )
+    .docs("Model patterns (`*` matches anything, any case) no subagent may use. Always on: they are added to the built-in `*-fast` shapes and Cursor's fast composer model, never replace them ([policy.md](policy.md#subagent-rails))."),
+    k(
+        "subagents.requireModel",
+        Kind::Bool,
+        Default::Bool(false),
+        "Deny a subagent spawn that names no model.",
+    ),
+    k(
         "subagents.enforceAllowlist",
         Kind::Bool,
         Default::Bool(false),
@@ -388,6 +403,26 @@ pub const KEYS: &[KeySpec] = &[
         Default::Bool(false),
         "Deny subagent spawns while the parent model is a fast variant.",
     ),
+    k(
+        "subagents.minEffort",
+        Kind::Enum(SUBAGENT_EFFORTS),
+        Default::Str("off"),
+        "Deny a subagent spawn whose stated effort is below this: off, low, medium, high or max.",
+    )
+    .docs("Deny a subagent spawn whose stated effort (the payload's `effort`, or the model's `-low`/`-medium`/`-high`/`-max` suffix or `[effort=…]`) is below this: `off`, `low`, `medium`, `high` or `max`. A spawn that states none runs at its parent's and is not judged."),
+    k(
+        "subagents.readOnlyTypes",
+        Kind::StrList,
+        Default::List(&["explore"]),
+        "Subagent types (any case) whose tool calls may not write files or run writing commands.",
+    ),
+    k(
+        "subagents.blockMode",
+        Kind::Enum(SUBAGENT_BLOCK_MODES),
+        Default::Str("deny"),
+        "How a subagent rail refuses: deny, or ask the operator where the provider can.",
+    )
+    .docs("How a subagent rail refuses: `deny`, or `ask` the operator where the provider can (elsewhere an ask is a deny that says so)."),
     k(
         "intelligence.gapFeedback",
         Kind::Bool,
@@ -416,14 +451,14 @@ pub const KEYS: &[KeySpec] = &[
     k(
         "intelligence.autopilot",
         Kind::Bool,
-        Default::Bool(false),
+        Default::Bool(true),
         "Follow-ups carry runtime-ordered AUTOPILOT steps and a NEXT_ACTION.",
     )
     .docs("Follow-ups carry runtime-ordered `AUTOPILOT` steps and a `NEXT_ACTION`."),
     k(
         "intelligence.budgetContinue",
         Kind::Bool,
-        Default::Bool(false),
+        Default::Bool(true),
         "Under loop pressure with open work, the follow-up says keep working.",
     ),
     k(

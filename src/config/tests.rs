@@ -70,36 +70,10 @@ fn the_shipped_defaults_deserialise_to_the_generated_defaults() {
 
 /// Keys no code outside `src/config/` reads yet, each with the reason. A key that is read must
 /// not be listed; a key that is not read must be (`every_key_is_read_by_some_code`).
-const UNREAD: &[(&str, &str)] = &[
-    (
-        "subagents.enforceAllowlist",
-        "the subagent rails are issue 33's; status lists the rail as not enforced",
-    ),
-    (
-        "subagents.allowedModels",
-        "the subagent rails are issue 33's; status lists the rail as not enforced",
-    ),
-    (
-        "subagents.blockParentFast",
-        "the subagent rails are issue 33's; status lists the rail as not enforced",
-    ),
-    (
-        "intelligence.failureClassification",
-        "issue 33's rail; defaults to false and status lists it as not enforced",
-    ),
-    (
-        "intelligence.autopilot",
-        "issue 33's rail; defaults to false and status lists it as not enforced",
-    ),
-    (
-        "intelligence.budgetContinue",
-        "issue 33's rail; defaults to false and status lists it as not enforced",
-    ),
-    (
-        "intelligence.idleTurnGate",
-        "issue 33's rail; defaults to false and status lists it as not enforced",
-    ),
-];
+const UNREAD: &[(&str, &str)] = &[(
+    "intelligence.failureClassification",
+    "issue 33's rail; defaults to false and status lists it as not enforced",
+)];
 
 /// Every `.rs` file under `dir`.
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

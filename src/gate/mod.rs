@@ -10,6 +10,7 @@ pub mod changes;
 pub mod classify;
 pub mod followup;
 pub mod inputs;
+pub mod intelligence;
 pub mod lessons;
 pub mod pathmatch;
 pub mod runner;

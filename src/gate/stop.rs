@@ -270,6 +270,9 @@ pub fn on_hook(
                 Ok(_) => decide_stop(conn, project, config, &rails, facts, stop, &mut p),
                 Err(e) => Err(GateError::store(&project.db_path())(e)),
             };
+            if decided.is_ok() {
+                intelligence(&mut p, &config.settings);
+            }
             if let (Some(d), Some(note)) = (p.decision.as_mut(), policy.note()) {
                 if d.permission != crate::decision::Permission::Allow {
                     // The follow-up is what the agent reads of a block; the reason is the record's.
@@ -299,6 +302,29 @@ pub fn on_hook(
         faults.push(Fault::Stop(f));
     }
     p
+}
+
+/// Issue 33: a block's follow-up gets the budget line and the autopilot steps their switches ask for.
+fn intelligence(p: &mut Pending, s: &crate::config::Settings) {
+    let (Some(d), Some(state)) = (p.decision.as_mut(), p.stop_state.as_ref()) else {
+        return;
+    };
+    let Some(text) = d.follow_up.as_mut().filter(|_| d.permission == Permission::Deny) else {
+        return;
+    };
+    let max = s.grind.max_loops.max(1);
+    if s.intelligence.budget_continue && state.attempt == max - 1 && !state.gaps.is_empty() {
+        text.push('\n');
+        text.push_str(&super::intelligence::budget_continue(state.attempt, max));
+    }
+    if s.intelligence.autopilot {
+        text.push('\n');
+        text.push_str(&super::intelligence::autopilot(
+            &state.rule,
+            &state.gaps,
+            state.next_action.as_deref().unwrap_or(""),
+        ));
+    }
 }
 
 fn heads_up(conn: &Connection, project: &Project, facts: &TurnFacts, path: &str, mode: written::comments::Mode) -> Option<Decision> {
@@ -402,6 +428,21 @@ fn decide_stop(
     }
     let this_attempt = attempt + 1;
     let base = Head::from_stored(turn.as_ref().and_then(|t| t.base_head.as_deref()));
+    if s.intelligence.idle_turn_gate {
+        if let Some(gaps) = idle_turn(conn, project, p, turn.as_ref(), &base).map_err(sql)? {
+            let next = "work on gap 1 with your tools; a reply alone does not close a gap.".to_string();
+            let block = Block {
+                rule: super::intelligence::IDLE_TURN.into(),
+                fingerprint: last_fp.clone(),
+                text: super::intelligence::idle_turn_text(&gaps, this_attempt, max),
+                headline: "idle turn with open gaps".into(),
+                gaps,
+                next,
+            };
+            finish_block(p, vec![block], this_attempt);
+            return Ok(());
+        }
+    }
     let base_at = turn.as_ref().map(|t| t.base_at.clone()).unwrap_or_default();
     let claim = if rails.claims() {
         find_claim(s, stop, turn.as_ref(), facts, &base_at)
@@ -561,6 +602,21 @@ fn decide_stop(
         next_action: None,
     });
     Ok(())
+}
+
+/// The gaps of an idle turn: gaps open on the turn row, no tool, shell, MCP, file or subagent
+/// event recorded since the turn's base, and HEAD where the base found it. `None` otherwise.
+fn idle_turn(conn: &Connection, project: &Project, p: &Pending, turn: Option<&Turn>, base: &Head) -> rusqlite::Result<Option<Vec<Gap>>> {
+    let Some(t) = turn.filter(|t| !t.open_gaps.is_empty()) else {
+        return Ok(None);
+    };
+    if crate::obs::EventStore::new(conn).tool_events_since(&p.provider, &p.session, &t.base_at)? > 0 {
+        return Ok(None);
+    }
+    if project.paths.in_git && *base != Head::Unknown && changes::read_head(project.root()) != *base {
+        return Ok(None);
+    }
+    Ok(Some(t.open_gaps.clone()))
 }
 
 fn ledger_row(

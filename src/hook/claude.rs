@@ -6,7 +6,7 @@
 
 use super::mask::{self, ModelMask};
 use super::wiring::Layout;
-use super::{str_field, Action, Mapped, Provider, ProviderSpec, Subject};
+use super::{agent_field, str_field, Action, Mapped, Provider, ProviderSpec, SpawnRequest, Subject};
 use crate::decision::{Decision, Permission};
 use crate::gate::stop::StopFacts;
 use crate::obs::redact::PayloadRedaction;
@@ -278,6 +278,7 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
             "Bash" => (Subject::Shell, input.and_then(|i| str_field(i, "command")).unwrap_or_default()),
             m if m.starts_with("mcp__") => (Subject::Mcp, t.clone()),
             "Read" => (Subject::FileRead, input.and_then(|i| str_field(i, "file_path")).unwrap_or_default()),
+            _ if SUBAGENT_TOOLS.contains(&t.as_str()) => (Subject::Subagent, t.clone()),
             _ => (Subject::Tool, t.clone()),
         };
         Action {
@@ -288,6 +289,15 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         }
     });
     let subagent_transcript = (kind == Kind::SubagentEnd).then(|| str_field(v, "agent_transcript_path")).flatten();
+    let spawn = (name == "PreToolUse" && tool.as_deref().is_some_and(|t| SUBAGENT_TOOLS.contains(&t))).then(|| {
+        let input = input.unwrap_or(&Value::Null);
+        SpawnRequest {
+            model: agent_field(input, "model"),
+            subagent_type: agent_field(input, "subagent_type"),
+            effort: agent_field(input, "effort"),
+            parent_model: None,
+        }
+    });
     Mapped {
         event: ev,
         hook_event: name,
@@ -296,6 +306,8 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         turn: None,
         subagent_transcript,
         awaited_response: None,
+        spawn,
+        agent_type: str_field(v, "agent_type"),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::mask::{self, ModelMask};
 use super::wiring::Layout;
-use super::{str_field, Action, Mapped, Provider, ProviderSpec, Subject};
+use super::{agent_field, str_field, Action, Mapped, Provider, ProviderSpec, SpawnRequest, Subject};
 use crate::decision::{Decision, Permission};
 use crate::gate::stop::StopFacts;
 use crate::obs::redact::PayloadRedaction;
@@ -80,7 +80,15 @@ const READ_TOOLS: &[&str] = &[
 /// The events on which Cursor can ask the operator.
 const ASKING_EVENTS: &[&str] = &["beforeShellExecution", "beforeMCPExecution"];
 /// The events that ask permission for an act (a response may allow, ask or deny).
-const ACTING_EVENTS: &[&str] = &["beforeShellExecution", "beforeMCPExecution", "beforeReadFile", "preToolUse"];
+const ACTING_EVENTS: &[&str] = &[
+    "beforeShellExecution",
+    "beforeMCPExecution",
+    "beforeReadFile",
+    "preToolUse",
+    "subagentStart",
+];
+/// The `preToolUse` tool that spawns a subagent.
+const SUBAGENT_TOOLS: &[&str] = &["Task"];
 
 /// `preToolUse` tool names (Cursor's own and those of the models it runs) by what the floor
 /// judges them as.
@@ -237,7 +245,7 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         }),
         Kind::McpStart => Some(Action {
             subject: Subject::Mcp,
-            detail: tool.unwrap_or_default(),
+            detail: tool.clone().unwrap_or_default(),
             reads_only: false,
             dialog: false,
         }),
@@ -247,8 +255,20 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
             reads_only: true,
             dialog: false,
         }),
+        Kind::SubagentStart => Some(Action {
+            subject: Subject::Subagent,
+            detail: str_field(v, "subagent_type").unwrap_or_else(|| "subagent".into()),
+            reads_only: false,
+            dialog: false,
+        }),
+        Kind::ToolStart if tool.as_deref().is_some_and(|t| SUBAGENT_TOOLS.contains(&t)) => Some(Action {
+            subject: Subject::Subagent,
+            detail: tool.clone().unwrap_or_default(),
+            reads_only: false,
+            dialog: false,
+        }),
         Kind::ToolStart => {
-            let t = tool.unwrap_or_default();
+            let t = tool.clone().unwrap_or_default();
             Some(Action {
                 subject: Subject::Tool,
                 reads_only: READ_TOOLS.contains(&t.as_str()),
@@ -264,6 +284,7 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
             tool_payload.insert(key.into(), x.clone());
         }
     }
+    let spawn = spawn_request(v, kind, tool.as_deref());
     Mapped {
         event: ev,
         hook_event: name,
@@ -272,7 +293,34 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         turn: None,
         subagent_transcript: None,
         awaited_response: None,
+        spawn,
+        agent_type: str_field(v, "agent_type"),
     }
+}
+
+/// The spawn a `subagentStart` (its `subagent_model`) or a `Task` preToolUse (its input's
+/// `model`) asks for; the parent's model is the payload's `model`, where it says one.
+fn spawn_request(v: &Value, kind: Kind, tool: Option<&str>) -> Option<SpawnRequest> {
+    let input = v.get("tool_input").unwrap_or(&Value::Null);
+    let (model, subagent_type, effort) = match kind {
+        Kind::SubagentStart => (
+            agent_field(v, "subagent_model"),
+            agent_field(v, "subagent_type"),
+            agent_field(v, "effort").or_else(|| agent_field(v, "reasoning_effort")),
+        ),
+        Kind::ToolStart if tool.is_some_and(|t| SUBAGENT_TOOLS.contains(&t)) => (
+            agent_field(input, "model"),
+            agent_field(v, "subagent_type").or_else(|| agent_field(input, "subagent_type")),
+            agent_field(input, "effort").or_else(|| agent_field(input, "reasoning_effort")),
+        ),
+        _ => return None,
+    };
+    Some(SpawnRequest {
+        model,
+        subagent_type,
+        effort,
+        parent_model: str_field(v, "model"),
+    })
 }
 
 /// Cursor's `stop` says how the agent loop ended in `status`; only `completed` is gated.

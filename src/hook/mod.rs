@@ -69,6 +69,30 @@ pub struct Mapped {
     /// The text of the response a stop is about, which the transcript should hold before the
     /// stop is recorded.
     pub awaited_response: Option<String>,
+    /// The subagent spawn this event asks for (the subagent rails judge it).
+    pub spawn: Option<SpawnRequest>,
+    /// The type of the subagent that makes this call, as the provider states it.
+    pub agent_type: Option<String>,
+}
+
+/// A subagent spawn as a payload asks for it, in the agent's own words.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SpawnRequest {
+    pub model: Option<String>,
+    pub subagent_type: Option<String>,
+    pub effort: Option<String>,
+    /// The parent's model, where the payload states it (Cursor's `model`).
+    pub parent_model: Option<String>,
+}
+
+/// A field the agent wrote, whatever its JSON type: a string as it is, any other value but
+/// `null` as its JSON text (so that `"model": 5` is judged, never read as "no model").
+pub(crate) fn agent_field(v: &Value, key: &str) -> Option<String> {
+    match v.get(key)? {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
 }
 
 pub(crate) fn str_field(v: &Value, key: &str) -> Option<String> {

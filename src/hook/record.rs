@@ -434,9 +434,33 @@ fn record(
         (None, Some(m)) => config_root(m),
         (None, None) => project.root().to_path_buf(),
     };
-    let facts = act_facts(provider, project, posture.posture, mapped.as_ref(), guard, &cwd);
+    // The parent's model, for `subagents.blockParentFast`: asked of the record only for a spawn.
+    let parent_model = match mapped
+        .as_ref()
+        .and_then(|m| m.spawn.as_ref().map(|s| (s, m.event.session_id.as_deref())))
+    {
+        Some((spawn, session)) if settings.subagents.block_parent_fast => match (&spawn.parent_model, session) {
+            (Some(stated), _) => Some(stated.clone()),
+            (None, Some(sess)) => es.session_model(provider.name(), sess)?,
+            (None, None) => None,
+        },
+        _ => None,
+    };
+    let mut facts = act_facts(provider, project, posture.posture, mapped.as_ref(), guard, &cwd);
+    facts.parent_model = parent_model.as_deref();
     let decision = crate::policy::decide(&crate::policy::decide::Context::new(&tx, facts, settings, &prior))?;
-    let decision = guard.finish(decision);
+    let mut decision = guard.finish(decision);
+    // Issue 33: a fresh session start carries the posture's contract, before any other context.
+    let contract = mapped
+        .as_ref()
+        .filter(|m| m.event.kind == Kind::SessionStart && !continues_session(&m.event) && decision.permission == Permission::Allow)
+        .map(|_| crate::policy::contract::contract(posture.posture));
+    if let Some(c) = contract {
+        decision.context = Some(match decision.context.take() {
+            Some(rest) => format!("{c}\n\n{rest}"),
+            None => c.to_string(),
+        });
+    }
     if let Some(t) = &turn {
         t.apply(&tx)?;
     }
@@ -456,6 +480,10 @@ fn record(
         if action.is_some() {
             event.attrs.insert("decision".into(), decision.permission.as_str().into());
             event.attrs.insert("rule".into(), decision.rule.clone().into());
+        }
+        if let Some(c) = contract {
+            event.attrs.insert("posture_contract".into(), posture.posture.as_str().into());
+            event.attrs.insert("posture_contract_chars".into(), c.chars().count().into());
         }
         if let Some(o) = turn.as_ref().and_then(|t| t.outcome()) {
             event.attrs.insert("outcome".into(), o.outcome.as_str().into());
@@ -573,6 +601,13 @@ fn act_facts<'a>(
         in_git: project.paths.in_git,
         posture,
         ran: &guard.ran,
+        spawn: mapped.and_then(|m| m.spawn.as_ref()).map(|s| crate::policy::Spawn {
+            model: s.model.as_deref(),
+            subagent_type: s.subagent_type.as_deref(),
+            effort: s.effort.as_deref(),
+        }),
+        agent_type: mapped.and_then(|m| m.agent_type.as_deref()),
+        parent_model: None,
     }
 }
 

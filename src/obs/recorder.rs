@@ -478,6 +478,23 @@ impl<'c> EventStore<'c> {
             .optional()
     }
 
+    /// How many tool, shell, MCP, file and subagent events the session recorded at or after `since`.
+    pub fn tool_events_since(&self, provider: &str, session: &str, since: &str) -> rusqlite::Result<i64> {
+        self.conn
+            .prepare_cached(q::TOOL_EVENTS_SINCE)?
+            .query_row(params![provider, session, since], |r| r.get(0))
+    }
+
+    /// The model recorded for the session (`sessions.model`), if any.
+    pub fn session_model(&self, provider: &str, session: &str) -> rusqlite::Result<Option<String>> {
+        Ok(self
+            .conn
+            .prepare_cached(q::SESSION_MODEL)?
+            .query_row(params![provider, session], |r| r.get::<_, Option<String>>(0))
+            .optional()?
+            .flatten())
+    }
+
     pub fn set_transcript_offset(&self, path: &str, provider: &str, session: Option<&str>, t: &TranscriptOffset) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::TRANSCRIPT_PUT)?.execute(params![
             path,

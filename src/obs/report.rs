@@ -41,6 +41,17 @@ pub struct SessionReport {
     pub interruptions: Vec<InterruptionLine>,
     /// Rails (rules other than `none`) that decided something.
     pub rails: Vec<RailLine>,
+    /// The posture contracts the session's starts carried, and their length.
+    pub contracts: Vec<ContractLine>,
+}
+
+/// The posture contract sent at a session's start (issue 33).
+#[derive(Debug, Serialize)]
+pub struct ContractLine {
+    pub posture: String,
+    pub sent: i64,
+    /// Characters sent in all.
+    pub chars: i64,
 }
 
 #[derive(Debug, Serialize)]
@@ -182,6 +193,7 @@ impl<'c> Reports<'c> {
                     context_tokens: r.get(29)?,
                     interruptions: Vec::new(),
                     rails: Vec::new(),
+                    contracts: Vec::new(),
                 })
             })
             .optional()?;
@@ -233,6 +245,17 @@ impl<'c> Reports<'c> {
                     rule: r.get(0)?,
                     permission: r.get(1)?,
                     count: r.get(2)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        rep.contracts = self
+            .conn
+            .prepare_cached(q::REPORT_CONTRACTS)?
+            .query_map(p, |r| {
+                Ok(ContractLine {
+                    posture: r.get(0)?,
+                    sent: r.get(1)?,
+                    chars: r.get(2)?,
                 })
             })?
             .collect::<Result<_, _>>()?;

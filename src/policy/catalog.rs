@@ -108,29 +108,66 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         s.supply_chain.enabled,
         true,
     ));
+    // The subagent rails (issue 33): on a spawn, and on a read-only subagent's calls.
     out.push(row(
-        "subagent allowlist",
-        "configurable",
-        "subagents.enforceAllowlist",
-        s.subagents.enforce_allowlist,
-        false,
+        "subagent-blocked-pattern",
+        "always-on",
+        "subagents.blockedPatterns",
+        true,
+        true,
     ));
     out.push(row(
-        "block parent fast",
+        "subagent-model-required",
+        "configurable",
+        "subagents.requireModel",
+        s.subagents.require_model,
+        true,
+    ));
+    out.push(needing(
+        row(
+            "subagent-allowlist",
+            "configurable",
+            "subagents.enforceAllowlist",
+            s.subagents.enforce_allowlist,
+            true,
+        ),
+        s.subagents
+            .allowed_models
+            .iter()
+            .all(|m| m.trim().is_empty())
+            .then_some("a model in subagents.allowedModels (an empty list enforces nothing)"),
+    ));
+    out.push(row(
+        "subagent-min-effort",
+        "configurable",
+        "subagents.minEffort",
+        s.subagents.min_effort != "off",
+        true,
+    ));
+    out.push(row(
+        "subagent-parent-fast",
         "configurable",
         "subagents.blockParentFast",
         s.subagents.block_parent_fast,
-        false,
+        true,
+    ));
+    out.push(row(
+        "subagent-read-only",
+        "configurable",
+        "subagents.readOnlyTypes",
+        s.subagents.read_only_types.iter().any(|t| !t.trim().is_empty()),
+        true,
     ));
     out.push(row(
         "idle turn gate",
         "configurable",
         "intelligence.idleTurnGate",
         s.intelligence.idle_turn_gate,
-        false,
+        true,
     ));
-    // Keys of the seed's intelligence rails that no code of this tlc reads yet: shown, so that a
-    // switch turned on is never taken for a rail that acts (`config::tests::UNREAD`).
+    // The intelligence rails of a stop (issue 33: gate::intelligence, gate::stop); a key no code
+    // reads yet is shown as not enforced, so a switch turned on is never taken for a rail that
+    // acts (`config::tests::UNREAD`).
     out.push(row(
         "failure classification",
         "configurable",
@@ -143,14 +180,14 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         "configurable",
         "intelligence.autopilot",
         s.intelligence.autopilot,
-        false,
+        true,
     ));
     out.push(row(
         "budget continue",
         "configurable",
         "intelligence.budgetContinue",
         s.intelligence.budget_continue,
-        false,
+        true,
     ));
     // Injected at session start and in a blocked stop's follow-up (gate::lessons).
     out.push(row(

@@ -22,6 +22,8 @@ pub enum Subject {
     Mcp,
     Tool,
     FileRead,
+    /// A subagent spawn.
+    Subagent,
 }
 
 impl Subject {
@@ -31,6 +33,7 @@ impl Subject {
             Subject::Mcp => "mcp",
             Subject::Tool => "tool",
             Subject::FileRead => "file",
+            Subject::Subagent => "subagent",
         }
     }
 }
@@ -43,6 +46,17 @@ pub struct Acting<'a> {
     pub detail: &'a str,
     /// The act only reads: a policy divergence never blocks it.
     pub reads_only: bool,
+}
+
+/// A subagent spawn, as the payload asks for it (every field the agent's own words).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Spawn<'a> {
+    /// The model it names (`None`: it runs on its parent's).
+    pub model: Option<&'a str>,
+    /// The subagent type it declares.
+    pub subagent_type: Option<&'a str>,
+    /// The reasoning effort it states.
+    pub effort: Option<&'a str>,
 }
 
 /// One event as the per-event rails see it.
@@ -66,6 +80,13 @@ pub struct ActFacts<'a> {
     /// Every command a shell line that may lose work runs, as the floor's walk saw them (empty
     /// for a line that names no git and no remover: see `hook::guard::floor`).
     pub ran: &'a [super::floor::Ran],
+    /// The subagent spawn this event asks for, if it is one.
+    pub spawn: Option<Spawn<'a>>,
+    /// The type of the subagent that makes this call, as the provider states it (`None`: the
+    /// main agent, or a provider that does not say).
+    pub agent_type: Option<&'a str>,
+    /// The session's model as recorded (a spawn's parent), read only for a spawn.
+    pub parent_model: Option<&'a str>,
 }
 
 /// What was decided before the hook's transaction, each taking its place in [`ORDER`]: the
@@ -120,7 +141,8 @@ pub struct Rail {
 }
 
 /// The per-event checks, first to last: the first objection is the verdict. The floor and policy
-/// integrity have no switch; edit collision and work loss are always on; the shell rails follow
+/// integrity have no switch; edit collision and work loss are always on; a read-only subagent's
+/// write and the spawn rails (`subagent-*`) follow `subagents.*`; the shell rails follow
 /// their switches and the posture; the stop checks answer only what everything before allowed
 /// (a block, or an allow that carries context for the agent).
 pub const ORDER: &[Rail] = &[
@@ -143,6 +165,14 @@ pub const ORDER: &[Rail] = &[
     Rail {
         name: super::work_loss::RULE,
         check: rails::work_loss::check,
+    },
+    Rail {
+        name: rails::read_only::RULE,
+        check: rails::read_only::check,
+    },
+    Rail {
+        name: "subagent spawn",
+        check: rails::subagent::check,
     },
     Rail {
         name: rails::CATASTROPHIC,

@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod claims;
+pub mod contract;
 pub mod decide;
 pub mod floor;
 pub mod integrity;
@@ -12,7 +13,7 @@ pub mod shell;
 pub mod state;
 pub mod work_loss;
 
-pub use decide::{decide, ActFacts, Acting, Prior, Subject};
+pub use decide::{decide, ActFacts, Acting, Prior, Spawn, Subject};
 pub use state::OperatorState;
 
 /// How much the agent surfaces and what earns an interruption.

@@ -624,8 +624,13 @@ fn status_and_doctor_tell_which_rails_act() {
     }
     let table = w.ok(&["status"]);
     assert!(table.contains("switched on, but it needs a command to run"), "{table}");
-    assert!(table.contains("switched on, but this tlc does not enforce it yet"), "{table}");
-    let doctor: Value = serde_json::from_str(&w.ok(&["doctor", "--json"])).unwrap();
+    // The allowlist is enforced, but an empty list enforces nothing: it does not act either.
+    assert!(
+        table.contains("switched on, but it needs a model in subagents.allowedModels"),
+        "{table}"
+    );
+    // Exit 1: the allowlist switched on with an empty list is a failing check.
+    let doctor: Value = serde_json::from_str(&common::stdout(&w.run(&["doctor", "--json"]))).unwrap();
     let checks = doctor["checks"].as_array().unwrap();
     let c = |id: &str| {
         checks

@@ -579,8 +579,11 @@ fn the_handoff_carries_open_gaps_into_the_next_session() {
     let start = r.claude(json!({"hook_event_name": "SessionStart", "session_id": "s2", "source": "startup", "cwd": r.root()}));
     let v: Value = serde_json::from_str(&start).unwrap();
     let context = v["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    // The posture's contract comes first (issue 33), then the handoff.
+    let (contract, handoff) = context.split_once("\n\n").unwrap();
+    assert!(contract.starts_with("POSTURE solo:"), "{context}");
     assert!(
-        context.starts_with("tlc handoff (history): the previous session (claude, s1)"),
+        handoff.starts_with("tlc handoff (history): the previous session (claude, s1)"),
         "{context}"
     );
     assert!(context.contains("1. [test/verification] test adds_two ... FAILED"), "{context}");

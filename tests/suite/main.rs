@@ -31,6 +31,7 @@ mod lessons;
 mod obs;
 mod readme;
 mod redaction;
+mod scope;
 mod serve;
 mod serve_browser;
 mod ship;

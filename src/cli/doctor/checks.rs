@@ -73,6 +73,7 @@ fn fix(id: &str) -> &'static str {
         "prices" => "`tlc prices refresh` fetches the catalog",
         "stables-pins" => "`tlc stable update` fetches the stables; `tlc agent prune` removes unreferenced pins",
         "spool" => "`tlc config show --origin` shows obs.globalSpool",
+        "subagent-allowlist" => "list the models in subagents.allowedModels (`tlc config show --origin` shows where it is set), or turn subagents.enforceAllowlist off",
         id if id.starts_with("hooks-") => match id.trim_start_matches("hooks-") {
             "cursor" => "`tlc install --cursor` wires tlc's entries",
             _ => "`tlc install --claude` wires tlc's entries",
@@ -108,6 +109,7 @@ fn run_checks(paths: &Paths) -> Vec<Check> {
             out.push(renamed_keys(cfg));
             out.push(posture(cfg, mode_state.as_deref()));
             out.extend(rails(cfg, mode_state.as_deref()));
+            out.push(subagent_allowlist(cfg));
             out.extend(gate_commands(cfg));
             out.push(loop_budget(cfg));
             out.push(spool(cfg, &project, project_store.as_ref()));
@@ -526,6 +528,28 @@ fn rails(cfg: &Config, mode_state: Option<&str>) -> Vec<Check> {
         check("rails-inert", "rails switched on but not acting", Status::Warn, said.join(". "))
     });
     out
+}
+
+/// `subagents.enforceAllowlist` with an empty `allowedModels` enforces nothing: a fault, not a
+/// warning, since the switch reads as a restriction that is not there.
+fn subagent_allowlist(cfg: &Config) -> Check {
+    let sub = &cfg.settings.subagents;
+    let listed = sub.allowed_models.iter().filter(|m| !m.trim().is_empty()).count();
+    match (sub.enforce_allowlist, listed) {
+        (true, 0) => check(
+            "subagent-allowlist",
+            "subagent allowlist",
+            Status::Fail,
+            "subagents.enforceAllowlist is on but subagents.allowedModels is empty: it enforces nothing",
+        ),
+        (true, n) => check(
+            "subagent-allowlist",
+            "subagent allowlist",
+            Status::Ok,
+            format!("enforced: {n} models"),
+        ),
+        (false, _) => check("subagent-allowlist", "subagent allowlist", Status::Ok, "off"),
+    }
 }
 
 fn policy_divergence(project: &Project, store: Option<&Store>, mode_state: Option<&str>) -> Check {

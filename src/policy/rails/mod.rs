@@ -1,12 +1,14 @@
 //! The rails after the floor, one module each, every one with a `check` entry that
-//! [`super::decide::ORDER`] runs in its place: edit collision and work loss (always on), and the
-//! shell rails `shell-stall`, `shell-catastrophic` and `shell-posture-paired`. What they share:
+//! [`super::decide::ORDER`] runs in its place: edit collision and work loss (always on), the
+//! subagent rails (`subagent-read-only` and the spawn rails, `subagent.rs`), and the shell rails `shell-stall`, `shell-catastrophic` and `shell-posture-paired`. What they share:
 //! the commands of a line (`sh -c` strings included), the build folders, the ask.
 
 pub mod catastrophic;
 pub mod collision;
 pub mod paired;
+pub mod read_only;
 pub mod stall;
+pub mod subagent;
 pub mod work_loss;
 
 use super::shell::invocation::invocation;

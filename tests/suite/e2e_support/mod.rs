@@ -241,7 +241,7 @@ impl Scratch {
         std::fs::write(
             &logger,
             format!(
-                "#!/bin/sh\nf=\"{}/$(date +%s%N)-$$\"\ncat > \"$f.json\"\nprintf '%s\\n%s\\n' \"$PWD\" \"$CLAUDE_PROJECT_DIR\" > \"$f.env\"\n",
+                "#!/bin/sh\nf=\"{}/$(date +%s%N)-$$\"\nprintf '%s\\n%s\\n' \"$PWD\" \"$CLAUDE_PROJECT_DIR\" > \"$f.env\"\ncat > \"$f.part\" && mv \"$f.part\" \"$f.json\"\n",
                 self.calls.display()
             ),
         )

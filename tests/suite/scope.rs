@@ -1,0 +1,366 @@
+//! Agent scope (issue 33): the subagent rails, the posture contract at session start, the
+//! intelligence rails at stop, and observation mode — each driven through the built `tlc hook`
+//! against a real git repository and its real SQLite record, from the real payloads captured
+//! from Claude Code (fixtures/providers/claude/real-2.1.332) and Cursor's.
+
+use crate::common;
+
+use common::{stderr, stdout, World};
+use serde_json::{json, Value};
+use std::process::Command;
+
+/// A committed repository with `config` as its project config.
+fn world(config: &str) -> World {
+    let w = World::new();
+    write(&w, ".tlc/harness/config.toml", config);
+    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n");
+    git(&w, &["add", "-A"]);
+    git(&w, &["commit", "-qm", "init"]);
+    w
+}
+
+fn write(w: &World, rel: &str, text: &str) {
+    let p = w.repo.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn git(w: &World, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(&w.repo)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+/// A real payload of Claude Code 2.1.332, pointed at `w`'s repository.
+fn real(w: &World, file: &str) -> Value {
+    let text = w.payload(&format!("providers/claude/real-2.1.332/allevents-full/{file}"));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn hook(w: &World, provider: &str, payload: &Value) -> String {
+    stdout(&w.hook(provider, payload.to_string().as_bytes()))
+}
+
+fn json_out(out: &str) -> Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}): {out:?}"))
+}
+
+/// Claude Code's PreToolUse answer: (permissionDecision, reason), or `None` for no opinion.
+fn pre_tool(out: &str) -> Option<(String, String)> {
+    if out.trim().is_empty() {
+        return None;
+    }
+    let v = json_out(out);
+    let h = &v["hookSpecificOutput"];
+    Some((
+        h["permissionDecision"].as_str()?.to_string(),
+        h["permissionDecisionReason"].as_str()?.to_string(),
+    ))
+}
+
+/// The rule of the newest decision recorded.
+fn last_rule(w: &World) -> String {
+    w.db()
+        .query_row("SELECT rule FROM decisions ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+        .expect("a decision")
+}
+
+/// The real `Agent` PreToolUse with `model` added to its input.
+fn agent_spawn(w: &World, model: Value) -> Value {
+    let mut v = real(w, "19-PreToolUse-Agent.json");
+    v["tool_input"]["model"] = model;
+    v
+}
+
+#[test]
+fn an_agent_spawn_off_the_allowlist_is_denied_naming_the_key() {
+    let w = world("[subagents]\nenforceAllowlist = true\nallowedModels = [\"sonnet\"]\n");
+    let (permission, reason) = pre_tool(&hook(&w, "claude", &agent_spawn(&w, json!("opus")))).expect("an answer");
+    assert_eq!(permission, "deny");
+    assert!(reason.contains("subagents.allowedModels"), "{reason}");
+    assert!(reason.contains("\"opus\""), "{reason}");
+    assert_eq!(last_rule(&w), "subagent-allowlist");
+    let subject: String = w
+        .db()
+        .query_row("SELECT subject FROM decisions ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(subject, "subagent");
+
+    assert_eq!(
+        pre_tool(&hook(&w, "claude", &agent_spawn(&w, json!("Sonnet")))),
+        None,
+        "a listed model, any case"
+    );
+    // No model: the spawn runs on its parent's, compared as `inherit`, which the list lacks.
+    let bare = real(&w, "19-PreToolUse-Agent.json");
+    assert_eq!(pre_tool(&hook(&w, "claude", &bare)).unwrap().0, "deny");
+    assert_eq!(last_rule(&w), "subagent-allowlist");
+}
+
+#[test]
+fn an_empty_allowlist_enforces_nothing_and_doctor_fails_on_it() {
+    let w = world("[subagents]\nenforceAllowlist = true\nallowedModels = []\n");
+    assert_eq!(pre_tool(&hook(&w, "claude", &agent_spawn(&w, json!("opus")))), None);
+    let out = w.run(&["doctor", "--json"]);
+    let checks: Value = serde_json::from_str(&stdout(&out)).expect("doctor --json");
+    let row = checks
+        .as_array()
+        .or_else(|| checks["checks"].as_array())
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "subagent-allowlist")
+        .cloned()
+        .expect("the subagent-allowlist check");
+    assert_eq!(row["status"], "fail", "{row}");
+    assert!(row["detail"].as_str().unwrap().contains("enforces nothing"), "{row}");
+}
+
+#[test]
+fn a_cursor_fast_subagent_is_denied_like_the_recorded_answer() {
+    let w = world("");
+    let mut v: Value = serde_json::from_str(&w.payload("providers/cursor/subagent-start.json")).unwrap();
+    v["workspace_roots"] = json!([w.repo]);
+    v["subagent_model"] = json!("gpt-5-fast");
+    let out = json_out(&hook(&w, "cursor", &v));
+    let recorded: Value = serde_json::from_str(&common::fixture("providers/cursor/responses/deny.json")).unwrap();
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&out), keys(&recorded), "the shape Cursor's deny has: {out}");
+    assert_eq!(out["permission"], "deny");
+    assert!(
+        out["agent_message"].as_str().unwrap().contains("subagents.blockedPatterns"),
+        "{out}"
+    );
+    assert_eq!(last_rule(&w), "subagent-blocked-pattern");
+
+    v["subagent_model"] = json!("composer-2.5");
+    assert_eq!(hook(&w, "cursor", &v).trim(), "{}", "an ordinary model passes");
+}
+
+#[test]
+fn hostile_model_strings_are_answered_and_refused() {
+    let w = world("");
+    let long = "m".repeat(10 * 1024);
+    for (model, why) in [
+        (json!("x[fast=true]"), "a fast parameter"),
+        (json!("GPT-5-FAST"), "upper case"),
+        (json!("gpt-5 fast"), "a space"),
+        (json!("gpt-5-f\u{200b}ast"), "an invisible character"),
+        (json!("gpt-5-fаst"), "a Cyrillic a"),
+        (json!(long), "10 KB"),
+    ] {
+        let out = hook(&w, "claude", &agent_spawn(&w, model));
+        let (permission, reason) = pre_tool(&out).unwrap_or_else(|| panic!("{why}: let through"));
+        assert_eq!(permission, "deny", "{why}");
+        assert!(
+            out.len() < 4096,
+            "{why}: the answer does not echo the whole string ({} bytes)",
+            out.len()
+        );
+        assert!(reason.contains("rule=subagent-blocked-pattern"), "{why}: {reason}");
+    }
+    // A model that is not a string is judged by its JSON text, never read as "no model".
+    let s = world("[subagents]\nenforceAllowlist = true\nallowedModels = [\"inherit\"]\n");
+    assert_eq!(pre_tool(&hook(&s, "claude", &agent_spawn(&s, json!(5)))).unwrap().0, "deny");
+    assert_eq!(
+        pre_tool(&hook(&s, "claude", &agent_spawn(&s, json!({"name": "opus"})))).unwrap().0,
+        "deny"
+    );
+    assert_eq!(
+        pre_tool(&hook(&s, "claude", &agent_spawn(&s, Value::Null))),
+        None,
+        "null is no model: inherit"
+    );
+}
+
+#[test]
+fn an_explore_subagent_may_read_but_not_write() {
+    let w = world("");
+    let mut write = real(&w, "07-PreToolUse-Write.json");
+    write["agent_id"] = json!("a1");
+    write["agent_type"] = json!("Explore");
+    let (permission, reason) = pre_tool(&hook(&w, "claude", &write)).expect("an answer");
+    assert_eq!(permission, "deny");
+    assert!(reason.contains("subagents.readOnlyTypes"), "{reason}");
+    assert_eq!(last_rule(&w), "subagent-read-only");
+
+    let mut bash = real(&w, "23-PreToolUse-Bash.json");
+    bash["agent_type"] = json!("explore");
+    bash["tool_input"]["command"] = json!("grep -rn add src");
+    assert_eq!(pre_tool(&hook(&w, "claude", &bash)), None, "reading is allowed");
+    bash["tool_input"]["command"] = json!("sh -c 'echo x > src/a.rs'");
+    assert_eq!(pre_tool(&hook(&w, "claude", &bash)).unwrap().0, "deny", "a write hidden in sh -c");
+    assert_eq!(last_rule(&w), "subagent-read-only");
+
+    let general = real(&w, "07-PreToolUse-Write.json");
+    assert_eq!(pre_tool(&hook(&w, "claude", &general)), None, "the main agent writes");
+    let mut worker = real(&w, "23-PreToolUse-Bash.json");
+    worker["tool_input"]["command"] = json!("echo x > notes.txt");
+    assert_eq!(pre_tool(&hook(&w, "claude", &worker)), None, "a general-purpose subagent writes");
+}
+
+/// Claude Code's `additionalContext` of a SessionStart answer.
+fn claude_context(out: &str) -> String {
+    json_out(out)["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn session_start_carries_the_posture_contract_once_and_obs_report_counts_it() {
+    let focus = world("mode = \"focus\"\n");
+    let start = real(&focus, "01-SessionStart.json");
+    let c = claude_context(&hook(&focus, "claude", &start));
+    assert!(c.starts_with("POSTURE focus:"), "{c}");
+    assert!(c.contains("exactly one early question"), "{c}");
+    assert!(!c.contains("ambiguity that changes the outcome"), "{c}");
+    let contract_chars = c.chars().count();
+    assert!(contract_chars <= 600, "{contract_chars}");
+
+    let solo = world("");
+    let c = claude_context(&hook(&solo, "claude", &real(&solo, "01-SessionStart.json")));
+    assert!(
+        c.starts_with("POSTURE solo:") && c.contains("ambiguity that changes the outcome"),
+        "{c}"
+    );
+
+    // A mode changed mid-session is policy: a resume or compaction of the session sends nothing new.
+    write(&focus, ".tlc/harness/config.toml", "mode = \"paired\"\n");
+    let mut resume = start.clone();
+    resume["source"] = json!("compact");
+    let out = focus.hook_faulty("claude", resume.to_string().as_bytes());
+    assert!(!stdout(&out).contains("POSTURE"), "{}", stdout(&out));
+
+    let report: Value = serde_json::from_str(&focus.ok(&["obs", "report", "--json"])).unwrap();
+    let contracts = report["contracts"].as_array().unwrap_or_else(|| panic!("{report}"));
+    assert_eq!(contracts.len(), 1, "{report}");
+    assert_eq!(
+        (contracts[0]["posture"].as_str(), contracts[0]["sent"].as_i64()),
+        (Some("focus"), Some(1))
+    );
+    assert_eq!(contracts[0]["chars"].as_i64(), Some(contract_chars as i64));
+    assert!(focus.ok(&["obs", "report"]).contains("Posture contract"));
+
+    // Cursor's sessionStart answers with `additional_context`.
+    let cursor = world("mode = \"focus\"\n");
+    let mut v: Value = serde_json::from_str(&cursor.payload("providers/cursor/session-start.json")).unwrap();
+    v["workspace_roots"] = json!([cursor.repo]);
+    let out = json_out(&hook(&cursor, "cursor", &v));
+    assert!(out["additional_context"].as_str().unwrap().starts_with("POSTURE focus:"), "{out}");
+}
+
+const FAILING_TEST: &str = "[grind]\nenabled = true\nmaxLoops = 3\ntestCommand = [\"sh\", \"tools/t.sh\"]\n";
+
+/// A repository whose test gate always fails, with `extra` config after the grind's.
+fn failing(extra: &str) -> World {
+    let w = world(&format!("{FAILING_TEST}{extra}"));
+    write(&w, "tools/t.sh", "#!/bin/sh\necho 'test adds_two ... FAILED'\nexit 1\n");
+    git(&w, &["add", "-A"]);
+    git(&w, &["commit", "-qm", "gate"]);
+    w
+}
+
+fn claude_event(w: &World, v: Value) -> String {
+    hook(w, "claude", &v)
+}
+
+fn prompt(w: &World, session: &str) {
+    claude_event(
+        w,
+        json!({"hook_event_name": "UserPromptSubmit", "session_id": session, "prompt": "go", "cwd": w.repo}),
+    );
+}
+
+/// A Claude Stop: the block's reason, or `None` when it was let through.
+fn stop(w: &World, session: &str, active: bool) -> Option<String> {
+    let out = claude_event(
+        w,
+        json!({"hook_event_name": "Stop", "session_id": session, "stop_hook_active": active, "last_assistant_message": "done", "cwd": w.repo}),
+    );
+    if out.trim().is_empty() {
+        return None;
+    }
+    let v = json_out(&out);
+    (v["decision"] == "block").then(|| v["reason"].as_str().unwrap().to_string())
+}
+
+#[test]
+fn autopilot_steps_and_next_action_come_from_tlc_and_follow_the_switch() {
+    for (on, config) in [(true, ""), (false, "\n[intelligence]\nautopilot = false\n")] {
+        let w = failing(config);
+        prompt(&w, "s1");
+        write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+        let reason = stop(&w, "s1", false).expect("the failing test blocks");
+        assert_eq!(reason.contains("AUTOPILOT:\n1. Close gap 1: [test/verification]"), on, "{reason}");
+        assert_eq!(reason.contains("\nNEXT_ACTION: "), on, "{reason}");
+        if on {
+            // The steps come after tlc's own follow-up, built from its gaps, not the reply ("done").
+            let (_, steps) = reason.split_once("AUTOPILOT:").unwrap();
+            assert!(!steps.contains("done"), "{steps}");
+            assert!(steps.contains("grind-test"), "{steps}");
+        }
+    }
+}
+
+#[test]
+fn budget_continue_speaks_at_the_last_attempt_but_one() {
+    let w = failing("");
+    prompt(&w, "s1");
+    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    let first = stop(&w, "s1", false).unwrap();
+    assert!(!first.contains("BUDGET:"), "attempt 1 of 3: {first}");
+    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 2\n}\n");
+    let second = stop(&w, "s1", true).unwrap();
+    assert!(
+        second.contains("BUDGET: attempt 2 of grind.maxLoops = 3") && second.contains("do not summarise"),
+        "{second}"
+    );
+
+    let off = failing("\n[intelligence]\nbudgetContinue = false\n");
+    prompt(&off, "s1");
+    write(&off, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    stop(&off, "s1", false).unwrap();
+    write(&off, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 2\n}\n");
+    assert!(!stop(&off, "s1", true).unwrap().contains("BUDGET:"));
+}
+
+#[test]
+fn an_idle_turn_with_open_gaps_is_blocked_and_a_turn_with_a_tool_call_is_not() {
+    let w = failing("\n[intelligence]\nidleTurnGate = true\n");
+    prompt(&w, "s1");
+    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    assert!(stop(&w, "s1", false).is_some(), "the gate leaves gaps open");
+    // A new turn: the agent replies, calls no tool, changes nothing.
+    prompt(&w, "s1");
+    let reason = stop(&w, "s1", false).expect("an idle turn with open gaps is blocked");
+    assert!(reason.contains("[idle-turn]") && reason.contains("test adds_two"), "{reason}");
+    let rule: String = w
+        .db()
+        .query_row("SELECT rule FROM stop_outcomes ORDER BY id DESC LIMIT 1", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rule, "idle-turn");
+    let gate_runs_before: i64 = w.count("SELECT count(*) FROM gate_runs");
+
+    // The next turn calls a tool: not idle (the gate decides again).
+    prompt(&w, "s1");
+    let mut bash = real(&w, "04-PreToolUse-Bash.json");
+    bash["session_id"] = json!("s1");
+    bash["tool_input"]["command"] = json!("cargo test");
+    claude_event(&w, bash);
+    let reason = stop(&w, "s1", false).unwrap_or_default();
+    assert!(!reason.contains("[idle-turn]"), "{reason}");
+    assert!(w.count("SELECT count(*) FROM gate_runs") > gate_runs_before, "the gate ran instead");
+
+    // Off: the same idle turn is not blocked by idle-turn.
+    let off = failing("");
+    prompt(&off, "s1");
+    write(&off, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    stop(&off, "s1", false).unwrap();
+    prompt(&off, "s1");
+    assert!(!stop(&off, "s1", false).unwrap_or_default().contains("[idle-turn]"));
+}
