@@ -40,7 +40,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{median, timed, tlc};
+use common::{measured, median, timed, tlc};
 
 fn run_once(program: &Path, args: &[&str], payload: &[u8], cwd: &Path, home: &Path) -> (Duration, i64) {
     let mut cmd = Command::new(program);
@@ -51,27 +51,9 @@ fn run_once(program: &Path, args: &[&str], payload: &[u8], cwd: &Path, home: &Pa
 /// One whole process: `program args` in `cwd` with `payload` on stdin, output discarded. Its wall
 /// time from spawn to exit, its CPU time (user + system) and its peak memory (KiB).
 fn run_measured(program: &Path, args: &[&str], payload: &[u8], cwd: &Path, home: &Path) -> (Duration, Duration, i64) {
-    let start = Instant::now();
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(cwd)
-        .env("TLC_HOME", home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    // A no-op may exit before reading: a broken pipe is expected there.
-    let _ = child.stdin.take().expect("stdin").write_all(payload);
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: wait4 on our own child pid with valid out-pointers.
-    unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let elapsed = start.elapsed();
-    drop(child);
-    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
-    (elapsed, tv(usage.ru_utime) + tv(usage.ru_stime), usage.ru_maxrss)
+    let mut cmd = Command::new(program);
+    cmd.args(args).current_dir(cwd).env("TLC_HOME", home).stdout(Stdio::null());
+    measured(cmd, payload)
 }
 
 /// The target folder (`CARGO_TARGET_TMPDIR` is `<target>/tmp`).

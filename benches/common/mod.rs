@@ -21,13 +21,18 @@ pub fn median(mut v: Vec<Duration>) -> Duration {
 /// wall time from spawn to exit and its peak memory (max RSS, KiB). Not every bench spawns this way.
 #[allow(dead_code)]
 pub fn timed(mut cmd: Command, payload: &[u8]) -> (Duration, i64) {
+    cmd.stdout(Stdio::piped());
+    let (wall, _, rss) = measured(cmd, payload);
+    (wall, rss)
+}
+
+/// Runs `cmd` (its arguments, environment and stdout set) with `payload` on stdin and stderr
+/// discarded: its wall time from spawn to exit, its CPU time (user + system) and its peak memory
+/// (max RSS, KiB).
+#[allow(dead_code)]
+pub fn measured(mut cmd: Command, payload: &[u8]) -> (Duration, Duration, i64) {
     let start = Instant::now();
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
+    let mut child = cmd.stdin(Stdio::piped()).stderr(Stdio::null()).spawn().expect("spawn");
     // A no-op may exit before reading: a broken pipe is expected there.
     let _ = child.stdin.take().expect("stdin").write_all(payload);
     let pid = child.id() as libc::pid_t;
@@ -37,5 +42,6 @@ pub fn timed(mut cmd: Command, payload: &[u8]) -> (Duration, i64) {
     unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     let elapsed = start.elapsed();
     drop(child);
-    (elapsed, usage.ru_maxrss)
+    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    (elapsed, tv(usage.ru_utime) + tv(usage.ru_stime), usage.ru_maxrss)
 }

@@ -892,16 +892,19 @@ fn the_scripted_api_answers_streaming_and_plain_requests() {
 /// line of arguments per run) and the project config turning the grind on with `maxLoops`,
 /// committed before the session as an operator would.
 fn with_failing_tests(s: &Scratch, max_loops: u32) -> std::path::PathBuf {
+    with_test_gate(
+        s,
+        "echo 'test adds_two ... FAILED'\necho 'assertion failed: add(2, 2) == 5'\nexit 1\n",
+        max_loops,
+    )
+}
+
+/// A committed test gate `sh tools/t.sh` whose script appends its arguments to the returned file,
+/// then runs `body`.
+fn with_test_gate(s: &Scratch, body: &str, max_loops: u32) -> std::path::PathBuf {
     let runs = s.dir.path().join("runs");
     std::fs::create_dir_all(s.repo.join("tools")).unwrap();
-    std::fs::write(
-        s.repo.join("tools/t.sh"),
-        format!(
-            "echo \"$@\" >> '{}'\necho 'test adds_two ... FAILED'\necho 'assertion failed: add(2, 2) == 5'\nexit 1\n",
-            runs.display()
-        ),
-    )
-    .unwrap();
+    std::fs::write(s.repo.join("tools/t.sh"), format!("echo \"$@\" >> '{}'\n{body}", runs.display())).unwrap();
     std::fs::create_dir_all(s.repo.join(".tlc/harness")).unwrap();
     std::fs::write(
         s.repo.join(".tlc/harness/config.toml"),
@@ -1199,34 +1202,10 @@ fn a_permission_request_for_a_floor_refused_command_is_refused() {
 #[test]
 fn an_async_subagent_still_running_at_the_stop_is_not_judged_as_final() {
     let s = Scratch::new();
-    let runs = s.dir.path().join("runs");
-    std::fs::create_dir_all(s.repo.join("tools")).unwrap();
-    std::fs::write(
-        s.repo.join("tools/t.sh"),
-        format!(
-            "echo \"$@\" >> '{}'\nif [ -f sub.txt ]; then echo 'test sub ... ok'; exit 0; fi\necho 'test sub ... FAILED: no sub.txt'\nexit 1\n",
-            runs.display()
-        ),
-    )
-    .unwrap();
-    std::fs::create_dir_all(s.repo.join(".tlc/harness")).unwrap();
-    std::fs::write(
-        s.repo.join(".tlc/harness/config.toml"),
-        "[grind]\nenabled = true\ntestCommand = [\"sh\", \"tools/t.sh\"]\nmaxLoops = 3\n",
-    )
-    .unwrap();
-    e2e_support::git(&s.repo, &["add", "-A"]);
-    e2e_support::git(
-        &s.repo,
-        &[
-            "-c",
-            "user.name=e2e",
-            "-c",
-            "user.email=e2e@example.invalid",
-            "commit",
-            "-qm",
-            "start",
-        ],
+    let runs = with_test_gate(
+        &s,
+        "if [ -f sub.txt ]; then echo 'test sub ... ok'; exit 0; fi\necho 'test sub ... FAILED: no sub.txt'\nexit 1\n",
+        3,
     );
     let lib = s.repo.join("src/lib.rs");
     let api = ScriptedApi::start(vec![
