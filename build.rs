@@ -41,8 +41,10 @@ fn main() {
     println!("cargo:rustc-env=TLC_LONG_VERSION={}", long_version(&root));
 }
 
-/// What `tlc --version` prints after the package version: the commit the binary was built from
-/// and the schema version of each database it expects.
+/// What the binary says of where it came from (`tlc version`, `--version`, the attestation
+/// records, `tlc update`): the commit it was built from, that commit's date, whether the files
+/// that build it had uncommitted changes, and the checkout's folder. Returns `--version`'s line,
+/// which `tlc version` prints first. No hand-kept number: the package version is cargo's alone.
 fn long_version(root: &Path) -> String {
     let git = |args: &[&str]| {
         std::process::Command::new("git")
@@ -52,25 +54,63 @@ fn long_version(root: &Path) -> String {
             .ok()
             .filter(|o| o.status.success())
             .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .filter(|s| !s.is_empty())
     };
-    // A new commit moves the worktree's HEAD log: the version is rebuilt with it.
-    if let Some(log) = git(&["rev-parse", "--git-path", "logs/HEAD"]) {
+    // A new commit moves the worktree's HEAD log, and an edit to a file the binary is built from
+    // changes what "dirty" says: either reruns this script.
+    if let Some(log) = git(&["rev-parse", "--git-path", "logs/HEAD"]).filter(|s| !s.is_empty()) {
         println!("cargo:rerun-if-changed={}", root.join(log).display());
     }
+    for input in BUILD_INPUTS {
+        println!("cargo:rerun-if-changed={}", root.join(input).display());
+    }
     println!("cargo:rerun-if-env-changed=TLC_COMMIT");
-    let commit = std::env::var("TLC_COMMIT")
-        .ok()
-        .filter(|c| !c.is_empty())
-        .or_else(|| git(&["rev-parse", "--short=12", "HEAD"]))
-        .unwrap_or_else(|| "unknown".into());
+    let from_env = std::env::var("TLC_COMMIT").ok().filter(|c| !c.is_empty());
+    let head = git(&["log", "-1", "--format=%H %cs"]).filter(|s| !s.is_empty());
+    let (commit, date) = match (&from_env, &head) {
+        (Some(c), _) => (c.clone(), String::new()),
+        (None, Some(h)) => {
+            let (c, d) = h.split_once(' ').unwrap_or((h.as_str(), ""));
+            (c.to_string(), d.to_string())
+        }
+        (None, None) => ("unknown".to_string(), String::new()),
+    };
+    let dirty = match (&from_env, &head) {
+        (None, Some(_)) => {
+            let mut args = vec!["status", "--porcelain", "--untracked-files=no", "--"];
+            args.extend(BUILD_INPUTS);
+            match git(&args) {
+                Some(out) if out.is_empty() => "clean",
+                Some(_) => "dirty",
+                None => "unknown",
+            }
+        }
+        _ => "unknown",
+    };
+    println!("cargo:rustc-env=TLC_COMMIT_FULL={commit}");
+    println!("cargo:rustc-env=TLC_COMMIT_DATE={date}");
+    println!("cargo:rustc-env=TLC_TREE_STATE={dirty}");
+    println!("cargo:rustc-env=TLC_SOURCE_DIR={}", root.display());
+    let short: String = commit.chars().take(12).collect();
+    let when = if date.is_empty() { String::new() } else { format!("{date}, ") };
     format!(
-        "{} (commit {commit}; project schema {}, home schema {})",
-        std::env::var("CARGO_PKG_VERSION").unwrap_or_default(),
+        "{short} ({when}{dirty}; project schema {}, home schema {})",
         latest_version(root, "project"),
         latest_version(root, "home")
     )
 }
+
+/// The files and folders the binary is built from: a change to one of them makes the build
+/// "dirty". Documentation and tests are not among them.
+const BUILD_INPUTS: &[&str] = &[
+    "src",
+    "queries",
+    "reports",
+    "migrations",
+    "build.rs",
+    "Cargo.toml",
+    "Cargo.lock",
+    ".cargo",
+];
 
 fn latest_version(root: &Path, db: &str) -> u32 {
     sql_files(&root.join("migrations").join(db))

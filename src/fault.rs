@@ -27,6 +27,8 @@ pub enum Fault {
     Pending(String),
     /// The project database could not be written: the event was not recorded.
     NotRecorded(String),
+    /// A session's attestation record could not be appended (the event itself was recorded).
+    Attest(String),
 }
 
 impl Fault {
@@ -44,6 +46,7 @@ impl Fault {
             Fault::Stop(_) => "stop",
             Fault::Pending(_) => "pending",
             Fault::NotRecorded(_) => "database",
+            Fault::Attest(_) => "attest",
         }
     }
 }
@@ -61,7 +64,8 @@ impl std::fmt::Display for Fault {
             | Fault::Baseline(t)
             | Fault::Stop(t)
             | Fault::Pending(t)
-            | Fault::NotRecorded(t) => f.write_str(t),
+            | Fault::NotRecorded(t)
+            | Fault::Attest(t) => f.write_str(t),
         }
     }
 }

@@ -29,10 +29,12 @@ pub mod paths;
 pub mod policy;
 pub mod project;
 pub mod render;
+pub mod revision;
 pub mod serve;
 pub mod ship;
 pub mod store;
 pub mod sys;
+pub mod update;
 
 #[cfg(test)]
 mod architecture;

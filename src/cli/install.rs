@@ -409,6 +409,24 @@ fn uninstall_statusline(value: &mut serde_json::Value) -> bool {
     ours && value.as_object_mut().is_some_and(|o| o.remove("statusLine").is_some())
 }
 
+/// The providers whose settings file holds tlc's hook entries now (what `tlc update` re-wires).
+/// A file that cannot be read or parsed counts as not wired.
+pub fn wired_providers() -> Vec<crate::hook::Provider> {
+    PROVIDERS
+        .iter()
+        .copied()
+        .filter(|p| {
+            let Ok(dir) = p.config_dir() else { return false };
+            let file = dir.join(p.settings_file);
+            Settings::read(&dir, &file).is_ok_and(|s| {
+                wiring::wired_commands(&s.value)
+                    .iter()
+                    .any(|(_, cmd)| wiring::is_tlc_command(cmd, p.name))
+            })
+        })
+        .collect()
+}
+
 pub fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
     for &p in PROVIDERS {
         let dir = match p.config_dir() {

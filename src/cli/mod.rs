@@ -2,6 +2,7 @@
 //! calls the domain, and renders; nothing here owns SQL or business rules.
 
 mod agent;
+mod attest;
 mod config_cmd;
 mod context;
 mod db;
@@ -28,6 +29,8 @@ mod ship;
 mod stable;
 mod status;
 mod statusline;
+mod update;
+mod version;
 
 pub use context::Ctx;
 pub use output::OutputArgs;
@@ -95,6 +98,15 @@ pub enum Command {
     Ship(ship::ShipCommand),
     /// What a session's last stop left open: base, attempt, gaps, next action (read-only).
     Handoff(ship::HandoffArgs),
+    /// The attestation chain: one hash-chained record per session of what tlc observed
+    /// (read-only; `--verify` checks every link).
+    Attest(attest::AttestArgs),
+    /// The revision this binary was built from, and what this project's hooks last ran
+    /// (read-only).
+    Version(version::VersionArgs),
+    /// Update tlc from the checkout it was built from: fast-forward, rebuild, re-wire, announce
+    /// the decisions that landed, then doctor (`--check`: only list what would land).
+    Update(update::UpdateArgs),
     /// Lessons: add, list, show, promote, pin, unpin, forget, garden.
     #[command(subcommand)]
     Lessons(lessons::LessonsCommand),
@@ -150,6 +162,10 @@ fn operator_only(cmd: &Command) -> Option<(String, mutating::Needs)> {
             _ => return None,
         },
         Command::Init(_) => ("`tlc init`", NoAgent),
+        // Rebuilding and re-wiring the binary every hook runs is the operator's, at a terminal;
+        // listing what would land only fetches.
+        Command::Update(a) if a.check => ("`tlc update --check`", NoAgent),
+        Command::Update(_) => ("`tlc update`", Terminal),
         Command::Install(_) => ("`tlc install`", NoAgent),
         Command::Uninstall(_) => ("`tlc uninstall`", NoAgent),
         Command::Db(db::DbCommand::Migrate) => ("`tlc db migrate`", NoAgent),
@@ -211,14 +227,24 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
             std::process::exit(if code == 0 { 0 } else { 2 });
         }
     };
-    if let Some((what, needs)) = operator_only(&cli.command) {
-        mutating::operator_only(&what, needs)?;
+    let operator = operator_only(&cli.command);
+    if let Some((what, needs)) = &operator {
+        mutating::operator_only(what, *needs)?;
     }
     let ctx = Ctx::new();
-    match cli.command {
-        Command::Db(cmd) => db::run(&ctx, cmd),
-        Command::Config(cmd) => config_cmd::run(&ctx, cmd),
-        Command::Demo(args) => demo::run(&ctx, args),
+    let done = dispatch(&ctx, cli.command);
+    // What an operator ran goes into the record its sessions' attestations read (issue 35).
+    if let (Ok(()), Some((what, needs))) = (&done, &operator) {
+        mutating::record_operator_command(&ctx, what, *needs);
+    }
+    done
+}
+
+fn dispatch(ctx: &Ctx, cmd: Command) -> anyhow::Result<()> {
+    match cmd {
+        Command::Db(cmd) => db::run(ctx, cmd),
+        Command::Config(cmd) => config_cmd::run(ctx, cmd),
+        Command::Demo(args) => demo::run(ctx, args),
         Command::Hook { provider } => match crate::hook::provider::by_name(&provider) {
             Some(p) => hook::run(p),
             None => Err(crate::error::unusable(format!("{provider}: not a provider"))),
@@ -226,22 +252,25 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         Command::Install(args) => install::install(args),
         Command::Uninstall(args) => install::uninstall(args),
         Command::Statusline => statusline::run(),
-        Command::Obs(cmd) => obs::run(&ctx, cmd),
-        Command::Init(args) => init::run(&ctx, args),
-        Command::Doctor(args) => doctor::run(&ctx, args),
-        Command::Status(args) => status::run(&ctx, args),
-        Command::Mode(args) => mode::mode(&ctx, args),
-        Command::Pause => mode::pause(&ctx, true),
-        Command::Resume => mode::pause(&ctx, false),
-        Command::Policy(args) => policy_cmd::run(&ctx, args),
-        Command::Gate(cmd) => gate::run(&ctx, cmd),
-        Command::Ship(cmd) => ship::run(&ctx, cmd),
-        Command::Handoff(args) => ship::handoff(&ctx, args),
-        Command::Lessons(cmd) => lessons::run(&ctx, cmd),
-        Command::Prices(cmd) => prices::run(&ctx, cmd),
-        Command::Serve(args) => serve::run(&ctx, args),
-        Command::Stable(cmd) => stable::run(&ctx, cmd),
-        Command::Agent(cmd) => agent::run(&ctx, cmd),
+        Command::Obs(cmd) => obs::run(ctx, cmd),
+        Command::Init(args) => init::run(ctx, args),
+        Command::Doctor(args) => doctor::run(ctx, args),
+        Command::Status(args) => status::run(ctx, args),
+        Command::Mode(args) => mode::mode(ctx, args),
+        Command::Pause => mode::pause(ctx, true),
+        Command::Resume => mode::pause(ctx, false),
+        Command::Policy(args) => policy_cmd::run(ctx, args),
+        Command::Gate(cmd) => gate::run(ctx, cmd),
+        Command::Ship(cmd) => ship::run(ctx, cmd),
+        Command::Handoff(args) => ship::handoff(ctx, args),
+        Command::Attest(args) => attest::run(ctx, args),
+        Command::Version(args) => version::run(ctx, args),
+        Command::Update(args) => update::run(ctx, args),
+        Command::Lessons(cmd) => lessons::run(ctx, cmd),
+        Command::Prices(cmd) => prices::run(ctx, cmd),
+        Command::Serve(args) => serve::run(ctx, args),
+        Command::Stable(cmd) => stable::run(ctx, cmd),
+        Command::Agent(cmd) => agent::run(ctx, cmd),
         Command::Completions { shell } => {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut command(), "tlc", &mut out);

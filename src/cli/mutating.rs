@@ -121,3 +121,28 @@ pub fn operator_only(what: &str, needs: Needs) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Records an operator-only command that succeeded in the project's record, when the project
+/// already has a database (a command never creates one for this): what ran, the terminal on its
+/// stdin, and what the operator check established. Best effort: the command already did its work,
+/// and a record that cannot be written must not turn that into a failure.
+pub fn record_operator_command(ctx: &Ctx, what: &str, needs: Needs) {
+    let Ok(project) = ctx.project() else { return };
+    let db = project.db_path();
+    if !db.is_file() {
+        return;
+    }
+    let tty = std::fs::read_link("/proc/self/fd/0")
+        .ok()
+        .map(|p| p.display().to_string())
+        .filter(|p| p.starts_with("/dev/pts/") || p.starts_with("/dev/tty"));
+    let checked = match needs {
+        Needs::Terminal => "an interactive controlling terminal, and no agent session in its environment or ancestry",
+        Needs::NoAgent => "no agent session in its environment or ancestry",
+    };
+    if let Ok(store) = store::open_write(DbKind::Project, &db) {
+        if let Err(e) = EventStore::new(store.conn()).record_operator_command(what, tty.as_deref(), checked) {
+            eprintln!("tlc: {what} ran, but was not recorded in {}: {e}", db.display());
+        }
+    }
+}

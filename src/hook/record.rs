@@ -10,6 +10,7 @@ use crate::obs::redact::{Detectors, Redactor};
 use crate::obs::spool::Spool;
 use crate::obs::{Event, EventStore, Kind, Plane};
 use crate::paths::Paths;
+use crate::policy::attest::{AttestStore, ClosedBy, Observer};
 use crate::policy::claims::ClaimStore;
 use crate::policy::{resolve_posture, OperatorState};
 use crate::project::Project;
@@ -473,6 +474,13 @@ fn record(
         }
     };
     let mut session = None;
+    // Issue 35: a session's end appends its attestation record; a fresh start attests the earlier
+    // sessions that never ended.
+    let closes = mapped.as_ref().and_then(|m| match m.event.kind {
+        Kind::SessionEnd => Some(ClosedBy::SessionEnd),
+        Kind::SessionStart if !continues_session(&m.event) => Some(ClosedBy::NextSessionStart),
+        _ => None,
+    });
     if let Some(Mapped { mut event, action, .. }) = mapped {
         if event.kind == Kind::AgentResponse {
             mark_response_block(&es, &mut event)?;
@@ -540,6 +548,11 @@ fn record(
     if added {
         if let Some(mut alert) = cost_alert(&es, provider, session.as_deref(), settings.obs.session_cost_alert_usd)? {
             note(es.record(&mut alert, Plane::Signal)?);
+        }
+    }
+    if let (Some(closes), Some(sess)) = (closes, session.as_deref()) {
+        if let Err(e) = attest(&tx, provider, sess, closes, settings, posture.posture, &project.paths) {
+            faults.push(Fault::Attest(format!("the attestation record was not appended: {e}")));
         }
     }
     for fault in scrub_faults(redactor, faults) {
@@ -804,6 +817,54 @@ fn mark_response_block(es: &EventStore<'_>, event: &mut Event) -> rusqlite::Resu
 /// long context brings about on its own), and one with `resume` starts the client again on the
 /// same session — which the agent can do itself (`claude -p --resume <id>` in its shell). Were
 /// either to re-baseline, an out-of-band policy edit would be laundered.
+/// Appends the attestation records a session's end or a fresh start closes (issue 35), and at a
+/// start notes the tlc revision this project's hooks run (`tlc version`).
+fn attest(
+    tx: &rusqlite::Transaction<'_>,
+    provider: Provider,
+    session: &str,
+    closes: ClosedBy,
+    settings: &crate::config::Settings,
+    posture: crate::policy::Posture,
+    paths: &Paths,
+) -> rusqlite::Result<()> {
+    let now = crate::clock::now();
+    let revision = crate::revision::recorded();
+    let observer = Observer {
+        rails_active: crate::policy::catalog::rails(settings, posture)
+            .into_iter()
+            .filter(|r| r.acts)
+            .map(|r| r.rail)
+            .collect(),
+        posture: posture.as_str(),
+        revision: &revision,
+        now,
+        folders: attest_folders(paths),
+    };
+    let store = AttestStore::new(tx);
+    match closes {
+        ClosedBy::SessionEnd => store.on_session_end(provider.name(), session, &observer).map(drop),
+        ClosedBy::NextSessionStart => {
+            EventStore::new(tx).note_hooks_revision(&revision, &crate::clock::stamp(now))?;
+            store.on_session_start(provider.name(), session, &observer).map(drop)
+        }
+    }
+}
+
+/// The folders an attestation record names by label, most specific first: the project, the
+/// runtime home, the user's home.
+fn attest_folders(paths: &Paths) -> Vec<(String, &'static str)> {
+    let mut folders = vec![
+        (paths.root.display().to_string(), "<project>"),
+        (paths.home.display().to_string(), "$TLC_HOME"),
+    ];
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        folders.push((std::path::PathBuf::from(home).display().to_string(), "~"));
+    }
+    folders.sort_by_key(|(dir, _)| std::cmp::Reverse(dir.len()));
+    folders
+}
+
 fn continues_session(event: &Event) -> bool {
     matches!(event.attrs.get("source").and_then(Value::as_str), Some("resume" | "compact"))
 }

@@ -37,6 +37,8 @@ pub enum Kind {
     GenerationEnd,
     CostSessionAlert,
     ConfigScaffolded,
+    /// An operator-only command ran (`tlc mode`, `tlc policy accept`, …): what, and from where.
+    OperatorCommand,
     HookFault,
 }
 
@@ -88,6 +90,7 @@ impl Kind {
             Kind::GenerationEnd => "generation.end",
             Kind::CostSessionAlert => "cost.session_alert",
             Kind::ConfigScaffolded => "config.scaffolded",
+            Kind::OperatorCommand => "operator.command",
             Kind::HookFault => "hook.fault",
         }
     }

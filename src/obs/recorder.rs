@@ -8,7 +8,15 @@ use crate::decision::Decision;
 use crate::store::queries::project::obs as q;
 use crate::store::PruneCount;
 use rusqlite::{params, Connection, OptionalExtension};
+use serde_json::Value;
 use std::path::Path;
+
+// The `tlc_meta` facts the event store keeps besides the spool cursor (docs/schema.md#tlc_meta).
+const META_HOOKS_REVISION: &str = "hooks.revision";
+const META_HOOKS_REVISION_SINCE: &str = "hooks.revision_since";
+const META_HOOKS_PREVIOUS_REVISION: &str = "hooks.previous_revision";
+const META_HOOKS_PREVIOUS_REVISION_SINCE: &str = "hooks.previous_revision_since";
+const META_UPDATE_SEEN: &str = "update.seen";
 
 /// The repository of the event tables, borrowing a project-database connection (or a
 /// transaction on one).
@@ -248,6 +256,20 @@ impl<'c> EventStore<'c> {
         Ok(())
     }
 
+    /// Records an operator-only command that ran (`command`, e.g. "`tlc mode focus`"), and where
+    /// from: `tty` the terminal on its stdin (`None`: none), `checked` what the operator check
+    /// established. It belongs to no session; the attestation records of the sessions it ran
+    /// during list it.
+    pub fn record_operator_command(&self, command: &str, tty: Option<&str>, checked: &str) -> rusqlite::Result<()> {
+        let mut ev = Event::new("tlc", Kind::OperatorCommand, clock::now());
+        ev.attrs.insert("command".into(), command.into());
+        ev.attrs.insert("tty".into(), tty.map_or(Value::Null, Value::from));
+        ev.attrs.insert("checked".into(), checked.into());
+        ev.payload = Some(serde_json::to_string(&ev.attrs).unwrap_or_default());
+        self.record(&mut ev, Plane::Signal)?;
+        Ok(())
+    }
+
     /// How many rows of each table [`EventStore::prune`] would drop at `cutoff` (a stamp).
     pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
         self.conn.query_row(q::PRUNE_COUNT, [cutoff], |r| {
@@ -276,6 +298,54 @@ impl<'c> EventStore<'c> {
         }
         self.conn.prepare_cached(q::SPOOL_CURSOR_PULL_BACK)?.execute([])?;
         Ok(out)
+    }
+
+    /// The revision of tlc this project's hooks ran, and since when: `(revision, since)`.
+    pub fn hooks_revision(&self) -> rusqlite::Result<Option<(String, String)>> {
+        let rev = self.meta(META_HOOKS_REVISION)?;
+        let since = self.meta(META_HOOKS_REVISION_SINCE)?;
+        Ok(rev.map(|r| (r, since.unwrap_or_default())))
+    }
+
+    /// Records `revision` as the one this project's hooks run, with the time, when it differs
+    /// from the recorded one (the previous one is kept beside it). Called at session starts.
+    pub fn note_hooks_revision(&self, revision: &str, at: &str) -> rusqlite::Result<()> {
+        let recorded = self.hooks_revision()?;
+        if recorded.as_ref().is_some_and(|(r, _)| r == revision) {
+            return Ok(());
+        }
+        if let Some((r, since)) = recorded {
+            self.set_meta(META_HOOKS_PREVIOUS_REVISION, &r)?;
+            self.set_meta(META_HOOKS_PREVIOUS_REVISION_SINCE, &since)?;
+        }
+        self.set_meta(META_HOOKS_REVISION, revision)?;
+        self.set_meta(META_HOOKS_REVISION_SINCE, at)
+    }
+
+    /// The revision this project's hooks ran before the current one, and since when.
+    pub fn previous_hooks_revision(&self) -> rusqlite::Result<Option<(String, String)>> {
+        let rev = self.meta(META_HOOKS_PREVIOUS_REVISION)?;
+        let since = self.meta(META_HOOKS_PREVIOUS_REVISION_SINCE)?;
+        Ok(rev.map(|r| (r, since.unwrap_or_default())))
+    }
+
+    /// The source revision `tlc update` last announced to this project (`None` before its first).
+    pub fn update_seen(&self) -> rusqlite::Result<Option<String>> {
+        self.meta(META_UPDATE_SEEN)
+    }
+
+    /// Records the source revision `tlc update` announced to this project up to.
+    pub fn set_update_seen(&self, revision: &str) -> rusqlite::Result<()> {
+        self.set_meta(META_UPDATE_SEEN, revision)
+    }
+
+    fn meta(&self, key: &str) -> rusqlite::Result<Option<String>> {
+        self.conn.prepare_cached(q::META_GET)?.query_row([key], |r| r.get(0)).optional()
+    }
+
+    fn set_meta(&self, key: &str, value: &str) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::META_SET)?.execute([key, value])?;
+        Ok(())
     }
 
     /// The id of the last event row the home spool is known to hold.

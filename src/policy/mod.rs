@@ -1,6 +1,7 @@
 //! Policy: the operator's posture and state, the rails, and policy integrity. A rail only
 //! produces a [`crate::decision::Decision`]; the provider adapter renders it.
 
+pub mod attest;
 pub mod catalog;
 pub mod claims;
 pub mod contract;

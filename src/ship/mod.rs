@@ -129,6 +129,12 @@ pub const STREAMS: &[Stream] = &[
         table: "stop_outcomes",
         source: Source::Logs(q::STOP_OUTCOMES_AFTER),
     },
+    Stream {
+        name: "attestations",
+        signal: Signal::Logs,
+        table: "attestations",
+        source: Source::Logs(q::ATTESTATIONS_AFTER),
+    },
 ];
 
 /// What can stop a ship; each names what it is about.

@@ -6,6 +6,7 @@
 //! opened here, by one of [`open_write`], [`open_read`] and [`open_hook`].
 
 mod fsutil;
+mod functions;
 mod pool;
 mod schema;
 #[cfg(test)]
@@ -261,6 +262,7 @@ impl Store {
 /// without writing. For every command that writes.
 pub fn open_write(kind: DbKind, path: &Path) -> Result<Store, StoreError> {
     let (conn, migration) = open_and_migrate(kind, path, BUSY_TIMEOUT)?;
+    functions::register(&conn).map_err(|e| StoreError::sqlite(path, e))?;
     Ok(Store {
         kind,
         path: path.to_path_buf(),
@@ -475,6 +477,7 @@ fn open_read_connection(path: &Path) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_NOFOLLOW;
     let mut conn = Connection::open_with_flags(in_place(path), flags).map_err(|e| StoreError::sqlite(path, e))?;
     init_read(&mut conn).map_err(|e| StoreError::sqlite(path, e))?;
+    functions::register(&conn).map_err(|e| StoreError::sqlite(path, e))?;
     Ok(conn)
 }
 

@@ -38,6 +38,7 @@ const FLAGS: OpenFlags = OpenFlags::SQLITE_OPEN_READ_ONLY
 
 fn init(conn: &mut Connection) -> rusqlite::Result<()> {
     conn.busy_timeout(BUSY_TIMEOUT)?;
+    super::functions::register(conn)?;
     conn.execute_batch("PRAGMA query_only = ON;")
 }
 

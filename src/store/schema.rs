@@ -294,5 +294,6 @@ pub fn in_memory(kind: DbKind) -> Result<Connection, StoreError> {
         path: path.to_path_buf(),
         detail: e.into(),
     })?;
+    super::functions::register(&conn).map_err(|e| StoreError::sqlite(path, e))?;
     Ok(conn)
 }

@@ -41,6 +41,11 @@ const NOT_TABLES: &[(&str, &str)] = &[
     ("completions", "prints a shell script"),
     ("man", "prints roff"),
     ("statusline", "prints one status line for Claude Code"),
+    (
+        "update",
+        "fetches, lists or lands commits, and runs git, cargo and doctor; --json prints what landed",
+    ),
+    ("version", "a few lines of facts about the binary; --json prints them as one object"),
     ("serve", "an HTTP server: its pages are HTML, each page's numbers JSON under /api/"),
 ];
 
@@ -258,9 +263,16 @@ fn version_names_the_commit_and_both_schema_versions() {
     let o = w.run(&["--version"]);
     assert!(o.status.success());
     let v = stdout(&o);
-    let re =
-        regex::Regex::new(r"^tlc \d+\.\d+\.\d+ \(commit ([0-9a-f]{7,40}|unknown); project schema (\d+), home schema (\d+)\)\n$").unwrap();
+    // No hand-kept number: the commit, its date and the tree's state, then the schemas.
+    let re = regex::Regex::new(
+        r"^tlc ([0-9a-f]{12}|unknown) \((\d{4}-\d{2}-\d{2}, )?(clean|dirty|unknown); project schema (\d+), home schema (\d+)\)\n$",
+    )
+    .unwrap();
     let caps = re.captures(&v).unwrap_or_else(|| panic!("--version: {v:?}"));
+    assert!(
+        !v.contains(env!("CARGO_PKG_VERSION")),
+        "the package's hand-kept number is not shown: {v:?}"
+    );
     let latest = |db: &str| {
         std::fs::read_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations").join(db))
             .unwrap()
@@ -271,6 +283,9 @@ fn version_names_the_commit_and_both_schema_versions() {
             .max()
             .unwrap()
     };
-    assert_eq!(caps[2].parse::<u32>().unwrap(), latest("project"));
-    assert_eq!(caps[3].parse::<u32>().unwrap(), latest("home"));
+    assert_eq!(caps[4].parse::<u32>().unwrap(), latest("project"));
+    assert_eq!(caps[5].parse::<u32>().unwrap(), latest("home"));
+    // `tlc version` prints the same first line.
+    let long = stdout(&w.run(&["version"]));
+    assert_eq!(long.lines().next(), v.lines().next(), "{long}");
 }

@@ -242,6 +242,7 @@ fn expected_logs(lab: &Lab) -> i64 {
         + lab.count("SELECT count(*) FROM gate_runs")
         + lab.count("SELECT count(*) FROM ship_ledger")
         + lab.count("SELECT count(*) FROM stop_outcomes")
+        + lab.count("SELECT count(*) FROM attestations")
 }
 
 #[test]
@@ -393,6 +394,19 @@ fn a_replayed_session_ships_the_cost_reports_tokens_and_a_second_ship_sends_noth
     let mut verdicts: Vec<&str> = stops.iter().map(|a| a["tlc.verdict"].as_str().unwrap()).collect();
     verdicts.sort_unstable();
     assert_eq!(verdicts, ["allow", "block"], "{stops:?}");
+    // Each session's attestation record travels whole, with its place in the chain and its hashes.
+    let attestations = by_kind("attestation");
+    assert!(lab.count("SELECT count(*) FROM attestations") >= 1, "the demo's session ended");
+    assert_eq!(attestations.len() as i64, lab.count("SELECT count(*) FROM attestations"));
+    let stored: String = lab
+        .db()
+        .query_row("SELECT record FROM attestations WHERE seq = 1", [], |r| r.get(0))
+        .unwrap();
+    let first = attestations
+        .iter()
+        .find(|a| a["tlc.attestation.seq"].to_string().trim_matches('"') == "1")
+        .expect("record 1 shipped");
+    assert_eq!(first["tlc.attestation.record"], stored.as_str());
 
     // The token usage histogram: the conventions' buckets, the same sums.
     let points = data_points(&taken);
@@ -444,7 +458,7 @@ fn a_replayed_session_ships_the_cost_reports_tokens_and_a_second_ship_sends_noth
     assert_eq!(rx.log().len(), before, "a second ship sent requests");
     let st = lab.json(&["obs", "ship", "--status", "--json"]);
     let cursors = st["cursors"].as_array().unwrap();
-    assert_eq!(cursors.len(), 8, "every stream sent: {st}");
+    assert_eq!(cursors.len(), 9, "every stream sent: {st}");
     assert!(cursors.iter().all(|c| c["sent_at"].is_string() && c["error"].is_null()));
 }
 
@@ -527,7 +541,9 @@ fn a_503_is_retried_after_its_retry_after_and_the_batch_arrives_once() {
 
 #[test]
 fn a_413_splits_the_batch_until_the_collector_takes_it() {
-    let (_d, rx) = receiver(json!({"max_body": 2000}));
+    // A limit below the batches but above the largest single record (a session's attestation
+    // record, about 2.5 KB; a single record that does not fit is an error naming it and its row).
+    let (_d, rx) = receiver(json!({"max_body": 4000}));
     let lab = Lab::new(&machine(&rx.endpoint(), ""));
     let report = lab.json(&["obs", "ship", "--json"]);
     let spans_stream = report["streams"]
@@ -539,7 +555,7 @@ fn a_413_splits_the_batch_until_the_collector_takes_it() {
     assert!(spans_stream["splits"].as_i64().unwrap() > 0, "{report}");
     let log = rx.log();
     assert!(log.iter().any(|e| e["status"] == 413));
-    assert!(rx.taken().iter().all(|e| e["bytes"].as_i64().unwrap() <= 2000));
+    assert!(rx.taken().iter().all(|e| e["bytes"].as_i64().unwrap() <= 4000));
     assert_all_arrived(&lab, &rx, 0);
 }
 

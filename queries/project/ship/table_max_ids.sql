@@ -4,3 +4,4 @@ UNION ALL SELECT 'decisions', coalesce(max(id), 0) FROM decisions
 UNION ALL SELECT 'gate_runs', coalesce(max(id), 0) FROM gate_runs
 UNION ALL SELECT 'ship_ledger', coalesce(max(id), 0) FROM ship_ledger
 UNION ALL SELECT 'stop_outcomes', coalesce(max(id), 0) FROM stop_outcomes
+UNION ALL SELECT 'attestations', coalesce(max(seq), 0) FROM attestations
