@@ -37,6 +37,8 @@ pub enum Kind {
     GenerationEnd,
     CostSessionAlert,
     ConfigScaffolded,
+    /// An observation-mode reading of a rail that is off (`observe.rails`).
+    ObserveReading,
     HookFault,
 }
 
@@ -88,6 +90,7 @@ impl Kind {
             Kind::GenerationEnd => "generation.end",
             Kind::CostSessionAlert => "cost.session_alert",
             Kind::ConfigScaffolded => "config.scaffolded",
+            Kind::ObserveReading => "observe.reading",
             Kind::HookFault => "hook.fault",
         }
     }
