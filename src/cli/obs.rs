@@ -439,6 +439,11 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         contracts.push(vec![c.posture.clone().into(), c.sent.into(), c.chars.into()]);
     }
     out.push(("Posture contract", contracts));
+    let mut observed = Table::new(["rail", "reading", "turns"]).roles([Role::Key, Role::Key, Role::Number]);
+    for o in &rep.observations {
+        observed.push(vec![o.rail.clone().into(), o.reading.clone().into(), o.count.into()]);
+    }
+    out.push(("Observation readings", observed));
     out
 }
 

@@ -78,6 +78,8 @@ pub fn handoff(ctx: &Ctx, args: HandoffArgs) -> anyhow::Result<()> {
     let json = output.format == render::Format::Json;
     let outcome_headers = ["ts", "turn", "attempt", "outcome", "rule", "detail"];
     let project = ctx.project()?;
+    // `intelligence.failureClassification` off: no category is shown, even one kept before.
+    let classify = ctx.config()?.settings.intelligence.failure_classification;
     let Some(store) = store::open_read(DbKind::Project, &project.db_path())? else {
         return if json {
             render::json(&serde_json::Value::Null)
@@ -88,7 +90,7 @@ pub fn handoff(ctx: &Ctx, args: HandoffArgs) -> anyhow::Result<()> {
         };
     };
     let st = TurnStore::new(store.conn());
-    let Some(turn) = st.latest(args.session.as_deref())? else {
+    let Some(mut turn) = st.latest(args.session.as_deref())? else {
         if let Some(s) = &args.session {
             return Err(crate::error::unusable(format!(
                 "no turn recorded for session {s:?} in {}",
@@ -104,12 +106,18 @@ pub fn handoff(ctx: &Ctx, args: HandoffArgs) -> anyhow::Result<()> {
         };
     };
     let outcomes = st.outcomes(&turn.provider, &turn.session_id, 20)?;
+    if !classify {
+        turn.last_category = None;
+    }
     if json {
         let outcomes: Vec<serde_json::Value> = outcomes
             .iter()
             .map(|(ts, t, o)| serde_json::json!({"ts": ts, "turn": t, "outcome": o.outcome, "rule": o.rule, "attempt": o.attempt, "fingerprint": o.fingerprint, "detail": o.detail}))
             .collect();
         let mut v = serde_json::to_value(&turn)?;
+        if let (false, Some(o)) = (classify, v.as_object_mut()) {
+            o.remove("last_category");
+        }
         v["outcomes"] = serde_json::Value::Array(outcomes);
         return render::json(&v);
     }
@@ -126,6 +134,9 @@ pub fn handoff(ctx: &Ctx, args: HandoffArgs) -> anyhow::Result<()> {
         turn.last_result.as_deref().unwrap_or("none"),
         turn.last_rule.as_deref().map(|r| format!(" ({r})")).unwrap_or_default(),
     );
+    if let Some(c) = &turn.last_category {
+        text.push_str(&format!("failure category: {c}\n"));
+    }
     if let Some(fp) = &turn.last_fingerprint {
         text.push_str(&format!("last fingerprint: {fp}\n"));
     }

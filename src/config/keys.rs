@@ -305,6 +305,20 @@ pub const KEYS: &[KeySpec] = &[
     )
     .docs("Block a stop whose turn added a dependency with no version or without moving its lockfile ([gate.md](gate.md#supply-chain))."),
     k(
+        "observe.enabled",
+        Kind::Bool,
+        Default::Bool(false),
+        "Observation mode: run the checker of each rail in observe.rails that is off and record what it reads.",
+    )
+    .docs("Observation mode: at the stop that ends a turn, run the checker of each rail named in `observe.rails` that is switched off, and record its reading as an `observe.reading` event — never a decision, never a block ([gate.md](gate.md#observation-mode))."),
+    k(
+        "observe.rails",
+        Kind::StrList,
+        Default::List(&["comments"]),
+        "The rails observation mode measures; only comments has a checker.",
+    )
+    .docs("The rails observation mode measures while they are off. Only `comments` has a checker; any other name records nothing and `tlc doctor` names it. An enforcing rail is not observed."),
+    k(
         "obs.globalSpool",
         Kind::Bool,
         Default::Bool(false),
@@ -433,9 +447,10 @@ pub const KEYS: &[KeySpec] = &[
     k(
         "intelligence.failureClassification",
         Kind::Bool,
-        Default::Bool(false),
-        "The handoff stores a failure category (verification, config, ...).",
-    ),
+        Default::Bool(true),
+        "The turn row keeps the last failure's category (verification, config, timeout, stagnation, ...); tlc handoff shows it.",
+    )
+    .docs("The turn row keeps the category of the failure its last stop left open (`verification`, `config`, `timeout`, `stagnation`, `ship-evidence`, `comments`, `duplication`, `supply-chain`, `idle-turn`); `tlc handoff` and the next session's handoff show it. Off: none is stored or shown."),
     k(
         "intelligence.progressiveHandoff",
         Kind::Bool,

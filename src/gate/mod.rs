@@ -12,6 +12,7 @@ pub mod followup;
 pub mod inputs;
 pub mod intelligence;
 pub mod lessons;
+pub mod observe;
 pub mod pathmatch;
 pub mod runner;
 pub mod ship;

@@ -92,6 +92,8 @@ pub struct Pending {
     stop_state: Option<StopState>,
     at: String,
     lessons: super::lessons::LessonWrites,
+    /// Observation-mode readings of this stop (`observe.reading` events).
+    observations: Vec<super::observe::Reading>,
 }
 
 impl Pending {
@@ -128,6 +130,9 @@ impl Pending {
         }
         if let Some(state) = &self.stop_state {
             st.stop_update(p, s, state, &self.at)?;
+        }
+        for r in &self.observations {
+            crate::obs::EventStore::new(conn).record_observation(p, s, r.attrs.clone())?;
         }
         self.lessons.apply(conn, p, s, &self.at)
     }
@@ -208,7 +213,10 @@ pub fn on_hook(
             p.begin = Some((base_head(project, &rails), p.at.clone(), "session-start"));
             if *fresh && config.settings.intelligence.progressive_handoff {
                 match TurnStore::new(conn).previous(&p.provider, &p.session) {
-                    Ok(Some(prev)) => {
+                    Ok(Some(mut prev)) => {
+                        if !config.settings.intelligence.failure_classification {
+                            prev.last_category = None;
+                        }
                         p.decision = handoff_context(&prev, HANDOFF_GAPS, HANDOFF_BUDGET).map(|c| Decision {
                             context: Some(c),
                             rule: "handoff".into(),
@@ -273,6 +281,12 @@ pub fn on_hook(
             if decided.is_ok() {
                 intelligence(&mut p, &config.settings);
             }
+            if !config.settings.intelligence.failure_classification {
+                // Off: no category is kept, not even one a capped stop would carry over.
+                if let Some(state) = p.stop_state.as_mut() {
+                    state.category = None;
+                }
+            }
             if let (Some(d), Some(note)) = (p.decision.as_mut(), policy.note()) {
                 if d.permission != crate::decision::Permission::Allow {
                     // The follow-up is what the agent reads of a block; the reason is the record's.
@@ -280,6 +294,12 @@ pub fn on_hook(
                         text.push('\n');
                         text.push_str(&note);
                     }
+                }
+            }
+            if decided.is_ok() && ends_the_turn(&p, stop) {
+                match super::observe::observe(conn, project, &config.settings, &p.provider, &p.session) {
+                    Ok(readings) => p.observations = readings,
+                    Err(e) => faults.push(Fault::Stop(format!("observation mode did not read this turn: {e}"))),
                 }
             }
             if let Err(e) = decided {
@@ -302,6 +322,14 @@ pub fn on_hook(
         faults.push(Fault::Stop(f));
     }
     p
+}
+
+/// Whether this stop lets a completed turn end: no block, and no wait for running subagents
+/// (whose tree the next stop judges). Observation reads a turn once, where it ends.
+fn ends_the_turn(p: &Pending, stop: &StopFacts) -> bool {
+    stop.completed
+        && p.decision.as_ref().is_none_or(|d| d.permission != Permission::Deny)
+        && p.outcomes.first().is_none_or(|o| o.rule != SUBAGENTS_RUNNING)
 }
 
 /// Issue 33: a block's follow-up gets the budget line and the autopilot steps their switches ask for.
@@ -367,6 +395,8 @@ struct Block {
     headline: String,
     gaps: Vec<Gap>,
     next: String,
+    /// The failure category the turn row keeps (`intelligence.failureClassification`).
+    category: String,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -421,6 +451,7 @@ fn decide_stop(
             fingerprint: last_fp,
             result: "capped".into(),
             rule: "budget".into(),
+            category: turn.as_ref().and_then(|t| t.last_category.clone()),
             gaps: turn.map(|t| t.open_gaps).unwrap_or_default(),
             next_action: None,
         });
@@ -438,6 +469,7 @@ fn decide_stop(
                 headline: "idle turn with open gaps".into(),
                 gaps,
                 next,
+                category: super::intelligence::IDLE_TURN.into(),
             };
             finish_block(p, vec![block], this_attempt);
             return Ok(());
@@ -498,6 +530,7 @@ fn decide_stop(
                 fingerprint: last_fp,
                 result: "deferred".into(),
                 rule: SUBAGENTS_RUNNING.into(),
+                category: turn.as_ref().and_then(|t| t.last_category.clone()),
                 gaps: turn.map(|t| t.open_gaps).unwrap_or_default(),
                 next_action: None,
             });
@@ -521,6 +554,7 @@ fn decide_stop(
                 fingerprint: last_fp,
                 result: "deferred".into(),
                 rule,
+                category: turn.as_ref().and_then(|t| t.last_category.clone()),
                 gaps: turn.map(|t| t.open_gaps).unwrap_or_default(),
                 next_action: None,
             });
@@ -600,6 +634,7 @@ fn decide_stop(
         rule,
         gaps: Vec::new(),
         next_action: None,
+        category: None,
     });
     Ok(())
 }
@@ -963,17 +998,15 @@ fn gate_block(
         level: followup::level(attempt as usize, s.intelligence.progressive_context),
         lessons,
     };
+    let category = if repeats.is_some() { "stagnation".to_string() } else { category };
     Ok(Block {
         rule: gate.rule().into(),
         fingerprint: run.fingerprint.clone(),
         text: f.render(),
-        headline: format!(
-            "{} failed [{}]",
-            gate.as_str(),
-            if repeats.is_some() { "stagnation" } else { &category }
-        ),
+        headline: format!("{} failed [{category}]", gate.as_str()),
         gaps,
         next,
+        category,
     })
 }
 
@@ -1013,6 +1046,7 @@ fn ship_check(
             headline: headline.into(),
             gaps,
             next,
+            category: "ship-evidence".into(),
         }
     };
     if s.empty_diff_anti_ship && files.is_empty() {
@@ -1155,6 +1189,7 @@ fn written_block(config: &Config, f: &written::Found, attempt: i64, max: i64, ch
         headline: format!("{} failed", f.rule),
         gaps,
         next: f.next.clone(),
+        category: f.rule.into(),
     }
 }
 
@@ -1185,5 +1220,6 @@ fn finish_block(p: &mut Pending, blocks: Vec<Block>, attempt: i64) {
         rule: first.rule.clone(),
         gaps: blocks.iter().flat_map(|b| b.gaps.iter().cloned()).collect(),
         next_action: Some(first.next.clone()),
+        category: Some(first.category.clone()),
     });
 }

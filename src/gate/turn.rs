@@ -68,6 +68,10 @@ pub struct Turn {
     pub claim: Option<String>,
     pub claim_at: Option<String>,
     pub updated_at: String,
+    /// The category of the failure the last stop left open (`intelligence.failureClassification`):
+    /// `verification`, `config`, `timeout`, `stagnation`, `ship-evidence`, a written check's rule,
+    /// `idle-turn`; `None` when it passed or the switch was off.
+    pub last_category: Option<String>,
 }
 
 impl Turn {
@@ -88,6 +92,7 @@ impl Turn {
             claim: r.get(12)?,
             claim_at: r.get(13)?,
             updated_at: r.get(14)?,
+            last_category: r.get(15)?,
         })
     }
 }
@@ -101,6 +106,8 @@ pub struct StopState {
     pub rule: String,
     pub gaps: Vec<Gap>,
     pub next_action: Option<String>,
+    /// The failure category to keep, already `None` when classification is off.
+    pub category: Option<String>,
 }
 
 pub struct TurnStore<'c> {
@@ -168,7 +175,8 @@ impl<'c> TurnStore<'c> {
             s.rule,
             serde_json::to_string(&s.gaps).unwrap_or_else(|_| "[]".into()),
             s.next_action,
-            at
+            at,
+            s.category
         ])?;
         Ok(())
     }
@@ -255,8 +263,13 @@ pub fn handoff_context(previous: &Turn, max_gaps: usize, budget: usize) -> Optio
     if previous.open_gaps.is_empty() {
         return None;
     }
+    let category = previous
+        .last_category
+        .as_deref()
+        .map(|c| format!(" (failure category: {c})"))
+        .unwrap_or_default();
     let mut text = format!(
-        "tlc handoff (history): the previous session ({}, {}) ended its last turn with these gaps open at {}. Only the next run of the gate says whether they still hold:\n",
+        "tlc handoff (history): the previous session ({}, {}) ended its last turn with these gaps open at {}{category}. Only the next run of the gate says whether they still hold:\n",
         previous.provider, previous.session_id, previous.updated_at
     );
     let mut shown = 0;

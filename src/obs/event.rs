@@ -39,6 +39,8 @@ pub enum Kind {
     ConfigScaffolded,
     /// An operator-only command ran (`tlc mode`, `tlc policy accept`, …): what, and from where.
     OperatorCommand,
+    /// An observation-mode reading of a rail that is off (`observe.rails`).
+    ObserveReading,
     HookFault,
 }
 
@@ -91,6 +93,7 @@ impl Kind {
             Kind::CostSessionAlert => "cost.session_alert",
             Kind::ConfigScaffolded => "config.scaffolded",
             Kind::OperatorCommand => "operator.command",
+            Kind::ObserveReading => "observe.reading",
             Kind::HookFault => "hook.fault",
         }
     }

@@ -555,6 +555,27 @@ impl<'c> EventStore<'c> {
             .query_row(params![provider, session, since], |r| r.get(0))
     }
 
+    /// How many decisions of `rule` the session recorded.
+    pub fn decisions_by_rule(&self, provider: &str, session: &str, rule: &str) -> rusqlite::Result<i64> {
+        self.conn
+            .prepare_cached(q::DECISIONS_BY_RULE)?
+            .query_row(params![provider, session, rule], |r| r.get(0))
+    }
+
+    /// Records one observation-mode reading (`observe.reading`): never a decision, and on no
+    /// decision's event.
+    pub fn record_observation(
+        &self,
+        provider: &str,
+        session: &str,
+        attrs: serde_json::Map<String, serde_json::Value>,
+    ) -> rusqlite::Result<Option<i64>> {
+        let mut ev = Event::new(provider, Kind::ObserveReading, clock::now());
+        ev.session_id = (!session.is_empty()).then(|| session.to_string());
+        ev.attrs = attrs;
+        self.record(&mut ev, Plane::Signal)
+    }
+
     /// The model recorded for the session (`sessions.model`), if any.
     pub fn session_model(&self, provider: &str, session: &str) -> rusqlite::Result<Option<String>> {
         Ok(self

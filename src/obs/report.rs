@@ -43,6 +43,16 @@ pub struct SessionReport {
     pub rails: Vec<RailLine>,
     /// The posture contracts the session's starts carried, and their length.
     pub contracts: Vec<ContractLine>,
+    /// Observation mode's readings in the session (`observe.reading` events).
+    pub observations: Vec<ObservationLine>,
+}
+
+/// One rail's reading in observation mode, and how many turns read so (issue 33).
+#[derive(Debug, Serialize)]
+pub struct ObservationLine {
+    pub rail: String,
+    pub reading: String,
+    pub count: i64,
 }
 
 /// The posture contract sent at a session's start (issue 33).
@@ -194,6 +204,7 @@ impl<'c> Reports<'c> {
                     interruptions: Vec::new(),
                     rails: Vec::new(),
                     contracts: Vec::new(),
+                    observations: Vec::new(),
                 })
             })
             .optional()?;
@@ -256,6 +267,17 @@ impl<'c> Reports<'c> {
                     posture: r.get(0)?,
                     sent: r.get(1)?,
                     chars: r.get(2)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        rep.observations = self
+            .conn
+            .prepare_cached(q::REPORT_OBSERVATIONS)?
+            .query_map(p, |r| {
+                Ok(ObservationLine {
+                    rail: r.get(0)?,
+                    reading: r.get(1)?,
+                    count: r.get(2)?,
                 })
             })?
             .collect::<Result<_, _>>()?;

@@ -165,29 +165,51 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         s.intelligence.idle_turn_gate,
         true,
     ));
-    // The intelligence rails of a stop (issue 33: gate::intelligence, gate::stop); a key no code
-    // reads yet is shown as not enforced, so a switch turned on is never taken for a rail that
-    // acts (`config::tests::UNREAD`).
-    out.push(row(
-        "failure classification",
-        "configurable",
-        "intelligence.failureClassification",
-        s.intelligence.failure_classification,
-        false,
+    // The intelligence rails of a stop (issue 33: gate::intelligence, gate::stop): each works on
+    // a blocked stop, so each needs a stop rail that can block.
+    let blocker = (!can_block_a_stop(s)).then_some(BLOCKING_STOP_RAIL);
+    out.push(needing(
+        row(
+            "failure classification",
+            "configurable",
+            "intelligence.failureClassification",
+            s.intelligence.failure_classification,
+            true,
+        ),
+        blocker,
     ));
-    out.push(row(
-        "autopilot",
-        "configurable",
-        "intelligence.autopilot",
-        s.intelligence.autopilot,
-        true,
+    out.push(needing(
+        row(
+            "autopilot",
+            "configurable",
+            "intelligence.autopilot",
+            s.intelligence.autopilot,
+            true,
+        ),
+        blocker,
     ));
-    out.push(row(
-        "budget continue",
-        "configurable",
-        "intelligence.budgetContinue",
-        s.intelligence.budget_continue,
-        true,
+    out.push(needing(
+        row(
+            "budget continue",
+            "configurable",
+            "intelligence.budgetContinue",
+            s.intelligence.budget_continue,
+            true,
+        ),
+        blocker.or((s.grind.max_loops < 2)
+            .then_some("grind.maxLoops of 2 or more (it speaks at attempt grind.maxLoops - 1, a block's attempt is 1 or more)")),
+    ));
+    // Observation mode (gate::observe): records a reading of a rail that is off; it never decides.
+    let observable = s.observe.rails.iter().any(|n| n.trim().eq_ignore_ascii_case("comments"));
+    out.push(needing(
+        row("observation", "configurable", "observe.enabled", s.observe.enabled, true),
+        if !observable {
+            Some("a rail with a checker in observe.rails (only comments has one)")
+        } else if s.comments.enabled {
+            Some("comments.enabled off: an enforcing rail is not observed")
+        } else {
+            None
+        },
     ));
     // Injected at session start and in a blocked stop's follow-up (gate::lessons).
     out.push(row(
@@ -198,6 +220,28 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         true,
     ));
     out
+}
+
+/// What the intelligence rails need when no stop rail can block.
+const BLOCKING_STOP_RAIL: &str = "a stop rail that can block: grind.enabled with a command, docs.command with docs.severity = \"deny\", shipGate.enabled, shipGate.emptyDiffAntiShip, comments.enabled, duplication.enabled or supplyChain.enabled";
+
+/// Whether some stop rail can block a stop (`gate::stop`'s rails; a docs gate that only warns
+/// never blocks).
+fn can_block_a_stop(s: &Settings) -> bool {
+    let grind = s.grind.enabled && (!s.grind.lint_command.is_empty() || !s.grind.test_command.is_empty());
+    grind
+        || (!s.docs.command.is_empty() && s.docs.severity == "deny")
+        || s.ship_gate.enabled
+        || s.ship_gate.empty_diff_anti_ship
+        || s.comments.enabled
+        || s.duplication.enabled
+        || s.supply_chain.enabled
+}
+
+/// Whether the rail waits only for another rail to be switched on (an intelligence rail with no
+/// stop rail that can block): dormant, not misconfigured, so `tlc doctor` does not warn on it.
+pub fn waits_for_a_stop_rail(r: &RailState) -> bool {
+    r.needs == Some(BLOCKING_STOP_RAIL)
 }
 
 /// How a row reads in a table: what acts, what is off, what this tlc does not enforce yet.

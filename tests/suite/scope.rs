@@ -364,3 +364,211 @@ fn an_idle_turn_with_open_gaps_is_blocked_and_a_turn_with_a_tool_call_is_not() {
     prompt(&off, "s1");
     assert!(!stop(&off, "s1", false).unwrap_or_default().contains("[idle-turn]"));
 }
+
+/// `tlc handoff --json` of session `s`.
+fn handoff(w: &World, s: &str) -> Value {
+    json_out(&w.ok(&["handoff", "--session", s, "--json"]))
+}
+
+#[test]
+fn failure_classification_keeps_the_last_category_and_follows_the_switch() {
+    let w = failing("");
+    prompt(&w, "s1");
+    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    assert!(stop(&w, "s1", false).is_some());
+    assert_eq!(handoff(&w, "s1")["last_category"], "verification");
+    // The same failure again, nothing changed: stagnation.
+    let reason = stop(&w, "s1", true).expect("still failing");
+    assert!(reason.contains("stagnation") || reason.contains("repeats"), "{reason}");
+    assert_eq!(handoff(&w, "s1")["last_category"], "stagnation");
+    let stored: Option<String> = w
+        .db()
+        .query_row("SELECT last_category FROM turns WHERE session_id = 's1'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(stored.as_deref(), Some("stagnation"));
+    assert!(w.ok(&["handoff", "--session", "s1"]).contains("failure category: stagnation"));
+    // A turn that passes keeps no failure category.
+    prompt(&w, "s1");
+    git(&w, &["checkout", "--", "src/a.rs"]);
+    write(&w, "tools/t.sh", "#!/bin/sh\nexit 0\n");
+    assert_eq!(stop(&w, "s1", false), None);
+    assert!(handoff(&w, "s1")["last_category"].is_null());
+
+    // Off: nothing stored, nothing shown.
+    let off = failing("\n[intelligence]\nfailureClassification = false\n");
+    prompt(&off, "s1");
+    write(&off, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    assert!(stop(&off, "s1", false).is_some());
+    stop(&off, "s1", true).expect("still failing");
+    assert_eq!(off.count("SELECT count(*) FROM turns WHERE last_category IS NOT NULL"), 0);
+    let h = handoff(&off, "s1");
+    assert!(h.get("last_category").is_none(), "{h}");
+    assert!(!off.ok(&["handoff", "--session", "s1"]).contains("failure category"));
+}
+
+#[test]
+fn the_intelligence_rails_say_what_they_need_to_act() {
+    let rails = |w: &World| -> Vec<Value> { json_out(&w.ok(&["status", "--json"]))["rails"].as_array().unwrap().clone() };
+    let find = |rails: &[Value], key: &str| rails.iter().find(|r| r["key"] == key).unwrap().clone();
+    // No stop rail can block: on, enforced, and waiting for one.
+    let idle = world("");
+    let r = rails(&idle);
+    for key in [
+        "intelligence.autopilot",
+        "intelligence.budgetContinue",
+        "intelligence.failureClassification",
+    ] {
+        let row = find(&r, key);
+        assert_eq!(
+            (row["on"].as_bool(), row["enforced"].as_bool(), row["acts"].as_bool()),
+            (Some(true), Some(true), Some(false)),
+            "{row}"
+        );
+        assert!(row["needs"].as_str().unwrap().contains("grind.enabled"), "{row}");
+    }
+    assert!(idle
+        .ok(&["status"])
+        .contains("switched on, but it needs a stop rail that can block"));
+    // A failing test gate: all three act.
+    let w = failing("");
+    let r = rails(&w);
+    for key in [
+        "intelligence.autopilot",
+        "intelligence.budgetContinue",
+        "intelligence.failureClassification",
+    ] {
+        assert_eq!(find(&r, key)["acts"], true, "{key}");
+    }
+    // budgetContinue speaks at maxLoops - 1: a budget of 1 leaves it nothing.
+    let one = world("[grind]\nenabled = true\nmaxLoops = 1\ntestCommand = [\"true\"]\n");
+    let b = find(&rails(&one), "intelligence.budgetContinue");
+    assert_eq!(b["acts"], false);
+    assert!(b["needs"].as_str().unwrap().contains("grind.maxLoops"), "{b}");
+}
+
+/// The `observe.reading` events recorded: (rail, reading, prose sources).
+fn readings(w: &World) -> Vec<(String, String, String)> {
+    let db = w.db();
+    let mut st = db
+        .prepare("SELECT json_extract(attrs, '$.rail'), json_extract(attrs, '$.reading'), json_extract(attrs, '$.prose') FROM events WHERE kind = 'observe.reading' ORDER BY id")
+        .unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+const UNDECLARED: &str = "pub fn add(a: u32, b: u32) -> u32 {\n    // add the two numbers\n    a + b\n}\n";
+const DECLARED: &str =
+    "pub fn add(a: u32, b: u32) -> u32 {\n    // why: u32 wraps in release builds; callers pass small counts\n    a + b\n}\n";
+
+#[test]
+fn observation_reads_an_off_comment_rail_without_deciding_anything() {
+    let w = world("[observe]\nenabled = true\n");
+    prompt(&w, "s1");
+    write(&w, "src/a.rs", UNDECLARED);
+    assert_eq!(stop(&w, "s1", false), None, "observation never blocks");
+    assert_eq!(
+        readings(&w),
+        vec![("comments".to_string(), "violated-without-prose".to_string(), "[]".to_string())]
+    );
+    assert_eq!(
+        w.count("SELECT count(*) FROM decisions WHERE rule = 'comments'"),
+        0,
+        "never a decision"
+    );
+    assert_eq!(w.count("SELECT count(*) FROM stop_outcomes WHERE outcome = 'block'"), 0);
+
+    // The rule stated in CLAUDE.md is the prose: a declared comment holds with it.
+    write(&w, "CLAUDE.md", "# House rules\nA comment states why:, hazard: or invariant:.\n");
+    prompt(&w, "s1");
+    write(&w, "src/a.rs", DECLARED);
+    assert_eq!(stop(&w, "s1", false), None);
+    let last = readings(&w).pop().unwrap();
+    assert_eq!((last.1.as_str(), last.2.as_str()), ("held-with-prose", "[\"CLAUDE.md\"]"));
+    // A turn that adds no line to a file the checker reads records nothing (the turns before are
+    // committed: a turn is judged against its base, like the rail).
+    git(&w, &["add", "-A"]);
+    git(&w, &["commit", "-qm", "declared"]);
+    prompt(&w, "s1");
+    write(&w, "notes.txt", "todo\n");
+    assert_eq!(stop(&w, "s1", false), None);
+    assert_eq!(readings(&w).len(), 2);
+
+    // The view and the report.
+    let db = w.db();
+    let row: (String, String, i64, i64) = db
+        .query_row(
+            "SELECT rail, reading, count, sessions FROM observation_readings WHERE reading = 'violated-without-prose'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(row, ("comments".into(), "violated-without-prose".into(), 1, 1));
+    let report = json_out(&w.ok(&["obs", "report", "s1", "--json"]));
+    let obs = report["observations"].as_array().unwrap();
+    assert_eq!(obs.len(), 2, "{report}");
+    assert!(w.ok(&["obs", "report", "s1"]).contains("Observation readings"));
+
+    // Off: nothing recorded.
+    let off = world("");
+    prompt(&off, "s1");
+    write(&off, "src/a.rs", UNDECLARED);
+    assert_eq!(stop(&off, "s1", false), None);
+    assert!(readings(&off).is_empty());
+
+    // An enforcing rail is not observed: it blocks through its own path.
+    let on = world("[observe]\nenabled = true\n[comments]\nenabled = true\n");
+    prompt(&on, "s1");
+    write(&on, "src/a.rs", UNDECLARED);
+    assert!(stop(&on, "s1", false).is_some());
+    prompt(&on, "s1");
+    write(&on, "src/a.rs", DECLARED);
+    assert_eq!(stop(&on, "s1", false), None);
+    assert!(readings(&on).is_empty());
+}
+
+#[test]
+fn doctor_names_an_observed_rail_with_no_checker() {
+    let w = world("[observe]\nenabled = true\nrails = [\"comments\", \"duplication\"]\n");
+    let doctor = json_out(&stdout(&w.run(&["doctor", "--json"])));
+    let c = doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "observe")
+        .unwrap()
+        .clone();
+    assert_eq!(c["status"], "warn", "{c}");
+    let detail = c["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("\"duplication\"") && detail.contains("no checker") && detail.contains("records comments"),
+        "{detail}"
+    );
+    // A name with no checker records nothing, even with a violation to read.
+    let only = world("[observe]\nenabled = true\nrails = [\"duplication\"]\n");
+    prompt(&only, "s1");
+    write(&only, "src/a.rs", UNDECLARED);
+    assert_eq!(stop(&only, "s1", false), None);
+    assert!(readings(&only).is_empty());
+    let st = json_out(&only.ok(&["status", "--json"]));
+    let row = st["rails"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "observe.enabled")
+        .unwrap()
+        .clone();
+    assert_eq!(row["acts"], false, "{row}");
+    // Off is ok.
+    let off = world("");
+    let doctor = json_out(&stdout(&off.run(&["doctor", "--json"])));
+    let c = doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "observe")
+        .unwrap()
+        .clone();
+    assert_eq!(c["status"], "ok");
+}

@@ -73,6 +73,7 @@ fn fix(id: &str) -> &'static str {
         "prices" => "`tlc prices refresh` fetches the catalog",
         "stables-pins" => "`tlc stable update` fetches the stables; `tlc agent prune` removes unreferenced pins",
         "spool" => "`tlc config show --origin` shows obs.globalSpool",
+        "observe" => "name only rails with a checker in observe.rails (`comments`), or switch the enforcing rail off to observe it (`tlc config show --origin` shows where each is set)",
         "subagent-allowlist" => "list the models in subagents.allowedModels (`tlc config show --origin` shows where it is set), or turn subagents.enforceAllowlist off",
         id if id.starts_with("hooks-") => match id.trim_start_matches("hooks-") {
             "cursor" => "`tlc install --cursor` wires tlc's entries",
@@ -110,6 +111,7 @@ fn run_checks(paths: &Paths) -> Vec<Check> {
             out.push(posture(cfg, mode_state.as_deref()));
             out.extend(rails(cfg, mode_state.as_deref()));
             out.push(subagent_allowlist(cfg));
+            out.push(observation(cfg));
             out.extend(gate_commands(cfg));
             out.push(loop_budget(cfg));
             out.push(spool(cfg, &project, project_store.as_ref()));
@@ -512,8 +514,13 @@ fn rails(cfg: &Config, mode_state: Option<&str>) -> Vec<Check> {
         .collect();
     let wanting: Vec<String> = all
         .iter()
-        .filter(|r| r.on && r.enforced)
+        .filter(|r| r.on && r.enforced && !crate::policy::catalog::waits_for_a_stop_rail(r))
         .filter_map(|r| r.needs.map(|n| format!("{} ({}) needs {n}", r.rail, r.key)))
+        .collect();
+    let dormant: Vec<String> = all
+        .iter()
+        .filter(|r| r.on && r.enforced && crate::policy::catalog::waits_for_a_stop_rail(r))
+        .map(|r| format!("{} ({})", r.rail, r.key))
         .collect();
     let mut said = Vec::new();
     if !inert.is_empty() {
@@ -523,7 +530,13 @@ fn rails(cfg: &Config, mode_state: Option<&str>) -> Vec<Check> {
         said.push(format!("switched on, but cannot act yet: {}", wanting.join("; ")));
     }
     out.push(if said.is_empty() {
-        check("rails-inert", "rails switched on but not acting", Status::Ok, "none")
+        // Dormant rails are said, not warned on: they act once a stop rail is switched on.
+        let detail = if dormant.is_empty() {
+            "none".to_string()
+        } else {
+            format!("none; waiting for a stop rail that can block: {}", dormant.join(", "))
+        };
+        check("rails-inert", "rails switched on but not acting", Status::Ok, detail)
     } else {
         check("rails-inert", "rails switched on but not acting", Status::Warn, said.join(". "))
     });
@@ -549,6 +562,45 @@ fn subagent_allowlist(cfg: &Config) -> Check {
             format!("enforced: {n} models"),
         ),
         (false, _) => check("subagent-allowlist", "subagent allowlist", Status::Ok, "off"),
+    }
+}
+
+/// Observation mode: which rails it records, and by name each it cannot (no checker, or
+/// enforcing). Silence would read as "the property always holds".
+fn observation(cfg: &Config) -> Check {
+    use crate::gate::observe;
+    let s = &cfg.settings;
+    if !s.observe.enabled {
+        return check("observe", "observation mode", Status::Ok, "off (observe.enabled)");
+    }
+    let recorded = observe::observed(s);
+    let mut problems = Vec::new();
+    for name in observe::without_checker(s) {
+        problems.push(format!(
+            "observe.rails names {name:?}, which has no checker: nothing is recorded for it (observable: {})",
+            observe::OBSERVABLE.join(", ")
+        ));
+    }
+    for rail in observe::OBSERVABLE {
+        let named = s.observe.rails.iter().any(|n| n.trim().eq_ignore_ascii_case(rail));
+        if named && observe::enforcing(s, rail) {
+            problems.push(format!("{rail} is enforcing, so it is not observed (its own outcomes count it)"));
+        }
+    }
+    let recording = if recorded.is_empty() {
+        "records nothing".to_string()
+    } else {
+        format!("records {}", recorded.join(", "))
+    };
+    if problems.is_empty() {
+        check("observe", "observation mode", Status::Ok, recording)
+    } else {
+        check(
+            "observe",
+            "observation mode",
+            Status::Warn,
+            format!("{recording}; {}", problems.join("; ")),
+        )
     }
 }
 

@@ -37,6 +37,8 @@ pub struct Found {
     pub next: String,
     /// Said when the check could not cover everything (a scan bound, a manifest that did not parse).
     pub note: Option<String>,
+    /// Files the check read (observation mode records a reading only when it read one).
+    pub checked: usize,
 }
 
 /// Most findings named per check.
@@ -120,6 +122,7 @@ fn check_comments(root: &Path, added: &AddedLines, mode: comments::Mode) -> Foun
         next: next.into(),
         findings: findings.into_iter().take(MAX_FINDINGS).collect(),
         note: None,
+        checked: files,
     }
 }
 
@@ -178,6 +181,7 @@ fn check_duplication(root: &Path, changes: &Changes, added: &AddedLines, min_run
         next: "for each copy listed, call or share the existing code instead of repeating it.".into(),
         findings: scan.duplicates.iter().map(duplication::Duplicate::describe).collect(),
         note: bound.or(scan.bound),
+        checked: sources.len(),
     })
 }
 
@@ -202,6 +206,7 @@ fn check_supply(root: &Path, base: &Head, changes: &Changes) -> Found {
         next: "pin each dependency listed to a version and run the package manager so its lockfile records it.".into(),
         findings: findings.into_iter().take(MAX_FINDINGS).collect(),
         note: (!notes.is_empty()).then(|| notes.join("; ")),
+        checked: manifests,
     }
 }
 
