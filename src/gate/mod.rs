@@ -13,6 +13,7 @@ pub mod inputs;
 pub mod intelligence;
 pub mod lessons;
 pub mod pathmatch;
+pub mod plan;
 pub mod runner;
 pub mod ship;
 pub mod stop;
