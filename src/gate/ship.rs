@@ -29,7 +29,7 @@ pub fn claim_in_text(text: &str) -> Option<String> {
 /// `since` (see [`visit_assistant_text`]).
 pub fn claim_in_transcript(path: &Path, since: &str) -> Option<String> {
     let mut claim = None;
-    visit_assistant_text(path, since, |t| {
+    visit_assistant_text(path, since, CLAIM_MARKER, |t| {
         if let Some(c) = claim_in_text(t) {
             claim = Some(c);
         }
@@ -41,9 +41,10 @@ pub fn claim_in_transcript(path: &Path, since: &str) -> Option<String> {
 /// after `since`, oldest first: Claude Code's `"type": "assistant"` lines (not a subagent's, not
 /// a synthetic one) and any `"role": "assistant"` line — never a tool result, a tool input or a
 /// user line, where any text an agent fetched could forge a protocol line. Only the last
-/// [`TRANSCRIPT_TAIL_BYTES`] of the file are read. The one reader of protocol lines in a
-/// transcript (ship claims, the plan gate's `HARNESS_PLAN` lines).
-pub fn visit_assistant_text(path: &Path, since: &str, mut f: impl FnMut(&str)) {
+/// [`TRANSCRIPT_TAIL_BYTES`] of the file are read, and only lines holding `needle` are parsed
+/// (a protocol marker is ASCII, so JSON escaping leaves it as it is). The one reader of protocol
+/// lines in a transcript (ship claims, the plan gate's `HARNESS_PLAN` lines).
+pub fn visit_assistant_text(path: &Path, since: &str, needle: &str, mut f: impl FnMut(&str)) {
     // Never a blocking open, and only a regular file: a FIFO swapped in must not stall the stop.
     let Ok(mut file) = crate::fsread::open_regular(path, crate::fsread::Links::Follow) else {
         return;
@@ -59,6 +60,9 @@ pub fn visit_assistant_text(path: &Path, since: &str, mut f: impl FnMut(&str)) {
     }
     let text = String::from_utf8_lossy(&bytes);
     for line in text.lines().skip(usize::from(start > 0)) {
+        if !line.contains(needle) {
+            continue;
+        }
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };

@@ -491,10 +491,15 @@ fn decide_stop(
         ship::append(conn, &row, Some(&key)).map_err(sql)?;
     }
     let plan = match rails.plan {
-        Some(window) => Some(read_plan(conn, stop, facts, p, &base_at, window).map_err(sql)?),
+        Some(window) => {
+            let (plan, changed) = read_plan(conn, stop, facts, p, &base_at, window).map_err(sql)?;
+            if changed {
+                p.plan = Some(plan.clone());
+            }
+            Some(plan)
+        }
         None => None,
     };
-    p.plan = plan.clone();
     let plan = plan.filter(Plan::declared);
     let diff_needed = !rails.lint.is_empty()
         || !rails.test.is_empty()
@@ -705,21 +710,29 @@ fn window_start(minutes: i64) -> String {
 
 /// The session's plan at this stop: what its turn row kept within the window, and the plan and
 /// deviation lines of every assistant message since the turn's base (the transcript, through the
-/// ship claims' reader) and of Claude's `last_assistant_message`.
-fn read_plan(conn: &Connection, stop: &StopFacts, facts: &TurnFacts, p: &Pending, base_at: &str, window: i64) -> rusqlite::Result<Plan> {
+/// ship claims' reader) and of Claude's `last_assistant_message`; and whether that differs from
+/// what the row holds (only then is it written).
+fn read_plan(
+    conn: &Connection,
+    stop: &StopFacts,
+    facts: &TurnFacts,
+    p: &Pending,
+    base_at: &str,
+    window: i64,
+) -> rusqlite::Result<(Plan, bool)> {
     let since = window_start(window);
-    let mut plan = TurnStore::new(conn)
-        .plan(&p.provider, &p.session)?
-        .unwrap_or_default()
-        .within(&since);
+    let stored = TurnStore::new(conn).plan(&p.provider, &p.session)?.unwrap_or_default();
+    let mut plan = stored.clone().within(&since);
     let from = if base_at > since.as_str() { base_at } else { since.as_str() };
     if let Some(path) = facts.transcript_path.as_deref() {
-        ship::visit_assistant_text(std::path::Path::new(path), from, |t| plan.absorb(t, &p.at));
+        // `HARNESS_PLAN` finds the deviation lines too.
+        ship::visit_assistant_text(std::path::Path::new(path), from, "HARNESS_PLAN", |t| plan.absorb(t, &p.at));
     }
     if let Some(text) = &stop.last_response {
         plan.absorb(text, &p.at);
     }
-    Ok(plan)
+    let changed = plan != stored;
+    Ok((plan, changed))
 }
 
 /// The plan gate's block: the files outside the plan, at most [`plan::SHOWN_FILES`] named.

@@ -43,6 +43,16 @@ pub struct SessionReport {
     pub rails: Vec<RailLine>,
     /// The posture contracts the session's starts carried, and their length.
     pub contracts: Vec<ContractLine>,
+    /// The session's stops by the rule that decided them (`stop_outcomes`).
+    pub stops: Vec<StopLine>,
+}
+
+/// Stops one rule decided one way.
+#[derive(Debug, Serialize)]
+pub struct StopLine {
+    pub rule: String,
+    pub outcome: String,
+    pub count: i64,
 }
 
 /// The posture contract sent at a session's start (issue 33).
@@ -194,6 +204,7 @@ impl<'c> Reports<'c> {
                     interruptions: Vec::new(),
                     rails: Vec::new(),
                     contracts: Vec::new(),
+                    stops: Vec::new(),
                 })
             })
             .optional()?;
@@ -244,6 +255,17 @@ impl<'c> Reports<'c> {
                 Ok(RailLine {
                     rule: r.get(0)?,
                     permission: r.get(1)?,
+                    count: r.get(2)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        rep.stops = self
+            .conn
+            .prepare_cached(q::REPORT_STOPS)?
+            .query_map(p, |r| {
+                Ok(StopLine {
+                    rule: r.get(0)?,
+                    outcome: r.get(1)?,
                     count: r.get(2)?,
                 })
             })?

@@ -149,6 +149,12 @@ fn a_change_outside_the_plan_blocks_until_a_deviation_gives_a_reason() {
     // The view the reports read counts the rule.
     let blocks: i64 = w.count("SELECT stops FROM stop_outcomes_by_rule WHERE rule = 'plan-gate' AND outcome = 'block'");
     assert_eq!(blocks, 3);
+    let report: Value = serde_json::from_str(&w.ok(&["obs", "report", "s1", "--json"])).unwrap();
+    let stops = report["stops"].as_array().unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        stops.contains(&json!({"rule": "plan-gate", "outcome": "block", "count": 3})),
+        "{report}"
+    );
 }
 
 #[test]
