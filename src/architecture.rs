@@ -376,6 +376,7 @@ const TABLE_OWNERS: &[TableOwner] = &[
     ("project", "gate_resolutions", Some(("gate/mod.rs", "GateStore"))),
     ("project", "turns", Some(("gate/turn.rs", "TurnStore"))),
     ("project", "stop_outcomes", Some(("gate/turn.rs", "TurnStore"))),
+    ("project", "untrusted_content", Some(("policy/untrusted.rs", "UntrustedStore"))),
     ("project", "lessons", Some(("lesson/mod.rs", "LessonStore"))),
     ("project", "lesson_sightings", Some(("lesson/mod.rs", "LessonStore"))),
     ("project", "lesson_garden_log", Some(("lesson/mod.rs", "LessonStore"))),

@@ -434,6 +434,11 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         rails.push(vec![r.rule.clone().into(), r.permission.clone().into(), r.count.into()]);
     }
     out.push(("Rails that fired", rails));
+    let mut stops = Table::new(["stop rule", "outcome", "stops"]).roles([Role::Text, Role::Key, Role::Number]);
+    for st in &rep.stops {
+        stops.push(vec![st.rule.clone().into(), st.outcome.clone().into(), st.count.into()]);
+    }
+    out.push(("Stops by rule", stops));
     let mut contracts = Table::new(["posture contract", "sent", "characters"]).roles([Role::Text, Role::Number, Role::Number]);
     for c in &rep.contracts {
         contracts.push(vec![c.posture.clone().into(), c.sent.into(), c.chars.into()]);

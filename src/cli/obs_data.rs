@@ -165,6 +165,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, output: Output) -> anyhow::Result<()> {
             counts.push(GateStore::new(conn).count_prunable(&cutoff)?);
             counts.push(IntegrityStore::new(conn).count_prunable(&cutoff)?);
             counts.push(ClaimStore::new(conn).count_prunable(&cutoff)?);
+            counts.push(crate::policy::untrusted::UntrustedStore::new(conn).count_prunable(&cutoff)?);
             counts.extend(TurnStore::new(conn).count_prunable(&cutoff)?);
             counts.extend(crate::lesson::LessonStore::new(conn, DbKind::Project).count_prunable(&cutoff)?);
             counts
@@ -178,6 +179,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, output: Output) -> anyhow::Result<()> {
             counts.push(GateStore::new(&tx).prune(&cutoff)?);
             counts.push(ClaimStore::new(&tx).prune(&cutoff)?);
             counts.push(IntegrityStore::new(&tx).prune(&cutoff)?);
+            counts.push(crate::policy::untrusted::UntrustedStore::new(&tx).prune(&cutoff)?);
             counts.extend(TurnStore::new(&tx).prune(&cutoff)?);
             counts.extend(crate::lesson::LessonStore::new(&tx, DbKind::Project).prune(&cutoff)?);
             // A ship cursor past the ids the prune kept would skip the rows SQLite numbers next.
@@ -239,7 +241,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, output: Output) -> anyhow::Result<()> {
 /// The project tables in the order `obs prune` lists them (events and decisions keep the order
 /// their domain gave: decisions are deleted first, but counted after events).
 fn in_prune_order(mut counts: Vec<PruneCount>) -> Vec<PruneCount> {
-    const ORDER: [&str; 11] = [
+    const ORDER: [&str; 12] = [
         "events",
         "sessions",
         "gate_runs",
@@ -247,6 +249,7 @@ fn in_prune_order(mut counts: Vec<PruneCount>) -> Vec<PruneCount> {
         "open_spans",
         "policy_baselines",
         "file_claims",
+        "untrusted_content",
         "stop_outcomes",
         "turns",
         "lesson_injections",

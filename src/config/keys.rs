@@ -107,6 +107,7 @@ const fn k(key: &'static str, kind: Kind, default: Default, doc: &'static str) -
 }
 
 pub const APPEND_FILES: &[&str] = &["auto", "always", "never"];
+pub const UNTRUSTED_MODES: &[&str] = &["frame", "enforce"];
 pub const DOCS_SEVERITY: &[&str] = &["warn", "deny"];
 pub const COMMENT_MODES: &[&str] = &["declared", "resolvable", "strict"];
 pub const COMMENT_VIOLATION: &[&str] = &["followup", "stop"];
@@ -263,6 +264,46 @@ pub const KEYS: &[KeySpec] = &[
         "warn lets the stop through with the tool's output; deny blocks like a failing gate.",
     )
     .docs("`warn` lets the stop through with the tool's output; `deny` blocks like a failing gate."),
+    k(
+        "planGate.enabled",
+        Kind::Bool,
+        Default::Bool(false),
+        "Block a stop whose turn changed files outside its declared HARNESS_PLAN with no deviation that gives a reason.",
+    )
+    .docs("Block a stop whose turn changed files outside its declared `HARNESS_PLAN:` paths that no `HARNESS_PLAN_DEVIATION:` with a reason justifies ([gate.md](gate.md#plan-gate)). A turn that declares no plan is not gated."),
+    k(
+        "planGate.windowMinutes",
+        Kind::Int { min: 1 },
+        Default::Int(120),
+        "How long a declared plan and its deviations count, in minutes.",
+    ),
+    k(
+        "untrustedContent.enabled",
+        Kind::Bool,
+        Default::Bool(false),
+        "Frame content read from outside the repository (MCP results, web fetches, gh/curl/wget output) as data, once per turn.",
+    )
+    .docs("Frame content read from outside the repository (every MCP result, the provider's web tools, `gh pr view`/`curl`/`wget`… output) as data, once per turn ([policy.md](policy.md#untrusted-content))."),
+    k(
+        "untrustedContent.mode",
+        Kind::Enum(UNTRUSTED_MODES),
+        Default::Str("frame"),
+        "frame only frames; enforce also asks before a shell command found verbatim in what was read.",
+    )
+    .docs("`frame` only frames; `enforce` also keeps the session's last 64,000 characters of untrusted output and asks (`untrusted-command`) before a shell command of 12 characters or more found verbatim in it."),
+    k(
+        "untrustedContent.extraTools",
+        Kind::StrList,
+        Default::List(&[]),
+        "More tool names whose results are untrusted, beside MCP tools and the provider's web tools.",
+    ),
+    k(
+        "untrustedContent.extraCommandPatterns",
+        Kind::StrList,
+        Default::List(&[]),
+        "More command starts whose output is untrusted (words, such as aws s3 cp), beside gh, curl and wget.",
+    )
+    .docs("More command starts whose output is untrusted (words, as in `\"aws s3 cp\"`), beside `gh pr view|diff|list`, `gh issue view|list`, `gh api`, `curl` and `wget`; matched at the start of a simple command."),
     k(
         "comments.enabled",
         Kind::Bool,

@@ -30,6 +30,9 @@ pub fn autopilot(rule: &str, gaps: &[Gap], next: &str) -> String {
             steps.push("Find what hangs: a test waiting on input, a server that never stops, an endless loop.".into());
             steps.push("Fix it, and run the check yourself under a timeout.".into());
         }
+        "plan-scope" => {
+            steps.push("Keep to the declared plan: undo a change it does not cover, or justify it with `HARNESS_PLAN_DEVIATION: <path> — <reason>`.".into());
+        }
         "stagnation" => {
             steps.push("The same failure as the attempt before: change approach, do not repeat the last change.".into());
         }
@@ -41,10 +44,14 @@ pub fn autopilot(rule: &str, gaps: &[Gap], next: &str) -> String {
     if gaps.len() > MAX_STEPS {
         steps.push(format!("Close the other {} gaps listed above.", gaps.len() - MAX_STEPS));
     }
-    if category != "config" {
+    if !matches!(category, "config" | "plan-scope") {
         steps.push(format!("Run the check behind `{rule}` yourself and read its result."));
     }
-    steps.push("Stop again only when it passes.".into());
+    steps.push(if category == "plan-scope" {
+        "Stop again once every changed file is in the plan or justified.".into()
+    } else {
+        "Stop again only when it passes.".into()
+    });
     let mut out = String::from("AUTOPILOT:\n");
     for (i, s) in steps.iter().enumerate() {
         out.push_str(&format!("{}. {s}\n", i + 1));

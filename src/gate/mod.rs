@@ -14,6 +14,7 @@ pub mod intelligence;
 pub mod lessons;
 pub mod observe;
 pub mod pathmatch;
+pub mod plan;
 pub mod runner;
 pub mod ship;
 pub mod stop;

@@ -26,19 +26,43 @@ pub fn claim_in_text(text: &str) -> Option<String> {
 }
 
 /// The last claim in the assistant text lines of a transcript (JSONL) written at or after
-/// `since`: Claude Code's `"type": "assistant"` lines (not a subagent's, not a synthetic one)
-/// and any `"role": "assistant"` line. Only the end of the file is read.
+/// `since` (see [`visit_assistant_text`]).
 pub fn claim_in_transcript(path: &Path, since: &str) -> Option<String> {
-    // Never a blocking open, and only a regular file: a FIFO swapped in must not stall the stop.
-    let mut f = crate::fsread::open_regular(path, crate::fsread::Links::Follow).ok()?;
-    let len = f.metadata().ok()?.len();
-    let start = len.saturating_sub(TRANSCRIPT_TAIL_BYTES);
-    f.seek(SeekFrom::Start(start)).ok()?;
-    let mut bytes = Vec::new();
-    f.take(TRANSCRIPT_TAIL_BYTES).read_to_end(&mut bytes).ok()?;
-    let text = String::from_utf8_lossy(&bytes);
     let mut claim = None;
+    visit_assistant_text(path, since, CLAIM_MARKER, |t| {
+        if let Some(c) = claim_in_text(t) {
+            claim = Some(c);
+        }
+    });
+    claim
+}
+
+/// Calls `f` with each text block of the assistant lines of a transcript (JSONL) written at or
+/// after `since`, oldest first: Claude Code's `"type": "assistant"` lines (not a subagent's, not
+/// a synthetic one) and any `"role": "assistant"` line — never a tool result, a tool input or a
+/// user line, where any text an agent fetched could forge a protocol line. Only the last
+/// [`TRANSCRIPT_TAIL_BYTES`] of the file are read, and only lines holding `needle` are parsed
+/// (a protocol marker is ASCII, so JSON escaping leaves it as it is). The one reader of protocol
+/// lines in a transcript (ship claims, the plan gate's `HARNESS_PLAN` lines).
+pub fn visit_assistant_text(path: &Path, since: &str, needle: &str, mut f: impl FnMut(&str)) {
+    // Never a blocking open, and only a regular file: a FIFO swapped in must not stall the stop.
+    let Ok(mut file) = crate::fsread::open_regular(path, crate::fsread::Links::Follow) else {
+        return;
+    };
+    let Ok(len) = file.metadata().map(|m| m.len()) else { return };
+    let start = len.saturating_sub(TRANSCRIPT_TAIL_BYTES);
+    if file.seek(SeekFrom::Start(start)).is_err() {
+        return;
+    }
+    let mut bytes = Vec::new();
+    if file.take(TRANSCRIPT_TAIL_BYTES).read_to_end(&mut bytes).is_err() {
+        return;
+    }
+    let text = String::from_utf8_lossy(&bytes);
     for line in text.lines().skip(usize::from(start > 0)) {
+        if !line.contains(needle) {
+            continue;
+        }
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
@@ -57,23 +81,16 @@ pub fn claim_in_transcript(path: &Path, since: &str) -> Option<String> {
                 continue;
             }
         }
-        let content = message.get("content");
-        let texts: Vec<&str> = match content {
-            Some(serde_json::Value::String(s)) => vec![s.as_str()],
+        match message.get("content") {
+            Some(serde_json::Value::String(s)) => f(s),
             Some(serde_json::Value::Array(items)) => items
                 .iter()
                 .filter(|i| i.get("type").and_then(|t| t.as_str()) == Some("text"))
                 .filter_map(|i| i.get("text").and_then(|t| t.as_str()))
-                .collect(),
-            _ => Vec::new(),
-        };
-        for t in texts {
-            if let Some(c) = claim_in_text(t) {
-                claim = Some(c);
-            }
+                .for_each(&mut f),
+            _ => {}
         }
     }
-    claim
 }
 
 /// `t` as a system time.

@@ -7,14 +7,15 @@
 //! - agent response (Cursor): a ship claim in the text;
 //! - file edited: the comment policy's early HEADS UP;
 //! - stop: allowed without checks when paused, when Cursor's status is not `completed`, or when
-//!   the turn's attempt is at `maxLoops` (`budget`); otherwise lint, test, the docs gate,
-//!   empty-diff anti-ship, the ship gate, then the checks on what the turn wrote. The first that
-//!   fails blocks with a follow-up.
+//!   the turn's attempt is at `maxLoops` (`budget`); otherwise lint, test, the docs gate, the
+//!   plan gate, empty-diff anti-ship, the ship gate, then the checks on what the turn wrote. The
+//!   first that fails blocks with a follow-up.
 
 use super::changes::{self, Changes, Head};
 use super::followup::{self, FollowUp, Gap};
 use super::inputs::{self, Inputs};
 use super::pathmatch::PathSet;
+use super::plan::{self, Plan};
 use super::ship::{self, LedgerRow};
 use super::turn::{handoff_context, Outcome, StopOutcome, StopState, Turn, TurnStore};
 use super::written;
@@ -90,6 +91,8 @@ pub struct Pending {
     claim: Option<(String, String)>,
     outcomes: Vec<StopOutcome>,
     stop_state: Option<StopState>,
+    /// The session's plan as this event read it, to keep on its turn row.
+    plan: Option<Plan>,
     at: String,
     lessons: super::lessons::LessonWrites,
     /// Observation-mode readings of this stop (`observe.reading` events).
@@ -134,6 +137,9 @@ impl Pending {
         for r in &self.observations {
             crate::obs::EventStore::new(conn).record_observation(p, s, r.attrs.clone())?;
         }
+        if let Some(plan) = &self.plan {
+            st.set_plan(p, s, plan, &self.at)?;
+        }
         self.lessons.apply(conn, p, s, &self.at)
     }
 }
@@ -146,6 +152,8 @@ struct Rails {
     ship: bool,
     anti_ship: bool,
     written: written::Settings,
+    /// `planGate.windowMinutes` when the plan gate is on.
+    plan: Option<i64>,
 }
 
 impl Rails {
@@ -163,11 +171,18 @@ impl Rails {
                 duplication: s.duplication.enabled.then(|| usize::try_from(s.duplication.min_run).unwrap_or(6)),
                 supply_chain: s.supply_chain.enabled,
             },
+            plan: s.plan_gate.enabled.then_some(s.plan_gate.window_minutes.max(1)),
         }
     }
 
     fn any(&self) -> bool {
-        !self.lint.is_empty() || !self.test.is_empty() || !self.docs.is_empty() || self.ship || self.anti_ship || self.written.any()
+        !self.lint.is_empty()
+            || !self.test.is_empty()
+            || !self.docs.is_empty()
+            || self.ship
+            || self.anti_ship
+            || self.written.any()
+            || self.plan.is_some()
     }
 
     fn claims(&self) -> bool {
@@ -176,7 +191,12 @@ impl Rails {
 
     /// Whether the base needs HEAD even where the files cannot say (a reftable).
     fn need_diff(&self) -> bool {
-        !self.lint.is_empty() || !self.test.is_empty() || !self.docs.is_empty() || self.claims() || self.written.any()
+        !self.lint.is_empty()
+            || !self.test.is_empty()
+            || !self.docs.is_empty()
+            || self.claims()
+            || self.written.any()
+            || self.plan.is_some()
     }
 }
 
@@ -250,6 +270,16 @@ pub fn on_hook(
             if rails.claims() {
                 if let Some(c) = ship::claim_in_text(text) {
                     p.claim = Some((c, p.at.clone()));
+                }
+            }
+            if let Some(window) = rails.plan.filter(|_| text.contains("HARNESS_PLAN")) {
+                match TurnStore::new(conn).plan(&p.provider, &p.session) {
+                    Ok(stored) => {
+                        let mut plan = stored.unwrap_or_default().within(&window_start(window));
+                        plan.absorb(text, &p.at);
+                        p.plan = Some(plan);
+                    }
+                    Err(e) => faults.push(Fault::Stop(format!("plan not read: {e}"))),
                 }
             }
         }
@@ -492,7 +522,23 @@ fn decide_stop(
         );
         ship::append(conn, &row, Some(&key)).map_err(sql)?;
     }
-    let diff_needed = !rails.lint.is_empty() || !rails.test.is_empty() || !rails.docs.is_empty() || rails.written.any() || claim.is_some();
+    let plan = match rails.plan {
+        Some(window) => {
+            let (plan, changed) = read_plan(conn, stop, facts, p, &base_at, window).map_err(sql)?;
+            if changed {
+                p.plan = Some(plan.clone());
+            }
+            Some(plan)
+        }
+        None => None,
+    };
+    let plan = plan.filter(Plan::declared);
+    let diff_needed = !rails.lint.is_empty()
+        || !rails.test.is_empty()
+        || !rails.docs.is_empty()
+        || rails.written.any()
+        || claim.is_some()
+        || plan.is_some();
     if !diff_needed {
         allow(p, Outcome::Allow, "none", attempt, Some("no rail needed the diff".into()));
         return Ok(());
@@ -589,6 +635,23 @@ fn decide_stop(
         GatesResult::Passed => {}
     }
 
+    // The plan gate, before the ship checks: a turn whose scope is invalid produced evidence for
+    // the wrong change.
+    if let Some(plan) = &plan {
+        let outside = plan.outside(&changes.paths());
+        if !outside.is_empty() {
+            finish_block(
+                p,
+                vec![plan_block(config, plan, &outside, &changes, this_attempt, max)],
+                this_attempt,
+            );
+            return Ok(());
+        }
+        if let Some(note) = plan.capped_note() {
+            advice.push((plan::RULE.into(), format!("tlc plan gate: {note}.")));
+        }
+    }
+
     if let Some(c) = &claim {
         if let Some(block) = ship_check(conn, project, config, p, c, &changes, &base_at, this_attempt, max).map_err(sql)? {
             finish_block(p, vec![block], this_attempt);
@@ -672,6 +735,91 @@ fn ledger_row(
         detail,
         files,
         evidence_dir: evidence,
+    }
+}
+
+/// The start of a window of `minutes` ending now.
+fn window_start(minutes: i64) -> String {
+    clock::stamp(clock::now() - chrono::Duration::minutes(minutes.max(1)))
+}
+
+/// The session's plan at this stop: what its turn row kept within the window, and the plan and
+/// deviation lines of every assistant message since the turn's base (the transcript, through the
+/// ship claims' reader) and of Claude's `last_assistant_message`; and whether that differs from
+/// what the row holds (only then is it written).
+fn read_plan(
+    conn: &Connection,
+    stop: &StopFacts,
+    facts: &TurnFacts,
+    p: &Pending,
+    base_at: &str,
+    window: i64,
+) -> rusqlite::Result<(Plan, bool)> {
+    let since = window_start(window);
+    let stored = TurnStore::new(conn).plan(&p.provider, &p.session)?.unwrap_or_default();
+    let mut plan = stored.clone().within(&since);
+    let from = if base_at > since.as_str() { base_at } else { since.as_str() };
+    if let Some(path) = facts.transcript_path.as_deref() {
+        // `HARNESS_PLAN` finds the deviation lines too.
+        ship::visit_assistant_text(std::path::Path::new(path), from, "HARNESS_PLAN", |t| plan.absorb(t, &p.at));
+    }
+    if let Some(text) = &stop.last_response {
+        plan.absorb(text, &p.at);
+    }
+    let changed = plan != stored;
+    Ok((plan, changed))
+}
+
+/// The plan gate's block: the files outside the plan, at most [`plan::SHOWN_FILES`] named.
+fn plan_block(config: &Config, plan: &Plan, outside: &[String], changes: &Changes, attempt: i64, max: i64) -> Block {
+    let mut tried = format!(
+        "compared the {} file(s) this turn changed with HARNESS_PLAN ({}) and the deviations that give a reason: {} outside the plan: {}.",
+        changes.paths().len(),
+        plan::named(&plan.paths),
+        outside.len(),
+        plan::named(outside)
+    );
+    let refused = plan.refused();
+    if !refused.is_empty() {
+        tried.push_str(&format!(
+            " Refused for want of a reason: HARNESS_PLAN_DEVIATION for {}.",
+            refused.join(", ")
+        ));
+    }
+    if let Some(note) = plan.capped_note() {
+        tried.push_str(&format!(" Note: {note}."));
+    }
+    let gaps: Vec<Gap> = outside
+        .iter()
+        .take(plan::SHOWN_FILES)
+        .map(|f| Gap {
+            gate: "plan".into(),
+            category: "plan-scope".into(),
+            summary: format!("{f} is outside the declared plan"),
+        })
+        .collect();
+    let next = "undo the changes outside the plan, or justify each in your reply with a line `HARNESS_PLAN_DEVIATION: <path> — <why it had to change>`, then stop again.".to_string();
+    let f = FollowUp {
+        gate: "plan".into(),
+        category: "plan-scope".into(),
+        attempt: attempt as usize,
+        max: max as usize,
+        headline: Some("changed files outside the declared plan".into()),
+        tried,
+        need: "each changed file covered by a HARNESS_PLAN path, or justified by `HARNESS_PLAN_DEVIATION: <path> — <reason>`; a deviation that only names the path is refused.".into(),
+        gaps: gaps.clone(),
+        next: next.clone(),
+        level: followup::level(attempt as usize, config.settings.intelligence.progressive_context),
+        ..FollowUp::default()
+    };
+    Block {
+        rule: plan::RULE.into(),
+        fingerprint: Some(crate::hashing::sha256_hex(outside.join("\n").as_bytes())),
+        text: f.render(),
+        headline: format!("{} changed file(s) outside the declared plan", outside.len()),
+        gaps,
+        next,
+        category: "plan-scope".into(),
     }
 }
 

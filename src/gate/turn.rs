@@ -165,6 +165,40 @@ impl<'c> TurnStore<'c> {
         Ok(())
     }
 
+    /// The session's plan as stored (not yet limited to its window); `None` without a turn row.
+    pub fn plan(&self, provider: &str, session: &str) -> rusqlite::Result<Option<super::plan::Plan>> {
+        self.conn
+            .prepare_cached(q::TURN_PLAN_GET)?
+            .query_row([provider, session], |r| {
+                let paths: Option<String> = r.get(0)?;
+                let deviations: String = r.get(3)?;
+                Ok(super::plan::Plan {
+                    paths: paths.and_then(|p| serde_json::from_str(&p).ok()).unwrap_or_default(),
+                    at: r.get(1)?,
+                    named: usize::try_from(r.get::<_, i64>(2)?).unwrap_or(0),
+                    deviations: serde_json::from_str(&deviations).unwrap_or_default(),
+                })
+            })
+            .optional()
+    }
+
+    /// Stores the session's plan and deviations on its turn row (when it has one).
+    pub fn set_plan(&self, provider: &str, session: &str, plan: &super::plan::Plan, at: &str) -> rusqlite::Result<()> {
+        let paths = plan
+            .declared()
+            .then(|| serde_json::to_string(&plan.paths).unwrap_or_else(|_| "[]".into()));
+        self.conn.prepare_cached(q::TURN_PLAN_SET)?.execute(params![
+            provider,
+            session,
+            paths,
+            plan.at,
+            i64::try_from(plan.named).unwrap_or(i64::MAX),
+            serde_json::to_string(&plan.deviations).unwrap_or_else(|_| "[]".into()),
+            at
+        ])?;
+        Ok(())
+    }
+
     pub fn stop_update(&self, provider: &str, session: &str, s: &StopState, at: &str) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::TURN_STOP_UPDATE)?.execute(params![
             provider,

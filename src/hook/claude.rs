@@ -71,7 +71,27 @@ pub const PROVIDER: Provider = &ProviderSpec {
     // `last_assistant_message`, else from the transcript.
     response_text: |_| None,
     written_file,
+    untrusted_tools: &["WebFetch", "WebSearch"],
+    tool_result,
+    // PostToolUse renders `additionalContext` (`render`, `context_or_nothing`).
+    context_events: &["PostToolUse"],
 };
+
+/// A PostToolUse's tool, the command a Bash call ran, and `tool_response`.
+fn tool_result(v: &Value) -> Option<super::provider::ToolResult<'_>> {
+    if text(v, "hook_event_name") != Some("PostToolUse") {
+        return None;
+    }
+    let tool = text(v, "tool_name")?;
+    Some(super::provider::ToolResult {
+        tool,
+        command: (tool == "Bash")
+            .then(|| v.get("tool_input").and_then(|i| text(i, "command")))
+            .flatten(),
+        output: v.get("tool_response"),
+        mcp: tool.starts_with("mcp__"),
+    })
+}
 
 /// Seconds Claude Code gives tlc's hook on `event` before it gives up on it. A hook answers in
 /// milliseconds; the margin covers a busy machine and a database locked by another writer. A
@@ -308,6 +328,7 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         awaited_response: None,
         spawn,
         agent_type: str_field(v, "agent_type"),
+        read: None,
     }
 }
 

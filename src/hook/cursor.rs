@@ -64,7 +64,44 @@ pub const PROVIDER: Provider = &ProviderSpec {
     response_text: |v| str_field(v, "text"),
     // afterFileEdit reports the file it wrote.
     written_file: edited_file,
+    untrusted_tools: &["Fetch", "WebSearch"],
+    tool_result,
+    // Only postToolUse takes `additional_context` after a tool ran (`render`).
+    context_events: &["postToolUse"],
 };
+
+/// What an after-tool event returned: `postToolUse`'s `tool_output`, `afterMCPExecution`'s
+/// `result_json`, `afterShellExecution`'s `output`.
+fn tool_result(v: &Value) -> Option<super::provider::ToolResult<'_>> {
+    let mcp = |t: &str| t.starts_with("MCP:") || t.starts_with("mcp__");
+    match text(v, "hook_event_name")? {
+        "postToolUse" => {
+            let tool = text(v, "tool_name")?;
+            Some(super::provider::ToolResult {
+                tool,
+                command: SHELL_TOOLS
+                    .contains(&tool)
+                    .then(|| v.get("tool_input").and_then(|i| text(i, "command")))
+                    .flatten(),
+                output: v.get("tool_output"),
+                mcp: mcp(tool),
+            })
+        }
+        "afterMCPExecution" => Some(super::provider::ToolResult {
+            tool: text(v, "tool_name").unwrap_or("MCP"),
+            command: None,
+            output: v.get("result_json"),
+            mcp: true,
+        }),
+        "afterShellExecution" => Some(super::provider::ToolResult {
+            tool: "shell",
+            command: text(v, "command"),
+            output: v.get("output"),
+            mcp: false,
+        }),
+        _ => None,
+    }
+}
 
 const READ_TOOLS: &[&str] = &[
     "Read",
@@ -295,6 +332,7 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         awaited_response: None,
         spawn,
         agent_type: str_field(v, "agent_type"),
+        read: None,
     }
 }
 
@@ -358,7 +396,7 @@ pub fn render(hook_event: &str, decision: &Decision) -> String {
         }
     }
     if let Some(c) = &decision.context {
-        if hook_event == "sessionStart" {
+        if matches!(hook_event, "sessionStart" | "postToolUse") {
             return json!({"additional_context": c}).to_string();
         }
     }

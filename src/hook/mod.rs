@@ -16,6 +16,7 @@ pub mod provider;
 mod record;
 pub mod settings_text;
 mod turn;
+mod untrusted;
 mod usage;
 pub mod wiring;
 
@@ -73,6 +74,8 @@ pub struct Mapped {
     pub spawn: Option<SpawnRequest>,
     /// The type of the subagent that makes this call, as the provider states it.
     pub agent_type: Option<String>,
+    /// A tool's result, read only with `untrustedContent.enabled` (`hook::untrusted`).
+    pub read: Option<untrusted::ToolRead>,
 }
 
 /// A subagent spawn as a payload asks for it, in the agent's own words.

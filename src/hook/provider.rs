@@ -84,6 +84,26 @@ pub struct ProviderSpec {
     /// The file an after-edit event (`Kind::FileEdit`) reports written, once it is on disk: the
     /// comment policy's early HEADS UP reads it.
     pub written_file: fn(&Value) -> Option<&str>,
+    /// The tools whose results the provider declares untrusted (its web tools), beside every
+    /// MCP tool: `untrustedContent` frames them.
+    pub untrusted_tools: &'static [&'static str],
+    /// What an after-tool event says a tool returned (`None` for every other event).
+    pub tool_result: for<'v> fn(&'v Value) -> Option<ToolResult<'v>>,
+    /// The after-tool events whose response can carry context to the model (Claude Code's
+    /// `additionalContext`, Cursor's `additional_context`); the framing abstains elsewhere.
+    pub context_events: &'static [&'static str],
+}
+
+/// A tool's result, as an after-tool event carries it.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolResult<'v> {
+    pub tool: &'v str,
+    /// The command a shell tool ran.
+    pub command: Option<&'v str>,
+    /// The output, whatever its shape (text, content blocks, an object).
+    pub output: Option<&'v Value>,
+    /// The tool is an MCP server's.
+    pub mcp: bool,
 }
 
 /// A provider: a reference into the table.

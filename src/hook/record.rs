@@ -213,6 +213,10 @@ pub fn process(
     }
     let mut mapped = provider.map(&value, now);
     mapped.awaited_response = awaited;
+    if settings.untrusted_content.enabled {
+        // From the payload as redacted: what is kept of it is stored.
+        mapped.read = super::untrusted::read(provider, &value, &mapped.hook_event);
+    }
     let hook_event = mapped.hook_event.clone();
     mapped.event.payload = Some(audit_payload(&value));
     if secrets > 0 {
@@ -425,10 +429,24 @@ fn record(
         es.record_scaffolded(facts.map_or("tlc", |f| f.provider), session, path, "hook")?;
     }
     let integrity = crate::policy::integrity::on_hook(&tx, &project.paths, written_config.is_some(), facts)?;
+    // Issue 34: untrusted content read by this event is kept and framed; a prompt clears the frame.
+    let untrusted = match mapped.as_ref() {
+        Some(m) => crate::policy::untrusted::on_hook(
+            &tx,
+            settings,
+            provider.name(),
+            m.event.session_id.as_deref(),
+            m.event.kind == Kind::PromptSubmit,
+            m.read.as_ref().map(|r| r.as_read()),
+            &crate::clock::stamp(m.event.ts),
+        )?,
+        None => None,
+    };
     let prior = crate::policy::Prior {
         floor: guard.floor.clone(),
         integrity: Some(integrity),
         stop: turn.as_ref().and_then(|t| t.decision.clone()),
+        untrusted,
     };
     let cwd = match (&guard.cwd, &mapped) {
         (Some(c), _) => c.clone(),
@@ -492,6 +510,9 @@ fn record(
         if let Some(c) = contract {
             event.attrs.insert("posture_contract".into(), posture.posture.as_str().into());
             event.attrs.insert("posture_contract_chars".into(), c.chars().count().into());
+        }
+        if action.is_none() && decision.rule == crate::policy::untrusted::FRAME_RULE {
+            event.attrs.insert("rule".into(), decision.rule.clone().into());
         }
         if let Some(o) = turn.as_ref().and_then(|t| t.outcome()) {
             event.attrs.insert("outcome".into(), o.outcome.as_str().into());

@@ -45,6 +45,8 @@ pub struct SessionReport {
     pub contracts: Vec<ContractLine>,
     /// Observation mode's readings in the session (`observe.reading` events).
     pub observations: Vec<ObservationLine>,
+    /// The session's stops by the rule that decided them (`stop_outcomes`).
+    pub stops: Vec<StopLine>,
 }
 
 /// One rail's reading in observation mode, and how many turns read so (issue 33).
@@ -52,6 +54,14 @@ pub struct SessionReport {
 pub struct ObservationLine {
     pub rail: String,
     pub reading: String,
+    pub count: i64,
+}
+
+/// Stops one rule decided one way.
+#[derive(Debug, Serialize)]
+pub struct StopLine {
+    pub rule: String,
+    pub outcome: String,
     pub count: i64,
 }
 
@@ -205,6 +215,7 @@ impl<'c> Reports<'c> {
                     rails: Vec::new(),
                     contracts: Vec::new(),
                     observations: Vec::new(),
+                    stops: Vec::new(),
                 })
             })
             .optional()?;
@@ -255,6 +266,17 @@ impl<'c> Reports<'c> {
                 Ok(RailLine {
                     rule: r.get(0)?,
                     permission: r.get(1)?,
+                    count: r.get(2)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        rep.stops = self
+            .conn
+            .prepare_cached(q::REPORT_STOPS)?
+            .query_map(p, |r| {
+                Ok(StopLine {
+                    rule: r.get(0)?,
+                    outcome: r.get(1)?,
                     count: r.get(2)?,
                 })
             })?

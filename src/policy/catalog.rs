@@ -70,6 +70,22 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         s.shell.stall_detection,
         true,
     ));
+    // Issue 34: untrusted content is framed on the after-tool events that carry context
+    // (policy::untrusted); `untrusted-command` asks before a shell command only in enforce.
+    out.push(row(
+        "untrusted-content",
+        "configurable",
+        "untrustedContent.enabled",
+        s.untrusted_content.enabled,
+        true,
+    ));
+    out.push(row(
+        "untrusted-command",
+        "configurable",
+        "untrustedContent.mode (enforce)",
+        s.untrusted_content.enabled && s.untrusted_content.mode == "enforce",
+        true,
+    ));
     out.push(row(
         "shell-posture-paired",
         "configurable",
@@ -93,6 +109,8 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         s.ship_gate.empty_diff_anti_ship,
         true,
     ));
+    // Issue 34: the plan gate acts at a stop (gate::plan); it needs the turn to declare a plan.
+    out.push(row("plan gate", "configurable", "planGate.enabled", s.plan_gate.enabled, true));
     out.push(row("comment policy", "configurable", "comments.enabled", s.comments.enabled, true));
     out.push(row(
         "duplication",

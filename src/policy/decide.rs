@@ -98,6 +98,9 @@ pub struct Prior {
     pub floor: Option<Decision>,
     pub integrity: Option<Decision>,
     pub stop: Option<Decision>,
+    /// The framing of untrusted content this event read (`policy::untrusted::on_hook`, inside
+    /// the transaction, where the turn's framing marker is kept).
+    pub untrusted: Option<Decision>,
 }
 
 /// What each check may read: the facts, the settings, the hook's transaction, what was decided
@@ -142,9 +145,10 @@ pub struct Rail {
 
 /// The per-event checks, first to last: the first objection is the verdict. The floor and policy
 /// integrity have no switch; edit collision and work loss are always on; a read-only subagent's
-/// write and the spawn rails (`subagent-*`) follow `subagents.*`; the shell rails follow
-/// their switches and the posture; the stop checks answer only what everything before allowed
-/// (a block, or an allow that carries context for the agent).
+/// write and the spawn rails (`subagent-*`) follow `subagents.*`; `untrusted-command` follows
+/// `untrustedContent.mode = "enforce"`; the shell rails follow their switches and the posture;
+/// the stop checks answer only what everything before allowed (a block, or an allow that carries
+/// context for the agent); the framing of untrusted content comes last (context only).
 pub const ORDER: &[Rail] = &[
     Rail {
         name: "floor",
@@ -175,6 +179,10 @@ pub const ORDER: &[Rail] = &[
         check: rails::subagent::check,
     },
     Rail {
+        name: rails::untrusted::RULE,
+        check: rails::untrusted::check,
+    },
+    Rail {
         name: rails::CATASTROPHIC,
         check: rails::catastrophic::check,
     },
@@ -185,6 +193,10 @@ pub const ORDER: &[Rail] = &[
     Rail {
         name: "stop checks",
         check: |cx| Ok(cx.prior.stop.clone()),
+    },
+    Rail {
+        name: super::untrusted::FRAME_RULE,
+        check: |cx| Ok(cx.prior.untrusted.clone()),
     },
 ];
 

@@ -12,6 +12,7 @@ pub mod operator;
 pub mod rails;
 pub mod shell;
 pub mod state;
+pub mod untrusted;
 pub mod work_loss;
 
 pub use decide::{decide, ActFacts, Acting, Prior, Spawn, Subject};

@@ -33,6 +33,7 @@ mod obs;
 mod readme;
 mod redaction;
 mod scope;
+mod scope2;
 mod serve;
 mod serve_browser;
 mod ship;

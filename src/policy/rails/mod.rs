@@ -9,6 +9,7 @@ pub mod paired;
 pub mod read_only;
 pub mod stall;
 pub mod subagent;
+pub mod untrusted;
 pub mod work_loss;
 
 use super::shell::invocation::invocation;
