@@ -26,6 +26,21 @@ pub struct PlainMessage<'a> {
     pub id: Option<&'a str>,
     pub model: Option<&'a str>,
     pub usage: Option<PlainUsage>,
+    /// Whether `stop_reason` is there, and `null` (see [`StopReason`]).
+    pub stop_reason: StopReason,
+}
+
+/// What a line says of `message.stop_reason`. Only `null` matters: Claude Code wrote the line before
+/// the response's stream ended, so its `output_tokens` is a count from the middle of the stream, not
+/// the final one (Claude Code 2.1.197 writes a subagent's lines so). Any other value, of any type,
+/// is `Set`, as serde reads it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// No `stop_reason` key (older and hand-written transcripts).
+    #[default]
+    Absent,
+    Null,
+    Set,
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -185,11 +200,16 @@ impl<'a> Reader<'a> {
             return Some(None);
         }
         let mut m = PlainMessage::default();
-        self.wanted_fields(["id", "model", "usage"], 2, |r, slot| {
+        self.wanted_fields(["id", "model", "usage", "stop_reason"], 2, |r, slot| {
             match slot {
                 0 => m.id = r.kept_string()?,
                 1 => m.model = r.kept_string()?,
-                _ => m.usage = r.usage()?,
+                2 => m.usage = r.usage()?,
+                _ if r.literal("null") => m.stop_reason = StopReason::Null,
+                _ => {
+                    r.skip_value(3)?;
+                    m.stop_reason = StopReason::Set;
+                }
             }
             Some(())
         })?;
