@@ -19,6 +19,8 @@ pub struct PlainLine<'a> {
     pub timestamp: Option<&'a str>,
     pub request_id: Option<&'a str>,
     pub message: Option<PlainMessage<'a>>,
+    /// `isSidechain` is `true`: a subagent's line (any other value, or none, is not).
+    pub sidechain: bool,
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -32,7 +34,8 @@ pub struct PlainMessage<'a> {
 
 /// What a line says of `message.stop_reason`. Only `null` matters: Claude Code wrote the line before
 /// the response's stream ended, so its `output_tokens` is a count from the middle of the stream, not
-/// the final one (Claude Code 2.1.197 writes a subagent's lines so). Any other value, of any type,
+/// the final one (Claude Code 2.1.197 writes a subagent's lines so: see
+/// `transcript::UsageRecord::inexact_output` for which lines count as such). Any other value, of any type,
 /// is `Set`, as serde reads it.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub enum StopReason {
@@ -72,16 +75,22 @@ pub fn read(line: &[u8]) -> Option<PlainLine<'_>> {
     let text = std::str::from_utf8(line).ok()?;
     let mut r = Reader { s: text, at: 0 };
     let mut out = PlainLine::default();
-    r.wanted_fields(["type", "sessionId", "timestamp", "requestId", "message"], 1, |r, slot| {
-        match slot {
-            0 => out.kind = r.kept_string()?,
-            1 => out.session_id = r.kept_string()?,
-            2 => out.timestamp = r.kept_string()?,
-            3 => out.request_id = r.kept_string()?,
-            _ => out.message = r.message()?,
-        }
-        Some(())
-    })?;
+    r.wanted_fields(
+        ["type", "sessionId", "timestamp", "requestId", "message", "isSidechain"],
+        1,
+        |r, slot| {
+            match slot {
+                0 => out.kind = r.kept_string()?,
+                1 => out.session_id = r.kept_string()?,
+                2 => out.timestamp = r.kept_string()?,
+                3 => out.request_id = r.kept_string()?,
+                4 => out.message = r.message()?,
+                _ if r.literal("true") => out.sidechain = true,
+                _ => r.skip_value(2)?,
+            }
+            Some(())
+        },
+    )?;
     r.ws();
     (r.at == r.s.len()).then_some(out)
 }

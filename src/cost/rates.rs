@@ -122,9 +122,10 @@ pub fn price(r: &Rates, u: &TokenUsage) -> PricedCost {
 pub const ONE_HOUR_FALLBACK_MARK: &str = "+1h=2x-input";
 
 /// The suffix a `cost_source` carries when the response's output tokens are not its final count:
-/// its transcript line was written before the response ended (`stop_reason` null), as Claude Code
-/// 2.1.197 writes a subagent's lines. It follows [`ONE_HOUR_FALLBACK_MARK`] when both apply; an
-/// unpriced response's `cost_source` is the mark alone. `tlc obs cost` counts such responses.
+/// its subagent transcript line was written before the response ended (`isSidechain` true,
+/// `stop_reason` null), as Claude Code 2.1.197 writes a subagent's lines. It follows
+/// [`ONE_HOUR_FALLBACK_MARK`] when both apply; an unpriced response's `cost_source` is the mark
+/// alone. `tlc obs cost` counts such responses.
 pub const INEXACT_OUTPUT_MARK: &str = "+inexact-output";
 
 /// Why [`INEXACT_OUTPUT_MARK`]'s responses are inexact, as `tlc obs cost` says it.
