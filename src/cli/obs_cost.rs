@@ -4,6 +4,7 @@ use super::Ctx;
 use crate::cli::OutputArgs;
 use crate::cost::catalog::PriceCatalog;
 use crate::cost::import::{Import, ImportSummary, Options};
+use crate::cost::rates::INEXACT_OUTPUT_WHY;
 use crate::cost::report::{CostBy, CostFilter, CostOptions, CostReport, CostReports, CostRow, Order};
 use crate::render::{self, Cell, Format, Output, Progress, Role, Table};
 use crate::store::{self, DbKind, Store};
@@ -302,11 +303,13 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
     } else {
         (DbKind::Home, ctx.paths()?.home_db())
     };
+    let mut inexact = 0;
     let report = match store::open_read(kind, &path)? {
         Some(store) => {
-            let report = CostReports::new(store.conn(), kind)
-                .report_with(&filter, &opts)
-                .map_err(|e| anyhow::Error::new(e).context(path.display().to_string()))?;
+            let reports = CostReports::new(store.conn(), kind);
+            let in_db = |e: crate::cost::report::ReportError| anyhow::Error::new(e).context(path.display().to_string());
+            let report = reports.report_with(&filter, &opts).map_err(in_db)?;
+            inexact = reports.inexact_output(&filter, tz.as_ref()).map_err(in_db)?;
             if kind == DbKind::Home && !output.is_json() {
                 not_imported_hint(store.conn());
             }
@@ -342,6 +345,7 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
             "timezone": args.timezone.as_deref().unwrap_or("UTC"),
             "rows": report.rows.iter().map(row_json).collect::<Vec<_>>(),
             "totals": row_json(&report.totals),
+            "inexact_output": {"responses": inexact, "why": INEXACT_OUTPUT_WHY},
         }));
     }
     let human = format != Format::Csv;
@@ -489,6 +493,12 @@ pub(super) fn cost(ctx: &Ctx, args: CostArgs) -> anyhow::Result<()> {
     t.print(output)?;
     if any_partial {
         render::note("* some responses in this row have no price (their model is not in the catalog): the cost shown is a lower bound")?;
+    }
+    if inexact > 0 {
+        render::note(&format!(
+            "{} response(s) have inexact output tokens (cost_source +inexact-output): {INEXACT_OUTPUT_WHY}; their output tokens and cost are lower bounds",
+            render::thousands(inexact)
+        ))?;
     }
     Ok(())
 }

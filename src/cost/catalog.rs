@@ -74,6 +74,10 @@ pub struct ResolvedPrice {
     /// cache writes were priced at 2x the input rate because the entry has no 1-hour rate.
     #[serde(skip)]
     pub source_1h_fallback: String,
+    /// [`Self::source`] and [`Self::source_1h_fallback`] with [`super::rates::INEXACT_OUTPUT_MARK`]:
+    /// stored beside a response whose transcript line gave no final output count.
+    #[serde(skip)]
+    pub source_inexact: [String; 2],
 }
 
 impl ResolvedPrice {
@@ -89,11 +93,17 @@ impl ResolvedPrice {
     /// `usage` priced at this entry, and the `cost_source` to store beside it: [`Self::source`],
     /// marked when the 1-hour writes were priced by the 2x-input rule.
     pub fn price(&self, usage: &super::rates::TokenUsage) -> (f64, &str) {
+        self.price_marked(usage, false)
+    }
+
+    /// [`Self::price`], the source also marked when the response's output count is `inexact` (see
+    /// [`super::transcript::UsageRecord::inexact_output`]).
+    pub fn price_marked(&self, usage: &super::rates::TokenUsage, inexact: bool) -> (f64, &str) {
         let p = super::rates::price(&self.entry.rates, usage);
-        let source = if p.one_hour_fallback {
-            &self.source_1h_fallback
-        } else {
-            &self.source
+        let source = match (p.one_hour_fallback, inexact) {
+            (false, false) => &self.source,
+            (true, false) => &self.source_1h_fallback,
+            (fallback, true) => &self.source_inexact[usize::from(fallback)],
         };
         (p.usd, source)
     }
@@ -261,6 +271,14 @@ impl PriceCatalog<'_> {
                 entry,
                 source: format!("{plane}:{key}"),
                 source_1h_fallback: format!("{plane}:{key}{}", super::rates::ONE_HOUR_FALLBACK_MARK),
+                source_inexact: [
+                    format!("{plane}:{key}{}", super::rates::INEXACT_OUTPUT_MARK),
+                    format!(
+                        "{plane}:{key}{}{}",
+                        super::rates::ONE_HOUR_FALLBACK_MARK,
+                        super::rates::INEXACT_OUTPUT_MARK
+                    ),
+                ],
             })
         };
         // 1. override

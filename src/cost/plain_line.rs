@@ -19,6 +19,8 @@ pub struct PlainLine<'a> {
     pub timestamp: Option<&'a str>,
     pub request_id: Option<&'a str>,
     pub message: Option<PlainMessage<'a>>,
+    /// `isSidechain` is `true`: a subagent's line (any other value, or none, is not).
+    pub sidechain: bool,
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -26,6 +28,22 @@ pub struct PlainMessage<'a> {
     pub id: Option<&'a str>,
     pub model: Option<&'a str>,
     pub usage: Option<PlainUsage>,
+    /// Whether `stop_reason` is there, and `null` (see [`StopReason`]).
+    pub stop_reason: StopReason,
+}
+
+/// What a line says of `message.stop_reason`. Only `null` matters: Claude Code wrote the line before
+/// the response's stream ended, so its `output_tokens` is a count from the middle of the stream, not
+/// the final one (Claude Code 2.1.197 writes a subagent's lines so: see
+/// `transcript::UsageRecord::inexact_output` for which lines count as such). Any other value, of any type,
+/// is `Set`, as serde reads it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// No `stop_reason` key (older and hand-written transcripts).
+    #[default]
+    Absent,
+    Null,
+    Set,
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -57,16 +75,22 @@ pub fn read(line: &[u8]) -> Option<PlainLine<'_>> {
     let text = std::str::from_utf8(line).ok()?;
     let mut r = Reader { s: text, at: 0 };
     let mut out = PlainLine::default();
-    r.wanted_fields(["type", "sessionId", "timestamp", "requestId", "message"], 1, |r, slot| {
-        match slot {
-            0 => out.kind = r.kept_string()?,
-            1 => out.session_id = r.kept_string()?,
-            2 => out.timestamp = r.kept_string()?,
-            3 => out.request_id = r.kept_string()?,
-            _ => out.message = r.message()?,
-        }
-        Some(())
-    })?;
+    r.wanted_fields(
+        ["type", "sessionId", "timestamp", "requestId", "message", "isSidechain"],
+        1,
+        |r, slot| {
+            match slot {
+                0 => out.kind = r.kept_string()?,
+                1 => out.session_id = r.kept_string()?,
+                2 => out.timestamp = r.kept_string()?,
+                3 => out.request_id = r.kept_string()?,
+                4 => out.message = r.message()?,
+                _ if r.literal("true") => out.sidechain = true,
+                _ => r.skip_value(2)?,
+            }
+            Some(())
+        },
+    )?;
     r.ws();
     (r.at == r.s.len()).then_some(out)
 }
@@ -185,11 +209,16 @@ impl<'a> Reader<'a> {
             return Some(None);
         }
         let mut m = PlainMessage::default();
-        self.wanted_fields(["id", "model", "usage"], 2, |r, slot| {
+        self.wanted_fields(["id", "model", "usage", "stop_reason"], 2, |r, slot| {
             match slot {
                 0 => m.id = r.kept_string()?,
                 1 => m.model = r.kept_string()?,
-                _ => m.usage = r.usage()?,
+                2 => m.usage = r.usage()?,
+                _ if r.literal("null") => m.stop_reason = StopReason::Null,
+                _ => {
+                    r.skip_value(3)?;
+                    m.stop_reason = StopReason::Set;
+                }
             }
             Some(())
         })?;

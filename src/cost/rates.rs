@@ -121,6 +121,26 @@ pub fn price(r: &Rates, u: &TokenUsage) -> PricedCost {
 /// The suffix a `cost_source` carries when the 1-hour writes were priced by the fallback rule.
 pub const ONE_HOUR_FALLBACK_MARK: &str = "+1h=2x-input";
 
+/// The suffix a `cost_source` carries when the response's output tokens are not its final count:
+/// its subagent transcript line was written before the response ended (`isSidechain` true,
+/// `stop_reason` null), as Claude Code 2.1.197 writes a subagent's lines. It follows
+/// [`ONE_HOUR_FALLBACK_MARK`] when both apply; an unpriced response's `cost_source` is the mark
+/// alone. `tlc obs cost` counts such responses.
+pub const INEXACT_OUTPUT_MARK: &str = "+inexact-output";
+
+/// Why [`INEXACT_OUTPUT_MARK`]'s responses are inexact, as `tlc obs cost` says it.
+pub const INEXACT_OUTPUT_WHY: &str = "their transcript lines were written before the response ended (stop_reason null), as Claude Code 2.1.197 writes a subagent's transcript, and hold the stream's first output count, not the final one";
+
+/// The `cost_source` to store: `source` as pricing gave it (already marked,
+/// `ResolvedPrice::price_marked`), or — for an unpriced response (`None`) whose output count is
+/// inexact — the mark alone, so that every such response can be found.
+pub fn marked_source(source: Option<&str>, inexact: bool) -> Option<&str> {
+    match (source, inexact) {
+        (None, true) => Some(INEXACT_OUTPUT_MARK),
+        (s, _) => s,
+    }
+}
+
 /// A per-token price as USD per 1M tokens, rounded to 12 significant digits so that the float
 /// noise of the multiplication (3e-06 * 1e6 = 2.9999999999999996) does not show. The snapshot
 /// generator (`tools/gen-price-snapshot.py`) rounds the same way, so both yield identical floats.

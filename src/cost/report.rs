@@ -145,6 +145,16 @@ pub enum ReportError {
     Sql(#[from] rusqlite::Error),
 }
 
+/// The UTC stamp at which the local day `day` (`YYYY-MM-DD`) plus `days` begins in `tz` (UTC when
+/// `None`); `None` for a text that is no day.
+fn day_start(day: &str, days: i64, tz: Option<&jiff::tz::TimeZone>) -> Option<String> {
+    let date: jiff::civil::Date = day.parse().ok()?;
+    let date = date.checked_add(jiff::Span::new().days(days)).ok()?;
+    let zone = tz.cloned().unwrap_or(jiff::tz::TimeZone::UTC);
+    let ms = date.to_zoned(zone).ok()?.timestamp().as_millisecond();
+    DateTime::<Utc>::from_timestamp_millis(ms).map(crate::clock::stamp)
+}
+
 /// The length of a billing block.
 pub const BLOCK_HOURS: i64 = 5;
 
@@ -312,6 +322,20 @@ impl<'c> CostReports<'c> {
         }
         totals.finish();
         Ok(CostReport { rows, totals })
+    }
+
+    /// How many responses of the filter's days (local days in `tz`, UTC when `None`) have inexact
+    /// output tokens: their `cost_source` carries [`super::rates::INEXACT_OUTPUT_MARK`]. Read apart
+    /// from [`Self::report_with`] (the statusline's report does not pay for it).
+    pub fn inexact_output(&self, filter: &CostFilter, tz: Option<&jiff::tz::TimeZone>) -> Result<i64, ReportError> {
+        let sql = match self.kind {
+            DbKind::Home => queries::home::cost::INEXACT_OUTPUT,
+            DbKind::Project => queries::project::cost::INEXACT_OUTPUT,
+        };
+        let from = filter.since.as_deref().and_then(|d| day_start(d, 0, tz));
+        let to = filter.until.as_deref().and_then(|d| day_start(d, 1, tz));
+        let mut st = self.conn.prepare_cached(sql)?;
+        Ok(st.query_row(params![from, to, filter.project], |r| r.get(0))?)
     }
 
     /// Rows from the `cost_by_*` views (UTC days).

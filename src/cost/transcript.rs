@@ -13,7 +13,7 @@
 //! malformed: skipped and counted. Only complete lines (ending in `\n`) are consumed, so a line
 //! being written is read on the next scan.
 
-use super::plain_line::{read as read_plain, PlainLine};
+use super::plain_line::{read as read_plain, PlainLine, StopReason};
 use super::rates::TokenUsage;
 use memchr::memmem::Finder;
 use serde::Deserialize;
@@ -42,6 +42,14 @@ pub struct UsageRecord {
     /// large to be a count): one bit per field of [`COUNT_FIELDS`]. Each is stored as 0 and the
     /// response kept; the hook names them in a fault, the import counts them.
     pub rejected: u8,
+    /// A subagent's line (`isSidechain: true`) written before the response ended
+    /// (`message.stop_reason` is `null`): its `output_tokens` is the stream's count at that moment,
+    /// not the final one. Claude Code 2.1.197 writes every line of a subagent's transcript so, with
+    /// the count of `message_start` (2.1.332 writes them finished). A main-thread line with a null
+    /// `stop_reason` is not marked: 2.1.197's are exact, and older clients (2.0.x, the fixtures
+    /// modelled on them) write null there with the final count. Stored as it is, with
+    /// [`super::rates::INEXACT_OUTPUT_MARK`] in `cost_source`.
+    pub inexact_output: bool,
 }
 
 /// The largest token count accepted, exclusive: 2^53. A count beyond it is no real response's,
@@ -135,6 +143,19 @@ struct Line<'a> {
     request_id: Option<Cow<'a, str>>,
     #[serde(borrow)]
     message: Option<Message<'a>>,
+    #[serde(rename = "isSidechain", default)]
+    sidechain: IsTrue,
+}
+
+/// A field that is `true`, or anything else (any value, `null`, or none): read without failing
+/// the line, as the direct reader reads it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct IsTrue(bool);
+
+impl<'de> Deserialize<'de> for IsTrue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<IsTrue, D::Error> {
+        Ok(IsTrue(serde_json::Value::deserialize(d)? == serde_json::Value::Bool(true)))
+    }
 }
 
 #[derive(Deserialize, Debug, PartialEq)]
@@ -144,6 +165,18 @@ struct Message<'a> {
     #[serde(borrow)]
     model: Option<Cow<'a, str>>,
     usage: Option<Usage>,
+    #[serde(default)]
+    stop_reason: StopReason,
+}
+
+impl<'de> Deserialize<'de> for StopReason {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StopReason, D::Error> {
+        // Present: `null` or any other value (an absent key is the field's default).
+        Ok(match Option::<serde::de::IgnoredAny>::deserialize(d)? {
+            None => StopReason::Null,
+            Some(_) => StopReason::Set,
+        })
+    }
 }
 
 #[derive(Deserialize, Debug, PartialEq)]
@@ -168,9 +201,11 @@ impl<'a> From<PlainLine<'a>> for Line<'a> {
             session_id: p.session_id.map(Cow::Borrowed),
             timestamp: p.timestamp.map(Cow::Borrowed),
             request_id: p.request_id.map(Cow::Borrowed),
+            sidechain: IsTrue(p.sidechain),
             message: p.message.map(|m| Message {
                 id: m.id.map(Cow::Borrowed),
                 model: m.model.map(Cow::Borrowed),
+                stop_reason: m.stop_reason,
                 usage: m.usage.map(|u| Usage {
                     input_tokens: u.input_tokens.map(Count::of),
                     output_tokens: u.output_tokens.map(Count::of),
@@ -378,6 +413,7 @@ pub fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
             },
             offset,
             rejected,
+            inexact_output: parsed.sidechain.0 && msg.stop_reason == StopReason::Null,
         });
         scan.rejected += u64::from(rejected != 0);
     }
@@ -486,6 +522,16 @@ mod tests {
             r#"{"type":"ünïcödé","sessionId":"s","message":{"usage":{}}}"#,
             r#"{"message":{"usage":{"input_tokens":1,"output_tokens":2,"cache_creation_input_tokens":30,"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":20,"other":[1]},"service_tier":"standard"}}}"#,
             r#"{"message":{"usage":{"cache_creation":null}}}"#,
+            r#"{"message":{"id":"m","stop_reason":null,"usage":{"output_tokens":3}}}"#,
+            r#"{"message":{"stop_reason":"end_turn","usage":{"output_tokens":3}}}"#,
+            r#"{"message":{"stop_reason":{"odd":[1,null]}}}"#,
+            r#"{"message":{"stop_reason":7}}"#,
+            r#"{"isSidechain":true,"message":{"stop_reason":null}}"#,
+            r#"{"isSidechain":false}"#,
+            r#"{"isSidechain":"true"}"#,
+            r#"{"isSidechain":null}"#,
+            r#"{"isSidechain":[true]}"#,
+            r#"{"message":{"stop_reason":"with \"escape\""}}"#,
             "{}",
         ];
         for line in plain {
@@ -520,6 +566,11 @@ mod tests {
             r#"{"usage": broken}"#,
             r#"{"message":{"usage":{"cache_creation":{"ephemeral_1h_input_tokens":1.5}}}}"#,
             r#"{"message":{"usage":{"cache_creation":{"ephemeral_1h_input_tokens":1,"ephemeral_1h_input_tokens":2}}}}"#,
+            r#"{"message":{"stop_reason":null,"stop_reason":"end_turn"}}"#,
+            r#"{"isSidechain":true,"isSidechain":false}"#,
+            r#"{"isSidechain":truex}"#,
+            r#"{"message":{"stop_reason":nul}}"#,
+            r#"{"message":{"stop_reason":nullx}}"#,
         ];
         for line in left_to_serde {
             assert_eq!(read_plain(line.as_bytes()), None, "{line}");
@@ -554,6 +605,42 @@ mod tests {
         let s = scan_usage(text.as_bytes(), 0, "f");
         assert_eq!((s.records.len(), s.malformed), (1, 0));
         assert_eq!(s.records[0].model, "claude-sonnet-4-5");
+    }
+
+    /// A subagent's line written before its response ended (`isSidechain` true, `stop_reason`
+    /// null: Claude Code 2.1.197's) is inexact, read directly or by serde_json; a finished one, a
+    /// main-thread one with a null `stop_reason`, or one without the key is not.
+    #[test]
+    fn a_subagent_line_written_before_the_response_ended_is_inexact() {
+        let side = A1.replace(
+            r#"{"type":"assistant","#,
+            r#"{"isSidechain":true,"agentId":"a1","type":"assistant","#,
+        );
+        let with_stop = |v: &str| {
+            side.replace(
+                r#""model":"claude-sonnet-4-5","#,
+                &format!(r#""model":"claude-sonnet-4-5","stop_reason":{v},"#),
+            )
+        };
+        let early = with_stop("null");
+        let done = with_stop(r#""tool_use""#);
+        let main = early.replace(r#""isSidechain":true"#, r#""isSidechain":false"#);
+        // A tab before the value: not plain, left to serde_json.
+        let early_serde = early.replace(r#""stop_reason":null"#, "\"stop_reason\":\tnull");
+        assert!(read_plain(early_serde.as_bytes()).is_none());
+        for (line, inexact) in [
+            (early.as_str(), true),
+            (early_serde.as_str(), true),
+            (done.as_str(), false),
+            (main.as_str(), false),
+            (side.as_str(), false),
+            (A1, false),
+        ] {
+            let s = scan_usage(format!("{line}\n").as_bytes(), 0, "f");
+            assert_eq!(s.records.len(), 1, "{line}");
+            assert_eq!(s.records[0].inexact_output, inexact, "{line}");
+            assert_eq!(s.records[0].usage.output, 7);
+        }
     }
 
     #[test]

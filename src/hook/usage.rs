@@ -294,9 +294,9 @@ pub fn read_delta(
             } else {
                 prices.resolve(&r.model).ok().flatten()
             };
-            let priced = resolved.map(|p| p.price(&usage));
+            let priced = resolved.map(|p| p.price_marked(&usage, r.inexact_output));
             ev.cost_usd = priced.map(|(usd, _)| usd);
-            ev.cost_source = priced.map(|(_, source)| source.to_string());
+            ev.cost_source = crate::cost::rates::marked_source(priced.map(|(_, source)| source), r.inexact_output).map(str::to_string);
             ev.cost_pool = resolved.and_then(|p| p.entry.pool.clone());
             ev.attrs.insert("transcript_offset".into(), r.offset.into());
             if r.rejected != 0 {

@@ -64,7 +64,7 @@ impl<'b> BatchRows<'b> {
         let r = &p.scan.records[i];
         let g = &p.grouped.sessions[p.grouped.rows[i].session as usize];
         let price = self.prices[file][g.model];
-        let priced = price.map(|p| p.price(&r.usage));
+        let priced = price.map(|p| p.price_marked(&r.usage, r.inexact_output));
         UsageRow {
             dedup_key: &r.dedup_key,
             source: SOURCE,
@@ -76,7 +76,7 @@ impl<'b> BatchRows<'b> {
             model: &p.grouped.models[g.model],
             usage: r.usage,
             cost_usd: priced.map(|(usd, _)| usd),
-            cost_source: priced.map(|(_, source)| source),
+            cost_source: crate::cost::rates::marked_source(priced.map(|(_, source)| source), r.inexact_output),
             cost_pool: price.and_then(|p| p.entry.pool.as_deref()),
         }
     }
