@@ -11,6 +11,7 @@ mod examples;
 mod gate;
 mod hook;
 mod init;
+mod init_wizard;
 mod install;
 mod lessons;
 mod mode;
@@ -73,7 +74,8 @@ pub enum Command {
     /// Read the record back: reports, events, decisions, live feed, export, prune, import.
     #[command(subcommand)]
     Obs(obs::ObsCommand),
-    /// Adopt this repository: write the default project config if there is none.
+    /// Adopt this repository; at a terminal, first ask about each opt-in feature and write the
+    /// answers (without one, or with --defaults: the commented default config).
     Init(init::InitArgs),
     /// Check databases, config tiers, hook wiring, faults, gate commands, prices (read-only).
     Doctor(doctor::DoctorArgs),

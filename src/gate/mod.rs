@@ -8,6 +8,7 @@
 
 pub mod changes;
 pub mod classify;
+pub mod detect;
 pub mod followup;
 pub mod inputs;
 pub mod intelligence;
