@@ -30,11 +30,7 @@ const fn opt(feature: &'static str, key: &'static str, then: &'static [&'static 
 
 /// Every opt-in, in the order the wizard asks.
 pub const CATALOG: &[OptIn] = &[
-    opt(
-        "grind (lint and test gates)",
-        "grind.enabled",
-        &["grind.testCommand", "grind.lintCommand"],
-    ),
+    opt("grind", "grind.enabled", &["grind.testCommand", "grind.lintCommand"]),
     opt("docs gate", "docs.command", &[]),
     opt("ship gate", "shipGate.enabled", &[]),
     opt("comment policy", "comments.enabled", &[]),
