@@ -37,7 +37,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
         "tlc obs cost\ntlc obs cost --by week --since 2026-10-01 --compact\ntlc obs cost --by model --format csv > cost.csv",
     ),
     ("obs ship", "tlc obs ship --dry-run\ntlc obs ship --status\ntlc obs ship"),
-    ("init", "tlc init\ntlc init --json"),
+    ("init", "tlc init\ntlc init --defaults\ntlc init --defaults --json"),
     ("doctor", "tlc doctor\ntlc doctor --json | jq '.checks[] | select(.status != \"ok\")'"),
     ("attest", "tlc attest\ntlc attest --verify\ntlc attest --session 0b7c3f2a --json"),
     ("version", "tlc version\ntlc version --json | jq .commit"),

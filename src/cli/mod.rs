@@ -12,6 +12,7 @@ mod examples;
 mod gate;
 mod hook;
 mod init;
+mod init_wizard;
 mod install;
 mod lessons;
 mod mode;
@@ -76,7 +77,8 @@ pub enum Command {
     /// Read the record back: reports, events, decisions, live feed, export, prune, import.
     #[command(subcommand)]
     Obs(obs::ObsCommand),
-    /// Adopt this repository: write the default project config if there is none.
+    /// Adopt this repository; at a terminal, first ask about each opt-in feature and write the
+    /// answers (without one, or with --defaults: the commented default config).
     Init(init::InitArgs),
     /// Check databases, config tiers, hook wiring, faults, gate commands, prices (read-only).
     Doctor(doctor::DoctorArgs),
@@ -234,7 +236,9 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
     let ctx = Ctx::new();
     let done = dispatch(&ctx, cli.command);
     // What an operator ran goes into the record its sessions' attestations read (issue 35).
-    if let (Ok(()), Some((what, needs))) = (&done, &operator) {
+    // Only the commands that change policy: the others (wiring, stables, the record's upkeep)
+    // have their own traces, and a dry run or a prune must not add a row of its own.
+    if let (Ok(()), Some((what, needs @ mutating::Needs::Terminal))) = (&done, &operator) {
         mutating::record_operator_command(&ctx, what, *needs);
     }
     done

@@ -5,6 +5,7 @@
 //! Loading validates every key: an unknown key, a wrong type, or a table a tier may not declare
 //! (`[stable.*]` in a project file) is a [`ConfigError`] naming the file, the key and the line.
 
+pub mod catalog;
 pub mod edit;
 pub mod keygen;
 pub mod keys;

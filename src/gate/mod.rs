@@ -8,6 +8,7 @@
 
 pub mod changes;
 pub mod classify;
+pub mod detect;
 pub mod followup;
 pub mod inputs;
 pub mod intelligence;
@@ -149,6 +150,13 @@ pub fn cannot_narrow(argv: &[String]) -> Option<String> {
     if matches!(first.as_str(), "just" | "make" | "task" | "mise" | "rake") {
         return Some(format!(
             "`{first}` is a recipe runner: it takes a target name, and a path reads as a second target"
+        ));
+    }
+    // cargo and go take packages and test-name filters, not files: `cargo test src/a.rs` runs the
+    // tests whose names contain "src/a.rs" (none, so it passes), and a second path is an error.
+    if matches!(first.as_str(), "cargo" | "go") {
+        return Some(format!(
+            "`{first}` takes packages and test-name filters, not files: an appended path would filter the run down to nothing"
         ));
     }
     let sub = args.get(1).copied().unwrap_or("");
@@ -657,7 +665,13 @@ mod tests {
         assert!(cannot_narrow(&v(&["eslint", "src/**/*.ts"])).unwrap().contains("globs"));
         assert_eq!(cannot_narrow(&v(&["npx", "jest"])), None);
         assert_eq!(cannot_narrow(&v(&["npx", "--yes", "jest"])), None);
-        assert_eq!(cannot_narrow(&v(&["cargo", "test"])), None);
+        assert!(
+            cannot_narrow(&v(&["cargo", "test"])).unwrap().contains("not files"),
+            "cargo test src/a.rs would run no test"
+        );
+        assert!(cannot_narrow(&v(&["cargo", "clippy", "--all-targets"])).is_some());
+        assert!(cannot_narrow(&v(&["go", "test", "./..."])).is_some());
+        assert_eq!(cannot_narrow(&v(&["pytest"])), None);
         assert_eq!(cannot_narrow(&v(&["pnpm", "dlx", "vitest"])), None);
         assert_eq!(cannot_narrow(&v(&["pnpm", "exec", "vitest"])), None);
         assert_eq!(cannot_narrow(&v(&["npm", "exec", "--", "jest"])), None);

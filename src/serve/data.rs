@@ -148,8 +148,10 @@ impl CostQuery {
         c + " --json"
     }
 
-    /// The report as `obs cost --json` prints it: `by`, `timezone`, `rows`, `totals`.
+    /// The report as `obs cost --json` prints it: `by`, `timezone`, `rows`, `totals`,
+    /// `inexact_output`.
     pub fn run(&self, db: &Db, now: DateTime<Utc>) -> Result<Value, PageError> {
+        let mut inexact = 0;
         let report = match &db.conn {
             None => CostReport {
                 totals: CostRow {
@@ -172,16 +174,21 @@ impl CostQuery {
                     until: self.until.clone(),
                     project: self.project.clone(),
                 };
-                CostReports::new(conn, db.kind)
-                    .report_with(&filter, &opts)
-                    .map_err(|e: ReportError| db.read_error(e))?
+                let reports = CostReports::new(conn, db.kind);
+                let report = reports.report_with(&filter, &opts).map_err(|e: ReportError| db.read_error(e))?;
+                inexact = reports
+                    .inexact_output(&filter, opts.tz.as_ref())
+                    .map_err(|e: ReportError| db.read_error(e))?;
+                report
             }
         };
+        // The same value as `tlc obs cost --json` prints, field for field.
         Ok(json!({
             "by": by_name(self.by),
             "timezone": self.timezone.as_deref().unwrap_or("UTC"),
             "rows": report.rows,
             "totals": report.totals,
+            "inexact_output": {"responses": inexact, "why": crate::cost::rates::INEXACT_OUTPUT_WHY},
         }))
     }
 }

@@ -530,7 +530,7 @@ fn hostile_commands_get_a_valid_answer() {
 #[test]
 fn operator_only_commands_need_a_terminal_and_refuse_agent_markers() {
     let w = World::outside_temp();
-    w.op_ok(&["init"]);
+    w.op_ok(&["init", "--defaults"]);
     // No terminal: refused, whatever the flags.
     for args in [
         &["pause"][..],
@@ -1021,7 +1021,7 @@ fn src_unchanged(w: &World) -> bool {
 #[test]
 fn an_operator_command_under_an_agent_ancestor_refuses_naming_it() {
     let w = World::outside_temp();
-    w.op_ok(&["init"]);
+    w.op_ok(&["init", "--defaults"]);
     // agent (sh, CLAUDECODE=1) → sh → env -u CLAUDECODE script -qec 'tlc pause' (a terminal).
     let tlc_dir = Path::new(common::TLC).parent().unwrap().display().to_string();
     let path = format!("{tlc_dir}:{}", std::env::var("PATH").unwrap_or_default());

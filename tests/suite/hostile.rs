@@ -880,8 +880,11 @@ fn a_full_disk_is_reported_as_disk_full() {
         .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
         .unwrap();
     let db = std::fs::read(a.w.project_db()).unwrap();
+    // Room for the database, the WAL index (32 KiB) and less than a hook's WAL frames: the hook's
+    // write meets a full disk whatever size the schema has grown to.
+    let size_k = db.len().div_ceil(4096) * 4 + 48;
     let script = format!(
-        "set -e; mount -t tmpfs -o size=256k tmpfs '{state}' && cp /dev/stdin '{state}/tlc.db' < '{copy}' && timeout -s KILL {LIMIT_SECS} '{TLC}' hook claude < '{payload}'",
+        "set -e; mount -t tmpfs -o size={size_k}k tmpfs '{state}' && cp /dev/stdin '{state}/tlc.db' < '{copy}' && timeout -s KILL {LIMIT_SECS} '{TLC}' hook claude < '{payload}'",
         state = state.display(),
         copy = a.w.dir.path().join("db-copy").display(),
         payload = payload_file.display(),

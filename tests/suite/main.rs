@@ -27,6 +27,7 @@ mod gates;
 mod harness_toolkit;
 mod hook;
 mod hostile;
+mod init_wizard;
 mod install;
 mod lessons;
 mod obs;

@@ -112,6 +112,7 @@ fn run_checks(paths: &Paths) -> Vec<Check> {
             out.extend(rails(cfg, mode_state.as_deref()));
             out.push(subagent_allowlist(cfg));
             out.push(observation(cfg));
+            out.extend(opt_ins(cfg));
             out.extend(gate_commands(cfg));
             out.push(loop_budget(cfg));
             out.push(spool(cfg, &project, project_store.as_ref()));
@@ -541,6 +542,37 @@ fn rails(cfg: &Config, mode_state: Option<&str>) -> Vec<Check> {
         check("rails-inert", "rails switched on but not acting", Status::Warn, said.join(". "))
     });
     out
+}
+
+/// One row per opt-in of the capability catalog (`config::catalog`): a warning, never a failure,
+/// while it is off (at its shipped default), naming its key and `tlc init`; nothing turns one on
+/// by itself.
+fn opt_ins(cfg: &Config) -> Vec<Check> {
+    crate::config::catalog::states(cfg)
+        .into_iter()
+        .map(|s| {
+            let id = format!("opt-in-{}", s.opt.key);
+            let name = format!("opt-in: {}", s.opt.feature);
+            let value = s.value.to_toml_text();
+            let from = match &s.origin.file {
+                Some(f) => format!("{} config {}", s.origin.tier.name(), f.display()),
+                None => "the shipped default".to_string(),
+            };
+            if s.on {
+                check(&id, &name, Status::Ok, format!("on: {} = {value} ({from})", s.opt.key))
+            } else {
+                check(
+                    &id,
+                    &name,
+                    Status::Warn,
+                    format!(
+                        "off: {} = {value} ({from}); opt in with `tlc init` at a terminal (never on by itself)",
+                        s.opt.key
+                    ),
+                )
+            }
+        })
+        .collect()
 }
 
 /// `subagents.enforceAllowlist` with an empty `allowedModels` enforces nothing: a fault, not a
