@@ -14,9 +14,9 @@ pub const SOURCE_DIR: &str = env!("TLC_SOURCE_DIR");
 /// `tlc --version`'s line after the name, which `tlc version` also prints first.
 pub const LINE: &str = env!("TLC_LONG_VERSION");
 
-/// The commit, cut to 12 characters as every line shows it.
-pub fn short() -> &'static str {
-    COMMIT.get(..12).unwrap_or(COMMIT)
+/// A commit cut to the 12 characters every line shows (`tlc version`, `tlc update`).
+pub fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
 }
 
 /// What a project database records of the binary its hooks ran: the commit, marked when dirty.

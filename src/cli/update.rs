@@ -5,6 +5,7 @@
 use super::Ctx;
 use crate::obs::EventStore;
 use crate::render;
+use crate::revision::short;
 use crate::store::{self, DbKind};
 use crate::update::{self, Checkout, Note, Pending};
 use std::path::{Path, PathBuf};
@@ -58,10 +59,6 @@ pub fn run(ctx: &Ctx, args: UpdateArgs) -> anyhow::Result<()> {
     doctor(&binary)
 }
 
-fn short(hash: &str) -> &str {
-    hash.get(..12).unwrap_or(hash)
-}
-
 /// `--check`'s listing.
 fn describe(p: &Pending) -> String {
     let mut s = format!(
@@ -102,8 +99,8 @@ fn push_notes(s: &mut String, notes: &[Note], heading: &str) {
     }
 }
 
-/// What the update announces: the decisions this project has not been told of. `None` when this
-/// project updates for the first time: it records where it stands and announces nothing.
+/// What the update announces: the decisions this project has not been told of. A project that
+/// updates for the first time (`first_time`) records where it stands and announces nothing.
 #[derive(Debug, Default, serde::Serialize)]
 struct Seen {
     first_time: bool,

@@ -61,7 +61,7 @@ pub fn run(ctx: &Ctx, args: VersionArgs) -> anyhow::Result<()> {
         DbKind::Project.latest_version(),
         DbKind::Home.latest_version(),
     );
-    let short = |r: &str| r.chars().take(12).collect::<String>() + if r.ends_with("+dirty") { " (dirty)" } else { "" };
+    let short = |r: &str| revision::short(r).to_string() + if r.ends_with("+dirty") { " (dirty)" } else { "" };
     text.push_str(&match (&saw.database, &saw.hooks_revision) {
         (Some(db), _) if saw.unreadable.is_some() => {
             format!("this project {db} not read: {}\n", saw.unreadable.as_deref().unwrap_or_default())

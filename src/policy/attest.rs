@@ -90,11 +90,6 @@ fn label_source(source: &str, folders: &[(String, &'static str)]) -> String {
     source.to_string()
 }
 
-/// Lower-case hex SHA3-256 of `bytes`.
-pub fn sha3_256_hex(bytes: &[u8]) -> String {
-    Sha3_256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The link of a record: SHA3-256 of the previous hash followed by the record's text, exactly as
 /// the view `attestation_chain` computes it with SQLite's `sha3(prev_hash || record, 256)`.
 pub fn link_hash(prev_hash: &str, record: &str) -> String {
@@ -375,10 +370,10 @@ mod tests {
     #[test]
     fn sha3_256_matches_the_standard_vector() {
         assert_eq!(
-            sha3_256_hex(b"abc"),
+            link_hash("", "abc"),
             "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532"
         );
-        assert_eq!(link_hash("ab", "c"), sha3_256_hex(b"abc"));
+        assert_eq!(link_hash("ab", "c"), link_hash("", "abc"));
     }
 
     #[test]
