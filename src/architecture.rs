@@ -405,6 +405,293 @@ const TABLE_OWNERS: &[TableOwner] = &[
     ("home", "agent_references", Some(("agent/records.rs", "AgentStore"))),
 ];
 
+/// A file's module path under the crate root (`src/hook/record.rs` is `hook::record`, a folder's
+/// `mod.rs` is the folder), and whether it is a folder's root (which declares the files under it).
+fn module_path(rel: &Path) -> (Vec<String>, bool) {
+    let mut parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let last = parts.pop().unwrap_or_default();
+    let stem = last.trim_end_matches(".rs");
+    let is_root = stem == "mod";
+    if !is_root {
+        parts.push(stem.to_string());
+    }
+    (parts, is_root)
+}
+
+/// The paths `code` names: every `use` (groups expanded, `self` in a group naming its module),
+/// every `crate::…`, `super::…` and `self::…` path, every path through a name a `use` brought in,
+/// and, in a folder's root, every path through one of its own files (`record::record(…)`).
+fn named_paths(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
+    fn expand(prefix: &[String], item: &str, out: &mut Vec<Vec<String>>) {
+        let item = item.trim();
+        if let Some(open) = item.find('{') {
+            let head: Vec<String> = item[..open]
+                .split("::")
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect();
+            let mut base = prefix.to_vec();
+            base.extend(head);
+            let inner = &item[open + 1..item.rfind('}').unwrap_or(item.len())];
+            let (mut depth, mut part) = (0, String::new());
+            for c in inner.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        expand(&base, &part, out);
+                        part.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                part.push(c);
+            }
+            expand(&base, &part, out);
+        } else if !item.is_empty() {
+            let name = item.split(" as ").next().unwrap_or(item);
+            let mut path = prefix.to_vec();
+            path.extend(name.split("::").map(str::trim).filter(|s| !s.is_empty()).map(String::from));
+            if path.last().is_some_and(|l| l == "self") {
+                path.pop();
+            }
+            out.push(path);
+        }
+    }
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut uses = Vec::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("use ") {
+        let before = rest[..at].chars().last();
+        rest = &rest[at + 4..];
+        if before.is_some_and(ident) {
+            continue;
+        }
+        let end = rest.find(';').unwrap_or(rest.len());
+        expand(&[], &rest[..end], &mut uses);
+        rest = &rest[end..];
+    }
+    let aliases: BTreeMap<String, Vec<String>> = uses
+        .iter()
+        .filter(|p| p.len() > 1 && matches!(p[0].as_str(), "crate" | "super" | "self"))
+        .map(|p| (p[p.len() - 1].clone(), p.clone()))
+        .collect();
+    let mut out = uses;
+    // Every `a::b::c` in the code, read from its first name.
+    let chars: Vec<char> = code.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        if !ident(chars[i]) || (i > 0 && (ident(chars[i - 1]) || chars[i - 1] == ':')) {
+            i += 1;
+            continue;
+        }
+        let mut segs = Vec::new();
+        let mut j = i;
+        loop {
+            let start = j;
+            while j < chars.len() && ident(chars[j]) {
+                j += 1;
+            }
+            segs.push(chars[start..j].iter().collect::<String>());
+            if chars.get(j) == Some(&':') && chars.get(j + 1) == Some(&':') && chars.get(j + 2).is_some_and(|c| ident(*c)) {
+                j += 2;
+            } else {
+                break;
+            }
+        }
+        i = j.max(i + 1);
+        if segs.len() < 2 {
+            continue;
+        }
+        match segs[0].as_str() {
+            "crate" | "super" | "self" => out.push(segs),
+            first => {
+                if let Some(full) = aliases.get(first) {
+                    let mut p = full.clone();
+                    p.extend(segs[1..].iter().cloned());
+                    out.push(p);
+                } else if children.contains(first) {
+                    let mut p = vec!["self".to_string()];
+                    p.extend(segs);
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every arrow between two files of the crate: `from` names something `to` defines. A folder's
+/// root naming the files under it is the module tree, not an arrow. Test code is left out
+/// (`tests.rs` files and a file's `#[cfg(test)] mod tests` at its end).
+fn file_arrows() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let root = src();
+    let files: BTreeMap<Vec<String>, String> = source_files()
+        .into_iter()
+        .filter(|(m, p)| m != "main" && p.file_name().is_some_and(|f| f != "tests.rs"))
+        .map(|(_, p)| {
+            let rel = p.strip_prefix(&root).unwrap().to_path_buf();
+            (module_path(&rel).0, rel.display().to_string())
+        })
+        .collect();
+    let mut out: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for (module, rel) in &files {
+        let is_root = module_path(Path::new(rel)).1;
+        let text = std::fs::read_to_string(root.join(rel)).unwrap();
+        let text = match text.find("#[cfg(test)]\nmod tests") {
+            Some(at) => &text[..at],
+            None => &text[..],
+        };
+        let children: BTreeSet<String> = files
+            .keys()
+            .filter(|k| is_root && k.len() == module.len() + 1 && k.starts_with(module))
+            .map(|k| k[module.len()].clone())
+            .collect();
+        for path in named_paths(&code_only(text), &children) {
+            let mut abs: Vec<String> = match path[0].as_str() {
+                "crate" => Vec::new(),
+                "super" | "self" => module.clone(),
+                _ => continue,
+            };
+            let mut rest = &path[..];
+            if rest[0] == "self" {
+                rest = &rest[1..];
+            }
+            while rest.first().is_some_and(|s| s == "super") {
+                abs.pop();
+                rest = &rest[1..];
+            }
+            if path[0] == "crate" {
+                rest = &path[1..];
+            }
+            abs.extend(rest.iter().cloned());
+            let target = (1..=abs.len()).rev().find_map(|n| files.get_key_value(&abs[..n]));
+            let Some((target_module, target_rel)) = target else { continue };
+            if target_rel == rel || (is_root && target_module.starts_with(module)) {
+                continue;
+            }
+            out.entry(rel.clone())
+                .or_default()
+                .entry(target_rel.clone())
+                .or_default()
+                .insert(path.join("::"));
+        }
+    }
+    out
+}
+
+/// The circles of `arrows`: each set of two or more files that reach one another (Tarjan's
+/// strongly connected components).
+fn circles(arrows: &BTreeMap<String, BTreeMap<String, BTreeSet<String>>>) -> Vec<Vec<String>> {
+    struct Walk<'a> {
+        arrows: &'a BTreeMap<String, BTreeMap<String, BTreeSet<String>>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    fn visit<'a>(w: &mut Walk<'a>, v: &'a str) {
+        let n = w.index.len();
+        w.index.insert(v, n);
+        w.low.insert(v, n);
+        w.stack.push(v);
+        for to in w.arrows.get(v).into_iter().flat_map(|m| m.keys()) {
+            if !w.index.contains_key(to.as_str()) {
+                visit(w, to);
+                let l = w.low[to.as_str()].min(w.low[v]);
+                w.low.insert(v, l);
+            } else if w.stack.contains(&to.as_str()) {
+                let l = w.index[to.as_str()].min(w.low[v]);
+                w.low.insert(v, l);
+            }
+        }
+        if w.low[v] == w.index[v] {
+            let mut component = Vec::new();
+            while let Some(x) = w.stack.pop() {
+                component.push(x.to_string());
+                if x == v {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                component.sort();
+                w.found.push(component);
+            }
+        }
+    }
+    let mut w = Walk {
+        arrows,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for v in arrows.keys() {
+        if !w.index.contains_key(v.as_str()) {
+            visit(&mut w, v);
+        }
+    }
+    w.found
+}
+
+#[test]
+fn no_two_files_use_each_other_in_a_circle() {
+    let arrows = file_arrows();
+    assert!(
+        arrows.values().map(BTreeMap::len).sum::<usize>() > 300,
+        "the scan found too few arrows between files to be reading the code"
+    );
+    let found = circles(&arrows);
+    let shown: Vec<String> = found
+        .iter()
+        .map(|c| {
+            let edges: Vec<String> = c
+                .iter()
+                .flat_map(|a| {
+                    arrows[a]
+                        .iter()
+                        .filter(|(b, _)| c.contains(b))
+                        .map(move |(b, why)| format!("{a} → {b} ({})", why.iter().take(3).cloned().collect::<Vec<_>>().join(", ")))
+                })
+                .collect();
+            edges.join("; ")
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "files that use each other in a circle (move what both need into a file of its own):\n  {}",
+        shown.join("\n  ")
+    );
+}
+
+#[test]
+fn the_circle_check_follows_aliases_children_and_super() {
+    let children: BTreeSet<String> = ["record".to_string()].into();
+    let code = code_only(
+        "use super::rails;\nuse crate::{a::b, c::{self, d::E}};\nfn f() { rails::collision::check(); record::run(); b::x(); other::y(); }",
+    );
+    let paths: BTreeSet<String> = named_paths(&code, &children).into_iter().map(|p| p.join("::")).collect();
+    for want in [
+        "super::rails::collision::check",
+        "self::record::run",
+        "crate::a::b::x",
+        "crate::c",
+        "crate::c::d::E",
+    ] {
+        assert!(paths.contains(want), "{want} not in {paths:?}");
+    }
+    assert!(!paths.iter().any(|p| p.contains("other")), "{paths:?}");
+    let arrows: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> =
+        [("a.rs", "b.rs"), ("b.rs", "c.rs"), ("c.rs", "a.rs"), ("c.rs", "d.rs")]
+            .iter()
+            .fold(BTreeMap::new(), |mut m, (a, b)| {
+                m.entry(a.to_string()).or_default().insert(b.to_string(), BTreeSet::new());
+                m
+            });
+    assert_eq!(circles(&arrows), vec![vec!["a.rs".to_string(), "b.rs".into(), "c.rs".into()]]);
+}
+
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

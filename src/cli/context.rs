@@ -4,6 +4,8 @@ use crate::agent::resolve::ResolvedHarness;
 use crate::config::Config;
 use crate::paths::Paths;
 use crate::project::Project;
+use crate::render;
+use crate::store::{self, DbKind, Store};
 use std::cell::OnceCell;
 
 /// Lazily resolved context: a command that needs no config never reads one.
@@ -58,5 +60,24 @@ impl Ctx {
     /// The repository and where its state lives (guest repositories keep it under the home).
     pub fn project(&self) -> anyhow::Result<Project> {
         Ok(Project::locate(self.paths()?, self.config()?))
+    }
+
+    /// The project database for reading (`None`: nothing was recorded yet; nothing is created).
+    pub fn project_store(&self) -> anyhow::Result<Option<Store>> {
+        Ok(store::open_read(DbKind::Project, &self.project()?.db_path())?)
+    }
+
+    /// The plain sentence (or JSON object) a reading command prints when the project has no
+    /// database yet.
+    pub fn nothing_recorded(&self, json: bool) -> anyhow::Result<()> {
+        let project = self.project()?;
+        if json {
+            return render::json(&serde_json::json!({"recorded": false, "database": project.db_path().display().to_string()}));
+        }
+        render::out(&format!(
+            "nothing recorded yet for {} (no database at {})\n",
+            project.root().display(),
+            project.db_path().display()
+        ))
     }
 }

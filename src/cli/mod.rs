@@ -209,6 +209,14 @@ pub fn run(args: Vec<OsString>) -> anyhow::Result<()> {
         if cmd == "statusline" {
             return statusline::run();
         }
+        // Scripts and version checks run `tlc --version` often; clap would build the whole
+        // command tree to print one constant line (the same line clap prints for it).
+        if cmd == "--version" || cmd == "-V" {
+            use std::io::Write;
+            // A closed or full pipe is the reader's business, as it is for clap's own output.
+            let _ = writeln!(std::io::stdout(), "tlc {}", env!("TLC_LONG_VERSION"));
+            return Ok(());
+        }
     }
     if let [_, cmd, name] = args.as_slice() {
         if cmd == "hook" {

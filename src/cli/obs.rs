@@ -2,11 +2,12 @@
 //! `prune` and `import`, and a report never creates a database, a folder or a file (`--out`
 //! writes only the file it names).
 
+use super::obs_data::ExportArgs;
 use super::Ctx;
 use crate::cli::OutputArgs;
 use crate::obs::report::{EventLine, Reports, SessionReport};
 use crate::render::{self, Cell, Format, Output, Role, Table};
-use crate::store::{self, DbKind, Store};
+use crate::store::{self, DbKind};
 use clap::Subcommand;
 use std::path::PathBuf;
 
@@ -77,39 +78,6 @@ pub enum ImportCommand {
         #[command(flatten)]
         output: OutputArgs,
     },
-}
-
-#[derive(Debug, clap::Args)]
-pub struct ExportArgs {
-    /// The view to export (see `tlc obs views`).
-    pub view: String,
-    /// Which database to read (default: the project database inside a repository, the home
-    /// database outside one).
-    #[arg(long, value_enum)]
-    pub db: Option<DbArg>,
-    /// Print as csv (the default), json, jsonl, table or markdown.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub format: Option<Format>,
-    /// Print JSON (the same as `--format json`).
-    #[arg(long)]
-    pub json: bool,
-    /// Only rows at or after this time (RFC 3339 or YYYY-MM-DD).
-    #[arg(long)]
-    pub since: Option<String>,
-    /// Only rows at or before this time (a date includes its whole day).
-    #[arg(long)]
-    pub until: Option<String>,
-    /// Write to FILE instead of stdout.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DbArg {
-    /// The repository's database (`.tlc/tlc.db`).
-    Project,
-    /// The home database (prices, transcripts' usage, the spool of every repository).
-    Home,
 }
 
 #[derive(Debug, clap::Args)]
@@ -185,31 +153,13 @@ pub fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
     }
 }
 
-/// The project database for reading, or a plain sentence when nothing was recorded yet.
-pub(crate) fn project_store(ctx: &Ctx) -> anyhow::Result<Option<Store>> {
-    let project = ctx.project()?;
-    Ok(store::open_read(DbKind::Project, &project.db_path())?)
-}
-
-pub(crate) fn nothing_recorded(ctx: &Ctx, json: bool) -> anyhow::Result<()> {
-    let project = ctx.project()?;
-    if json {
-        return render::json(&serde_json::json!({"recorded": false, "database": project.db_path().display().to_string()}));
-    }
-    render::out(&format!(
-        "nothing recorded yet for {} (no database at {})\n",
-        project.root().display(),
-        project.db_path().display()
-    ))
-}
-
 fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
     let output = a.output.output()?;
     if a.all_repos {
         return super::obs_spool::report_all_repos(ctx, output);
     }
-    let Some(store) = project_store(ctx)? else {
-        return nothing_recorded(ctx, output.is_json());
+    let Some(store) = ctx.project_store()? else {
+        return ctx.nothing_recorded(output.is_json());
     };
     let conn = store.conn();
     let reports = Reports::new(conn);
@@ -228,7 +178,7 @@ fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
         }
         None => match reports.latest_session()? {
             Some(s) => s,
-            None => return nothing_recorded(ctx, output.is_json()),
+            None => return ctx.nothing_recorded(output.is_json()),
         },
     };
     let Some(rep) = reports.session(&provider, &session)? else {
@@ -549,8 +499,8 @@ fn events(ctx: &Ctx, a: EventsArgs) -> anyhow::Result<()> {
         }
     };
     let output = a.output.output()?;
-    let Some(store) = project_store(ctx)? else {
-        return nothing_recorded(ctx, output.is_json());
+    let Some(store) = ctx.project_store()? else {
+        return ctx.nothing_recorded(output.is_json());
     };
     let conn = store.conn();
     let reports = Reports::new(conn);
@@ -594,8 +544,8 @@ fn session_filter(reports: &Reports<'_>, session: Option<&str>) -> anyhow::Resul
 
 fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
     let output = a.output.output()?;
-    let Some(store) = project_store(ctx)? else {
-        return nothing_recorded(ctx, output.is_json());
+    let Some(store) = ctx.project_store()? else {
+        return ctx.nothing_recorded(output.is_json());
     };
     let conn = store.conn();
     let reports = Reports::new(conn);

@@ -1,6 +1,5 @@
 //! `tlc obs export`, `views`, `prune` and `import jsonl`.
 
-use super::obs::{DbArg, ExportArgs};
 use super::Ctx;
 use crate::cli::OutputArgs;
 use crate::gate::turn::TurnStore;
@@ -14,6 +13,39 @@ use crate::store::{self, DbKind, PruneCount};
 use anyhow::Context;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// The view to export (see `tlc obs views`).
+    pub view: String,
+    /// Which database to read (default: the project database inside a repository, the home
+    /// database outside one).
+    #[arg(long, value_enum)]
+    pub db: Option<DbArg>,
+    /// Print as csv (the default), json, jsonl, table or markdown.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+    /// Print JSON (the same as `--format json`).
+    #[arg(long)]
+    pub json: bool,
+    /// Only rows at or after this time (RFC 3339 or YYYY-MM-DD).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only rows at or before this time (a date includes its whole day).
+    #[arg(long)]
+    pub until: Option<String>,
+    /// Write to FILE instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DbArg {
+    /// The repository's database (`.tlc/tlc.db`).
+    Project,
+    /// The home database (prices, transcripts' usage, the spool of every repository).
+    Home,
+}
 
 /// The database `tlc obs export` reads: the one named, else the only one holding `view`, else
 /// (the cost views are in both) the project database inside a repository and the home database

@@ -49,7 +49,7 @@ pub fn ship(ctx: &Ctx, args: ShipArgs) -> anyhow::Result<()> {
         }
     }
     if !db.is_file() {
-        return super::obs::nothing_recorded(ctx, json);
+        return ctx.nothing_recorded(json);
     }
     let settings = Settings {
         max_records: usize::try_from(ship.max_batch_records).unwrap_or(512),
@@ -64,7 +64,7 @@ pub fn ship(ctx: &Ctx, args: ShipArgs) -> anyhow::Result<()> {
     let report = match mode {
         Mode::DryRun => {
             let Some(store) = store::open_read(DbKind::Project, &db)? else {
-                return super::obs::nothing_recorded(ctx, json);
+                return ctx.nothing_recorded(json);
             };
             run_with(&ShipStore::new(store.conn()), &db, endpoint.as_ref(), settings, mode)?
         }

@@ -10,13 +10,13 @@
 //! 5. nothing: the cost is unknown (`None`), never 0.
 
 use super::anthropic;
+pub use super::error::CostError;
 use super::normalize::candidates;
 use super::parse::{parse_plane, PlaneFormat};
 use super::rates::{PriceEntry, Rates};
 use super::snapshot;
 use crate::paths::Paths;
 use crate::store::queries::home::cost as q;
-use crate::store::StoreError;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -25,21 +25,6 @@ use std::path::{Path, PathBuf};
 pub const OVERRIDE: &str = "override";
 /// The LiteLLM plane.
 pub const LITELLM: &str = "litellm";
-
-/// Everything the catalog can fail with; each names the file it is about.
-#[derive(Debug, thiserror::Error)]
-pub enum CostError {
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    #[error("{path}: {source}")]
-    Sqlite { path: PathBuf, source: rusqlite::Error },
-    /// Input that cannot be used (a malformed price file, a bad download): exit 2.
-    #[error("{0}")]
-    Unusable(String),
-    /// A transcripts folder or file the import cannot read: exit 2, as unusable input.
-    #[error(transparent)]
-    Read(#[from] super::import::ReadError),
-}
 
 /// `$TLC_HOME/model-prices.local.toml`.
 pub fn override_file(paths: &Paths) -> PathBuf {
@@ -624,7 +609,7 @@ impl PriceCatalog<'_> {
 pub struct CachedResolver<'a> {
     catalog: &'a PriceCatalog<'a>,
     provider: Option<String>,
-    known: std::collections::HashMap<String, Option<ResolvedPrice>, std::hash::BuildHasherDefault<super::transcript::Fx>>,
+    known: std::collections::HashMap<String, Option<ResolvedPrice>, std::hash::BuildHasherDefault<crate::hashing::Fx>>,
 }
 
 impl<'a> CachedResolver<'a> {

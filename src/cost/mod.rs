@@ -9,6 +9,7 @@
 pub mod anthropic;
 mod borrowed_insert;
 pub mod catalog;
+mod error;
 pub mod fetch;
 pub mod import;
 pub mod normalize;

@@ -15,6 +15,7 @@
 
 use super::plain_line::{read as read_plain, PlainLine, StopReason};
 use super::rates::TokenUsage;
+use crate::hashing::Fx;
 use memchr::memmem::Finder;
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -249,28 +250,6 @@ fn normalise_ts(ts: &str) -> Option<String> {
         }
     }
     crate::clock::parse(ts).ok().filter(|_| ts.contains('T')).map(crate::clock::stamp)
-}
-
-/// A fast, non-cryptographic hash for the in-file dedup table (keys are verified on a hit).
-#[derive(Default)]
-pub(crate) struct Fx(u64);
-
-impl Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for &byte in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(K);
-        }
-    }
 }
 
 fn key_hash(message_id: &[u8], request_id: &[u8]) -> u64 {

@@ -9,7 +9,7 @@
 
 use super::borrowed_insert::{BorrowedInsert, Param};
 use super::rates::TokenUsage;
-use super::transcript::Fx;
+use crate::hashing::Fx;
 use crate::store::queries::home::cost as q;
 use rusqlite::{params, Connection};
 use std::collections::HashMap;

@@ -4,9 +4,9 @@
 //! what tlc prints when no rail objected: it never grants a permission Claude Code would
 //! otherwise ask the operator for.
 
-use super::mask::{self, ModelMask};
-use super::wiring::Layout;
-use super::{agent_field, str_field, Action, Mapped, Provider, ProviderSpec, SpawnRequest, Subject};
+use super::mapped::{agent_field, str_field, Action, Mapped, SpawnRequest, Subject};
+use super::mask;
+use super::provider::{Layout, ModelMask, Provider, ProviderSpec};
 use crate::decision::{Decision, Permission};
 use crate::gate::stop::StopFacts;
 use crate::obs::redact::PayloadRedaction;

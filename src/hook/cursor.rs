@@ -3,9 +3,9 @@
 //! Cursor reads a JSON object on stdout; `{}` abstains. With no rail objecting tlc abstains, so
 //! Cursor's own approval flow stays in charge. Where Cursor cannot ask, an ask becomes a deny.
 
-use super::mask::{self, ModelMask};
-use super::wiring::Layout;
-use super::{agent_field, str_field, Action, Mapped, Provider, ProviderSpec, SpawnRequest, Subject};
+use super::mapped::{agent_field, str_field, Action, Mapped, SpawnRequest, Subject};
+use super::mask;
+use super::provider::{Layout, ModelMask, Provider, ProviderSpec};
 use crate::decision::{Decision, Permission};
 use crate::gate::stop::StopFacts;
 use crate::obs::redact::PayloadRedaction;

@@ -3,7 +3,7 @@
 //! into a deny where nobody can answer it. Which events act, on what, and which can ask is each
 //! provider's to say (its [`super::ProviderSpec`]); what follows is the same for all of them.
 
-use super::Provider;
+use super::provider::Provider;
 use crate::decision::{Decision, Permission};
 use crate::paths::Paths;
 use crate::policy::floor::{self, Act, Context};

@@ -4,28 +4,9 @@
 //! a secret was masked and must not be repeated. Which of the two happens, per provider and event,
 //! is documented in docs/hook.md ("Secret redaction").
 
-use super::Provider;
+use super::provider::{ModelMask, Provider};
 use crate::obs::redact::{PayloadRedaction, Redaction};
 use serde_json::{Map, Value};
-
-/// What the model is given about secrets in a tool's output.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ModelMask {
-    /// The tool's output as redacted, in place of what the tool returned.
-    Replace { output: Value, mcp: bool },
-    /// A notice that the output held a secret the model must not repeat.
-    Notice(String),
-}
-
-impl ModelMask {
-    /// The `secret_output` attribute of the event.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            ModelMask::Replace { .. } => "replaced",
-            ModelMask::Notice(_) => "notice",
-        }
-    }
-}
 
 /// The masking an event calls for, from its payload as redacted and what the redaction changed;
 /// `None` when no tool output that reaches the model held a secret. Which fields, and whether the

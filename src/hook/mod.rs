@@ -10,6 +10,7 @@ pub mod claude;
 pub mod cursor;
 mod fault_log;
 mod guard;
+mod mapped;
 mod mask;
 mod pending;
 pub mod provider;
@@ -22,10 +23,10 @@ pub mod wiring;
 
 pub use fault_log::{read_fault_log, FAULT_LOG_NAME};
 pub use provider::{NoConfigDir, Provider, ProviderSpec};
+use record::AfterAnswer;
 
 use crate::fault::{Fault, Faults};
-use crate::obs::Event;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::io::Read;
 use std::time::{Duration, Instant};
 
@@ -36,87 +37,13 @@ pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
 /// from this table, and how to add one).
 pub const PROVIDERS: &[Provider] = &[claude::PROVIDER, cursor::PROVIDER];
 
-pub use crate::policy::decide::Subject;
-
-/// An action about to happen that a rail may decide on.
-#[derive(Debug, Clone)]
-pub struct Action {
-    pub subject: Subject,
-    /// The command, tool or path (redacted).
-    pub detail: String,
-    /// The action only reads: a policy divergence never blocks it.
-    pub reads_only: bool,
-    /// The client's own permission dialog is about to open for an act its PreToolUse already
-    /// let through (Claude Code's PermissionRequest): only the floor answers it, again, so that a
-    /// refused act stays refused however it got there; the rails had their say at PreToolUse and
-    /// an ask is the dialog itself.
-    pub dialog: bool,
-}
-
-/// A payload mapped to its neutral event.
-#[derive(Debug, Clone)]
-pub struct Mapped {
-    pub event: Event,
-    /// The provider's own event name.
-    pub hook_event: String,
-    pub action: Option<Action>,
-    /// Tool inputs and outputs: kept in attributes only with `obs.includePayloads`.
-    pub tool_payload: Map<String, Value>,
-    /// What the stop checks read of this event (turn bases, stops, claims, edits): left `None` by
-    /// a spec's `map`, filled by `ProviderSpec::map` from the spec's `stop` and `response_text`.
-    pub turn: Option<crate::gate::stop::TurnFacts>,
-    /// A subagent's own transcript, named when it stops: read like the session's.
-    pub subagent_transcript: Option<String>,
-    /// The text of the response a stop is about, which the transcript should hold before the
-    /// stop is recorded.
-    pub awaited_response: Option<String>,
-    /// The subagent spawn this event asks for (the subagent rails judge it).
-    pub spawn: Option<SpawnRequest>,
-    /// The type of the subagent that makes this call, as the provider states it.
-    pub agent_type: Option<String>,
-    /// A tool's result, read only with `untrustedContent.enabled` (`hook::untrusted`).
-    pub read: Option<untrusted::ToolRead>,
-}
-
-/// A subagent spawn as a payload asks for it, in the agent's own words.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SpawnRequest {
-    pub model: Option<String>,
-    pub subagent_type: Option<String>,
-    pub effort: Option<String>,
-    /// The parent's model, where the payload states it (Cursor's `model`).
-    pub parent_model: Option<String>,
-}
-
-/// A field the agent wrote, whatever its JSON type: a string as it is, any other value but
-/// `null` as its JSON text (so that `"model": 5` is judged, never read as "no model").
-pub(crate) fn agent_field(v: &Value, key: &str) -> Option<String> {
-    match v.get(key)? {
-        Value::Null => None,
-        Value::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
-    }
-}
-
-pub(crate) fn str_field(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string)
-}
+pub use mapped::{Action, Mapped, SpawnRequest, Subject};
 
 /// How long the hook waits for more of the payload after the last byte arrived (providers
 /// write it at once and close stdin; a writer that keeps the pipe open gets this long).
 pub const STDIN_IDLE: Duration = Duration::from_millis(500);
 /// The longest the hook reads stdin, however the bytes trickle in.
 pub const STDIN_DEADLINE: Duration = Duration::from_secs(5);
-
-/// What becomes of the hook's database connections once it has answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum AfterAnswer {
-    /// Closed: the caller goes on running (the library's [`run`] and [`handle`]).
-    Close,
-    /// Left open for the process exit to release (see `store::leave_open_until_exit`): only for
-    /// `tlc hook`, whose process exits as soon as the response is printed.
-    ProcessExits,
-}
 
 /// Reads stdin (bounded in size and in time) and handles it; returns the response to print.
 /// Never panics out.

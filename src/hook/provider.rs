@@ -7,9 +7,7 @@
 //! [`ProviderSpec`] with its payload mapping, acts and response rendering, as `claude.rs` does)
 //! and listing it in that table.
 
-use super::mask::ModelMask;
-use super::wiring::Layout;
-use super::Mapped;
+use super::mapped::Mapped;
 use crate::decision::Decision;
 use crate::gate::stop::StopFacts;
 use crate::obs::redact::PayloadRedaction;
@@ -107,6 +105,35 @@ pub struct ToolResult<'v> {
 }
 
 /// A provider: a reference into the table.
+/// How a provider's settings file lists hook commands.
+#[derive(Debug, Clone, Copy)]
+pub enum Layout {
+    /// Claude Code's: `hooks.<event>` is a list of groups `{"matcher"?, "hooks": [{"type":
+    /// "command", "command"}]}`; the events in `matcher_events` take a `*` matcher.
+    Grouped { matcher_events: &'static [&'static str] },
+    /// Cursor's: `hooks.<event>` is a list of `{"command"}`, beside a top-level `"version"`.
+    Flat { version: u64 },
+}
+
+/// What the model is given about secrets in a tool's output.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelMask {
+    /// The tool's output as redacted, in place of what the tool returned.
+    Replace { output: Value, mcp: bool },
+    /// A notice that the output held a secret the model must not repeat.
+    Notice(String),
+}
+
+impl ModelMask {
+    /// The `secret_output` attribute of the event.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ModelMask::Replace { .. } => "replaced",
+            ModelMask::Notice(_) => "notice",
+        }
+    }
+}
+
 pub type Provider = &'static ProviderSpec;
 
 /// Neither the provider's own variable nor `HOME` names a folder: its settings cannot be found.
@@ -122,13 +149,6 @@ pub struct NoConfigDir {
 impl ProviderSpec {
     pub fn name(&self) -> &'static str {
         self.name
-    }
-
-    /// The payload's neutral event, with what the stop checks read of it.
-    pub(super) fn map(&self, v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
-        let mut mapped = (self.map)(v, now);
-        mapped.turn = super::turn::facts(self, &mapped, v);
-        mapped
     }
 
     /// Whether the provider can ask the operator on `hook_event`.

@@ -1,7 +1,9 @@
 //! Deciding and recording one hook event. Deciding never depends on the database being
 //! writable; recording never changes the decision.
 
-use super::{fault_log, AfterAnswer, Mapped, Provider};
+use super::fault_log;
+use super::mapped::{str_field, Mapped};
+use super::provider::Provider;
 use crate::config::Config;
 use crate::decision::{Decision, Permission};
 use crate::fault::{Fault, Faults};
@@ -18,6 +20,16 @@ use crate::store::{self, DbKind};
 use rusqlite::TransactionBehavior;
 use serde_json::Value;
 use std::time::Duration;
+
+/// What becomes of the hook's database connections once it has answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AfterAnswer {
+    /// Closed: the caller goes on running (the library's [`run`] and [`handle`]).
+    Close,
+    /// Left open for the process exit to release (see `store::leave_open_until_exit`): only for
+    /// `tlc hook`, whose process exits as soon as the response is printed.
+    ProcessExits,
+}
 
 /// The audit record keeps the whole payload up to this size; a bigger one keeps its head.
 const MAX_AUDIT_PAYLOAD: usize = 1024 * 1024;
@@ -120,7 +132,7 @@ pub struct Outcome {
     pub hook_event: String,
     pub decision: Decision,
     /// What the model gets instead of (or besides) a tool output that held a secret.
-    pub mask: Option<super::mask::ModelMask>,
+    pub mask: Option<super::provider::ModelMask>,
 }
 
 /// What was decided before the config was read, and what the rest of the decision needs.
@@ -200,8 +212,8 @@ pub fn process(
     };
     let settings = &config.settings;
     // The transcript is read from the path as received; the event keeps it as redacted.
-    let transcript_source = super::str_field(&value, "transcript_path");
-    let subagent_source = super::str_field(&value, "agent_transcript_path");
+    let transcript_source = str_field(&value, "transcript_path");
+    let subagent_source = str_field(&value, "agent_transcript_path");
     // The response a stop is about is looked for in the transcript as written, never stored.
     let awaited = provider.awaited_response(&value);
     let mut mask = None;
@@ -211,7 +223,7 @@ pub fn process(
         mask = super::mask::plan(provider, &value, &redaction);
         secrets = redaction.total.secrets;
     }
-    let mut mapped = provider.map(&value, now);
+    let mut mapped = super::turn::map(provider, &value, now);
     mapped.awaited_response = awaited;
     if settings.untrusted_content.enabled {
         // From the payload as redacted: what is kept of it is stored.
@@ -467,7 +479,7 @@ fn record(
     };
     let mut facts = act_facts(provider, project, posture.posture, mapped.as_ref(), guard, &cwd);
     facts.parent_model = parent_model.as_deref();
-    let decision = crate::policy::decide(&crate::policy::decide::Context::new(&tx, facts, settings, &prior))?;
+    let decision = crate::policy::decide(&crate::policy::facts::Context::new(&tx, facts, settings, &prior))?;
     let mut decision = guard.finish(decision);
     // Issue 33: a fresh session start carries the posture's contract, before any other context.
     let contract = mapped

@@ -2,10 +2,18 @@
 //! it is for a turn and, from the provider's spec, what it said at a stop, the assistant text
 //! an agent-response event carries and the file an after-edit event wrote.
 
-use super::{str_field, Mapped, ProviderSpec};
+use super::mapped::{str_field, Mapped};
+use super::provider::{Provider, ProviderSpec};
 use crate::gate::stop::{TurnEvent, TurnFacts};
 use crate::obs::Kind;
 use serde_json::Value;
+
+/// The payload's neutral event, with what the stop checks read of it.
+pub(super) fn map(provider: Provider, v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
+    let mut mapped = (provider.map)(v, now);
+    mapped.turn = facts(provider, &mapped, v);
+    mapped
+}
 
 /// The facts of `mapped` (from `payload`), or `None` for an event no turn check reads.
 pub fn facts(spec: &ProviderSpec, mapped: &Mapped, payload: &Value) -> Option<TurnFacts> {

@@ -3,37 +3,13 @@
 //! last `policy::untrusted::KEEP_CHARS` characters are kept, so a 1 MB MCP result costs one pass
 //! over it and never more than that much memory afterwards.
 
-use super::Provider;
+use super::mapped::ToolRead;
+use super::provider::Provider;
 use crate::policy::untrusted::{last_chars, KEEP_CHARS};
 use serde_json::Value;
 
 /// Object keys whose values are the output's shape, not its content.
 const SHAPE_KEYS: &[&str] = &["type", "mimeType", "annotations"];
-
-/// What an after-tool event returned, owned.
-#[derive(Debug, Clone, Default)]
-pub struct ToolRead {
-    pub tool: String,
-    pub command: Option<String>,
-    /// Whitespace collapsed, at most the last `KEEP_CHARS` characters.
-    pub output: String,
-    pub mcp: bool,
-    pub declared: bool,
-    pub carries_context: bool,
-}
-
-impl ToolRead {
-    pub fn as_read(&self) -> crate::policy::untrusted::Read<'_> {
-        crate::policy::untrusted::Read {
-            tool: &self.tool,
-            command: self.command.as_deref(),
-            output: &self.output,
-            mcp: self.mcp,
-            declared: self.declared,
-            carries_context: self.carries_context,
-        }
-    }
-}
 
 /// The tool result `v` carries, if it is an after-tool event.
 pub fn read(provider: Provider, v: &Value, hook_event: &str) -> Option<ToolRead> {

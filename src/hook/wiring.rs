@@ -2,19 +2,9 @@
 //! `hooks.json`. Pure edits of the parsed JSON; every key and hook that is not tlc's stays as
 //! it was, and applying an edit twice changes nothing.
 
-use super::Provider;
+use super::provider::{Layout, Provider};
 use serde_json::{json, Map, Value};
 use std::path::Path;
-
-/// How a provider's settings file lists hook commands.
-#[derive(Debug, Clone, Copy)]
-pub enum Layout {
-    /// Claude Code's: `hooks.<event>` is a list of groups `{"matcher"?, "hooks": [{"type":
-    /// "command", "command"}]}`; the events in `matcher_events` take a `*` matcher.
-    Grouped { matcher_events: &'static [&'static str] },
-    /// Cursor's: `hooks.<event>` is a list of `{"command"}`, beside a top-level `"version"`.
-    Flat { version: u64 },
-}
 
 /// The command a provider runs: `<tlc> hook <provider>`, the path quoted when it needs it.
 pub fn hook_command(tlc: &str, provider: &str) -> String {

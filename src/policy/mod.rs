@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod claims;
 pub mod contract;
 pub mod decide;
+pub mod facts;
 pub mod floor;
 pub mod integrity;
 pub mod operator;
@@ -15,7 +16,8 @@ pub mod state;
 pub mod untrusted;
 pub mod work_loss;
 
-pub use decide::{decide, ActFacts, Acting, Prior, Spawn, Subject};
+pub use decide::decide;
+pub use facts::{ActFacts, Acting, Prior, Spawn, Subject};
 pub use state::OperatorState;
 
 /// How much the agent surfaces and what earns an interruption.

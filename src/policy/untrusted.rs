@@ -5,9 +5,12 @@
 //! `enforce` mode the session keeps the last [`KEEP_CHARS`] characters of it (whitespace
 //! collapsed), and `rails::untrusted` asks before a shell command found verbatim in them.
 //!
-//! The detection is a declared list, never inferred from the output. [`UntrustedStore`] owns the
-//! `untrusted_content` table.
+//! The detection is a declared list, never inferred from the output ([`reads_outside`] reads the
+//! parsed simple commands, so a pattern inside a quoted argument, a `grep` or a heredoc is no
+//! read). [`UntrustedStore`] owns the `untrusted_content` table.
 
+use super::rails::{all_commands, inline_scripts};
+use super::shell::invocation::invocation;
 use crate::decision::Decision;
 use crate::store::queries::project::policy as q;
 use crate::store::PruneCount;
@@ -46,7 +49,7 @@ pub fn source(read: &Read<'_>, s: &crate::config::Settings) -> Option<String> {
         return Some(format!("the {} tool", read.tool));
     }
     let command = read.command?;
-    super::rails::untrusted::reads_outside(command, &u.extra_command_patterns).map(|_| format!("the output of `{}`", short(command, 120)))
+    reads_outside(command, &u.extra_command_patterns).map(|_| format!("the output of `{}`", short(command, 120)))
 }
 
 fn short(text: &str, n: usize) -> String {
@@ -264,6 +267,49 @@ pub fn on_hook(
     }))
 }
 
+/// The command starts whose output comes from outside the repository.
+pub const BUILT_IN: &[&str] = &[
+    "gh pr view",
+    "gh pr diff",
+    "gh pr list",
+    "gh issue view",
+    "gh issue list",
+    "gh api",
+    "curl",
+    "wget",
+];
+
+/// The pattern (built in, or one of `extra`) that a simple command of `command` starts with:
+/// its program (through wrappers such as `env` or `timeout`) and first arguments, word for
+/// word. `None` when none does, or when the line does not parse.
+pub fn reads_outside(command: &str, extra: &[String]) -> Option<String> {
+    let script = crate::policy::shell::parse(command).ok()?;
+    let mut scripts = inline_scripts(&script);
+    scripts.push(script);
+    let patterns: Vec<Vec<&str>> = BUILT_IN
+        .iter()
+        .copied()
+        .chain(extra.iter().map(String::as_str))
+        .map(|p| p.split_whitespace().collect::<Vec<_>>())
+        .filter(|p| !p.is_empty())
+        .collect();
+    for s in &scripts {
+        let mut cmds = Vec::new();
+        all_commands(s, &mut cmds);
+        for (s, i) in cmds {
+            let inv = invocation(&s.commands[i]);
+            let Some(program) = inv.program.clone() else { continue };
+            let words: Vec<String> = std::iter::once(program).chain(inv.args.iter().map(|w| w.text())).collect();
+            for p in &patterns {
+                if p.len() <= words.len() && p.iter().zip(&words).all(|(a, b)| *a == b) {
+                    return Some(p.join(" "));
+                }
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,5 +342,34 @@ mod tests {
         assert_eq!(last_chars("ab", 5), "ab");
         assert_eq!(last_chars("ab", 0), "");
         assert_eq!(collapse("  a \n\t b  "), "a b");
+    }
+
+    #[test]
+    fn only_a_simple_command_that_starts_with_a_pattern_reads_outside() {
+        let none: Vec<String> = Vec::new();
+        for reads in [
+            "gh pr view 12",
+            "cd repo && gh pr diff 3 | head",
+            "curl -s https://example.com",
+            "timeout 5 wget https://example.com/x",
+            "gh api repos/o/r/issues",
+            "x=$(gh issue view 4)",
+            "bash -c 'gh issue list'",
+        ] {
+            assert!(reads_outside(reads, &none).is_some(), "{reads}");
+        }
+        for not in [
+            "echo \"gh pr view\"",
+            "grep -r 'gh pr view' docs",
+            "gh pr create --title x",
+            "cat <<EOF\ncurl x\nEOF",
+            "ls curl",
+            "git log",
+        ] {
+            assert_eq!(reads_outside(not, &none), None, "{not}");
+        }
+        let extra = vec!["aws s3 cp".to_string()];
+        assert_eq!(reads_outside("aws s3 cp s3://b/k -", &extra).as_deref(), Some("aws s3 cp"));
+        assert_eq!(reads_outside("aws s3 ls", &extra), None);
     }
 }

@@ -4,7 +4,7 @@
 //! `tlc obs cost --json`, a view's rows as `tlc obs export <view> --format json`, a session as
 //! `tlc obs report <id> --json` — and the page names that command.
 
-use super::guard::BadParam;
+use super::guard::{zone, BadParam};
 use super::State;
 use crate::cost::catalog::{CostError, PriceCatalog};
 use crate::cost::report::{CostBy, CostFilter, CostOptions, CostReport, CostReports, CostRow, ReportError};
@@ -35,14 +35,6 @@ impl PageError {
             PageError::NotFound(_) => 404,
             PageError::Store(_) | PageError::Read { .. } => 500,
         }
-    }
-}
-
-/// `--timezone`'s rule (`obs cost`): UTC by any of its names is `None`.
-pub fn zone(name: Option<&str>) -> Result<Option<jiff::tz::TimeZone>, jiff::Error> {
-    match name.map(str::trim) {
-        None | Some("UTC" | "utc" | "Etc/UTC" | "Z") => Ok(None),
-        Some(n) => jiff::tz::TimeZone::get(n).map(Some),
     }
 }
 

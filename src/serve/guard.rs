@@ -253,8 +253,16 @@ impl Req {
     /// An IANA time zone name this build knows (`None`: the server's default).
     pub fn zone(&self, name: &str) -> Result<Option<String>, BadParam> {
         let Some(v) = self.text(name, 64)? else { return Ok(None) };
-        super::data::zone(Some(&v)).map_err(|_| bad(name, format!("{:?} is not a time zone this build knows", shorten(&v))))?;
+        zone(Some(&v)).map_err(|_| bad(name, format!("{:?} is not a time zone this build knows", shorten(&v))))?;
         Ok(Some(v))
+    }
+}
+
+/// `--timezone`'s rule (`obs cost`): UTC by any of its names is `None`.
+pub fn zone(name: Option<&str>) -> Result<Option<jiff::tz::TimeZone>, jiff::Error> {
+    match name.map(str::trim) {
+        None | Some("UTC" | "utc" | "Etc/UTC" | "Z") => Ok(None),
+        Some(n) => jiff::tz::TimeZone::get(n).map(Some),
     }
 }
 

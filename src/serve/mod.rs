@@ -119,7 +119,7 @@ pub fn bind(opts: Options) -> Result<Server, ServeError> {
         return Err(ServeError::Unspecified { addr: opts.bind });
     }
     if let Some(name) = &opts.timezone {
-        if data::zone(Some(name)).is_err() {
+        if guard::zone(Some(name)).is_err() {
             return Err(ServeError::TimeZone { name: name.clone() });
         }
     }

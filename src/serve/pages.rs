@@ -51,23 +51,8 @@ pub fn route(state: &State, req: &Req) -> Answer {
     };
     match made {
         Ok(page) => Answer::html(200, page),
-        Err(e) => Answer::html(e.status(), error_page(e.status(), &e.to_string())),
+        Err(e) => Answer::html(e.status(), super::respond::error_page(e.status(), &e.to_string())),
     }
-}
-
-/// A page saying what went wrong (a parameter, a missing session, an unreadable database).
-pub fn error_page(status: u16, message: &str) -> String {
-    let title = format!("{status} {}", super::respond::reason(status));
-    html::document(
-        &Frame {
-            title: &title,
-            nav: "",
-            project: None,
-            api: "/api/overview",
-            refresh: None,
-        },
-        &format!("<p class=\"error\" id=\"error\">{}</p>", esc(message)),
-    )
 }
 
 fn f(v: &Value, k: &str) -> Option<f64> {

@@ -2,6 +2,7 @@
 //! render time), error pages, the compiled-in assets, and sending them through tiny_http.
 
 use super::guard::Refusal;
+use super::html::{self, esc, Frame};
 use std::io::Read;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -65,7 +66,7 @@ impl Answer {
             a.status = status;
             return a;
         }
-        Answer::html(status, super::pages::error_page(status, message))
+        Answer::html(status, error_page(status, message))
     }
 
     pub fn refused(r: Refusal) -> Answer {
@@ -178,4 +179,19 @@ pub fn send(rq: tiny_http::Request, answer: Answer, started: Instant) {
         }
         Body::Stream(r) => rq.respond(tiny_http::Response::new(status, headers, r, None, None)),
     };
+}
+
+/// A page saying what went wrong (a parameter, a missing session, an unreadable database).
+pub fn error_page(status: u16, message: &str) -> String {
+    let title = format!("{status} {}", reason(status));
+    html::document(
+        &Frame {
+            title: &title,
+            nav: "",
+            project: None,
+            api: "/api/overview",
+            refresh: None,
+        },
+        &format!("<p class=\"error\" id=\"error\">{}</p>", esc(message)),
+    )
 }

@@ -8,11 +8,11 @@
 //! is holding the write lock for most of the import (hooks wait, then record a fault), so it is
 //! taken only when it pays (see [`use_bulk_path`]).
 
+use super::batch::{BatchRows, Stored};
 use super::scan::{key_tail, order_prefix, KeyHasher};
-use super::write::{BatchRows, Stored};
 use super::{sq, CostError};
-use crate::cost::transcript::Fx;
 use crate::cost::usage::{SuspendedTriggers, Tally, UsageWriter};
+use crate::hashing::Fx;
 use rusqlite::Connection;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;

@@ -4,7 +4,7 @@
 //! (four strings a response), on either path. The row path counts each batch with the same
 //! [`count`], on the writer, inside the batch's transaction.
 
-use super::write::Pending;
+use super::batch::Pending;
 use crate::cost::usage::{NameId, Sums, Tally};
 use std::sync::mpsc;
 

@@ -2,6 +2,7 @@
 //! where to read on from, and the bytes from there to the end.
 
 use super::{sq, CostError};
+pub use crate::cost::error::ReadError;
 use crate::store::queries::home::cost as q;
 use rusqlite::{params, Connection};
 use std::collections::HashMap;
@@ -53,32 +54,6 @@ impl Job {
             return self.size;
         }
         self.size.saturating_sub(self.prior.as_ref().map_or(0, |p| p.offset))
-    }
-}
-
-/// A transcripts folder or file the import could not read (it names which): the import stops,
-/// its committed batches kept.
-#[derive(Debug, thiserror::Error)]
-pub enum ReadError {
-    #[error("{}: not a folder", .0.display())]
-    NotAFolder(PathBuf),
-    #[error("{}: {cause}", path.display())]
-    Io { path: PathBuf, cause: std::io::Error },
-}
-
-impl ReadError {
-    fn into_io(self) -> std::io::Error {
-        match self {
-            ReadError::Io { cause, .. } => cause,
-            other => std::io::Error::other(other.to_string()),
-        }
-    }
-
-    pub(super) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReadError + '_ {
-        move |cause| ReadError::Io {
-            path: path.to_path_buf(),
-            cause,
-        }
     }
 }
 

@@ -19,6 +19,7 @@
 //!
 //! One [`Import`] value carries what they share; [`Options`] are what the command chooses.
 
+mod batch;
 mod bulk;
 mod count;
 mod files;

@@ -3,7 +3,7 @@
 //! `usage_key`'s order (see [`in_index_order`]), so that the key trigger adds each batch by a sweep
 //! over the table's pages rather than a random descent per row.
 
-use super::write::{BatchRows, Pending, Stored};
+use super::batch::{BatchRows, Pending, Stored};
 use super::{sq, CostError};
 use crate::cost::usage::UsageWriter;
 use std::path::Path;

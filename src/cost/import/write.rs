@@ -2,14 +2,14 @@
 //! (one file is never split over two), through the row path or the bulk path, and records each
 //! file's new offset with its rows.
 
+use super::batch::{BatchRows, Pending, Stored};
 use super::bulk::{self, BulkState, SeenKeys};
 use super::count::{self, ToCounter};
 use super::files::{FileRow, FileState, Job, TranscriptFiles};
-use super::scan::{Grouped, KeyHasher, RowGate, Scanned, IN_FLIGHT_ROWS};
-use super::{rows, sq, CostError, ImportSummary, Options, PROVIDER, SOURCE};
-use crate::cost::catalog::{CachedResolver, ResolvedPrice};
-use crate::cost::transcript::UsageScan;
-use crate::cost::usage::{Tally, UsageRow, UsageWriter};
+use super::scan::{KeyHasher, RowGate, Scanned, IN_FLIGHT_ROWS};
+use super::{rows, sq, CostError, ImportSummary, Options};
+use crate::cost::catalog::CachedResolver;
+use crate::cost::usage::{Tally, UsageWriter};
 use rusqlite::Connection;
 use std::path::Path;
 use std::sync::mpsc;
@@ -19,76 +19,6 @@ use std::time::{Duration, Instant};
 /// hooks writing to the same database are never kept waiting long.
 const BATCH_ROWS: usize = 100_000;
 const BATCH_TIME: Duration = Duration::from_millis(1000);
-
-/// One file's scan waiting in a batch.
-pub(super) struct Pending {
-    job_index: usize,
-    start: u64,
-    head_hash: String,
-    pub scan: UsageScan,
-    pub grouped: Grouped,
-    pub project: String,
-}
-
-/// A batch's rows as they are written: each record with its price, and the counts of those stored.
-pub(super) struct BatchRows<'b> {
-    pub batch: &'b [Pending],
-    /// Per file, the price of each of its models (`None`: unpriced).
-    prices: Vec<Vec<Option<&'b ResolvedPrice>>>,
-    /// Per file, rows stored.
-    inserted: Vec<u64>,
-    unpriced: u64,
-    /// `--rescan`: stored rows are given their 1-hour writes ([`UsageWriter::refill`]).
-    pub rescan: bool,
-    pub refilled: u64,
-}
-
-impl<'b> BatchRows<'b> {
-    fn new(batch: &'b [Pending], resolver: &'b CachedResolver<'_>, rescan: bool) -> BatchRows<'b> {
-        BatchRows {
-            batch,
-            prices: batch
-                .iter()
-                .map(|p| p.grouped.models.iter().map(|m| resolver.resolved(m)).collect())
-                .collect(),
-            inserted: vec![0; batch.len()],
-            unpriced: 0,
-            rescan,
-            refilled: 0,
-        }
-    }
-
-    /// Record `i` of file `file`, priced.
-    pub fn row(&self, file: usize, i: usize) -> UsageRow<'b> {
-        let p = &self.batch[file];
-        let r = &p.scan.records[i];
-        let g = &p.grouped.sessions[p.grouped.rows[i].session as usize];
-        let price = self.prices[file][g.model];
-        let priced = price.map(|p| p.price_marked(&r.usage, r.inexact_output));
-        UsageRow {
-            dedup_key: &r.dedup_key,
-            source: SOURCE,
-            project: &p.project,
-            repo_path: None,
-            session_id: &g.session,
-            provider: Some(PROVIDER),
-            ts: &r.ts,
-            model: &p.grouped.models[g.model],
-            usage: r.usage,
-            cost_usd: priced.map(|(usd, _)| usd),
-            cost_source: crate::cost::rates::marked_source(priced.map(|(_, source)| source), r.inexact_output),
-            cost_pool: price.and_then(|p| p.entry.pool.as_deref()),
-        }
-    }
-
-    /// Counts what either path stored: rows per file, and those without a price.
-    fn count_stored(&mut self, (stored, costs): &Stored) {
-        for &(file, _) in stored {
-            self.inserted[file] += 1;
-        }
-        self.unpriced += costs.iter().filter(|c| c.is_none()).count() as u64;
-    }
-}
 
 /// The writer's state for one import.
 pub(super) struct Writer<'w> {
@@ -275,9 +205,6 @@ impl Writer<'_> {
         Ok(None)
     }
 }
-
-/// The responses a bulk batch stored, as (file, record), and the cost of each.
-pub(super) type Stored = (Vec<(usize, usize)>, Vec<Option<f64>>);
 
 fn counter_stopped() -> CostError {
     CostError::Unusable("the import's counting thread stopped; the import was rolled back".to_string())

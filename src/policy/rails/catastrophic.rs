@@ -4,7 +4,7 @@
 
 use super::{all_commands, ask, in_build_dir, inline_scripts, CATASTROPHIC};
 use crate::decision::Decision;
-use crate::policy::decide::Context;
+use crate::policy::facts::Context;
 use crate::policy::shell::classify::is_harmless_device;
 use crate::policy::shell::invocation::invocation;
 use crate::policy::shell::parse::{Command, RedirOp, RedirTarget, Script};

@@ -3,7 +3,7 @@
 
 use crate::decision::Decision;
 use crate::policy::claims::{collision_decision, ClaimStore, COLLISION_WINDOW_MINUTES};
-use crate::policy::decide::Context;
+use crate::policy::facts::Context;
 
 /// The rail's entry: an act that is about to write a file, in a session.
 pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {

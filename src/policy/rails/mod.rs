@@ -62,7 +62,7 @@ fn ask(rule: &str, reason: String) -> Decision {
 }
 
 /// Every command of a script, nested substitutions and `sh -c` strings included.
-fn all_commands<'s>(script: &'s Script, out: &mut Vec<(&'s Script, usize)>) {
+pub(super) fn all_commands<'s>(script: &'s Script, out: &mut Vec<(&'s Script, usize)>) {
     for (i, c) in script.commands.iter().enumerate() {
         out.push((script, i));
         for w in c.words.iter().chain(c.assigns.iter().map(|(_, w)| w)) {
@@ -81,7 +81,7 @@ fn all_commands<'s>(script: &'s Script, out: &mut Vec<(&'s Script, usize)>) {
 }
 
 /// `sh -c '…'` and `bash -c '…'` strings, parsed: their commands are what runs.
-fn inline_scripts(script: &Script) -> Vec<Script> {
+pub(super) fn inline_scripts(script: &Script) -> Vec<Script> {
     let mut out = Vec::new();
     let mut cmds = Vec::new();
     all_commands(script, &mut cmds);

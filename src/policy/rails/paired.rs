@@ -3,7 +3,7 @@
 
 use super::{all_commands, ask, inline_scripts, CHANGES_REACH, LEAVES_MACHINE, OVERWRITES, PAIRED};
 use crate::decision::Decision;
-use crate::policy::decide::Context;
+use crate::policy::facts::Context;
 use crate::policy::shell::classify::{classify, Class};
 use crate::policy::shell::parse::Script;
 use crate::policy::Posture;

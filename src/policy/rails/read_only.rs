@@ -6,7 +6,7 @@
 
 use super::{all_commands, inline_scripts};
 use crate::decision::Decision;
-use crate::policy::decide::{Context, Subject};
+use crate::policy::facts::{Context, Subject};
 use crate::policy::shell::classify::{classify, Class};
 use crate::policy::shell::parse::Script;
 

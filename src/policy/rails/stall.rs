@@ -4,7 +4,7 @@
 use super::{STALL, STALL_PREFIX_CHARS};
 use crate::decision::{Decision, Permission};
 use crate::policy::claims::ClaimStore;
-use crate::policy::decide::Context;
+use crate::policy::facts::Context;
 
 /// The rail's entry: the session's previous shell commands, asked of the record only when the
 /// switch is on and there are enough of them to stall.

@@ -13,7 +13,7 @@
 
 use crate::config::Settings;
 use crate::decision::{Decision, Permission};
-use crate::policy::decide::{Context, Spawn};
+use crate::policy::facts::{Context, Spawn};
 
 pub const BLOCKED_PATTERN: &str = "subagent-blocked-pattern";
 pub const MODEL_REQUIRED: &str = "subagent-model-required";

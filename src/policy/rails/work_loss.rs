@@ -2,7 +2,7 @@
 
 use super::{ask, in_build_dir};
 use crate::decision::{Decision, Permission};
-use crate::policy::decide::Context;
+use crate::policy::facts::Context;
 use crate::policy::floor::Ran;
 use crate::policy::Posture;
 use std::path::Path;
