@@ -28,10 +28,10 @@ const LAYERS: &[(&str, &[&str])] = &[
             "clock", "config", "decision", "hashing", "paths", "project", "render", "store", "sys",
         ],
     ),
-    // The one reader of files tlc did not write (configs, git files, transcripts) and its writing
-    // counterpart, and the hook's faults: every layer above uses them, and they use nothing of
-    // the crate.
-    ("system", &["fault", "fsread", "fswrite", "revision"]),
+    // The one reader of files tlc did not write (configs, git files, transcripts), the git files
+    // read on it, its writing counterpart, paths and patterns as text, and the hook's faults:
+    // every layer above uses them, and they use nothing of the crate but `gitfiles → fsread`.
+    ("system", &["fault", "fsread", "fswrite", "gitfiles", "pathtext", "revision"]),
 ];
 
 /// The arrows allowed between two modules of the same layer; every other pair in a layer is
@@ -69,6 +69,11 @@ const SIDEWAYS: &[(&str, &str, &str)] = &[
         "a stop is let through unchecked while the operator state says paused",
     ),
     ("project", "paths", "a project is located from the paths"),
+    (
+        "gitfiles",
+        "fsread",
+        "a repository's `.git` files are foreign files, read within fsread's limits",
+    ),
     ("config", "paths", "the tiers' files are found from the paths"),
     (
         "config",
@@ -924,6 +929,114 @@ fn the_command_line_runs_no_sql() {
     assert!(
         offenders.is_empty(),
         "SQL in src/cli/ (it belongs to a domain's repository type): {offenders:?}"
+    );
+}
+
+/// The files outside `fsread` and `store` allowed to read a file's content directly, each with
+/// its reason: a file tlc itself wrote, nothing an agent could have put there. Every other read
+/// goes through `fsread` (or `gitfiles`, built on it). Keep it short.
+const RAW_READERS: &[(&str, &str)] = &[(
+    "cli/demo.rs",
+    "`tlc demo` applies a scripted Edit to a file the demo itself wrote in the scratch repository it made",
+)];
+
+/// A direct read of a file's content: `std::fs::read`, `fs::read_to_string`, any
+/// `read_to_string` (the `io::Read` method included) and `File::open`. Listing a folder
+/// (`read_dir`) or a link (`read_link`) opens no file's content and cannot block on a FIFO, so
+/// neither is one.
+fn raw_reads(code: &str) -> Vec<String> {
+    static RE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| regex::Regex::new(r"\bfs::read\s*\(|\bread_to_string\s*\(|\bFile::open\s*\(").unwrap());
+    code.lines()
+        .enumerate()
+        .filter_map(|(i, l)| re.find(l).map(|m| format!("line {}: {}", i + 1, m.as_str())))
+        .collect()
+}
+
+/// `code` (from [`code_only`]) without what `#[cfg(test)]` marks: the item that follows it, a
+/// block in balanced braces or a declaration up to its `;`. Line breaks are kept, so line
+/// numbers stay true.
+fn without_test_items(code: &str) -> String {
+    const MARK: &str = "#[cfg(test)]";
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find(MARK) {
+        out.push_str(&rest[..at]);
+        let item = &rest[at..];
+        let mut end = item.len();
+        let mut depth = 0usize;
+        for (i, c) in item.char_indices().skip(MARK.len()) {
+            match c {
+                '{' => depth += 1,
+                '}' if depth <= 1 => {
+                    end = i + 1;
+                    break;
+                }
+                '}' => depth -= 1,
+                ';' if depth == 0 => {
+                    end = i + 1;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        out.extend(item[..end].chars().filter(|c| *c == '\n'));
+        rest = &item[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn foreign_files_are_read_only_through_fsread() {
+    let root = src();
+    let mut offenders = Vec::new();
+    let mut excepted = BTreeSet::new();
+    for (module, file) in source_files() {
+        let rel = file.strip_prefix(&root).unwrap().display().to_string();
+        if module == "fsread" || module == "store" || rel.ends_with("tests.rs") {
+            continue;
+        }
+        let code = without_test_items(&code_only(&std::fs::read_to_string(&file).unwrap()));
+        let found = raw_reads(&code);
+        if found.is_empty() {
+            continue;
+        }
+        if RAW_READERS.iter().any(|(f, _)| *f == rel) {
+            excepted.insert(rel);
+        } else {
+            offenders.push(format!("{rel}: {}", found.join(", ")));
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "raw reads outside fsread and store (read through crate::fsread, or crate::gitfiles for .git; a file tlc \
+         wrote itself goes in RAW_READERS with its reason):\n  {}",
+        offenders.join("\n  ")
+    );
+    for (f, why) in RAW_READERS {
+        assert!(
+            excepted.contains(*f),
+            "RAW_READERS excepts {f} ({why}) but it reads nothing directly: remove the entry"
+        );
+    }
+}
+
+#[test]
+fn the_raw_read_check_finds_reads_and_skips_test_items() {
+    let code = code_only(
+        "use std::fs;\nfn a() { let _ = std::fs::read(p); }\n// fs::read_to_string(p) in a comment\nfn b() { let s = \"File::open(x)\"; f.read_to_string(&mut s); }\n\
+         #[cfg(test)]\nfn helper() { fs::read_to_string(p).unwrap(); }\nfn c() { let d = std::fs::read_dir(p); File::open(p) }\n\
+         #[cfg(test)]\nmod tests {\n    fn t() { if x { std::fs::read(p); } }\n}\nfn d() { fs::read (p) }\n",
+    );
+    assert_eq!(
+        raw_reads(&without_test_items(&code)),
+        vec![
+            "line 2: fs::read(".to_string(),
+            "line 4: read_to_string(".to_string(),
+            "line 7: File::open(".to_string(),
+            "line 12: fs::read (".to_string(),
+        ]
     );
 }
 

@@ -50,6 +50,15 @@ pub fn open_regular_for_write(path: &Path, mode: u32, append: bool) -> io::Resul
     Ok(file)
 }
 
+/// Opens the folder `dir` itself (to fsync an entry made in it, or to hold a lock on it):
+/// `O_DIRECTORY`, so anything else at the name (a FIFO an open would wait on) is an error.
+pub fn open_folder(dir: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(dir)
+}
+
 /// The prefix and suffix of the temp names a writer of `target` uses: `.<name>.tlc-` and
 /// `.tmp`, with `<pid>-<unique>` between them.
 pub fn temp_affixes(target: &Path) -> (String, &'static str) {
@@ -105,7 +114,7 @@ pub fn replace(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     }
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
         // Best effort: the rename is durable once its folder is.
-        if let Ok(d) = File::open(dir) {
+        if let Ok(d) = open_folder(dir) {
             let _ = d.sync_all();
         }
     }

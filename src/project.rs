@@ -5,7 +5,8 @@ use crate::config::edit::{ConfigEdit, EditError};
 use crate::config::scaffold::{self, ScaffoldOutcome};
 use crate::config::Config;
 use crate::fault::{Fault, Faults};
-use crate::fsread::{read_capped_text, Links, ReadError, GIT_CONFIG_CAP, GIT_POINTER_CAP};
+use crate::fsread::ReadError;
+use crate::gitfiles::{Disk, Repo};
 use crate::paths::Paths;
 use std::path::{Path, PathBuf};
 
@@ -113,7 +114,7 @@ fn is_guest(paths: &Paths, config: &Config, faults: &mut Faults) -> bool {
         return false;
     }
     match origin_url(&paths.root) {
-        Ok(Some(url)) => guest.remotes.iter().any(|pat| glob_match(pat, &url)),
+        Ok(Some(url)) => guest.remotes.iter().any(|pat| crate::pathtext::wildcard_match(pat, &url)),
         Ok(None) => false,
         Err(e) => {
             faults.push(Fault::Project(format!(
@@ -135,87 +136,12 @@ fn expand_home(p: &str) -> String {
     }
 }
 
-/// The `origin` remote's URL, read from the repository's git config without running git;
-/// `None` when there is none. The files are read through `fsread` (a `.git/config` that is a
-/// FIFO or `/dev/zero` is an error naming it, never a hang).
+/// The `origin` remote's URL, read from the repository's git config without running git
+/// (`gitfiles`); `None` when there is none. A `.git` file, `commondir` or `config` that cannot be
+/// read (a FIFO, `/dev/zero`, oversized) is an error naming it, never a hang.
 pub fn origin_url(root: &Path) -> Result<Option<String>, ReadError> {
-    let git = root.join(".git");
-    let config_path = if git.is_dir() {
-        git.join("config")
-    } else {
-        // A worktree or submodule: `.git` is a file naming the git directory.
-        let Some(text) = read_capped_text(&git, GIT_POINTER_CAP, Links::Follow)? else {
-            return Ok(None);
-        };
-        let Some(dir) = text.lines().find_map(|l| l.strip_prefix("gitdir:")).map(|d| d.trim().to_string()) else {
-            return Ok(None);
-        };
-        let dir = if Path::new(&dir).is_absolute() {
-            PathBuf::from(dir)
-        } else {
-            root.join(dir)
-        };
-        let common = read_capped_text(&dir.join("commondir"), GIT_POINTER_CAP, Links::Follow)?.map(|c| dir.join(c.trim()));
-        common.unwrap_or(dir).join("config")
-    };
-    let Some(text) = read_capped_text(&config_path, GIT_CONFIG_CAP, Links::Follow)? else {
-        return Ok(None);
-    };
-    let mut in_origin = false;
-    for line in text.lines() {
-        let l = line.trim();
-        if l.starts_with('[') {
-            in_origin = l.replace(' ', "") == "[remote\"origin\"]";
-            continue;
-        }
-        if in_origin {
-            if let Some((k, v)) = l.split_once('=') {
-                if k.trim() == "url" {
-                    return Ok(Some(v.trim().to_string()));
-                }
-            }
-        }
-    }
-    Ok(None)
-}
-
-/// `*` matches any run of characters; everything else matches itself.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    let (mut pi, mut ti, mut star, mut mark) = (0usize, 0usize, None::<usize>, 0usize);
-    while ti < t.len() {
-        if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if pi < p.len() && p[pi] == t[ti] {
-            pi += 1;
-            ti += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn globs() {
-        assert!(glob_match("*github.com/acme/*", "git@github.com/acme/widgets.git"));
-        assert!(glob_match("https://x/*", "https://x/y"));
-        assert!(!glob_match("https://x/*", "https://y/x"));
-        assert!(glob_match("exact", "exact"));
-        assert!(!glob_match("exact", "exactly"));
+    match Repo::at(&Disk, root)? {
+        Some(repo) => repo.origin_url(),
+        None => Ok(None),
     }
 }

@@ -19,6 +19,7 @@ use super::{refused, unusable, AgentError};
 use super::{Invalid, PackageRef};
 use crate::config::{Config, Value};
 use crate::paths::Paths;
+use crate::revision::short;
 use crate::store::{self, DbKind};
 use std::collections::BTreeMap;
 use std::io::{BufRead, IsTerminal};
@@ -189,10 +190,6 @@ pub fn load_candidate(paths: &Paths, cfg: &Config, ctx: &TableContext, r: &Packa
         findings,
         from_store,
     })
-}
-
-pub fn short(sha: &str) -> &str {
-    &sha[..12.min(sha.len())]
 }
 
 /// The review printed before any confirmation: manifest verbatim, requests, files, findings.

@@ -7,8 +7,7 @@ use super::diff;
 use super::files::PackageFiles;
 use super::git;
 use super::install::{
-    check_table, commit, confirm, load_candidate, local_table, offer_defaults, review_text, short, Candidate, InstallOptions, Installed,
-    Prompter,
+    check_table, commit, confirm, load_candidate, local_table, offer_defaults, review_text, Candidate, InstallOptions, Installed, Prompter,
 };
 use super::manifest;
 use super::pins::{self, SourceRef};
@@ -19,6 +18,7 @@ use super::stable;
 use super::{refused, unusable, AgentError, PackageRef};
 use crate::config::{Config, Value};
 use crate::paths::Paths;
+use crate::revision::short;
 use crate::store::{self, DbKind};
 use std::path::PathBuf;
 

@@ -314,7 +314,7 @@ fn list(ctx: &Ctx, output: render::Output) -> anyhow::Result<()> {
     let wide = output.wide;
     t.print_with(output, &|col, cell| match (col, cell) {
         (7, Cell::Null) => "no local clone".into(),
-        (4 | 7, c) if !wide => install::short(&c.plain()).to_string(),
+        (4 | 7, c) if !wide => crate::revision::short(&c.plain()).to_string(),
         (5, c) if !wide => c.plain().chars().take(16).collect::<String>().replace('T', " "),
         (8, Cell::Bool(true)) => "yes".into(),
         (8, Cell::Bool(false)) => "no".into(),
@@ -445,8 +445,8 @@ fn history(ctx: &Ctx, name: Option<&str>, output: render::Output) -> anyhow::Res
             i.action.clone().into(),
             i.harness_name.clone().into(),
             format!("{}/{}", i.stable, i.package).into(),
-            install::short(&i.sha).to_string().into(),
-            Cell::from(i.previous_sha.as_deref().map(|p| install::short(p).to_string())),
+            crate::revision::short(&i.sha).to_string().into(),
+            Cell::from(i.previous_sha.as_deref().map(|p| crate::revision::short(p).to_string())),
             i.forced.into(),
             i.confirmations.to_string().into(),
             i.config_file.clone().into(),

@@ -212,7 +212,7 @@ fn read_text(path: &Path) -> anyhow::Result<(String, bool)> {
 /// [`LOCK_WAIT`] for another holder.
 fn lock_folder(dir: &Path) -> anyhow::Result<std::fs::File> {
     crate::store::create_private_dir(dir).map_err(|e| crate::error::refused(format!("{}: cannot create: {e}", dir.display())))?;
-    let folder = std::fs::File::open(dir).map_err(|e| crate::error::refused(format!("{}: cannot open: {e}", dir.display())))?;
+    let folder = crate::fswrite::open_folder(dir).map_err(|e| crate::error::refused(format!("{}: cannot open: {e}", dir.display())))?;
     let start = std::time::Instant::now();
     loop {
         match folder.try_lock() {

@@ -313,7 +313,8 @@ pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], output: Output) -> anyhow::Res
         let gates = GateStore::new(&ptx);
         let mut importer = Importer::new(&ptx, Some(&htx)).with_gates(&gates);
         for f in files {
-            let file = std::fs::File::open(f).map_err(|e| crate::error::unusable(format!("{}: {e}", f.display())))?;
+            // Streamed whole (no cap), but never a FIFO or a device: a regular file ends.
+            let file = crate::fsread::open_regular(f, crate::fsread::Links::Follow).map_err(|e| crate::error::unusable(e.to_string()))?;
             let reader = std::io::BufReader::with_capacity(1 << 20, file);
             for line in reader.split(b'\n') {
                 let line = line.map_err(|e| crate::error::unusable(format!("{}: {e}", f.display())))?;

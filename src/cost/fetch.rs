@@ -58,10 +58,19 @@ pub fn is_url(source: &str) -> bool {
 /// Reads `source` (a path or a URL), calling `progress(done, total)` as bytes arrive.
 pub fn fetch(source: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, FetchError> {
     if !is_url(source) {
-        return std::fs::read(source).map_err(|cause| FetchError::Read {
-            path: source.to_string(),
-            cause,
-        });
+        // A local catalog is read within the download's size limit, and never from a FIFO.
+        let read = crate::fsread::read_capped(std::path::Path::new(source), Limits::DEFAULT.max_body, crate::fsread::Links::Follow);
+        return match read {
+            Ok(Some(bytes)) => Ok(bytes),
+            Ok(None) => Err(FetchError::Read {
+                path: source.to_string(),
+                cause: std::io::Error::from_raw_os_error(libc::ENOENT),
+            }),
+            Err(e) => Err(FetchError::Read {
+                path: source.to_string(),
+                cause: e.into_io(),
+            }),
+        };
     }
     download(source, &Limits::DEFAULT, progress)
 }

@@ -8,8 +8,9 @@
 //! handled.
 
 use super::GateError;
+use crate::gitfiles;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// tlc's own state, never a change of the agent's.
@@ -46,85 +47,25 @@ impl Head {
     pub fn from_stored(s: Option<&str>) -> Head {
         match s {
             Some("unborn") => Head::Unborn,
-            Some(c) if is_object_name(c) => Head::Commit(c.to_string()),
+            Some(c) if gitfiles::is_object_name(c) => Head::Commit(c.to_string()),
             _ => Head::Unknown,
         }
     }
 }
 
-fn is_object_name(s: &str) -> bool {
-    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
-}
-
-/// The git directory and the common directory (they differ in a linked worktree).
-fn git_dirs(root: &Path) -> Option<(PathBuf, PathBuf)> {
-    let dot = root.join(".git");
-    let dir = if dot.is_dir() {
-        dot
-    } else {
-        let text = crate::fsread::read_text_or_none(&dot, crate::fsread::GIT_POINTER_CAP)?;
-        let d = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim().to_string();
-        let d = PathBuf::from(d);
-        if d.is_absolute() {
-            d
-        } else {
-            root.join(d)
-        }
-    };
-    let common = crate::fsread::read_text_or_none(&dir.join("commondir"), crate::fsread::GIT_POINTER_CAP)
-        .map(|c| {
-            let c = PathBuf::from(c.trim());
-            if c.is_absolute() {
-                c
-            } else {
-                dir.join(c)
-            }
-        })
-        .unwrap_or_else(|| dir.clone());
-    Some((dir, common))
-}
-
-/// Reads HEAD from the files of the repository at `root`.
+/// Reads HEAD from the files of the repository at `root` (through `gitfiles`).
 pub fn read_head(root: &Path) -> Head {
-    let Some((dir, common)) = git_dirs(root) else {
+    let Ok(Some(repo)) = gitfiles::Repo::at(&gitfiles::Disk, root) else {
         return Head::Unknown;
     };
-    let Some(text) = crate::fsread::read_text_or_none(&dir.join("HEAD"), crate::fsread::GIT_POINTER_CAP) else {
-        return Head::Unknown;
-    };
-    let text = text.trim();
-    if is_object_name(text) {
-        return Head::Commit(text.to_string());
-    }
-    let Some(reference) = text.strip_prefix("ref:").map(str::trim) else {
-        return Head::Unknown;
-    };
-    if reference.contains("..") || !reference.starts_with("refs/") {
-        return Head::Unknown;
-    }
-    if common.join("reftable").is_dir() {
-        return Head::Unknown;
-    }
-    for d in [&dir, &common] {
-        if let Some(v) = crate::fsread::read_text_or_none(&d.join(reference), crate::fsread::GIT_POINTER_CAP) {
-            let v = v.trim();
-            return if is_object_name(v) {
-                Head::Commit(v.to_string())
-            } else {
-                Head::Unknown
-            };
-        }
-    }
-    match crate::fsread::read_text_or_none(&common.join("packed-refs"), crate::fsread::PACKED_REFS_CAP) {
-        Some(packed) => packed
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.starts_with('^'))
-            .find_map(|l| {
-                let (sha, name) = l.split_once(' ')?;
-                (name.trim() == reference && is_object_name(sha)).then(|| Head::Commit(sha.to_string()))
-            })
-            .unwrap_or(Head::Unborn),
-        None => Head::Unborn,
+    match repo.head() {
+        None => Head::Unknown,
+        Some(gitfiles::Head::Detached(commit)) => Head::Commit(commit),
+        Some(gitfiles::Head::Branch(name)) => match repo.resolve(&name) {
+            gitfiles::Ref::Commit(commit) => Head::Commit(commit),
+            gitfiles::Ref::Absent => Head::Unborn,
+            gitfiles::Ref::Unknown => Head::Unknown,
+        },
     }
 }
 
@@ -153,7 +94,7 @@ pub fn head_from_git(root: &Path) -> Head {
     match run_git(root, &["rev-parse", "--verify", "--quiet", "HEAD"]) {
         Ok(out) => {
             let s = String::from_utf8_lossy(&out).trim().to_string();
-            if is_object_name(&s) {
+            if gitfiles::is_object_name(&s) {
                 Head::Commit(s)
             } else {
                 Head::Unborn
@@ -333,12 +274,10 @@ pub fn added_lines(root: &Path, base: &Head, changes: &Changes, files: &[String]
 }
 
 fn whole_file(root: &Path, rel: &str) -> Option<Vec<(usize, String)>> {
-    let p = root.join(rel);
-    let meta = p.symlink_metadata().ok()?;
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        return None;
-    }
-    let bytes = std::fs::read(&p).ok()?;
+    // A symlink, anything but a regular file, or a file over the cap has no lines to judge.
+    let bytes = crate::fsread::read_capped(&root.join(rel), MAX_FILE_BYTES, crate::fsread::Links::Refuse)
+        .ok()
+        .flatten()?;
     if bytes.contains(&0) {
         return None;
     }

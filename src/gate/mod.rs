@@ -14,7 +14,6 @@ pub mod inputs;
 pub mod intelligence;
 pub mod lessons;
 pub mod observe;
-pub mod pathmatch;
 pub mod plan;
 pub mod runner;
 pub mod ship;

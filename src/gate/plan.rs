@@ -8,7 +8,7 @@
 //! [`PathSet`]. At a stop, a changed file that no plan path covers and no accepted deviation
 //! justifies blocks (rule [`RULE`]). A turn that declares no plan is not gated.
 
-use super::pathmatch::PathSet;
+use crate::pathtext::PathSet;
 
 pub const RULE: &str = "plan-gate";
 pub const PLAN_MARKER: &str = "HARNESS_PLAN:";

@@ -117,39 +117,21 @@ pub enum Report {
 /// Reads the findings report at `path` without following a symlink, blocking on a FIFO, or
 /// reading more than [`MAX_REPORT_BYTES`].
 pub fn read_report(path: &Path) -> Report {
-    use std::os::unix::fs::OpenOptionsExt;
-    let meta = match path.symlink_metadata() {
-        Ok(m) => m,
-        Err(_) => return Report::Absent,
-    };
-    if meta.file_type().is_symlink() {
-        return Report::Refused("the findings report is a symlink; it was not followed".into());
-    }
-    if !meta.is_file() {
-        return Report::Refused("the findings report is not a regular file".into());
-    }
-    if meta.len() > MAX_REPORT_BYTES {
-        return Report::Refused(format!(
-            "the findings report is {} bytes, over the 1 MiB limit; it was not read",
-            meta.len()
-        ));
-    }
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path);
-    let mut bytes = Vec::new();
-    match file {
-        Ok(f) => {
-            if let Err(e) = f.take(MAX_REPORT_BYTES + 1).read_to_end(&mut bytes) {
-                return Report::Refused(format!("the findings report could not be read: {e}"));
-            }
+    use crate::fsread::{read_capped, Links, ReadError};
+    let bytes = match read_capped(path, MAX_REPORT_BYTES, Links::Refuse) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Report::Absent,
+        Err(ReadError::NotRegular {
+            what: "a symbolic link", ..
+        }) => return Report::Refused("the findings report is a symlink; it was not followed".into()),
+        Err(ReadError::NotRegular { .. }) => return Report::Refused("the findings report is not a regular file".into()),
+        Err(ReadError::TooLarge { size, .. }) => {
+            return Report::Refused(format!(
+                "the findings report is {size} bytes, over the 1 MiB limit; it was not read"
+            ))
         }
-        Err(e) => return Report::Refused(format!("the findings report could not be opened: {e}")),
-    }
-    if bytes.len() as u64 > MAX_REPORT_BYTES {
-        return Report::Refused("the findings report grew past the 1 MiB limit while read".into());
-    }
+        Err(e) => return Report::Refused(format!("the findings report could not be read: {}", e.into_io())),
+    };
     let value: serde_json::Value = match serde_json::from_slice(&bytes) {
         Ok(v) => v,
         Err(e) => return Report::Refused(format!("the findings report is not JSON: {e}")),

@@ -14,7 +14,6 @@
 use super::changes::{self, Changes, Head};
 use super::followup::{self, FollowUp, Gap};
 use super::inputs::{self, Inputs};
-use super::pathmatch::PathSet;
 use super::plan::{self, Plan};
 use super::ship::{self, LedgerRow};
 use super::turn::{handoff_context, Outcome, StopOutcome, StopState, Turn, TurnStore};
@@ -25,6 +24,7 @@ use crate::config::Config;
 use crate::decision::{Decision, Permission};
 use crate::fault::Fault;
 use crate::obs::redact::Redactor;
+use crate::pathtext::PathSet;
 use crate::policy::OperatorState;
 use crate::project::Project;
 use rusqlite::Connection;

@@ -46,7 +46,14 @@ fn trim(path: &Path) -> std::io::Result<()> {
 
 /// The fault log's lines (newest last), if there is one.
 pub fn read_fault_log(home: &Path) -> Vec<String> {
-    std::fs::read_to_string(home.join("state").join(FAULT_LOG_NAME))
-        .map(|t| t.lines().map(str::to_string).collect())
-        .unwrap_or_default()
+    // tlc keeps it under MAX_BYTES (see `trim`); one far larger, a FIFO or a link was not its.
+    crate::fsread::read_capped_text(
+        &home.join("state").join(FAULT_LOG_NAME),
+        MAX_BYTES * 4,
+        crate::fsread::Links::Refuse,
+    )
+    .ok()
+    .flatten()
+    .map(|t| t.lines().map(str::to_string).collect())
+    .unwrap_or_default()
 }

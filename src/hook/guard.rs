@@ -81,7 +81,7 @@ pub fn edited_file(provider: Provider, v: &Value, paths: &Paths) -> Option<Strin
 fn absolute(provider: Provider, v: &Value, paths: &Paths, p: &str) -> String {
     let path = std::path::Path::new(p);
     let base = work_dir(provider, v).unwrap_or_else(|| paths.root.clone());
-    floor::normalize(&if path.is_absolute() { path.to_path_buf() } else { base.join(path) })
+    crate::pathtext::normalize(&if path.is_absolute() { path.to_path_buf() } else { base.join(path) })
         .display()
         .to_string()
 }

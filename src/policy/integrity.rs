@@ -498,24 +498,9 @@ pub fn match_source<'s>(typed: &str, cwd: &Path, known: &'s [Source]) -> Option<
     }
     let p = PathBuf::from(typed);
     let abs = if p.is_absolute() { p } else { cwd.join(p) };
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| normalize(p));
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| crate::pathtext::normalize(p));
     let want = canon(&abs);
     known.iter().find(|s| s.name != MODE_STATE && canon(Path::new(&s.name)) == want)
-}
-
-/// Drops `.` and folds `..` lexically (for a path that does not exist).
-fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -157,6 +157,31 @@ impl World {
         out
     }
 
+    /// [`World::hook`] with a JSON payload; returns what the hook printed.
+    pub fn answer(&self, provider: &str, payload: &serde_json::Value) -> String {
+        stdout(&self.hook(provider, payload.to_string().as_bytes()))
+    }
+
+    /// Writes `text` at `rel` in the repository, making its folders.
+    pub fn write(&self, rel: &str, text: &str) {
+        let p = self.repo.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// `git <args>` in the repository as a test author (no signing); asserts success, returns
+    /// stdout.
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+            .args(args)
+            .current_dir(&self.repo)
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
+        stdout(&out)
+    }
+
     /// Runs `tlc hook <provider>` and asserts only exit 0: for a test that provokes a fault and
     /// checks it itself.
     pub fn hook_faulty(&self, provider: &str, payload: &[u8]) -> Output {

@@ -1192,3 +1192,75 @@ fn no_route_an_agent_can_take_switches_the_stop_checks_off() {
     }
     eprintln!("routes tlc let run (each still blocked at Stop): {ran:?}");
 }
+
+/// Runs `tlc hook <provider>` with `payload`, killing it if it has not answered within `limit`:
+/// its output, and how long it took (`None` when it had to be killed).
+fn hook_within(
+    w: &World,
+    provider: &str,
+    payload: &Value,
+    limit: std::time::Duration,
+) -> (std::process::Output, Option<std::time::Duration>) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let started = std::time::Instant::now();
+    let mut child = w
+        .cmd(&["hook", provider])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn tlc hook");
+    child.stdin.take().unwrap().write_all(payload.to_string().as_bytes()).unwrap();
+    let mut took = None;
+    while started.elapsed() < limit {
+        if child.try_wait().unwrap().is_some() {
+            took = Some(started.elapsed());
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    if took.is_none() {
+        let _ = child.kill();
+    }
+    (child.wait_with_output().unwrap(), took)
+}
+
+/// A FIFO planted at `.git/HEAD` (and at `packed-refs`) is refused by tlc's git reader, never
+/// opened blocking: a PreToolUse whose command makes the floor read HEAD (`git reset --hard`:
+/// are the commits pushed?) and a prompt (the turn's base HEAD) both answer, exit 0.
+#[test]
+fn a_fifo_at_git_head_does_not_block_the_hook() {
+    let w = World::outside_temp();
+    w.write("a.txt", "a\n");
+    w.git(&["add", "-A"]);
+    w.git(&["commit", "-qm", "one"]);
+    w.git(&["commit", "-qm", "two", "--allow-empty"]);
+    for name in ["HEAD", "packed-refs"] {
+        let p = w.repo.join(".git").join(name);
+        let _ = std::fs::remove_file(&p);
+        let st = std::process::Command::new("mkfifo").arg(&p).status().expect("mkfifo");
+        assert!(st.success());
+    }
+    let limit = std::time::Duration::from_secs(10);
+    let prompt = json!({"hook_event_name": "UserPromptSubmit", "session_id": "fifo", "prompt": "go", "cwd": w.repo});
+    for (provider, payload, label) in [
+        ("claude", claude_bash(&w, "fifo", "git reset --hard HEAD~1"), "claude PreToolUse"),
+        (
+            "cursor",
+            cursor_shell(&w, "fifo-c", "git reset --hard HEAD~1"),
+            "cursor beforeShellExecution",
+        ),
+        ("claude", prompt, "claude UserPromptSubmit"),
+    ] {
+        let (out, took) = hook_within(&w, provider, &payload, limit);
+        let took = took.unwrap_or_else(|| panic!("{label}: no answer within {limit:?}: blocked on the FIFO"));
+        assert!(took < std::time::Duration::from_secs(5), "{label}: answered, but after {took:?}");
+        assert_eq!(out.status.code(), Some(0), "{label}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = stdout(&out);
+        if !text.trim().is_empty() {
+            serde_json::from_str::<Value>(text.trim()).unwrap_or_else(|e| panic!("{label}: not JSON ({e}): {text:?}"));
+        }
+    }
+    assert!(w.repo.join(".git/HEAD").exists(), "the FIFO is left as it was");
+}

@@ -5,45 +5,23 @@
 
 use crate::common;
 
-use common::{stderr, stdout, World};
+use common::{stdout, World};
 use serde_json::{json, Value};
-use std::process::Command;
 
 /// A committed repository with `config` as its project config.
 fn world(config: &str) -> World {
     let w = World::new();
-    write(&w, ".tlc/harness/config.toml", config);
-    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n");
-    git(&w, &["add", "-A"]);
-    git(&w, &["commit", "-qm", "init"]);
+    w.write(".tlc/harness/config.toml", config);
+    w.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n");
+    w.git(&["add", "-A"]);
+    w.git(&["commit", "-qm", "init"]);
     w
-}
-
-fn write(w: &World, rel: &str, text: &str) {
-    let p = w.repo.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
-
-fn git(w: &World, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .current_dir(&w.repo)
-        .output()
-        .expect("git");
-    assert!(out.status.success(), "git {args:?}: {}", stderr(&out));
-    stdout(&out)
 }
 
 /// A real payload of Claude Code 2.1.332, pointed at `w`'s repository.
 fn real(w: &World, file: &str) -> Value {
     let text = w.payload(&format!("providers/claude/real-2.1.332/allevents-full/{file}"));
     serde_json::from_str(&text).unwrap()
-}
-
-fn hook(w: &World, provider: &str, payload: &Value) -> String {
-    stdout(&w.hook(provider, payload.to_string().as_bytes()))
 }
 
 fn json_out(out: &str) -> Value {
@@ -80,7 +58,7 @@ fn agent_spawn(w: &World, model: Value) -> Value {
 #[test]
 fn an_agent_spawn_off_the_allowlist_is_denied_naming_the_key() {
     let w = world("[subagents]\nenforceAllowlist = true\nallowedModels = [\"sonnet\"]\n");
-    let (permission, reason) = pre_tool(&hook(&w, "claude", &agent_spawn(&w, json!("opus")))).expect("an answer");
+    let (permission, reason) = pre_tool(&w.answer("claude", &agent_spawn(&w, json!("opus")))).expect("an answer");
     assert_eq!(permission, "deny");
     assert!(reason.contains("subagents.allowedModels"), "{reason}");
     assert!(reason.contains("\"opus\""), "{reason}");
@@ -92,20 +70,20 @@ fn an_agent_spawn_off_the_allowlist_is_denied_naming_the_key() {
     assert_eq!(subject, "subagent");
 
     assert_eq!(
-        pre_tool(&hook(&w, "claude", &agent_spawn(&w, json!("Sonnet")))),
+        pre_tool(&w.answer("claude", &agent_spawn(&w, json!("Sonnet")))),
         None,
         "a listed model, any case"
     );
     // No model: the spawn runs on its parent's, compared as `inherit`, which the list lacks.
     let bare = real(&w, "19-PreToolUse-Agent.json");
-    assert_eq!(pre_tool(&hook(&w, "claude", &bare)).unwrap().0, "deny");
+    assert_eq!(pre_tool(&w.answer("claude", &bare)).unwrap().0, "deny");
     assert_eq!(last_rule(&w), "subagent-allowlist");
 }
 
 #[test]
 fn an_empty_allowlist_enforces_nothing_and_doctor_fails_on_it() {
     let w = world("[subagents]\nenforceAllowlist = true\nallowedModels = []\n");
-    assert_eq!(pre_tool(&hook(&w, "claude", &agent_spawn(&w, json!("opus")))), None);
+    assert_eq!(pre_tool(&w.answer("claude", &agent_spawn(&w, json!("opus")))), None);
     let out = w.run(&["doctor", "--json"]);
     let checks: Value = serde_json::from_str(&stdout(&out)).expect("doctor --json");
     let row = checks
@@ -126,7 +104,7 @@ fn a_cursor_fast_subagent_is_denied_like_the_recorded_answer() {
     let mut v: Value = serde_json::from_str(&w.payload("providers/cursor/subagent-start.json")).unwrap();
     v["workspace_roots"] = json!([w.repo]);
     v["subagent_model"] = json!("gpt-5-fast");
-    let out = json_out(&hook(&w, "cursor", &v));
+    let out = json_out(&w.answer("cursor", &v));
     let recorded: Value = serde_json::from_str(&common::fixture("providers/cursor/responses/deny.json")).unwrap();
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     assert_eq!(keys(&out), keys(&recorded), "the shape Cursor's deny has: {out}");
@@ -138,7 +116,7 @@ fn a_cursor_fast_subagent_is_denied_like_the_recorded_answer() {
     assert_eq!(last_rule(&w), "subagent-blocked-pattern");
 
     v["subagent_model"] = json!("composer-2.5");
-    assert_eq!(hook(&w, "cursor", &v).trim(), "{}", "an ordinary model passes");
+    assert_eq!(w.answer("cursor", &v).trim(), "{}", "an ordinary model passes");
 }
 
 #[test]
@@ -153,7 +131,7 @@ fn hostile_model_strings_are_answered_and_refused() {
         (json!("gpt-5-fаst"), "a Cyrillic a"),
         (json!(long), "10 KB"),
     ] {
-        let out = hook(&w, "claude", &agent_spawn(&w, model));
+        let out = w.answer("claude", &agent_spawn(&w, model));
         let (permission, reason) = pre_tool(&out).unwrap_or_else(|| panic!("{why}: let through"));
         assert_eq!(permission, "deny", "{why}");
         assert!(
@@ -165,13 +143,13 @@ fn hostile_model_strings_are_answered_and_refused() {
     }
     // A model that is not a string is judged by its JSON text, never read as "no model".
     let s = world("[subagents]\nenforceAllowlist = true\nallowedModels = [\"inherit\"]\n");
-    assert_eq!(pre_tool(&hook(&s, "claude", &agent_spawn(&s, json!(5)))).unwrap().0, "deny");
+    assert_eq!(pre_tool(&s.answer("claude", &agent_spawn(&s, json!(5)))).unwrap().0, "deny");
     assert_eq!(
-        pre_tool(&hook(&s, "claude", &agent_spawn(&s, json!({"name": "opus"})))).unwrap().0,
+        pre_tool(&s.answer("claude", &agent_spawn(&s, json!({"name": "opus"})))).unwrap().0,
         "deny"
     );
     assert_eq!(
-        pre_tool(&hook(&s, "claude", &agent_spawn(&s, Value::Null))),
+        pre_tool(&s.answer("claude", &agent_spawn(&s, Value::Null))),
         None,
         "null is no model: inherit"
     );
@@ -183,7 +161,7 @@ fn an_explore_subagent_may_read_but_not_write() {
     let mut write = real(&w, "07-PreToolUse-Write.json");
     write["agent_id"] = json!("a1");
     write["agent_type"] = json!("Explore");
-    let (permission, reason) = pre_tool(&hook(&w, "claude", &write)).expect("an answer");
+    let (permission, reason) = pre_tool(&w.answer("claude", &write)).expect("an answer");
     assert_eq!(permission, "deny");
     assert!(reason.contains("subagents.readOnlyTypes"), "{reason}");
     assert_eq!(last_rule(&w), "subagent-read-only");
@@ -191,16 +169,16 @@ fn an_explore_subagent_may_read_but_not_write() {
     let mut bash = real(&w, "23-PreToolUse-Bash.json");
     bash["agent_type"] = json!("explore");
     bash["tool_input"]["command"] = json!("grep -rn add src");
-    assert_eq!(pre_tool(&hook(&w, "claude", &bash)), None, "reading is allowed");
+    assert_eq!(pre_tool(&w.answer("claude", &bash)), None, "reading is allowed");
     bash["tool_input"]["command"] = json!("sh -c 'echo x > src/a.rs'");
-    assert_eq!(pre_tool(&hook(&w, "claude", &bash)).unwrap().0, "deny", "a write hidden in sh -c");
+    assert_eq!(pre_tool(&w.answer("claude", &bash)).unwrap().0, "deny", "a write hidden in sh -c");
     assert_eq!(last_rule(&w), "subagent-read-only");
 
     let general = real(&w, "07-PreToolUse-Write.json");
-    assert_eq!(pre_tool(&hook(&w, "claude", &general)), None, "the main agent writes");
+    assert_eq!(pre_tool(&w.answer("claude", &general)), None, "the main agent writes");
     let mut worker = real(&w, "23-PreToolUse-Bash.json");
     worker["tool_input"]["command"] = json!("echo x > notes.txt");
-    assert_eq!(pre_tool(&hook(&w, "claude", &worker)), None, "a general-purpose subagent writes");
+    assert_eq!(pre_tool(&w.answer("claude", &worker)), None, "a general-purpose subagent writes");
 }
 
 /// Claude Code's `additionalContext` of a SessionStart answer.
@@ -215,7 +193,7 @@ fn claude_context(out: &str) -> String {
 fn session_start_carries_the_posture_contract_once_and_obs_report_counts_it() {
     let focus = world("mode = \"focus\"\n");
     let start = real(&focus, "01-SessionStart.json");
-    let c = claude_context(&hook(&focus, "claude", &start));
+    let c = claude_context(&focus.answer("claude", &start));
     assert!(c.starts_with("POSTURE focus:"), "{c}");
     assert!(c.contains("exactly one early question"), "{c}");
     assert!(!c.contains("ambiguity that changes the outcome"), "{c}");
@@ -223,14 +201,14 @@ fn session_start_carries_the_posture_contract_once_and_obs_report_counts_it() {
     assert!(contract_chars <= 600, "{contract_chars}");
 
     let solo = world("");
-    let c = claude_context(&hook(&solo, "claude", &real(&solo, "01-SessionStart.json")));
+    let c = claude_context(&solo.answer("claude", &real(&solo, "01-SessionStart.json")));
     assert!(
         c.starts_with("POSTURE solo:") && c.contains("ambiguity that changes the outcome"),
         "{c}"
     );
 
     // A mode changed mid-session is policy: a resume or compaction of the session sends nothing new.
-    write(&focus, ".tlc/harness/config.toml", "mode = \"paired\"\n");
+    focus.write(".tlc/harness/config.toml", "mode = \"paired\"\n");
     let mut resume = start.clone();
     resume["source"] = json!("compact");
     let out = focus.hook_faulty("claude", resume.to_string().as_bytes());
@@ -250,7 +228,7 @@ fn session_start_carries_the_posture_contract_once_and_obs_report_counts_it() {
     let cursor = world("mode = \"focus\"\n");
     let mut v: Value = serde_json::from_str(&cursor.payload("providers/cursor/session-start.json")).unwrap();
     v["workspace_roots"] = json!([cursor.repo]);
-    let out = json_out(&hook(&cursor, "cursor", &v));
+    let out = json_out(&cursor.answer("cursor", &v));
     assert!(out["additional_context"].as_str().unwrap().starts_with("POSTURE focus:"), "{out}");
 }
 
@@ -259,14 +237,14 @@ const FAILING_TEST: &str = "[grind]\nenabled = true\nmaxLoops = 3\ntestCommand =
 /// A repository whose test gate always fails, with `extra` config after the grind's.
 fn failing(extra: &str) -> World {
     let w = world(&format!("{FAILING_TEST}{extra}"));
-    write(&w, "tools/t.sh", "#!/bin/sh\necho 'test adds_two ... FAILED'\nexit 1\n");
-    git(&w, &["add", "-A"]);
-    git(&w, &["commit", "-qm", "gate"]);
+    w.write("tools/t.sh", "#!/bin/sh\necho 'test adds_two ... FAILED'\nexit 1\n");
+    w.git(&["add", "-A"]);
+    w.git(&["commit", "-qm", "gate"]);
     w
 }
 
 fn claude_event(w: &World, v: Value) -> String {
-    hook(w, "claude", &v)
+    w.answer("claude", &v)
 }
 
 fn prompt(w: &World, session: &str) {
@@ -294,7 +272,7 @@ fn autopilot_steps_and_next_action_come_from_tlc_and_follow_the_switch() {
     for (on, config) in [(true, ""), (false, "\n[intelligence]\nautopilot = false\n")] {
         let w = failing(config);
         prompt(&w, "s1");
-        write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+        w.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
         let reason = stop(&w, "s1", false).expect("the failing test blocks");
         assert_eq!(reason.contains("AUTOPILOT:\n1. Close gap 1: [test/verification]"), on, "{reason}");
         assert_eq!(reason.contains("\nNEXT_ACTION: "), on, "{reason}");
@@ -311,10 +289,10 @@ fn autopilot_steps_and_next_action_come_from_tlc_and_follow_the_switch() {
 fn budget_continue_speaks_at_the_last_attempt_but_one() {
     let w = failing("");
     prompt(&w, "s1");
-    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    w.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
     let first = stop(&w, "s1", false).unwrap();
     assert!(!first.contains("BUDGET:"), "attempt 1 of 3: {first}");
-    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 2\n}\n");
+    w.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 2\n}\n");
     let second = stop(&w, "s1", true).unwrap();
     assert!(
         second.contains("BUDGET: attempt 2 of grind.maxLoops = 3") && second.contains("do not summarise"),
@@ -323,9 +301,9 @@ fn budget_continue_speaks_at_the_last_attempt_but_one() {
 
     let off = failing("\n[intelligence]\nbudgetContinue = false\n");
     prompt(&off, "s1");
-    write(&off, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    off.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
     stop(&off, "s1", false).unwrap();
-    write(&off, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 2\n}\n");
+    off.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 2\n}\n");
     assert!(!stop(&off, "s1", true).unwrap().contains("BUDGET:"));
 }
 
@@ -333,7 +311,7 @@ fn budget_continue_speaks_at_the_last_attempt_but_one() {
 fn an_idle_turn_with_open_gaps_is_blocked_and_a_turn_with_a_tool_call_is_not() {
     let w = failing("\n[intelligence]\nidleTurnGate = true\n");
     prompt(&w, "s1");
-    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    w.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
     assert!(stop(&w, "s1", false).is_some(), "the gate leaves gaps open");
     // A new turn: the agent replies, calls no tool, changes nothing.
     prompt(&w, "s1");
@@ -359,7 +337,7 @@ fn an_idle_turn_with_open_gaps_is_blocked_and_a_turn_with_a_tool_call_is_not() {
     // Off: the same idle turn is not blocked by idle-turn.
     let off = failing("");
     prompt(&off, "s1");
-    write(&off, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    off.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
     stop(&off, "s1", false).unwrap();
     prompt(&off, "s1");
     assert!(!stop(&off, "s1", false).unwrap_or_default().contains("[idle-turn]"));
@@ -374,7 +352,7 @@ fn handoff(w: &World, s: &str) -> Value {
 fn failure_classification_keeps_the_last_category_and_follows_the_switch() {
     let w = failing("");
     prompt(&w, "s1");
-    write(&w, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    w.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
     assert!(stop(&w, "s1", false).is_some());
     assert_eq!(handoff(&w, "s1")["last_category"], "verification");
     // The same failure again, nothing changed: stagnation.
@@ -389,15 +367,15 @@ fn failure_classification_keeps_the_last_category_and_follows_the_switch() {
     assert!(w.ok(&["handoff", "--session", "s1"]).contains("failure category: stagnation"));
     // A turn that passes keeps no failure category.
     prompt(&w, "s1");
-    git(&w, &["checkout", "--", "src/a.rs"]);
-    write(&w, "tools/t.sh", "#!/bin/sh\nexit 0\n");
+    w.git(&["checkout", "--", "src/a.rs"]);
+    w.write("tools/t.sh", "#!/bin/sh\nexit 0\n");
     assert_eq!(stop(&w, "s1", false), None);
     assert!(handoff(&w, "s1")["last_category"].is_null());
 
     // Off: nothing stored, nothing shown.
     let off = failing("\n[intelligence]\nfailureClassification = false\n");
     prompt(&off, "s1");
-    write(&off, "src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    off.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
     assert!(stop(&off, "s1", false).is_some());
     stop(&off, "s1", true).expect("still failing");
     assert_eq!(off.count("SELECT count(*) FROM turns WHERE last_category IS NOT NULL"), 0);
@@ -466,7 +444,7 @@ const DECLARED: &str =
 fn observation_reads_an_off_comment_rail_without_deciding_anything() {
     let w = world("[observe]\nenabled = true\n");
     prompt(&w, "s1");
-    write(&w, "src/a.rs", UNDECLARED);
+    w.write("src/a.rs", UNDECLARED);
     assert_eq!(stop(&w, "s1", false), None, "observation never blocks");
     assert_eq!(
         readings(&w),
@@ -480,18 +458,18 @@ fn observation_reads_an_off_comment_rail_without_deciding_anything() {
     assert_eq!(w.count("SELECT count(*) FROM stop_outcomes WHERE outcome = 'block'"), 0);
 
     // The rule stated in CLAUDE.md is the prose: a declared comment holds with it.
-    write(&w, "CLAUDE.md", "# House rules\nA comment states why:, hazard: or invariant:.\n");
+    w.write("CLAUDE.md", "# House rules\nA comment states why:, hazard: or invariant:.\n");
     prompt(&w, "s1");
-    write(&w, "src/a.rs", DECLARED);
+    w.write("src/a.rs", DECLARED);
     assert_eq!(stop(&w, "s1", false), None);
     let last = readings(&w).pop().unwrap();
     assert_eq!((last.1.as_str(), last.2.as_str()), ("held-with-prose", "[\"CLAUDE.md\"]"));
     // A turn that adds no line to a file the checker reads records nothing (the turns before are
     // committed: a turn is judged against its base, like the rail).
-    git(&w, &["add", "-A"]);
-    git(&w, &["commit", "-qm", "declared"]);
+    w.git(&["add", "-A"]);
+    w.git(&["commit", "-qm", "declared"]);
     prompt(&w, "s1");
-    write(&w, "notes.txt", "todo\n");
+    w.write("notes.txt", "todo\n");
     assert_eq!(stop(&w, "s1", false), None);
     assert_eq!(readings(&w).len(), 2);
 
@@ -513,17 +491,17 @@ fn observation_reads_an_off_comment_rail_without_deciding_anything() {
     // Off: nothing recorded.
     let off = world("");
     prompt(&off, "s1");
-    write(&off, "src/a.rs", UNDECLARED);
+    off.write("src/a.rs", UNDECLARED);
     assert_eq!(stop(&off, "s1", false), None);
     assert!(readings(&off).is_empty());
 
     // An enforcing rail is not observed: it blocks through its own path.
     let on = world("[observe]\nenabled = true\n[comments]\nenabled = true\n");
     prompt(&on, "s1");
-    write(&on, "src/a.rs", UNDECLARED);
+    on.write("src/a.rs", UNDECLARED);
     assert!(stop(&on, "s1", false).is_some());
     prompt(&on, "s1");
-    write(&on, "src/a.rs", DECLARED);
+    on.write("src/a.rs", DECLARED);
     assert_eq!(stop(&on, "s1", false), None);
     assert!(readings(&on).is_empty());
 }
@@ -548,7 +526,7 @@ fn doctor_names_an_observed_rail_with_no_checker() {
     // A name with no checker records nothing, even with a violation to read.
     let only = world("[observe]\nenabled = true\nrails = [\"duplication\"]\n");
     prompt(&only, "s1");
-    write(&only, "src/a.rs", UNDECLARED);
+    only.write("src/a.rs", UNDECLARED);
     assert_eq!(stop(&only, "s1", false), None);
     assert!(readings(&only).is_empty());
     let st = json_out(&only.ok(&["status", "--json"]));

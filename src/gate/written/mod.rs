@@ -76,12 +76,10 @@ pub fn run(root: &Path, base: &Head, changes: &Changes, s: &Settings) -> Result<
 }
 
 fn read_text(root: &Path, rel: &str) -> Option<String> {
-    let p = root.join(rel);
-    let meta = p.symlink_metadata().ok()?;
-    if !meta.is_file() || meta.len() > 2 * 1024 * 1024 {
-        return None;
-    }
-    let bytes = std::fs::read(p).ok()?;
+    // A symlink, anything but a regular file, or a file over 2 MiB is not read.
+    let bytes = crate::fsread::read_capped(&root.join(rel), 2 * 1024 * 1024, crate::fsread::Links::Refuse)
+        .ok()
+        .flatten()?;
     (!bytes.contains(&0)).then(|| String::from_utf8_lossy(&bytes).into_owned())
 }
 

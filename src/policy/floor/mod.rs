@@ -10,7 +10,7 @@ use super::shell::invocation::{invocation, program_name, Invocation};
 use super::shell::parse::{Command, Piece, RedirOp, RedirTarget, Script, Word};
 use crate::decision::{Decision, Permission};
 use serde_json::Value;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 mod effects;
 mod exec;
@@ -22,10 +22,11 @@ mod tools;
 mod words;
 pub mod world;
 
+use crate::pathtext::normalize;
 use git::*;
 use rules::*;
 use words::*;
-pub use words::{normalize, program_of, shell_glob_match};
+pub use words::{program_of, shell_glob_match};
 pub use world::{Disk, Virtual, World};
 
 /// The floor's rules.

@@ -144,6 +144,13 @@ pub(super) fn shell_quote(s: &str) -> String {
 }
 
 /// `*`, `?` and `[…]` (any one character) and `{a,b}` alternatives.
+///
+/// Why not the crate's glob matcher (`pathtext`, globset): this reads a glob *word of a shell
+/// command* (`rm -rf .t*`, `find -name 'tlc.d?'`), not a configured pattern, and must answer
+/// "could this word reach that name?" — never "no" where the shell might say yes. So it
+/// over-approximates on purpose: a `[…]` class is any one character, `*` also crosses a `/`, and
+/// it works on the word's bytes. globset matches a pattern exactly (a class is its class, `*`
+/// stops at `/` or not as configured), and would compile a regex per word on the hook's path.
 pub fn shell_glob_match(pattern: &str, text: &str) -> bool {
     if let (Some(open), Some(close)) = (pattern.find('{'), pattern.find('}')) {
         if open < close {
@@ -202,29 +209,6 @@ pub(super) fn under(p: &Path, dir: &Path) -> bool {
     let (p, d) = (p.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
     let d = if d.len() > 1 && d.ends_with(b"/") { &d[..d.len() - 1] } else { d };
     p.starts_with(d) && (p.len() == d.len() || d == b"/" || p[d.len()] == b'/')
-}
-
-/// A path with `.` and `..` resolved without touching the filesystem.
-pub fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::ParentDir => {
-                if !out.pop() {
-                    out.push("..");
-                }
-                if out.as_os_str().is_empty() && p.is_absolute() {
-                    out.push("/");
-                }
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    if out.as_os_str().is_empty() {
-        out.push(if p.is_absolute() { "/" } else { "." });
-    }
-    out
 }
 
 /// The program a shell command word names (for reports).

@@ -73,7 +73,7 @@ impl World for Disk {
     }
 
     fn user_home(&self, user: &str) -> Option<PathBuf> {
-        let passwd = crate::fsread::read_text_or_none(Path::new("/etc/passwd"), 4 * 1024 * 1024)?;
+        let passwd = crate::fsread::read_text_or_none(Path::new("/etc/passwd"), crate::fsread::PASSWD_CAP)?;
         passwd.lines().find_map(|l| {
             let f: Vec<&str> = l.split(':').collect();
             (f.len() >= 6 && f[0] == user && f[5].starts_with('/')).then(|| PathBuf::from(f[5]))

@@ -114,7 +114,7 @@ pub(super) fn inline_scripts(script: &Script) -> Vec<Script> {
 /// Whether `p` is inside a build folder of the project at `root` (only the part below the root
 /// counts: a project that itself lives under a `target/` folder is not a build folder).
 pub(super) fn in_build_dir(p: &Path, root: &Path) -> bool {
-    let Ok(rel) = super::floor::normalize(p).strip_prefix(root).map(Path::to_path_buf) else {
+    let Ok(rel) = crate::pathtext::normalize(p).strip_prefix(root).map(Path::to_path_buf) else {
         return false;
     };
     rel.components()

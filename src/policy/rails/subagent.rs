@@ -182,30 +182,9 @@ pub fn model_key(s: &str) -> String {
 /// The first of `patterns` (compared in [`model_key`] form, `*` matching any run) that matches
 /// `key`.
 fn first_match<'p>(key: &str, patterns: impl Iterator<Item = &'p str>) -> Option<&'p str> {
-    patterns.filter(|p| !p.trim().is_empty()).find(|p| glob(&model_key(p), key))
-}
-
-/// `*`-only glob matching, linear in practice (the classic two-pointer walk with one backtrack).
-fn glob(pattern: &str, text: &str) -> bool {
-    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if pi < p.len() && p[pi] == t[ti] {
-            pi += 1;
-            ti += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|c| *c == '*')
+    patterns
+        .filter(|p| !p.trim().is_empty())
+        .find(|p| crate::pathtext::wildcard_match(&model_key(p), key))
 }
 
 fn quote(m: &str) -> String {
@@ -393,6 +372,7 @@ mod tests {
 
     #[test]
     fn glob_and_key() {
+        use crate::pathtext::wildcard_match as glob;
         assert_eq!(model_key("  GPT-5 [Fast=TRUE] "), "gpt-5-fast-true");
         assert!(glob("*-fast-*", "x-fast-true"));
         assert!(glob("a*b*c", "aXbYc"));

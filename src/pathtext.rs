@@ -1,0 +1,253 @@
+//! Paths and patterns as text, never asking the file system: the one path normaliser
+//! ([`normalize`]) and the one glob matcher, globset, in its two uses — repository paths against
+//! the configured path lists ([`PathSet`]) and `*` patterns over a name or a URL ([`Wildcard`]:
+//! the machine tier's `[guest] remotes`, the subagent rails' model patterns).
+//!
+//! One exception lives elsewhere on purpose: the floor's `shell_glob_match`
+//! (`policy/floor/words.rs`) matches the glob *words of a shell command* against the names a
+//! command could reach. That is the shell's language, not a configured pattern, and the floor
+//! over-approximates it on purpose (a `[…]` class is any one character, `*` crosses a `/`), so
+//! that no spelling of a protected path slips past; globset matches exactly, which is the wrong
+//! answer there.
+
+use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
+use std::path::{Component, Path, PathBuf};
+
+/// `p` with `.` dropped and `..` folded lexically (the file system is not asked, so a symlinked
+/// folder followed by `..` is folded as text: callers that care resolve links first).
+///
+/// The `..` rule is POSIX's: in an absolute path, `..` at the root stays at the root (`/..` is
+/// `/`, `/tmp/../../etc` is `/etc`); in a relative path, a `..` with nothing left to fold is kept
+/// (`../x` stays `../x`, `a/../..` is `..`), because dropping it would name another file. An empty
+/// result is `/` or `.`.
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    // Named components in `out` that a `..` may fold (a kept leading `..` is not one).
+    let mut depth = 0usize;
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if depth > 0 {
+                    out.pop();
+                    depth -= 1;
+                } else if !p.has_root() {
+                    out.push("..");
+                }
+                // At the root of an absolute path: `/..` is `/`.
+            }
+            Component::Normal(name) => {
+                out.push(name);
+                depth += 1;
+            }
+            root => out.push(root.as_os_str()),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(if p.has_root() { "/" } else { "." });
+    }
+    out
+}
+
+/// A compiled path list (`codePaths`, `testPaths`, `runtimePathPrefixes`,
+/// `runtimePathExcludes`, a plan's paths), matched against repository-relative paths.
+///
+/// An entry without a glob character is a prefix that matches whole path segments, written with
+/// or without a trailing `/`: `"src/"` and `"src"` both match `src/a.txt` and neither matches
+/// `srcx/a.txt`. An entry with one is a glob (`*` stays inside one segment, `**/` spans folders);
+/// a glob ending in `/` names a folder and matches everything under it (`**/node_modules/`).
+/// There is no extension filter: every file under a path counts.
+#[derive(Debug, Clone)]
+pub struct PathSet {
+    prefixes: Vec<String>,
+    globs: GlobSet,
+    /// Entries that are not valid globs, kept so doctor and follow-ups can name them.
+    pub invalid: Vec<String>,
+}
+
+fn is_glob(entry: &str) -> bool {
+    entry.contains(['*', '?', '[', '{'])
+}
+
+impl PathSet {
+    pub fn new(entries: &[String]) -> PathSet {
+        let mut prefixes = Vec::new();
+        let mut builder = GlobSetBuilder::new();
+        let mut invalid = Vec::new();
+        for raw in entries {
+            let entry = raw.trim().trim_start_matches("./");
+            if entry.is_empty() {
+                continue;
+            }
+            if !is_glob(entry) {
+                prefixes.push(entry.trim_end_matches('/').to_string());
+                continue;
+            }
+            let pattern = if entry.ends_with('/') {
+                format!("{entry}**")
+            } else {
+                entry.to_string()
+            };
+            match GlobBuilder::new(&pattern).literal_separator(true).build() {
+                Ok(g) => {
+                    builder.add(g);
+                }
+                Err(_) => invalid.push(raw.clone()),
+            }
+        }
+        let globs = builder.build().unwrap_or_else(|_| GlobSet::empty());
+        PathSet { prefixes, globs, invalid }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.prefixes.is_empty() && self.globs.is_empty()
+    }
+
+    /// Whether the repository-relative `path` is under one of the entries.
+    pub fn matches(&self, path: &str) -> bool {
+        let path = path.trim_start_matches("./");
+        let under_prefix = self.prefixes.iter().any(|p| {
+            p.is_empty() || path == p || (path.len() > p.len() && path.starts_with(p.as_str()) && path.as_bytes()[p.len()] == b'/')
+        });
+        under_prefix || self.globs.is_match(path)
+    }
+}
+
+/// A pattern in which `*` matches any run of characters (`/` included) and every other character
+/// matches itself: a `?`, `[`, `{` or `\` in it is literal. For names and URLs (a guest remote
+/// `*github.com/acme/*`, a model `*-fast-*`), where the operator writes only stars.
+#[derive(Debug, Clone)]
+pub struct Wildcard {
+    matcher: Option<GlobMatcher>,
+}
+
+impl Wildcard {
+    pub fn new(pattern: &str) -> Wildcard {
+        // A run of stars is one star (globset reads `**` as a path wildcard); every other glob
+        // character is bracketed as globset::escape does, so only the stars are special.
+        let mut glob = String::with_capacity(pattern.len() + 8);
+        for c in pattern.chars() {
+            match c {
+                '*' if glob.ends_with('*') => {}
+                '*' => glob.push('*'),
+                '?' | '[' | ']' | '{' | '}' => {
+                    glob.push('[');
+                    glob.push(c);
+                    glob.push(']');
+                }
+                c => glob.push(c),
+            }
+        }
+        let matcher = GlobBuilder::new(&glob)
+            .literal_separator(false)
+            .backslash_escape(false)
+            .build()
+            .ok()
+            .map(|g| g.compile_matcher());
+        Wildcard { matcher }
+    }
+
+    /// Whether the whole of `text` matches (a pattern globset refused matches nothing).
+    pub fn matches(&self, text: &str) -> bool {
+        self.matcher.as_ref().is_some_and(|m| m.is_match(text))
+    }
+}
+
+/// Whether `text` matches the [`Wildcard`] `pattern`.
+pub fn wildcard_match(pattern: &str, text: &str) -> bool {
+    Wildcard::new(pattern).matches(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn n(s: &str) -> String {
+        normalize(Path::new(s)).display().to_string()
+    }
+
+    #[test]
+    fn dots_fold_lexically_with_posix_rules_at_the_root() {
+        assert_eq!(n("/a/./b/../c"), "/a/c");
+        assert_eq!(n("/a/.."), "/");
+        assert_eq!(n("/.."), "/", "`..` at the root is the root");
+        assert_eq!(n("/a/../.."), "/");
+        assert_eq!(n("/tmp/../../etc"), "/etc");
+        assert_eq!(n("../x"), "../x", "a relative `..` with nothing to fold is kept");
+        assert_eq!(n("a/../.."), "..");
+        assert_eq!(n("a/../../b"), "../b");
+        assert_eq!(n("../../a/.."), "../..");
+        assert_eq!(n("a/.."), ".");
+        assert_eq!(n("./"), ".");
+        assert_eq!(n(""), ".");
+        assert_eq!(n("/"), "/");
+        assert_eq!(n("a//b/"), "a/b");
+    }
+
+    fn set(entries: &[&str]) -> PathSet {
+        PathSet::new(&entries.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn prefixes_match_whole_segments_with_or_without_a_slash() {
+        for entries in [&["src/"][..], &["src"][..], &["./src/"][..]] {
+            let s = set(entries);
+            assert!(s.matches("src/a.txt"), "{entries:?}");
+            assert!(s.matches("src/deep/b.rs"));
+            assert!(!s.matches("srcx/a.txt"));
+            assert!(!s.matches("lib/src/a.txt"));
+        }
+        assert!(set(&["lib/core"]).matches("lib/core/x.c"));
+        assert!(!set(&[]).matches("src/a"));
+    }
+
+    #[test]
+    fn globs_for_tests_and_excludes() {
+        let tests = set(&["tests/", "**/*_test.*", "**/*.test.*", "**/*.spec.*"]);
+        assert!(tests.matches("tests/it.rs"));
+        assert!(tests.matches("pkg/foo_test.go"));
+        assert!(tests.matches("foo_test.go"), "**/ spans zero folders");
+        assert!(tests.matches("web/a/b.test.ts"));
+        assert!(tests.matches("b.spec.js"));
+        assert!(!tests.matches("src/contest.rs"));
+        let ex = set(&[".tlc/", "**/node_modules/", "**/.git/"]);
+        assert!(ex.matches("node_modules/x/index.js"));
+        assert!(ex.matches("web/node_modules/x/index.js"));
+        assert!(ex.matches(".tlc/harness/config.toml"));
+        assert!(!ex.matches("src/node_modules.rs"));
+    }
+
+    #[test]
+    fn a_broken_glob_is_kept_aside_not_fatal() {
+        let s = set(&["src/", "[unclosed"]);
+        assert_eq!(s.invalid, vec!["[unclosed".to_string()]);
+        assert!(s.matches("src/a"));
+    }
+
+    #[test]
+    fn a_wildcard_has_only_stars() {
+        // Remotes: a star crosses `/` and `:`.
+        assert!(wildcard_match("*github.com/acme/*", "git@github.com/acme/widgets.git"));
+        assert!(wildcard_match("*github.com*acme/*", "git@github.com:acme/widgets.git"));
+        assert!(wildcard_match("https://x/*", "https://x/y"));
+        assert!(wildcard_match("https://x/*", "https://x/y/z"));
+        assert!(!wildcard_match("https://x/*", "https://y/x"));
+        assert!(wildcard_match("exact", "exact"));
+        assert!(!wildcard_match("exact", "exactly"));
+        // Models.
+        assert!(wildcard_match("*-fast-*", "x-fast-true"));
+        assert!(wildcard_match("a*b*c", "aXbYc"));
+        assert!(!wildcard_match("a*b*c", "aXbY"));
+        assert!(wildcard_match("a**c", "abc"), "a run of stars is one star");
+        assert!(wildcard_match("*", ""));
+        assert!(wildcard_match("**", "x/y"));
+        assert!(!wildcard_match("", "x"));
+        assert!(wildcard_match("", ""));
+        // Everything but a star is itself.
+        assert!(!wildcard_match("a?c", "abc"));
+        assert!(wildcard_match("a?c", "a?c"));
+        assert!(wildcard_match("[x]{y,z}\\*", "[x]{y,z}\\-"));
+        assert!(!wildcard_match("[x]", "x"));
+        assert!(wildcard_match(".*", ".hidden"), "no dotfile rule");
+    }
+}
