@@ -14,6 +14,7 @@ mod mask;
 mod pending;
 pub mod provider;
 mod record;
+mod rules;
 pub mod settings_text;
 mod turn;
 mod untrusted;
@@ -76,6 +77,8 @@ pub struct Mapped {
     pub agent_type: Option<String>,
     /// A tool's result, read only with `untrustedContent.enabled` (`hook::untrusted`).
     pub read: Option<untrusted::ToolRead>,
+    /// What the event proves and the tool's input, read only with `rules.enabled` (`hook::rules`).
+    pub rules: Option<rules::RuleFacts>,
 }
 
 /// A subagent spawn as a payload asks for it, in the agent's own words.

@@ -87,6 +87,9 @@ pub struct ActFacts<'a> {
     pub agent_type: Option<&'a str>,
     /// The session's model as recorded (a spawn's parent), read only for a spawn.
     pub parent_model: Option<&'a str>,
+    /// The tool the event calls, as the provider names it (`Bash`, `Write`, an MCP tool; Cursor's
+    /// shell events: `shell`), for operator rules' `tool(<name>)`.
+    pub tool: Option<&'a str>,
 }
 
 /// What was decided before the hook's transaction, each taking its place in [`ORDER`]: the
@@ -101,6 +104,9 @@ pub struct Prior {
     /// The framing of untrusted content this event read (`policy::untrusted::on_hook`, inside
     /// the transaction, where the turn's framing marker is kept).
     pub untrusted: Option<Decision>,
+    /// The operator's rule files, HEAD and the tool's input, on an acting event with
+    /// `rules.enabled` (`rails::operator_rule`); `None` otherwise.
+    pub rules: Option<super::rules::Input>,
 }
 
 /// What each check may read: the facts, the settings, the hook's transaction, what was decided
@@ -147,6 +153,8 @@ pub struct Rail {
 /// integrity have no switch; edit collision and work loss are always on; a read-only subagent's
 /// write and the spawn rails (`subagent-*`) follow `subagents.*`; `untrusted-command` follows
 /// `untrustedContent.mode = "enforce"`; the shell rails follow their switches and the posture;
+/// the operator's rules (`rules.enabled`) refuse or ask before `paired` asks (a missing proof
+/// says more than a question), and their `follow-up`/`warn` text comes after every objection;
 /// the stop checks answer only what everything before allowed (a block, or an allow that carries
 /// context for the agent); the framing of untrusted content comes last (context only).
 pub const ORDER: &[Rail] = &[
@@ -187,8 +195,16 @@ pub const ORDER: &[Rail] = &[
         check: rails::catastrophic::check,
     },
     Rail {
+        name: rails::operator_rule::RULE,
+        check: rails::operator_rule::check,
+    },
+    Rail {
         name: rails::PAIRED,
         check: rails::paired::check,
+    },
+    Rail {
+        name: "operator-rule advice",
+        check: rails::operator_rule::advise,
     },
     Rail {
         name: "stop checks",

@@ -22,6 +22,7 @@ mod tools;
 mod words;
 pub mod world;
 
+pub(in crate::policy) use git::git_subcommand;
 use git::*;
 use rules::*;
 use words::*;
