@@ -7,7 +7,7 @@
 //! Cursor's postToolUseFailure) maps to no tool result here, and a result that says it was
 //! interrupted or exited non-zero counts as failed.
 
-use super::{str_field, Mapped, Provider};
+use super::{str_field, Mapped, Provider, Subject};
 use crate::obs::Kind;
 use crate::policy::rules::ProofKind;
 use serde_json::Value;
@@ -27,11 +27,20 @@ pub struct RuleFacts {
     pub tool_input: Option<Value>,
 }
 
-/// The rule facts of `v` (as redacted: a command is kept the way the record keeps it).
+/// The rule facts of `v` (as redacted: a command is kept the way the record keeps it). Only an
+/// MCP call's input is kept: no trigger reads another tool's (a `Write`'s may be megabytes).
 pub fn facts(provider: Provider, v: &Value, mapped: &Mapped) -> RuleFacts {
+    let mcp = mapped.action.as_ref().is_some_and(|a| {
+        a.subject == Subject::Mcp
+            || mapped
+                .event
+                .tool
+                .as_deref()
+                .is_some_and(|t| t.starts_with("mcp__") || t.starts_with("MCP:"))
+    });
     RuleFacts {
         proof: observed(provider, v, mapped),
-        tool_input: mapped.action.as_ref().and_then(|_| v.get("tool_input").cloned()),
+        tool_input: mcp.then(|| v.get("tool_input").cloned()).flatten(),
     }
 }
 

@@ -211,10 +211,9 @@ pub fn command_words(text: &str) -> Vec<Vec<String>> {
     let Ok(script) = crate::policy::shell::parse(text) else {
         return vec![text.split_whitespace().map(str::to_string).collect()];
     };
-    let mut scripts = crate::policy::rails::inline_scripts(&script);
-    scripts.push(script);
+    let inner = crate::policy::rails::inline_scripts(&script);
     let mut out = Vec::new();
-    for s in &scripts {
+    for s in inner.iter().chain(std::iter::once(&script)) {
         let mut cmds = Vec::new();
         crate::policy::rails::all_commands(s, &mut cmds);
         for (s, i) in cmds {

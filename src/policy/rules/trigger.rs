@@ -145,9 +145,8 @@ pub fn fired(act: &Act<'_>, own: &OwnRepo<'_>) -> Fired {
 }
 
 fn shell(script: &Script, own: &OwnRepo<'_>, f: &mut Fired) {
-    let mut scripts = crate::policy::rails::inline_scripts(script);
-    scripts.push(script.clone());
-    for s in &scripts {
+    let inner = crate::policy::rails::inline_scripts(script);
+    for s in inner.iter().chain(std::iter::once(script)) {
         let mut cmds = Vec::new();
         crate::policy::rails::all_commands(s, &mut cmds);
         for (s, i) in cmds {
