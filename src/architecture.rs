@@ -66,7 +66,7 @@ const SIDEWAYS: &[(&str, &str, &str)] = &[
     (
         "gate",
         "policy",
-        "a stop is let through unchecked while the operator state says paused",
+        "a stop is let through unchecked while the operator state says paused; the operator's stop rules are read at a stop, and a gate that passes is a rule proof",
     ),
     ("project", "paths", "a project is located from the paths"),
     (
@@ -376,6 +376,7 @@ const TABLE_OWNERS: &[TableOwner] = &[
     ("project", "policy_baselines", Some(("policy/integrity.rs", "IntegrityStore"))),
     ("project", "policy_divergences", Some(("policy/integrity.rs", "IntegrityStore"))),
     ("project", "file_claims", Some(("policy/claims.rs", "ClaimStore"))),
+    ("project", "rule_proofs", Some(("policy/rules/proof.rs", "ProofStore"))),
     ("project", "gate_runs", Some(("gate/mod.rs", "GateStore"))),
     ("project", "gate_lock", Some(("gate/mod.rs", "GateStore"))),
     ("project", "gate_resolutions", Some(("gate/mod.rs", "GateStore"))),

@@ -1,5 +1,5 @@
 //! The one way tlc reads a file it did not write itself: configs, `.git/config` and the git
-//! pointer files, transcripts, the price override file, the providers' settings.
+//! pointer files, transcripts, the price override file, the providers' settings, operator rules.
 //!
 //! Such a file may be anything its owner (or an agent working in the repository) made it: a
 //! symlink to `/dev/zero`, a FIFO nobody writes, a device, a folder, a gigabyte. Read naively,
@@ -25,6 +25,9 @@ pub const GIT_POINTER_CAP: u64 = 64 * 1024;
 pub const PACKED_REFS_CAP: u64 = 64 * 1024 * 1024;
 /// A provider's settings file (`~/.claude/settings.json`, `~/.cursor/hooks.json`).
 pub const SETTINGS_CAP: u64 = 16 * 1024 * 1024;
+/// An operator rule file (`$TLC_HOME/rules/*.md`, `.tlc/harness/rules/*.md`): a frontmatter and
+/// a short text, read on every acting hook while `rules.enabled` is on.
+pub const RULE_CAP: u64 = 256 * 1024;
 
 /// The password database, `/etc/passwd` (read for the login name when the environment has none).
 pub const PASSWD_CAP: u64 = 16 * 1024 * 1024;

@@ -47,6 +47,10 @@ pub const EXAMPLES: &[(&str, &str)] = &[
     ("pause", "tlc pause\ntlc status"),
     ("resume", "tlc resume\ntlc status"),
     ("policy", "tlc policy\ntlc policy --json"),
+    (
+        "rules",
+        "tlc rules\ntlc rules --json | jq '.rules[] | select(.state != \"active\") | {path, state, by, error}'",
+    ),
     ("policy accept", "tlc policy accept .tlc/config.toml\ntlc policy accept mode-state --yes"),
     ("gate test-command", "tlc gate test-command cargo test\ntlc gate test-command --yes npm test"),
     ("gate lint-command", "tlc gate lint-command cargo clippy -- -D warnings\ntlc gate lint-command --yes npm run lint"),

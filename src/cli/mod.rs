@@ -25,6 +25,7 @@ mod obs_spool;
 mod output;
 mod policy_cmd;
 mod prices;
+mod rules;
 mod serve;
 mod ship;
 mod stable;
@@ -92,6 +93,9 @@ pub enum Command {
     Resume,
     /// List policy sources that changed during a live session; `accept` clears named ones.
     Policy(policy_cmd::PolicyArgs),
+    /// The operator's rule files of both tiers: trigger, proofs, verdict, and which are active,
+    /// shadowed, switched off or broken (read-only).
+    Rules(rules::RulesArgs),
     /// Gate commands, gate runs and the latest gate verdict.
     #[command(subcommand)]
     Gate(gate::GateCommand),
@@ -276,6 +280,7 @@ fn dispatch(ctx: &Ctx, cmd: Command) -> anyhow::Result<()> {
         Command::Ship(cmd) => ship::run(ctx, cmd),
         Command::Handoff(args) => ship::handoff(ctx, args),
         Command::Attest(args) => attest::run(ctx, args),
+        Command::Rules(args) => rules::run(ctx, args),
         Command::Version(args) => version::run(ctx, args),
         Command::Update(args) => update::run(ctx, args),
         Command::Lessons(cmd) => lessons::run(ctx, cmd),

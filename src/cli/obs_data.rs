@@ -198,6 +198,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, output: Output) -> anyhow::Result<()> {
             counts.push(IntegrityStore::new(conn).count_prunable(&cutoff)?);
             counts.push(ClaimStore::new(conn).count_prunable(&cutoff)?);
             counts.push(crate::policy::untrusted::UntrustedStore::new(conn).count_prunable(&cutoff)?);
+            counts.push(crate::policy::rules::ProofStore::new(conn).count_prunable(&cutoff)?);
             counts.extend(TurnStore::new(conn).count_prunable(&cutoff)?);
             counts.extend(crate::lesson::LessonStore::new(conn, DbKind::Project).count_prunable(&cutoff)?);
             counts
@@ -212,6 +213,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, output: Output) -> anyhow::Result<()> {
             counts.push(ClaimStore::new(&tx).prune(&cutoff)?);
             counts.push(IntegrityStore::new(&tx).prune(&cutoff)?);
             counts.push(crate::policy::untrusted::UntrustedStore::new(&tx).prune(&cutoff)?);
+            counts.push(crate::policy::rules::ProofStore::new(&tx).prune(&cutoff)?);
             counts.extend(TurnStore::new(&tx).prune(&cutoff)?);
             counts.extend(crate::lesson::LessonStore::new(&tx, DbKind::Project).prune(&cutoff)?);
             // A ship cursor past the ids the prune kept would skip the rows SQLite numbers next.
@@ -273,7 +275,7 @@ pub fn prune(ctx: &Ctx, dry_run: bool, output: Output) -> anyhow::Result<()> {
 /// The project tables in the order `obs prune` lists them (events and decisions keep the order
 /// their domain gave: decisions are deleted first, but counted after events).
 fn in_prune_order(mut counts: Vec<PruneCount>) -> Vec<PruneCount> {
-    const ORDER: [&str; 12] = [
+    const ORDER: [&str; 13] = [
         "events",
         "sessions",
         "gate_runs",
@@ -282,6 +284,7 @@ fn in_prune_order(mut counts: Vec<PruneCount>) -> Vec<PruneCount> {
         "policy_baselines",
         "file_claims",
         "untrusted_content",
+        "rule_proofs",
         "stop_outcomes",
         "turns",
         "lesson_injections",

@@ -57,7 +57,10 @@ pub fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
         divergences = st.current_divergences(&integrity::current_sources(conn, &project.paths)?)?;
     }
     let resolution = crate::policy::resolve_for(mode.as_deref(), cfg);
-    let rails = catalog::rails(s, resolution.posture);
+    let mut rails = catalog::rails(s, resolution.posture);
+    if s.rules.enabled {
+        catalog::count_rules(&mut rails, crate::policy::rules::load(&project.paths).active().len());
+    }
     Ok(Status {
         root: project.root().display().to_string(),
         guest: project.guest,

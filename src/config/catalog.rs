@@ -43,6 +43,7 @@ pub const CATALOG: &[OptIn] = &[
     opt("subagent parent fast", "subagents.blockParentFast", &[]),
     opt("untrusted content", "untrustedContent.enabled", &["untrustedContent.mode"]),
     opt("plan gate", "planGate.enabled", &[]),
+    opt("operator rules", "rules.enabled", &[]),
 ];
 
 impl OptIn {

@@ -278,6 +278,13 @@ pub const KEYS: &[KeySpec] = &[
         "How long a declared plan and its deviations count, in minutes.",
     ),
     k(
+        "rules.enabled",
+        Kind::Bool,
+        Default::Bool(false),
+        "Enforce the operator's rule files ($TLC_HOME/rules/*.md, .tlc/harness/rules/*.md): a trigger, the proofs tlc observed, a verdict.",
+    )
+    .docs("Enforce the operator's rule files: `$TLC_HOME/rules/*.md` (this machine) and `.tlc/harness/rules/*.md` (the project, which wins by file name). Each names a trigger, the proofs tlc must have observed and a verdict ([policy.md](policy.md#operator-rules)); `tlc rules` lists them. On with no rule file enforces nothing, and `tlc doctor` says so."),
+    k(
         "untrustedContent.enabled",
         Kind::Bool,
         Default::Bool(false),

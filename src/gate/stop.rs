@@ -8,8 +8,8 @@
 //! - file edited: the comment policy's early HEADS UP;
 //! - stop: allowed without checks when paused, when Cursor's status is not `completed`, or when
 //!   the turn's attempt is at `maxLoops` (`budget`); otherwise lint, test, the docs gate, the
-//!   plan gate, empty-diff anti-ship, the ship gate, then the checks on what the turn wrote. The
-//!   first that fails blocks with a follow-up.
+//!   plan gate, the operator's `on: stop` rules (`rules.enabled`), empty-diff anti-ship, the ship
+//!   gate, then the checks on what the turn wrote. The first that fails blocks with a follow-up.
 
 use super::changes::{self, Changes, Head};
 use super::followup::{self, FollowUp, Gap};
@@ -154,6 +154,8 @@ struct Rails {
     written: written::Settings,
     /// `planGate.windowMinutes` when the plan gate is on.
     plan: Option<i64>,
+    /// `rules.enabled`: the operator's `on: stop` rules are read at the stop.
+    rules: bool,
 }
 
 impl Rails {
@@ -172,6 +174,7 @@ impl Rails {
                 supply_chain: s.supply_chain.enabled,
             },
             plan: s.plan_gate.enabled.then_some(s.plan_gate.window_minutes.max(1)),
+            rules: s.rules.enabled,
         }
     }
 
@@ -183,6 +186,7 @@ impl Rails {
             || self.anti_ship
             || self.written.any()
             || self.plan.is_some()
+            || self.rules
     }
 
     fn claims(&self) -> bool {
@@ -539,21 +543,32 @@ fn decide_stop(
         || rails.written.any()
         || claim.is_some()
         || plan.is_some();
-    if !diff_needed {
-        allow(p, Outcome::Allow, "none", attempt, Some("no rail needed the diff".into()));
-        return Ok(());
-    }
-    if !project.paths.in_git {
-        allow(
-            p,
-            Outcome::Allow,
-            "no-git",
-            attempt,
-            Some(format!(
-                "{} is not a git checkout: the diff-based checks were skipped",
-                project.root().display()
-            )),
-        );
+    if !diff_needed || !project.paths.in_git {
+        // The operator's stop rules need no diff: they are read here too.
+        let mut advice = Vec::new();
+        if rails.rules {
+            let blocks = operator_rules(conn, project, config, p, this_attempt, max, &mut advice).map_err(sql)?;
+            if !blocks.is_empty() {
+                finish_block(p, blocks, this_attempt);
+                return Ok(());
+            }
+        }
+        if !advice.is_empty() {
+            finish_allow(p, attempt, advice, None);
+        } else if !diff_needed {
+            allow(p, Outcome::Allow, "none", attempt, Some("no rail needed the diff".into()));
+        } else {
+            allow(
+                p,
+                Outcome::Allow,
+                "no-git",
+                attempt,
+                Some(format!(
+                    "{} is not a git checkout: the diff-based checks were skipped",
+                    project.root().display()
+                )),
+            );
+        }
         return Ok(());
     }
     if !stop.running_subagents.is_empty() {
@@ -652,6 +667,16 @@ fn decide_stop(
         }
     }
 
+    // The operator's stop rules, after the lint, test and docs gates (a `gate(test) since HEAD`
+    // can be satisfied by this turn's run) and the plan gate, before the ship checks.
+    if rails.rules {
+        let blocks = operator_rules(conn, project, config, p, this_attempt, max, &mut advice).map_err(sql)?;
+        if !blocks.is_empty() {
+            finish_block(p, blocks, this_attempt);
+            return Ok(());
+        }
+    }
+
     if let Some(c) = &claim {
         if let Some(block) = ship_check(conn, project, config, p, c, &changes, &base_at, this_attempt, max).map_err(sql)? {
             finish_block(p, vec![block], this_attempt);
@@ -677,12 +702,19 @@ fn decide_stop(
         }
     }
 
+    finish_allow(p, attempt, advice, changes.note.clone());
+    Ok(())
+}
+
+/// A stop let through: `passed`, or advisory with the advice's text as context (the first
+/// advice's rule names the outcome).
+fn finish_allow(p: &mut Pending, attempt: i64, advice: Vec<(String, String)>, note: Option<String>) {
     let (outcome, rule) = match advice.first() {
         Some((rule, _)) => (Outcome::Advisory, rule.clone()),
         None => (Outcome::Allow, "passed".to_string()),
     };
     let context = (!advice.is_empty()).then(|| advice.iter().map(|(_, t)| t.as_str()).collect::<Vec<_>>().join("\n\n"));
-    allow(p, outcome, &rule, attempt, context.clone().or_else(|| changes.note.clone()));
+    allow(p, outcome, &rule, attempt, context.clone().or(note));
     if let Some(c) = context {
         p.decision = Some(Decision {
             context: Some(c),
@@ -699,7 +731,108 @@ fn decide_stop(
         next_action: None,
         category: None,
     });
-    Ok(())
+}
+
+/// HEAD at a stop, in its stored form: from the repository's files, else from git (a stop may
+/// run git); `None` outside a git checkout.
+fn stop_head(project: &Project) -> Option<String> {
+    if !project.paths.in_git {
+        return None;
+    }
+    let head = changes::read_head(project.root());
+    let head = if head == Head::Unknown {
+        changes::head_from_git(project.root())
+    } else {
+        head
+    };
+    head.stored()
+}
+
+/// The operator's `on: stop` rules (`rules.enabled`; `policy::rules`): each whose proofs are
+/// missing blocks (`deny`, `ask`: no host offers an ask at a stop; `follow-up`, framed as the
+/// next action) or, for `warn`, adds its text to `advice` and lets the stop through.
+#[allow(clippy::too_many_arguments)]
+fn operator_rules(
+    conn: &Connection,
+    project: &Project,
+    config: &Config,
+    p: &Pending,
+    attempt: i64,
+    max: i64,
+    advice: &mut Vec<(String, String)>,
+) -> rusqlite::Result<Vec<Block>> {
+    use crate::policy::rules::{self, Scope, Trigger, Verdict};
+    let set = rules::load(&project.paths);
+    let at_stop: Vec<_> = set.active().into_iter().filter(|(_, s)| s.on == Trigger::Stop).collect();
+    if at_stop.is_empty() {
+        return Ok(Vec::new());
+    }
+    let head = stop_head(project);
+    let scope = Scope {
+        root: project.root(),
+        provider: &p.provider,
+        session: Some(p.session.as_str()).filter(|s| !s.is_empty()),
+        head: head.as_deref(),
+        in_git: project.paths.in_git,
+    };
+    let mut blocks = Vec::new();
+    for u in rules::unmet(conn, at_stop, &scope)? {
+        if u.spec.otherwise == Verdict::Warn {
+            advice.push((u.rule_name(), u.text(&scope)));
+            continue;
+        }
+        let gaps: Vec<Gap> = u
+            .missing
+            .iter()
+            .map(|m| Gap {
+                gate: rules::RULE.into(),
+                category: rules::RULE.into(),
+                summary: format!("{m} (rule {})", u.file.name),
+            })
+            .collect();
+        let follow_up = u.spec.otherwise == Verdict::FollowUp;
+        let (headline, next) = if follow_up {
+            (
+                format!("next action, from operator rule {}", u.file.name),
+                if u.body().is_empty() {
+                    format!("produce the proofs operator rule {} names, then stop again.", u.file.name)
+                } else {
+                    format!("{}\n(then stop again: operator rule {} checks for it)", u.body(), u.file.name)
+                },
+            )
+        } else {
+            (
+                format!("operator rule {} is not satisfied", u.file.name),
+                format!(
+                    "do what the rule asks so that tlc observes each missing proof, then stop again. The rule says:\n{}",
+                    if u.body().is_empty() { "(no text)" } else { u.body() }
+                ),
+            )
+        };
+        let f = FollowUp {
+            gate: rules::RULE.into(),
+            category: rules::RULE.into(),
+            attempt: attempt as usize,
+            max: max as usize,
+            headline: Some(headline.clone()),
+            tried: u.headline(&scope),
+            need: u.spec.require.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "),
+            gaps: gaps.clone(),
+            next: next.clone(),
+            level: followup::level(attempt as usize, config.settings.intelligence.progressive_context),
+            ..FollowUp::default()
+        };
+        blocks.push(Block {
+            rule: u.rule_name(),
+            fingerprint: Some(crate::hashing::sha256_hex(u.missing_line(&scope).as_bytes())),
+            text: f.render(),
+            headline,
+            gaps,
+            next,
+            category: rules::RULE.into(),
+        });
+    }
+    Ok(blocks)
 }
 
 /// The gaps of an idle turn: gaps open on the turn row, no tool, shell, MCP, file or subagent
@@ -952,6 +1085,19 @@ fn run_gates(
             };
             let mut run = run;
             run.id = GateStore::new(conn).insert_run(&run).map_err(sql)?;
+            if run.passed() && rails.rules {
+                // A proof for the operator's `gate(<name>)`, stamped with HEAD as the run saw it.
+                crate::policy::rules::ProofStore::new(conn)
+                    .stamp(
+                        &clock::now_stamp(),
+                        &p.provider,
+                        Some(p.session.as_str()).filter(|s| !s.is_empty()),
+                        crate::policy::rules::ProofKind::Gate,
+                        gate.as_str(),
+                        stop_head(project).as_deref(),
+                    )
+                    .map_err(sql)?;
+            }
             if run.passed() {
                 if let Some(prev) = previous.as_ref().filter(|r| !r.passed() && !run.reused) {
                     let changed = inputs::changed_between(&prev.file_hashes, &run.file_hashes);

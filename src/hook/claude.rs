@@ -329,6 +329,7 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         spawn,
         agent_type: str_field(v, "agent_type"),
         read: None,
+        rules: None,
     }
 }
 

@@ -333,6 +333,7 @@ pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         spawn,
         agent_type: str_field(v, "agent_type"),
         read: None,
+        rules: None,
     }
 }
 

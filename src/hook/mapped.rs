@@ -4,6 +4,7 @@
 //! `hook/` reads these types from here.
 
 use crate::obs::Event;
+use crate::policy::rules::ProofKind;
 pub use crate::policy::facts::Subject;
 use serde_json::{Map, Value};
 
@@ -45,6 +46,8 @@ pub struct Mapped {
     pub agent_type: Option<String>,
     /// A tool's result, read only with `untrustedContent.enabled` (`hook::untrusted`).
     pub read: Option<ToolRead>,
+    /// What the event proves and the tool's input, read only with `rules.enabled` (`hook::rules`).
+    pub rules: Option<RuleFacts>,
 }
 
 /// A subagent spawn as a payload asks for it, in the agent's own words.
@@ -94,4 +97,18 @@ impl ToolRead {
             carries_context: self.carries_context,
         }
     }
+}
+
+/// One observation a rule's `require:` can name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observed {
+    pub kind: ProofKind,
+    pub value: String,
+}
+
+/// What one event carries for the rules.
+#[derive(Debug, Clone, Default)]
+pub struct RuleFacts {
+    pub proof: Option<Observed>,
+    pub tool_input: Option<Value>,
 }

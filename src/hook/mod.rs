@@ -15,6 +15,7 @@ mod mask;
 mod pending;
 pub mod provider;
 mod record;
+mod rules;
 pub mod settings_text;
 mod turn;
 mod untrusted;

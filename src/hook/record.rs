@@ -229,6 +229,10 @@ pub fn process(
         // From the payload as redacted: what is kept of it is stored.
         mapped.read = super::untrusted::read(provider, &value, &mapped.hook_event);
     }
+    if settings.rules.enabled {
+        // From the payload as redacted: a command proof is kept the way the record keeps it.
+        mapped.rules = Some(super::rules::facts(provider, &value, &mapped));
+    }
     let hook_event = mapped.hook_event.clone();
     mapped.event.payload = Some(audit_payload(&value));
     if secrets > 0 {
@@ -404,6 +408,25 @@ fn record(
         let config = policy.config.as_ref().unwrap_or(config);
         crate::gate::stop::on_hook(&mut conn, project, config, f, &policy, faults)
     });
+    // Issue 34 (operator rules): the rule files and HEAD are read before the transaction, and
+    // only with the switch on: the files on an acting event, HEAD where a rule or a proof needs it.
+    let rule_facts = mapped.as_ref().and_then(|m| m.rules.as_ref());
+    let acting = mapped.as_ref().and_then(|m| m.action.as_ref()).is_some_and(|a| !a.dialog);
+    let rule_set = rule_facts
+        .filter(|_| acting)
+        .map(|_| crate::policy::rules::load(&project.paths))
+        .filter(crate::policy::rules::RuleSet::acts_on_actions);
+    let proof = rule_facts.and_then(|f| f.proof.clone());
+    let head = if (proof.is_some() || rule_set.is_some()) && project.paths.in_git {
+        crate::gate::changes::read_head(project.root()).stored()
+    } else {
+        None
+    };
+    let rules = rule_set.map(|set| crate::policy::rules::Input {
+        set,
+        head: head.clone(),
+        tool_input: rule_facts.and_then(|f| f.tool_input.clone()),
+    });
     let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(tx) => tx,
         Err(e) => {
@@ -459,6 +482,7 @@ fn record(
         integrity: Some(integrity),
         stop: turn.as_ref().and_then(|t| t.decision.clone()),
         untrusted,
+        rules,
     };
     let cwd = match (&guard.cwd, &mapped) {
         (Some(c), _) => c.clone(),
@@ -561,6 +585,20 @@ fn record(
                 )?;
             }
         }
+        if let Some(p) = &proof {
+            let value = match p.kind {
+                crate::policy::rules::ProofKind::File => super::rules::proof_path(&p.value, project.root()),
+                _ => p.value.clone(),
+            };
+            crate::policy::rules::ProofStore::new(&tx).stamp(
+                &crate::clock::stamp(event.ts),
+                provider.name(),
+                event.session_id.as_deref(),
+                p.kind,
+                &value,
+                head.as_deref(),
+            )?;
+        }
         session = event.session_id.clone();
     }
     let mut added = false;
@@ -654,6 +692,7 @@ fn act_facts<'a>(
         }),
         agent_type: mapped.and_then(|m| m.agent_type.as_deref()),
         parent_model: None,
+        tool: mapped.and_then(|m| m.event.tool.as_deref()),
     }
 }
 

@@ -111,6 +111,9 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
     ));
     // Issue 34: the plan gate acts at a stop (gate::plan); it needs the turn to declare a plan.
     out.push(row("plan gate", "configurable", "planGate.enabled", s.plan_gate.enabled, true));
+    // Issue 34: the operator's rule files, on acting events (rails::operator_rule) and at a stop
+    // (gate::stop); with no active rule file it decides nothing (`count_rules`).
+    out.push(row(OPERATOR_RULES, "configurable", "rules.enabled", s.rules.enabled, true));
     out.push(row("comment policy", "configurable", "comments.enabled", s.comments.enabled, true));
     out.push(row(
         "duplication",
@@ -238,6 +241,20 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
         true,
     ));
     out
+}
+
+/// The operator rules' row.
+pub const OPERATOR_RULES: &str = "operator rules";
+
+/// The operator rules' row once the rule files are counted (`policy::rules::load`): switched on
+/// with no active rule, it decides nothing, and says what it needs.
+pub fn count_rules(rows: &mut [RailState], active: usize) {
+    for r in rows.iter_mut().filter(|r| r.rail == OPERATOR_RULES) {
+        *r = needing(
+            r.clone(),
+            (active == 0).then_some("an active rule file in $TLC_HOME/rules/ or .tlc/harness/rules/ (`tlc rules` lists them)"),
+        );
+    }
 }
 
 /// What the intelligence rails need when no stop rail can block.

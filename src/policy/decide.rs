@@ -22,6 +22,8 @@ pub struct Rail {
 /// integrity have no switch; edit collision and work loss are always on; a read-only subagent's
 /// write and the spawn rails (`subagent-*`) follow `subagents.*`; `untrusted-command` follows
 /// `untrustedContent.mode = "enforce"`; the shell rails follow their switches and the posture;
+/// the operator's rules (`rules.enabled`) refuse or ask before `paired` asks (a missing proof
+/// says more than a question), and their `follow-up`/`warn` text comes after every objection;
 /// the stop checks answer only what everything before allowed (a block, or an allow that carries
 /// context for the agent); the framing of untrusted content comes last (context only).
 pub const ORDER: &[Rail] = &[
@@ -62,8 +64,16 @@ pub const ORDER: &[Rail] = &[
         check: rails::catastrophic::check,
     },
     Rail {
+        name: rails::operator_rule::RULE,
+        check: rails::operator_rule::check,
+    },
+    Rail {
         name: rails::PAIRED,
         check: rails::paired::check,
+    },
+    Rail {
+        name: "operator-rule advice",
+        check: rails::operator_rule::advise,
     },
     Rail {
         name: "stop checks",

@@ -81,6 +81,9 @@ pub struct ActFacts<'a> {
     pub agent_type: Option<&'a str>,
     /// The session's model as recorded (a spawn's parent), read only for a spawn.
     pub parent_model: Option<&'a str>,
+    /// The tool the event calls, as the provider names it (`Bash`, `Write`, an MCP tool; Cursor's
+    /// shell events: `shell`), for operator rules' `tool(<name>)`.
+    pub tool: Option<&'a str>,
 }
 
 /// What was decided before the hook's transaction, each taking its place in [`ORDER`]: the
@@ -95,6 +98,9 @@ pub struct Prior {
     /// The framing of untrusted content this event read (`policy::untrusted::on_hook`, inside
     /// the transaction, where the turn's framing marker is kept).
     pub untrusted: Option<Decision>,
+    /// The operator's rule files, HEAD and the tool's input, on an acting event with
+    /// `rules.enabled` (`rails::operator_rule`); `None` otherwise.
+    pub rules: Option<super::rules::Input>,
 }
 
 /// What each check may read: the facts, the settings, the hook's transaction, what was decided

@@ -11,6 +11,7 @@ pub mod floor;
 pub mod integrity;
 pub mod operator;
 pub mod rails;
+pub mod rules;
 pub mod shell;
 pub mod state;
 pub mod untrusted;

@@ -251,6 +251,7 @@ fn an_adopted_repository_gets_the_questions_too_and_an_answer_back_to_the_inheri
     answer(&mut p, "subagents.blockParentFast", "\r");
     answer(&mut p, "untrustedContent.enabled", "\r");
     answer(&mut p, "planGate.enabled", "\r");
+    answer(&mut p, "rules.enabled", "\r");
     let (code, screen) = p.finish();
     assert_eq!(code, 0, "{screen}");
     assert!(screen.contains("present; 5 set as chosen"), "{screen}");

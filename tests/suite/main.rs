@@ -33,6 +33,7 @@ mod lessons;
 mod obs;
 mod readme;
 mod redaction;
+mod rules;
 mod scope;
 mod scope2;
 mod serve;

@@ -74,6 +74,7 @@ fn fix(id: &str) -> &'static str {
         "stables-pins" => "`tlc stable update` fetches the stables; `tlc agent prune` removes unreferenced pins",
         "spool" => "`tlc config show --origin` shows obs.globalSpool",
         "observe" => "name only rails with a checker in observe.rails (`comments`), or switch the enforcing rail off to observe it (`tlc config show --origin` shows where each is set)",
+        "rules" => "write a rule file (docs/policy.md, *Operator rules*) or fix the one named; `tlc rules` lists them",
         "subagent-allowlist" => "list the models in subagents.allowedModels (`tlc config show --origin` shows where it is set), or turn subagents.enforceAllowlist off",
         id if id.starts_with("hooks-") => match id.trim_start_matches("hooks-") {
             "cursor" => "`tlc install --cursor` wires tlc's entries",
@@ -109,7 +110,9 @@ fn run_checks(paths: &Paths) -> Vec<Check> {
             out.push(restated_keys(cfg, paths));
             out.push(renamed_keys(cfg));
             out.push(posture(cfg, mode_state.as_deref()));
-            out.extend(rails(cfg, mode_state.as_deref()));
+            let rule_set = cfg.settings.rules.enabled.then(|| crate::policy::rules::load(paths));
+            out.extend(rails(cfg, mode_state.as_deref(), rule_set.as_ref()));
+            out.push(operator_rules(cfg, paths, rule_set));
             out.push(subagent_allowlist(cfg));
             out.push(observation(cfg));
             out.extend(opt_ins(cfg));
@@ -488,9 +491,12 @@ fn spool(cfg: &Config, project: &Project, store: Option<&Store>) -> Check {
 
 /// The floor, the always-on checks and each configurable rail: what acts, and what is set but
 /// not enforced by this tlc (a warning: a switch that reads as protection that is not there).
-fn rails(cfg: &Config, mode_state: Option<&str>) -> Vec<Check> {
+fn rails(cfg: &Config, mode_state: Option<&str>, rule_set: Option<&crate::policy::rules::RuleSet>) -> Vec<Check> {
     let posture = crate::policy::resolve_for(mode_state, cfg).posture;
-    let all = crate::policy::catalog::rails(&cfg.settings, posture);
+    let mut all = crate::policy::catalog::rails(&cfg.settings, posture);
+    if let Some(set) = rule_set {
+        crate::policy::catalog::count_rules(&mut all, set.active().len());
+    }
     let floor: Vec<&str> = all.iter().filter(|r| r.kind == "floor").map(|r| r.rail).collect();
     let mut out = vec![check(
         "floor",
@@ -573,6 +579,61 @@ fn opt_ins(cfg: &Config) -> Vec<Check> {
             }
         })
         .collect()
+}
+
+/// Operator rules: the active rules with their tier, trigger and verdict; with the switch on and
+/// no rule file, a warning (an inert mechanism and a working one otherwise look alike); a broken
+/// rule file, a failure (it enforces nothing while it reads as protection). `set` is the loaded
+/// rules when the switch is on.
+fn operator_rules(cfg: &Config, paths: &Paths, set: Option<crate::policy::rules::RuleSet>) -> Check {
+    use crate::policy::rules;
+    let (id, name) = ("rules", "operator rules");
+    let dirs = format!("{} and {}", rules::global_dir(paths).display(), rules::project_dir(paths).display());
+    let Some(set) = set.filter(|_| cfg.settings.rules.enabled) else {
+        return check(
+            id,
+            name,
+            Status::Ok,
+            format!("off (rules.enabled); rule files are read from {dirs}"),
+        );
+    };
+    let mut problems: Vec<String> = set.broken().filter_map(rules::RuleFile::error).collect();
+    problems.extend(set.folder_problems());
+    let active: Vec<String> = set
+        .active()
+        .iter()
+        .map(|(f, s)| format!("{} ({}, on {}, otherwise {})", f.name, f.tier.as_str(), s.on, s.otherwise.as_str()))
+        .collect();
+    let listed = if active.is_empty() {
+        "no active rule".to_string()
+    } else {
+        format!("{} active: {}", active.len(), active.join(", "))
+    };
+    if !problems.is_empty() {
+        return check(
+            id,
+            name,
+            Status::Fail,
+            format!("{listed}; broken, enforcing nothing: {}", bounded(&problems)),
+        );
+    }
+    if set.files.is_empty() {
+        return check(
+            id,
+            name,
+            Status::Warn,
+            format!("rules.enabled is on but there is no rule file in {dirs}: nothing is enforced"),
+        );
+    }
+    if active.is_empty() {
+        return check(
+            id,
+            name,
+            Status::Warn,
+            "rules.enabled is on but every rule file is disabled, shadowed or switched off: nothing is enforced (`tlc rules` lists them)",
+        );
+    }
+    check(id, name, Status::Ok, listed)
 }
 
 /// `subagents.enforceAllowlist` with an empty `allowedModels` enforces nothing: a fault, not a

@@ -49,7 +49,7 @@ impl gitfiles::Files for WorldFiles<'_> {
 }
 
 /// `git [global options] <sub> …`: the subcommand and what follows it.
-pub(super) fn git_subcommand(args: &[String]) -> Option<(&str, &[String])> {
+pub(in crate::policy) fn git_subcommand(args: &[String]) -> Option<(&str, &[String])> {
     let mut k = 0;
     while let Some(a) = args.get(k) {
         if matches!(

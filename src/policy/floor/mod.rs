@@ -23,6 +23,7 @@ mod words;
 pub mod world;
 
 use crate::pathtext::normalize;
+pub(in crate::policy) use git::git_subcommand;
 use git::*;
 use rules::*;
 use words::*;

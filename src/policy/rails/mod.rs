@@ -1,10 +1,11 @@
 //! The rails after the floor, one module each, every one with a `check` entry that
 //! [`super::decide::ORDER`] runs in its place: edit collision and work loss (always on), the
-//! subagent rails (`subagent-read-only` and the spawn rails, `subagent.rs`), and the shell rails `shell-stall`, `shell-catastrophic` and `shell-posture-paired`. What they share:
+//! subagent rails (`subagent-read-only` and the spawn rails, `subagent.rs`), the shell rails `shell-stall`, `shell-catastrophic` and `shell-posture-paired`, and the operator's rules (`operator_rule.rs`). What they share:
 //! the commands of a line (`sh -c` strings included), the build folders, the ask.
 
 pub mod catastrophic;
 pub mod collision;
+pub mod operator_rule;
 pub mod paired;
 pub mod read_only;
 pub mod stall;
@@ -62,7 +63,7 @@ fn ask(rule: &str, reason: String) -> Decision {
 }
 
 /// Every command of a script, nested substitutions and `sh -c` strings included.
-pub(super) fn all_commands<'s>(script: &'s Script, out: &mut Vec<(&'s Script, usize)>) {
+pub(in crate::policy) fn all_commands<'s>(script: &'s Script, out: &mut Vec<(&'s Script, usize)>) {
     for (i, c) in script.commands.iter().enumerate() {
         out.push((script, i));
         for w in c.words.iter().chain(c.assigns.iter().map(|(_, w)| w)) {
@@ -81,7 +82,7 @@ pub(super) fn all_commands<'s>(script: &'s Script, out: &mut Vec<(&'s Script, us
 }
 
 /// `sh -c '…'` and `bash -c '…'` strings, parsed: their commands are what runs.
-pub(super) fn inline_scripts(script: &Script) -> Vec<Script> {
+pub(in crate::policy) fn inline_scripts(script: &Script) -> Vec<Script> {
     let mut out = Vec::new();
     let mut cmds = Vec::new();
     all_commands(script, &mut cmds);
