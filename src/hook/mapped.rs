@@ -4,8 +4,8 @@
 //! `hook/` reads these types from here.
 
 use crate::obs::Event;
-use crate::policy::rules::ProofKind;
 pub use crate::policy::facts::Subject;
+use crate::policy::rules::ProofKind;
 use serde_json::{Map, Value};
 
 /// An action about to happen that a rail may decide on.

@@ -93,7 +93,7 @@ mod tests {
     use serde_json::json;
 
     fn proof(provider: Provider, v: Value) -> Option<Observed> {
-        let m = provider.map(&v, chrono::Utc::now());
+        let m = super::super::turn::map(provider, &v, chrono::Utc::now());
         facts(provider, &v, &m).proof
     }
 

@@ -9,7 +9,7 @@
 //! session. When none does, [`Why`] says whether nothing of that kind and value was ever observed
 //! here, or it was, outside the window.
 
-use super::parse::{ProofKind, Requirement, Since, Spec};
+use super::parse::{command_words, ProofKind, Requirement, Since, Spec};
 use crate::store::queries::project::policy as q;
 use crate::store::PruneCount;
 use rusqlite::{params, Connection};
@@ -203,24 +203,6 @@ impl fmt::Display for Miss {
         };
         write!(f, " ({note})")
     }
-}
-
-/// The words of each simple command `text` runs (nested substitutions and `sh -c` strings
-/// included), as the shell engine splits them; a text the engine refuses is split at whitespace.
-pub fn command_words(text: &str) -> Vec<Vec<String>> {
-    let Ok(script) = crate::policy::shell::parse(text) else {
-        return vec![text.split_whitespace().map(str::to_string).collect()];
-    };
-    let inner = crate::policy::rails::inline_scripts(&script);
-    let mut out = Vec::new();
-    for s in inner.iter().chain(std::iter::once(&script)) {
-        let mut cmds = Vec::new();
-        crate::policy::rails::all_commands(s, &mut cmds);
-        for (s, i) in cmds {
-            out.push(s.commands[i].words.iter().map(|w| w.text()).collect());
-        }
-    }
-    out
 }
 
 #[cfg(test)]
