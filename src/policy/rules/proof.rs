@@ -9,7 +9,7 @@
 //! session. When none does, [`Why`] says whether nothing of that kind and value was ever observed
 //! here, or it was, outside the window.
 
-use super::parse::{command_words, ProofKind, Requirement, Since, Spec};
+use super::parse::{ProofKind, Requirement, Since, Spec};
 use crate::store::queries::project::policy as q;
 use crate::store::PruneCount;
 use rusqlite::{params, Connection};
