@@ -7,8 +7,8 @@
 //! 2. each page's render time at the server (its `Server-Timing`), median of 30 rounds, every
 //!    round fetching each page and a static asset (the baseline) interleaved; budget < 50 ms;
 //! 3. 32 concurrent clients × 100 requests each over the pages and their JSON while 4 writers run
-//!    `tlc hook claude` in the same repository: how many answered 200, errors, `database is
-//!    locked`, and what the hooks stored.
+//!    `tlc hook claude` in the same repository: how many answered 200, errors, bodies saying
+//!    `database is locked`, and what the hooks stored.
 //!
 //! `TLC_BENCH_EVENTS` changes the project database's size (default 1,000,000).
 
@@ -153,7 +153,7 @@ fn bench_set(total: usize) -> (PathBuf, PathBuf) {
     (repo, home)
 }
 
-/// An HTTP answer: status, `Server-Timing` in ms, body size, whether the body says "locked".
+/// An HTTP answer: status, `Server-Timing` in ms, body size, whether the body says "database is locked".
 struct Answer {
     status: u16,
     render_ms: f64,
@@ -182,7 +182,8 @@ fn get(port: u16, host: &str, path: &str) -> Result<Answer, String> {
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(f64::NAN);
     let body = &buf[end + 4..];
-    let locked = body.windows(6).any(|w| w == b"locked");
+    // SQLite's own words: a page may say "blocked" (a blocked stop) and mean no lock.
+    let locked = body.windows(18).any(|w| w == b"database is locked");
     Ok(Answer {
         status,
         render_ms,
@@ -368,7 +369,7 @@ fn main() {
     let faults_after = count("SELECT count(*) FROM events WHERE kind = 'hook.fault'");
     let pending = repo.join(".tlc/harness/state/hook-pending.jsonl").exists();
     println!(
-        "{clients} concurrent clients x {per} requests: {answered} of {} answered 200 in {:.1} s ({:.0} requests/s; latency median {:.1} ms, p99 {:.1} ms); errors: {}; bodies saying \"locked\": {locked}",
+        "{clients} concurrent clients x {per} requests: {answered} of {} answered 200 in {:.1} s ({:.0} requests/s; latency median {:.1} ms, p99 {:.1} ms); errors: {}; bodies saying \"database is locked\": {locked}",
         clients * per,
         took.as_secs_f64(),
         (clients * per) as f64 / took.as_secs_f64(),

@@ -410,6 +410,7 @@ impl<'c> CostReports<'c> {
         let mut st = self.conn.prepare_cached(sql)?;
         let mut q = st.query(params![from, to, project])?;
         let mut out = Vec::new();
+        let mut hour_starts: Option<(u64, DateTime<Utc>)> = None;
         while let Some(r) = q.next()? {
             let numbered_hour = match r.get_ref(0)? {
                 ValueRef::Integer(digits) => u64::try_from(digits).ok(),
@@ -419,7 +420,23 @@ impl<'c> CostReports<'c> {
                 Some(digits) => String::from_utf8_lossy(&usage::hour_text(digits)).into_owned(),
                 None => r.get(0)?,
             };
+            // A numbered hour's start, parsed once for its rows (they come in the order of hours).
+            let start = match numbered_hour {
+                Some(digits) => match hour_starts {
+                    Some((d, start)) if d == digits => Some(start),
+                    _ => {
+                        let start = hour_start(&hour);
+                        hour_starts = start.map(|s| (digits, s));
+                        start
+                    }
+                },
+                None => None,
+            };
             let stamp = |i: usize| -> rusqlite::Result<DateTime<Utc>> {
+                // The time `stored_time` writes out and `clock::parse` reads back, without the text.
+                if let (Some(start), ValueRef::Integer(ms @ 0..3_600_000)) = (start, r.get_ref(i)?) {
+                    return Ok(start + Duration::milliseconds(ms));
+                }
                 let text = match (numbered_hour, r.get_ref(i)?) {
                     (Some(digits), ValueRef::Integer(ms)) => usage::stored_time(digits, ms),
                     _ => r.get(i)?,
@@ -497,7 +514,24 @@ impl<'c> CostReports<'c> {
                 .add_model(&h.model, &h.sums, opts.breakdown);
         };
         let mut split: Vec<HourRow> = Vec::new();
+        // A numbered hour's local day, worked out once for all its rows (they come in the order of
+        // hours): a row of it lies on that day whenever the hour's first and last millisecond do,
+        // which is every hour of a zone whose offset is whole hours.
+        let mut hour_day: Option<(String, Option<String>)> = None;
         for h in self.hours(filter, true)? {
+            if h.numbered {
+                if hour_day.as_ref().is_none_or(|(hour, _)| *hour != h.hour) {
+                    let day = hour_start(&h.hour).and_then(|start| {
+                        let day = local_day(&tz, start);
+                        (day == local_day(&tz, start + Duration::milliseconds(3_599_999))).then_some(day)
+                    });
+                    hour_day = Some((h.hour.clone(), day));
+                }
+                if let Some((_, Some(day))) = &hour_day {
+                    add(&h, day.clone());
+                    continue;
+                }
+            }
             let day = local_day(&tz, h.first);
             if day == local_day(&tz, h.last) {
                 add(&h, day);
@@ -641,9 +675,75 @@ impl<'c> CostReports<'c> {
             if read_from.is_some_and(|start| silence_before(&rows, start, window_from, span)) {
                 return Ok(rows);
             }
+            // No silence in the day before: rather than read further back (on a record busy for
+            // months, the whole history), walk the blocks' starts to the window.
+            if back == 1 {
+                if let Some(rows) = self.walked_hours(filter, widen, window_from, span)? {
+                    return Ok(rows);
+                }
+            }
             back *= 4;
         }
     }
+
+    /// The hourly rows from the start of the first block that can reach `window_from` on, found by
+    /// walking the blocks' starts from the first response (`block_walk.sql`: one seek per block,
+    /// not a read of every hourly row back to a silence). The blocks chained over these rows are
+    /// the whole history's from that block on: its first row is the block's first response.
+    /// `None` where the walk does not apply (the project database, an hour kept as text, an hour
+    /// that is no time); the caller reads back to a silence instead.
+    fn walked_hours(
+        &self,
+        filter: &CostFilter,
+        widen: bool,
+        window_from: DateTime<Utc>,
+        span: Duration,
+    ) -> rusqlite::Result<Option<Vec<HourRow>>> {
+        if self.kind != DbKind::Home {
+            return Ok(None);
+        }
+        let odd: bool = self
+            .conn
+            .prepare_cached(queries::home::cost::HOURLY_ODD)?
+            .query_row([], |r| r.get(0))?;
+        if odd {
+            return Ok(None);
+        }
+        let mut step = self.conn.prepare_cached(queries::home::cost::BLOCK_WALK)?;
+        // The hour that closes the previous block (its start + `span`); -1 before the first.
+        let mut closes: i64 = -1;
+        let (hour, shares_hour) = loop {
+            let next: Option<i64> = step.query_row(params![closes, filter.project], |r| r.get(0))?;
+            let Some(hour) = next else { return Ok(Some(Vec::new())) };
+            let Some(start) = numbered_hour_start(hour) else { return Ok(None) };
+            if start + span >= window_from {
+                break (hour, hour == closes);
+            }
+            let Some(end) = hour_number(start + span) else { return Ok(None) };
+            closes = end;
+        };
+        let Ok(digits) = u64::try_from(hour) else { return Ok(None) };
+        let anchor = String::from_utf8_lossy(&usage::hour_text(digits)).into_owned();
+        let read = CostFilter {
+            since: Some(anchor[..10].to_string()),
+            ..filter.clone()
+        };
+        let mut rows = self.hours(&read, widen)?;
+        // The responses stamped exactly on the hour that closed the previous block are that block's.
+        rows.retain(|r| r.hour > anchor || (r.hour == anchor && !(shares_hour && r.at_hour)));
+        Ok(Some(rows))
+    }
+}
+
+/// The start of a `usage_hourly` hour kept as a number (2026112009); `None` for one that is no time.
+fn numbered_hour_start(hour: i64) -> Option<DateTime<Utc>> {
+    let digits = u64::try_from(hour).ok()?;
+    hour_start(std::str::from_utf8(&usage::hour_text(digits)).ok()?)
+}
+
+/// The number `usage_hourly` keeps the UTC hour of `t` by (2026112009).
+fn hour_number(t: DateTime<Utc>) -> Option<i64> {
+    t.format("%Y%m%d%H").to_string().parse().ok()
 }
 
 /// Whether the chain of `rows` (in time order, read from `read_from`) passes a silence of more
@@ -805,6 +905,78 @@ mod tests {
         assert_eq!((r.rows[0].key.as_str(), r.rows[0].cost_usd), ("2026-11-21", Some(0.25)));
         let r = reports.report(CostBy::Week, &CostFilter::default()).unwrap();
         assert_eq!(r.rows[0].key, "2026-W47");
+    }
+
+    /// Blocks asked for a window (the walk to it, `walked_hours`) are the blocks of the whole
+    /// history that reach the window: responses every 20 minutes for ten days (so no silence before
+    /// most windows), many stamped exactly on the hour a block closes at, and one 7-hour silence.
+    #[test]
+    fn the_walked_blocks_are_the_whole_historys() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::open_write(DbKind::Home, &dir.path().join("h.db")).unwrap();
+        let conn = store.conn();
+        let mut w = crate::cost::usage::UsageWriter::new(conn).unwrap();
+        let base = crate::clock::parse("2026-11-01T00:00:00Z").unwrap();
+        let mut stamps = Vec::new();
+        for k in 0..720i64 {
+            // A silence of 7 hours after the third day.
+            let t = base + Duration::minutes(20 * k) + Duration::hours(if k > 216 { 7 } else { 0 });
+            let t = if k % 3 == 1 { t + Duration::seconds(7) } else { t };
+            stamps.push((format!("k{k}"), crate::clock::stamp(t), k));
+        }
+        for (key, ts, k) in &stamps {
+            let row = crate::cost::usage::UsageRow {
+                project: if k % 2 == 0 { "p1" } else { "p2" },
+                model: if k % 5 == 0 { "m2" } else { "m1" },
+                usage: crate::cost::TokenUsage {
+                    input: (1 + *k) as u64,
+                    output: 2,
+                    cache_read: 3,
+                    cache_write: 4,
+                    cache_write_1h: 0,
+                },
+                cost_usd: Some(0.001 * *k as f64),
+                ..crate::cost::usage::UsageRow::for_test(key, ts)
+            };
+            w.insert(&row).unwrap();
+        }
+        w.flush().unwrap();
+        let reports = CostReports::new(conn, DbKind::Home);
+        let now = crate::clock::parse("2026-11-06T12:10:00Z").unwrap();
+        for tz in [None, Some("Europe/Berlin"), Some("Asia/Kolkata")] {
+            let tz = tz.map(|z| jiff::tz::TimeZone::get(z).unwrap());
+            for project in [None, Some("p1"), Some("nowhere")] {
+                let opts = CostOptions {
+                    by: CostBy::Block,
+                    tz: tz.clone(),
+                    breakdown: true,
+                    now,
+                    ..CostOptions::default()
+                };
+                let all = CostFilter {
+                    project: project.map(str::to_string),
+                    ..CostFilter::default()
+                };
+                let whole = reports.report_with(&all, &opts).unwrap().rows;
+                for day in 1..=12 {
+                    for len in [0, 1] {
+                        let (since, until) = (format!("2026-11-{day:02}"), format!("2026-11-{:02}", day + len));
+                        let zone = tz.clone().unwrap_or(jiff::tz::TimeZone::UTC);
+                        let want = shown(whole.clone(), local_midnight(&zone, &since, 0), local_midnight(&zone, &until, 1));
+                        let filter = CostFilter {
+                            since: Some(since.clone()),
+                            until: Some(until),
+                            ..all.clone()
+                        };
+                        let got = reports.report_with(&filter, &opts).unwrap().rows;
+                        assert_eq!(got, want, "since {since}, project {project:?}, zone {tz:?}");
+                        if project.is_none() && (5..=10).contains(&day) {
+                            assert!(!got.is_empty(), "since {since}: blocks expected");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
