@@ -801,6 +801,7 @@ fn the_bulk_import_path_stores_the_same_rows_and_keeps_the_indexes() {
         names,
         [
             "usage",
+            "usage_inexact",
             "usage_key_delete",
             "usage_key_insert",
             "usage_key_update",
