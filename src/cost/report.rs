@@ -474,15 +474,17 @@ impl<'c> CostReports<'c> {
                 last,
             });
         }
-        // Hourly rows come in the order of their stored hours, in which an odd time's text comes
-        // after every numbered hour (none in the project database): in the order of the texts it is
-        // where SQLite would have put it. Single responses stay in time order.
+        // Hourly rows come in the order of their stored hours (the home database's query does not
+        // sort them), in which an odd time's text comes after every numbered hour (none in the
+        // project database): in the order of the texts it is where SQLite would have put it, after
+        // the numbered row of the same text. Single responses stay in time order.
         if !singles {
             out.sort_by(|a, b| {
                 (a.hour.cmp(&b.hour))
                     .then(b.at_hour.cmp(&a.at_hour))
                     .then_with(|| a.project.cmp(&b.project))
                     .then_with(|| a.model.cmp(&b.model))
+                    .then(b.numbered.cmp(&a.numbered))
             });
         }
         Ok(out)
