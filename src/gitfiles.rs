@@ -241,6 +241,25 @@ fn entry<'f>(files: &'f dyn Files, d: &Path) -> Result<Entry<'f>, ReadError> {
     Ok(Entry::Repo(Repo { files, dir, common }))
 }
 
+/// Why git run in `root` would block or misbehave on what is planted in its git directory: HEAD,
+/// `index`, `config` or `packed-refs` that exists and is not a regular file (a FIFO, a device, a
+/// folder; a symlink counts as what it points at). git opens these blocking, so a FIFO at
+/// `.git/HEAD` would hold every git command, and the hook with it. `None`: nothing of the kind
+/// (or no repository at all: git says what it says).
+pub fn would_block_git(root: &Path) -> Option<String> {
+    let repo = Repo::above(&Disk, root).ok().flatten()?;
+    let files = [
+        repo.dir.join("HEAD"),
+        repo.dir.join("index"),
+        repo.common.join("config"),
+        repo.common.join("packed-refs"),
+    ];
+    files.iter().find_map(|p| {
+        let ft = std::fs::metadata(p).ok()?.file_type();
+        (!ft.is_file()).then(|| format!("{} is {}: git would block on it", p.display(), crate::fsread::describe(ft)))
+    })
+}
+
 /// A full ref name git could have written: inside `refs/`, no `..` that would leave it.
 fn is_ref_name(name: &str) -> bool {
     name.starts_with("refs/") && !name.split('/').any(|c| c == ".." || c == "." || c.is_empty())

@@ -348,3 +348,77 @@ mod tests {
         }
     }
 }
+
+/// How a command run by [`output_within`] ended.
+#[derive(Debug)]
+pub enum Bounded {
+    /// It exited in time: its status, its stdout (at most the cap) and the start of its stderr.
+    Exited {
+        status: std::process::ExitStatus,
+        stdout: Vec<u8>,
+        stderr: Vec<u8>,
+    },
+    /// It was still running when the wait was over, and was killed.
+    TimedOut,
+    /// It wrote more than the cap to stdout, and was killed.
+    TooLarge,
+}
+
+/// The most of a bounded command's stderr that is kept (it only ever becomes a message).
+const BOUNDED_STDERR_CAP: u64 = 64 * 1024;
+
+/// Runs `cmd` (stdin closed) for at most `wait`, reading at most `cap` bytes of its stdout: a
+/// command that blocks (git reading a FIFO planted at `.git/HEAD`) or floods costs the caller
+/// `wait`, never forever. The readers of a killed command are left to finish on their own: a
+/// grandchild holding the pipe open must not hold the caller too.
+pub fn output_within(cmd: &mut std::process::Command, cap: usize, wait: std::time::Duration) -> std::io::Result<Bounded> {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let reader = |pipe: Option<Box<dyn Read + Send>>, limit: u64| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(p) = pipe {
+                let _ = p.take(limit).read_to_end(&mut buf);
+            }
+            let _ = tx.send(buf);
+        });
+        rx
+    };
+    let stdout = reader(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>), cap as u64 + 1);
+    let stderr = reader(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>), BOUNDED_STDERR_CAP);
+    let deadline = std::time::Instant::now() + wait;
+    let kill = |child: &mut std::process::Child| {
+        let _ = child.kill();
+        let _ = child.wait();
+    };
+    // Stdout closes when the command exits (or has written more than the cap): waiting on it
+    // costs no polling delay in the usual case.
+    let Ok(out) = stdout.recv_timeout(wait) else {
+        kill(&mut child);
+        return Ok(Bounded::TimedOut);
+    };
+    if out.len() > cap {
+        kill(&mut child);
+        return Ok(Bounded::TooLarge);
+    }
+    loop {
+        if let Some(status) = child.try_wait()? {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let stderr = stderr
+                .recv_timeout(left.max(std::time::Duration::from_millis(50)))
+                .unwrap_or_default();
+            return Ok(Bounded::Exited {
+                status,
+                stdout: out,
+                stderr,
+            });
+        }
+        if std::time::Instant::now() >= deadline {
+            kill(&mut child);
+            return Ok(Bounded::TimedOut);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}

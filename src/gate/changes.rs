@@ -76,17 +76,32 @@ fn git(root: &Path) -> Command {
     c
 }
 
+/// The longest one git command of the gates may take: a status or diff of a large tree takes
+/// seconds; a git blocked on a FIFO planted in `.git` must not hold the hook longer than this.
+const GIT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+/// The most of one git command's output the gates read (a diff of every added line included).
+const GIT_OUTPUT_CAP: usize = 256 * 1024 * 1024;
+
 fn run_git(root: &Path, args: &[&str]) -> Result<Vec<u8>, GateError> {
     let failed = |cause: String| GateError::Git {
         root: root.to_path_buf(),
         command: args.first().copied().unwrap_or("").to_string(),
         cause,
     };
-    let out = git(root).args(args).output().map_err(|e| failed(format!("cannot run git: {e}")))?;
-    if !out.status.success() {
-        return Err(failed(String::from_utf8_lossy(&out.stderr).trim().to_string()));
+    if let Some(why) = gitfiles::would_block_git(root) {
+        return Err(failed(why));
     }
-    Ok(out.stdout)
+    let ran =
+        crate::sys::output_within(git(root).args(args), GIT_OUTPUT_CAP, GIT_WAIT).map_err(|e| failed(format!("cannot run git: {e}")))?;
+    match ran {
+        crate::sys::Bounded::Exited { status, stdout, .. } if status.success() => Ok(stdout),
+        crate::sys::Bounded::Exited { stderr, .. } => Err(failed(String::from_utf8_lossy(&stderr).trim().to_string())),
+        crate::sys::Bounded::TimedOut => Err(failed(format!("no answer within {} s", GIT_WAIT.as_secs()))),
+        crate::sys::Bounded::TooLarge => Err(failed(format!(
+            "more than {} of output",
+            crate::fsread::size_words(GIT_OUTPUT_CAP as u64)
+        ))),
+    }
 }
 
 /// HEAD as git says it (for the cases the files cannot answer).

@@ -53,6 +53,10 @@ pub struct StopFacts {
 
 /// The rule of a stop whose checks wait for running subagents.
 pub const SUBAGENTS_RUNNING: &str = "subagents-running";
+/// The rule of a Stop refused because git cannot be asked what the turn changed without hanging
+/// (a FIFO or folder planted at `.git/HEAD`, the index or the config): a gate that cannot see the
+/// diff does not let the turn through as if nothing changed.
+pub const UNREADABLE_TREE: &str = "unreadable-tree";
 
 /// The turn-relevant part of one hook event.
 #[derive(Debug, Clone)]
@@ -602,6 +606,10 @@ fn decide_stop(
             });
             return Ok(());
         }
+    }
+    if let Some(why) = crate::gitfiles::would_block_git(project.root()) {
+        finish_block(p, vec![unreadable_tree_block(config, &why, this_attempt, max)], this_attempt);
+        return Ok(());
     }
     let changes = changes::changed_files(project.root(), &base)?;
     let mut advice: Vec<(String, String)> = Vec::new();
@@ -1484,6 +1492,38 @@ fn written_block(config: &Config, f: &written::Found, attempt: i64, max: i64, ch
         gaps,
         next: f.next.clone(),
         category: f.rule.into(),
+    }
+}
+
+/// The Stop's answer when git would hang on a file planted in `.git` (see [`UNREADABLE_TREE`]).
+fn unreadable_tree_block(config: &Config, why: &str, attempt: i64, max: i64) -> Block {
+    let next = "restore the repository's git files (a regular `.git/HEAD`, index and config), then stop again.".to_string();
+    let gap = Gap {
+        gate: UNREADABLE_TREE.into(),
+        category: UNREADABLE_TREE.into(),
+        summary: why.to_string(),
+    };
+    let f = FollowUp {
+        gate: UNREADABLE_TREE.into(),
+        category: UNREADABLE_TREE.into(),
+        attempt: attempt as usize,
+        max: max as usize,
+        headline: Some("git cannot say what this turn changed".into()),
+        tried: format!("to ask git which files this turn changed, for the stop checks: {why}."),
+        need: "a repository git can read without waiting; the stop checks run on its diff.".into(),
+        gaps: vec![gap.clone()],
+        next: next.clone(),
+        level: followup::level(attempt as usize, config.settings.intelligence.progressive_context),
+        ..FollowUp::default()
+    };
+    Block {
+        rule: UNREADABLE_TREE.into(),
+        fingerprint: Some(crate::hashing::sha256_hex(why.as_bytes())),
+        text: f.render(),
+        headline: format!("the stop checks cannot read the diff: {why}"),
+        gaps: vec![gap],
+        next,
+        category: UNREADABLE_TREE.into(),
     }
 }
 

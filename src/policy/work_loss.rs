@@ -11,10 +11,8 @@
 use super::floor::Ran;
 use super::shell::invocation::invocation;
 use super::shell::parse::Script;
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The rule's name in decisions.
 pub const RULE: &str = "work-loss";
@@ -465,54 +463,23 @@ impl TreeState {
 /// Runs git in `root` with stdout read up to [`GIT_OUTPUT_CAP`] and at most [`GIT_WAIT`]: the
 /// hook never waits on a slow or huge repository for long. `None` on failure or timeout.
 fn bounded_git(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
-    let mut child = crate::sys::git(Some(root))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut stdout = child.stdout.take()?;
-    let reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = (&mut stdout).take(GIT_OUTPUT_CAP as u64 + 1).read_to_end(&mut buf);
-        buf
-    });
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                let out = reader.join().ok()?;
-                return (status.success() && out.len() <= GIT_OUTPUT_CAP).then_some(out);
-            }
-            Ok(None) if started.elapsed() < GIT_WAIT => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
+    if crate::gitfiles::would_block_git(root).is_some() {
+        return None;
+    }
+    match crate::sys::output_within(crate::sys::git(Some(root)).args(args), GIT_OUTPUT_CAP, GIT_WAIT).ok()? {
+        crate::sys::Bounded::Exited { status, stdout, .. } if status.success() => Some(stdout),
+        _ => None,
     }
 }
 
 /// Whether git succeeds with `args` in `root` (bounded as above).
 fn git_ok(root: &Path, args: &[&str]) -> Option<bool> {
-    let mut child = crate::sys::git(Some(root))
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(status.success()),
-            Ok(None) if started.elapsed() < GIT_WAIT => std::thread::sleep(Duration::from_millis(5)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-        }
+    if crate::gitfiles::would_block_git(root).is_some() {
+        return None;
+    }
+    match crate::sys::output_within(crate::sys::git(Some(root)).args(args), GIT_OUTPUT_CAP, GIT_WAIT).ok()? {
+        crate::sys::Bounded::Exited { status, .. } => Some(status.success()),
+        _ => None,
     }
 }
 

@@ -1231,7 +1231,24 @@ fn hook_within(
 /// are the commits pushed?) and a prompt (the turn's base HEAD) both answer, exit 0.
 #[test]
 fn a_fifo_at_git_head_does_not_block_the_hook() {
+    a_fifo_at_git_head_does_not_block_the_hook_when(None);
+}
+
+/// The same with the stop checks on (`[grind]` with a test command): the prompt records the
+/// turn's base and the Stop asks git what changed. git itself opens `.git/HEAD` blocking, so tlc
+/// refuses to start it on a planted FIFO (and bounds every git it runs in time): the prompt and
+/// the Stop answer at once, and the Stop refuses the turn (rule `unreadable-tree`) rather than
+/// letting it through as if nothing had changed.
+#[test]
+fn a_fifo_at_git_head_does_not_block_the_hook_with_the_stop_checks_on() {
+    a_fifo_at_git_head_does_not_block_the_hook_when(Some("[grind]\nenabled = true\ntestCommand = [\"true\"]\n"));
+}
+
+fn a_fifo_at_git_head_does_not_block_the_hook_when(config: Option<&str>) {
     let w = World::outside_temp();
+    if let Some(config) = config {
+        w.write(".tlc/harness/config.toml", config);
+    }
     w.write("a.txt", "a\n");
     w.git(&["add", "-A"]);
     w.git(&["commit", "-qm", "one"]);
@@ -1252,6 +1269,11 @@ fn a_fifo_at_git_head_does_not_block_the_hook() {
             "cursor beforeShellExecution",
         ),
         ("claude", prompt, "claude UserPromptSubmit"),
+        (
+            "claude",
+            json!({"hook_event_name": "Stop", "session_id": "fifo", "stop_hook_active": false, "cwd": w.repo}),
+            "claude Stop",
+        ),
     ] {
         let (out, took) = hook_within(&w, provider, &payload, limit);
         let took = took.unwrap_or_else(|| panic!("{label}: no answer within {limit:?}: blocked on the FIFO"));
@@ -1260,6 +1282,18 @@ fn a_fifo_at_git_head_does_not_block_the_hook() {
         let text = stdout(&out);
         if !text.trim().is_empty() {
             serde_json::from_str::<Value>(text.trim()).unwrap_or_else(|e| panic!("{label}: not JSON ({e}): {text:?}"));
+        }
+        if config.is_some() && label == "claude Stop" {
+            let answer: Value = serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{label}: no answer ({e}): {text:?}"));
+            assert_eq!(
+                answer["decision"], "block",
+                "{label}: a diff git cannot read is not a clean turn: {answer}"
+            );
+            let reason = answer["reason"].as_str().unwrap_or_default();
+            assert!(
+                reason.contains("HEAD") && reason.contains("FIFO"),
+                "{label}: the reason names the file: {reason}"
+            );
         }
     }
     assert!(w.repo.join(".git/HEAD").exists(), "the FIFO is left as it was");
