@@ -21,6 +21,14 @@ use std::path::{Component, Path, PathBuf};
 /// (`../x` stays `../x`, `a/../..` is `..`), because dropping it would name another file. An empty
 /// result is `/` or `.`.
 pub fn normalize(p: &Path) -> PathBuf {
+    if is_normal_absolute(p) {
+        return p.to_path_buf();
+    }
+    normalize_components(p)
+}
+
+/// [`normalize`] component by component (what the fast path must agree with).
+fn normalize_components(p: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     // Named components in `out` that a `..` may fold (a kept leading `..` is not one).
     let mut depth = 0usize;
@@ -47,6 +55,20 @@ pub fn normalize(p: &Path) -> PathBuf {
         out.push(if p.has_root() { "/" } else { "." });
     }
     out
+}
+
+/// An absolute path that [`normalize`] would return unchanged: no empty, `.` or `..` component
+/// and no trailing `/` (the floor normalises every path a command names, most already normal).
+fn is_normal_absolute(p: &Path) -> bool {
+    let b = p.as_os_str().as_encoded_bytes();
+    if b == b"/" {
+        return true;
+    }
+    b.first() == Some(&b'/')
+        && b.last() != Some(&b'/')
+        && b[1..]
+            .split(|&c| c == b'/')
+            .all(|part| !part.is_empty() && part != b"." && part != b"..")
 }
 
 /// A compiled path list (`codePaths`, `testPaths`, `runtimePathPrefixes`,
@@ -161,6 +183,28 @@ pub fn wildcard_match(pattern: &str, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_path_of_normalize_agrees_with_the_component_walk() {
+        let parts = ["", ".", "..", "a", "b.c", "...", ".x", "x."];
+        let mut paths = vec!["/".to_string(), "//".to_string(), "".to_string()];
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    paths.push(format!("/{a}/{b}/{c}"));
+                    paths.push(format!("/{a}/{b}/{c}/"));
+                    paths.push(format!("{a}/{b}/{c}"));
+                    paths.push(format!("/{a}{b}/{c}"));
+                }
+            }
+        }
+        for p in &paths {
+            let p = Path::new(p);
+            assert_eq!(normalize(p), normalize_components(p), "{}", p.display());
+        }
+        assert!(is_normal_absolute(Path::new("/tmp/a.b/c")));
+        assert!(!is_normal_absolute(Path::new("/tmp/./c")));
+    }
 
     fn n(s: &str) -> String {
         normalize(Path::new(s)).display().to_string()

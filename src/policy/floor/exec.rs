@@ -182,7 +182,7 @@ impl Floor<'_> {
         }
         match self.ctx.world.read_text(p, world::SCRIPT_CAP) {
             Some(t) => ScriptText::Known(t),
-            None if !self.ctx.world.exists(p) => ScriptText::NotRead,
+            None if self.entry(p).is_none() => ScriptText::NotRead,
             None => ScriptText::Unknown("it is not a regular text file of at most 1 MiB"),
         }
     }

@@ -354,10 +354,12 @@ fn evaluate_in(act: &Act<'_>, floor: &Floor<'_>) -> Option<Finding> {
 struct Floor<'c> {
     ctx: &'c Context,
     /// Paths already resolved through the filesystem during this evaluation, and whether
-    /// anything is there (see [`Floor::canonical`]).
-    resolved: std::cell::RefCell<std::collections::HashMap<PathBuf, (PathBuf, bool)>>,
-    /// Whether a path is a symlink, as already asked during this evaluation.
-    links: std::cell::RefCell<std::collections::HashMap<PathBuf, bool>>,
+    /// anything is there (see [`Floor::canonical`]). Keyed by the path's bytes: the paths are
+    /// normalised, and hashing bytes is cheaper than hashing a `Path`'s components.
+    resolved: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, (PathBuf, bool)>>,
+    /// What is at a path (its last component not followed), as already asked of the world during
+    /// this evaluation: one question per path, whichever check asks (see [`Floor::entry`]).
+    entries: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<bool>>>,
     /// Every folder a command of the line may run in by now: the hook's own, then each one a
     /// `cd`, `pushd` or `builtin cd` before it may have moved to (`None`: one only known at run
     /// time). A command must pass in all of them: which `&&`, `||`, subshell or `popd` undid a
@@ -390,7 +392,7 @@ impl<'c> Floor<'c> {
             reassigned: Default::default(),
             ctx,
             resolved: Default::default(),
-            links: Default::default(),
+            entries: Default::default(),
         }
     }
 }

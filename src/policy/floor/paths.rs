@@ -85,7 +85,7 @@ impl Floor<'_> {
     /// folder costs a question per new folder, not a walk per path.
     pub(super) fn canonical(&self, p: &Path) -> PathBuf {
         use std::path::Component;
-        if let Some((c, _)) = self.resolved.borrow().get(p) {
+        if let Some((c, _)) = self.resolved.borrow().get(p.as_os_str()) {
             return c.clone();
         }
         // Relative paths and `..` after a link would need the filesystem's own walk.
@@ -97,7 +97,7 @@ impl Floor<'_> {
         let mut components = p.components();
         for c in components.by_ref() {
             written.push(c);
-            if let Some((r, exists)) = self.resolved.borrow().get(&written).cloned() {
+            if let Some((r, exists)) = self.resolved.borrow().get(written.as_os_str()).cloned() {
                 resolved = r;
                 if exists {
                     continue;
@@ -108,7 +108,7 @@ impl Floor<'_> {
                 Component::RootDir | Component::Prefix(_) => (written.clone(), true),
                 _ => {
                     let joined = resolved.join(c);
-                    match self.ctx.world.entry(&joined) {
+                    match self.entry(&joined) {
                         None => (joined, false),
                         Some(false) => (joined, true),
                         // A dangling link keeps its own name, as nothing is behind it.
@@ -119,7 +119,9 @@ impl Floor<'_> {
                     }
                 }
             };
-            self.resolved.borrow_mut().insert(written.clone(), (r.clone(), exists));
+            self.resolved
+                .borrow_mut()
+                .insert(written.clone().into_os_string(), (r.clone(), exists));
             resolved = r;
             if !exists {
                 break;
@@ -137,16 +139,25 @@ impl Floor<'_> {
     /// look at every argument of a command (a full resolution per word costs a walk per word).
     pub(super) fn forms_cheap(&self, p: &Path) -> Vec<PathBuf> {
         let mut out = vec![p.to_path_buf()];
-        let link = self.links.borrow().get(p).copied();
-        let link = link.unwrap_or_else(|| {
-            let l = self.ctx.world.is_symlink(p);
-            self.links.borrow_mut().insert(p.to_path_buf(), l);
-            l
-        });
-        if link {
+        if self.entry(p) == Some(true) {
             out.push(self.canonical(p));
         }
         out
+    }
+
+    /// What is at the path, its last component not followed (see `World::entry`), asked of the
+    /// world once per evaluation.
+    pub(super) fn entry(&self, p: &Path) -> Option<bool> {
+        if let Some(known) = self.entries.borrow().get(p.as_os_str()) {
+            return *known;
+        }
+        // Nothing can be below a folder already found missing: not asked again.
+        let parent_missing = p
+            .parent()
+            .is_some_and(|parent| self.entries.borrow().get(parent.as_os_str()) == Some(&None));
+        let found = if parent_missing { None } else { self.ctx.world.entry(p) };
+        self.entries.borrow_mut().insert(p.as_os_str().to_os_string(), found);
+        found
     }
 
     /// Inside the project, or inside a temp folder but not inside a home folder: a home that lives

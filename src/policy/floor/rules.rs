@@ -538,7 +538,7 @@ impl Floor<'_> {
                     _ => vec![p.clone()],
                 };
                 for t in targets {
-                    if effect == Effect::Overwrite && !self.ctx.world.exists(&t) {
+                    if effect == Effect::Overwrite && self.entry(&t).is_none() {
                         continue;
                     }
                     if t.starts_with("/dev/") {
