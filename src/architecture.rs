@@ -1166,3 +1166,168 @@ fn the_page_check_reads_a_markdown_table_and_names_a_wrong_row() {
         "{wrong:?}"
     );
 }
+
+/// The support modules of the integration tests: the `mod` lines of `tests/suite/main.rs` before
+/// its first blank line.
+fn suite_support_modules(main_rs: &str) -> BTreeSet<String> {
+    main_rs
+        .lines()
+        .skip_while(|l| !l.starts_with("mod "))
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.strip_prefix("mod ")?.strip_suffix(';').map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn the_architecture_page_lists_the_test_support_modules() {
+    let main_rs = std::fs::read_to_string(manifest_dir().join("tests/suite/main.rs")).expect("tests/suite/main.rs");
+    let code = suite_support_modules(&main_rs);
+    assert!(
+        code.contains("common"),
+        "the support block of tests/suite/main.rs was not found: {code:?}"
+    );
+    // A file or folder named as support is declared in the support block.
+    for entry in std::fs::read_dir(manifest_dir().join("tests/suite")).expect("tests/suite") {
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .trim_end_matches(".rs")
+            .to_string();
+        if name.ends_with("_support") {
+            assert!(
+                code.contains(&name),
+                "tests/suite/{name} is not in main.rs's support block: {code:?}"
+            );
+        }
+    }
+    let page: BTreeSet<String> = page_table(&architecture_page(), "| support module | what it holds |")
+        .into_iter()
+        .map(|row| row[0].clone())
+        .collect();
+    let as_rows = |set: &BTreeSet<String>| set.iter().map(|m| vec![m.clone()]).collect::<BTreeSet<_>>();
+    let diff = differences(&as_rows(&page), &as_rows(&code));
+    assert!(diff.is_empty(), "docs/ARCHITECTURE.md's support modules:\n{}", diff.join("\n"));
+}
+
+#[test]
+fn the_support_block_is_read_up_to_the_first_blank_line() {
+    let main_rs = "//! doc\n\nmod common;\nmod a_support;\n\nmod tests_a;\n";
+    let found = suite_support_modules(main_rs);
+    assert_eq!(found, ["a_support", "common"].iter().map(|s| s.to_string()).collect());
+}
+
+/// The signature of `Type::new` in `code` (`new(` up to the opening brace, whitespace folded):
+/// `None` when the file defines no `new` in an `impl` of the type.
+fn constructor_of(code: &str, ty: &str) -> Option<String> {
+    let mut rest = code;
+    while let Some(at) = rest.find("impl") {
+        rest = &rest[at + 4..];
+        let header = &rest[..rest.find('{')?];
+        let names_type = header.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| w == ty);
+        if !names_type || header.contains(" for ") {
+            continue;
+        }
+        let body_end = rest.find("\nimpl").unwrap_or(rest.len());
+        let body = &rest[..body_end];
+        let Some(at_new) = body.find("fn new(") else { continue };
+        let start = at_new + 3;
+        let end = start + body[start..].find('{')?;
+        return Some(body[start..end].split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    None
+}
+
+#[test]
+fn every_repository_type_borrows_its_connection_as_the_page_says() {
+    let owners: BTreeSet<(&str, &str)> = TABLE_OWNERS.iter().filter_map(|(_, _, o)| *o).collect();
+    let mut differing = BTreeSet::new();
+    for (file, ty) in owners {
+        let code = code_only(&std::fs::read_to_string(src().join(file)).unwrap_or_else(|e| panic!("src/{file}: {e}")));
+        let new = constructor_of(&code, ty).unwrap_or_else(|| panic!("src/{file} defines no {ty}::new"));
+        let usual = format!("new(conn: &'c Connection) -> {ty}<'c>");
+        if new != usual && new != "new(conn: &'c Connection) -> Self" {
+            differing.insert(vec![ty.to_string(), new]);
+        }
+    }
+    let page: BTreeSet<Vec<String>> = page_table(&architecture_page(), "| writer type | constructor | why |")
+        .into_iter()
+        .map(|row| row[..2].to_vec())
+        .collect();
+    let diff = differences(&page, &differing);
+    assert!(
+        diff.is_empty(),
+        "docs/ARCHITECTURE.md's constructors that take more than the connection:\n{}",
+        diff.join("\n")
+    );
+}
+
+#[test]
+fn the_constructor_reader_finds_new_in_the_types_own_impl() {
+    let code = "impl Display for A<'_> { fn new(x: u8) {} }\nimpl<'c> A<'c> {\n    pub(crate) fn new(conn: &'c Connection,\n kind: DbKind) -> A<'c> {\n    }\n}\n";
+    assert_eq!(
+        constructor_of(code, "A").as_deref(),
+        Some("new(conn: &'c Connection, kind: DbKind) -> A<'c>")
+    );
+    assert_eq!(constructor_of(code, "B"), None);
+}
+
+/// The lines of `raw` (a source file) whose `format!` builds SQL: its first string literal starts
+/// with a statement's first word. Only lines that are code outside test items count (`code` is
+/// `raw` through [`code_only`] and [`without_test_items`], which keep line numbers).
+fn sql_built(raw: &str, code: &str) -> Vec<usize> {
+    const WORDS: &[&str] = &[
+        "SELECT", "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER", "PRAGMA", "WITH",
+    ];
+    let raw_lines: Vec<&str> = raw.lines().collect();
+    let mut found = Vec::new();
+    for (i, line) in code.lines().enumerate() {
+        if !line.contains("format!(") {
+            continue;
+        }
+        // The literal may start on the next line (`format!(` then the string).
+        let text = raw_lines[i..raw_lines.len().min(i + 2)].join("\n");
+        let after = &text[text.find("format!(").map_or(0, |a| a + 8)..];
+        let literal = after
+            .trim_start()
+            .strip_prefix('"')
+            .or_else(|| after.trim_start().strip_prefix("r#\""));
+        if literal.is_some_and(|l| WORDS.iter().any(|w| l.trim_start().starts_with(w))) {
+            found.push(i + 1);
+        }
+    }
+    found
+}
+
+#[test]
+fn the_architecture_page_lists_every_file_that_builds_sql_at_run_time() {
+    let root = src();
+    let mut code_files = BTreeSet::new();
+    for (_, file) in source_files() {
+        let rel = file.strip_prefix(&root).unwrap().display().to_string();
+        if rel.ends_with("tests.rs") || rel == "architecture.rs" || rel == "store/typed_queries.rs" {
+            continue;
+        }
+        let raw = std::fs::read_to_string(&file).unwrap();
+        if !sql_built(&raw, &without_test_items(&code_only(&raw))).is_empty() {
+            code_files.insert(vec![format!("src/{rel}")]);
+        }
+    }
+    let page: BTreeSet<Vec<String>> = page_table(&architecture_page(), "| file | SQL it builds at run time | why it is safe |")
+        .into_iter()
+        .map(|row| row[..1].to_vec())
+        .collect();
+    let diff = differences(&page, &code_files);
+    assert!(
+        diff.is_empty(),
+        "docs/ARCHITECTURE.md's files that build SQL with format! (SQL belongs in queries/; list a file that must build it, with why):\n{}",
+        diff.join("\n")
+    );
+}
+
+#[test]
+fn the_sql_building_check_sees_format_of_a_statement_and_skips_tests_and_text() {
+    let raw = "fn a() { let s = format!(\"SELECT * FROM {t}\"); }\nfn b() { let m = format!(\"selected {n}\"); }\nfn c() {\n    let s = format!(\n        \"DROP VIEW {v}\");\n}\n#[cfg(test)]\nfn d() { format!(\"DELETE FROM x\"); }\n";
+    let code = without_test_items(&code_only(raw));
+    assert_eq!(sql_built(raw, &code), [1, 4]);
+}

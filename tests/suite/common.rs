@@ -455,3 +455,125 @@ pub fn python_venv(name: &str, requirements_path: &str, requirements: &str) -> P
     }
     py
 }
+
+/// `tlc <args>` on a pseudo-terminal of its own (its controlling terminal, `cols` wide, 100 rows),
+/// in the world's repository with the test's clean environment (`COLUMNS` and `NO_COLOR` removed,
+/// as on a person's terminal, then `env` set): [`Pty::expect`] waits for text, [`Pty::send`] types
+/// keys, [`Pty::finish`] waits for the exit and returns everything the terminal showed.
+pub struct Pty {
+    child: Box<dyn portable_pty::Child + Send + Sync>,
+    writer: Box<dyn Write + Send>,
+    /// Every byte the terminal showed so far.
+    seen: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: std::thread::JoinHandle<()>,
+    /// How far [`Pty::expect`] has read.
+    at: usize,
+    _master: Box<dyn portable_pty::MasterPty + Send>,
+}
+
+impl Pty {
+    pub fn spawn(w: &World, args: &[&str], cols: u16, env: &[(&str, &str)]) -> Pty {
+        use portable_pty::{native_pty_system, CommandBuilder, PtySize};
+        use std::io::Read;
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 100,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("open a pseudo-terminal");
+        let base = w.cmd(args);
+        let mut cmd = CommandBuilder::new(TLC);
+        cmd.args(args);
+        cmd.cwd(&w.repo);
+        for (k, v) in base.get_envs() {
+            match v {
+                Some(v) => cmd.env(k, v),
+                None => cmd.env_remove(k),
+            }
+        }
+        cmd.env("TERM", "xterm-256color");
+        for k in ["COLUMNS", "NO_COLOR"] {
+            cmd.env_remove(k);
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let child = pair.slave.spawn_command(cmd).expect("spawn tlc on the pty");
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().expect("pty reader");
+        let writer = pair.master.take_writer().expect("pty writer");
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = std::sync::Arc::clone(&seen);
+        let reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            // Linux answers EIO on the master once the child has closed its side.
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(&buf[..n]);
+            }
+        });
+        Pty {
+            child,
+            writer,
+            seen,
+            reader,
+            at: 0,
+            _master: pair.master,
+        }
+    }
+
+    /// Waits (10 s at most) until `text` appears after what was already expected.
+    pub fn expect(&mut self, text: &str) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            {
+                let seen = self.shown();
+                if let Some(i) = seen[self.at..].find(text) {
+                    self.at += i + text.len();
+                    return;
+                }
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{text:?} never appeared; the terminal shows:\n{}",
+                self.shown()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    pub fn send(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Waits for the exit (60 s at most) and for the terminal's last output; returns the exit code
+    /// and everything the terminal showed, its `\r\n` as `\n`.
+    pub fn finish(mut self) -> (u32, String) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let status = loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(std::time::Instant::now() < deadline, "tlc never exited:\n{}", self.shown());
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        // The reader ends at the EIO that follows the child's last output.
+        let drained = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while !self.reader.is_finished() && std::time::Instant::now() < drained {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        let bytes = self.seen.lock().unwrap().clone();
+        let text = String::from_utf8(bytes).expect("UTF-8 on the terminal");
+        (status.exit_code(), text.replace("\r\n", "\n"))
+    }
+
+    /// What the terminal showed so far (a character cut by the last read shown as U+FFFD).
+    fn shown(&self) -> String {
+        String::from_utf8_lossy(&self.seen.lock().unwrap()).into_owned()
+    }
+}

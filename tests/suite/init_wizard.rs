@@ -3,113 +3,8 @@
 //! template; `tlc doctor` warns (exit 0) for every opt-in left off, naming its key and `tlc init`.
 
 use crate::common::*;
-use portable_pty::{native_pty_system, Child, CommandBuilder, PtySize};
 use serde_json::Value;
-use std::io::{Read, Write};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 use tlc::config::catalog::CATALOG;
-
-/// `tlc <args>` on a pseudo-terminal of its own (its controlling terminal), driven key by key:
-/// [`Pty::expect`] waits for the text of a question, [`Pty::send`] types.
-struct Pty {
-    child: Box<dyn Child + Send + Sync>,
-    writer: Box<dyn Write + Send>,
-    seen: Arc<Mutex<String>>,
-    /// How far [`Pty::expect`] has read.
-    at: usize,
-    _master: Box<dyn portable_pty::MasterPty + Send>,
-}
-
-impl Pty {
-    fn spawn(w: &World, args: &[&str]) -> Pty {
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: 50,
-                cols: 200,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .expect("open a pseudo-terminal");
-        let base = w.cmd(args);
-        let mut cmd = CommandBuilder::new(TLC);
-        cmd.args(args);
-        cmd.cwd(&w.repo);
-        for (k, v) in base.get_envs() {
-            match v {
-                Some(v) => cmd.env(k, v),
-                None => cmd.env_remove(k),
-            }
-        }
-        cmd.env("TERM", "xterm-256color");
-        let child = pair.slave.spawn_command(cmd).expect("spawn tlc on the pty");
-        drop(pair.slave);
-        let mut reader = pair.master.try_clone_reader().expect("pty reader");
-        let writer = pair.master.take_writer().expect("pty writer");
-        let seen = Arc::new(Mutex::new(String::new()));
-        let sink = Arc::clone(&seen);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            // Linux answers EIO on the master once the child has closed its side.
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
-        Pty {
-            child,
-            writer,
-            seen,
-            at: 0,
-            _master: pair.master,
-        }
-    }
-
-    /// Waits (10 s at most) until `text` appears after what was already expected.
-    fn expect(&mut self, text: &str) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            {
-                let seen = self.seen.lock().unwrap();
-                if let Some(i) = seen[self.at..].find(text) {
-                    self.at += i + text.len();
-                    return;
-                }
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{text:?} never appeared; the terminal shows:\n{}",
-                self.seen.lock().unwrap()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn send(&mut self, keys: &str) {
-        self.writer.write_all(keys.as_bytes()).unwrap();
-        self.writer.flush().unwrap();
-    }
-
-    /// Waits for the exit; returns its code and everything the terminal showed.
-    fn finish(mut self) -> (u32, String) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(s) = self.child.try_wait().unwrap() {
-                break s;
-            }
-            assert!(Instant::now() < deadline, "tlc never exited:\n{}", self.seen.lock().unwrap());
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        // The reader drains what was written before the exit.
-        std::thread::sleep(Duration::from_millis(200));
-        let seen = self.seen.lock().unwrap().clone();
-        (status.exit_code(), seen)
-    }
-}
 
 /// The config's lines that are neither comments nor blank: what the file decides.
 fn live_lines(w: &World) -> Vec<String> {
@@ -150,7 +45,7 @@ fn the_wizard_writes_grind_with_the_detected_cargo_test_and_nothing_else() {
     let w = World::new();
     std::fs::write(w.repo.join("Cargo.toml"), "[package]\nname = \"calc\"\nversion = \"0.1.0\"\n").unwrap();
     assert!(CATALOG[0].key == "grind.enabled");
-    let mut p = Pty::spawn(&w, &["init"]);
+    let mut p = Pty::spawn(&w, &["init"], 200, &[]);
     // One question each, the default shown: off.
     p.expect("(grind.enabled) [y/N]");
     p.send("y");
@@ -201,7 +96,7 @@ fn the_wizard_writes_grind_with_the_detected_cargo_test_and_nothing_else() {
 fn leaving_the_wizard_with_ctrl_c_writes_nothing() {
     let w = World::new();
     let before = tree(&w.repo);
-    let mut p = Pty::spawn(&w, &["init"]);
+    let mut p = Pty::spawn(&w, &["init"], 200, &[]);
     p.expect("(grind.enabled) [y/N]");
     p.send("y");
     p.expect("test command (grind.testCommand)");
@@ -226,7 +121,7 @@ fn an_adopted_repository_gets_the_questions_too_and_an_answer_back_to_the_inheri
     let mut text = std::fs::read_to_string(&path).unwrap();
     text.push_str("\n[comments]\nenabled = true\n");
     std::fs::write(&path, text).unwrap();
-    let mut p = Pty::spawn(&w, &["init"]);
+    let mut p = Pty::spawn(&w, &["init"], 200, &[]);
     let answer = |p: &mut Pty, key: &str, keys: &str| {
         p.expect(&format!("({key})"));
         p.send(keys);

@@ -1,7 +1,8 @@
 //! The integration tests, one binary (one link of the crate with LTO, not one per file): each
 //! module runs the built `tlc` against real files, repositories, processes and servers.
-//! `common` is the one test-support module: every command a test runs starts from its clean
-//! environment. `e2e_support` drives the real Claude Code CLI; its worlds start from an empty one.
+//! The support modules come first, before a blank line (docs/ARCHITECTURE.md lists them, and a
+//! test keeps that list equal to this block): `common` gives every command a test runs its clean
+//! environment; `e2e_support` drives the real Claude Code CLI, its worlds starting from an empty one.
 
 mod agent_support;
 mod chromium_support;

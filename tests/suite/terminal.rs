@@ -4,9 +4,7 @@
 
 use crate::common::*;
 use crate::terminal_support;
-use portable_pty::{native_pty_system, CommandBuilder, PtySize};
 use serde_json::Value;
-use std::io::Read;
 use std::path::Path;
 
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/transcripts/sample/projects");
@@ -22,49 +20,10 @@ fn filled() -> World {
 
 /// `tlc <args>` on a pseudo-terminal `cols` wide: everything it wrote, as the terminal got it.
 fn on_terminal(w: &World, cols: u16, args: &[&str], env: &[(&str, &str)]) -> String {
-    let pair = native_pty_system()
-        .openpty(PtySize {
-            rows: 100,
-            cols,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .expect("open a pseudo-terminal");
-    // The test's clean environment (common::isolate), carried onto the pseudo-terminal.
-    let base = w.cmd(args);
-    let mut cmd = CommandBuilder::new(TLC);
-    cmd.args(args);
-    cmd.cwd(&w.repo);
-    for (k, v) in base.get_envs() {
-        match v {
-            Some(v) => cmd.env(k, v),
-            None => cmd.env_remove(k),
-        }
-    }
-    cmd.env("TERM", "xterm-256color");
-    for k in ["COLUMNS", "NO_COLOR"] {
-        cmd.env_remove(k);
-    }
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = pair.slave.spawn_command(cmd).expect("spawn tlc on the pty");
-    drop(pair.slave);
-    let mut reader = pair.master.try_clone_reader().expect("pty reader");
-    let mut out = Vec::new();
-    let mut buf = [0u8; 8192];
-    // Linux answers EIO on the master once the child has closed its side.
-    while let Ok(n) = reader.read(&mut buf) {
-        if n == 0 {
-            break;
-        }
-        out.extend_from_slice(&buf[..n]);
-    }
-    let status = child.wait().expect("wait");
-    let text = String::from_utf8(out).expect("UTF-8 on the terminal");
+    let (code, text) = Pty::spawn(w, args, cols, env).finish();
     // doctor exits 1 when a check fails; anything else is a failure of the command.
-    assert!(status.exit_code() <= 1, "tlc {args:?} on the pty: {status:?}\n{text}");
-    text.replace("\r\n", "\n")
+    assert!(code <= 1, "tlc {args:?} on the pty: exit {code}\n{text}");
+    text
 }
 
 fn strip_ansi(s: &str) -> String {
