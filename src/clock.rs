@@ -5,7 +5,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 
 /// A time that could not be read. Each names the text.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum TimeError {
+pub(crate) enum TimeError {
     #[error("{0:?} is neither an RFC 3339 time nor a YYYY-MM-DD date")]
     Unparsable(String),
     #[error("TLC_NOW={value:?} is not an RFC 3339 time: {cause}")]
@@ -13,7 +13,7 @@ pub enum TimeError {
 }
 
 /// The current time: `TLC_NOW` when set and valid, the system clock otherwise.
-pub fn now() -> DateTime<Utc> {
+pub(crate) fn now() -> DateTime<Utc> {
     match std::env::var("TLC_NOW") {
         Ok(v) if !v.is_empty() => parse(&v).unwrap_or_else(|_| Utc::now()),
         _ => Utc::now(),
@@ -21,7 +21,7 @@ pub fn now() -> DateTime<Utc> {
 }
 
 /// Checks `TLC_NOW` so a command can refuse a malformed value instead of silently using the clock.
-pub fn check_env() -> Result<(), TimeError> {
+pub(crate) fn check_env() -> Result<(), TimeError> {
     match std::env::var("TLC_NOW") {
         Ok(v) if !v.is_empty() => parse(&v).map(|_| ()).map_err(|e| TimeError::BadNow {
             value: v,
@@ -32,7 +32,7 @@ pub fn check_env() -> Result<(), TimeError> {
 }
 
 /// Parses an RFC 3339 time (or a bare date, taken as midnight UTC).
-pub fn parse(s: &str) -> Result<DateTime<Utc>, TimeError> {
+pub(crate) fn parse(s: &str) -> Result<DateTime<Utc>, TimeError> {
     if let Ok(t) = DateTime::parse_from_rfc3339(s.trim()) {
         return Ok(t.with_timezone(&Utc));
     }
@@ -45,17 +45,17 @@ pub fn parse(s: &str) -> Result<DateTime<Utc>, TimeError> {
 }
 
 /// The stored form of a time: UTC, milliseconds, `Z` (sorts as text).
-pub fn stamp(t: DateTime<Utc>) -> String {
+pub(crate) fn stamp(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
 /// `stamp(now())`.
-pub fn now_stamp() -> String {
+pub(crate) fn now_stamp() -> String {
     stamp(now())
 }
 
 /// Milliseconds since the epoch of `t`.
-pub fn millis(t: DateTime<Utc>) -> i64 {
+pub(crate) fn millis(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
 }
 

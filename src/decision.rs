@@ -5,14 +5,14 @@
 /// A permission.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Permission {
+pub(crate) enum Permission {
     Allow,
     Ask,
     Deny,
 }
 
 impl Permission {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Permission::Allow => "allow",
             Permission::Ask => "ask",
@@ -25,19 +25,19 @@ impl Permission {
 /// the agent, or context to add. `rule` names the rail that decided (`none` when none did).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Decision {
-    pub permission: Permission,
-    pub rule: String,
-    pub reason: Option<String>,
+    pub(crate) permission: Permission,
+    pub(crate) rule: String,
+    pub(crate) reason: Option<String>,
     /// A short line for the person watching (the provider's user-facing message), when it
     /// differs from the reason the agent reads.
-    pub user_note: Option<String>,
-    pub follow_up: Option<String>,
-    pub context: Option<String>,
+    pub(crate) user_note: Option<String>,
+    pub(crate) follow_up: Option<String>,
+    pub(crate) context: Option<String>,
 }
 
 impl Decision {
     /// No rail objected.
-    pub fn allow() -> Decision {
+    pub(crate) fn allow() -> Decision {
         Decision {
             permission: Permission::Allow,
             rule: "none".into(),
@@ -48,7 +48,7 @@ impl Decision {
         }
     }
 
-    pub fn deny(rule: &str, reason: String) -> Decision {
+    pub(crate) fn deny(rule: &str, reason: String) -> Decision {
         Decision {
             permission: Permission::Deny,
             rule: rule.into(),
@@ -60,7 +60,7 @@ impl Decision {
     }
 
     /// Whether this decision interrupts the agent (lands on the signal plane).
-    pub fn interrupts(&self) -> bool {
+    pub(crate) fn interrupts(&self) -> bool {
         self.permission != Permission::Allow
     }
 }

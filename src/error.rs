@@ -8,7 +8,7 @@ use std::fmt;
 
 /// Why a command stopped, and so which exit code it gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitKind {
+pub(crate) enum ExitKind {
     /// A check failed or a request was refused: exit 1.
     Refused,
     /// Not found, or input that cannot be used: exit 2.
@@ -16,7 +16,7 @@ pub enum ExitKind {
 }
 
 impl ExitKind {
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             ExitKind::Refused => 1,
             ExitKind::Unusable => 2,
@@ -26,7 +26,7 @@ impl ExitKind {
 
 /// An error that carries its exit code. The message names what it is about.
 #[derive(Debug)]
-pub struct Exit {
+pub(crate) struct Exit {
     pub kind: ExitKind,
     pub message: String,
 }
@@ -40,7 +40,7 @@ impl fmt::Display for Exit {
 impl std::error::Error for Exit {}
 
 /// A refused request or failed check (exit 1).
-pub fn refused(message: impl Into<String>) -> anyhow::Error {
+pub(crate) fn refused(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Exit {
         kind: ExitKind::Refused,
         message: message.into(),
@@ -48,7 +48,7 @@ pub fn refused(message: impl Into<String>) -> anyhow::Error {
 }
 
 /// Not found, or unusable input (exit 2).
-pub fn unusable(message: impl Into<String>) -> anyhow::Error {
+pub(crate) fn unusable(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Exit {
         kind: ExitKind::Unusable,
         message: message.into(),
@@ -56,7 +56,7 @@ pub fn unusable(message: impl Into<String>) -> anyhow::Error {
 }
 
 /// A failed check whose details were already printed: exit 1 with no further message.
-pub fn silent_failure() -> anyhow::Error {
+pub(crate) fn silent_failure() -> anyhow::Error {
     anyhow::Error::new(Exit {
         kind: ExitKind::Refused,
         message: String::new(),
@@ -135,7 +135,7 @@ fn edit_kind(e: &crate::config::edit::EditError) -> ExitKind {
 }
 
 /// An outcome already explained on stdout, exiting with `kind`'s code and no further message.
-pub fn silent_failure_with(kind: ExitKind) -> anyhow::Error {
+pub(crate) fn silent_failure_with(kind: ExitKind) -> anyhow::Error {
     anyhow::Error::new(Exit {
         kind,
         message: String::new(),

@@ -4,7 +4,7 @@
 
 /// One fault, by where it arose; its text says what happened and names the file, key or path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Fault {
+pub(crate) enum Fault {
     /// The payload did not arrive whole or could not be used (stdin, JSON).
     Input(String),
     /// The payload was repaired before it was parsed: the repairs made.
@@ -33,7 +33,7 @@ pub enum Fault {
 
 impl Fault {
     /// The source, as `hook.fault` events record it (`attrs.source`).
-    pub fn source(&self) -> &'static str {
+    pub(crate) fn source(&self) -> &'static str {
         match self {
             Fault::Input(_) => "input",
             Fault::Repaired(_) => "input",
@@ -71,4 +71,4 @@ impl std::fmt::Display for Fault {
 }
 
 /// The faults one hook met, in the order it met them.
-pub type Faults = Vec<Fault>;
+pub(crate) type Faults = Vec<Fault>;

@@ -16,25 +16,25 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// A config tier file (`config.toml`), and the price override file.
-pub const CONFIG_CAP: u64 = 1024 * 1024;
+pub(crate) const CONFIG_CAP: u64 = 1024 * 1024;
 /// A repository's `.git/config`.
-pub const GIT_CONFIG_CAP: u64 = 1024 * 1024;
+pub(crate) const GIT_CONFIG_CAP: u64 = 1024 * 1024;
 /// The one-line git pointer files: a worktree's `.git` file, `commondir`, `HEAD`.
-pub const GIT_POINTER_CAP: u64 = 64 * 1024;
+pub(crate) const GIT_POINTER_CAP: u64 = 64 * 1024;
 /// A repository's `packed-refs` (one line per ref: large only in repositories with very many).
-pub const PACKED_REFS_CAP: u64 = 64 * 1024 * 1024;
+pub(crate) const PACKED_REFS_CAP: u64 = 64 * 1024 * 1024;
 /// A provider's settings file (`~/.claude/settings.json`, `~/.cursor/hooks.json`).
-pub const SETTINGS_CAP: u64 = 16 * 1024 * 1024;
+pub(crate) const SETTINGS_CAP: u64 = 16 * 1024 * 1024;
 /// An operator rule file (`$TLC_HOME/rules/*.md`, `.tlc/harness/rules/*.md`): a frontmatter and
 /// a short text, read on every acting hook while `rules.enabled` is on.
-pub const RULE_CAP: u64 = 256 * 1024;
+pub(crate) const RULE_CAP: u64 = 256 * 1024;
 
 /// The password database, `/etc/passwd` (read for the login name when the environment has none).
-pub const PASSWD_CAP: u64 = 16 * 1024 * 1024;
+pub(crate) const PASSWD_CAP: u64 = 16 * 1024 * 1024;
 
 /// Whether the last component of the path may be a symlink.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Links {
+pub(crate) enum Links {
     /// Followed (a dotfiles manager's symlinked config is fine): the target must still be a
     /// regular file.
     Follow,
@@ -44,7 +44,7 @@ pub enum Links {
 
 /// Why a file was not read. Each names the file.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     #[error("{path}: not a regular file ({what}); not read")]
     NotRegular { path: PathBuf, what: &'static str },
     #[error("{path}: {size} bytes, over the {limit} limit for this file; not read")]
@@ -55,13 +55,13 @@ pub enum ReadError {
 
 impl ReadError {
     /// True when the file (or a folder on its path) does not exist.
-    pub fn is_missing(&self) -> bool {
+    pub(crate) fn is_missing(&self) -> bool {
         matches!(self, ReadError::Io { cause, .. }
             if matches!(cause.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory))
     }
 
     /// The message without the path (for an error type that names the file itself).
-    pub fn reason(&self) -> String {
+    pub(crate) fn reason(&self) -> String {
         match self {
             ReadError::NotRegular { what, .. } => format!("not a regular file ({what}); not read"),
             ReadError::TooLarge { size, limit, .. } => format!("{size} bytes, over the {limit} limit for this file; not read"),
@@ -70,14 +70,14 @@ impl ReadError {
     }
 
     /// As an `io::Error`: the cause itself for an I/O error, else the reason.
-    pub fn into_io(self) -> std::io::Error {
+    pub(crate) fn into_io(self) -> std::io::Error {
         match self {
             ReadError::Io { cause, .. } => cause,
             other => std::io::Error::other(other.reason()),
         }
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         match self {
             ReadError::NotRegular { path, .. } | ReadError::TooLarge { path, .. } | ReadError::Io { path, .. } => path,
         }
@@ -85,7 +85,7 @@ impl ReadError {
 }
 
 /// What a file system entry is, in words, for a [`ReadError::NotRegular`].
-pub fn describe(ft: std::fs::FileType) -> &'static str {
+pub(crate) fn describe(ft: std::fs::FileType) -> &'static str {
     if ft.is_dir() {
         "a folder"
     } else if ft.is_symlink() {
@@ -106,13 +106,13 @@ pub fn describe(ft: std::fs::FileType) -> &'static str {
 }
 
 /// Opens `path` for reading without blocking and returns it only if it is a regular file.
-pub fn open_regular(path: &Path, links: Links) -> Result<File, ReadError> {
+pub(crate) fn open_regular(path: &Path, links: Links) -> Result<File, ReadError> {
     open_regular_with(path, std::fs::OpenOptions::new().read(true), links)
 }
 
 /// [`open_regular`] with the caller's options (a file tlc appends to in a folder an agent can
 /// write: created, or opened, without blocking and only if it is a regular file).
-pub fn open_regular_with(path: &Path, options: &mut std::fs::OpenOptions, links: Links) -> Result<File, ReadError> {
+pub(crate) fn open_regular_with(path: &Path, options: &mut std::fs::OpenOptions, links: Links) -> Result<File, ReadError> {
     let io = |cause| ReadError::Io {
         path: path.to_path_buf(),
         cause,
@@ -143,7 +143,7 @@ pub fn open_regular_with(path: &Path, options: &mut std::fs::OpenOptions, links:
 }
 
 /// Reads a whole regular file of at most `cap` bytes; `Ok(None)` when it does not exist.
-pub fn read_capped(path: &Path, cap: u64, links: Links) -> Result<Option<Vec<u8>>, ReadError> {
+pub(crate) fn read_capped(path: &Path, cap: u64, links: Links) -> Result<Option<Vec<u8>>, ReadError> {
     let file = match open_regular(path, links) {
         Ok(f) => f,
         Err(e) if e.is_missing() => return Ok(None),
@@ -177,7 +177,7 @@ pub fn read_capped(path: &Path, cap: u64, links: Links) -> Result<Option<Vec<u8>
 }
 
 /// [`read_capped`] for a text file: invalid UTF-8 is an error naming the file.
-pub fn read_capped_text(path: &Path, cap: u64, links: Links) -> Result<Option<String>, ReadError> {
+pub(crate) fn read_capped_text(path: &Path, cap: u64, links: Links) -> Result<Option<String>, ReadError> {
     match read_capped(path, cap, links)? {
         None => Ok(None),
         Some(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| ReadError::Io {
@@ -190,12 +190,12 @@ pub fn read_capped_text(path: &Path, cap: u64, links: Links) -> Result<Option<St
 /// [`read_capped_text`] following links, for a reader that treats any failure as "absent"
 /// (a repository's `.git` files on the hook path: a FIFO planted at `.git/HEAD` is never
 /// opened blocking).
-pub fn read_text_or_none(path: &Path, cap: u64) -> Option<String> {
+pub(crate) fn read_text_or_none(path: &Path, cap: u64) -> Option<String> {
     read_capped_text(path, cap, Links::Follow).ok().flatten()
 }
 
 /// `1 MiB`, `64 KiB`, `12 bytes`.
-pub fn size_words(bytes: u64) -> String {
+pub(crate) fn size_words(bytes: u64) -> String {
     if bytes >= 1024 * 1024 && bytes.is_multiple_of(1024 * 1024) {
         format!("{} MiB", bytes / (1024 * 1024))
     } else if bytes >= 1024 && bytes.is_multiple_of(1024) {

@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Creates `path`, which must not exist in any form (a symlink there, dangling or not, is an
 /// `AlreadyExists` error and is left as it is).
-pub fn create_new(path: &Path, mode: u32) -> io::Result<File> {
+pub(crate) fn create_new(path: &Path, mode: u32) -> io::Result<File> {
     OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -29,7 +29,7 @@ pub fn create_new(path: &Path, mode: u32) -> io::Result<File> {
 
 /// Opens `path` for writing (appending when `append`), creating it when it does not exist; a
 /// symlink at `path`, or anything that is not a regular file, is refused (lock files, logs).
-pub fn open_regular_for_write(path: &Path, mode: u32, append: bool) -> io::Result<File> {
+pub(crate) fn open_regular_for_write(path: &Path, mode: u32, append: bool) -> io::Result<File> {
     let file = OpenOptions::new()
         .write(true)
         .append(append)
@@ -52,7 +52,7 @@ pub fn open_regular_for_write(path: &Path, mode: u32, append: bool) -> io::Resul
 
 /// Opens the folder `dir` itself (to fsync an entry made in it, or to hold a lock on it):
 /// `O_DIRECTORY`, so anything else at the name (a FIFO an open would wait on) is an error.
-pub fn open_folder(dir: &Path) -> io::Result<File> {
+pub(crate) fn open_folder(dir: &Path) -> io::Result<File> {
     OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
@@ -61,13 +61,13 @@ pub fn open_folder(dir: &Path) -> io::Result<File> {
 
 /// The prefix and suffix of the temp names a writer of `target` uses: `.<name>.tlc-` and
 /// `.tmp`, with `<pid>-<unique>` between them.
-pub fn temp_affixes(target: &Path) -> (String, &'static str) {
+pub(crate) fn temp_affixes(target: &Path) -> (String, &'static str) {
     let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     (format!(".{name}.tlc-"), ".tmp")
 }
 
 /// The process id a temp name of [`temp_beside`] (or the older `.<name>.tlc-<pid>.tmp`) carries.
-pub fn temp_pid(target: &Path, file_name: &str) -> Option<u32> {
+pub(crate) fn temp_pid(target: &Path, file_name: &str) -> Option<u32> {
     let (prefix, suffix) = temp_affixes(target);
     let middle = file_name.strip_prefix(&prefix)?.strip_suffix(suffix)?;
     middle.split('-').next()?.parse().ok()
@@ -75,7 +75,7 @@ pub fn temp_pid(target: &Path, file_name: &str) -> Option<u32> {
 
 /// A new temp file beside `target`, under a name that was free (created exclusively, so a name
 /// someone planted is skipped, never opened).
-pub fn temp_beside(target: &Path, mode: u32) -> io::Result<(PathBuf, File)> {
+pub(crate) fn temp_beside(target: &Path, mode: u32) -> io::Result<(PathBuf, File)> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let (prefix, suffix) = temp_affixes(target);
@@ -99,7 +99,7 @@ pub fn temp_beside(target: &Path, mode: u32) -> io::Result<(PathBuf, File)> {
 /// Replaces `target` with `bytes` (mode `mode`): written to a new temp file beside it, synced,
 /// renamed over it, and the folder synced. On failure the temp file is removed and `target`
 /// is as it was.
-pub fn replace(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+pub(crate) fn replace(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
     let (tmp, mut file) = temp_beside(target, mode)?;
     let written = (|| {
         file.write_all(bytes)?;
@@ -122,7 +122,7 @@ pub fn replace(target: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
 }
 
 /// The permission bits of the regular file at `path` (never following a symlink), or `None`.
-pub fn regular_mode(path: &Path) -> Option<u32> {
+pub(crate) fn regular_mode(path: &Path) -> Option<u32> {
     std::fs::symlink_metadata(path)
         .ok()
         .filter(|m| m.is_file())

@@ -16,7 +16,7 @@ use crate::fsread::{ReadError, GIT_CONFIG_CAP, GIT_POINTER_CAP, PACKED_REFS_CAP}
 use std::path::{Path, PathBuf};
 
 /// Where the files come from.
-pub trait Files {
+pub(crate) trait Files {
     /// Whether `p` is a folder (a link to one included).
     fn is_dir(&self, p: &Path) -> bool;
     /// A regular file's text of at most `cap` bytes; `Ok(None)` when nothing is at `p`.
@@ -27,7 +27,7 @@ pub trait Files {
 
 /// The file system, through `fsread`.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Disk;
+pub(crate) struct Disk;
 
 impl Files for Disk {
     fn is_dir(&self, p: &Path) -> bool {
@@ -47,7 +47,7 @@ impl Files for Disk {
 
 /// What HEAD names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Head {
+pub(crate) enum Head {
     /// A symbolic ref (`ref: refs/heads/main`): the ref's full name.
     Branch(String),
     /// A detached HEAD: the commit's object name.
@@ -56,7 +56,7 @@ pub enum Head {
 
 /// What a ref resolves to.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ref {
+pub(crate) enum Ref {
     /// A commit's object name.
     Commit(String),
     /// Neither a loose ref nor a line of `packed-refs` (an unborn branch, a remote without it).
@@ -67,7 +67,7 @@ pub enum Ref {
 }
 
 impl Ref {
-    pub fn commit(&self) -> Option<&str> {
+    pub(crate) fn commit(&self) -> Option<&str> {
         match self {
             Ref::Commit(c) => Some(c),
             _ => None,
@@ -77,7 +77,7 @@ impl Ref {
 
 /// A repository's git directory and its common directory (they differ in a linked worktree:
 /// HEAD is the worktree's own, the refs, `packed-refs` and `config` are shared).
-pub struct Repo<'f> {
+pub(crate) struct Repo<'f> {
     files: &'f dyn Files,
     dir: PathBuf,
     common: PathBuf,
@@ -105,7 +105,7 @@ impl<'f> Repo<'f> {
     /// The repository whose working tree has its top at `root`: `Ok(None)` when `root` holds no
     /// `.git`, or a `.git` file naming no git directory. A `.git` file or `commondir` that cannot
     /// be read is an error naming it.
-    pub fn at(files: &'f dyn Files, root: &Path) -> Result<Option<Repo<'f>>, ReadError> {
+    pub(crate) fn at(files: &'f dyn Files, root: &Path) -> Result<Option<Repo<'f>>, ReadError> {
         Ok(match entry(files, root)? {
             Entry::Repo(r) => Some(r),
             Entry::Nothing | Entry::NotARepository => None,
@@ -113,7 +113,7 @@ impl<'f> Repo<'f> {
     }
 
     /// The nearest repository at or above `start` (as git finds it from a working directory).
-    pub fn above(files: &'f dyn Files, start: &Path) -> Result<Option<Repo<'f>>, ReadError> {
+    pub(crate) fn above(files: &'f dyn Files, start: &Path) -> Result<Option<Repo<'f>>, ReadError> {
         let mut dir = Some(start);
         while let Some(d) = dir {
             match entry(files, d)? {
@@ -127,7 +127,7 @@ impl<'f> Repo<'f> {
 
     /// HEAD, when it is a form git writes: a symbolic ref inside `refs/`, or an object name.
     /// `None` for anything else, and for a HEAD that is missing or cannot be read.
-    pub fn head(&self) -> Option<Head> {
+    pub(crate) fn head(&self) -> Option<Head> {
         let text = self.files.text(&self.dir.join("HEAD"), GIT_POINTER_CAP).ok().flatten()?;
         let text = text.trim();
         if is_object_name(text) {
@@ -140,7 +140,7 @@ impl<'f> Repo<'f> {
     /// What the ref `name` (`refs/heads/main`) points at: its loose file (in the worktree's git
     /// directory, then the common one), else its line in `packed-refs`. A loose ref or a
     /// `packed-refs` that cannot be read counts as absent, as git's own lookup falls through.
-    pub fn resolve(&self, name: &str) -> Ref {
+    pub(crate) fn resolve(&self, name: &str) -> Ref {
         if !is_ref_name(name) || self.files.is_dir(&self.common.join("reftable")) {
             return Ref::Unknown;
         }
@@ -166,7 +166,7 @@ impl<'f> Repo<'f> {
     }
 
     /// The names of the remotes that have remote-tracking refs (loose or packed), sorted.
-    pub fn remotes(&self) -> Vec<String> {
+    pub(crate) fn remotes(&self) -> Vec<String> {
         let mut names = self.files.names_in(&self.common.join("refs").join("remotes"));
         for (_, r) in self.packed_refs() {
             if let Some((remote, _)) = r.strip_prefix("refs/remotes/").and_then(|r| r.split_once('/')) {
@@ -180,7 +180,7 @@ impl<'f> Repo<'f> {
 
     /// The `origin` remote's URL in the repository's `config`; `None` when there is none. A
     /// `config` that cannot be read is an error naming it.
-    pub fn origin_url(&self) -> Result<Option<String>, ReadError> {
+    pub(crate) fn origin_url(&self) -> Result<Option<String>, ReadError> {
         let Some(text) = self.files.text(&self.common.join("config"), GIT_CONFIG_CAP)? else {
             return Ok(None);
         };
@@ -246,7 +246,7 @@ fn entry<'f>(files: &'f dyn Files, d: &Path) -> Result<Entry<'f>, ReadError> {
 /// folder; a symlink counts as what it points at). git opens these blocking, so a FIFO at
 /// `.git/HEAD` would hold every git command, and the hook with it. `None`: nothing of the kind
 /// (or no repository at all: git says what it says).
-pub fn would_block_git(root: &Path) -> Option<String> {
+pub(crate) fn would_block_git(root: &Path) -> Option<String> {
     let repo = Repo::above(&Disk, root).ok().flatten()?;
     let files = [
         repo.dir.join("HEAD"),
@@ -266,7 +266,7 @@ fn is_ref_name(name: &str) -> bool {
 }
 
 /// A SHA-1 or SHA-256 object name in hex.
-pub fn is_object_name(s: &str) -> bool {
+pub(crate) fn is_object_name(s: &str) -> bool {
     (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 

@@ -4,7 +4,7 @@ use sha2::{Digest, Sha256};
 use std::hash::Hasher;
 
 /// Lower-case hex SHA-256 of `bytes`.
-pub fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     let mut s = String::with_capacity(64);
     for b in digest {
@@ -18,7 +18,7 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// dedup table, the usage rollups): not for anything an attacker could aim collisions at without
 /// the caller verifying keys on a hit.
 #[derive(Default)]
-pub struct Fx(u64);
+pub(crate) struct Fx(u64);
 
 impl Hasher for Fx {
     fn finish(&self) -> u64 {

@@ -10,33 +10,33 @@
 //! for the bulk import's copy-free binds).
 #![deny(unsafe_code)]
 
-pub mod agent;
+pub(crate) mod agent;
 pub mod cli;
-pub mod clock;
+pub(crate) mod clock;
 pub mod config;
 pub mod cost;
-pub mod decision;
+pub(crate) mod decision;
 pub mod error;
-pub mod fault;
-pub mod fsread;
-pub mod fswrite;
-pub mod gate;
-pub mod gitfiles;
-pub mod hashing;
-pub mod hook;
-pub mod lesson;
-pub mod obs;
+pub(crate) mod fault;
+pub(crate) mod fsread;
+pub(crate) mod fswrite;
+pub(crate) mod gate;
+pub(crate) mod gitfiles;
+pub(crate) mod hashing;
+pub(crate) mod hook;
+pub(crate) mod lesson;
+pub(crate) mod obs;
 pub mod paths;
-pub mod pathtext;
+pub(crate) mod pathtext;
 pub mod policy;
-pub mod project;
+pub(crate) mod project;
 pub mod render;
-pub mod revision;
-pub mod serve;
-pub mod ship;
+pub(crate) mod revision;
+pub(crate) mod serve;
+pub(crate) mod ship;
 pub mod store;
-pub mod sys;
-pub mod update;
+pub(crate) mod sys;
+pub(crate) mod update;
 
 #[cfg(test)]
 mod architecture;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// Why the locations could not be resolved.
 #[derive(Debug, thiserror::Error)]
-pub enum PathsError {
+pub(crate) enum PathsError {
     #[error("cannot read the working directory: {0}")]
     WorkingDirectory(std::io::Error),
     #[error("neither TLC_HOME nor HOME is set: cannot place the runtime home")]
@@ -29,7 +29,7 @@ pub struct Paths {
 
 impl Paths {
     /// Resolves every location from the environment and the process's working directory.
-    pub fn from_env() -> Result<Paths, PathsError> {
+    pub(crate) fn from_env() -> Result<Paths, PathsError> {
         let cwd = std::env::current_dir().map_err(PathsError::WorkingDirectory)?;
         Self::from_env_at(&cwd)
     }
@@ -44,7 +44,7 @@ impl Paths {
     /// Otherwise the usual rules apply: `TLC_PROJECT_DIR`, then the working directory. The
     /// payload's own `cwd` is never used: it names the same folder as the hook's working
     /// directory, and a path inside a payload is data, not a place to write.
-    pub fn for_hook(project_env: Option<&str>) -> Result<Paths, PathsError> {
+    pub(crate) fn for_hook(project_env: Option<&str>) -> Result<Paths, PathsError> {
         let cwd = std::env::current_dir().map_err(PathsError::WorkingDirectory)?;
         let named = project_env
             .and_then(std::env::var_os)
@@ -65,7 +65,7 @@ impl Paths {
     }
 
     /// Resolves every location as if the process ran in `cwd`.
-    pub fn from_env_at(cwd: &Path) -> Result<Paths, PathsError> {
+    pub(crate) fn from_env_at(cwd: &Path) -> Result<Paths, PathsError> {
         let home = home_dir()?;
         let (root, in_git) = match std::env::var_os("TLC_PROJECT_DIR").filter(|v| !v.is_empty()) {
             Some(dir) => {
@@ -84,7 +84,7 @@ impl Paths {
     /// True when `TLC_PROJECT_DIR` names this root: the operator chose the folder, git
     /// repository or not. Otherwise a root that is not a git working tree is wherever a process
     /// happened to run, and tlc writes nothing into it (see `Project::locate`).
-    pub fn root_named_by_operator(&self) -> bool {
+    pub(crate) fn root_named_by_operator(&self) -> bool {
         let Some(dir) = std::env::var_os("TLC_PROJECT_DIR").filter(|v| !v.is_empty()) else {
             return false;
         };
@@ -93,12 +93,12 @@ impl Paths {
     }
 
     /// `$TLC_HOME/config.toml`, the machine tier.
-    pub fn machine_config(&self) -> PathBuf {
+    pub(crate) fn machine_config(&self) -> PathBuf {
         self.home.join("config.toml")
     }
 
     /// `$TLC_HOME/state/`.
-    pub fn home_state_dir(&self) -> PathBuf {
+    pub(crate) fn home_state_dir(&self) -> PathBuf {
         self.home.join("state")
     }
 
@@ -108,28 +108,28 @@ impl Paths {
     }
 
     /// `<root>/.tlc/harness/`.
-    pub fn project_harness_dir(&self) -> PathBuf {
+    pub(crate) fn project_harness_dir(&self) -> PathBuf {
         self.root.join(".tlc").join("harness")
     }
 
     /// `<root>/.tlc/harness/config.toml`, the project tier.
-    pub fn project_config(&self) -> PathBuf {
+    pub(crate) fn project_config(&self) -> PathBuf {
         self.project_harness_dir().join("config.toml")
     }
 
     /// `<root>/.tlc/harness/state/`.
-    pub fn project_state_dir(&self) -> PathBuf {
+    pub(crate) fn project_state_dir(&self) -> PathBuf {
         self.project_harness_dir().join("state")
     }
 
     /// `<root>/.tlc/harness/state/tlc.db`.
-    pub fn project_db(&self) -> PathBuf {
+    pub(crate) fn project_db(&self) -> PathBuf {
         self.project_state_dir().join("tlc.db")
     }
 
     /// The folder under the home that holds the state of a repository tlc must not write into
     /// (a guest), keyed by the repository's path.
-    pub fn guest_state_dir(&self) -> PathBuf {
+    pub(crate) fn guest_state_dir(&self) -> PathBuf {
         let name = self.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let slug: String = name
             .chars()
@@ -147,13 +147,13 @@ impl Paths {
 
     /// True when the project tier would be the machine tier's own file (a "project" rooted at
     /// the folder that holds the runtime home): such a root is never adopted or written as a project.
-    pub fn root_overlaps_home(&self) -> bool {
+    pub(crate) fn root_overlaps_home(&self) -> bool {
         let cfg = self.project_harness_dir();
         cfg == self.home || self.home.starts_with(&cfg) || self.project_state_dir() == self.home_state_dir()
     }
 
     /// The project's name: the root folder's name.
-    pub fn project_name(&self) -> String {
+    pub(crate) fn project_name(&self) -> String {
         self.root
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -162,7 +162,7 @@ impl Paths {
 }
 
 /// `TLC_HOME`, else `$HOME/.tlc/harness`.
-pub fn home_dir() -> Result<PathBuf, PathsError> {
+pub(crate) fn home_dir() -> Result<PathBuf, PathsError> {
     if let Some(h) = std::env::var_os("TLC_HOME").filter(|v| !v.is_empty()) {
         let p = PathBuf::from(h);
         return Ok(if p.is_absolute() {
@@ -178,7 +178,7 @@ pub fn home_dir() -> Result<PathBuf, PathsError> {
 }
 
 /// The nearest ancestor of `start` (itself included) that holds a `.git` entry.
-pub fn git_top_level(start: &Path) -> Option<PathBuf> {
+pub(crate) fn git_top_level(start: &Path) -> Option<PathBuf> {
     let mut dir = Some(start);
     while let Some(d) = dir {
         if d.join(".git").exists() {
@@ -201,7 +201,7 @@ fn absolute(base: &Path, p: &Path) -> PathBuf {
 /// `.tlc/harness/state` or the config file is a symlink that leaves the repository (or cannot be
 /// resolved). `None` when every part that exists stays inside. Costs one `lstat` when there is
 /// no `.tlc` yet, so the hook path can ask on every event.
-pub fn escape_from(root: &Path) -> Option<String> {
+pub(crate) fn escape_from(root: &Path) -> Option<String> {
     let parts = [".tlc", ".tlc/harness", ".tlc/harness/state", ".tlc/harness/config.toml"];
     let mut canonical_root: Option<PathBuf> = None;
     for rel in parts {

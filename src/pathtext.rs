@@ -20,7 +20,7 @@ use std::path::{Component, Path, PathBuf};
 /// `/`, `/tmp/../../etc` is `/etc`); in a relative path, a `..` with nothing left to fold is kept
 /// (`../x` stays `../x`, `a/../..` is `..`), because dropping it would name another file. An empty
 /// result is `/` or `.`.
-pub fn normalize(p: &Path) -> PathBuf {
+pub(crate) fn normalize(p: &Path) -> PathBuf {
     if is_normal_absolute(p) {
         return p.to_path_buf();
     }
@@ -80,7 +80,7 @@ fn is_normal_absolute(p: &Path) -> bool {
 /// a glob ending in `/` names a folder and matches everything under it (`**/node_modules/`).
 /// There is no extension filter: every file under a path counts.
 #[derive(Debug, Clone)]
-pub struct PathSet {
+pub(crate) struct PathSet {
     prefixes: Vec<String>,
     globs: GlobSet,
     /// Entries that are not valid globs, kept so doctor and follow-ups can name them.
@@ -92,7 +92,7 @@ fn is_glob(entry: &str) -> bool {
 }
 
 impl PathSet {
-    pub fn new(entries: &[String]) -> PathSet {
+    pub(crate) fn new(entries: &[String]) -> PathSet {
         let mut prefixes = Vec::new();
         let mut builder = GlobSetBuilder::new();
         let mut invalid = Vec::new();
@@ -121,12 +121,12 @@ impl PathSet {
         PathSet { prefixes, globs, invalid }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.prefixes.is_empty() && self.globs.is_empty()
     }
 
     /// Whether the repository-relative `path` is under one of the entries.
-    pub fn matches(&self, path: &str) -> bool {
+    pub(crate) fn matches(&self, path: &str) -> bool {
         let path = path.trim_start_matches("./");
         let under_prefix = self.prefixes.iter().any(|p| {
             p.is_empty() || path == p || (path.len() > p.len() && path.starts_with(p.as_str()) && path.as_bytes()[p.len()] == b'/')
@@ -139,12 +139,12 @@ impl PathSet {
 /// matches itself: a `?`, `[`, `{` or `\` in it is literal. For names and URLs (a guest remote
 /// `*github.com/acme/*`, a model `*-fast-*`), where the operator writes only stars.
 #[derive(Debug, Clone)]
-pub struct Wildcard {
+pub(crate) struct Wildcard {
     matcher: Option<GlobMatcher>,
 }
 
 impl Wildcard {
-    pub fn new(pattern: &str) -> Wildcard {
+    pub(crate) fn new(pattern: &str) -> Wildcard {
         // A run of stars is one star (globset reads `**` as a path wildcard); every other glob
         // character is bracketed as globset::escape does, so only the stars are special.
         let mut glob = String::with_capacity(pattern.len() + 8);
@@ -170,13 +170,13 @@ impl Wildcard {
     }
 
     /// Whether the whole of `text` matches (a pattern globset refused matches nothing).
-    pub fn matches(&self, text: &str) -> bool {
+    pub(crate) fn matches(&self, text: &str) -> bool {
         self.matcher.as_ref().is_some_and(|m| m.is_match(text))
     }
 }
 
 /// Whether `text` matches the [`Wildcard`] `pattern`.
-pub fn wildcard_match(pattern: &str, text: &str) -> bool {
+pub(crate) fn wildcard_match(pattern: &str, text: &str) -> bool {
     Wildcard::new(pattern).matches(text)
 }
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// The repository and the location of its state.
 #[derive(Debug, Clone)]
-pub struct Project {
+pub(crate) struct Project {
     pub paths: Paths,
     /// Nothing is written into the folder: the machine tier marks it as a guest, its `.tlc` leaves
     /// it, it holds the runtime home, or it is not a repository at all (see `outside`).
@@ -29,7 +29,7 @@ pub struct Project {
 
 impl Project {
     /// Locates the project state for `paths` under `config`'s guest rules.
-    pub fn locate(paths: &Paths, config: &Config) -> Project {
+    pub(crate) fn locate(paths: &Paths, config: &Config) -> Project {
         let mut faults = Vec::new();
         // A hook run outside any repository never creates `.tlc` in whatever folder it ran in.
         let outside = !paths.in_git && !paths.root_named_by_operator();
@@ -52,27 +52,27 @@ impl Project {
         }
     }
 
-    pub fn db_path(&self) -> PathBuf {
+    pub(crate) fn db_path(&self) -> PathBuf {
         self.state_dir.join("tlc.db")
     }
 
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.paths.root
     }
 
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         self.paths.project_name()
     }
 
     /// Adopts the repository unless it is a guest (or its root holds the home) or not a git
     /// repository: `None` when adoption does not apply. Called by the hook path and every
     /// mutating command.
-    pub fn adopt(&self) -> Option<ScaffoldOutcome> {
+    pub(crate) fn adopt(&self) -> Option<ScaffoldOutcome> {
         self.adopt_noting(&mut Vec::new())
     }
 
     /// [`Project::adopt`], pushing on `faults` a git file it could not read (the hook records it).
-    pub fn adopt_noting(&self, faults: &mut Faults) -> Option<ScaffoldOutcome> {
+    pub(crate) fn adopt_noting(&self, faults: &mut Faults) -> Option<ScaffoldOutcome> {
         if self.guest || !self.paths.in_git {
             return None;
         }
@@ -92,7 +92,7 @@ impl Project {
 
     /// Opens this repository's project config for an edit (it must exist; see
     /// [`scaffold::edit_project_config`]).
-    pub fn edit_config(&self) -> Result<ConfigEdit, EditError> {
+    pub(crate) fn edit_config(&self) -> Result<ConfigEdit, EditError> {
         scaffold::edit_project_config(&self.paths, self.guest)
     }
 }
@@ -139,7 +139,7 @@ fn expand_home(p: &str) -> String {
 /// The `origin` remote's URL, read from the repository's git config without running git
 /// (`gitfiles`); `None` when there is none. A `.git` file, `commondir` or `config` that cannot be
 /// read (a FIFO, `/dev/zero`, oversized) is an error naming it, never a hang.
-pub fn origin_url(root: &Path) -> Result<Option<String>, ReadError> {
+pub(crate) fn origin_url(root: &Path) -> Result<Option<String>, ReadError> {
     match Repo::at(&Disk, root)? {
         Some(repo) => repo.origin_url(),
         None => Ok(None),

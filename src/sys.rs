@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicI32, Ordering};
 
 /// Whether a process with this id exists on this machine (it may belong to another user).
-pub fn process_exists(pid: i64) -> bool {
+pub(crate) fn process_exists(pid: i64) -> bool {
     let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
     if pid <= 0 {
         return false;
@@ -18,7 +18,7 @@ pub fn process_exists(pid: i64) -> bool {
 }
 
 /// This machine's host name; `None` when the system does not say.
-pub fn hostname() -> Option<String> {
+pub(crate) fn hostname() -> Option<String> {
     let mut buf = [0u8; 256];
     // SAFETY: the buffer is valid for its length; gethostname NUL-terminates within it or
     // truncates, and the read below stops at the buffer's end either way.
@@ -45,7 +45,7 @@ pub fn hostname() -> Option<String> {
 /// systemd-resolved setup without its stub resolver in `resolv.conf`, NIS or LDAP host maps) do
 /// not (docs/ship.md). A dynamically linked build keeps the system's configuration: it does
 /// nothing there.
-pub fn resolve_hosts_without_nss_modules() {
+pub(crate) fn resolve_hosts_without_nss_modules() {
     #[cfg(all(target_os = "linux", target_env = "gnu", target_feature = "crt-static"))]
     {
         static ONCE: std::sync::Once = std::sync::Once::new();
@@ -64,7 +64,7 @@ pub fn resolve_hosts_without_nss_modules() {
 
 /// The width in columns of the terminal on stdout; `None` when stdout is not a terminal or the
 /// terminal does not say.
-pub fn stdout_columns() -> Option<u16> {
+pub(crate) fn stdout_columns() -> Option<u16> {
     let mut ws = libc::winsize {
         ws_row: 0,
         ws_col: 0,
@@ -80,7 +80,7 @@ pub fn stdout_columns() -> Option<u16> {
 /// Asks glibc's allocator to keep memory the process frees for reuse instead of handing it back
 /// to the kernel, for the rest of the process's life (see `cost::import::Options`). Elsewhere
 /// than Linux with glibc it does nothing.
-pub fn keep_freed_memory() {
+pub(crate) fn keep_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes the allocator's thresholds; it has no memory-safety
     // preconditions, and a refused setting (return 0) leaves the defaults.
@@ -95,7 +95,7 @@ pub fn keep_freed_memory() {
 
 /// Sends SIGKILL to every process in the process group `group` (a gate command's, which it leads).
 /// A group with no process left is not an error.
-pub fn kill_group(group: u32) {
+pub(crate) fn kill_group(group: u32) {
     let Ok(pgid) = libc::pid_t::try_from(group) else { return };
     // Group 0 or 1 would name the caller's own group or init's: never signalled.
     if pgid <= 1 {
@@ -124,14 +124,14 @@ extern "C" fn on_termination(signal: libc::c_int) {
 
 /// While it lives, a SIGTERM, SIGINT or SIGHUP to the hook (a provider giving up on a slow stop)
 /// kills the gate command's group before the hook dies of it.
-pub struct GroupGuard {
+pub(crate) struct GroupGuard {
     previous: [libc::sighandler_t; 3],
 }
 
 const SIGNALS: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
 
 impl GroupGuard {
-    pub fn new(group: u32) -> GroupGuard {
+    pub(crate) fn new(group: u32) -> GroupGuard {
         RUNNING_GROUP.store(i32::try_from(group).unwrap_or(0), Ordering::SeqCst);
         let handler = on_termination as extern "C" fn(libc::c_int) as libc::sighandler_t;
         // SAFETY: installs an async-signal-safe handler; the previous ones are restored on drop.
@@ -153,7 +153,7 @@ impl Drop for GroupGuard {
 }
 
 /// Makes the command's process die with SIGKILL when the hook dies, even by SIGKILL (Linux).
-pub fn die_with_parent(cmd: &mut std::process::Command) {
+pub(crate) fn die_with_parent(cmd: &mut std::process::Command) {
     #[cfg(target_os = "linux")]
     use std::os::unix::process::CommandExt;
     #[cfg(target_os = "linux")]
@@ -173,7 +173,7 @@ pub fn die_with_parent(cmd: &mut std::process::Command) {
 /// not fight the agent's own git for the index lock), stdin closed, and none of a caller's
 /// repository variables (tlc run from inside a git hook must not be redirected to another
 /// repository).
-pub fn git(dir: Option<&std::path::Path>) -> std::process::Command {
+pub(crate) fn git(dir: Option<&std::path::Path>) -> std::process::Command {
     let mut c = std::process::Command::new("git");
     if let Some(d) = dir {
         c.arg("-C").arg(d);
@@ -200,7 +200,7 @@ pub fn git(dir: Option<&std::path::Path>) -> std::process::Command {
 /// Only this thread: on Linux each thread has a nice value of its own, and `nice(2)` changes the
 /// caller's. A thread may always lower its own priority; a failure changes nothing and is ignored.
 /// Elsewhere, a no-op.
-pub fn lower_this_thread_priority(steps: i32) {
+pub(crate) fn lower_this_thread_priority(steps: i32) {
     #[cfg(target_os = "linux")]
     // SAFETY: nice takes one integer and touches no memory of ours.
     unsafe {
@@ -214,7 +214,7 @@ pub fn lower_this_thread_priority(steps: i32) {
 /// file (`lseek(SEEK_DATA)`): `Some(pos)` when `pos` is data, `None` when only a hole is left
 /// up to the end. A file system without hole reporting says every byte is data, so the caller
 /// reads as before.
-pub fn next_data(file: &std::fs::File, pos: u64) -> std::io::Result<Option<u64>> {
+pub(crate) fn next_data(file: &std::fs::File, pos: u64) -> std::io::Result<Option<u64>> {
     use std::os::fd::AsRawFd;
     let Ok(offset) = libc::off_t::try_from(pos) else {
         return Ok(None);
@@ -351,7 +351,7 @@ mod tests {
 
 /// How a command run by [`output_within`] ended.
 #[derive(Debug)]
-pub enum Bounded {
+pub(crate) enum Bounded {
     /// It exited in time: its status, its stdout (at most the cap) and the start of its stderr.
     Exited {
         status: std::process::ExitStatus,
@@ -371,7 +371,7 @@ const BOUNDED_STDERR_CAP: u64 = 64 * 1024;
 /// command that blocks (git reading a FIFO planted at `.git/HEAD`) or floods costs the caller
 /// `wait`, never forever. The readers of a killed command are left to finish on their own: a
 /// grandchild holding the pipe open must not hold the caller too.
-pub fn output_within(cmd: &mut std::process::Command, cap: usize, wait: std::time::Duration) -> std::io::Result<Bounded> {
+pub(crate) fn output_within(cmd: &mut std::process::Command, cap: usize, wait: std::time::Duration) -> std::io::Result<Bounded> {
     use std::io::Read;
     use std::process::Stdio;
     let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;

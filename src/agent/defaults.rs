@@ -19,7 +19,7 @@ use super::Invalid;
 use crate::config::Value;
 
 /// The keys `[defaults]` may hold, in the fixed order install offers them.
-pub const DEFAULT_KEYS: &[&str] = &[
+pub(crate) const DEFAULT_KEYS: &[&str] = &[
     "schedule",
     "triggers",
     "timeout",
@@ -31,11 +31,11 @@ pub const DEFAULT_KEYS: &[&str] = &[
     "workdir",
 ];
 
-pub const ON_OVERLAP: &[&str] = &["skip", "queue", "replace"];
-pub const RESTART: &[&str] = &["never", "on-failure", "always"];
+pub(crate) const ON_OVERLAP: &[&str] = &["skip", "queue", "replace"];
+pub(crate) const RESTART: &[&str] = &["never", "on-failure", "always"];
 
 /// Validates one supervision value by key. The error says what was expected.
-pub fn check_value(key: &str, value: &Value) -> Result<(), Invalid> {
+pub(crate) fn check_value(key: &str, value: &Value) -> Result<(), Invalid> {
     match key {
         "schedule" => parse_schedule(str_of(value)?),
         "triggers" => {
@@ -93,7 +93,7 @@ fn one_of(s: &str, allowed: &[&str]) -> Result<(), Invalid> {
 }
 
 /// `channel.<name>` or `webhook.<name>`: the kind and the name.
-pub fn parse_trigger(s: &str) -> Result<(&str, &str), Invalid> {
+pub(crate) fn parse_trigger(s: &str) -> Result<(&str, &str), Invalid> {
     let Some((kind, name)) = s.split_once('.') else {
         return Err(Invalid(format!("trigger {s:?} is not `channel.<name>` or `webhook.<name>`")));
     };
@@ -105,7 +105,7 @@ pub fn parse_trigger(s: &str) -> Result<(&str, &str), Invalid> {
 }
 
 /// A Go duration, in nanoseconds. Negative durations are refused.
-pub fn parse_duration(s: &str) -> Result<u128, Invalid> {
+pub(crate) fn parse_duration(s: &str) -> Result<u128, Invalid> {
     let bad = || Invalid(format!("{s:?} is not a duration such as \"45m\", \"1h30m\" or \"0\""));
     if s == "0" {
         return Ok(0);
@@ -163,7 +163,7 @@ const MONTHS: &[&str] = &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug"
 const WEEKDAYS: &[&str] = &["sun", "mon", "tue", "wed", "thu", "fri", "sat"];
 
 /// A standard cron line (see the module documentation).
-pub fn parse_schedule(s: &str) -> Result<(), Invalid> {
+pub(crate) fn parse_schedule(s: &str) -> Result<(), Invalid> {
     let mut spec = s.trim();
     if spec.is_empty() {
         return Err(Invalid("an empty schedule".into()));
@@ -259,7 +259,7 @@ fn cron_field(field: &str, min: u32, max: u32, names: &[&str], question: bool) -
 
 /// An IANA zone name (`Europe/Berlin`, `America/Argentina/Buenos_Aires`), `UTC` or `Local`.
 /// The shape is checked, not the zone database: a machine's tzdata may lag the operator's.
-pub fn check_zone(zone: &str) -> Result<(), Invalid> {
+pub(crate) fn check_zone(zone: &str) -> Result<(), Invalid> {
     if matches!(zone, "UTC" | "Local" | "GMT") {
         return Ok(());
     }
@@ -279,7 +279,7 @@ pub fn check_zone(zone: &str) -> Result<(), Invalid> {
 }
 
 /// The operating-hours grammar (see the module documentation).
-pub fn parse_operating_hours(s: &str) -> Result<(), Invalid> {
+pub(crate) fn parse_operating_hours(s: &str) -> Result<(), Invalid> {
     let bad = |why: String| Invalid(format!("{s:?}: {why} (expected e.g. \"Mon-Fri 09:00-17:00 Europe/Berlin\")"));
     let why = |e: Invalid| bad(e.0);
     let mut text = s.trim().to_string();

@@ -3,7 +3,7 @@
 
 /// A unified-style diff of `old` and `new` (`-`/`+`/` ` lines with up to 3 lines of context);
 /// empty when they are equal.
-pub fn unified(old: &str, new: &str) -> String {
+pub(crate) fn unified(old: &str, new: &str) -> String {
     if old == new {
         return String::new();
     }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// What a tree entry is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum EntryKind {
+pub(crate) enum EntryKind {
     File,
     /// A symbolic link and its target: never installed.
     Symlink(String),
@@ -15,7 +15,7 @@ pub enum EntryKind {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PackageFile {
+pub(crate) struct PackageFile {
     pub path: String,
     pub kind: EntryKind,
     pub bytes: Vec<u8>,
@@ -23,21 +23,21 @@ pub struct PackageFile {
 
 impl PackageFile {
     /// The file as text when it is valid UTF-8 (the content scan reads only these).
-    pub fn text(&self) -> Option<&str> {
+    pub(crate) fn text(&self) -> Option<&str> {
         if self.kind != EntryKind::File {
             return None;
         }
         std::str::from_utf8(&self.bytes).ok()
     }
 
-    pub fn sha256(&self) -> String {
+    pub(crate) fn sha256(&self) -> String {
         crate::hashing::sha256_hex(&self.bytes)
     }
 }
 
 /// Every entry of one package, sorted by path, and every entry refused before it was read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PackageFiles {
+pub(crate) struct PackageFiles {
     pub files: Vec<PackageFile>,
     /// Entries that are not in `files` because reading them was refused at the trust boundary
     /// (a name that could climb out of the pin store, a duplicate, a file over a cap), each a
@@ -45,23 +45,23 @@ pub struct PackageFiles {
     pub refused: Vec<String>,
 }
 
-pub const MANIFEST: &str = "package.toml";
+pub(crate) const MANIFEST: &str = "package.toml";
 
 /// The most a `package.toml` may hold: every config load reads the pinned manifest.
-pub const MANIFEST_CAP: u64 = 64 * 1024;
+pub(crate) const MANIFEST_CAP: u64 = 64 * 1024;
 /// The most one file of a package may hold (checked from the object's size before it is read).
-pub const FILE_CAP: u64 = 2 * 1024 * 1024;
+pub(crate) const FILE_CAP: u64 = 2 * 1024 * 1024;
 /// The most all of a package's files may hold together.
-pub const PACKAGE_CAP: u64 = 16 * 1024 * 1024;
+pub(crate) const PACKAGE_CAP: u64 = 16 * 1024 * 1024;
 /// The most entries (files and folders) a package may have.
-pub const ENTRY_CAP: usize = 4096;
+pub(crate) const ENTRY_CAP: usize = 4096;
 /// The deepest a package's folders may nest.
-pub const DEPTH_CAP: usize = 32;
+pub(crate) const DEPTH_CAP: usize = 32;
 
 /// Why one tree entry's name cannot be installed, or `None`. A name is one path component of
 /// the pin store: it must not climb (`..`), reach elsewhere (`/`, absolute), become an option
 /// (`-`), touch a repository (`.git`), or hide in the terminal (control characters).
-pub fn entry_name_problem(name: &[u8]) -> Option<&'static str> {
+pub(crate) fn entry_name_problem(name: &[u8]) -> Option<&'static str> {
     let Ok(text) = std::str::from_utf8(name) else {
         return Some("a name that is not UTF-8");
     };
@@ -86,26 +86,26 @@ pub fn entry_name_problem(name: &[u8]) -> Option<&'static str> {
 
 /// Every component of a package-relative path is an acceptable entry name (the pin writer's
 /// last check before it creates anything).
-pub fn is_safe_relative(path: &str) -> bool {
+pub(crate) fn is_safe_relative(path: &str) -> bool {
     !path.is_empty() && path.split('/').all(|c| entry_name_problem(c.as_bytes()).is_none())
 }
 
 impl PackageFiles {
-    pub fn new(files: Vec<PackageFile>) -> PackageFiles {
+    pub(crate) fn new(files: Vec<PackageFile>) -> PackageFiles {
         PackageFiles::with_refused(files, Vec::new())
     }
 
-    pub fn with_refused(mut files: Vec<PackageFile>, refused: Vec<String>) -> PackageFiles {
+    pub(crate) fn with_refused(mut files: Vec<PackageFile>, refused: Vec<String>) -> PackageFiles {
         files.sort_by(|a, b| a.path.cmp(&b.path));
         PackageFiles { files, refused }
     }
 
-    pub fn get(&self, path: &str) -> Option<&PackageFile> {
+    pub(crate) fn get(&self, path: &str) -> Option<&PackageFile> {
         self.files.iter().find(|f| f.path == path)
     }
 
     /// The manifest's text, or why there is none.
-    pub fn manifest_text(&self) -> Result<&str, Invalid> {
+    pub(crate) fn manifest_text(&self) -> Result<&str, Invalid> {
         let f = self.get(MANIFEST).ok_or_else(|| Invalid(format!("{MANIFEST} is missing")))?;
         match &f.kind {
             EntryKind::File => f.text().ok_or_else(|| Invalid(format!("{MANIFEST} is not UTF-8 text"))),
@@ -116,7 +116,7 @@ impl PackageFiles {
 
     /// Entries refused at reading, and entries that are not plain files: each is a reason to
     /// refuse the package.
-    pub fn refused_entries(&self) -> Vec<String> {
+    pub(crate) fn refused_entries(&self) -> Vec<String> {
         let kinds = self.files.iter().filter_map(|f| {
             let shown = crate::render::escape_controls(&f.path);
             if f.path.chars().any(char::is_control) {
@@ -133,7 +133,7 @@ impl PackageFiles {
     }
 
     /// Whether some symlink entry is `path` or one of its parent folders.
-    pub fn symlink_on(&self, path: &str) -> Option<&PackageFile> {
+    pub(crate) fn symlink_on(&self, path: &str) -> Option<&PackageFile> {
         let mut prefix = String::new();
         for part in path.split('/') {
             if !prefix.is_empty() {
@@ -148,20 +148,20 @@ impl PackageFiles {
     }
 
     /// Whether `dir/` holds any entry.
-    pub fn has_dir(&self, dir: &str) -> bool {
+    pub(crate) fn has_dir(&self, dir: &str) -> bool {
         let prefix = format!("{}/", dir.trim_end_matches('/'));
         self.files.iter().any(|f| f.path.starts_with(&prefix))
     }
 
     /// Reads every entry under `dir` (symlinks are read as links, never followed), with the
     /// same name rules and caps as a package read from git.
-    pub fn from_dir(dir: &Path) -> std::io::Result<PackageFiles> {
+    pub(crate) fn from_dir(dir: &Path) -> std::io::Result<PackageFiles> {
         PackageFiles::read_dir(dir, Contents::All)
     }
 
     /// Reads the entries under `dir`, the bytes of `contents` only (config load reads a pin's
     /// manifest and its listing, never the rest of its files).
-    pub fn read_dir(dir: &Path, contents: Contents) -> std::io::Result<PackageFiles> {
+    pub(crate) fn read_dir(dir: &Path, contents: Contents) -> std::io::Result<PackageFiles> {
         let mut files = Vec::new();
         let mut refused = Vec::new();
         let mut total: u64 = 0;
@@ -237,13 +237,13 @@ impl PackageFiles {
 
 /// Which files' bytes a read keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Contents {
+pub(crate) enum Contents {
     All,
     ManifestOnly,
 }
 
 /// The refusal of one file over its cap.
-pub fn over_cap(shown: &str, size: u64, cap: u64) -> String {
+pub(crate) fn over_cap(shown: &str, size: u64, cap: u64) -> String {
     format!(
         "{shown}: {size} bytes, over the {} limit for {}; not read",
         crate::fsread::size_words(cap),
@@ -252,7 +252,7 @@ pub fn over_cap(shown: &str, size: u64, cap: u64) -> String {
 }
 
 /// The refusal of a package whose files add up to more than [`PACKAGE_CAP`].
-pub fn package_over_cap(total: u64) -> String {
+pub(crate) fn package_over_cap(total: u64) -> String {
     format!(
         "the package's files add up to {total} bytes, over the {} limit for a package",
         crate::fsread::size_words(PACKAGE_CAP)
@@ -260,7 +260,7 @@ pub fn package_over_cap(total: u64) -> String {
 }
 
 /// The rules for a path a manifest names: package-relative, no `~`, no `..`, not through a symlink.
-pub fn check_package_path(path: &str, files: Option<&PackageFiles>) -> Result<(), Invalid> {
+pub(crate) fn check_package_path(path: &str, files: Option<&PackageFiles>) -> Result<(), Invalid> {
     if path.trim().is_empty() {
         return Err(Invalid("an empty path".into()));
     }

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 /// What went wrong running `git` on a stable's clone.
 #[derive(Debug, thiserror::Error)]
-pub enum GitError {
+pub(crate) enum GitError {
     #[error("cannot run git ({what}): {cause}")]
     Spawn { what: String, cause: std::io::Error },
     #[error("git {what} failed: {stderr}")]
@@ -47,7 +47,7 @@ fn run(mut c: Command, what: &str) -> Result<Vec<u8>, GitError> {
 /// What a stable's remote may be, checked before git sees it: git's other transports run
 /// commands (`ext::sh -c …`), read descriptors (`fd::7`) or go unauthenticated (`git://`,
 /// `http://`), and a remote starting with `-` would be read as an option.
-pub fn check_remote(remote: &str) -> Result<(), String> {
+pub(crate) fn check_remote(remote: &str) -> Result<(), String> {
     let shown = shown_remote(remote);
     if remote.trim().is_empty() {
         return Err("the remote is empty".into());
@@ -90,7 +90,7 @@ pub fn check_remote(remote: &str) -> Result<(), String> {
 }
 
 /// `remote` with any credentials in it hidden: `https://***@host/…`, for messages and listings.
-pub fn shown_remote(remote: &str) -> String {
+pub(crate) fn shown_remote(remote: &str) -> String {
     let Some((scheme, rest)) = remote.split_once("://") else {
         return remote.to_string();
     };
@@ -132,7 +132,7 @@ fn remote_git(dir: Option<&Path>) -> Command {
 }
 
 /// `git clone --no-checkout <remote> <dest>`, for a remote [`check_remote`] accepts.
-pub fn clone(remote: &str, dest: &Path) -> Result<(), GitError> {
+pub(crate) fn clone(remote: &str, dest: &Path) -> Result<(), GitError> {
     check_remote(remote).map_err(GitError::Remote)?;
     let mut c = remote_git(None);
     c.args(["clone", "--quiet", "--no-checkout", "--", remote]).arg(dest);
@@ -147,7 +147,7 @@ pub fn clone(remote: &str, dest: &Path) -> Result<(), GitError> {
 
 /// Fetches every branch and tag and refreshes `origin/HEAD`; `remote` is the declared remote,
 /// checked again (the machine tier is hand-editable) and hidden in any message.
-pub fn fetch(dir: &Path, remote: &str) -> Result<(), GitError> {
+pub(crate) fn fetch(dir: &Path, remote: &str) -> Result<(), GitError> {
     check_remote(remote).map_err(GitError::Remote)?;
     let mut c = remote_git(Some(dir));
     c.args([
@@ -173,7 +173,7 @@ pub fn fetch(dir: &Path, remote: &str) -> Result<(), GitError> {
 }
 
 /// The commit `rev` names, or `None`.
-pub fn rev_parse(dir: &Path, rev: &str) -> Option<String> {
+pub(crate) fn rev_parse(dir: &Path, rev: &str) -> Option<String> {
     let mut c = git(Some(dir));
     c.args(["rev-parse", "--verify", "--quiet", "--end-of-options", &format!("{rev}^{{commit}}")]);
     run(c, "rev-parse")
@@ -183,13 +183,13 @@ pub fn rev_parse(dir: &Path, rev: &str) -> Option<String> {
 }
 
 /// Whether `s` looks like a full commit SHA.
-pub fn is_full_sha(s: &str) -> bool {
+pub(crate) fn is_full_sha(s: &str) -> bool {
     s.len() == 40 && s.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
 }
 
 /// Resolves a version (empty: the default branch; else a branch, a tag or a full SHA) to a
 /// commit SHA in the clone at `dir`.
-pub fn resolve_version(dir: &Path, version: Option<&str>) -> Result<String, GitError> {
+pub(crate) fn resolve_version(dir: &Path, version: Option<&str>) -> Result<String, GitError> {
     let candidates: Vec<String> = match version {
         None => vec!["refs/remotes/origin/HEAD".into(), "HEAD".into()],
         Some(v) if is_full_sha(v) => vec![v.to_string()],
@@ -207,7 +207,7 @@ pub fn resolve_version(dir: &Path, version: Option<&str>) -> Result<String, GitE
 }
 
 /// The packages (folders under `packages/`) at `sha`: only names a package may have.
-pub fn list_packages(dir: &Path, sha: &str) -> Result<Vec<String>, GitError> {
+pub(crate) fn list_packages(dir: &Path, sha: &str) -> Result<Vec<String>, GitError> {
     let Some(tree) = subtree(dir, sha, &["packages"])? else {
         return Ok(Vec::new());
     };
@@ -281,7 +281,7 @@ fn ls_tree(dir: &Path, tree: &str) -> Result<Vec<TreeEntry>, GitError> {
 /// before anything is read; a refused entry is named in [`PackageFiles::refused`] and never
 /// becomes a file. Blobs are read only when their size (from the tree listing) is under the
 /// caps.
-pub fn read_package(dir: &Path, sha: &str, package: &str) -> Result<PackageFiles, GitError> {
+pub(crate) fn read_package(dir: &Path, sha: &str, package: &str) -> Result<PackageFiles, GitError> {
     let no_package = || GitError::NoPackage {
         package: package.to_string(),
         at: sha[..12.min(sha.len())].to_string(),
@@ -436,7 +436,7 @@ fn cat_blobs(dir: &Path, objects: &[&str]) -> Result<std::collections::HashMap<S
 }
 
 /// The commit time and subject of `sha` (for listings).
-pub fn describe_commit(dir: &Path, sha: &str) -> Option<String> {
+pub(crate) fn describe_commit(dir: &Path, sha: &str) -> Option<String> {
     let mut c = git(Some(dir));
     c.args(["log", "-1", "--format=%cI %s", sha]);
     run(c, "log").ok().map(|o| String::from_utf8_lossy(&o).trim().to_string())

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 /// What the check found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PinHealth {
+pub(crate) struct PinHealth {
     /// `[stable.*]` tables of the machine tier.
     pub stables: usize,
     /// Pin folders in the store.
@@ -23,7 +23,7 @@ pub struct PinHealth {
 }
 
 /// Compares the declared stables, the pin store on disk and the pins the home database recorded.
-pub fn stables_and_pins(paths: &Paths, cfg: &Config) -> Result<PinHealth, StoreError> {
+pub(crate) fn stables_and_pins(paths: &Paths, cfg: &Config) -> Result<PinHealth, StoreError> {
     let declared = stable::declared(cfg);
     let on_disk = pins::list_pins(paths);
     let mut problems = Vec::new();

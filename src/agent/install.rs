@@ -27,21 +27,21 @@ use std::path::Path;
 use std::path::PathBuf;
 
 /// Reads the operator's answers.
-pub struct Prompter {
+pub(crate) struct Prompter {
     pub interactive: bool,
     input: Box<dyn BufRead>,
 }
 
 impl Prompter {
     /// Standard input, interactive when it is a terminal.
-    pub fn from_stdin() -> Prompter {
+    pub(crate) fn from_stdin() -> Prompter {
         Prompter {
             interactive: std::io::stdin().is_terminal(),
             input: Box::new(std::io::BufReader::new(std::io::stdin())),
         }
     }
 
-    pub fn scripted(interactive: bool, answers: &str) -> Prompter {
+    pub(crate) fn scripted(interactive: bool, answers: &str) -> Prompter {
         Prompter {
             interactive,
             input: Box::new(std::io::Cursor::new(answers.to_string().into_bytes())),
@@ -50,11 +50,11 @@ impl Prompter {
 
     /// Prints `prompt` on stderr and reads one line; `None` at the end of input.
     /// Tells the operator something about their last answer (on stderr, with the prompts).
-    pub fn say(&mut self, text: &str) {
+    pub(crate) fn say(&mut self, text: &str) {
         eprintln!("{text}");
     }
 
-    pub fn ask(&mut self, prompt: &str) -> Option<String> {
+    pub(crate) fn ask(&mut self, prompt: &str) -> Option<String> {
         eprint!("{prompt}");
         let mut line = String::new();
         match self.input.read_line(&mut line) {
@@ -66,7 +66,7 @@ impl Prompter {
 
 /// What install was asked to do.
 #[derive(Debug, Clone, Default)]
-pub struct InstallOptions {
+pub(crate) struct InstallOptions {
     pub as_name: Option<String>,
     pub project: bool,
     pub yes: bool,
@@ -75,7 +75,7 @@ pub struct InstallOptions {
 }
 
 /// A package at one commit, validated and scanned.
-pub struct Candidate {
+pub(crate) struct Candidate {
     pub stable: String,
     pub package: String,
     pub sha: String,
@@ -87,7 +87,7 @@ pub struct Candidate {
 }
 
 impl Candidate {
-    pub fn source(&self) -> SourceRef {
+    pub(crate) fn source(&self) -> SourceRef {
         SourceRef {
             stable: self.stable.clone(),
             package: self.package.clone(),
@@ -95,13 +95,13 @@ impl Candidate {
         }
     }
 
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         format!("{}/{}", self.stable, self.package)
     }
 }
 
 /// Validates a package's files: refused entries, the manifest, the name. Errors list everything.
-pub fn validate_files(files: &PackageFiles, package: &str, ctx: &TableContext) -> Result<Manifest, Vec<String>> {
+pub(crate) fn validate_files(files: &PackageFiles, package: &str, ctx: &TableContext) -> Result<Manifest, Vec<String>> {
     let mut problems = files.refused_entries();
     let text = match files.manifest_text() {
         Ok(t) => t,
@@ -133,7 +133,7 @@ pub fn validate_files(files: &PackageFiles, package: &str, ctx: &TableContext) -
 
 /// Resolves `r`'s version in its stable's local clone and reads the package at it: the commit's
 /// SHA and the package's files.
-pub fn read_from_clone(paths: &Paths, cfg: &Config, r: &PackageRef) -> Result<(String, super::files::PackageFiles), AgentError> {
+pub(crate) fn read_from_clone(paths: &Paths, cfg: &Config, r: &PackageRef) -> Result<(String, super::files::PackageFiles), AgentError> {
     if stable::find(cfg, &r.stable).is_none() {
         return Err(unusable(format!(
             "stable {} is not declared in {} (add it with `tlc stable add {} <remote>`)",
@@ -158,7 +158,7 @@ pub fn read_from_clone(paths: &Paths, cfg: &Config, r: &PackageRef) -> Result<(S
 
 /// Resolves, reads, validates and scans a package. A full SHA already in the pin store is read
 /// from the store with no clone at all.
-pub fn load_candidate(paths: &Paths, cfg: &Config, ctx: &TableContext, r: &PackageRef) -> Result<Candidate, AgentError> {
+pub(crate) fn load_candidate(paths: &Paths, cfg: &Config, ctx: &TableContext, r: &PackageRef) -> Result<Candidate, AgentError> {
     let stored = r.version.as_deref().filter(|v| git::is_full_sha(v)).map(|sha| SourceRef {
         stable: r.stable.clone(),
         package: r.package.clone(),
@@ -193,7 +193,7 @@ pub fn load_candidate(paths: &Paths, cfg: &Config, ctx: &TableContext, r: &Packa
 }
 
 /// The review printed before any confirmation: manifest verbatim, requests, files, findings.
-pub fn review_text(c: &Candidate) -> String {
+pub(crate) fn review_text(c: &Candidate) -> String {
     let mut s = String::new();
     let asked = c.version_asked.clone().unwrap_or_else(|| "the stable's default branch".into());
     s.push_str(&format!(
@@ -226,7 +226,7 @@ pub fn review_text(c: &Candidate) -> String {
     s
 }
 
-pub fn findings_text(findings: &[Finding]) -> String {
+pub(crate) fn findings_text(findings: &[Finding]) -> String {
     let mut s = format!("\n-- content scan ({}) --\n{}\n", scan::RULES_VERSION, scan::TRIPWIRE_NOTICE);
     if findings.is_empty() {
         s.push_str("  no findings\n");
@@ -238,7 +238,7 @@ pub fn findings_text(findings: &[Finding]) -> String {
 }
 
 /// Converts a config value to a TOML value for the editor.
-pub fn to_toml(v: &Value) -> toml_edit::Value {
+pub(crate) fn to_toml(v: &Value) -> toml_edit::Value {
     match v {
         Value::Bool(b) => (*b).into(),
         Value::Int(i) => (*i).into(),
@@ -365,7 +365,7 @@ pub(super) fn check_table(
 
 /// The outcome of offering `[defaults]`.
 #[derive(Debug, Clone, Default)]
-pub struct DefaultsChoice {
+pub(crate) struct DefaultsChoice {
     pub written: Vec<(String, Value)>,
     /// key -> (the package's value, why it was not written).
     pub skipped: Vec<(String, Value, String)>,
@@ -488,7 +488,7 @@ fn current_source(cfg: &Config, file: &Path, name: &str) -> Option<String> {
 
 /// What an install, upgrade or rollback did: for the command line to say.
 #[derive(Debug, Clone)]
-pub struct Installed {
+pub(crate) struct Installed {
     /// `install`, `upgrade` or `rollback`.
     pub action: String,
     /// `<stable>/<package>`.
@@ -576,7 +576,7 @@ pub(super) fn commit(
 }
 
 /// What `tlc agent install` found before asking anything.
-pub enum InstallPlan {
+pub(crate) enum InstallPlan {
     /// The table already names this package at the asked commit (or at any, when none was
     /// asked): nothing to do.
     Already {
@@ -590,7 +590,7 @@ pub enum InstallPlan {
 }
 
 /// A validated, scanned candidate and where it would go.
-pub struct Review {
+pub(crate) struct Review {
     pub candidate: Candidate,
     pub name: String,
     pub file: PathBuf,
@@ -601,7 +601,7 @@ pub struct Review {
 
 /// `tlc agent install`, first half: resolves the table and the file, refuses what install may not
 /// do, and reads, validates and scans the package. Changes nothing.
-pub fn plan_install(paths: &Paths, r: &PackageRef, opts: &InstallOptions) -> Result<InstallPlan, AgentError> {
+pub(crate) fn plan_install(paths: &Paths, r: &PackageRef, opts: &InstallOptions) -> Result<InstallPlan, AgentError> {
     let cfg = Config::load(paths)?;
     let ctx = TableContext::from_config(&cfg);
     let name = opts.as_name.clone().unwrap_or_else(|| r.package.clone());
@@ -652,7 +652,12 @@ pub fn plan_install(paths: &Paths, r: &PackageRef, opts: &InstallOptions) -> Res
 
 /// `tlc agent install`, second half (after the review was shown): checks the table would load,
 /// confirms, offers the defaults, and commits.
-pub fn apply_install(paths: &Paths, review: Review, opts: &InstallOptions, prompter: &mut Prompter) -> Result<Installed, AgentError> {
+pub(crate) fn apply_install(
+    paths: &Paths,
+    review: Review,
+    opts: &InstallOptions,
+    prompter: &mut Prompter,
+) -> Result<Installed, AgentError> {
     let Review {
         candidate: c,
         name,

@@ -17,7 +17,7 @@ use crate::store::{self, DbKind, StoreError};
 
 /// One installed package, as `agent list` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct InstalledPackage {
+pub(crate) struct InstalledPackage {
     /// The `[harness.<name>]` table.
     pub harness_name: String,
     pub stable: String,
@@ -40,7 +40,7 @@ pub struct InstalledPackage {
 }
 
 /// Every table with a source, in the order the tiers list them (machine first).
-pub fn installed(paths: &Paths) -> Result<Vec<InstalledPackage>, AgentError> {
+pub(crate) fn installed(paths: &Paths) -> Result<Vec<InstalledPackage>, AgentError> {
     let cfg = Config::load(paths)?;
     let ctx = TableContext::from_config(&cfg);
     let home = store::open_read(DbKind::Home, &paths.home_db())?;

@@ -17,13 +17,13 @@ use std::path::{Path, PathBuf};
 
 /// What `tlc agent uninstall` removed: the table `name` from `file`.
 #[derive(Debug, Clone)]
-pub struct Uninstalled {
+pub(crate) struct Uninstalled {
     pub name: String,
     pub file: PathBuf,
 }
 
 /// `tlc agent uninstall <name>`: removes the whole `[harness.<name>]` table, nothing else.
-pub fn uninstall(paths: &Paths, name: &str, project: bool, yes: bool, prompter: &mut Prompter) -> Result<Uninstalled, AgentError> {
+pub(crate) fn uninstall(paths: &Paths, name: &str, project: bool, yes: bool, prompter: &mut Prompter) -> Result<Uninstalled, AgentError> {
     let cfg = Config::load(paths)?;
     let file = target_file(paths, &cfg, project)?;
     if !cfg.named("harness").any(|t| t.name == name && t.file == file) {
@@ -65,14 +65,14 @@ pub fn uninstall(paths: &Paths, name: &str, project: bool, yes: bool, prompter: 
 
 /// What prune did (or would do).
 #[derive(Debug, Default, serde::Serialize)]
-pub struct Pruned {
+pub(crate) struct Pruned {
     pub removed: Vec<String>,
     pub kept: Vec<(String, String)>,
 }
 
 /// `tlc agent prune [--dry-run]`: removes pins nothing references, re-reading every config file
 /// the home database knows to name a pin (and this machine's and project's tiers) first.
-pub fn prune(paths: &Paths, dry_run: bool) -> Result<Pruned, AgentError> {
+pub(crate) fn prune(paths: &Paths, dry_run: bool) -> Result<Pruned, AgentError> {
     let home = store::open_read(DbKind::Home, &paths.home_db())?;
     let mut files: Vec<PathBuf> = vec![paths.machine_config()];
     if !paths.root_overlaps_home() {
@@ -135,7 +135,7 @@ pub fn prune(paths: &Paths, dry_run: bool) -> Result<Pruned, AgentError> {
 
 /// One package of `tlc stable lint`.
 #[derive(Debug, serde::Serialize)]
-pub struct Linted {
+pub(crate) struct Linted {
     pub package: String,
     pub errors: Vec<String>,
     pub findings: Vec<Finding>,
@@ -143,7 +143,7 @@ pub struct Linted {
 
 /// `tlc stable lint [PATH]`: validates and scans every `packages/<name>/` of a checkout, with
 /// the built-in adapters only (an author cannot count on anyone's `[adapter.*]`).
-pub fn lint(dir: &Path) -> Result<Vec<Linted>, AgentError> {
+pub(crate) fn lint(dir: &Path) -> Result<Vec<Linted>, AgentError> {
     let root = dir.join("packages");
     let mut names: Vec<String> = std::fs::read_dir(&root)
         .map_err(|e| unusable(format!("{}: not a stable checkout (no packages/ folder: {e})", dir.display())))?

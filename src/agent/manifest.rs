@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 /// One thing wrong with a manifest: the key (or table) it is about, where, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ManifestError {
+pub(crate) struct ManifestError {
     pub key: String,
     pub line: Option<usize>,
     pub message: String,
@@ -26,25 +26,25 @@ impl std::fmt::Display for ManifestError {
 }
 
 /// Joins errors into one message, one per line.
-pub fn describe_errors(errors: &[ManifestError]) -> String {
+pub(crate) fn describe_errors(errors: &[ManifestError]) -> String {
     errors.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n")
 }
 
 /// What a package asks for, shown itemised before anything is installed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Requests {
+pub(crate) struct Requests {
     pub skill_paths: bool,
     pub mcp_allow: Vec<String>,
     pub network: bool,
 }
 
 impl Requests {
-    pub fn wants_mcp_write(&self) -> bool {
+    pub(crate) fn wants_mcp_write(&self) -> bool {
         self.mcp_allow.iter().any(|a| a == "write")
     }
 
     /// The asks in plain language.
-    pub fn itemised(&self) -> Vec<String> {
+    pub(crate) fn itemised(&self) -> Vec<String> {
         let mut out = Vec::new();
         out.push(if self.skill_paths {
             "skill_paths: add this package's bundled skills/ to the harness's skill paths (lowest tier)".to_string()
@@ -67,7 +67,7 @@ impl Requests {
 
 /// A validated manifest.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     /// The manifest verbatim.
     pub text: String,
     pub name: String,
@@ -84,7 +84,7 @@ pub struct Manifest {
 
 impl Manifest {
     /// The defaults in the fixed order install offers them.
-    pub fn ordered_defaults(&self) -> Vec<(&'static str, &Value)> {
+    pub(crate) fn ordered_defaults(&self) -> Vec<(&'static str, &Value)> {
         defaults::DEFAULT_KEYS
             .iter()
             .filter_map(|k| self.defaults.get(*k).map(|v| (*k, v)))
@@ -96,13 +96,13 @@ const PACKAGE_KEYS: &[&str] = &["name", "version", "description", "author", "hom
 const FORBIDDEN_ANYWHERE: &[&str] = &["env_file", "secrets_env"];
 
 /// `^[a-z][a-z0-9-]*$`.
-pub fn valid_package_name(name: &str) -> bool {
+pub(crate) fn valid_package_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase()) && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
 /// Parses and validates a manifest. Every problem is reported, each naming its key or table.
-pub fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Result<Manifest, Vec<ManifestError>> {
+pub(crate) fn parse(text: &str, files: Option<&PackageFiles>, ctx: &TableContext) -> Result<Manifest, Vec<ManifestError>> {
     let mut errors = Vec::new();
     let doc = match toml_edit::Document::parse(text) {
         Ok(d) => d,

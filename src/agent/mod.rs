@@ -5,31 +5,31 @@
 //! The fetch, scan and confirm surface is here and in `tlc agent`/`tlc stable`; config load only
 //! ever reads pins already on disk.
 
-pub mod defaults;
-pub mod diff;
-pub mod files;
-pub mod git;
-pub mod health;
-pub mod install;
-pub mod list;
-pub mod maintain;
-pub mod manifest;
-pub mod pins;
-pub mod records;
-pub mod resolve;
-pub mod scan;
-pub mod schema;
-pub mod skills;
-pub mod stable;
-pub mod target;
-pub mod upgrade;
+pub(crate) mod defaults;
+pub(crate) mod diff;
+pub(crate) mod files;
+pub(crate) mod git;
+pub(crate) mod health;
+pub(crate) mod install;
+pub(crate) mod list;
+pub(crate) mod maintain;
+pub(crate) mod manifest;
+pub(crate) mod pins;
+pub(crate) mod records;
+pub(crate) mod resolve;
+pub(crate) mod scan;
+pub(crate) mod schema;
+pub(crate) mod skills;
+pub(crate) mod stable;
+pub(crate) mod target;
+pub(crate) mod upgrade;
 
 use std::path::PathBuf;
 
 /// Everything the agent domain can fail with. Each message names the stable, package, pin,
 /// file or key it is about; `crate::error` decides the exit code from the variant.
 #[derive(Debug, thiserror::Error)]
-pub enum AgentError {
+pub(crate) enum AgentError {
     /// A request refused, or a check that failed.
     #[error("{0}")]
     Refused(String),
@@ -62,7 +62,7 @@ pub enum AgentError {
 /// A name, reference, path or value that is not acceptable; the message says which and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct Invalid(pub String);
+pub(crate) struct Invalid(pub String);
 
 impl From<String> for Invalid {
     fn from(message: String) -> Invalid {
@@ -87,7 +87,7 @@ pub(crate) fn io_error(path: impl Into<PathBuf>, what: &'static str) -> impl FnO
 }
 
 /// A stable's name: `^[a-z0-9][a-z0-9_-]*$` (no dots: it is a TOML table name and a folder).
-pub fn valid_stable_name(name: &str) -> bool {
+pub(crate) fn valid_stable_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
@@ -95,14 +95,14 @@ pub fn valid_stable_name(name: &str) -> bool {
 
 /// `<stable>/<package>[@<version>]` as typed on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PackageRef {
+pub(crate) struct PackageRef {
     pub stable: String,
     pub package: String,
     pub version: Option<String>,
 }
 
 impl PackageRef {
-    pub fn parse(s: &str) -> Result<PackageRef, Invalid> {
+    pub(crate) fn parse(s: &str) -> Result<PackageRef, Invalid> {
         let (sp, version) = match s.split_once('@') {
             Some((a, v)) if !v.is_empty() => (a, Some(v.to_string())),
             Some(_) => return Err(Invalid(format!("{s:?}: an empty version after `@`"))),
@@ -124,7 +124,7 @@ impl PackageRef {
         })
     }
 
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         format!("{}/{}", self.stable, self.package)
     }
 }

@@ -10,14 +10,14 @@ use std::path::{Path, PathBuf};
 
 /// `<stable>/<package>@<sha>`: what a `source` key names.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-pub struct SourceRef {
+pub(crate) struct SourceRef {
     pub stable: String,
     pub package: String,
     pub sha: String,
 }
 
 impl SourceRef {
-    pub fn parse(s: &str) -> Result<SourceRef, Invalid> {
+    pub(crate) fn parse(s: &str) -> Result<SourceRef, Invalid> {
         let bad = || Invalid(format!("source {s:?} is not \"<stable>/<package>@<full commit sha>\""));
         let (sp, sha) = s.split_once('@').ok_or_else(bad)?;
         let (stable, package) = sp.split_once('/').ok_or_else(bad)?;
@@ -31,7 +31,7 @@ impl SourceRef {
         })
     }
 
-    pub fn package_ref(&self) -> String {
+    pub(crate) fn package_ref(&self) -> String {
         format!("{}/{}", self.stable, self.package)
     }
 }
@@ -42,32 +42,32 @@ impl std::fmt::Display for SourceRef {
     }
 }
 
-pub fn installed_root(paths: &Paths) -> PathBuf {
+pub(crate) fn installed_root(paths: &Paths) -> PathBuf {
     paths.home.join("agents").join("installed")
 }
 
-pub fn stables_root(paths: &Paths) -> PathBuf {
+pub(crate) fn stables_root(paths: &Paths) -> PathBuf {
     paths.home.join("agents").join("stables")
 }
 
-pub fn pin_dir(paths: &Paths, src: &SourceRef) -> PathBuf {
+pub(crate) fn pin_dir(paths: &Paths, src: &SourceRef) -> PathBuf {
     installed_root(paths).join(&src.stable).join(&src.package).join(&src.sha)
 }
 
 /// Whether the pin is in the store.
-pub fn has_pin(paths: &Paths, src: &SourceRef) -> bool {
+pub(crate) fn has_pin(paths: &Paths, src: &SourceRef) -> bool {
     pin_dir(paths, src).join(super::files::MANIFEST).is_file()
 }
 
 /// Reads a pin's files.
-pub fn read_pin(paths: &Paths, src: &SourceRef) -> Result<PackageFiles, AgentError> {
+pub(crate) fn read_pin(paths: &Paths, src: &SourceRef) -> Result<PackageFiles, AgentError> {
     let dir = pin_dir(paths, src);
     PackageFiles::from_dir(&dir).map_err(io_error(&dir, "cannot read the pin"))
 }
 
 /// Reads a pin's listing and its manifest only: what every config load needs, at the cost of
 /// the manifest (capped) whatever else the package holds.
-pub fn read_pin_manifest(paths: &Paths, src: &SourceRef) -> Result<PackageFiles, AgentError> {
+pub(crate) fn read_pin_manifest(paths: &Paths, src: &SourceRef) -> Result<PackageFiles, AgentError> {
     let dir = pin_dir(paths, src);
     PackageFiles::read_dir(&dir, super::files::Contents::ManifestOnly).map_err(io_error(&dir, "cannot read the pin"))
 }
@@ -79,7 +79,7 @@ pub fn read_pin_manifest(paths: &Paths, src: &SourceRef) -> Result<PackageFiles,
 /// created new under a folder tlc made (never one a symlink stands in for); each folder in it
 /// is created new, and each file with an exclusive, no-follow open, so an entry can never land
 /// on or through anything already there.
-pub fn write_pin(paths: &Paths, src: &SourceRef, files: &PackageFiles) -> Result<bool, AgentError> {
+pub(crate) fn write_pin(paths: &Paths, src: &SourceRef, files: &PackageFiles) -> Result<bool, AgentError> {
     let dir = pin_dir(paths, src);
     if dir.exists() {
         return Ok(false);
@@ -143,7 +143,7 @@ pub fn write_pin(paths: &Paths, src: &SourceRef, files: &PackageFiles) -> Result
 }
 
 /// Removes a pin folder (prune): read-only folders are made writable first.
-pub fn remove_pin(paths: &Paths, src: &SourceRef) -> std::io::Result<()> {
+pub(crate) fn remove_pin(paths: &Paths, src: &SourceRef) -> std::io::Result<()> {
     let dir = pin_dir(paths, src);
     make_writable_and_remove(&dir)?;
     // Drop now-empty package and stable folders.
@@ -171,7 +171,7 @@ fn make_writable_and_remove(dir: &Path) -> std::io::Result<()> {
 }
 
 /// Every pin folder on disk.
-pub fn list_pins(paths: &Paths) -> Vec<SourceRef> {
+pub(crate) fn list_pins(paths: &Paths) -> Vec<SourceRef> {
     let mut out = Vec::new();
     let root = installed_root(paths);
     let dirs = |p: &Path| -> Vec<String> {

@@ -9,12 +9,12 @@ use std::path::Path;
 
 /// The repository of the agent tables, borrowing a home-database connection (like every
 /// repository type).
-pub struct AgentStore<'c> {
+pub(crate) struct AgentStore<'c> {
     conn: &'c Connection,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct StableState {
+pub(crate) struct StableState {
     pub name: String,
     pub remote: String,
     pub added_at: String,
@@ -24,7 +24,7 @@ pub struct StableState {
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct PinRow {
+pub(crate) struct PinRow {
     pub stable: String,
     pub package: String,
     pub sha: String,
@@ -32,7 +32,7 @@ pub struct PinRow {
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct PinFileRow {
+pub(crate) struct PinFileRow {
     pub path: String,
     pub sha256: String,
     pub size: i64,
@@ -40,7 +40,7 @@ pub struct PinFileRow {
 
 /// One install, upgrade or rollback.
 #[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct InstallRecord {
+pub(crate) struct InstallRecord {
     pub id: i64,
     pub ts: String,
     pub action: String,
@@ -60,7 +60,7 @@ pub struct InstallRecord {
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct ResolutionRow {
+pub(crate) struct ResolutionRow {
     pub id: i64,
     pub ts: String,
     pub config_file: String,
@@ -71,7 +71,7 @@ pub struct ResolutionRow {
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Reference {
+pub(crate) struct Reference {
     pub config_file: String,
     pub table_name: String,
     pub source: String,
@@ -82,11 +82,11 @@ fn json_col(s: String) -> serde_json::Value {
 }
 
 impl<'c> AgentStore<'c> {
-    pub fn new(conn: &'c Connection) -> AgentStore<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> AgentStore<'c> {
         AgentStore { conn }
     }
 
-    pub fn upsert_stable(&self, s: &StableState) -> rusqlite::Result<()> {
+    pub(crate) fn upsert_stable(&self, s: &StableState) -> rusqlite::Result<()> {
         self.conn.execute(
             q::STABLE_UPSERT,
             params![s.name, s.remote, s.added_at, s.last_fetch, s.head, s.fetch_error],
@@ -94,7 +94,7 @@ impl<'c> AgentStore<'c> {
         Ok(())
     }
 
-    pub fn stables(&self) -> rusqlite::Result<Vec<StableState>> {
+    pub(crate) fn stables(&self) -> rusqlite::Result<Vec<StableState>> {
         let c = self.conn;
         let mut st = c.prepare(q::STABLE_LIST)?;
         let rows = st.query_map([], |r| {
@@ -110,13 +110,13 @@ impl<'c> AgentStore<'c> {
         rows.collect()
     }
 
-    pub fn delete_stable(&self, name: &str) -> rusqlite::Result<()> {
+    pub(crate) fn delete_stable(&self, name: &str) -> rusqlite::Result<()> {
         self.conn.execute(q::STABLE_DELETE, [name])?;
         Ok(())
     }
 
     /// Records a pin and each file's digest, in one transaction (a pin already recorded stays).
-    pub fn record_pin(
+    pub(crate) fn record_pin(
         &self,
         stable: &str,
         package: &str,
@@ -133,7 +133,7 @@ impl<'c> AgentStore<'c> {
         Ok(())
     }
 
-    pub fn pins(&self) -> rusqlite::Result<Vec<PinRow>> {
+    pub(crate) fn pins(&self) -> rusqlite::Result<Vec<PinRow>> {
         let c = self.conn;
         let mut st = c.prepare(q::PIN_LIST)?;
         let rows = st.query_map([], |r| {
@@ -147,7 +147,7 @@ impl<'c> AgentStore<'c> {
         rows.collect()
     }
 
-    pub fn pin_files(&self, stable: &str, package: &str, sha: &str) -> rusqlite::Result<Vec<PinFileRow>> {
+    pub(crate) fn pin_files(&self, stable: &str, package: &str, sha: &str) -> rusqlite::Result<Vec<PinFileRow>> {
         let c = self.conn;
         let mut st = c.prepare(q::PIN_FILES)?;
         let rows = st.query_map(params![stable, package, sha], |r| {
@@ -160,12 +160,12 @@ impl<'c> AgentStore<'c> {
         rows.collect()
     }
 
-    pub fn delete_pin(&self, stable: &str, package: &str, sha: &str) -> rusqlite::Result<()> {
+    pub(crate) fn delete_pin(&self, stable: &str, package: &str, sha: &str) -> rusqlite::Result<()> {
         self.conn.execute(q::PIN_DELETE, params![stable, package, sha])?;
         Ok(())
     }
 
-    pub fn record_install(&self, r: &InstallRecord) -> rusqlite::Result<i64> {
+    pub(crate) fn record_install(&self, r: &InstallRecord) -> rusqlite::Result<i64> {
         let c = self.conn;
         c.execute(
             q::INSTALL_INSERT,
@@ -190,7 +190,7 @@ impl<'c> AgentStore<'c> {
         Ok(c.last_insert_rowid())
     }
 
-    pub fn installs(&self, name: Option<&str>) -> rusqlite::Result<Vec<InstallRecord>> {
+    pub(crate) fn installs(&self, name: Option<&str>) -> rusqlite::Result<Vec<InstallRecord>> {
         let c = self.conn;
         let mut st = c.prepare(q::INSTALL_LIST)?;
         let rows = st.query_map([name], |r| {
@@ -218,7 +218,11 @@ impl<'c> AgentStore<'c> {
 
     /// The defaults skipped at the last install of `name` into `config_file` (key -> the
     /// package's value then), so an upgrade does not offer them again unless they changed.
-    pub fn last_skipped_defaults(&self, name: &str, config_file: &str) -> rusqlite::Result<serde_json::Map<String, serde_json::Value>> {
+    pub(crate) fn last_skipped_defaults(
+        &self,
+        name: &str,
+        config_file: &str,
+    ) -> rusqlite::Result<serde_json::Map<String, serde_json::Value>> {
         let c = self.conn;
         let s: Option<String> = c.query_row(q::INSTALL_LAST, params![name, config_file], |r| r.get(0)).optional()?;
         Ok(s.and_then(|s| serde_json::from_str::<serde_json::Value>(&s).ok())
@@ -226,7 +230,7 @@ impl<'c> AgentStore<'c> {
             .unwrap_or_default())
     }
 
-    pub fn resolutions(&self, name: Option<&str>) -> rusqlite::Result<Vec<ResolutionRow>> {
+    pub(crate) fn resolutions(&self, name: Option<&str>) -> rusqlite::Result<Vec<ResolutionRow>> {
         let c = self.conn;
         let mut st = c.prepare(q::RESOLUTION_LIST)?;
         let rows = st.query_map([name], |r| {
@@ -243,11 +247,11 @@ impl<'c> AgentStore<'c> {
         rows.collect()
     }
 
-    pub fn upsert_reference(&self, config_file: &str, table: &str, source: &str) -> rusqlite::Result<()> {
+    pub(crate) fn upsert_reference(&self, config_file: &str, table: &str, source: &str) -> rusqlite::Result<()> {
         upsert_reference(self.conn, config_file, table, source)
     }
 
-    pub fn references(&self) -> rusqlite::Result<Vec<Reference>> {
+    pub(crate) fn references(&self) -> rusqlite::Result<Vec<Reference>> {
         let c = self.conn;
         let mut st = c.prepare(q::REFERENCE_LIST)?;
         let rows = st.query_map([], |r| {
@@ -260,7 +264,7 @@ impl<'c> AgentStore<'c> {
         rows.collect()
     }
 
-    pub fn delete_reference(&self, config_file: &str, table: &str) -> rusqlite::Result<()> {
+    pub(crate) fn delete_reference(&self, config_file: &str, table: &str) -> rusqlite::Result<()> {
         self.conn.execute(q::REFERENCE_DELETE, params![config_file, table])?;
         Ok(())
     }
@@ -272,7 +276,7 @@ fn upsert_reference(c: &Connection, config_file: &str, table: &str, source: &str
 }
 
 /// One resolution to append to the history.
-pub struct ResolutionEvent {
+pub(crate) struct ResolutionEvent {
     pub config_file: String,
     pub table_name: String,
     pub source: String,
@@ -282,7 +286,7 @@ pub struct ResolutionEvent {
 
 impl AgentStore<'_> {
     /// Appends resolution rows and refreshes the references prune re-checks, in one transaction.
-    pub fn append_resolutions(&self, events: &[ResolutionEvent]) -> rusqlite::Result<()> {
+    pub(crate) fn append_resolutions(&self, events: &[ResolutionEvent]) -> rusqlite::Result<()> {
         let tx = self.conn.unchecked_transaction()?;
         let ts = crate::clock::now_stamp();
         for e in events {
@@ -299,7 +303,7 @@ impl AgentStore<'_> {
 /// Appends resolution rows (and refreshes the references prune re-checks) — only when the home
 /// database already exists and is in step with this binary: resolving config never creates or
 /// migrates one.
-pub fn append_resolutions(home_db: &Path, events: &[ResolutionEvent]) -> Result<(), StoreError> {
+pub(crate) fn append_resolutions(home_db: &Path, events: &[ResolutionEvent]) -> Result<(), StoreError> {
     if events.is_empty() || store::open_read(DbKind::Home, home_db)?.is_none() {
         return Ok(());
     }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 /// Where an effective key came from.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct KeyOrigin {
+pub(crate) struct KeyOrigin {
     /// `local` (the operator's table) or `package` (the pin).
     pub origin: &'static str,
     pub file: Option<PathBuf>,
@@ -23,7 +23,7 @@ pub struct KeyOrigin {
 
 /// A harness table as it takes effect.
 #[derive(Debug, Clone)]
-pub struct ResolvedHarness {
+pub(crate) struct ResolvedHarness {
     pub name: String,
     /// The nearest file declaring the table, and its line.
     pub file: PathBuf,
@@ -38,7 +38,7 @@ pub struct ResolvedHarness {
 impl ResolvedHarness {
     /// The effective values without their origins (and without `source`): what two tables must
     /// agree on to be the same harness.
-    pub fn plain_values(&self) -> BTreeMap<String, Value> {
+    pub(crate) fn plain_values(&self) -> BTreeMap<String, Value> {
         self.values
             .iter()
             .filter(|(k, _)| k.as_str() != "source")
@@ -48,7 +48,7 @@ impl ResolvedHarness {
 }
 
 /// A package's `[harness]` values with package paths made absolute inside the pin.
-pub fn package_values(m: &Manifest, pin: &Path, has_skills_dir: bool) -> BTreeMap<String, Value> {
+pub(crate) fn package_values(m: &Manifest, pin: &Path, has_skills_dir: bool) -> BTreeMap<String, Value> {
     let abs = |p: &str| Value::Str(pin.join(p.trim_start_matches("./")).display().to_string());
     let mut out = BTreeMap::new();
     for (k, v) in &m.harness {
@@ -97,7 +97,7 @@ pub(super) fn local_entries(cfg: &Config, name: &str) -> (BTreeMap<String, (Valu
 }
 
 /// Merges a package's values under local ones.
-pub fn merge(
+pub(crate) fn merge(
     local: &BTreeMap<String, (Value, KeyOrigin)>,
     package: Option<&BTreeMap<String, Value>>,
 ) -> BTreeMap<String, (Value, KeyOrigin)> {
@@ -136,7 +136,7 @@ fn err(file: &Path, line: Option<usize>, key: String, message: String) -> Config
 }
 
 /// Resolves one table name. `events` receives a history row when the table names a source.
-pub fn resolve_one(
+pub(crate) fn resolve_one(
     paths: &Paths,
     cfg: &Config,
     ctx: &TableContext,
@@ -256,7 +256,7 @@ pub fn resolve_one(
 
 /// Resolves and validates every harness table, appending one history row per table that names
 /// a source (only when the home database already exists). The first failure is the error.
-pub fn resolve_config(paths: &Paths, cfg: &Config) -> Result<Vec<ResolvedHarness>, ConfigError> {
+pub(crate) fn resolve_config(paths: &Paths, cfg: &Config) -> Result<Vec<ResolvedHarness>, ConfigError> {
     let ctx = TableContext::from_config(cfg);
     let mut names: Vec<String> = Vec::new();
     for t in cfg.named("harness") {
@@ -286,6 +286,6 @@ pub fn resolve_config(paths: &Paths, cfg: &Config) -> Result<Vec<ResolvedHarness
 }
 
 /// This project's tier file (read here; written only through the scaffold's editor).
-pub fn project_tier_file(paths: &Paths) -> PathBuf {
+pub(crate) fn project_tier_file(paths: &Paths) -> PathBuf {
     paths.project_config()
 }

@@ -8,20 +8,21 @@ use regex::Regex;
 use std::sync::OnceLock;
 
 /// Bumped whenever a rule changes, so an install record says which table judged it.
-pub const RULES_VERSION: &str = "tlc-scan-1";
+pub(crate) const RULES_VERSION: &str = "tlc-scan-1";
 
 /// Printed with every scan result.
-pub const TRIPWIRE_NOTICE: &str = "content scan: a tripwire, not a certification — read the files yourself; a clean scan proves nothing";
+pub(crate) const TRIPWIRE_NOTICE: &str =
+    "content scan: a tripwire, not a certification — read the files yourself; a clean scan proves nothing";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Severity {
+pub(crate) enum Severity {
     Low,
     High,
 }
 
 impl Severity {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Severity::Low => "low",
             Severity::High => "high",
@@ -30,7 +31,7 @@ impl Severity {
 }
 
 /// One rule of the table.
-pub struct Rule {
+pub(crate) struct Rule {
     pub id: &'static str,
     pub severity: Severity,
     pub what: &'static str,
@@ -71,7 +72,7 @@ const RULES: &[Rule] = &[
     },
 ];
 
-pub const LINK_RULE: &str = "L002-foreign-link";
+pub(crate) const LINK_RULE: &str = "L002-foreign-link";
 
 fn compiled() -> &'static Vec<(&'static Rule, Regex)> {
     static C: OnceLock<Vec<(&'static Rule, Regex)>> = OnceLock::new();
@@ -88,7 +89,7 @@ fn link_re() -> &'static Regex {
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub rule: String,
     pub severity: Severity,
     pub file: String,
@@ -113,7 +114,7 @@ impl std::fmt::Display for Finding {
 }
 
 /// The host of a URL, lower-cased.
-pub fn host_of(url: &str) -> Option<String> {
+pub(crate) fn host_of(url: &str) -> Option<String> {
     link_re()
         .captures(url)
         .and_then(|c| c.get(1))
@@ -121,7 +122,7 @@ pub fn host_of(url: &str) -> Option<String> {
 }
 
 /// Scans one text. `homepage_host`: links to it (or its subdomains) are not findings.
-pub fn scan_text(file: &str, text: &str, homepage_host: Option<&str>) -> Vec<Finding> {
+pub(crate) fn scan_text(file: &str, text: &str, homepage_host: Option<&str>) -> Vec<Finding> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         for (rule, re) in compiled() {
@@ -168,7 +169,7 @@ fn excerpt(line: &str) -> String {
 }
 
 /// Scans every UTF-8 file of a package (the manifest included), highest severity first.
-pub fn scan_package(files: &PackageFiles, homepage: Option<&str>) -> Vec<Finding> {
+pub(crate) fn scan_package(files: &PackageFiles, homepage: Option<&str>) -> Vec<Finding> {
     let host = homepage.and_then(host_of);
     let mut out: Vec<Finding> = files
         .files
@@ -180,7 +181,7 @@ pub fn scan_package(files: &PackageFiles, homepage: Option<&str>) -> Vec<Finding
     out
 }
 
-pub fn has_high(findings: &[Finding]) -> bool {
+pub(crate) fn has_high(findings: &[Finding]) -> bool {
     findings.iter().any(|f| f.severity == Severity::High)
 }
 

@@ -8,14 +8,14 @@ use crate::config::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Adapters tlc knows without an `[adapter.*]` table in the machine tier.
-pub const BUILTIN_ADAPTERS: &[&str] = &["claude-code", "cursor", "codex", "gemini-cli", "opencode", "aider"];
+pub(crate) const BUILTIN_ADAPTERS: &[&str] = &["claude-code", "cursor", "codex", "gemini-cli", "opencode", "aider"];
 
 /// At most one of these may be set on a table.
-pub const PROMPT_KEYS: &[&str] = &["prompt", "prompt_file", "prompt_template", "prompt_template_file"];
+pub(crate) const PROMPT_KEYS: &[&str] = &["prompt", "prompt_file", "prompt_template", "prompt_template_file"];
 
 /// What a key holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyType {
+pub(crate) enum KeyType {
     Str,
     Bool,
     /// An integer of 1 or more.
@@ -32,7 +32,7 @@ pub enum KeyType {
 }
 
 /// The value keys a package's `[harness]` may set (and an operator's table too).
-pub const VALUE_KEYS: &[(&str, KeyType)] = &[
+pub(crate) const VALUE_KEYS: &[(&str, KeyType)] = &[
     ("harness", KeyType::Adapter),
     ("argv", KeyType::StrList),
     ("model", KeyType::Str),
@@ -54,7 +54,7 @@ pub const VALUE_KEYS: &[(&str, KeyType)] = &[
 ];
 
 /// Keys only an operator's table may hold (never a package's `[harness]`).
-pub const OPERATOR_KEYS: &[(&str, KeyType)] = &[
+pub(crate) const OPERATOR_KEYS: &[(&str, KeyType)] = &[
     ("source", KeyType::Str),
     ("enabled", KeyType::Bool),
     ("env_file", KeyType::Str),
@@ -70,16 +70,16 @@ pub const OPERATOR_KEYS: &[(&str, KeyType)] = &[
     ("workdir", KeyType::Supervision),
 ];
 
-pub fn value_key(key: &str) -> Option<KeyType> {
+pub(crate) fn value_key(key: &str) -> Option<KeyType> {
     VALUE_KEYS.iter().find(|(k, _)| *k == key).map(|(_, t)| *t)
 }
 
-pub fn table_key(key: &str) -> Option<KeyType> {
+pub(crate) fn table_key(key: &str) -> Option<KeyType> {
     value_key(key).or_else(|| OPERATOR_KEYS.iter().find(|(k, _)| *k == key).map(|(_, t)| *t))
 }
 
 /// Checks a value's type (not an adapter's existence, not a package path's rules).
-pub fn check_type(key: &str, kind: KeyType, value: &Value) -> Result<(), Invalid> {
+pub(crate) fn check_type(key: &str, kind: KeyType, value: &Value) -> Result<(), Invalid> {
     let found = value.type_name();
     match kind {
         KeyType::Str | KeyType::Path | KeyType::Adapter => value
@@ -105,7 +105,7 @@ pub fn check_type(key: &str, kind: KeyType, value: &Value) -> Result<(), Invalid
 
 /// What a table is checked against: the adapters and trigger sources the machine tier declares.
 #[derive(Debug, Clone, Default)]
-pub struct TableContext {
+pub(crate) struct TableContext {
     /// Names of the machine tier's `[adapter.*]` tables.
     pub adapters: BTreeSet<String>,
     /// `channel.<name>` and `webhook.<name>` tables of the machine tier.
@@ -113,7 +113,7 @@ pub struct TableContext {
 }
 
 impl TableContext {
-    pub fn from_config(cfg: &crate::config::Config) -> TableContext {
+    pub(crate) fn from_config(cfg: &crate::config::Config) -> TableContext {
         let machine = |kind: &str| {
             cfg.named(kind)
                 .filter(|t| t.tier == crate::config::Tier::Machine)
@@ -130,11 +130,11 @@ impl TableContext {
         TableContext { adapters, sources }
     }
 
-    pub fn adapter_known(&self, name: &str) -> bool {
+    pub(crate) fn adapter_known(&self, name: &str) -> bool {
         BUILTIN_ADAPTERS.contains(&name) || self.adapters.contains(name)
     }
 
-    pub fn adapter_list(&self) -> String {
+    pub(crate) fn adapter_list(&self) -> String {
         BUILTIN_ADAPTERS
             .iter()
             .map(|s| s.to_string())
@@ -146,7 +146,7 @@ impl TableContext {
 
 /// Validates an effective harness table (hand-written, or a package's values merged under the
 /// table's own). Returns the offending key and why.
-pub fn validate_table(values: &BTreeMap<String, Value>, ctx: &TableContext) -> Result<(), (String, String)> {
+pub(crate) fn validate_table(values: &BTreeMap<String, Value>, ctx: &TableContext) -> Result<(), (String, String)> {
     for (key, value) in values {
         let kind = table_key(key).ok_or_else(|| (key.clone(), "unknown key in a harness table".to_string()))?;
         check_type(key, kind, value).map_err(|m| (key.clone(), m.0))?;

@@ -9,16 +9,16 @@ use crate::config::{Config, Tier, Value};
 use crate::paths::Paths;
 use std::path::{Path, PathBuf};
 
-pub const TIERS: &[&str] = &["package", "adapter", "global", "project", "project-local"];
+pub(crate) const TIERS: &[&str] = &["package", "adapter", "global", "project", "project-local"];
 
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Copy {
+pub(crate) struct Copy {
     pub tier: &'static str,
     pub path: String,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Skill {
+pub(crate) struct Skill {
     pub name: String,
     pub tier: &'static str,
     pub path: String,
@@ -55,7 +55,7 @@ fn skills_in(dir: &Path) -> Vec<(String, PathBuf)> {
 }
 
 /// Every skill of `h`, highest tier winning.
-pub fn tiers(paths: &Paths, cfg: &Config, h: &ResolvedHarness) -> Vec<Skill> {
+pub(crate) fn tiers(paths: &Paths, cfg: &Config, h: &ResolvedHarness) -> Vec<Skill> {
     let mut dirs: Vec<(&'static str, PathBuf)> = Vec::new();
     if let (Some(pin), Some(m)) = (&h.pin_dir, &h.manifest) {
         if m.requests.skill_paths {

@@ -14,14 +14,14 @@ use std::path::PathBuf;
 
 /// A stable as the machine tier declares it.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Declared {
+pub(crate) struct Declared {
     pub name: String,
     pub remote: String,
     pub public: bool,
 }
 
 /// Every `[stable.*]` of the machine tier.
-pub fn declared(cfg: &Config) -> Vec<Declared> {
+pub(crate) fn declared(cfg: &Config) -> Vec<Declared> {
     cfg.named("stable")
         .filter(|t| t.tier == Tier::Machine)
         .map(|t| Declared {
@@ -33,16 +33,16 @@ pub fn declared(cfg: &Config) -> Vec<Declared> {
         .collect()
 }
 
-pub fn find(cfg: &Config, name: &str) -> Option<Declared> {
+pub(crate) fn find(cfg: &Config, name: &str) -> Option<Declared> {
     declared(cfg).into_iter().find(|d| d.name == name)
 }
 
-pub fn clone_dir(paths: &Paths, name: &str) -> PathBuf {
+pub(crate) fn clone_dir(paths: &Paths, name: &str) -> PathBuf {
     pins::stables_root(paths).join(name)
 }
 
 /// `tlc stable add`: clones first (so a bad remote writes nothing), then writes the table.
-pub fn add(paths: &Paths, cfg: &Config, name: &str, remote: &str, public: bool) -> Result<StableState, AgentError> {
+pub(crate) fn add(paths: &Paths, cfg: &Config, name: &str, remote: &str, public: bool) -> Result<StableState, AgentError> {
     if !super::valid_stable_name(name) {
         return Err(unusable(format!("stable name {name:?} must match ^[a-z0-9][a-z0-9_-]*$")));
     }
@@ -85,7 +85,7 @@ pub fn add(paths: &Paths, cfg: &Config, name: &str, remote: &str, public: bool) 
 
 /// The outcome of fetching one stable.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Updated {
+pub(crate) struct Updated {
     pub name: String,
     pub before: Option<String>,
     pub head: Option<String>,
@@ -94,7 +94,12 @@ pub struct Updated {
 
 /// `tlc stable update [name]`: the only command that fetches. `progress(done, total)` is told
 /// after each stable.
-pub fn update(paths: &Paths, cfg: &Config, only: Option<&str>, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<Updated>, AgentError> {
+pub(crate) fn update(
+    paths: &Paths,
+    cfg: &Config,
+    only: Option<&str>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Vec<Updated>, AgentError> {
     let all = declared(cfg);
     let targets: Vec<Declared> = match only {
         Some(n) => vec![all
@@ -148,7 +153,7 @@ pub fn update(paths: &Paths, cfg: &Config, only: Option<&str>, progress: &mut dy
 
 /// A row of `tlc stable list`.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Listed {
+pub(crate) struct Listed {
     pub name: String,
     pub remote: String,
     pub visibility: &'static str,
@@ -159,7 +164,7 @@ pub struct Listed {
 
 /// Reads without writing: the table from the machine tier, the fetch state from the home
 /// database when it exists.
-pub fn list(paths: &Paths, cfg: &Config) -> Result<Vec<Listed>, AgentError> {
+pub(crate) fn list(paths: &Paths, cfg: &Config) -> Result<Vec<Listed>, AgentError> {
     let state = match store::open_read(DbKind::Home, &paths.home_db())? {
         Some(home) => AgentStore::new(home.conn()).stables()?,
         None => Vec::new(),
@@ -182,7 +187,7 @@ pub fn list(paths: &Paths, cfg: &Config) -> Result<Vec<Listed>, AgentError> {
 
 /// `tlc stable remove`: deletes the table and the clone; uninstalls nothing. Returns every
 /// package still installed from the stable (tables naming it, and pins in the store).
-pub fn remove(paths: &Paths, cfg: &Config, name: &str) -> Result<Vec<String>, AgentError> {
+pub(crate) fn remove(paths: &Paths, cfg: &Config, name: &str) -> Result<Vec<String>, AgentError> {
     if find(cfg, name).is_none() {
         return Err(unusable(format!(
             "stable {name} is not declared in {}",

@@ -12,7 +12,7 @@ use crate::project::Project;
 use std::path::PathBuf;
 
 /// The file `--project` (or not) targets; a guest or the home itself is refused.
-pub fn target_file(paths: &Paths, cfg: &Config, project: bool) -> Result<PathBuf, AgentError> {
+pub(crate) fn target_file(paths: &Paths, cfg: &Config, project: bool) -> Result<PathBuf, AgentError> {
     if !project {
         return Ok(paths.machine_config());
     }
@@ -40,7 +40,7 @@ pub fn target_file(paths: &Paths, cfg: &Config, project: bool) -> Result<PathBuf
 
 /// Opens `file` for an edit: the machine tier, or this project's tier (adopting the repository
 /// first when it has no project config yet).
-pub fn open_editor(paths: &Paths, cfg: &Config, file: &std::path::Path) -> Result<ConfigEdit, AgentError> {
+pub(crate) fn open_editor(paths: &Paths, cfg: &Config, file: &std::path::Path) -> Result<ConfigEdit, AgentError> {
     if file == paths.machine_config() {
         return Ok(ConfigEdit::open(file)?);
     }

@@ -23,7 +23,7 @@ use crate::store::{self, DbKind};
 use std::path::PathBuf;
 
 /// The tables `tlc agent upgrade <target>` moves, and the configuration they were read from.
-pub struct Targets {
+pub(crate) struct Targets {
     cfg: Config,
     ctx: TableContext,
     /// (table name, its file, its current source), in the order the config lists them.
@@ -32,7 +32,7 @@ pub struct Targets {
 
 /// Every `[harness.*]` table that `target` names (by table name or `<stable>/<package>`) and that
 /// has a source.
-pub fn targets(paths: &Paths, target: &str) -> Result<Targets, AgentError> {
+pub(crate) fn targets(paths: &Paths, target: &str) -> Result<Targets, AgentError> {
     let cfg = Config::load(paths)?;
     let ctx = TableContext::from_config(&cfg);
     let mut tables = Vec::new();
@@ -53,7 +53,7 @@ pub fn targets(paths: &Paths, target: &str) -> Result<Targets, AgentError> {
 }
 
 /// What upgrading one table would do.
-pub enum UpgradePlan {
+pub(crate) enum UpgradePlan {
     /// The table already names the stable's fetched head.
     UpToDate { name: String, file: PathBuf, source: SourceRef },
     /// A move to show (`text`: the diff, the review and the defaults that changed) and then
@@ -62,7 +62,7 @@ pub enum UpgradePlan {
 }
 
 /// One table's move to a new commit, ready to confirm.
-pub struct Move {
+pub(crate) struct Move {
     /// The diff against the current pin, the review, and the `[defaults]` that changed.
     pub text: String,
     name: String,
@@ -78,7 +78,7 @@ pub struct Move {
 }
 
 /// Reads the stable's fetched head for one table (never fetches) and prepares its move.
-pub fn plan(paths: &Paths, targets: &Targets, (name, file, old): &(String, PathBuf, SourceRef)) -> Result<UpgradePlan, AgentError> {
+pub(crate) fn plan(paths: &Paths, targets: &Targets, (name, file, old): &(String, PathBuf, SourceRef)) -> Result<UpgradePlan, AgentError> {
     let (cfg, ctx) = (&targets.cfg, &targets.ctx);
     let r = PackageRef {
         stable: old.stable.clone(),
@@ -160,7 +160,13 @@ pub fn plan(paths: &Paths, targets: &Targets, (name, file, old): &(String, PathB
 
 /// Moves one table (after its [`Move::text`] was shown): checks it would load, confirms, offers
 /// the new or changed defaults, and commits.
-pub fn apply(paths: &Paths, targets: &Targets, m: Move, opts: &InstallOptions, prompter: &mut Prompter) -> Result<Installed, AgentError> {
+pub(crate) fn apply(
+    paths: &Paths,
+    targets: &Targets,
+    m: Move,
+    opts: &InstallOptions,
+    prompter: &mut Prompter,
+) -> Result<Installed, AgentError> {
     let (cfg, ctx) = (&targets.cfg, &targets.ctx);
     let Move {
         name,
@@ -204,7 +210,7 @@ pub fn apply(paths: &Paths, targets: &Targets, m: Move, opts: &InstallOptions, p
 }
 
 /// The diff of the manifest and of every bundled file between two pins.
-pub fn diff_text(old: &PackageFiles, new: &PackageFiles) -> String {
+pub(crate) fn diff_text(old: &PackageFiles, new: &PackageFiles) -> String {
     let mut s = String::from("\n-- diff against the current pin --\n");
     let mut paths: Vec<&str> = old.files.iter().chain(new.files.iter()).map(|f| f.path.as_str()).collect();
     paths.sort();

@@ -13,7 +13,7 @@ use crate::store::{self, DbKind};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
-pub enum AgentCommand {
+pub(crate) enum AgentCommand {
     /// Review, confirm, pin and write `source` for <stable>/<package>[@<version>].
     Install {
         /// <stable>/<package>[@<version>] (a tag, a branch or a full commit SHA).
@@ -106,7 +106,7 @@ pub enum AgentCommand {
     Stable(super::stable::StableCommand),
 }
 
-pub fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, cmd: AgentCommand) -> anyhow::Result<()> {
     match cmd {
         AgentCommand::Install {
             package,

@@ -8,7 +8,7 @@ use crate::store::{self, DbKind};
 use serde_json::{json, Value};
 
 #[derive(Debug, clap::Args)]
-pub struct AttestArgs {
+pub(crate) struct AttestArgs {
     /// Show only the records of this session (its id, or the start of it).
     #[arg(long, value_name = "SESSION")]
     pub session: Option<String>,
@@ -31,7 +31,7 @@ const HEADERS: [&str; 9] = [
     "ok",
 ];
 
-pub fn run(ctx: &Ctx, args: AttestArgs) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, args: AttestArgs) -> anyhow::Result<()> {
     let output = args.output.output()?;
     let project = ctx.project()?;
     let chain = match store::open_read(DbKind::Project, &project.db_path())? {

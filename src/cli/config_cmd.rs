@@ -6,7 +6,7 @@ use crate::render::{self, Cell, Format, Role, Table};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
-pub enum ConfigCommand {
+pub(crate) enum ConfigCommand {
     /// Print every effective value; with --origin, the tier and file it came from (read-only).
     Show {
         /// Also show the tier and file (with its line) each value came from.
@@ -17,7 +17,7 @@ pub enum ConfigCommand {
     },
 }
 
-pub fn run(ctx: &Ctx, cmd: ConfigCommand) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, cmd: ConfigCommand) -> anyhow::Result<()> {
     match cmd {
         ConfigCommand::Show { origin, output } => {
             let output = output.output()?;

@@ -10,18 +10,18 @@ use std::cell::OnceCell;
 
 /// Lazily resolved context: a command that needs no config never reads one.
 #[derive(Default)]
-pub struct Ctx {
+pub(crate) struct Ctx {
     paths: OnceCell<Paths>,
     config: OnceCell<Config>,
     harnesses: OnceCell<Vec<ResolvedHarness>>,
 }
 
 impl Ctx {
-    pub fn new() -> Ctx {
+    pub(crate) fn new() -> Ctx {
         Ctx::default()
     }
 
-    pub fn paths(&self) -> anyhow::Result<&Paths> {
+    pub(crate) fn paths(&self) -> anyhow::Result<&Paths> {
         if let Some(p) = self.paths.get() {
             return Ok(p);
         }
@@ -34,7 +34,7 @@ impl Ctx {
     /// `[harness.*]` table is resolved (a `source` from the local pin store only) and validated
     /// here, so every command that loads config refuses a broken or missing pin by name. The hook
     /// path calls `Config::load` directly and never fails on harness tables.
-    pub fn config(&self) -> anyhow::Result<&Config> {
+    pub(crate) fn config(&self) -> anyhow::Result<&Config> {
         if let Some(c) = self.config.get() {
             return Ok(c);
         }
@@ -47,29 +47,29 @@ impl Ctx {
 
     /// The configuration without resolving harness tables: for the commands that repair them
     /// (`stable add|update|remove`, `agent install|upgrade|uninstall|prune`).
-    pub fn raw_config(&self) -> anyhow::Result<Config> {
+    pub(crate) fn raw_config(&self) -> anyhow::Result<Config> {
         Ok(Config::load(self.paths()?)?)
     }
 
     /// Every harness table as it takes effect (resolved and validated).
-    pub fn harnesses(&self) -> anyhow::Result<&[ResolvedHarness]> {
+    pub(crate) fn harnesses(&self) -> anyhow::Result<&[ResolvedHarness]> {
         self.config()?;
         Ok(self.harnesses.get().map(Vec::as_slice).unwrap_or_default())
     }
 
     /// The repository and where its state lives (guest repositories keep it under the home).
-    pub fn project(&self) -> anyhow::Result<Project> {
+    pub(crate) fn project(&self) -> anyhow::Result<Project> {
         Ok(Project::locate(self.paths()?, self.config()?))
     }
 
     /// The project database for reading (`None`: nothing was recorded yet; nothing is created).
-    pub fn project_store(&self) -> anyhow::Result<Option<Store>> {
+    pub(crate) fn project_store(&self) -> anyhow::Result<Option<Store>> {
         Ok(store::open_read(DbKind::Project, &self.project()?.db_path())?)
     }
 
     /// The plain sentence (or JSON object) a reading command prints when the project has no
     /// database yet.
-    pub fn nothing_recorded(&self, json: bool) -> anyhow::Result<()> {
+    pub(crate) fn nothing_recorded(&self, json: bool) -> anyhow::Result<()> {
         let project = self.project()?;
         if json {
             return render::json(&serde_json::json!({"recorded": false, "database": project.db_path().display().to_string()}));

@@ -7,7 +7,7 @@ use crate::store::{self, DbKind};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
-pub enum DbCommand {
+pub(crate) enum DbCommand {
     /// Create or upgrade the project and home databases, and print what was applied.
     Migrate,
     /// Print each database's path, schema version, migrations, size and journal mode (read-only).
@@ -22,7 +22,7 @@ pub enum DbCommand {
     },
 }
 
-pub fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, cmd: DbCommand) -> anyhow::Result<()> {
     let project = ctx.project()?;
     let home_db = ctx.paths()?.home_db();
     let targets = [(DbKind::Project, project.db_path()), (DbKind::Home, home_db)];

@@ -122,7 +122,7 @@ const PROJECT: &[(&str, &str)] = &[
 const OLD_BUILD: &str = "calc-old-build";
 
 #[derive(Debug, clap::Args)]
-pub struct DemoArgs {
+pub(crate) struct DemoArgs {
     /// Scratch directory to use (default: a new folder under the system temp dir). It must not
     /// hold a previous demo.
     #[arg(long)]
@@ -138,7 +138,7 @@ struct Scratch {
     transcript: PathBuf,
 }
 
-pub fn run(_ctx: &Ctx, args: DemoArgs) -> anyhow::Result<()> {
+pub(crate) fn run(_ctx: &Ctx, args: DemoArgs) -> anyhow::Result<()> {
     let dir = args.dir.unwrap_or_else(default_dir);
     let s = Scratch {
         repo: dir.join("repo"),

@@ -2,7 +2,7 @@
 //! list so a new command adds its line here; `tests/suite/cli_contract.rs` refuses a command without.
 
 /// (command path, examples). The path is the words after `tlc`.
-pub const EXAMPLES: &[(&str, &str)] = &[
+pub(crate) const EXAMPLES: &[(&str, &str)] = &[
     ("db migrate", "tlc db migrate"),
     ("db status", "tlc db status\ntlc db status --json"),
     ("db check", "tlc db check\ntlc db check --format csv"),
@@ -103,7 +103,7 @@ pub const EXAMPLES: &[(&str, &str)] = &[
 ];
 
 /// `cmd` with every command's examples at the end of its help.
-pub fn with_examples(mut cmd: clap::Command) -> clap::Command {
+pub(crate) fn with_examples(mut cmd: clap::Command) -> clap::Command {
     for (path, text) in EXAMPLES {
         let words: Vec<&str> = path.split(' ').collect();
         cmd = apply(cmd, &words, text);

@@ -11,7 +11,7 @@ use clap::Subcommand;
 use std::time::Duration;
 
 #[derive(Debug, Subcommand)]
-pub enum GateCommand {
+pub(crate) enum GateCommand {
     /// Set grind.testCommand in the project config (refused unless the command resolves on PATH).
     TestCommand(SetArgs),
     /// Set grind.lintCommand in the project config (refused unless the command resolves on PATH).
@@ -36,13 +36,13 @@ pub enum GateCommand {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct SetArgs {
+pub(crate) struct SetArgs {
     /// The command and its arguments.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub argv: Vec<String>,
 }
 
-pub fn run(ctx: &Ctx, cmd: GateCommand) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, cmd: GateCommand) -> anyhow::Result<()> {
     match cmd {
         GateCommand::TestCommand(a) => set_command(ctx, Gate::Test, a),
         GateCommand::LintCommand(a) => set_command(ctx, Gate::Lint, a),

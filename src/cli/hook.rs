@@ -3,11 +3,11 @@
 use crate::hook::{self, Provider};
 
 /// The provider argument: one of the names in `hook::PROVIDERS`.
-pub fn provider_arg() -> clap::builder::PossibleValuesParser {
+pub(crate) fn provider_arg() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(hook::PROVIDERS.iter().map(|p| p.name))
 }
 
-pub fn run(provider: Provider) -> anyhow::Result<()> {
+pub(crate) fn run(provider: Provider) -> anyhow::Result<()> {
     // This process exits as soon as the response is printed: its connections are left to the exit.
     let response = hook::run_in_exiting_process(provider);
     if !response.is_empty() {

@@ -10,7 +10,7 @@ use crate::render;
 use std::io::IsTerminal;
 
 #[derive(Debug, clap::Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// Ask nothing: adopt with the commented template (what `tlc init` does without a terminal).
     #[arg(long)]
     pub defaults: bool,
@@ -19,7 +19,7 @@ pub struct InitArgs {
     pub output: crate::cli::OutputArgs,
 }
 
-pub fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, args: InitArgs) -> anyhow::Result<()> {
     let output = args.output.output()?;
     let project = ctx.project()?;
     let path = project.paths.project_config();

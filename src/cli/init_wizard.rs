@@ -13,14 +13,14 @@ use std::path::Path;
 
 /// One key the operator chose a value for that differs from the value in force.
 #[derive(Debug, Clone)]
-pub struct Answer {
+pub(crate) struct Answer {
     pub key: &'static str,
     pub value: Value,
 }
 
 /// Asks every opt-in of the catalog on the terminal (stderr draws, the terminal's keys answer);
 /// returns the answers that change something, in catalog order.
-pub fn ask(cfg: &Config, root: &Path) -> anyhow::Result<Vec<Answer>> {
+pub(crate) fn ask(cfg: &Config, root: &Path) -> anyhow::Result<Vec<Answer>> {
     eprintln!(
         "tlc init: the optional features, one question each; Enter keeps the value shown (in force now).\n\
          Only what you change is written; everything else stays inherited. Ctrl-C leaves writing nothing.\n"
@@ -181,7 +181,7 @@ fn cancelled(e: dialoguer::Error) -> anyhow::Error {
 }
 
 /// `v` as a TOML value for the config editor.
-pub fn toml_value(v: &Value) -> toml_edit::Value {
+pub(crate) fn toml_value(v: &Value) -> toml_edit::Value {
     match v {
         Value::Bool(b) => (*b).into(),
         Value::Int(i) => (*i).into(),

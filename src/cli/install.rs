@@ -7,7 +7,7 @@ use crate::render;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
-pub struct InstallArgs {
+pub(crate) struct InstallArgs {
     #[command(flatten)]
     pub providers: ProviderFlags,
     /// Print the plan and write nothing.
@@ -23,7 +23,7 @@ pub struct InstallArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct UninstallArgs {
+pub(crate) struct UninstallArgs {
     /// Print the plan and write nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -31,7 +31,7 @@ pub struct UninstallArgs {
 
 /// `--<name>` for each provider in `hook::PROVIDERS`: the ones named on the command line.
 #[derive(Debug, Clone, Default)]
-pub struct ProviderFlags(pub Vec<Provider>);
+pub(crate) struct ProviderFlags(pub Vec<Provider>);
 
 impl clap::FromArgMatches for ProviderFlags {
     fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
@@ -242,7 +242,7 @@ fn diff(path: &Path, before: &str, after: &str) -> String {
         .to_string()
 }
 
-pub fn install(args: InstallArgs) -> anyhow::Result<()> {
+pub(crate) fn install(args: InstallArgs) -> anyhow::Result<()> {
     let exe = std::env::current_exe().map_err(|e| crate::error::refused(format!("cannot locate the tlc binary: {e}")))?;
     let exe = exe.display().to_string();
     if args.statusline {
@@ -411,7 +411,7 @@ fn uninstall_statusline(value: &mut serde_json::Value) -> bool {
 
 /// The providers whose settings file holds tlc's hook entries now (what `tlc update` re-wires).
 /// A file that cannot be read or parsed counts as not wired.
-pub fn wired_providers() -> Vec<crate::hook::Provider> {
+pub(crate) fn wired_providers() -> Vec<crate::hook::Provider> {
     PROVIDERS
         .iter()
         .copied()
@@ -427,7 +427,7 @@ pub fn wired_providers() -> Vec<crate::hook::Provider> {
         .collect()
 }
 
-pub fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
+pub(crate) fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
     for &p in PROVIDERS {
         let dir = match p.config_dir() {
             Ok(dir) => dir,

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 #[derive(Debug, Subcommand)]
-pub enum LessonsCommand {
+pub(crate) enum LessonsCommand {
     /// Record a lesson (active immediately, confidence 0.8; the id is a hash of the instruction).
     Add {
         /// The instruction, or `-` to read it from stdin (at most 2,000 characters are kept;
@@ -138,7 +138,7 @@ fn unknown(id: &str) -> anyhow::Error {
     ))
 }
 
-pub fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
     match cmd {
         LessonsCommand::Add {
             text,

@@ -16,7 +16,7 @@ mod init_wizard;
 mod install;
 mod lessons;
 mod mode;
-pub mod mutating;
+pub(crate) mod mutating;
 mod obs;
 mod obs_cost;
 mod obs_data;
@@ -34,8 +34,8 @@ mod statusline;
 mod update;
 mod version;
 
-pub use context::Ctx;
-pub use output::OutputArgs;
+pub(crate) use context::Ctx;
+pub(crate) use output::OutputArgs;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use std::ffi::OsString;
@@ -47,13 +47,13 @@ use std::ffi::OsString;
     about = "The local data service of an AI coding-agent harness",
     propagate_version = true
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Create, upgrade, inspect and check the project and home databases.
     #[command(subcommand)]
     Db(db::DbCommand),

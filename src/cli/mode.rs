@@ -7,12 +7,12 @@ use crate::policy::{OperatorState, Posture};
 use crate::render;
 
 #[derive(Debug, clap::Args)]
-pub struct ModeArgs {
+pub(crate) struct ModeArgs {
     /// The posture to set: paired, solo or focus. Without it, print the running posture (read-only).
     pub posture: Option<String>,
 }
 
-pub fn mode(ctx: &Ctx, args: ModeArgs) -> anyhow::Result<()> {
+pub(crate) fn mode(ctx: &Ctx, args: ModeArgs) -> anyhow::Result<()> {
     let Some(word) = args.posture else {
         let st = super::status::gather(ctx)?;
         return render::out(&format!("{} (from {})\n", st.posture, st.posture_source));
@@ -34,7 +34,7 @@ pub fn mode(ctx: &Ctx, args: ModeArgs) -> anyhow::Result<()> {
     ))
 }
 
-pub fn pause(ctx: &Ctx, paused: bool) -> anyhow::Result<()> {
+pub(crate) fn pause(ctx: &Ctx, paused: bool) -> anyhow::Result<()> {
     let m = Mutation::begin(ctx, if paused { "pause" } else { "resume" })?;
     OperatorState::new(m.store.conn()).set_paused(paused)?;
     m.finish()?;

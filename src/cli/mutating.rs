@@ -15,7 +15,7 @@ use crate::project::Project;
 use crate::store::{self, DbKind, Store};
 
 /// A mutating command in progress.
-pub struct Mutation {
+pub(crate) struct Mutation {
     pub project: Project,
     /// What adoption did (`None` for a guest, or outside a git repository).
     pub adoption: Option<ScaffoldOutcome>,
@@ -28,7 +28,7 @@ impl Mutation {
     /// Adopts the repository (printing a warning when the scaffold could not write) and opens the
     /// project database (under the home for a guest). `command` names the command in the
     /// `config.scaffolded` event.
-    pub fn begin(ctx: &Ctx, command: &str) -> anyhow::Result<Mutation> {
+    pub(crate) fn begin(ctx: &Ctx, command: &str) -> anyhow::Result<Mutation> {
         let project = ctx.project()?;
         // Taken before adoption: a config the adoption writes is this command's change.
         let before = snapshot_of(&project)?;
@@ -54,7 +54,7 @@ impl Mutation {
 
     /// Re-records, for live sessions, the policy sources this command changed: what it changed
     /// is the operator's. Nothing else is re-recorded (see `IntegrityStore::rerecord_changed`).
-    pub fn finish(&self) -> anyhow::Result<()> {
+    pub(crate) fn finish(&self) -> anyhow::Result<()> {
         let conn = self.store.conn();
         let now = integrity::current_sources(conn, &self.project.paths)?;
         IntegrityStore::new(conn).rerecord_changed(&self.before, &now, "tlc-command")?;
@@ -73,14 +73,14 @@ fn snapshot_of(project: &Project) -> anyhow::Result<Vec<integrity::Source>> {
 
 /// The policy sources before a command that changes one without a [`Mutation`] (the machine
 /// tier, or a project config through the agent commands); hand it to [`rerecord_if_recorded`].
-pub fn snapshot(ctx: &Ctx) -> anyhow::Result<Vec<integrity::Source>> {
+pub(crate) fn snapshot(ctx: &Ctx) -> anyhow::Result<Vec<integrity::Source>> {
     snapshot_of(&Project::locate(ctx.paths()?, &ctx.raw_config()?))
 }
 
 /// After such a command: re-records, for this repository's live sessions, the sources it changed
 /// since `before`, when the repository has a database. Sessions in other repositories are not
 /// reached.
-pub fn rerecord_if_recorded(ctx: &Ctx, before: &[integrity::Source]) -> anyhow::Result<()> {
+pub(crate) fn rerecord_if_recorded(ctx: &Ctx, before: &[integrity::Source]) -> anyhow::Result<()> {
     // The raw config: a harness table the command just broke must not hide the re-recording.
     let project = Project::locate(ctx.paths()?, &ctx.raw_config()?);
     if !project.db_path().is_file() {
@@ -95,7 +95,7 @@ pub fn rerecord_if_recorded(ctx: &Ctx, before: &[integrity::Source]) -> anyhow::
 
 /// What an operator-only command needs besides not running inside an agent session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Needs {
+pub(crate) enum Needs {
     /// An interactive terminal on stdin as well: a script cannot stand in for the operator.
     Terminal,
     /// Only that no agent session's marker is present.
@@ -104,7 +104,7 @@ pub enum Needs {
 
 /// The one operator-only check: every command that changes policy, hook wiring or the record
 /// runs it before changing anything (see docs/policy.md for which needs what).
-pub fn operator_only(what: &str, needs: Needs) -> anyhow::Result<()> {
+pub(crate) fn operator_only(what: &str, needs: Needs) -> anyhow::Result<()> {
     use crate::policy::operator;
     use std::io::IsTerminal;
     let terminal = needs == Needs::NoAgent || std::io::stdin().is_terminal();
@@ -126,7 +126,7 @@ pub fn operator_only(what: &str, needs: Needs) -> anyhow::Result<()> {
 /// already has a database (a command never creates one for this): what ran, the terminal on its
 /// stdin, and what the operator check established. Best effort: the command already did its work,
 /// and a record that cannot be written must not turn that into a failure.
-pub fn record_operator_command(ctx: &Ctx, what: &str, needs: Needs) {
+pub(crate) fn record_operator_command(ctx: &Ctx, what: &str, needs: Needs) {
     let Ok(project) = ctx.project() else { return };
     let db = project.db_path();
     if !db.is_file() {

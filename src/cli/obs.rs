@@ -12,7 +12,7 @@ use clap::Subcommand;
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
-pub enum ObsCommand {
+pub(crate) enum ObsCommand {
     /// One session's rollup (the most recent when none is named); --all-repos reads the spool.
     Report(ReportArgs),
     /// The last N events (default 20), filtered by kind, session and plane.
@@ -49,7 +49,7 @@ pub enum ObsCommand {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum SpoolCommand {
+pub(crate) enum SpoolCommand {
     /// Send the home spool every record of this project it does not hold yet (idempotent).
     CatchUp {
         #[command(flatten)]
@@ -58,7 +58,7 @@ pub enum SpoolCommand {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum ImportCommand {
+pub(crate) enum ImportCommand {
     /// The TypeScript harness's JSONL state (observability, audit, ship-ledger and spool lines).
     Jsonl {
         /// The JSONL files to import (observability, audit, ship-ledger or spool lines).
@@ -81,7 +81,7 @@ pub enum ImportCommand {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct ReportArgs {
+pub(crate) struct ReportArgs {
     /// Session id (or a unique prefix); default: the most recent session.
     pub session: Option<String>,
     #[command(flatten)]
@@ -95,7 +95,7 @@ pub struct ReportArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct EventsArgs {
+pub(crate) struct EventsArgs {
     /// How many events (the most recent).
     #[arg(default_value_t = 20)]
     pub n: i64,
@@ -113,7 +113,7 @@ pub struct EventsArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct WhyArgs {
+pub(crate) struct WhyArgs {
     /// How many decisions (the most recent).
     #[arg(default_value_t = 10)]
     pub n: i64,
@@ -125,7 +125,7 @@ pub struct WhyArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct LiveArgs {
+pub(crate) struct LiveArgs {
     /// Poll interval in milliseconds.
     #[arg(long, default_value_t = 250)]
     pub interval_ms: u64,
@@ -134,7 +134,7 @@ pub struct LiveArgs {
     pub json: bool,
 }
 
-pub fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, cmd: ObsCommand) -> anyhow::Result<()> {
     match cmd {
         ObsCommand::Report(a) => report(ctx, a),
         ObsCommand::Events(a) => events(ctx, a),

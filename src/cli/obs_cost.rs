@@ -12,7 +12,7 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Args)]
-pub struct CostArgs {
+pub(crate) struct CostArgs {
     /// What each row is.
     #[arg(long, value_enum, default_value_t = CostBy::Day)]
     pub by: CostBy,

@@ -15,7 +15,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     /// The view to export (see `tlc obs views`).
     pub view: String,
     /// Which database to read (default: the project database inside a repository, the home
@@ -40,7 +40,7 @@ pub struct ExportArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DbArg {
+pub(crate) enum DbArg {
     /// The repository's database (`.tlc/tlc.db`).
     Project,
     /// The home database (prices, transcripts' usage, the spool of every repository).
@@ -77,7 +77,7 @@ fn export_db(ctx: &Ctx, view: &str, asked: Option<DbArg>) -> anyhow::Result<DbKi
     }
 }
 
-pub fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
+pub(crate) fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
     let output = OutputArgs {
         format: a.format,
         json: a.json,
@@ -164,7 +164,7 @@ fn table_from_jsonl(cols: &[String], buf: &[u8]) -> anyhow::Result<Table> {
     Ok(t)
 }
 
-pub fn views(output: Output) -> anyhow::Result<()> {
+pub(crate) fn views(output: Output) -> anyhow::Result<()> {
     let mut t = Table::new(["database", "view", "columns"]).roles([Role::Key, Role::Key, Role::Prose]);
     let mut all = Vec::new();
     for kind in [DbKind::Project, DbKind::Home] {
@@ -181,7 +181,7 @@ pub fn views(output: Output) -> anyhow::Result<()> {
     t.print(output)
 }
 
-pub fn prune(ctx: &Ctx, dry_run: bool, output: Output) -> anyhow::Result<()> {
+pub(crate) fn prune(ctx: &Ctx, dry_run: bool, output: Output) -> anyhow::Result<()> {
     let cfg = ctx.config()?;
     let days = cfg.settings.obs.retention_days;
     let cutoff = crate::clock::stamp(crate::clock::now() - chrono::Duration::days(days));
@@ -295,7 +295,7 @@ fn in_prune_order(mut counts: Vec<PruneCount>) -> Vec<PruneCount> {
     counts
 }
 
-pub fn import_jsonl(ctx: &Ctx, files: &[PathBuf], output: Output) -> anyhow::Result<()> {
+pub(crate) fn import_jsonl(ctx: &Ctx, files: &[PathBuf], output: Output) -> anyhow::Result<()> {
     for f in files {
         if !f.is_file() {
             return Err(crate::error::unusable(format!("{}: no such file", f.display())));

@@ -9,7 +9,7 @@ use crate::ship::{endpoint, identity, otlp, Endpoint, ShipError, ShipStore};
 use crate::store::{self, DbKind};
 
 #[derive(Debug, clap::Args)]
-pub struct ShipArgs {
+pub(crate) struct ShipArgs {
     /// Print what would be sent (the OTLP requests with `--format json`); send nothing, move no cursor.
     #[arg(long)]
     pub dry_run: bool,
@@ -28,7 +28,7 @@ fn config_error(e: ShipError) -> anyhow::Error {
     }
 }
 
-pub fn ship(ctx: &Ctx, args: ShipArgs) -> anyhow::Result<()> {
+pub(crate) fn ship(ctx: &Ctx, args: ShipArgs) -> anyhow::Result<()> {
     let output = args.output.output()?;
     let json = output.format == render::Format::Json;
     let config = ctx.config()?;

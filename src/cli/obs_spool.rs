@@ -5,7 +5,7 @@ use crate::obs::Spool;
 use crate::render::{self, Cell, Format, Output, Role, Table};
 use crate::store::{self, DbKind};
 
-pub fn report_all_repos(ctx: &Ctx, output: Output) -> anyhow::Result<()> {
+pub(crate) fn report_all_repos(ctx: &Ctx, output: Output) -> anyhow::Result<()> {
     let home_db = ctx.paths()?.home_db();
     let Some(store) = store::open_read(DbKind::Home, &home_db)? else {
         if output.is_json() {

@@ -4,7 +4,7 @@
 use crate::render::{format_name, Format, Output};
 
 #[derive(Debug, Clone, Default, clap::Args)]
-pub struct OutputArgs {
+pub(crate) struct OutputArgs {
     /// Print as a table (fitted to the terminal), json, jsonl, csv or markdown.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
@@ -18,13 +18,13 @@ pub struct OutputArgs {
 
 impl OutputArgs {
     /// The output asked for, tables by default.
-    pub fn output(&self) -> anyhow::Result<Output> {
+    pub(crate) fn output(&self) -> anyhow::Result<Output> {
         self.output_or(Format::Table)
     }
 
     /// The output asked for, `default` when no format is named. `--json` with another
     /// `--format` is an error rather than a guess.
-    pub fn output_or(&self, default: Format) -> anyhow::Result<Output> {
+    pub(crate) fn output_or(&self, default: Format) -> anyhow::Result<Output> {
         let format = match (self.json, self.format) {
             (true, Some(f)) if f != Format::Json => {
                 return Err(crate::error::unusable(format!(

@@ -8,7 +8,7 @@ use crate::store::{self, DbKind};
 use clap::Subcommand;
 
 #[derive(Debug, clap::Args)]
-pub struct PolicyArgs {
+pub(crate) struct PolicyArgs {
     #[command(subcommand)]
     pub command: Option<PolicyCommand>,
     #[command(flatten)]
@@ -16,7 +16,7 @@ pub struct PolicyArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum PolicyCommand {
+pub(crate) enum PolicyCommand {
     /// Record the current hash of exactly the named sources as the baseline of every live session.
     Accept {
         /// Policy source paths (or `mode-state`), each named on purpose.
@@ -25,7 +25,7 @@ pub enum PolicyCommand {
     },
 }
 
-pub fn run(ctx: &Ctx, args: PolicyArgs) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, args: PolicyArgs) -> anyhow::Result<()> {
     match args.command {
         None => show(ctx, args.output.output()?),
         Some(PolicyCommand::Accept { paths }) => accept(ctx, &paths),

@@ -11,10 +11,10 @@ use clap::Subcommand;
 use serde_json::json;
 
 /// Where `prices refresh litellm` downloads from when no `--from` is given.
-pub const LITELLM_URL: &str = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json";
+pub(crate) const LITELLM_URL: &str = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json";
 
 #[derive(Debug, Subcommand)]
-pub enum PricesCommand {
+pub(crate) enum PricesCommand {
     /// Replace one plane of the catalog from a file or URL, then reload the override file.
     Refresh {
         /// `litellm` (default), `override`, or a provider plane (`claude`, `cursor`, ...).
@@ -57,7 +57,7 @@ fn valid_plane(p: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
 }
 
-pub fn run(ctx: &Ctx, cmd: PricesCommand) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, cmd: PricesCommand) -> anyhow::Result<()> {
     match cmd {
         PricesCommand::Refresh { plane, from } => refresh(ctx, plane.as_deref().unwrap_or(LITELLM), from),
         PricesCommand::Lookup { model, provider, output } => lookup(ctx, &model, provider.as_deref(), output.output()?),

@@ -9,7 +9,7 @@ use crate::render::{self, Cell, Role, Table, Tone};
 use serde_json::{json, Value};
 
 #[derive(Debug, clap::Args)]
-pub struct RulesArgs {
+pub(crate) struct RulesArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -35,7 +35,7 @@ fn file_json(f: &RuleFile) -> Value {
 }
 
 /// The whole listing as JSON: the switch, both folders, every file.
-pub fn to_json(enabled: bool, set: &RuleSet) -> Value {
+pub(crate) fn to_json(enabled: bool, set: &RuleSet) -> Value {
     json!({
         "enabled": enabled,
         "active": set.active().len(),
@@ -52,7 +52,7 @@ fn state_text(f: &RuleFile) -> String {
     }
 }
 
-pub fn run(ctx: &Ctx, args: RulesArgs) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, args: RulesArgs) -> anyhow::Result<()> {
     let output = args.output.output()?;
     let enabled = ctx.config()?.settings.rules.enabled;
     let set = rules::load(ctx.paths()?);

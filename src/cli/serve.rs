@@ -7,7 +7,7 @@ use clap::Args;
 use std::net::IpAddr;
 
 #[derive(Debug, Args)]
-pub struct ServeArgs {
+pub(crate) struct ServeArgs {
     /// The port to listen on; 0 picks a free one (the URL printed says which).
     #[arg(long, default_value_t = serve::DEFAULT_PORT)]
     pub port: u16,
@@ -38,7 +38,7 @@ fn generated_token() -> anyhow::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-pub fn run(ctx: &Ctx, a: ServeArgs) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, a: ServeArgs) -> anyhow::Result<()> {
     let bind: IpAddr = a.bind.trim().parse().map_err(|_| {
         crate::error::unusable(format!(
             "--bind {}: not an IP address (127.0.0.1, ::1, or this machine's address on a network)",

@@ -9,7 +9,7 @@ use crate::store::{self, DbKind};
 use clap::Subcommand;
 
 #[derive(Debug, Subcommand)]
-pub enum ShipCommand {
+pub(crate) enum ShipCommand {
     /// The ship ledger: every claim, challenge and pass, oldest first (read-only).
     Ledger {
         /// Only rows of this session.
@@ -21,7 +21,7 @@ pub enum ShipCommand {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct HandoffArgs {
+pub(crate) struct HandoffArgs {
     /// The session (default: the most recently active one).
     #[arg(long)]
     pub session: Option<String>,
@@ -30,7 +30,7 @@ pub struct HandoffArgs {
     pub output: crate::cli::OutputArgs,
 }
 
-pub fn run(ctx: &Ctx, cmd: ShipCommand) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, cmd: ShipCommand) -> anyhow::Result<()> {
     let ShipCommand::Ledger { session, output } = cmd;
     let output = output.output()?;
     let json = output.format == render::Format::Json;
@@ -73,7 +73,7 @@ pub fn run(ctx: &Ctx, cmd: ShipCommand) -> anyhow::Result<()> {
 }
 
 /// The handoff of one session: its turn row and its latest stop outcomes.
-pub fn handoff(ctx: &Ctx, args: HandoffArgs) -> anyhow::Result<()> {
+pub(crate) fn handoff(ctx: &Ctx, args: HandoffArgs) -> anyhow::Result<()> {
     let output = args.output.output()?;
     let json = output.format == render::Format::Json;
     let outcome_headers = ["ts", "turn", "attempt", "outcome", "rule", "detail"];

@@ -9,7 +9,7 @@ use clap::Subcommand;
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
-pub enum StableCommand {
+pub(crate) enum StableCommand {
     /// Trust a git remote: write [stable.<name>] into the machine tier and clone it.
     Add {
         /// The stable's name (`[stable.<name>]`).
@@ -47,7 +47,7 @@ pub enum StableCommand {
     },
 }
 
-pub fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, cmd: StableCommand) -> anyhow::Result<()> {
     match cmd {
         StableCommand::Add {
             name,

@@ -9,7 +9,7 @@ use crate::render::{self, Cell, Role, Table, Tone};
 use crate::store::{self, DbKind};
 
 #[derive(Debug, clap::Args)]
-pub struct StatusArgs {
+pub(crate) struct StatusArgs {
     // JSON carries everything below; csv, jsonl and markdown carry the rails.
     #[command(flatten)]
     pub output: crate::cli::OutputArgs,
@@ -17,13 +17,13 @@ pub struct StatusArgs {
 
 /// A posture word that was refused, and where it was found (`config` or `mode-state`).
 #[derive(Debug, serde::Serialize)]
-pub struct Rejected {
+pub(crate) struct Rejected {
     pub word: String,
     pub found_in: &'static str,
 }
 
 #[derive(Debug, serde::Serialize)]
-pub struct Status {
+pub(crate) struct Status {
     pub root: String,
     pub guest: bool,
     pub adopted: bool,
@@ -42,7 +42,7 @@ pub struct Status {
 }
 
 /// Reads everything `status` shows without writing.
-pub fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
+pub(crate) fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
     let cfg = ctx.config()?;
     let project = ctx.project()?;
     let s = &cfg.settings;
@@ -78,7 +78,7 @@ pub fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
     })
 }
 
-pub fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
     let output = args.output.output()?;
     let st = gather(ctx)?;
     if output.format == render::Format::Json {

@@ -7,7 +7,7 @@ use std::io::Read;
 /// The payload is small; more than this is not read.
 const MAX_PAYLOAD: u64 = 1 << 20;
 
-pub fn run() -> anyhow::Result<()> {
+pub(crate) fn run() -> anyhow::Result<()> {
     let mut text = Vec::new();
     let _ = std::io::stdin().lock().take(MAX_PAYLOAD).read_to_end(&mut text);
     let payload: Payload = serde_json::from_slice(&text).unwrap_or_default();

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[derive(Debug, clap::Args)]
-pub struct UpdateArgs {
+pub(crate) struct UpdateArgs {
     /// Only fetch and list what an update would bring: commits and decision notes. Never merges.
     #[arg(long)]
     pub check: bool,
@@ -25,7 +25,7 @@ pub struct UpdateArgs {
     pub json: bool,
 }
 
-pub fn run(ctx: &Ctx, args: UpdateArgs) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, args: UpdateArgs) -> anyhow::Result<()> {
     let dir = args.source.clone().unwrap_or_else(|| PathBuf::from(crate::revision::SOURCE_DIR));
     let checkout = update::locate(&dir)?;
     let pending = update::fetch_pending(&checkout)?;

@@ -9,7 +9,7 @@ use crate::store::{self, DbKind};
 use serde_json::json;
 
 #[derive(Debug, clap::Args)]
-pub struct VersionArgs {
+pub(crate) struct VersionArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -29,7 +29,7 @@ struct ProjectSaw {
     same_as_this_binary: Option<bool>,
 }
 
-pub fn run(ctx: &Ctx, args: VersionArgs) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, args: VersionArgs) -> anyhow::Result<()> {
     let saw = project_saw(ctx)?;
     let line = format!("tlc {}", revision::LINE);
     if args.json {

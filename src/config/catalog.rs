@@ -48,14 +48,14 @@ pub const CATALOG: &[OptIn] = &[
 
 impl OptIn {
     /// The switch's spec (every catalog key is a known key: a unit test keeps it so).
-    pub fn spec(&self) -> Option<&'static KeySpec> {
+    pub(crate) fn spec(&self) -> Option<&'static KeySpec> {
         registry::spec(self.key)
     }
 }
 
 /// One opt-in as a configuration has it.
 #[derive(Debug, Clone)]
-pub struct OptInState {
+pub(crate) struct OptInState {
     pub opt: OptIn,
     /// The effective value.
     pub value: Value,
@@ -66,7 +66,7 @@ pub struct OptInState {
 }
 
 /// Every opt-in of the catalog with its effective value in `cfg`.
-pub fn states(cfg: &Config) -> Vec<OptInState> {
+pub(crate) fn states(cfg: &Config) -> Vec<OptInState> {
     CATALOG
         .iter()
         .filter_map(|opt| {
@@ -84,7 +84,7 @@ pub fn states(cfg: &Config) -> Vec<OptInState> {
 }
 
 /// Whether `d` is a value that switches nothing on: false, an empty list, "off".
-pub fn is_off(d: Default) -> bool {
+pub(crate) fn is_off(d: Default) -> bool {
     match d {
         Default::Bool(b) => !b,
         Default::List(l) => l.is_empty(),
@@ -95,7 +95,7 @@ pub fn is_off(d: Default) -> bool {
 }
 
 /// Whether a project config may set `spec` (the wizard writes the project tier).
-pub fn offerable(spec: &KeySpec) -> bool {
+pub(crate) fn offerable(spec: &KeySpec) -> bool {
     spec.tiers == Tiers::Both && spec.policy
 }
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// Why a config file could not be edited. Each names the file.
 #[derive(Debug, thiserror::Error)]
-pub enum EditError {
+pub(crate) enum EditError {
     #[error("{path}: cannot read: {cause}")]
     Read { path: PathBuf, cause: std::io::Error },
     #[error("{path}{line}: TOML syntax error: {message}")]
@@ -22,7 +22,7 @@ pub enum EditError {
 }
 
 /// An open config file being edited.
-pub struct ConfigEdit {
+pub(crate) struct ConfigEdit {
     path: PathBuf,
     original: Option<String>,
     pub doc: toml_edit::DocumentMut,
@@ -30,7 +30,7 @@ pub struct ConfigEdit {
 
 impl ConfigEdit {
     /// Opens `path` for editing; a missing file starts empty.
-    pub fn open(path: &Path) -> Result<ConfigEdit, EditError> {
+    pub(crate) fn open(path: &Path) -> Result<ConfigEdit, EditError> {
         let original = crate::fsread::read_capped_text(path, crate::fsread::CONFIG_CAP, crate::fsread::Links::Follow).map_err(|e| {
             EditError::Read {
                 path: path.to_path_buf(),
@@ -56,12 +56,12 @@ impl ConfigEdit {
         })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Sets a dotted key (`grind.testCommand`), creating its tables as needed.
-    pub fn set(&mut self, dotted: &str, value: toml_edit::Value) {
+    pub(crate) fn set(&mut self, dotted: &str, value: toml_edit::Value) {
         let parts: Vec<&str> = dotted.split('.').collect();
         let (last, tables) = parts.split_last().expect("a key has at least one part");
         let mut table = self.doc.as_table_mut();
@@ -92,7 +92,7 @@ impl ConfigEdit {
     }
 
     /// Removes a dotted key or table; true when something was removed.
-    pub fn remove(&mut self, dotted: &str) -> bool {
+    pub(crate) fn remove(&mut self, dotted: &str) -> bool {
         let parts: Vec<&str> = dotted.split('.').collect();
         let (last, tables) = parts.split_last().expect("a key has at least one part");
         let mut table = self.doc.as_table_mut();
@@ -106,18 +106,18 @@ impl ConfigEdit {
     }
 
     /// Whether the edit changes the file.
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         self.original.as_deref() != Some(self.doc.to_string().as_str())
     }
 
     /// The text that would be written.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         self.doc.to_string()
     }
 
     /// Writes the file atomically (a temp file beside it, then rename), keeping its mode.
     /// Returns false when nothing changed and nothing was written.
-    pub fn save(&self) -> Result<bool, EditError> {
+    pub(crate) fn save(&self) -> Result<bool, EditError> {
         if !self.changed() {
             return Ok(false);
         }
@@ -132,7 +132,7 @@ const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(600);
 /// Removes the temp files that writers of `path` killed mid-write left beside it
 /// ([`crate::fswrite::temp_beside`]): those whose process is gone (Linux's `/proc` says), or older than ten
 /// minutes. Best effort; returns how many it removed.
-pub fn remove_stale_temps(path: &Path) -> usize {
+pub(crate) fn remove_stale_temps(path: &Path) -> usize {
     let dir = path.parent().unwrap_or(Path::new("."));
     let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
     let proc_known = Path::new("/proc/self").exists();
@@ -163,7 +163,7 @@ pub fn remove_stale_temps(path: &Path) -> usize {
 /// Replaces `path` with `bytes` through a new temp file beside it and a rename
 /// ([`crate::fswrite::replace`]: a symlink planted at a temp name, or at `path`, is never
 /// written through), keeping the mode of the file it replaces (0600 for a new one).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), EditError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     crate::store::create_private_dir(dir).map_err(|cause| EditError::Create {
         path: dir.to_path_buf(),

@@ -31,7 +31,7 @@ fn split(key: &str) -> (&str, &str) {
 }
 
 /// `maxAttrChars` -> `max_attr_chars`.
-pub fn snake(name: &str) -> String {
+pub(crate) fn snake(name: &str) -> String {
     let mut out = String::new();
     for c in name.chars() {
         if c.is_ascii_uppercase() {
@@ -63,7 +63,7 @@ fn pascal(name: &str) -> String {
 }
 
 /// The Rust struct that holds a section's keys.
-pub fn struct_name(section: &str) -> String {
+pub(crate) fn struct_name(section: &str) -> String {
     if section.is_empty() {
         return "Settings".into();
     }
@@ -76,7 +76,7 @@ pub fn struct_name(section: &str) -> String {
 }
 
 /// The path of the `Settings` field that holds a key (`grind.max_loops`).
-pub fn field_path(key: &str) -> String {
+pub(crate) fn field_path(key: &str) -> String {
     key.split('.').map(snake).collect::<Vec<_>>().join(".")
 }
 
@@ -100,7 +100,7 @@ fn toml_string(s: &str) -> String {
 }
 
 /// A default as TOML text (`5.0`, `"solo"`, `["src/"]`).
-pub fn default_toml(d: Default) -> String {
+pub(crate) fn default_toml(d: Default) -> String {
     match d {
         Default::Bool(b) => b.to_string(),
         Default::Int(i) => i.to_string(),
@@ -126,7 +126,7 @@ fn sections(keys: &[KeySpec]) -> Vec<(&'static str, Vec<&KeySpec>)> {
 }
 
 /// The shipped default config: every key with its default under its template comment.
-pub fn template(keys: &[KeySpec]) -> String {
+pub(crate) fn template(keys: &[KeySpec]) -> String {
     let mut out = String::from(TEMPLATE_HEAD);
     for (section, list) in sections(keys) {
         if list.is_empty() {
@@ -145,11 +145,11 @@ pub fn template(keys: &[KeySpec]) -> String {
 }
 
 /// The marker lines around the generated key table in docs/config.md.
-pub const DOCS_BEGIN: &str = "<!-- keys: generated from src/config/keys.rs; do not edit by hand -->";
-pub const DOCS_END: &str = "<!-- end of keys -->";
+pub(crate) const DOCS_BEGIN: &str = "<!-- keys: generated from src/config/keys.rs; do not edit by hand -->";
+pub(crate) const DOCS_END: &str = "<!-- end of keys -->";
 
 /// The key table of docs/config.md (without its markers).
-pub fn docs_table(keys: &[KeySpec]) -> String {
+pub(crate) fn docs_table(keys: &[KeySpec]) -> String {
     let mut out = String::from("| key | type | default | tiers | what it does |\n|---|---|---|---|---|\n");
     for k in keys {
         let tiers = match k.tiers {
@@ -170,7 +170,7 @@ pub fn docs_table(keys: &[KeySpec]) -> String {
 
 /// docs/config.md with its key table replaced by the generated one; `None` when the markers are
 /// missing.
-pub fn docs_page(page: &str, keys: &[KeySpec]) -> Option<String> {
+pub(crate) fn docs_page(page: &str, keys: &[KeySpec]) -> Option<String> {
     let begin = page.find(DOCS_BEGIN)?;
     let end = page[begin..].find(DOCS_END)? + begin;
     Some(format!("{}{DOCS_BEGIN}\n{}{}", &page[..begin], docs_table(keys), &page[end..]))
@@ -204,7 +204,7 @@ fn rust_default(kind: Kind, d: Default) -> String {
 
 /// The `Settings` structs: one per section, each field a key (its template comment as its doc),
 /// renamed to the key's own name for serde, and a `Default` that is the shipped defaults.
-pub fn settings_rust(keys: &[KeySpec]) -> String {
+pub(crate) fn settings_rust(keys: &[KeySpec]) -> String {
     let all = sections(keys);
     // Each section's child sections, by the section that holds them.
     let children = |parent: &str| -> Vec<&'static str> {

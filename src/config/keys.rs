@@ -80,12 +80,12 @@ pub struct KeySpec {
 
 impl KeySpec {
     /// The key with a longer text for docs/config.md than its template comment.
-    pub const fn docs(self, docs: &'static str) -> KeySpec {
+    pub(crate) const fn docs(self, docs: &'static str) -> KeySpec {
         KeySpec { docs, ..self }
     }
 
     /// The text of the key's row in docs/config.md.
-    pub fn reference_text(&self) -> &'static str {
+    pub(crate) fn reference_text(&self) -> &'static str {
         if self.docs.is_empty() {
             self.doc
         } else {
@@ -106,16 +106,16 @@ const fn k(key: &'static str, kind: Kind, default: Default, doc: &'static str) -
     }
 }
 
-pub const APPEND_FILES: &[&str] = &["auto", "always", "never"];
-pub const UNTRUSTED_MODES: &[&str] = &["frame", "enforce"];
-pub const DOCS_SEVERITY: &[&str] = &["warn", "deny"];
-pub const COMMENT_MODES: &[&str] = &["declared", "resolvable", "strict"];
-pub const COMMENT_VIOLATION: &[&str] = &["followup", "stop"];
-pub const SUBAGENT_EFFORTS: &[&str] = &["off", "low", "medium", "high", "max"];
-pub const SUBAGENT_BLOCK_MODES: &[&str] = &["deny", "ask"];
+pub(crate) const APPEND_FILES: &[&str] = &["auto", "always", "never"];
+pub(crate) const UNTRUSTED_MODES: &[&str] = &["frame", "enforce"];
+pub(crate) const DOCS_SEVERITY: &[&str] = &["warn", "deny"];
+pub(crate) const COMMENT_MODES: &[&str] = &["declared", "resolvable", "strict"];
+pub(crate) const COMMENT_VIOLATION: &[&str] = &["followup", "stop"];
+pub(crate) const SUBAGENT_EFFORTS: &[&str] = &["off", "low", "medium", "high", "max"];
+pub(crate) const SUBAGENT_BLOCK_MODES: &[&str] = &["deny", "ask"];
 
 /// The OTLP encodings `tlc obs ship` speaks (OTLP/HTTP; gRPC is not offered).
-pub const SHIP_PROTOCOLS: &[&str] = &["http/protobuf", "http/json"];
+pub(crate) const SHIP_PROTOCOLS: &[&str] = &["http/protobuf", "http/json"];
 
 /// A `[ship]` key: machine tier only, since a project config must not send data off the machine.
 const fn ship(key: &'static str, kind: Kind, default: Default, doc: &'static str) -> KeySpec {
@@ -133,7 +133,7 @@ const fn ship(key: &'static str, kind: Kind, default: Default, doc: &'static str
 /// Every key, in template order.
 /// Keys renamed since they first shipped: (old name, new name). A config naming the old key still
 /// loads, its value read as the new key's, and `tlc doctor` names the new key.
-pub const RENAMED: &[(&str, &str)] = &[
+pub(crate) const RENAMED: &[(&str, &str)] = &[
     ("intelligence.lessons.maxInjected", "intelligence.lessons.maxInjectSession"),
     ("intelligence.lessons.promoteAfter", "intelligence.lessons.promoteHitCount"),
 ];

@@ -6,16 +6,17 @@
 //! (`[stable.*]` in a project file) is a [`ConfigError`] naming the file, the key and the line.
 
 pub mod catalog;
-pub mod edit;
-pub mod keygen;
-pub mod keys;
+pub(crate) mod edit;
+pub(crate) mod keygen;
+pub(crate) mod keys;
 pub mod registry;
-pub mod scaffold;
+pub(crate) mod scaffold;
 mod settings;
 mod value;
 
-pub use settings::*;
-pub use value::{Value, ValueError};
+pub(crate) use settings::*;
+pub use value::Value;
+pub(crate) use value::ValueError;
 
 use crate::paths::Paths;
 use registry::{KeySpec, Tiers, KEYS, NAMED_TABLES};
@@ -25,19 +26,19 @@ use std::path::{Path, PathBuf};
 /// The compiled-in template: every key with its default and one line on what it does, generated
 /// from `keys.rs` by `build.rs`. It is byte-identical to `docs/config-template.toml` (a test keeps
 /// it so).
-pub const TEMPLATE: &str = include_str!(concat!(env!("OUT_DIR"), "/default-config.toml"));
+pub(crate) const TEMPLATE: &str = include_str!(concat!(env!("OUT_DIR"), "/default-config.toml"));
 
 /// A tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Tier {
+pub(crate) enum Tier {
     Default,
     Machine,
     Project,
 }
 
 impl Tier {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Tier::Default => "default",
             Tier::Machine => "machine",
@@ -48,7 +49,7 @@ impl Tier {
 
 /// Where an effective value came from.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Origin {
+pub(crate) struct Origin {
     pub tier: Tier,
     /// The file, for the machine and project tiers.
     pub file: Option<PathBuf>,
@@ -58,7 +59,7 @@ pub struct Origin {
 
 /// A config file that could not be used. Names the file, and the key and line where there is one.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ConfigError {
+pub(crate) struct ConfigError {
     pub file: PathBuf,
     pub line: Option<usize>,
     pub key: Option<String>,
@@ -81,7 +82,7 @@ impl std::fmt::Display for ConfigError {
 /// A key as an error may print it: a part that looks like a secret pasted where a name goes (long,
 /// and mixing letters with digits, as a token does and no key name here does) is cut to its first
 /// four characters, so a message never echoes it; the line number still finds it.
-pub fn shown_key(key: &str) -> String {
+pub(crate) fn shown_key(key: &str) -> String {
     key.split('.')
         .map(|part| {
             // A redaction placeholder (`[REDACTED:kind:hash]`) already hides what it stands for.
@@ -104,7 +105,7 @@ impl std::error::Error for ConfigError {}
 
 /// An operator-named table (`[stable.acme]`, `[harness.pr-reviewer]`): its keys as read.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NamedTable {
+pub(crate) struct NamedTable {
     pub kind: String,
     pub name: String,
     pub tier: Tier,
@@ -115,14 +116,14 @@ pub struct NamedTable {
 }
 
 impl NamedTable {
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Value> {
         self.entries.get(key).map(|(v, _)| v)
     }
 }
 
 /// One tier file as read.
 #[derive(Debug, Clone)]
-pub struct TierFile {
+pub(crate) struct TierFile {
     pub tier: Tier,
     pub path: PathBuf,
     pub exists: bool,
@@ -132,7 +133,7 @@ pub struct TierFile {
 
 /// The effective configuration.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub(crate) struct Config {
     values: BTreeMap<&'static str, (Value, Origin)>,
     /// Every value each tier file set, by key (for `doctor`'s restated keys).
     pub declared: Vec<(Tier, &'static str, Value, Option<usize>)>,
@@ -146,7 +147,7 @@ pub struct Config {
 
 /// A renamed key a tier file still names ([`registry::RENAMED`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Renamed {
+pub(crate) struct Renamed {
     pub tier: Tier,
     pub file: PathBuf,
     pub line: Option<usize>,
@@ -170,7 +171,7 @@ fn default_values() -> BTreeMap<&'static str, (Value, Origin)> {
 
 impl Config {
     /// The shipped defaults alone.
-    pub fn defaults() -> Config {
+    pub(crate) fn defaults() -> Config {
         Self::build(default_values(), Vec::new(), Vec::new(), Vec::new())
     }
 
@@ -192,7 +193,7 @@ impl Config {
     }
 
     /// Loads the machine tier and, unless `root` is the home itself, the project tier.
-    pub fn load(paths: &Paths) -> Result<Config, ConfigError> {
+    pub(crate) fn load(paths: &Paths) -> Result<Config, ConfigError> {
         let machine = paths.machine_config();
         let project = if paths.root_overlaps_home() {
             None
@@ -203,13 +204,13 @@ impl Config {
     }
 
     /// Loads the given tier files (a missing file is an empty tier).
-    pub fn load_files(machine: &Path, project: Option<&Path>) -> Result<Config, ConfigError> {
+    pub(crate) fn load_files(machine: &Path, project: Option<&Path>) -> Result<Config, ConfigError> {
         Self::load_files_with(machine, project, &|_| None)
     }
 
     /// [`Config::load`] with some tiers' bytes given instead of read (`Some(None)`: absent): the
     /// policy a session was baselined with, when a file changed under it.
-    pub fn load_with(paths: &Paths, given: &dyn Fn(&Path) -> Option<Option<Vec<u8>>>) -> Result<Config, ConfigError> {
+    pub(crate) fn load_with(paths: &Paths, given: &dyn Fn(&Path) -> Option<Option<Vec<u8>>>) -> Result<Config, ConfigError> {
         let machine = paths.machine_config();
         let project = if paths.root_overlaps_home() {
             None
@@ -276,23 +277,23 @@ impl Config {
     }
 
     /// The effective value of `key` and where it came from.
-    pub fn get(&self, key: &str) -> Option<&(Value, Origin)> {
+    pub(crate) fn get(&self, key: &str) -> Option<&(Value, Origin)> {
         self.values.get(key)
     }
 
     /// Every effective value, in template order.
-    pub fn entries(&self) -> Vec<(&'static KeySpec, &Value, &Origin)> {
+    pub(crate) fn entries(&self) -> Vec<(&'static KeySpec, &Value, &Origin)> {
         KEYS.iter().filter_map(|s| self.values.get(s.key).map(|(v, o)| (s, v, o))).collect()
     }
 
     /// Named tables of one kind (`"stable"`, `"harness"`, ...), machine tier first.
-    pub fn named(&self, kind: &str) -> impl Iterator<Item = &NamedTable> {
+    pub(crate) fn named(&self, kind: &str) -> impl Iterator<Item = &NamedTable> {
         let kind = kind.to_string();
         self.tables.iter().filter(move |t| t.kind == kind)
     }
 
     /// The value `key` would have without the project tier (what a project key restates).
-    pub fn inherited(&self, key: &str) -> Option<Value> {
+    pub(crate) fn inherited(&self, key: &str) -> Option<Value> {
         let spec = registry::spec(key)?;
         let machine = self.declared.iter().rev().find(|(t, k, _, _)| *t == Tier::Machine && *k == key);
         Some(

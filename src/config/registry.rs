@@ -13,17 +13,17 @@ pub const NAMED_TABLES: &[(&str, Tiers)] = &[
 ];
 
 /// The spec of `key`, if tlc knows it.
-pub fn spec(key: &str) -> Option<&'static KeySpec> {
+pub(crate) fn spec(key: &str) -> Option<&'static KeySpec> {
     KEYS.iter().find(|s| s.key == key)
 }
 
 /// The new name of a renamed key ([`RENAMED`]).
-pub fn renamed(old: &str) -> Option<&'static str> {
+pub(crate) fn renamed(old: &str) -> Option<&'static str> {
     RENAMED.iter().find(|(o, _)| *o == old).map(|(_, new)| *new)
 }
 
 /// True when `prefix` is a table that holds known keys (`grind`, `intelligence.lessons`).
-pub fn is_section(prefix: &str) -> bool {
+pub(crate) fn is_section(prefix: &str) -> bool {
     KEYS.iter()
         .any(|s| s.key.len() > prefix.len() && s.key.starts_with(prefix) && s.key.as_bytes()[prefix.len()] == b'.')
 }

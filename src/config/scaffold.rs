@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 /// What [`scaffold`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ScaffoldOutcome {
+pub(crate) enum ScaffoldOutcome {
     /// The project config was created at this path.
     Written(PathBuf),
     /// A project config was already there: nothing was done.
@@ -29,7 +29,7 @@ pub enum ScaffoldOutcome {
 }
 
 impl ScaffoldOutcome {
-    pub fn word(&self) -> &'static str {
+    pub(crate) fn word(&self) -> &'static str {
         match self {
             ScaffoldOutcome::Written(_) => "written",
             ScaffoldOutcome::Present(_) => "present",
@@ -46,7 +46,7 @@ fn plain_name(s: &str) -> bool {
 
 /// Owner and repository from a GitHub remote URL (https, ssh, scp-like), only when both are plain
 /// names. Anything else is `None`: the scaffold then leaves both empty.
-pub fn github_owner_repo(url: &str) -> Option<(String, String)> {
+pub(crate) fn github_owner_repo(url: &str) -> Option<(String, String)> {
     let url = url.trim();
     let path = ["https://", "http://", "ssh://", "git://", "git+ssh://"]
         .iter()
@@ -75,7 +75,7 @@ fn is_github(host: &str) -> bool {
 
 /// The template with every key and table header commented out except `[project]`, and
 /// `owner`/`repo` filled in by a line-anchored edit bounded by the `[project]` table.
-pub fn render(template: &str, owner_repo: Option<(&str, &str)>, written_at: &str) -> String {
+pub(crate) fn render(template: &str, owner_repo: Option<(&str, &str)>, written_at: &str) -> String {
     let mut out = String::with_capacity(template.len() + 512);
     out.push_str(&format!(
         "# Written by tlc at {written_at}, the first time it worked in this repository (adoption).\n"
@@ -115,7 +115,7 @@ fn key_of(line: &str) -> Option<&str> {
 
 /// Adopts the repository at `paths.root` with the built-in default config. Never panics, never
 /// raises, never opens an existing config for writing. `origin` is the `origin` remote's URL.
-pub fn scaffold(paths: &Paths, origin: Option<&str>) -> ScaffoldOutcome {
+pub(crate) fn scaffold(paths: &Paths, origin: Option<&str>) -> ScaffoldOutcome {
     match std::panic::catch_unwind(|| scaffold_inner(paths, origin)) {
         Ok(outcome) => outcome,
         Err(_) => ScaffoldOutcome::NotWritten("the scaffold failed unexpectedly; nothing was written".into()),
@@ -193,7 +193,7 @@ fn scaffold_inner(paths: &Paths, origin: Option<&str>) -> ScaffoldOutcome {
 /// repository is one tlc never writes into). The file must exist (made by [`scaffold`]): the
 /// editor never creates a project config, and never writes through a `.tlc` that leaves the
 /// repository or into a guest.
-pub fn edit_project_config(paths: &Paths, guest: bool) -> Result<ConfigEdit, EditError> {
+pub(crate) fn edit_project_config(paths: &Paths, guest: bool) -> Result<ConfigEdit, EditError> {
     if guest {
         return Err(EditError::NotWritable(format!(
             "{} is a guest repository (machine tier [guest]), not a git repository, or holds the runtime home: tlc never writes into it",

@@ -7,7 +7,7 @@ include!(concat!(env!("OUT_DIR"), "/settings.rs"));
 impl Settings {
     /// Deserialises the typed settings (serde, the mapping generated from `keys.rs`) from the
     /// effective values, one per key.
-    pub fn from_values<'a>(get: &dyn Fn(&str) -> Option<&'a Value>) -> Settings {
+    pub(crate) fn from_values<'a>(get: &dyn Fn(&str) -> Option<&'a Value>) -> Settings {
         let mut tree = serde_json::Map::new();
         for spec in super::registry::KEYS {
             let Some(value) = get(spec.key) else { continue };

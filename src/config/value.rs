@@ -5,7 +5,7 @@ use super::registry::{Default, Kind};
 /// Why a value does not fit its key. It does not name the key: the caller does (with the file
 /// and line, in a [`super::ConfigError`]).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ValueError {
+pub(crate) enum ValueError {
     #[error("empty value")]
     Empty,
     #[error("expected {expected}, found {found}")]
@@ -38,7 +38,7 @@ impl Value {
     }
 
     /// Reads a TOML item.
-    pub fn from_item(item: &toml_edit::Item) -> Result<Value, ValueError> {
+    pub(crate) fn from_item(item: &toml_edit::Item) -> Result<Value, ValueError> {
         match item {
             toml_edit::Item::Value(v) => Self::from_toml(v),
             toml_edit::Item::Table(t) => {
@@ -82,7 +82,7 @@ impl Value {
     }
 
     /// What the value is, in an error message.
-    pub fn type_name(&self) -> &'static str {
+    pub(crate) fn type_name(&self) -> &'static str {
         match self {
             Value::Bool(_) => "a boolean",
             Value::Int(_) => "an integer",
@@ -96,7 +96,7 @@ impl Value {
 
     /// Checks the value against a key's type, normalising where the type allows (an integer
     /// where a number is expected, `false` for "off").
-    pub fn check(self, kind: Kind) -> Result<Value, ValueError> {
+    pub(crate) fn check(self, kind: Kind) -> Result<Value, ValueError> {
         let expected = |found: String| ValueError::Expected {
             expected: kind.describe(),
             found,
@@ -144,21 +144,21 @@ impl Value {
         }
     }
 
-    pub fn as_bool(&self) -> Option<bool> {
+    pub(crate) fn as_bool(&self) -> Option<bool> {
         match self {
             Value::Bool(b) => Some(*b),
             _ => None,
         }
     }
 
-    pub fn as_i64(&self) -> Option<i64> {
+    pub(crate) fn as_i64(&self) -> Option<i64> {
         match self {
             Value::Int(i) => Some(*i),
             _ => None,
         }
     }
 
-    pub fn as_f64(&self) -> Option<f64> {
+    pub(crate) fn as_f64(&self) -> Option<f64> {
         match self {
             Value::Float(f) => Some(*f),
             Value::Int(i) => Some(*i as f64),
@@ -166,14 +166,14 @@ impl Value {
         }
     }
 
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         match self {
             Value::Str(s) => Some(s),
             _ => None,
         }
     }
 
-    pub fn as_strings(&self) -> Option<Vec<String>> {
+    pub(crate) fn as_strings(&self) -> Option<Vec<String>> {
         match self {
             Value::List(items) => items.iter().map(|i| i.as_str().map(str::to_string)).collect(),
             _ => None,
@@ -206,7 +206,7 @@ impl Value {
     }
 
     /// The value as JSON.
-    pub fn to_json(&self) -> serde_json::Value {
+    pub(crate) fn to_json(&self) -> serde_json::Value {
         match self {
             Value::Off => serde_json::Value::Bool(false),
             other => serde_json::to_value(other).unwrap_or(serde_json::Value::Null),

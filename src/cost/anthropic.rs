@@ -9,28 +9,29 @@ use super::rates::PriceEntry;
 use std::sync::OnceLock;
 
 /// The plane's name.
-pub const PLANE: &str = "anthropic";
+pub(crate) const PLANE: &str = "anthropic";
 
 const PRICES: &str = include_str!("anthropic-prices.toml");
 
 /// Where the built-in entries came from, as `prices status` shows it.
-pub const SOURCE: &str = "built-in list (Anthropic's pricing page, platform.claude.com/docs/en/about-claude/pricing, retrieved 2026-11-30)";
+pub(crate) const SOURCE: &str =
+    "built-in list (Anthropic's pricing page, platform.claude.com/docs/en/about-claude/pricing, retrieved 2026-11-30)";
 
 /// Every built-in entry, sorted by model key. The file is checked by a unit test, so a parse
 /// error here cannot ship; should it happen, the plane is empty rather than the process failing.
-pub fn entries() -> &'static [PriceEntry] {
+pub(crate) fn entries() -> &'static [PriceEntry] {
     static ENTRIES: OnceLock<Vec<PriceEntry>> = OnceLock::new();
     ENTRIES.get_or_init(|| parse_plane(PRICES, PlaneFormat::Toml).unwrap_or_default())
 }
 
 /// The built-in entry for exactly `model_key`.
-pub fn get(model_key: &str) -> Option<PriceEntry> {
+pub(crate) fn get(model_key: &str) -> Option<PriceEntry> {
     entries().iter().find(|e| e.model_key == model_key).cloned()
 }
 
 /// Whether `model` is a name the Anthropic API bills: no routing path other than `anthropic/`,
 /// no Bedrock region or vendor prefix, no Vertex `@` version, no Bedrock `:` version.
-pub fn applies_to(model: &str) -> bool {
+pub(crate) fn applies_to(model: &str) -> bool {
     let name = model.strip_prefix("anthropic/").unwrap_or(model);
     !name.is_empty() && !name.contains(['/', '@', '.', ':'])
 }

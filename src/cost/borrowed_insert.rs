@@ -17,7 +17,7 @@ use std::ffi::{c_int, CStr};
 use std::marker::PhantomData;
 
 /// One bound parameter.
-pub enum Param<'a> {
+pub(crate) enum Param<'a> {
     Text(&'a str),
     Int(i64),
     Real(f64),
@@ -37,7 +37,7 @@ impl From<Option<f64>> for Param<'_> {
 }
 
 /// A statement prepared on `conn`, finalized on drop.
-pub struct BorrowedInsert<'c> {
+pub(crate) struct BorrowedInsert<'c> {
     db: *mut ffi::sqlite3,
     stmt: *mut ffi::sqlite3_stmt,
     params: usize,
@@ -45,7 +45,7 @@ pub struct BorrowedInsert<'c> {
 }
 
 impl<'c> BorrowedInsert<'c> {
-    pub fn prepare(conn: &'c Connection, sql: &str) -> rusqlite::Result<BorrowedInsert<'c>> {
+    pub(crate) fn prepare(conn: &'c Connection, sql: &str) -> rusqlite::Result<BorrowedInsert<'c>> {
         // SAFETY: the handle is used only for this statement's calls, which rusqlite's own use of
         // the connection never interleaves with (`conn` is borrowed for the statement's life, and
         // the connection is not shared between threads).
@@ -78,7 +78,7 @@ impl<'c> BorrowedInsert<'c> {
 
     /// Binds `params` (exactly as many as the statement has) in order, runs the
     /// statement and returns the rows it changed. The bindings are cleared before returning.
-    pub fn execute<'a>(&mut self, params: impl IntoIterator<Item = Param<'a>>) -> rusqlite::Result<usize> {
+    pub(crate) fn execute<'a>(&mut self, params: impl IntoIterator<Item = Param<'a>>) -> rusqlite::Result<usize> {
         let result = self.bind_and_step(params);
         // SAFETY: `stmt` is live; reset and clear drop every pointer into the caller's memory.
         unsafe {

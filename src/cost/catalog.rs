@@ -10,7 +10,7 @@
 //! 5. nothing: the cost is unknown (`None`), never 0.
 
 use super::anthropic;
-pub use super::error::CostError;
+pub(crate) use super::error::CostError;
 use super::normalize::candidates;
 use super::parse::{parse_plane, PlaneFormat};
 use super::rates::{PriceEntry, Rates};
@@ -22,9 +22,9 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// The operator's plane.
-pub const OVERRIDE: &str = "override";
+pub(crate) const OVERRIDE: &str = "override";
 /// The LiteLLM plane.
-pub const LITELLM: &str = "litellm";
+pub(crate) const LITELLM: &str = "litellm";
 
 /// `$TLC_HOME/model-prices.local.toml`.
 pub fn override_file(paths: &Paths) -> PathBuf {
@@ -32,7 +32,7 @@ pub fn override_file(paths: &Paths) -> PathBuf {
 }
 
 /// Reads the override file; `Ok(empty)` when it does not exist.
-pub fn read_override_file(path: &Path) -> Result<Vec<PriceEntry>, CostError> {
+pub(crate) fn read_override_file(path: &Path) -> Result<Vec<PriceEntry>, CostError> {
     use crate::fsread::{read_capped_text, Links, CONFIG_CAP};
     let text = match read_capped_text(path, CONFIG_CAP, Links::Follow) {
         Ok(Some(t)) => t,
@@ -44,7 +44,7 @@ pub fn read_override_file(path: &Path) -> Result<Vec<PriceEntry>, CostError> {
 
 /// A price found for a model: the key it was found under, the plane, and the entry.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ResolvedPrice {
+pub(crate) struct ResolvedPrice {
     /// The key that matched (after normalisation).
     pub key: String,
     /// `override`, the provider's plane, or `litellm`.
@@ -66,24 +66,24 @@ pub struct ResolvedPrice {
 }
 
 impl ResolvedPrice {
-    pub fn rates(&self) -> &Rates {
+    pub(crate) fn rates(&self) -> &Rates {
         &self.entry.rates
     }
 
     /// Where the price came from, as stored beside a cost: `<plane>:<key>` (`litellm:claude-sonnet-4-5`).
-    pub fn source(&self) -> &str {
+    pub(crate) fn source(&self) -> &str {
         &self.source
     }
 
     /// `usage` priced at this entry, and the `cost_source` to store beside it: [`Self::source`],
     /// marked when the 1-hour writes were priced by the 2x-input rule.
-    pub fn price(&self, usage: &super::rates::TokenUsage) -> (f64, &str) {
+    pub(crate) fn price(&self, usage: &super::rates::TokenUsage) -> (f64, &str) {
         self.price_marked(usage, false)
     }
 
     /// [`Self::price`], the source also marked when the response's output count is `inexact` (see
     /// [`super::transcript::UsageRecord::inexact_output`]).
-    pub fn price_marked(&self, usage: &super::rates::TokenUsage, inexact: bool) -> (f64, &str) {
+    pub(crate) fn price_marked(&self, usage: &super::rates::TokenUsage, inexact: bool) -> (f64, &str) {
         let p = super::rates::price(&self.entry.rates, usage);
         let source = match (p.one_hour_fallback, inexact) {
             (false, false) => &self.source,
@@ -96,7 +96,7 @@ impl ResolvedPrice {
 
 /// One plane as `prices status` shows it.
 #[derive(Debug, Clone, Serialize)]
-pub struct PlaneStatus {
+pub(crate) struct PlaneStatus {
     pub plane: String,
     /// Where the entries in use came from (a URL, a file, or the built-in snapshot).
     pub source: String,
@@ -111,7 +111,7 @@ pub struct PlaneStatus {
 
 /// What a refresh did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub enum RefreshOutcome {
+pub(crate) enum RefreshOutcome {
     /// The plane now holds `entries` rows (it held `previous`).
     Replaced { entries: usize, previous: i64 },
     /// The new plane had fewer than half the stored entries; nothing was changed.
@@ -120,7 +120,7 @@ pub enum RefreshOutcome {
 
 /// A listed entry with its plane.
 #[derive(Debug, Clone, Serialize)]
-pub struct ListedPrice {
+pub(crate) struct ListedPrice {
     pub plane: String,
     pub builtin: bool,
     #[serde(flatten)]
@@ -212,7 +212,7 @@ impl<'c> PriceCatalog<'c> {
 
 impl PriceCatalog<'static> {
     /// Only what is compiled in: the snapshot answers for litellm, nothing else is known.
-    pub fn snapshot_only() -> PriceCatalog<'static> {
+    pub(crate) fn snapshot_only() -> PriceCatalog<'static> {
         PriceCatalog {
             conn: None,
             override_live: None,
@@ -245,7 +245,7 @@ impl PriceCatalog<'_> {
 
     /// The price of `model` as `provider` (a plane name such as `claude`) would be charged, or
     /// `None` when no plane knows it.
-    pub fn resolve(&self, model: &str, provider: Option<&str>) -> Result<Option<ResolvedPrice>, CostError> {
+    pub(crate) fn resolve(&self, model: &str, provider: Option<&str>) -> Result<Option<ResolvedPrice>, CostError> {
         let keys = candidates(model);
         let conn = self.conn;
         let found = |key: &str, plane: &str, builtin: bool, entry: PriceEntry| {
@@ -337,7 +337,7 @@ impl PriceCatalog<'_> {
     /// Replaces `plane` with `entries` in one transaction, unless the new plane has fewer than half
     /// the entries stored (the override plane, the operator's own file, is exempt). Every call
     /// leaves one history row.
-    pub fn replace_plane(
+    pub(crate) fn replace_plane(
         &self,
         plane: &str,
         source: &str,
@@ -412,7 +412,7 @@ impl PriceCatalog<'_> {
 
     /// When any plane was last refreshed (an attempt of any outcome); `None` when never, or when
     /// the catalog has no home database.
-    pub fn last_refresh(&self) -> Result<Option<String>, CostError> {
+    pub(crate) fn last_refresh(&self) -> Result<Option<String>, CostError> {
         let Some(conn) = self.conn else { return Ok(None) };
         conn.prepare_cached(q::REFRESH_AGE)
             .and_then(|mut st| st.query_row([], |r| r.get(0)))
@@ -420,7 +420,7 @@ impl PriceCatalog<'_> {
     }
 
     /// Records a refresh that failed before anything could be stored (a bad file or download).
-    pub fn record_failure(&self, plane: &str, source: &str, detail: &str) -> Result<(), CostError> {
+    pub(crate) fn record_failure(&self, plane: &str, source: &str, detail: &str) -> Result<(), CostError> {
         let conn = self.writable_conn()?;
         conn.prepare_cached(q::REFRESH_INSERT)
             .and_then(|mut s| s.execute(params![plane, source, 0i64, crate::clock::now_stamp(), "failed", detail]))
@@ -430,7 +430,7 @@ impl PriceCatalog<'_> {
 
     /// Every plane: the stored ones with their latest successful refresh, the override file while
     /// unloaded, and the snapshot when litellm was never refreshed.
-    pub fn status(&self, override_path: &Path) -> Result<Vec<PlaneStatus>, CostError> {
+    pub(crate) fn status(&self, override_path: &Path) -> Result<Vec<PlaneStatus>, CostError> {
         let mut out: Vec<PlaneStatus> = Vec::new();
         let mut failures: Vec<(String, String)> = Vec::new();
         if let Some(conn) = self.conn {
@@ -550,7 +550,7 @@ impl PriceCatalog<'_> {
 
     /// Entries of every plane in resolution order, filtered by plane-or-provider and a
     /// case-insensitive substring of the key.
-    pub fn list(&self, provider: Option<&str>, search: Option<&str>) -> Result<Vec<ListedPrice>, CostError> {
+    pub(crate) fn list(&self, provider: Option<&str>, search: Option<&str>) -> Result<Vec<ListedPrice>, CostError> {
         let mut out = Vec::new();
         let needle = search.map(str::to_lowercase);
         let keep = |plane: &str, e: &PriceEntry| {
@@ -606,14 +606,14 @@ impl PriceCatalog<'_> {
 
 /// Resolutions remembered per model, for paths that price many responses of few models
 /// (the import, a hook reading a transcript).
-pub struct CachedResolver<'a> {
+pub(crate) struct CachedResolver<'a> {
     catalog: &'a PriceCatalog<'a>,
     provider: Option<String>,
     known: std::collections::HashMap<String, Option<ResolvedPrice>, std::hash::BuildHasherDefault<crate::hashing::Fx>>,
 }
 
 impl<'a> CachedResolver<'a> {
-    pub fn new(catalog: &'a PriceCatalog<'a>, provider: Option<&str>) -> CachedResolver<'a> {
+    pub(crate) fn new(catalog: &'a PriceCatalog<'a>, provider: Option<&str>) -> CachedResolver<'a> {
         CachedResolver {
             catalog,
             provider: provider.map(str::to_string),
@@ -622,7 +622,7 @@ impl<'a> CachedResolver<'a> {
     }
 
     /// The price of `model` as the provider given at construction is charged.
-    pub fn resolve(&mut self, model: &str) -> Result<Option<&ResolvedPrice>, CostError> {
+    pub(crate) fn resolve(&mut self, model: &str) -> Result<Option<&ResolvedPrice>, CostError> {
         if !self.known.contains_key(model) {
             let found = self.catalog.resolve(model, self.provider.as_deref())?;
             self.known.insert(model.to_string(), found);
@@ -632,7 +632,7 @@ impl<'a> CachedResolver<'a> {
 
     /// The price of a model already [`resolve`](CachedResolver::resolve)d; `None` for one that
     /// has no price or was not resolved yet.
-    pub fn resolved(&self, model: &str) -> Option<&ResolvedPrice> {
+    pub(crate) fn resolved(&self, model: &str) -> Option<&ResolvedPrice> {
         self.known.get(model).and_then(Option::as_ref)
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// What a download may take.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// The largest body accepted, whatever the server announces or sends (LiteLLM's catalog is
     /// a few MB).
     pub max_body: u64,
@@ -22,7 +22,7 @@ pub struct Limits {
 
 impl Limits {
     /// What `tlc prices refresh` uses.
-    pub const DEFAULT: Limits = Limits {
+    pub(crate) const DEFAULT: Limits = Limits {
         max_body: 256 << 20,
         max_redirects: 5,
         stall: Duration::from_secs(30),
@@ -32,7 +32,7 @@ impl Limits {
 
 /// Why a price source could not be read; every variant names the file or URL.
 #[derive(Debug, thiserror::Error)]
-pub enum FetchError {
+pub(crate) enum FetchError {
     #[error("{path}: cannot read: {cause}")]
     Read { path: String, cause: std::io::Error },
     #[error("{url}: HTTP {code}")]
@@ -51,12 +51,12 @@ pub enum FetchError {
 }
 
 /// True when `source` is a URL rather than a path.
-pub fn is_url(source: &str) -> bool {
+pub(crate) fn is_url(source: &str) -> bool {
     source.starts_with("http://") || source.starts_with("https://")
 }
 
 /// Reads `source` (a path or a URL), calling `progress(done, total)` as bytes arrive.
-pub fn fetch(source: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, FetchError> {
+pub(crate) fn fetch(source: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, FetchError> {
     if !is_url(source) {
         // A local catalog is read within the download's size limit, and never from a FIFO.
         let read = crate::fsread::read_capped(std::path::Path::new(source), Limits::DEFAULT.max_body, crate::fsread::Links::Follow);
@@ -76,7 +76,7 @@ pub fn fetch(source: &str, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>
 }
 
 /// Downloads `url` under `limits`. Any status but 2xx (after redirects) is an error.
-pub fn download(url: &str, limits: &Limits, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, FetchError> {
+pub(crate) fn download(url: &str, limits: &Limits, progress: &mut dyn FnMut(u64, u64)) -> Result<Vec<u8>, FetchError> {
     // The host is resolved without NSS modules (see there).
     crate::sys::resolve_hosts_without_nss_modules();
     let agent: ureq::Agent = ureq::Agent::config_builder()

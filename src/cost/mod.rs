@@ -6,22 +6,22 @@
 //! `store::open_read` (creates nothing; without one the snapshot answers),
 //! [`PriceCatalog::resolve`], [`cost`] and [`scan_usage`].
 
-pub mod anthropic;
+pub(crate) mod anthropic;
 mod borrowed_insert;
 pub mod catalog;
 mod error;
-pub mod fetch;
+pub(crate) mod fetch;
 pub mod import;
-pub mod normalize;
-pub mod parse;
+pub(crate) mod normalize;
+pub(crate) mod parse;
 mod plain_line;
-pub mod rates;
-pub mod report;
-pub mod snapshot;
-pub mod statusline;
-pub mod transcript;
-pub mod usage;
+pub(crate) mod rates;
+pub(crate) mod report;
+pub(crate) mod snapshot;
+pub(crate) mod statusline;
+pub(crate) mod transcript;
+pub(crate) mod usage;
 
-pub use catalog::{CachedResolver, CostError, PriceCatalog, ResolvedPrice};
-pub use rates::{cost, price, PriceEntry, PricedCost, Rates, TokenUsage};
-pub use transcript::{scan_usage, UsageRecord, UsageScan};
+pub(crate) use catalog::{CachedResolver, CostError, PriceCatalog, ResolvedPrice};
+pub(crate) use rates::{cost, price, PriceEntry, PricedCost, Rates, TokenUsage};
+pub(crate) use transcript::{scan_usage, UsageRecord, UsageScan};

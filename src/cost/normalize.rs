@@ -74,7 +74,7 @@ fn strip_date(s: &str) -> &str {
 }
 
 /// The keys to try for `model`, most specific first.
-pub fn candidates(model: &str) -> Vec<String> {
+pub(crate) fn candidates(model: &str) -> Vec<String> {
     let model = model.trim();
     let mut out = Vec::with_capacity(8);
     push(&mut out, model);

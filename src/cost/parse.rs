@@ -30,14 +30,14 @@ use std::collections::BTreeMap;
 
 /// One parsed LiteLLM entry and its `mode` (the snapshot keeps `chat` entries only).
 #[derive(Debug, Clone, PartialEq)]
-pub struct LiteLlmEntry {
+pub(crate) struct LiteLlmEntry {
     pub entry: PriceEntry,
     pub mode: Option<String>,
 }
 
 /// What a LiteLLM catalog yielded.
 #[derive(Debug, Default)]
-pub struct LiteLlmCatalog {
+pub(crate) struct LiteLlmCatalog {
     pub entries: Vec<LiteLlmEntry>,
     /// Keys that were not a price (no input or output cost, or not an object).
     pub skipped: usize,
@@ -57,7 +57,7 @@ fn text(v: Option<&serde_json::Value>) -> Option<String> {
 
 /// Why a price source could not be read. The caller names the file or URL.
 #[derive(Debug, thiserror::Error)]
-pub enum ParseError {
+pub(crate) enum ParseError {
     #[error("not a LiteLLM price catalog (a JSON object of models): {0}")]
     NotLiteLlm(serde_json::Error),
     #[error(transparent)]
@@ -73,7 +73,7 @@ pub enum ParseError {
 }
 
 /// Parses the LiteLLM `model_prices_and_context_window.json` format.
-pub fn parse_litellm(bytes: &[u8]) -> Result<LiteLlmCatalog, ParseError> {
+pub(crate) fn parse_litellm(bytes: &[u8]) -> Result<LiteLlmCatalog, ParseError> {
     let doc: BTreeMap<String, serde_json::Value> = serde_json::from_slice(bytes).map_err(ParseError::NotLiteLlm)?;
     let mut out = LiteLlmCatalog::default();
     for (key, v) in &doc {
@@ -150,13 +150,13 @@ struct PlaneDoc {
 
 /// Which text form a plane file is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PlaneFormat {
+pub(crate) enum PlaneFormat {
     Toml,
     Json,
 }
 
 /// Parses the plane form; every entry must have `input` and `output` (the error names the model).
-pub fn parse_plane(text: &str, format: PlaneFormat) -> Result<Vec<PriceEntry>, ParseError> {
+pub(crate) fn parse_plane(text: &str, format: PlaneFormat) -> Result<Vec<PriceEntry>, ParseError> {
     let doc: PlaneDoc = match format {
         PlaneFormat::Toml => toml::from_str(text)?,
         PlaneFormat::Json => serde_json::from_str(text)?,
@@ -208,14 +208,14 @@ pub fn parse_plane(text: &str, format: PlaneFormat) -> Result<Vec<PriceEntry>, P
 
 /// What a source file or download is, judged from its name and its first byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SourceFormat {
+pub(crate) enum SourceFormat {
     LiteLlm,
     Plane(PlaneFormat),
 }
 
 /// Guesses the form of `bytes`: TOML by extension or when it does not start with `{`; JSON with a
 /// top-level `models` object is the plane form; any other JSON object is LiteLLM's.
-pub fn sniff(name: &str, bytes: &[u8]) -> SourceFormat {
+pub(crate) fn sniff(name: &str, bytes: &[u8]) -> SourceFormat {
     let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
     if name.ends_with(".toml") || first != Some(b'{') {
         return SourceFormat::Plane(PlaneFormat::Toml);
@@ -230,7 +230,7 @@ pub fn sniff(name: &str, bytes: &[u8]) -> SourceFormat {
 }
 
 /// Parses any accepted source into entries.
-pub fn parse_source(name: &str, bytes: &[u8]) -> Result<Vec<PriceEntry>, ParseError> {
+pub(crate) fn parse_source(name: &str, bytes: &[u8]) -> Result<Vec<PriceEntry>, ParseError> {
     match sniff(name, bytes) {
         SourceFormat::LiteLlm => Ok(parse_litellm(bytes)?.entries.into_iter().map(|e| e.entry).collect()),
         SourceFormat::Plane(f) => {

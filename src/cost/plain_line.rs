@@ -13,7 +13,7 @@
 
 /// The wanted fields of one line; `None` where the line has no such field or it is `null`.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct PlainLine<'a> {
+pub(crate) struct PlainLine<'a> {
     pub kind: Option<&'a str>,
     pub session_id: Option<&'a str>,
     pub timestamp: Option<&'a str>,
@@ -24,7 +24,7 @@ pub struct PlainLine<'a> {
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct PlainMessage<'a> {
+pub(crate) struct PlainMessage<'a> {
     pub id: Option<&'a str>,
     pub model: Option<&'a str>,
     pub usage: Option<PlainUsage>,
@@ -38,7 +38,7 @@ pub struct PlainMessage<'a> {
 /// `transcript::UsageRecord::inexact_output` for which lines count as such). Any other value, of any type,
 /// is `Set`, as serde reads it.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub enum StopReason {
+pub(crate) enum StopReason {
     /// No `stop_reason` key (older and hand-written transcripts).
     #[default]
     Absent,
@@ -47,7 +47,7 @@ pub enum StopReason {
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct PlainUsage {
+pub(crate) struct PlainUsage {
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
     pub cache_creation_input_tokens: Option<u64>,
@@ -57,7 +57,7 @@ pub struct PlainUsage {
 
 /// `usage.cache_creation`: the cache writes by TTL.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct PlainCacheCreation {
+pub(crate) struct PlainCacheCreation {
     pub ephemeral_5m_input_tokens: Option<u64>,
     pub ephemeral_1h_input_tokens: Option<u64>,
 }
@@ -66,7 +66,7 @@ pub struct PlainCacheCreation {
 const MAX_DEPTH: usize = 100;
 
 /// Reads `line` (one JSON text, already trimmed), or `None` when it is not plain.
-pub fn read(line: &[u8]) -> Option<PlainLine<'_>> {
+pub(crate) fn read(line: &[u8]) -> Option<PlainLine<'_>> {
     // A fold rather than `any`: the compiler turns it into a vector minimum, `any`'s early exit
     // into a byte loop.
     if line.iter().fold(u8::MAX, |low, &b| low.min(b)) < 0x20 {

@@ -11,12 +11,12 @@
 use serde::Serialize;
 
 /// The prompt size above which the `*_above_200k` rates apply.
-pub const TIER_TOKENS: u64 = 200_000;
+pub(crate) const TIER_TOKENS: u64 = 200_000;
 
 /// The rates of one model, USD per 1M tokens. Input and output are always known: an entry
 /// without both is not a price.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize)]
-pub struct Rates {
+pub(crate) struct Rates {
     pub input: f64,
     pub output: f64,
     pub cache_read: Option<f64>,
@@ -32,11 +32,11 @@ pub struct Rates {
 
 /// What the rate of a 1-hour cache write is when an entry has none: this many times the input
 /// rate that applies to the request.
-pub const ONE_HOUR_WRITE_PER_INPUT: f64 = 2.0;
+pub(crate) const ONE_HOUR_WRITE_PER_INPUT: f64 = 2.0;
 
 /// One catalog entry as it is stored in a plane.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
-pub struct PriceEntry {
+pub(crate) struct PriceEntry {
     pub model_key: String,
     pub provider: Option<String>,
     pub display_name: Option<String>,
@@ -50,7 +50,7 @@ pub struct PriceEntry {
 
 /// The tokens of one API response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct TokenUsage {
+pub(crate) struct TokenUsage {
     pub input: u64,
     pub output: u64,
     pub cache_read: u64,
@@ -63,23 +63,23 @@ pub struct TokenUsage {
 
 impl TokenUsage {
     /// Input plus cache read plus cache write: what decides the 200k tier.
-    pub fn prompt(&self) -> u64 {
+    pub(crate) fn prompt(&self) -> u64 {
         self.input.saturating_add(self.cache_read).saturating_add(self.cache_write)
     }
 
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.prompt().saturating_add(self.output)
     }
 
     /// The 5-minute cache writes: all writes less the 1-hour ones.
-    pub fn cache_write_5m(&self) -> u64 {
+    pub(crate) fn cache_write_5m(&self) -> u64 {
         self.cache_write.saturating_sub(self.cache_write_1h)
     }
 }
 
 /// A response's cost and how its 1-hour writes were priced.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PricedCost {
+pub(crate) struct PricedCost {
     pub usd: f64,
     /// True when the response had 1-hour cache writes and the entry no 1-hour rate, so they were
     /// priced at [`ONE_HOUR_WRITE_PER_INPUT`] times the input rate.
@@ -87,19 +87,19 @@ pub struct PricedCost {
 }
 
 /// The USD cost of `usage` at `rates`; `None` when the model has no price (never 0 for unknown).
-pub fn cost(rates: Option<&Rates>, usage: &TokenUsage) -> Option<f64> {
+pub(crate) fn cost(rates: Option<&Rates>, usage: &TokenUsage) -> Option<f64> {
     rates.map(|r| priced_cost(r, usage))
 }
 
 /// The USD cost of `usage` at `rates`.
-pub fn priced_cost(r: &Rates, u: &TokenUsage) -> f64 {
+pub(crate) fn priced_cost(r: &Rates, u: &TokenUsage) -> f64 {
     price(r, u).usd
 }
 
 /// The USD cost of `usage` at `rates`, each part at its own rate: input, output, cache read,
 /// 5-minute and 1-hour cache writes. A prompt over [`TIER_TOKENS`] bills the whole request at
 /// the above-tier rates (not only the tokens past the threshold).
-pub fn price(r: &Rates, u: &TokenUsage) -> PricedCost {
+pub(crate) fn price(r: &Rates, u: &TokenUsage) -> PricedCost {
     let above = u.prompt() > TIER_TOKENS;
     let pick = |base: Option<f64>, tier: Option<f64>| if above { tier.or(base) } else { base };
     let input = pick(Some(r.input), r.input_above_200k).unwrap_or(r.input);
@@ -119,22 +119,22 @@ pub fn price(r: &Rates, u: &TokenUsage) -> PricedCost {
 }
 
 /// The suffix a `cost_source` carries when the 1-hour writes were priced by the fallback rule.
-pub const ONE_HOUR_FALLBACK_MARK: &str = "+1h=2x-input";
+pub(crate) const ONE_HOUR_FALLBACK_MARK: &str = "+1h=2x-input";
 
 /// The suffix a `cost_source` carries when the response's output tokens are not its final count:
 /// its subagent transcript line was written before the response ended (`isSidechain` true,
 /// `stop_reason` null), as Claude Code 2.1.197 writes a subagent's lines. It follows
 /// [`ONE_HOUR_FALLBACK_MARK`] when both apply; an unpriced response's `cost_source` is the mark
 /// alone. `tlc obs cost` counts such responses.
-pub const INEXACT_OUTPUT_MARK: &str = "+inexact-output";
+pub(crate) const INEXACT_OUTPUT_MARK: &str = "+inexact-output";
 
 /// Why [`INEXACT_OUTPUT_MARK`]'s responses are inexact, as `tlc obs cost` says it.
-pub const INEXACT_OUTPUT_WHY: &str = "their transcript lines were written before the response ended (stop_reason null), as Claude Code 2.1.197 writes a subagent's transcript, and hold the stream's first output count, not the final one";
+pub(crate) const INEXACT_OUTPUT_WHY: &str = "their transcript lines were written before the response ended (stop_reason null), as Claude Code 2.1.197 writes a subagent's transcript, and hold the stream's first output count, not the final one";
 
 /// The `cost_source` to store: `source` as pricing gave it (already marked,
 /// `ResolvedPrice::price_marked`), or — for an unpriced response (`None`) whose output count is
 /// inexact — the mark alone, so that every such response can be found.
-pub fn marked_source(source: Option<&str>, inexact: bool) -> Option<&str> {
+pub(crate) fn marked_source(source: Option<&str>, inexact: bool) -> Option<&str> {
     match (source, inexact) {
         (None, true) => Some(INEXACT_OUTPUT_MARK),
         (s, _) => s,
@@ -144,7 +144,7 @@ pub fn marked_source(source: Option<&str>, inexact: bool) -> Option<&str> {
 /// A per-token price as USD per 1M tokens, rounded to 12 significant digits so that the float
 /// noise of the multiplication (3e-06 * 1e6 = 2.9999999999999996) does not show. The snapshot
 /// generator (`tools/gen-price-snapshot.py`) rounds the same way, so both yield identical floats.
-pub fn per_million(per_token: f64) -> f64 {
+pub(crate) fn per_million(per_token: f64) -> f64 {
     round_significant(per_token * 1_000_000.0)
 }
 

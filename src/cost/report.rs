@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, HashSet};
 
 /// What the rows are keyed by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
-pub enum CostBy {
+pub(crate) enum CostBy {
     #[default]
     Day,
     Week,
@@ -33,7 +33,7 @@ pub enum CostBy {
 
 /// The order of the rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
-pub enum Order {
+pub(crate) enum Order {
     #[default]
     Asc,
     Desc,
@@ -41,7 +41,7 @@ pub enum Order {
 
 /// Which rows to keep: days are inclusive `YYYY-MM-DD`, in the report's time zone.
 #[derive(Debug, Clone, Default)]
-pub struct CostFilter {
+pub(crate) struct CostFilter {
     pub since: Option<String>,
     pub until: Option<String>,
     pub project: Option<String>,
@@ -49,7 +49,7 @@ pub struct CostFilter {
 
 /// Everything a report is asked for besides its filter.
 #[derive(Debug, Clone, Default)]
-pub struct CostOptions {
+pub(crate) struct CostOptions {
     pub by: CostBy,
     /// `None` is UTC.
     pub tz: Option<jiff::tz::TimeZone>,
@@ -64,7 +64,7 @@ pub struct CostOptions {
 
 /// One row of a cost report (also the totals, and a breakdown row).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct CostRow {
+pub(crate) struct CostRow {
     pub key: String,
     pub models: Vec<String>,
     pub responses: i64,
@@ -98,7 +98,7 @@ pub struct CostRow {
 
 /// A 5-hour billing window, as ccusage's `blocks` computes it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct Block {
+pub(crate) struct Block {
     /// The first response's hour (UTC).
     pub start: String,
     /// `start` + 5 hours; for a gap, the next response.
@@ -115,7 +115,7 @@ pub struct Block {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct BurnRate {
+pub(crate) struct BurnRate {
     /// All tokens (input, output, cache read and write) per minute.
     pub tokens_per_minute: f64,
     /// Input and output tokens per minute.
@@ -124,7 +124,7 @@ pub struct BurnRate {
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Projection {
+pub(crate) struct Projection {
     pub total_tokens: i64,
     /// Rounded to cents, as ccusage does.
     pub total_cost: f64,
@@ -133,14 +133,14 @@ pub struct Projection {
 
 /// A cost report: its rows and their totals.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct CostReport {
+pub(crate) struct CostReport {
     pub rows: Vec<CostRow>,
     pub totals: CostRow,
 }
 
 /// A report that cannot be made as asked (it names the option).
 #[derive(Debug, thiserror::Error)]
-pub enum ReportError {
+pub(crate) enum ReportError {
     #[error(transparent)]
     Sql(#[from] rusqlite::Error),
 }
@@ -156,7 +156,7 @@ fn day_start(day: &str, days: i64, tz: Option<&jiff::tz::TimeZone>) -> Option<St
 }
 
 /// The length of a billing block.
-pub const BLOCK_HOURS: i64 = 5;
+pub(crate) const BLOCK_HOURS: i64 = 5;
 
 fn by_query(kind: DbKind, by: CostBy) -> &'static str {
     use queries::{home::cost as h, project::cost as p};
@@ -253,7 +253,7 @@ impl CostRow {
 
 /// The cost reports of one database, borrowing its connection: the `usage` views of the home
 /// database or the generation events of a project database.
-pub struct CostReports<'c> {
+pub(crate) struct CostReports<'c> {
     conn: &'c Connection,
     kind: DbKind,
 }
@@ -279,12 +279,12 @@ struct HourRow {
 
 impl<'c> CostReports<'c> {
     /// The reports of `conn`, a database of `kind`.
-    pub fn new(conn: &'c Connection, kind: DbKind) -> CostReports<'c> {
+    pub(crate) fn new(conn: &'c Connection, kind: DbKind) -> CostReports<'c> {
         CostReports { conn, kind }
     }
 
     /// The rows keyed `by` (UTC days), filtered, and their totals.
-    pub fn report(&self, by: CostBy, filter: &CostFilter) -> Result<CostReport, ReportError> {
+    pub(crate) fn report(&self, by: CostBy, filter: &CostFilter) -> Result<CostReport, ReportError> {
         self.report_with(
             filter,
             &CostOptions {
@@ -296,7 +296,7 @@ impl<'c> CostReports<'c> {
     }
 
     /// The report `opts` asks for.
-    pub fn report_with(&self, filter: &CostFilter, opts: &CostOptions) -> Result<CostReport, ReportError> {
+    pub(crate) fn report_with(&self, filter: &CostFilter, opts: &CostOptions) -> Result<CostReport, ReportError> {
         let mut rows = match (opts.by, &opts.tz) {
             (CostBy::Block, _) => self.blocks(filter, opts)?,
             (CostBy::Day | CostBy::Week | CostBy::Month | CostBy::Model | CostBy::Project, Some(_)) => self.by_local_hour(filter, opts)?,
@@ -327,7 +327,7 @@ impl<'c> CostReports<'c> {
     /// How many responses of the filter's days (local days in `tz`, UTC when `None`) have inexact
     /// output tokens: their `cost_source` carries [`super::rates::INEXACT_OUTPUT_MARK`]. Read apart
     /// from [`Self::report_with`] (the statusline's report does not pay for it).
-    pub fn inexact_output(&self, filter: &CostFilter, tz: Option<&jiff::tz::TimeZone>) -> Result<i64, ReportError> {
+    pub(crate) fn inexact_output(&self, filter: &CostFilter, tz: Option<&jiff::tz::TimeZone>) -> Result<i64, ReportError> {
         let sql = match self.kind {
             DbKind::Home => queries::home::cost::INEXACT_OUTPUT,
             DbKind::Project => queries::project::cost::INEXACT_OUTPUT,

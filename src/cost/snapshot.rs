@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 const SNAPSHOT: &str = include_str!("litellm-snapshot.tsv");
 
 /// Where the snapshot came from, as `prices status` shows it.
-pub const SOURCE: &str = "built-in snapshot (litellm-model-prices.json, chat models)";
+pub(crate) const SOURCE: &str = "built-in snapshot (litellm-model-prices.json, chat models)";
 
 fn field(s: &str) -> Option<&str> {
     (!s.is_empty()).then_some(s)
@@ -50,14 +50,14 @@ fn parse_row(line: &str) -> Option<PriceEntry> {
 }
 
 /// Every snapshot entry, sorted by model key.
-pub fn entries() -> &'static [PriceEntry] {
+pub(crate) fn entries() -> &'static [PriceEntry] {
     static ENTRIES: OnceLock<Vec<PriceEntry>> = OnceLock::new();
     ENTRIES.get_or_init(|| SNAPSHOT.lines().filter_map(parse_row).collect())
 }
 
 /// The snapshot entry for exactly `model_key`. A lookup searches the text for the one row rather
 /// than parsing all of them: `prices lookup` on a fresh home pays microseconds, not milliseconds.
-pub fn get(model_key: &str) -> Option<PriceEntry> {
+pub(crate) fn get(model_key: &str) -> Option<PriceEntry> {
     if model_key.is_empty() || model_key.contains(['\t', '\n']) {
         return None;
     }

@@ -16,7 +16,7 @@ use std::path::Path;
 /// What tlc reads of Claude Code's statusLine payload (every field optional: whatever arrives,
 /// a line is printed).
 #[derive(Debug, Default, Deserialize)]
-pub struct Payload {
+pub(crate) struct Payload {
     pub session_id: Option<String>,
     pub transcript_path: Option<String>,
     pub model: Option<PayloadModel>,
@@ -24,19 +24,19 @@ pub struct Payload {
 }
 
 #[derive(Debug, Default, Deserialize)]
-pub struct PayloadModel {
+pub(crate) struct PayloadModel {
     pub id: Option<String>,
     pub display_name: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
-pub struct ContextWindow {
+pub(crate) struct ContextWindow {
     pub context_window_size: Option<u64>,
     pub current_usage: Option<ContextUsage>,
 }
 
 #[derive(Debug, Default, Clone, Copy, Deserialize, PartialEq, Eq)]
-pub struct ContextUsage {
+pub(crate) struct ContextUsage {
     #[serde(default)]
     pub input_tokens: u64,
     #[serde(default)]
@@ -55,7 +55,7 @@ impl ContextUsage {
 
 /// What the line says.
 #[derive(Debug, Default, Clone, PartialEq)]
-pub struct Status {
+pub(crate) struct Status {
     pub model: String,
     /// USD; `None` unknown (nothing recorded, or nothing priced).
     pub session: Option<f64>,
@@ -69,12 +69,12 @@ pub struct Status {
 }
 
 /// The context window assumed when the payload does not say (Claude's standard window).
-pub const DEFAULT_WINDOW: u64 = 200_000;
+pub(crate) const DEFAULT_WINDOW: u64 = 200_000;
 /// How much of the transcript's end is read for the last response's usage.
 const TAIL_BYTES: u64 = 256 * 1024;
 
 /// The line for `payload` at `now`, reading the home database at `home_db` if there is one.
-pub fn status(payload: &Payload, home_db: &Path, now: DateTime<Utc>) -> Status {
+pub(crate) fn status(payload: &Payload, home_db: &Path, now: DateTime<Utc>) -> Status {
     let model = payload
         .model
         .as_ref()
@@ -136,7 +136,7 @@ pub fn status(payload: &Payload, home_db: &Path, now: DateTime<Utc>) -> Status {
 
 /// The prompt size of the transcript's last main-thread response (input + cache writes + cache
 /// reads): what the next request starts from.
-pub fn last_context(path: &Path) -> Option<u64> {
+pub(crate) fn last_context(path: &Path) -> Option<u64> {
     // Never a blocking open, and only a regular file: a FIFO named here must not hang the line.
     let mut f = crate::fsread::open_regular(path, crate::fsread::Links::Follow).ok()?;
     let len = f.metadata().ok()?.len();
@@ -174,7 +174,7 @@ fn one_line(text: &str) -> String {
 }
 
 /// The line as printed: always one line.
-pub fn render(s: &Status) -> String {
+pub(crate) fn render(s: &Status) -> String {
     let mut line = format!("{} | {} session · {} today", one_line(&s.model), usd(s.session), usd(s.today));
     match s.block {
         Some((cost, left)) => {

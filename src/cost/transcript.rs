@@ -23,11 +23,11 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// The model Claude Code writes on assistant lines that no API response produced.
-pub const SYNTHETIC_MODEL: &str = "<synthetic>";
+pub(crate) const SYNTHETIC_MODEL: &str = "<synthetic>";
 
 /// One API response's usage.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UsageRecord {
+pub(crate) struct UsageRecord {
     /// `"<message.id>:<requestId>"`, or `"<file_key>@<offset>"` for a line without both.
     pub dedup_key: String,
     /// The line's `sessionId`; empty when the line has none (the caller knows the file's).
@@ -55,11 +55,11 @@ pub struct UsageRecord {
 
 /// The largest token count accepted, exclusive: 2^53. A count beyond it is no real response's,
 /// and stored as an SQLite integer it would wrap or overflow every sum over it.
-pub const MAX_TOKENS: u64 = 1 << 53;
+pub(crate) const MAX_TOKENS: u64 = 1 << 53;
 
 /// The usage fields a transcript's counts come from, in the bit order of
 /// [`UsageRecord::rejected`].
-pub const COUNT_FIELDS: [&str; 6] = [
+pub(crate) const COUNT_FIELDS: [&str; 6] = [
     "usage.input_tokens",
     "usage.output_tokens",
     "usage.cache_read_input_tokens",
@@ -69,7 +69,7 @@ pub const COUNT_FIELDS: [&str; 6] = [
 ];
 
 /// The names of the fields a [`UsageRecord::rejected`] mask marks.
-pub fn rejected_fields(mask: u8) -> Vec<&'static str> {
+pub(crate) fn rejected_fields(mask: u8) -> Vec<&'static str> {
     COUNT_FIELDS
         .iter()
         .enumerate()
@@ -117,7 +117,7 @@ impl<'de> Deserialize<'de> for Count {
 
 /// What one scan found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct UsageScan {
+pub(crate) struct UsageScan {
     /// One record per response, in file order, duplicates within the scan removed.
     pub records: Vec<UsageRecord>,
     /// Lines that were not JSON, or had usage without a usable timestamp.
@@ -287,7 +287,7 @@ fn only_string_after<'a>(line: &'a [u8], pattern: &Finder<'_>) -> Option<&'a [u8
 /// A line repeating a response already recorded in this scan is recognised from its two ids
 /// (each found exactly once by a byte search) and skipped without a JSON parse: about four lines
 /// in ten in Claude Code's transcripts.
-pub fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
+pub(crate) fn scan_usage(bytes: &[u8], base_offset: u64, file_key: &str) -> UsageScan {
     let usage_key = Finder::new(b"\"usage\"");
     let request_key = Finder::new(b"\"requestId\":\"");
     let message_key = Finder::new(b"\"message\":{\"id\":\"");

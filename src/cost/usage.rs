@@ -16,11 +16,11 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
 /// The source whose rows this writer adds to `usage_rollup` itself; the insert trigger skips them.
-pub const ROLLED_UP_BY_WRITER: &str = "transcript";
+pub(crate) const ROLLED_UP_BY_WRITER: &str = "transcript";
 
 /// One response to store.
 #[derive(Debug, Clone)]
-pub struct UsageRow<'a> {
+pub(crate) struct UsageRow<'a> {
     pub dedup_key: &'a str,
     /// `transcript`, `spool`, …
     pub source: &'a str,
@@ -41,7 +41,7 @@ pub struct UsageRow<'a> {
 impl<'a> UsageRow<'a> {
     /// An unpriced transcript response with no tokens, of project `p`, session `s` and model `m`:
     /// what tests start from.
-    pub fn for_test(dedup_key: &'a str, ts: &'a str) -> UsageRow<'a> {
+    pub(crate) fn for_test(dedup_key: &'a str, ts: &'a str) -> UsageRow<'a> {
         UsageRow {
             dedup_key,
             source: ROLLED_UP_BY_WRITER,
@@ -64,7 +64,7 @@ impl<'a> UsageRow<'a> {
 /// imported (its groups' first and last), so the comparison reads the bytes as two big-endian
 /// integers rather than calling `memcmp`, and the stored form's 24 bytes are copied at a fixed size.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
+pub(crate) struct Stamp {
     bytes: [u8; 32],
     len: u8,
 }
@@ -73,7 +73,7 @@ pub struct Stamp {
 const STORED_LEN: usize = 24;
 
 impl Stamp {
-    pub fn new(ts: &str) -> Stamp {
+    pub(crate) fn new(ts: &str) -> Stamp {
         let mut s = Stamp::default();
         let b = ts.as_bytes();
         let n = if b.len() == STORED_LEN {
@@ -88,7 +88,7 @@ impl Stamp {
         s
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         std::str::from_utf8(&self.bytes[..self.len as usize]).unwrap_or("")
     }
 
@@ -123,7 +123,7 @@ fn on_the_hour(ts: &str) -> bool {
 /// milliseconds into that hour (847123). `None` for any other text, which `usage_hourly` keys by its
 /// first 13 characters instead. Must say what the `GLOB` of migrations/home/V8__usage_hourly_numbered.sql
 /// says.
-pub fn stored_form(ts: &str) -> Option<(u64, i64)> {
+pub(crate) fn stored_form(ts: &str) -> Option<(u64, i64)> {
     // Called for every response a transcript holds (the scanners' `normalise_ts`): plain indexing,
     // no loop over a pattern.
     let b: &[u8; STORED_LEN] = ts.as_bytes().try_into().ok()?;
@@ -145,7 +145,7 @@ pub fn stored_form(ts: &str) -> Option<(u64, i64)> {
 }
 
 /// The stored form of the time `ms` milliseconds into `hour` (as [`stored_form`] read them).
-pub fn stored_time(hour: u64, ms: i64) -> String {
+pub(crate) fn stored_time(hour: u64, ms: i64) -> String {
     let hour = hour_text(hour);
     let (minutes, seconds, thousandths) = (ms / 60_000, ms / 1000 % 60, ms % 1000);
     format!(
@@ -155,7 +155,7 @@ pub fn stored_time(hour: u64, ms: i64) -> String {
 }
 
 /// The UTC day of a stored time (`YYYY-MM-DD`): `usage_rollup`'s and `usage_daily`'s key.
-pub fn day_of(ts: &str) -> &str {
+pub(crate) fn day_of(ts: &str) -> &str {
     sql_prefix(ts, 10)
 }
 
@@ -178,7 +178,7 @@ fn sql_from(text: &str, skip: usize) -> &str {
 
 /// The sums `usage_rollup`, `usage_daily` and `usage_hourly` keep per group of responses.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
-pub struct Sums {
+pub(crate) struct Sums {
     responses: i64,
     priced: i64,
     input: i64,
@@ -193,7 +193,7 @@ pub struct Sums {
 
 impl Sums {
     /// Adds one response, of time `ts`.
-    pub fn count(&mut self, u: &TokenUsage, cost: Option<f64>, ts: &str) {
+    pub(crate) fn count(&mut self, u: &TokenUsage, cost: Option<f64>, ts: &str) {
         let at = Stamp::new(ts);
         if self.responses == 0 || at < self.first {
             self.first = at;
@@ -211,7 +211,7 @@ impl Sums {
         self.cost += cost.unwrap_or(0.0);
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.responses == 0
     }
 
@@ -237,7 +237,7 @@ impl Sums {
 }
 
 /// Rows bound per statement by [`UsageWriter::insert_new`] (SQLite allows 32,766 parameters).
-pub const ROWS_PER_STATEMENT: usize = 64;
+pub(crate) const ROWS_PER_STATEMENT: usize = 64;
 /// Parameters per row of `usage_insert_new.sql`.
 const COLUMNS: usize = 17;
 /// Keys bound per statement by [`UsageWriter::insert_keys`].
@@ -413,7 +413,7 @@ impl<'c> InsertPair<'c> {
 }
 
 /// Inserts usage rows and keeps `usage_rollup` and `usage_daily` in step.
-pub struct UsageWriter<'c> {
+pub(crate) struct UsageWriter<'c> {
     conn: &'c Connection,
     insert: rusqlite::CachedStatement<'c>,
     /// The sums of the `transcript` rows inserted since the last flush.
@@ -425,7 +425,7 @@ pub struct UsageWriter<'c> {
 
 impl<'c> UsageWriter<'c> {
     /// A writer over `conn`; the insert statement is prepared once here, not per row.
-    pub fn new(conn: &'c Connection) -> rusqlite::Result<UsageWriter<'c>> {
+    pub(crate) fn new(conn: &'c Connection) -> rusqlite::Result<UsageWriter<'c>> {
         Ok(UsageWriter {
             conn,
             insert: conn.prepare_cached(q::USAGE_INSERT)?,
@@ -440,7 +440,7 @@ impl<'c> UsageWriter<'c> {
     /// this way (rows of their sources are rolled up by the insert trigger); the transcript import
     /// inserts with [`UsageWriter::insert_unsummed`] / [`UsageWriter::insert_new`] and sums per
     /// group. A `transcript` row is summed in memory: [`UsageWriter::flush`] before committing.
-    pub fn insert(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
+    pub(crate) fn insert(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
         if !self.insert_unsummed(row)? {
             return Ok(false);
         }
@@ -462,7 +462,7 @@ impl<'c> UsageWriter<'c> {
     /// inserted itself (in groups, cheaper than one key per row) and hands the sums to
     /// [`Tally::add_session`] and [`Tally::count_hour`]. `false` when its dedup key was
     /// already stored.
-    pub fn insert_unsummed(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
+    pub(crate) fn insert_unsummed(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
         let st = &mut self.insert;
         let u = &row.usage;
         let n = st.execute(params![
@@ -490,7 +490,7 @@ impl<'c> UsageWriter<'c> {
     /// of its cache writes and its cost priced with it; `false` when no row changed (none stored,
     /// or already the same split and price). The caller rebuilds the rollups afterwards
     /// ([`rebuild_rollup`]).
-    pub fn refill(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
+    pub(crate) fn refill(&mut self, row: &UsageRow<'_>) -> rusqlite::Result<bool> {
         let n = self.conn.prepare_cached(q::USAGE_REFILL)?.execute(params![
             row.dedup_key,
             row.usage.cache_write_1h as i64,
@@ -506,7 +506,7 @@ impl<'c> UsageWriter<'c> {
     /// instead of one per row halved the time of a bulk import's inserts. Any constraint error
     /// (an id in use, say) fails the call and rolls back the caller's whole transaction
     /// (`OR ROLLBACK`).
-    pub fn insert_new<'r>(&mut self, rows: impl IntoIterator<Item = (i64, UsageRow<'r>)>) -> rusqlite::Result<u64> {
+    pub(crate) fn insert_new<'r>(&mut self, rows: impl IntoIterator<Item = (i64, UsageRow<'r>)>) -> rusqlite::Result<u64> {
         let pair = match &mut self.insert_new {
             Some(pair) => pair,
             empty => empty.insert(InsertPair::prepare(self.conn, q::USAGE_INSERT_NEW, ROWS_PER_STATEMENT)?),
@@ -516,7 +516,7 @@ impl<'c> UsageWriter<'c> {
 
     /// Adds `usage_key` rows (tail, id) for rows stored with [`UsageWriter::insert_new`] while the
     /// key trigger was set aside (see [`SuspendedTriggers`]), best in (tail, id) order.
-    pub fn insert_keys<'k>(&mut self, keys: impl IntoIterator<Item = (&'k str, i64)>) -> rusqlite::Result<u64> {
+    pub(crate) fn insert_keys<'k>(&mut self, keys: impl IntoIterator<Item = (&'k str, i64)>) -> rusqlite::Result<u64> {
         let pair = match &mut self.insert_keys {
             Some(pair) => pair,
             empty => empty.insert(InsertPair::prepare(self.conn, q::USAGE_KEY_INSERT_NEW, KEYS_PER_STATEMENT)?),
@@ -526,19 +526,19 @@ impl<'c> UsageWriter<'c> {
 
     /// How many responses are stored, counted in `usage_key` (one row per `usage` row, a tenth of
     /// its size): the transcript import reads it to choose its path.
-    pub fn stored_count(&self) -> rusqlite::Result<u64> {
+    pub(crate) fn stored_count(&self) -> rusqlite::Result<u64> {
         let n: i64 = self.conn.prepare_cached(q::USAGE_COUNT)?.query_row([], |r| r.get(0))?;
         Ok(n.max(0) as u64)
     }
 
     /// The highest `usage` id (0 when there is none): the bulk import numbers its rows on from here.
-    pub fn max_id(&self) -> rusqlite::Result<i64> {
+    pub(crate) fn max_id(&self) -> rusqlite::Result<i64> {
         self.conn.prepare_cached(q::USAGE_MAX_ID)?.query_row([], |r| r.get(0))
     }
 
     /// Calls `each` with the dedup key of every row after `after_id`, borrowed from SQLite (no copy
     /// per key: the bulk import reads every stored key this way, under its write lock).
-    pub fn keys_after(&self, after_id: i64, mut each: impl FnMut(&str)) -> rusqlite::Result<()> {
+    pub(crate) fn keys_after(&self, after_id: i64, mut each: impl FnMut(&str)) -> rusqlite::Result<()> {
         let mut st = self.conn.prepare_cached(q::USAGE_KEYS)?;
         let mut rows = st.query([after_id])?;
         while let Some(r) = rows.next()? {
@@ -549,7 +549,7 @@ impl<'c> UsageWriter<'c> {
 
     /// Adds the sums of every row inserted since the last flush to `usage_rollup`, `usage_daily`
     /// and `usage_hourly` (see [`UsageWriter::flush_tally`]).
-    pub fn flush(&mut self) -> rusqlite::Result<()> {
+    pub(crate) fn flush(&mut self) -> rusqlite::Result<()> {
         let tally = std::mem::take(&mut self.tally);
         self.flush_tally(tally)
     }
@@ -557,7 +557,7 @@ impl<'c> UsageWriter<'c> {
     /// Adds `tally`'s sums (counted by the caller, on this writer's connection's rows) to
     /// `usage_rollup`, `usage_daily` and `usage_hourly`, each in its primary key's order (an upsert
     /// in key order walks the table's pages once rather than descending at random).
-    pub fn flush_tally(&mut self, tally: Tally) -> rusqlite::Result<()> {
+    pub(crate) fn flush_tally(&mut self, tally: Tally) -> rusqlite::Result<()> {
         let Tally {
             names,
             pending_sessions,
@@ -627,7 +627,7 @@ impl<'c> UsageWriter<'c> {
 /// [`UsageWriter`] flushes. Apart from the writer so that another thread can count them (the bulk
 /// import does) and hand them over for [`UsageWriter::flush_tally`].
 #[derive(Default)]
-pub struct Tally {
+pub(crate) struct Tally {
     /// The texts the sums are keyed by, each held once.
     names: Names,
     /// Sums per (day, project, session, model): `usage_rollup`'s rows (`usage_daily`'s are their
@@ -640,7 +640,7 @@ pub struct Tally {
 impl Tally {
     /// Adds the sums of rows of source `transcript` inserted with [`UsageWriter::insert_unsummed`]
     /// of one UTC day (`YYYY-MM-DD`), project, session and model: `usage_rollup`'s key.
-    pub fn add_session(&mut self, day: &str, project: &str, session: &str, model: &str, sums: &Sums) {
+    pub(crate) fn add_session(&mut self, day: &str, project: &str, session: &str, model: &str, sums: &Sums) {
         if !sums.is_empty() {
             let key = [day, project, session, model].map(|name| self.names.id(name));
             self.pending_sessions.entry(key).or_default().add(sums);
@@ -649,7 +649,7 @@ impl Tally {
 
     /// The number the sums are keyed by for `text` (a project or model the caller
     /// counts many rows of, looked up once).
-    pub fn name(&mut self, text: &str) -> NameId {
+    pub(crate) fn name(&mut self, text: &str) -> NameId {
         NameId(self.names.id(text))
     }
 
@@ -659,7 +659,7 @@ impl Tally {
     /// and model. Rows are counted here one by one rather than grouped by their caller first: a
     /// transcript's responses are mostly an hour group each (722,229 groups for the bench's
     /// 900,000), so grouping only added a pass.
-    pub fn count_hour(&mut self, project: NameId, model: NameId, usage: &TokenUsage, cost: Option<f64>, ts: &str) {
+    pub(crate) fn count_hour(&mut self, project: NameId, model: NameId, usage: &TokenUsage, cost: Option<f64>, ts: &str) {
         let hour = match stored_form(ts) {
             Some((digits, _)) => Hour::Digits(digits),
             None => Hour::Named(self.names.id(sql_prefix(ts, HOUR_LEN))),
@@ -683,7 +683,7 @@ fn sorted<T, K: Ord>(items: &[T], key: impl Fn(&T) -> K) -> Vec<usize> {
 type HourKey = (Hour, bool, u32, u32);
 
 /// The length of a stored time's hour (`2026-11-20T09`).
-pub const HOUR_LEN: usize = 13;
+pub(crate) const HOUR_LEN: usize = 13;
 
 /// A `usage_hourly` row as the writer writes it: its key (the project and model by their
 /// `usage_names` ids) and its sums.
@@ -706,7 +706,7 @@ enum HourValue<'a> {
 }
 
 /// 2026112009 → `2026-11-20T09`: the text whose digits [`stored_form`] read.
-pub fn hour_text(digits: u64) -> [u8; HOUR_LEN] {
+pub(crate) fn hour_text(digits: u64) -> [u8; HOUR_LEN] {
     let mut text = *b"0000-00-00T00";
     let mut rest = digits;
     for at in (0..HOUR_LEN).rev().filter(|at| !matches!(at, 4 | 7 | 10)) {
@@ -718,7 +718,7 @@ pub fn hour_text(digits: u64) -> [u8; HOUR_LEN] {
 
 /// A text numbered by [`Tally::name`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NameId(u32);
+pub(crate) struct NameId(u32);
 
 /// Texts (days, hours, projects, sessions, models) numbered in order of first use, so that the
 /// pending sums are keyed by a few integers rather than by strings built, hashed and compared
@@ -760,7 +760,7 @@ impl Names {
 /// stored text inside the caller's transaction, so no other connection ever sees the table without
 /// them; [`SuspendedTriggers::restore`] must run before the commit, and on an error the caller must
 /// roll the transaction back (the triggers come back with it), as the import does.
-pub struct SuspendedTriggers(Vec<String>);
+pub(crate) struct SuspendedTriggers(Vec<String>);
 
 /// The triggers [`SuspendedTriggers`] may drop (names are not bound parameters, so they are checked
 /// against this list before they are put in a statement).
@@ -769,7 +769,7 @@ const SUSPENDABLE: [&str; 2] = ["usage_key_insert", "usage_rollup_insert"];
 impl SuspendedTriggers {
     /// Drops the triggers; one that is not there (an older or damaged schema) is neither dropped
     /// nor restored.
-    pub fn suspend(conn: &Connection) -> rusqlite::Result<SuspendedTriggers> {
+    pub(crate) fn suspend(conn: &Connection) -> rusqlite::Result<SuspendedTriggers> {
         let mut st = conn.prepare_cached(q::INSERT_TRIGGER_SQL)?;
         let found: Vec<(String, String)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
         let mut texts = Vec::new();
@@ -782,7 +782,7 @@ impl SuspendedTriggers {
         Ok(SuspendedTriggers(texts))
     }
 
-    pub fn restore(self, conn: &Connection) -> rusqlite::Result<()> {
+    pub(crate) fn restore(self, conn: &Connection) -> rusqlite::Result<()> {
         for sql in self.0 {
             conn.execute_batch(&sql)?;
         }
@@ -792,7 +792,7 @@ impl SuspendedTriggers {
 
 /// Rebuilds `usage_rollup`, `usage_daily` and `usage_hourly` from `usage` (the repair path, and
 /// the end of a `--rescan`).
-pub fn rebuild_rollup(conn: &Connection) -> rusqlite::Result<()> {
+pub(crate) fn rebuild_rollup(conn: &Connection) -> rusqlite::Result<()> {
     conn.prepare_cached(q::ROLLUP_CLEAR)?.execute([])?;
     conn.prepare_cached(q::ROLLUP_REBUILD)?.execute([])?;
     conn.prepare_cached(q::DAILY_CLEAR)?.execute([])?;

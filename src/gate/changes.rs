@@ -14,11 +14,11 @@ use std::path::Path;
 use std::process::Command;
 
 /// tlc's own state, never a change of the agent's.
-pub const STATE_PREFIX: &str = ".tlc/harness/state/";
+pub(crate) const STATE_PREFIX: &str = ".tlc/harness/state/";
 
 /// What HEAD is, read from the repository's files.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Head {
+pub(crate) enum Head {
     /// A commit (hex object name).
     Commit(String),
     /// A branch with no commit yet.
@@ -28,7 +28,7 @@ pub enum Head {
 }
 
 impl Head {
-    pub fn commit(&self) -> Option<&str> {
+    pub(crate) fn commit(&self) -> Option<&str> {
         match self {
             Head::Commit(c) => Some(c),
             _ => None,
@@ -36,7 +36,7 @@ impl Head {
     }
 
     /// The stored form: the commit, `unborn`, or nothing.
-    pub fn stored(&self) -> Option<String> {
+    pub(crate) fn stored(&self) -> Option<String> {
         match self {
             Head::Commit(c) => Some(c.clone()),
             Head::Unborn => Some("unborn".into()),
@@ -44,7 +44,7 @@ impl Head {
         }
     }
 
-    pub fn from_stored(s: Option<&str>) -> Head {
+    pub(crate) fn from_stored(s: Option<&str>) -> Head {
         match s {
             Some("unborn") => Head::Unborn,
             Some(c) if gitfiles::is_object_name(c) => Head::Commit(c.to_string()),
@@ -54,7 +54,7 @@ impl Head {
 }
 
 /// Reads HEAD from the files of the repository at `root` (through `gitfiles`).
-pub fn read_head(root: &Path) -> Head {
+pub(crate) fn read_head(root: &Path) -> Head {
     let Ok(Some(repo)) = gitfiles::Repo::at(&gitfiles::Disk, root) else {
         return Head::Unknown;
     };
@@ -105,7 +105,7 @@ fn run_git(root: &Path, args: &[&str]) -> Result<Vec<u8>, GateError> {
 }
 
 /// HEAD as git says it (for the cases the files cannot answer).
-pub fn head_from_git(root: &Path) -> Head {
+pub(crate) fn head_from_git(root: &Path) -> Head {
     match run_git(root, &["rev-parse", "--verify", "--quiet", "HEAD"]) {
         Ok(out) => {
             let s = String::from_utf8_lossy(&out).trim().to_string();
@@ -121,7 +121,7 @@ pub fn head_from_git(root: &Path) -> Head {
 
 /// One changed path and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ChangeKind {
+pub(crate) enum ChangeKind {
     /// Present and differing from the base (or new and tracked).
     Modified,
     /// Not tracked by git.
@@ -132,7 +132,7 @@ pub enum ChangeKind {
 
 /// The files a turn changed, relative to the repository root, sorted.
 #[derive(Debug, Clone, Default)]
-pub struct Changes {
+pub(crate) struct Changes {
     pub files: BTreeMap<String, ChangeKind>,
     /// HEAD now.
     pub head: Option<String>,
@@ -141,16 +141,16 @@ pub struct Changes {
 }
 
 impl Changes {
-    pub fn paths(&self) -> Vec<String> {
+    pub(crate) fn paths(&self) -> Vec<String> {
         self.files.keys().cloned().collect()
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
 
     /// Changed paths that still exist.
-    pub fn present(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn present(&self) -> impl Iterator<Item = &str> {
         self.files
             .iter()
             .filter(|(_, k)| **k != ChangeKind::Deleted)
@@ -160,7 +160,7 @@ impl Changes {
 
 /// Parses `git status --porcelain=v1 -z` into (path, kind). A rename or copy record carries its
 /// source path as the next field; both count.
-pub fn parse_status_z(out: &[u8]) -> Vec<(String, ChangeKind)> {
+pub(crate) fn parse_status_z(out: &[u8]) -> Vec<(String, ChangeKind)> {
     let mut found = Vec::new();
     let mut fields = out.split(|b| *b == 0).filter(|f| !f.is_empty());
     while let Some(rec) = fields.next() {
@@ -190,7 +190,7 @@ pub fn parse_status_z(out: &[u8]) -> Vec<(String, ChangeKind)> {
 }
 
 /// The status of one path (empty when it is unchanged from HEAD).
-pub fn status_of(root: &Path, rel: &str) -> Result<Vec<(String, ChangeKind)>, GateError> {
+pub(crate) fn status_of(root: &Path, rel: &str) -> Result<Vec<(String, ChangeKind)>, GateError> {
     let out = run_git(
         root,
         &["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", rel],
@@ -199,7 +199,7 @@ pub fn status_of(root: &Path, rel: &str) -> Result<Vec<(String, ChangeKind)>, Ga
 }
 
 /// Splits NUL-separated names (`--name-only -z`, `ls-tree -z --name-only`).
-pub fn parse_names_z(out: &[u8]) -> Vec<String> {
+pub(crate) fn parse_names_z(out: &[u8]) -> Vec<String> {
     out.split(|b| *b == 0)
         .filter(|f| !f.is_empty())
         .map(|f| String::from_utf8_lossy(f).into_owned())
@@ -209,7 +209,7 @@ pub fn parse_names_z(out: &[u8]) -> Vec<String> {
 /// The files changed since `base` in the repository at `root`: the working tree and index
 /// against HEAD (one `git status`), plus what commits made inside the turn changed (a second git
 /// process only when HEAD moved). `.tlc/harness/state/` is never a change.
-pub fn changed_files(root: &Path, base: &Head) -> Result<Changes, GateError> {
+pub(crate) fn changed_files(root: &Path, base: &Head) -> Result<Changes, GateError> {
     let head = read_head(root);
     let head = if head == Head::Unknown { head_from_git(root) } else { head };
     let mut changes = Changes {
@@ -244,7 +244,7 @@ pub fn changed_files(root: &Path, base: &Head) -> Result<Changes, GateError> {
 }
 
 /// The lines a turn added, per file: (1-based line number in the file now, text).
-pub type AddedLines = BTreeMap<String, Vec<(usize, String)>>;
+pub(crate) type AddedLines = BTreeMap<String, Vec<(usize, String)>>;
 
 /// Most bytes of diff read for the writing checks.
 const MAX_DIFF_BYTES: usize = 16 * 1024 * 1024;
@@ -253,7 +253,7 @@ const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 
 /// The lines added by the turn to each of `files` (present ones): untracked files and every file
 /// when the base is unborn count whole; tracked ones from `git diff -U0 <base>`.
-pub fn added_lines(root: &Path, base: &Head, changes: &Changes, files: &[String]) -> Result<AddedLines, GateError> {
+pub(crate) fn added_lines(root: &Path, base: &Head, changes: &Changes, files: &[String]) -> Result<AddedLines, GateError> {
     let mut added = AddedLines::new();
     let mut tracked = Vec::new();
     for f in files {
@@ -306,7 +306,7 @@ fn whole_file(root: &Path, rel: &str) -> Option<Vec<(usize, String)>> {
 }
 
 /// Parses `git diff -U0` output into the added lines of each new-side file.
-pub fn parse_unified_zero(out: &[u8]) -> AddedLines {
+pub(crate) fn parse_unified_zero(out: &[u8]) -> AddedLines {
     let mut added = AddedLines::new();
     let mut file: Option<String> = None;
     let mut line_no = 0usize;
@@ -384,13 +384,13 @@ fn unquote(raw: &[u8]) -> String {
 }
 
 /// The content of `rel` at commit `base` (`None` when it did not exist there or git could not say).
-pub fn file_at(root: &Path, base: &Head, rel: &str) -> Option<Vec<u8>> {
+pub(crate) fn file_at(root: &Path, base: &Head, rel: &str) -> Option<Vec<u8>> {
     let Head::Commit(b) = base else { return None };
     run_git(root, &["show", &format!("{b}:{rel}")]).ok()
 }
 
 /// Every file git tracks, plus `extra` (the turn's untracked files), for the duplication scan.
-pub fn tracked_files(root: &Path) -> Result<BTreeSet<String>, GateError> {
+pub(crate) fn tracked_files(root: &Path) -> Result<BTreeSet<String>, GateError> {
     Ok(parse_names_z(&run_git(root, &["ls-files", "-z", "--cached"])?)
         .into_iter()
         .filter(|p| !p.starts_with(STATE_PREFIX))

@@ -7,7 +7,7 @@
 
 /// Markers of a runner that could not resolve its target: every part of one entry must occur in
 /// the output (compared in lower case).
-pub const UNRESOLVED_TARGET: &[(&str, &[&str])] = &[
+pub(crate) const UNRESOLVED_TARGET: &[(&str, &[&str])] = &[
     ("npm", &["missing script:"]),
     ("pnpm", &["err_pnpm_no_script"]),
     ("pnpm", &["none of the selected packages has a", "script"]),
@@ -25,7 +25,7 @@ pub const UNRESOLVED_TARGET: &[(&str, &[&str])] = &[
 
 /// How a gate run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Category {
+pub(crate) enum Category {
     Pass,
     Verification,
     Config,
@@ -33,7 +33,7 @@ pub enum Category {
 }
 
 impl Category {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Category::Pass => "pass",
             Category::Verification => "verification",
@@ -43,7 +43,7 @@ impl Category {
     }
 
     /// The `gate_runs.verdict` of this category.
-    pub fn verdict(self) -> &'static str {
+    pub(crate) fn verdict(self) -> &'static str {
         match self {
             Category::Pass => "pass",
             Category::Config => "config",
@@ -53,7 +53,7 @@ impl Category {
 }
 
 /// The runner whose unresolved-target words occur in `output`, if any.
-pub fn unresolved_target(output: &str) -> Option<&'static str> {
+pub(crate) fn unresolved_target(output: &str) -> Option<&'static str> {
     let lower = output.to_lowercase();
     UNRESOLVED_TARGET
         .iter()
@@ -62,7 +62,7 @@ pub fn unresolved_target(output: &str) -> Option<&'static str> {
 }
 
 /// Classifies a finished run: `started` is false when the command could not be spawned.
-pub fn classify(started: bool, timed_out: bool, exit_code: Option<i32>, output: &str) -> Category {
+pub(crate) fn classify(started: bool, timed_out: bool, exit_code: Option<i32>, output: &str) -> Category {
     if !started {
         return Category::Config;
     }

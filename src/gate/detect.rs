@@ -11,7 +11,7 @@ const MANIFEST_CAP: u64 = 1024 * 1024;
 
 /// One suggested command and the file that suggested it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Suggestion {
+pub(crate) struct Suggestion {
     pub argv: Vec<String>,
     /// The file it was read from (`Cargo.toml`, `package.json`, `Makefile`…).
     pub because: &'static str,
@@ -27,7 +27,7 @@ fn s(because: &'static str, argv: &[&str]) -> Suggestion {
 /// The commands `root` suggests for `gate`, most specific first, keeping only those whose program
 /// resolves on `PATH` (a gate that cannot start is a config fault). The docs gate has none: its
 /// tool is the project's own.
-pub fn suggestions(root: &Path, gate: Gate) -> Vec<Suggestion> {
+pub(crate) fn suggestions(root: &Path, gate: Gate) -> Vec<Suggestion> {
     let mut out = found(root, gate);
     out.retain(|sug| sug.argv.first().is_some_and(|p| super::resolve_on_path(p).is_some()));
     out.dedup();
@@ -35,7 +35,7 @@ pub fn suggestions(root: &Path, gate: Gate) -> Vec<Suggestion> {
 }
 
 /// [`suggestions`] before the `PATH` filter.
-pub fn found(root: &Path, gate: Gate) -> Vec<Suggestion> {
+pub(crate) fn found(root: &Path, gate: Gate) -> Vec<Suggestion> {
     let file = |name: &str| std::fs::symlink_metadata(root.join(name)).is_ok_and(|m| m.is_file() || m.is_symlink());
     let text = |name: &str| crate::fsread::read_text_or_none(&root.join(name), MANIFEST_CAP);
     let mut out = Vec::new();

@@ -20,12 +20,12 @@ use regex::Regex;
 use std::sync::OnceLock;
 
 /// Gaps and output lines shown at progressive level 1, 2 and 3.
-pub const LEVEL_GAPS: [usize; 3] = [6, 10, 12];
-pub const LEVEL_LINES: [usize; 3] = [40, 80, 120];
+pub(crate) const LEVEL_GAPS: [usize; 3] = [6, 10, 12];
+pub(crate) const LEVEL_LINES: [usize; 3] = [40, 80, 120];
 
 /// The progressive level of `attempt` (1-based): 1 without progressive context, else the attempt
 /// capped at 3.
-pub fn level(attempt: usize, progressive: bool) -> usize {
+pub(crate) fn level(attempt: usize, progressive: bool) -> usize {
     if progressive {
         attempt.clamp(1, 3)
     } else {
@@ -54,7 +54,7 @@ fn patterns() -> &'static [(Regex, &'static str)] {
 
 /// `text` with timestamps, durations, addresses and long numbers replaced, so two runs of one
 /// failure compare equal.
-pub fn normalise(text: &str) -> String {
+pub(crate) fn normalise(text: &str) -> String {
     let mut out = text.to_string();
     for (re, with) in patterns() {
         out = re.replace_all(&out, *with).into_owned();
@@ -64,7 +64,7 @@ pub fn normalise(text: &str) -> String {
 
 /// The failure fingerprint: sha256 over the gate, the exit code, the changed files and the
 /// normalised output tail.
-pub fn fingerprint(gate: &str, exit_code: Option<i64>, files: &[String], output_tail: &str) -> String {
+pub(crate) fn fingerprint(gate: &str, exit_code: Option<i64>, files: &[String], output_tail: &str) -> String {
     let mut text = format!("{gate}\0{}\0", exit_code.map_or("none".into(), |c| c.to_string()));
     for f in files {
         text.push_str(f);
@@ -77,14 +77,14 @@ pub fn fingerprint(gate: &str, exit_code: Option<i64>, files: &[String], output_
 
 /// One numbered gap.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Gap {
+pub(crate) struct Gap {
     pub gate: String,
     pub category: String,
     pub summary: String,
 }
 
 impl Gap {
-    pub fn from_findings(gate: &str, category: &str, findings: &[Finding]) -> Vec<Gap> {
+    pub(crate) fn from_findings(gate: &str, category: &str, findings: &[Finding]) -> Vec<Gap> {
         findings
             .iter()
             .map(|f| Gap {
@@ -99,14 +99,14 @@ impl Gap {
             .collect()
     }
 
-    pub fn line(&self, n: usize) -> String {
+    pub(crate) fn line(&self, n: usize) -> String {
         format!("{n}. [{}/{}] {}", self.gate, self.category, self.summary)
     }
 }
 
 /// Everything one follow-up says.
 #[derive(Debug, Clone, Default)]
-pub struct FollowUp {
+pub(crate) struct FollowUp {
     /// `test`, `lint`, `docs`, `comments`, …
     pub gate: String,
     pub category: String,
@@ -133,7 +133,7 @@ pub struct FollowUp {
 }
 
 impl FollowUp {
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let level = self.level.clamp(1, 3);
         let mut out = String::new();
         let category = if self.repeats_attempt.is_some() {
@@ -194,13 +194,13 @@ impl FollowUp {
 }
 
 /// The last `n` lines of `text`, trailing blank lines dropped.
-pub fn tail_lines(text: &str, n: usize) -> String {
+pub(crate) fn tail_lines(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.trim_end().lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
 
 /// The one history line for a failure whose fingerprint was resolved before.
-pub fn history_line(files: &[String], resolved_at: &str) -> String {
+pub(crate) fn history_line(files: &[String], resolved_at: &str) -> String {
     format!(
         "this exact failure happened before (last resolved {resolved_at}); it passed again after changes to {}. That is history, not a list of files to edit: it may not apply this time.",
         files.join(", ")

@@ -9,12 +9,12 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
-pub const MAX_FILES: usize = 400;
-pub const MAX_BYTES: u64 = 12 * 1024 * 1024;
+pub(crate) const MAX_FILES: usize = 400;
+pub(crate) const MAX_BYTES: u64 = 12 * 1024 * 1024;
 
 /// What the inputs of one gate run were.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Inputs {
+pub(crate) struct Inputs {
     /// `None` when incomplete.
     pub hash: Option<String>,
     /// Why the hash is incomplete.
@@ -53,7 +53,7 @@ fn file_digest(path: &Path, budget: &mut u64) -> Result<String, Incomplete> {
 }
 
 /// Hashes the inputs of a run of `argv` at `head` over the changed `files` under `root`.
-pub fn inputs(root: &Path, argv: &[String], head: Option<&str>, files: &[String]) -> Inputs {
+pub(crate) fn inputs(root: &Path, argv: &[String], head: Option<&str>, files: &[String]) -> Inputs {
     let mut out = Inputs::default();
     let canonical_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     if files.len() > MAX_FILES {
@@ -104,7 +104,7 @@ pub fn inputs(root: &Path, argv: &[String], head: Option<&str>, files: &[String]
 }
 
 /// The paths whose recorded content differs between two runs' file maps, sorted.
-pub fn changed_between(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
+pub(crate) fn changed_between(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
     let mut paths: Vec<String> = before
         .iter()
         .filter(|(p, e)| after.get(*p) != Some(e))

@@ -11,14 +11,14 @@
 
 use super::followup::Gap;
 
-pub const IDLE_TURN: &str = "idle-turn";
+pub(crate) const IDLE_TURN: &str = "idle-turn";
 
 /// Steps shown at most, one per gap.
 const MAX_STEPS: usize = 5;
 
 /// The `AUTOPILOT:` steps and `NEXT_ACTION:` line for a block of `rule` whose first gap has
 /// `category`; `next` is tlc's own next step for that rule.
-pub fn autopilot(rule: &str, gaps: &[Gap], next: &str) -> String {
+pub(crate) fn autopilot(rule: &str, gaps: &[Gap], next: &str) -> String {
     let category = gaps.first().map_or("verification", |g| g.category.as_str());
     let mut steps: Vec<String> = Vec::new();
     match category {
@@ -61,14 +61,14 @@ pub fn autopilot(rule: &str, gaps: &[Gap], next: &str) -> String {
 }
 
 /// The budget line: this block is attempt `attempt` of `max`, with work open.
-pub fn budget_continue(attempt: i64, max: i64) -> String {
+pub(crate) fn budget_continue(attempt: i64, max: i64) -> String {
     format!(
         "BUDGET: attempt {attempt} of grind.maxLoops = {max}, and the work above is still open. Keep working on it now: do not summarise, do not hand off, do not end the turn with a report."
     )
 }
 
 /// The follow-up of an idle turn: `gaps` were open and nothing was done about them.
-pub fn idle_turn_text(gaps: &[Gap], attempt: i64, max: i64) -> String {
+pub(crate) fn idle_turn_text(gaps: &[Gap], attempt: i64, max: i64) -> String {
     let mut s = format!(
         "BLOCKED: idle turn (attempt {attempt}/{max}) [{IDLE_TURN}].\nTRIED: nothing this turn: tlc recorded no tool call, no edit and no commit since the turn began, and these gaps are still open.\nGAPS:\n"
     );

@@ -18,7 +18,7 @@ use rusqlite::Connection;
 
 /// What a hook event writes of lessons, in its transaction.
 #[derive(Debug, Default)]
-pub struct LessonWrites {
+pub(crate) struct LessonWrites {
     capture: Option<Mined>,
     injected: Vec<Injection>,
     garden: Option<garden::Rules>,
@@ -27,7 +27,7 @@ pub struct LessonWrites {
 }
 
 impl LessonWrites {
-    pub fn apply(&self, conn: &Connection, provider: &str, session: &str, at: &str) -> rusqlite::Result<()> {
+    pub(crate) fn apply(&self, conn: &Connection, provider: &str, session: &str, at: &str) -> rusqlite::Result<()> {
         let st = LessonStore::new(conn, DbKind::Project);
         if let Some(m) = &self.capture {
             st.capture(m, session, at)?;
@@ -45,7 +45,7 @@ impl LessonWrites {
     }
 }
 
-pub fn enabled(config: &Config) -> bool {
+pub(crate) fn enabled(config: &Config) -> bool {
     config.settings.intelligence.lessons.enabled
 }
 
@@ -70,7 +70,7 @@ fn load(conn: &Connection, project: &Project, faults: &mut Vec<String>) -> Vec<(
 }
 
 /// A fresh session start's lessons: the text to put after the handoff.
-pub fn for_session(conn: &Connection, project: &Project, config: &Config, w: &mut LessonWrites) -> Option<String> {
+pub(crate) fn for_session(conn: &Connection, project: &Project, config: &Config, w: &mut LessonWrites) -> Option<String> {
     let all = load(conn, project, &mut w.faults);
     let ctx = Context {
         mode: Mode::Session,
@@ -91,7 +91,14 @@ pub fn for_session(conn: &Connection, project: &Project, config: &Config, w: &mu
 }
 
 /// A blocked stop's lessons, ranked against the failing gate and its gaps.
-pub fn for_retry(conn: &Connection, project: &Project, config: &Config, run: &GateRun, gate: Gate, w: &mut LessonWrites) -> Option<String> {
+pub(crate) fn for_retry(
+    conn: &Connection,
+    project: &Project,
+    config: &Config,
+    run: &GateRun,
+    gate: Gate,
+    w: &mut LessonWrites,
+) -> Option<String> {
     let all = load(conn, project, &mut w.faults);
     let category = run.category.clone();
     let gaps = Gap::from_findings(gate.as_str(), category.as_deref().unwrap_or(""), &run.findings);
@@ -114,7 +121,7 @@ pub fn for_retry(conn: &Connection, project: &Project, config: &Config, run: &Ga
 }
 
 /// A stagnating gate's lesson: its gate, category, gaps and output, redacted.
-pub fn capture(run: &GateRun, gate: Gate, gaps: &[Gap], session: &str, w: &mut LessonWrites) {
+pub(crate) fn capture(run: &GateRun, gate: Gate, gaps: &[Gap], session: &str, w: &mut LessonWrites) {
     let Some(fingerprint) = run.fingerprint.clone() else { return };
     let r = Redactor::new(session);
     let redact = |s: &str| r.redact_str(s).unwrap_or_else(|| s.to_string());
@@ -128,7 +135,7 @@ pub fn capture(run: &GateRun, gate: Gate, gaps: &[Gap], session: &str, w: &mut L
 }
 
 /// A session's end: garden the project's lessons when `gardenOnSessionEnd`.
-pub fn on_session_end(config: &Config, w: &mut LessonWrites) {
+pub(crate) fn on_session_end(config: &Config, w: &mut LessonWrites) {
     if config.settings.intelligence.lessons.garden_on_session_end {
         w.garden = Some(garden::Rules::from(&config.settings));
     }

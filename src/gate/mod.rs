@@ -6,20 +6,20 @@
 //! follow-ups, inputs hashes — live in their own modules; [`GateStore`] is the only place the
 //! gate tables' SQL runs; [`stop`] puts them together on the hook path.
 
-pub mod changes;
-pub mod classify;
-pub mod detect;
-pub mod followup;
-pub mod inputs;
-pub mod intelligence;
-pub mod lessons;
-pub mod observe;
-pub mod plan;
-pub mod runner;
-pub mod ship;
-pub mod stop;
-pub mod turn;
-pub mod written;
+pub(crate) mod changes;
+pub(crate) mod classify;
+pub(crate) mod detect;
+pub(crate) mod followup;
+pub(crate) mod inputs;
+pub(crate) mod intelligence;
+pub(crate) mod lessons;
+pub(crate) mod observe;
+pub(crate) mod plan;
+pub(crate) mod runner;
+pub(crate) mod ship;
+pub(crate) mod stop;
+pub(crate) mod turn;
+pub(crate) mod written;
 
 use crate::clock;
 use crate::obs::redact::Redactor;
@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 /// Why a stop check could not run: git could not say what changed, or the project database
 /// could not be read or written. The hook records it as a fault and lets the stop through.
 #[derive(Debug, thiserror::Error)]
-pub enum GateError {
+pub(crate) enum GateError {
     #[error("{root}: git {command} failed: {cause}")]
     Git { root: PathBuf, command: String, cause: String },
     #[error("{db}: {cause}")]
@@ -43,7 +43,7 @@ pub enum GateError {
 
 impl GateError {
     /// A database error, naming the database.
-    pub fn store(db: &Path) -> impl Fn(rusqlite::Error) -> GateError + Copy + '_ {
+    pub(crate) fn store(db: &Path) -> impl Fn(rusqlite::Error) -> GateError + Copy + '_ {
         move |cause| GateError::Store {
             db: db.to_path_buf(),
             cause,
@@ -52,24 +52,24 @@ impl GateError {
 }
 
 /// A lock older than this is reclaimed.
-pub const LOCK_STALE: Duration = Duration::from_secs(30 * 60);
+pub(crate) const LOCK_STALE: Duration = Duration::from_secs(30 * 60);
 /// How long a stop waits for the gate lock before deferring (`TLC_GATE_LOCK_WAIT_MS`).
-pub const LOCK_WAIT_DEFAULT: Duration = Duration::from_secs(10);
+pub(crate) const LOCK_WAIT_DEFAULT: Duration = Duration::from_secs(10);
 /// Resolutions kept per repository.
-pub const MAX_RESOLUTIONS: i64 = 200;
+pub(crate) const MAX_RESOLUTIONS: i64 = 200;
 /// Files named per resolution.
-pub const MAX_RESOLUTION_FILES: usize = 8;
+pub(crate) const MAX_RESOLUTION_FILES: usize = 8;
 
 /// Which gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Gate {
+pub(crate) enum Gate {
     Lint,
     Test,
     Docs,
 }
 
 impl Gate {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Gate::Lint => "lint",
             Gate::Test => "test",
@@ -78,7 +78,7 @@ impl Gate {
     }
 
     /// The config key holding this gate's argv.
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             Gate::Lint => "grind.lintCommand",
             Gate::Test => "grind.testCommand",
@@ -87,7 +87,7 @@ impl Gate {
     }
 
     /// The command an operator fixes this gate's argv with.
-    pub fn setter(self) -> &'static str {
+    pub(crate) fn setter(self) -> &'static str {
         match self {
             Gate::Lint => "tlc gate lint-command <cmd> [args...]",
             Gate::Test => "tlc gate test-command <cmd> [args...]",
@@ -96,7 +96,7 @@ impl Gate {
     }
 
     /// The rule a stop outcome decided by this gate names.
-    pub fn rule(self) -> &'static str {
+    pub(crate) fn rule(self) -> &'static str {
         match self {
             Gate::Lint => "grind-lint",
             Gate::Test => "grind-test",
@@ -106,7 +106,7 @@ impl Gate {
 }
 
 /// Where `program` resolves: itself when it names a path, else the first executable on `PATH`.
-pub fn resolve_on_path(program: &str) -> Option<PathBuf> {
+pub(crate) fn resolve_on_path(program: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let executable = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
     if program.is_empty() {
@@ -122,7 +122,7 @@ pub fn resolve_on_path(program: &str) -> Option<PathBuf> {
 
 /// Why `appendFiles = auto` cannot narrow `argv` (so the gate runs in full every attempt), or
 /// `None` when appending the changed files does narrow it.
-pub fn cannot_narrow(argv: &[String]) -> Option<String> {
+pub(crate) fn cannot_narrow(argv: &[String]) -> Option<String> {
     let mut args: Vec<&str> = argv.iter().map(String::as_str).collect();
     let base = |a: &str| a.rsplit('/').next().unwrap_or(a).to_string();
     // npx, bunx, dlx and exec are transparent: the tool named next decides.
@@ -183,7 +183,7 @@ pub fn cannot_narrow(argv: &[String]) -> Option<String> {
 
 /// The argv a gate runs: `argv` with the changed `files` appended when `append_files` says so
 /// (`always`; `auto` unless [`cannot_narrow`]; never with `never`).
-pub fn final_argv(argv: &[String], append_files: &str, files: &[String]) -> Vec<String> {
+pub(crate) fn final_argv(argv: &[String], append_files: &str, files: &[String]) -> Vec<String> {
     let append = match append_files {
         "always" => true,
         "never" => false,
@@ -200,7 +200,7 @@ pub fn final_argv(argv: &[String], append_files: &str, files: &[String]) -> Vec<
 
 /// One gate invocation, as stored.
 #[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct GateRun {
+pub(crate) struct GateRun {
     pub id: i64,
     pub provider: Option<String>,
     pub session_id: Option<String>,
@@ -229,12 +229,12 @@ pub struct GateRun {
 }
 
 impl GateRun {
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         self.verdict == "pass"
     }
 
     /// `pass`, or the failure's category (`verification`, `config`, `timeout`, `deferred`).
-    pub fn classification(&self) -> &str {
+    pub(crate) fn classification(&self) -> &str {
         if self.passed() {
             "pass"
         } else {
@@ -243,7 +243,7 @@ impl GateRun {
     }
 
     /// The `harness.gate.v1` object.
-    pub fn to_v1(&self) -> serde_json::Value {
+    pub(crate) fn to_v1(&self) -> serde_json::Value {
         serde_json::json!({
             "schema": "harness.gate.v1",
             "id": self.id,
@@ -337,7 +337,7 @@ impl crate::obs::import::GateSink for GateStore<'_> {
 
 /// Who holds the gate lock.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LockHolder {
+pub(crate) struct LockHolder {
     pub session_id: Option<String>,
     pub pid: i64,
     pub host: String,
@@ -347,7 +347,7 @@ pub struct LockHolder {
 
 impl LockHolder {
     /// `provider claude, session s1, pid 123 on host since …`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "provider {}, session {}, pid {} on {} since {}",
             self.provider.as_deref().unwrap_or("none"),
@@ -361,16 +361,16 @@ impl LockHolder {
 
 /// The repository of gate runs, the gate lock and resolution history (`gate_runs`, `gate_lock`,
 /// `gate_resolutions`): the only place their SQL runs. It borrows a project-database connection.
-pub struct GateStore<'c> {
+pub(crate) struct GateStore<'c> {
     conn: &'c Connection,
 }
 
 impl<'c> GateStore<'c> {
-    pub fn new(conn: &'c Connection) -> GateStore<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> GateStore<'c> {
         GateStore { conn }
     }
 
-    pub fn insert_run(&self, run: &GateRun) -> rusqlite::Result<i64> {
+    pub(crate) fn insert_run(&self, run: &GateRun) -> rusqlite::Result<i64> {
         self.conn.prepare_cached(q::RUN_INSERT)?.execute(params![
             run.session_id,
             run.gate,
@@ -397,7 +397,7 @@ impl<'c> GateStore<'c> {
     }
 
     /// The latest run, of one gate and one session when named.
-    pub fn latest(&self, gate: Option<&str>, session: Option<&str>) -> rusqlite::Result<Option<GateRun>> {
+    pub(crate) fn latest(&self, gate: Option<&str>, session: Option<&str>) -> rusqlite::Result<Option<GateRun>> {
         self.conn
             .prepare_cached(q::RUN_LATEST)?
             .query_row(params![gate, session], GateRun::from_row)
@@ -405,19 +405,19 @@ impl<'c> GateStore<'c> {
     }
 
     /// The latest run of `gate` with a verdict of its own (not deferred).
-    pub fn latest_verdict(&self, gate: &str) -> rusqlite::Result<Option<GateRun>> {
+    pub(crate) fn latest_verdict(&self, gate: &str) -> rusqlite::Result<Option<GateRun>> {
         self.conn
             .prepare_cached(q::RUN_LATEST_VERDICT)?
             .query_row([gate], GateRun::from_row)
             .optional()
     }
 
-    pub fn get(&self, id: i64) -> rusqlite::Result<Option<GateRun>> {
+    pub(crate) fn get(&self, id: i64) -> rusqlite::Result<Option<GateRun>> {
         self.conn.prepare_cached(q::RUN_GET)?.query_row([id], GateRun::from_row).optional()
     }
 
     /// Whether a run before `before_id` already failed with this fingerprint.
-    pub fn fingerprint_seen(&self, fingerprint: &str, before_id: i64) -> rusqlite::Result<bool> {
+    pub(crate) fn fingerprint_seen(&self, fingerprint: &str, before_id: i64) -> rusqlite::Result<bool> {
         self.conn
             .prepare_cached(q::FINGERPRINT_SEEN)?
             .query_row(params![fingerprint, before_id], |r| r.get(0))
@@ -425,7 +425,7 @@ impl<'c> GateStore<'c> {
 
     /// Records that `files` changed between the failing run and the passing one, keeping the
     /// newest [`MAX_RESOLUTIONS`].
-    pub fn add_resolution(&self, failing: &GateRun, passing: &GateRun, files: &[String]) -> rusqlite::Result<()> {
+    pub(crate) fn add_resolution(&self, failing: &GateRun, passing: &GateRun, files: &[String]) -> rusqlite::Result<()> {
         let Some(fp) = &failing.fingerprint else { return Ok(()) };
         let files: Vec<&String> = files.iter().take(MAX_RESOLUTION_FILES).collect();
         self.conn.prepare_cached(q::RESOLUTION_INSERT)?.execute(params![
@@ -441,7 +441,7 @@ impl<'c> GateStore<'c> {
     }
 
     /// The newest resolution of failure `fingerprint`: (files, when).
-    pub fn resolution(&self, fingerprint: &str) -> rusqlite::Result<Option<(Vec<String>, String)>> {
+    pub(crate) fn resolution(&self, fingerprint: &str) -> rusqlite::Result<Option<(Vec<String>, String)>> {
         self.conn
             .prepare_cached(q::RESOLUTION_FIND)?
             .query_row([fingerprint], |r| {
@@ -470,7 +470,11 @@ impl<'c> GateStore<'c> {
 
     /// Takes the gate lock, reclaiming one that is stale (older than 30 minutes, unreadable, or
     /// whose process is gone on this host). `Err(holder)` when a live holder keeps it.
-    pub fn try_lock(conn: &mut Connection, provider: Option<&str>, session: Option<&str>) -> rusqlite::Result<Result<(), LockHolder>> {
+    pub(crate) fn try_lock(
+        conn: &mut Connection,
+        provider: Option<&str>,
+        session: Option<&str>,
+    ) -> rusqlite::Result<Result<(), LockHolder>> {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let host = hostname();
         let pid = i64::from(std::process::id());
@@ -496,19 +500,19 @@ impl<'c> GateStore<'c> {
     }
 
     /// How many gate runs [`GateStore::prune`] would drop at `cutoff` (a stamp).
-    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+    pub(crate) fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
         let rows = self.conn.prepare_cached(q::PRUNE_COUNT)?.query_row([cutoff], |r| r.get(0))?;
         Ok(PruneCount { table: "gate_runs", rows })
     }
 
     /// Drops the gate runs started before `cutoff` (the caller holds the transaction).
-    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+    pub(crate) fn prune(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
         let rows = self.conn.prepare_cached(q::PRUNE_RUNS)?.execute([cutoff])? as i64;
         Ok(PruneCount { table: "gate_runs", rows })
     }
 
     /// Waits up to `wait` for the gate lock; `Err(holder)` when a live holder kept it throughout.
-    pub fn acquire(
+    pub(crate) fn acquire(
         conn: &mut Connection,
         provider: Option<&str>,
         session: Option<&str>,
@@ -524,7 +528,7 @@ impl<'c> GateStore<'c> {
         }
     }
 
-    pub fn unlock(&self) -> rusqlite::Result<()> {
+    pub(crate) fn unlock(&self) -> rusqlite::Result<()> {
         self.conn
             .prepare_cached(q::LOCK_RELEASE)?
             .execute(params![i64::from(std::process::id()), hostname()])?;
@@ -538,12 +542,12 @@ fn json<T: serde::Serialize>(v: &T) -> String {
 }
 
 /// This machine's host name (a pid means nothing on another host).
-pub fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     crate::sys::hostname().unwrap_or_else(|| "unknown".into())
 }
 
 /// How long a stop waits for the gate lock: `TLC_GATE_LOCK_WAIT_MS`, else 10 s.
-pub fn lock_wait() -> Duration {
+pub(crate) fn lock_wait() -> Duration {
     std::env::var("TLC_GATE_LOCK_WAIT_MS")
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())
@@ -551,7 +555,7 @@ pub fn lock_wait() -> Duration {
 }
 
 /// One gate command to run.
-pub struct RunRequest<'a> {
+pub(crate) struct RunRequest<'a> {
     pub gate: Gate,
     /// The argv as run (changed files appended where they narrow it).
     pub argv: Vec<String>,
@@ -568,7 +572,7 @@ pub struct RunRequest<'a> {
 
 /// Runs the command and returns its run (not yet stored): output tail and findings redacted
 /// with `redactor`, classified, fingerprinted when it did not pass.
-pub fn execute(req: &RunRequest<'_>, redactor: Option<&Redactor>) -> GateRun {
+pub(crate) fn execute(req: &RunRequest<'_>, redactor: Option<&Redactor>) -> GateRun {
     let started_at = clock::now_stamp();
     let _ = std::fs::remove_file(&req.report);
     let finished = runner::run(&req.argv, req.root, &req.report, req.timeout);

@@ -21,24 +21,24 @@ use serde_json::{Map, Value};
 
 /// The rails with a checker observation can run. A name not listed records nothing, and `tlc
 /// doctor` names it.
-pub const OBSERVABLE: &[&str] = &["comments"];
+pub(crate) const OBSERVABLE: &[&str] = &["comments"];
 
 /// The instruction files Claude Code and Cursor load from a project's root.
-pub const PROSE_FILES: &[&str] = &["CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md", "AGENTS.md", ".cursorrules"];
+pub(crate) const PROSE_FILES: &[&str] = &["CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md", "AGENTS.md", ".cursorrules"];
 
 /// Words that state the comment rule: the markers it asks a comment to carry (any case).
-pub const PROSE_MARKERS: &[&str] = &["why:", "hazard:", "invariant:"];
+pub(crate) const PROSE_MARKERS: &[&str] = &["why:", "hazard:", "invariant:"];
 
 /// An instruction file bigger than this is not read.
 const PROSE_FILE_CAP: u64 = 256 * 1024;
 
 /// Whether `name` (any case, trimmed) is a rail with a checker.
-pub fn has_checker(name: &str) -> bool {
+pub(crate) fn has_checker(name: &str) -> bool {
     OBSERVABLE.iter().any(|r| r.eq_ignore_ascii_case(name.trim()))
 }
 
 /// Whether the rail named (one of [`OBSERVABLE`]) is enforcing now.
-pub fn enforcing(s: &Settings, rail: &str) -> bool {
+pub(crate) fn enforcing(s: &Settings, rail: &str) -> bool {
     match rail {
         "comments" => s.comments.enabled,
         _ => false,
@@ -47,7 +47,7 @@ pub fn enforcing(s: &Settings, rail: &str) -> bool {
 
 /// The rails observation records with these settings: named in `observe.rails`, with a checker,
 /// and switched off. Empty when `observe.enabled` is off.
-pub fn observed(s: &Settings) -> Vec<&'static str> {
+pub(crate) fn observed(s: &Settings) -> Vec<&'static str> {
     if !s.observe.enabled {
         return Vec::new();
     }
@@ -60,7 +60,7 @@ pub fn observed(s: &Settings) -> Vec<&'static str> {
 }
 
 /// The names in `observe.rails` that have no checker (trimmed, as written).
-pub fn without_checker(s: &Settings) -> Vec<String> {
+pub(crate) fn without_checker(s: &Settings) -> Vec<String> {
     s.observe
         .rails
         .iter()
@@ -71,7 +71,7 @@ pub fn without_checker(s: &Settings) -> Vec<String> {
 
 /// One reading, ready to record.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Reading {
+pub(crate) struct Reading {
     pub rail: &'static str,
     /// One of the seed's four readings.
     pub reading: &'static str,
@@ -79,7 +79,7 @@ pub struct Reading {
 }
 
 /// The seed's reading for a checker's verdict and the prose's presence.
-pub fn reading(violated: bool, prose: bool) -> &'static str {
+pub(crate) fn reading(violated: bool, prose: bool) -> &'static str {
     match (violated, prose) {
         (false, false) => "held-without-prose",
         (false, true) => "held-with-prose",
@@ -110,7 +110,13 @@ fn comment_prose(conn: &Connection, project: &Project, provider: &str, session: 
 
 /// Runs the checkers of the observed rails over the turn that is ending. `None` for a rail that
 /// had nothing to read (the turn added no line to a file its checker reads).
-pub fn observe(conn: &Connection, project: &Project, s: &Settings, provider: &str, session: &str) -> Result<Vec<Reading>, GateError> {
+pub(crate) fn observe(
+    conn: &Connection,
+    project: &Project,
+    s: &Settings,
+    provider: &str,
+    session: &str,
+) -> Result<Vec<Reading>, GateError> {
     let rails = observed(s);
     if rails.is_empty() || !project.paths.in_git {
         return Ok(Vec::new());

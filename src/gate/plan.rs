@@ -10,21 +10,21 @@
 
 use crate::pathtext::PathSet;
 
-pub const RULE: &str = "plan-gate";
-pub const PLAN_MARKER: &str = "HARNESS_PLAN:";
-pub const DEVIATION_MARKER: &str = "HARNESS_PLAN_DEVIATION:";
+pub(crate) const RULE: &str = "plan-gate";
+pub(crate) const PLAN_MARKER: &str = "HARNESS_PLAN:";
+pub(crate) const DEVIATION_MARKER: &str = "HARNESS_PLAN_DEVIATION:";
 /// Paths a plan keeps; the rest of a longer plan is counted, and the follow-up says so.
-pub const MAX_PLAN_PATHS: usize = 500;
+pub(crate) const MAX_PLAN_PATHS: usize = 500;
 /// Deviations kept for a plan's window.
-pub const MAX_DEVIATIONS: usize = 500;
+pub(crate) const MAX_DEVIATIONS: usize = 500;
 /// A longer path or reason is cut to this many characters.
 const MAX_ENTRY_CHARS: usize = 400;
 /// Files a follow-up names; the rest are counted.
-pub const SHOWN_FILES: usize = 10;
+pub(crate) const SHOWN_FILES: usize = 10;
 
 /// One `HARNESS_PLAN_DEVIATION` line: a refused one has no reason.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Deviation {
+pub(crate) struct Deviation {
     pub path: String,
     pub reason: Option<String>,
     pub at: String,
@@ -32,7 +32,7 @@ pub struct Deviation {
 
 /// A session's plan, as the `turns` row keeps it.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Plan {
+pub(crate) struct Plan {
     /// The declared paths, at most [`MAX_PLAN_PATHS`].
     pub paths: Vec<String>,
     /// When a plan line was last read.
@@ -69,7 +69,7 @@ fn deviation(rest: &str) -> Option<(String, Option<String>)> {
 
 impl Plan {
     /// Reads the plan and deviation lines of one assistant text, read at `at`.
-    pub fn absorb(&mut self, text: &str, at: &str) {
+    pub(crate) fn absorb(&mut self, text: &str, at: &str) {
         for line in text.lines() {
             let line = line.trim_end_matches('\r');
             if let Some(rest) = line.strip_prefix(DEVIATION_MARKER) {
@@ -109,7 +109,7 @@ impl Plan {
 
     /// The plan as it stands at `since` (the window's start): an older plan is gone, and so are
     /// older deviations.
-    pub fn within(mut self, since: &str) -> Plan {
+    pub(crate) fn within(mut self, since: &str) -> Plan {
         if self.at.as_deref().is_none_or(|at| at < since) {
             self.paths.clear();
             self.at = None;
@@ -119,17 +119,17 @@ impl Plan {
         self
     }
 
-    pub fn declared(&self) -> bool {
+    pub(crate) fn declared(&self) -> bool {
         !self.paths.is_empty()
     }
 
     /// How many named paths the cap left out.
-    pub fn dropped(&self) -> usize {
+    pub(crate) fn dropped(&self) -> usize {
         self.named.saturating_sub(self.paths.len())
     }
 
     /// The note a capped plan carries.
-    pub fn capped_note(&self) -> Option<String> {
+    pub(crate) fn capped_note(&self) -> Option<String> {
         (self.dropped() > 0).then(|| {
             format!(
                 "the plan named {} paths; only the first {} are kept ({} left out), so a file under a path left out counts as outside the plan",
@@ -141,7 +141,7 @@ impl Plan {
     }
 
     /// The changed `files` that no plan path covers and no deviation with a reason justifies.
-    pub fn outside(&self, files: &[String]) -> Vec<String> {
+    pub(crate) fn outside(&self, files: &[String]) -> Vec<String> {
         let plan = PathSet::new(&self.paths);
         let justified: Vec<String> = self
             .deviations
@@ -158,7 +158,7 @@ impl Plan {
     }
 
     /// Deviations refused for want of a reason whose path no accepted one covers.
-    pub fn refused(&self) -> Vec<&str> {
+    pub(crate) fn refused(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
         for d in self.deviations.iter().filter(|d| d.reason.is_none()) {
             let accepted = self.deviations.iter().any(|a| a.reason.is_some() && a.path == d.path);
@@ -171,7 +171,7 @@ impl Plan {
 }
 
 /// At most [`SHOWN_FILES`] of `files`, and a count of the rest.
-pub fn named(files: &[String]) -> String {
+pub(crate) fn named(files: &[String]) -> String {
     let mut s: Vec<String> = files.iter().take(SHOWN_FILES).cloned().collect();
     if files.len() > SHOWN_FILES {
         s.push(format!("and {} more", files.len() - SHOWN_FILES));

@@ -14,19 +14,19 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Characters of output kept with a run.
-pub const OUTPUT_TAIL_CHARS: usize = 8000;
+pub(crate) const OUTPUT_TAIL_CHARS: usize = 8000;
 /// Bytes the ring buffer holds: enough for [`OUTPUT_TAIL_CHARS`] characters of any UTF-8.
 const RING_BYTES: usize = OUTPUT_TAIL_CHARS * 4;
 /// Findings kept per run.
-pub const MAX_FINDINGS: usize = 8;
-pub const MAX_SUMMARY_CHARS: usize = 200;
-pub const MAX_DETAIL_CHARS: usize = 500;
+pub(crate) const MAX_FINDINGS: usize = 8;
+pub(crate) const MAX_SUMMARY_CHARS: usize = 200;
+pub(crate) const MAX_DETAIL_CHARS: usize = 500;
 /// A findings report larger than this is not read.
-pub const MAX_REPORT_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_REPORT_BYTES: u64 = 1024 * 1024;
 
 /// The last bytes written into it, however many were.
 #[derive(Debug, Default)]
-pub struct TailBuffer {
+pub(crate) struct TailBuffer {
     buf: VecDeque<u8>,
     cap: usize,
     /// Every byte ever pushed.
@@ -34,7 +34,7 @@ pub struct TailBuffer {
 }
 
 impl TailBuffer {
-    pub fn new(cap: usize) -> TailBuffer {
+    pub(crate) fn new(cap: usize) -> TailBuffer {
         TailBuffer {
             buf: VecDeque::with_capacity(cap.min(64 * 1024)),
             cap,
@@ -42,7 +42,7 @@ impl TailBuffer {
         }
     }
 
-    pub fn push(&mut self, bytes: &[u8]) {
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
         self.total += bytes.len() as u64;
         let keep = &bytes[bytes.len().saturating_sub(self.cap)..];
         let overflow = (self.buf.len() + keep.len()).saturating_sub(self.cap);
@@ -52,7 +52,7 @@ impl TailBuffer {
 
     /// The kept bytes as text: a character cut at the start is dropped, invalid UTF-8 replaced,
     /// and only the last `max_chars` characters kept.
-    pub fn text(&self, max_chars: usize) -> String {
+    pub(crate) fn text(&self, max_chars: usize) -> String {
         let (a, b) = self.buf.as_slices();
         let mut bytes = Vec::with_capacity(a.len() + b.len());
         bytes.extend_from_slice(a);
@@ -67,7 +67,7 @@ impl TailBuffer {
 }
 
 /// The last `max` characters of `s`.
-pub fn last_chars(s: &str, max: usize) -> String {
+pub(crate) fn last_chars(s: &str, max: usize) -> String {
     let count = s.chars().count();
     if count <= max {
         return s.to_string();
@@ -76,13 +76,13 @@ pub fn last_chars(s: &str, max: usize) -> String {
 }
 
 /// The first `max` characters of `s`.
-pub fn first_chars(s: &str, max: usize) -> String {
+pub(crate) fn first_chars(s: &str, max: usize) -> String {
     s.chars().take(max).collect()
 }
 
 /// One thing a gate found.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub summary: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
@@ -93,7 +93,7 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(summary: &str) -> Finding {
+    pub(crate) fn new(summary: &str) -> Finding {
         Finding {
             summary: first_chars(summary.trim(), MAX_SUMMARY_CHARS),
             detail: None,
@@ -105,7 +105,7 @@ impl Finding {
 
 /// What reading the findings report gave.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Report {
+pub(crate) enum Report {
     /// The child wrote no report.
     Absent,
     /// At most [`MAX_FINDINGS`] findings, and how many the report held.
@@ -116,7 +116,7 @@ pub enum Report {
 
 /// Reads the findings report at `path` without following a symlink, blocking on a FIFO, or
 /// reading more than [`MAX_REPORT_BYTES`].
-pub fn read_report(path: &Path) -> Report {
+pub(crate) fn read_report(path: &Path) -> Report {
     use crate::fsread::{read_capped, Links, ReadError};
     let bytes = match read_capped(path, MAX_REPORT_BYTES, Links::Refuse) {
         Ok(Some(bytes)) => bytes,
@@ -156,7 +156,7 @@ pub fn read_report(path: &Path) -> Report {
 }
 
 /// Lines of output that read as a failure, as findings (used when the child wrote no report).
-pub fn findings_from_output(output: &str) -> Vec<Finding> {
+pub(crate) fn findings_from_output(output: &str) -> Vec<Finding> {
     const MARKERS: &[&str] = &[
         "error",
         "fail",
@@ -186,7 +186,7 @@ pub fn findings_from_output(output: &str) -> Vec<Finding> {
 
 /// A finished command.
 #[derive(Debug, Clone)]
-pub struct Finished {
+pub(crate) struct Finished {
     /// False when the command could not be spawned.
     pub started: bool,
     pub timed_out: bool,
@@ -200,7 +200,7 @@ pub struct Finished {
 
 /// Runs `argv` in `cwd` with `HARNESS_GATE_REPORT=report`, killing its process group after
 /// `timeout`.
-pub fn run(argv: &[String], cwd: &Path, report: &Path, timeout: Duration) -> Finished {
+pub(crate) fn run(argv: &[String], cwd: &Path, report: &Path, timeout: Duration) -> Finished {
     let t = Instant::now();
     let ms = |t: Instant| i64::try_from(t.elapsed().as_millis()).unwrap_or(i64::MAX);
     let not_started = |text: String, code: i32| Finished {

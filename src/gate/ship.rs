@@ -11,14 +11,14 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-pub const CLAIM_MARKER: &str = "HARNESS_SHIP_CLAIM:";
+pub(crate) const CLAIM_MARKER: &str = "HARNESS_SHIP_CLAIM:";
 /// Characters of a claim's summary kept.
 const MAX_CLAIM_CHARS: usize = 200;
 /// Bytes of a transcript's end read for a claim.
 const TRANSCRIPT_TAIL_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The last claim in `text`: a line that starts with the marker. `Some("")` for a bare marker.
-pub fn claim_in_text(text: &str) -> Option<String> {
+pub(crate) fn claim_in_text(text: &str) -> Option<String> {
     text.lines()
         .rev()
         .find_map(|l| l.trim_end_matches('\r').strip_prefix(CLAIM_MARKER))
@@ -27,7 +27,7 @@ pub fn claim_in_text(text: &str) -> Option<String> {
 
 /// The last claim in the assistant text lines of a transcript (JSONL) written at or after
 /// `since` (see [`visit_assistant_text`]).
-pub fn claim_in_transcript(path: &Path, since: &str) -> Option<String> {
+pub(crate) fn claim_in_transcript(path: &Path, since: &str) -> Option<String> {
     let mut claim = None;
     visit_assistant_text(path, since, CLAIM_MARKER, |t| {
         if let Some(c) = claim_in_text(t) {
@@ -44,7 +44,7 @@ pub fn claim_in_transcript(path: &Path, since: &str) -> Option<String> {
 /// [`TRANSCRIPT_TAIL_BYTES`] of the file are read, and only lines holding `needle` are parsed
 /// (a protocol marker is ASCII, so JSON escaping leaves it as it is). The one reader of protocol
 /// lines in a transcript (ship claims, the plan gate's `HARNESS_PLAN` lines).
-pub fn visit_assistant_text(path: &Path, since: &str, needle: &str, mut f: impl FnMut(&str)) {
+pub(crate) fn visit_assistant_text(path: &Path, since: &str, needle: &str, mut f: impl FnMut(&str)) {
     // Never a blocking open, and only a regular file: a FIFO swapped in must not stall the stop.
     let Ok(mut file) = crate::fsread::open_regular(path, crate::fsread::Links::Follow) else {
         return;
@@ -94,7 +94,7 @@ pub fn visit_assistant_text(path: &Path, since: &str, needle: &str, mut f: impl 
 }
 
 /// `t` as a system time.
-pub fn system_time(t: chrono::DateTime<chrono::Utc>) -> SystemTime {
+pub(crate) fn system_time(t: chrono::DateTime<chrono::Utc>) -> SystemTime {
     let ms = crate::clock::millis(t);
     if ms >= 0 {
         SystemTime::UNIX_EPOCH + Duration::from_millis(ms.unsigned_abs())
@@ -105,7 +105,7 @@ pub fn system_time(t: chrono::DateTime<chrono::Utc>) -> SystemTime {
 
 /// What the evidence folder holds for a claim.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Evidence {
+pub(crate) enum Evidence {
     /// The verdict file that passes.
     Found(PathBuf),
     /// What is missing, in words.
@@ -114,7 +114,7 @@ pub enum Evidence {
 
 /// Looks for a `PASS` verdict under `<root>/<evidence_dir>/*/90-verdict.txt` modified after
 /// `newer_than` and no older than `max_age` at `now`.
-pub fn find_evidence(root: &Path, evidence_dir: &str, newer_than: SystemTime, max_age: Duration, now: SystemTime) -> Evidence {
+pub(crate) fn find_evidence(root: &Path, evidence_dir: &str, newer_than: SystemTime, max_age: Duration, now: SystemTime) -> Evidence {
     let dir = root.join(evidence_dir);
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Evidence::Missing(format!(
@@ -161,7 +161,7 @@ pub fn find_evidence(root: &Path, evidence_dir: &str, newer_than: SystemTime, ma
 
 /// One ledger row.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct LedgerRow {
+pub(crate) struct LedgerRow {
     pub id: i64,
     pub ts: String,
     pub session: Option<String>,
@@ -176,7 +176,7 @@ pub struct LedgerRow {
 
 /// Appends a ledger row through its one writer, the event store; a row whose `dedup` key is
 /// already stored is skipped.
-pub fn append(conn: &Connection, row: &LedgerRow, dedup: Option<&str>) -> rusqlite::Result<()> {
+pub(crate) fn append(conn: &Connection, row: &LedgerRow, dedup: Option<&str>) -> rusqlite::Result<()> {
     EventStore::new(conn).insert_ship(&ShipRow {
         ts: &row.ts,
         session_id: row.session.as_deref(),
@@ -192,16 +192,16 @@ pub fn append(conn: &Connection, row: &LedgerRow, dedup: Option<&str>) -> rusqli
 }
 
 /// Reads the ship ledger back (`tlc ship ledger`).
-pub struct ShipLedger<'c> {
+pub(crate) struct ShipLedger<'c> {
     conn: &'c Connection,
 }
 
 impl<'c> ShipLedger<'c> {
-    pub fn new(conn: &'c Connection) -> ShipLedger<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> ShipLedger<'c> {
         ShipLedger { conn }
     }
 
-    pub fn list(&self, session: Option<&str>) -> rusqlite::Result<Vec<LedgerRow>> {
+    pub(crate) fn list(&self, session: Option<&str>) -> rusqlite::Result<Vec<LedgerRow>> {
         let mut stmt = self.conn.prepare_cached(q::SHIP_LIST)?;
         let rows = stmt.query_map([session], |r| {
             Ok(LedgerRow {

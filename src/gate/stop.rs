@@ -31,12 +31,12 @@ use rusqlite::Connection;
 use std::time::Duration;
 
 /// Gaps carried into a new session's context, and its character budget.
-pub const HANDOFF_GAPS: usize = 5;
-pub const HANDOFF_BUDGET: usize = 1500;
+pub(crate) const HANDOFF_GAPS: usize = 5;
+pub(crate) const HANDOFF_BUDGET: usize = 1500;
 
 /// What the provider said at a stop, in neutral terms.
 #[derive(Debug, Clone, Default)]
-pub struct StopFacts {
+pub(crate) struct StopFacts {
     /// Claude Code: `stop_hook_active` false means the first stop of a turn.
     pub first_of_turn: Option<bool>,
     /// Cursor: `status` is `completed` (true when the provider has no status).
@@ -52,15 +52,15 @@ pub struct StopFacts {
 }
 
 /// The rule of a stop whose checks wait for running subagents.
-pub const SUBAGENTS_RUNNING: &str = "subagents-running";
+pub(crate) const SUBAGENTS_RUNNING: &str = "subagents-running";
 /// The rule of a Stop refused because git cannot be asked what the turn changed without hanging
 /// (a FIFO or folder planted at `.git/HEAD`, the index or the config): a gate that cannot see the
 /// diff does not let the turn through as if nothing changed.
-pub const UNREADABLE_TREE: &str = "unreadable-tree";
+pub(crate) const UNREADABLE_TREE: &str = "unreadable-tree";
 
 /// The turn-relevant part of one hook event.
 #[derive(Debug, Clone)]
-pub enum TurnEvent {
+pub(crate) enum TurnEvent {
     /// `fresh` is false when the session resumes or compacts: it is no new session to hand off to.
     SessionStart {
         fresh: bool,
@@ -77,7 +77,7 @@ pub enum TurnEvent {
 
 /// One event as the stop checks see it.
 #[derive(Debug, Clone)]
-pub struct TurnFacts {
+pub(crate) struct TurnFacts {
     pub provider: String,
     pub session: Option<String>,
     pub event: TurnEvent,
@@ -86,7 +86,7 @@ pub struct TurnFacts {
 
 /// What an event decided, and the rows to write in the hook's transaction.
 #[derive(Debug, Default)]
-pub struct Pending {
+pub(crate) struct Pending {
     pub decision: Option<Decision>,
     provider: String,
     session: String,
@@ -114,12 +114,12 @@ impl Pending {
     }
 
     /// The stop outcome this event recorded (the first, when a stop blocked on several rules).
-    pub fn outcome(&self) -> Option<&StopOutcome> {
+    pub(crate) fn outcome(&self) -> Option<&StopOutcome> {
         self.outcomes.first()
     }
 
     /// Writes the turn and outcome rows (inside the hook's transaction).
-    pub fn apply(&self, conn: &Connection) -> rusqlite::Result<()> {
+    pub(crate) fn apply(&self, conn: &Connection) -> rusqlite::Result<()> {
         let st = TurnStore::new(conn);
         let (p, s) = (self.provider.as_str(), self.session.as_str());
         if let Some((head, at, source)) = &self.begin {
@@ -226,7 +226,7 @@ fn base_head(project: &Project, rails: &Rails) -> Option<String> {
 ///
 /// `policy` is the session's baselined policy where a source diverged: `config` is then already
 /// the baselined config, and its pause state stands in for the current one.
-pub fn on_hook(
+pub(crate) fn on_hook(
     conn: &mut Connection,
     project: &Project,
     config: &Config,

@@ -10,7 +10,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 /// How a stop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Allow,
     Block,
     /// Let through with advice (a config fault already reported, a docs warning).
@@ -23,7 +23,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Outcome::Allow => "allow",
             Outcome::Block => "block",
@@ -37,7 +37,7 @@ impl Outcome {
 
 /// One stop outcome, as recorded.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct StopOutcome {
+pub(crate) struct StopOutcome {
     pub outcome: Outcome,
     pub rule: String,
     /// The turn's attempt this stop was (1-based for a block).
@@ -48,7 +48,7 @@ pub struct StopOutcome {
 
 /// A session's turn row.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct Turn {
+pub(crate) struct Turn {
     pub provider: String,
     pub session_id: String,
     /// Prompts seen in this session.
@@ -99,7 +99,7 @@ impl Turn {
 
 /// What a stop leaves on the turn row.
 #[derive(Debug, Clone, Default)]
-pub struct StopState {
+pub(crate) struct StopState {
     pub attempt: i64,
     pub fingerprint: Option<String>,
     pub result: String,
@@ -110,16 +110,16 @@ pub struct StopState {
     pub category: Option<String>,
 }
 
-pub struct TurnStore<'c> {
+pub(crate) struct TurnStore<'c> {
     conn: &'c Connection,
 }
 
 impl<'c> TurnStore<'c> {
-    pub fn new(conn: &'c Connection) -> TurnStore<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> TurnStore<'c> {
         TurnStore { conn }
     }
 
-    pub fn get(&self, provider: &str, session: &str) -> rusqlite::Result<Option<Turn>> {
+    pub(crate) fn get(&self, provider: &str, session: &str) -> rusqlite::Result<Option<Turn>> {
         self.conn
             .prepare_cached(q::TURN_GET)?
             .query_row([provider, session], Turn::from_row)
@@ -127,7 +127,7 @@ impl<'c> TurnStore<'c> {
     }
 
     /// The most recently updated turn row, of one session when named.
-    pub fn latest(&self, session: Option<&str>) -> rusqlite::Result<Option<Turn>> {
+    pub(crate) fn latest(&self, session: Option<&str>) -> rusqlite::Result<Option<Turn>> {
         self.conn
             .prepare_cached(q::TURN_LATEST)?
             .query_row([session], Turn::from_row)
@@ -135,7 +135,7 @@ impl<'c> TurnStore<'c> {
     }
 
     /// The latest other session's turn row.
-    pub fn previous(&self, provider: &str, session: &str) -> rusqlite::Result<Option<Turn>> {
+    pub(crate) fn previous(&self, provider: &str, session: &str) -> rusqlite::Result<Option<Turn>> {
         self.conn
             .prepare_cached(q::TURN_PREVIOUS_OPEN)?
             .query_row([provider, session], Turn::from_row)
@@ -143,7 +143,7 @@ impl<'c> TurnStore<'c> {
     }
 
     /// A new turn begins (a prompt): its base, attempt 0, no claim.
-    pub fn begin(&self, provider: &str, session: &str, head: Option<&str>, at: &str, source: &str) -> rusqlite::Result<()> {
+    pub(crate) fn begin(&self, provider: &str, session: &str, head: Option<&str>, at: &str, source: &str) -> rusqlite::Result<()> {
         self.conn
             .prepare_cached(q::TURN_BEGIN)?
             .execute(params![provider, session, head, at, source])?;
@@ -151,14 +151,14 @@ impl<'c> TurnStore<'c> {
     }
 
     /// The first turn's base at session start, unless the session already has one.
-    pub fn first_base(&self, provider: &str, session: &str, head: Option<&str>, at: &str) -> rusqlite::Result<()> {
+    pub(crate) fn first_base(&self, provider: &str, session: &str, head: Option<&str>, at: &str) -> rusqlite::Result<()> {
         self.conn
             .prepare_cached(q::TURN_FIRST_BASE)?
             .execute(params![provider, session, head, at, "session-start"])?;
         Ok(())
     }
 
-    pub fn set_claim(&self, provider: &str, session: &str, claim: &str, at: &str) -> rusqlite::Result<()> {
+    pub(crate) fn set_claim(&self, provider: &str, session: &str, claim: &str, at: &str) -> rusqlite::Result<()> {
         self.conn
             .prepare_cached(q::TURN_CLAIM)?
             .execute(params![provider, session, claim, at])?;
@@ -166,7 +166,7 @@ impl<'c> TurnStore<'c> {
     }
 
     /// The session's plan as stored (not yet limited to its window); `None` without a turn row.
-    pub fn plan(&self, provider: &str, session: &str) -> rusqlite::Result<Option<super::plan::Plan>> {
+    pub(crate) fn plan(&self, provider: &str, session: &str) -> rusqlite::Result<Option<super::plan::Plan>> {
         self.conn
             .prepare_cached(q::TURN_PLAN_GET)?
             .query_row([provider, session], |r| {
@@ -183,7 +183,7 @@ impl<'c> TurnStore<'c> {
     }
 
     /// Stores the session's plan and deviations on its turn row (when it has one).
-    pub fn set_plan(&self, provider: &str, session: &str, plan: &super::plan::Plan, at: &str) -> rusqlite::Result<()> {
+    pub(crate) fn set_plan(&self, provider: &str, session: &str, plan: &super::plan::Plan, at: &str) -> rusqlite::Result<()> {
         let paths = plan
             .declared()
             .then(|| serde_json::to_string(&plan.paths).unwrap_or_else(|_| "[]".into()));
@@ -199,7 +199,7 @@ impl<'c> TurnStore<'c> {
         Ok(())
     }
 
-    pub fn stop_update(&self, provider: &str, session: &str, s: &StopState, at: &str) -> rusqlite::Result<()> {
+    pub(crate) fn stop_update(&self, provider: &str, session: &str, s: &StopState, at: &str) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::TURN_STOP_UPDATE)?.execute(params![
             provider,
             session,
@@ -215,7 +215,14 @@ impl<'c> TurnStore<'c> {
         Ok(())
     }
 
-    pub fn add_outcome(&self, provider: &str, session: Option<&str>, turn: Option<i64>, o: &StopOutcome, at: &str) -> rusqlite::Result<()> {
+    pub(crate) fn add_outcome(
+        &self,
+        provider: &str,
+        session: Option<&str>,
+        turn: Option<i64>,
+        o: &StopOutcome,
+        at: &str,
+    ) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::OUTCOME_INSERT)?.execute(params![
             at,
             provider,
@@ -231,7 +238,7 @@ impl<'c> TurnStore<'c> {
     }
 
     /// How many stop outcomes and turn rows [`TurnStore::prune`] would drop at `cutoff`.
-    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
+    pub(crate) fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
         self.conn.prepare_cached(q::TURN_PRUNE_COUNT)?.query_row([cutoff], |r| {
             Ok(vec![
                 PruneCount {
@@ -248,7 +255,7 @@ impl<'c> TurnStore<'c> {
 
     /// Drops the stop outcomes before `cutoff`, and the turn rows nothing touched since (the
     /// caller holds the transaction).
-    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
+    pub(crate) fn prune(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
         let outcomes = self.conn.prepare_cached(q::PRUNE_OUTCOMES)?.execute([cutoff])? as i64;
         let turns = self.conn.prepare_cached(q::PRUNE_TURNS)?.execute([cutoff])? as i64;
         Ok(vec![
@@ -264,7 +271,7 @@ impl<'c> TurnStore<'c> {
     }
 
     /// A session's latest stop outcomes, newest first: (ts, turn, outcome).
-    pub fn outcomes(&self, provider: &str, session: &str, limit: i64) -> rusqlite::Result<Vec<(String, Option<i64>, StopOutcome)>> {
+    pub(crate) fn outcomes(&self, provider: &str, session: &str, limit: i64) -> rusqlite::Result<Vec<(String, Option<i64>, StopOutcome)>> {
         let mut stmt = self.conn.prepare_cached(q::OUTCOMES_LIST)?;
         let rows = stmt.query_map(params![provider, session, limit], |r| {
             let outcome: String = r.get(3)?;
@@ -293,7 +300,7 @@ impl<'c> TurnStore<'c> {
 
 /// The handoff a new session starts with: the previous session's open gaps (at most `max_gaps`,
 /// the rest counted), phrased as history, within `budget` characters.
-pub fn handoff_context(previous: &Turn, max_gaps: usize, budget: usize) -> Option<String> {
+pub(crate) fn handoff_context(previous: &Turn, max_gaps: usize, budget: usize) -> Option<String> {
     if previous.open_gaps.is_empty() {
         return None;
     }

@@ -8,7 +8,7 @@ use crate::project::Project;
 
 /// The hook events that adopt: those that start or drive work (session start, prompt submit,
 /// tool, shell, MCP and file events, stop). Session end, notifications and the like never do.
-pub fn adopts_on(kind: Kind) -> bool {
+pub(crate) fn adopts_on(kind: Kind) -> bool {
     matches!(
         kind,
         Kind::SessionStart
@@ -29,7 +29,7 @@ pub fn adopts_on(kind: Kind) -> bool {
 /// The hook path's adoption: only on an event that starts or drives work, and only when the
 /// configuration really loaded — with the shipped defaults standing in for a broken machine tier,
 /// its `[guest]` list is unknown, and a guest must never be adopted by accident.
-pub fn adopt_on_hook(project: &Project, config: &Config, kind: Kind, faults: &mut crate::fault::Faults) -> Option<ScaffoldOutcome> {
+pub(crate) fn adopt_on_hook(project: &Project, config: &Config, kind: Kind, faults: &mut crate::fault::Faults) -> Option<ScaffoldOutcome> {
     if !adopts_on(kind) || config.files.is_empty() {
         return None;
     }

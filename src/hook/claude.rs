@@ -14,7 +14,7 @@ use crate::obs::{Event, Kind, Phase};
 use crate::policy::floor::Act;
 use serde_json::{json, Map, Value};
 
-pub const PROVIDER: Provider = &ProviderSpec {
+pub(crate) const PROVIDER: Provider = &ProviderSpec {
     name: "claude",
     product: "Claude Code",
     agent_markers: &["CLAUDECODE"],
@@ -169,7 +169,7 @@ fn unattended(v: &Value) -> bool {
     matches!(text(v, "permission_mode"), Some("bypassPermissions" | "dontAsk"))
 }
 
-pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
+pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     let name = str_field(v, "hook_event_name").unwrap_or_default();
     let tool = str_field(v, "tool_name");
     let kind = match name.as_str() {
@@ -418,7 +418,7 @@ fn tool_payload(v: &Value) -> Map<String, Value> {
 }
 
 /// The response Claude Code expects for `hook_event` under `decision`.
-pub fn render(hook_event: &str, decision: &Decision) -> String {
+pub(crate) fn render(hook_event: &str, decision: &Decision) -> String {
     let reason = decision.reason.clone().unwrap_or_default();
     match hook_event {
         "PreToolUse" => match decision.permission {

@@ -13,7 +13,7 @@ use crate::obs::{Event, Kind, Phase};
 use crate::policy::floor::Act;
 use serde_json::{json, Map, Value};
 
-pub const PROVIDER: Provider = &ProviderSpec {
+pub(crate) const PROVIDER: Provider = &ProviderSpec {
     name: "cursor",
     product: "Cursor",
     agent_markers: &["CURSOR_AGENT"],
@@ -187,7 +187,7 @@ fn work_dir(v: &Value) -> Option<&str> {
     text(v, "cwd").or_else(|| v.get("workspace_roots").and_then(|r| r.get(0)).and_then(Value::as_str))
 }
 
-pub fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
+pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     let name = str_field(v, "hook_event_name").unwrap_or_default();
     let tool = str_field(v, "tool_name");
     let kind = match name.as_str() {
@@ -376,7 +376,7 @@ fn stop(v: &Value) -> StopFacts {
 }
 
 /// The response Cursor expects for `hook_event` under `decision`.
-pub fn render(hook_event: &str, decision: &Decision) -> String {
+pub(crate) fn render(hook_event: &str, decision: &Decision) -> String {
     let reason = decision.reason.clone().unwrap_or_default();
     let can_ask = ASKING_EVENTS.contains(&hook_event);
     let acting = ACTING_EVENTS.contains(&hook_event);

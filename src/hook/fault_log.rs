@@ -3,12 +3,12 @@
 use std::io::Write;
 use std::path::Path;
 
-pub const FAULT_LOG_NAME: &str = "hook-faults.log";
+pub(crate) const FAULT_LOG_NAME: &str = "hook-faults.log";
 const MAX_BYTES: u64 = 256 * 1024;
 
 /// Appends one line to `$TLC_HOME/state/hook-faults.log`, keeping the file under 256 KiB by
 /// dropping its older half. Fails silently: this is the path of last resort.
-pub fn append_best_effort(provider: &str, message: &str) {
+pub(crate) fn append_best_effort(provider: &str, message: &str) {
     let Ok(home) = crate::paths::home_dir() else { return };
     let dir = home.join("state");
     if crate::store::create_private_dir(&dir).is_err() {
@@ -45,7 +45,7 @@ fn trim(path: &Path) -> std::io::Result<()> {
 }
 
 /// The fault log's lines (newest last), if there is one.
-pub fn read_fault_log(home: &Path) -> Vec<String> {
+pub(crate) fn read_fault_log(home: &Path) -> Vec<String> {
     // tlc keeps it under MAX_BYTES (see `trim`); one far larger, a FIFO or a link was not its.
     crate::fsread::read_capped_text(
         &home.join("state").join(FAULT_LOG_NAME),

@@ -12,12 +12,12 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 /// The prefix of an ask turned into a deny because the event cannot ask.
-pub const NO_ESCALATION: &str = "Escalation unavailable on this provider — ";
+pub(crate) const NO_ESCALATION: &str = "Escalation unavailable on this provider — ";
 /// The prefix of an ask turned into a deny because the permission mode answers no prompts.
-pub const NO_OPERATOR: &str = "No operator is answering prompts in this permission mode — ";
+pub(crate) const NO_OPERATOR: &str = "No operator is answering prompts in this permission mode — ";
 
 /// Where relative paths in the payload are resolved: the folder its command or tool runs in.
-pub fn work_dir(provider: Provider, v: &Value) -> Option<PathBuf> {
+pub(crate) fn work_dir(provider: Provider, v: &Value) -> Option<PathBuf> {
     (provider.work_dir)(v).map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
@@ -33,7 +33,7 @@ fn context(provider: Provider, v: &Value, paths: &Paths) -> Context {
 /// The floor's decision on an acting event; `None` lets the rest of the policy decide. With it,
 /// when a shell command names git or a remover (only such a line can lose work), every command
 /// the line runs as the floor's walk saw it, for the work-loss rule.
-pub fn floor(provider: Provider, v: &Value, paths: &Paths) -> (Option<Decision>, Vec<floor::Ran>) {
+pub(crate) fn floor(provider: Provider, v: &Value, paths: &Paths) -> (Option<Decision>, Vec<floor::Ran>) {
     let acts = (provider.acts)(v);
     if acts.is_empty() {
         return (None, Vec::new());
@@ -65,7 +65,7 @@ pub fn floor(provider: Provider, v: &Value, paths: &Paths) -> (Option<Decision>,
 }
 
 /// The file an acting event is about to write (absolute), for the edit-collision claim.
-pub fn edit_target(provider: Provider, v: &Value, paths: &Paths) -> Option<String> {
+pub(crate) fn edit_target(provider: Provider, v: &Value, paths: &Paths) -> Option<String> {
     let p = (provider.acts)(v).into_iter().find_map(|a| match a {
         Act::Write(p) | Act::Edit(p) | Act::Delete(p) => Some(p),
         _ => None,
@@ -74,7 +74,7 @@ pub fn edit_target(provider: Provider, v: &Value, paths: &Paths) -> Option<Strin
 }
 
 /// A file the provider reports edited (absolute): claimed, never asked about.
-pub fn edited_file(provider: Provider, v: &Value, paths: &Paths) -> Option<String> {
+pub(crate) fn edited_file(provider: Provider, v: &Value, paths: &Paths) -> Option<String> {
     (provider.edited_file)(v).map(|p| absolute(provider, v, paths, p))
 }
 
@@ -87,7 +87,7 @@ fn absolute(provider: Provider, v: &Value, paths: &Paths, p: &str) -> String {
 }
 
 /// An ask nobody can answer becomes a deny that says why; the stored decision is this one.
-pub fn escalate(mut d: Decision, can_ask: bool, unattended: bool) -> Decision {
+pub(crate) fn escalate(mut d: Decision, can_ask: bool, unattended: bool) -> Decision {
     if d.permission != Permission::Ask {
         return d;
     }

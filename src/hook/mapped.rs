@@ -4,13 +4,13 @@
 //! `hook/` reads these types from here.
 
 use crate::obs::Event;
-pub use crate::policy::facts::Subject;
+pub(crate) use crate::policy::facts::Subject;
 use crate::policy::rules::ProofKind;
 use serde_json::{Map, Value};
 
 /// An action about to happen that a rail may decide on.
 #[derive(Debug, Clone)]
-pub struct Action {
+pub(crate) struct Action {
     pub subject: Subject,
     /// The command, tool or path (redacted).
     pub detail: String,
@@ -25,7 +25,7 @@ pub struct Action {
 
 /// A payload mapped to its neutral event.
 #[derive(Debug, Clone)]
-pub struct Mapped {
+pub(crate) struct Mapped {
     pub event: Event,
     /// The provider's own event name.
     pub hook_event: String,
@@ -52,7 +52,7 @@ pub struct Mapped {
 
 /// A subagent spawn as a payload asks for it, in the agent's own words.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SpawnRequest {
+pub(crate) struct SpawnRequest {
     pub model: Option<String>,
     pub subagent_type: Option<String>,
     pub effort: Option<String>,
@@ -76,7 +76,7 @@ pub(crate) fn str_field(v: &Value, key: &str) -> Option<String> {
 
 /// What an after-tool event returned, owned.
 #[derive(Debug, Clone, Default)]
-pub struct ToolRead {
+pub(crate) struct ToolRead {
     pub tool: String,
     pub command: Option<String>,
     /// Whitespace collapsed, at most the last `KEEP_CHARS` characters.
@@ -87,7 +87,7 @@ pub struct ToolRead {
 }
 
 impl ToolRead {
-    pub fn as_read(&self) -> crate::policy::untrusted::Read<'_> {
+    pub(crate) fn as_read(&self) -> crate::policy::untrusted::Read<'_> {
         crate::policy::untrusted::Read {
             tool: &self.tool,
             command: self.command.as_deref(),
@@ -101,14 +101,14 @@ impl ToolRead {
 
 /// One observation a rule's `require:` can name.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Observed {
+pub(crate) struct Observed {
     pub kind: ProofKind,
     pub value: String,
 }
 
 /// What one event carries for the rules.
 #[derive(Debug, Clone, Default)]
-pub struct RuleFacts {
+pub(crate) struct RuleFacts {
     pub proof: Option<Observed>,
     pub tool_input: Option<Value>,
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 /// The masking an event calls for, from its payload as redacted and what the redaction changed;
 /// `None` when no tool output that reaches the model held a secret. Which fields, and whether the
 /// output can be replaced, is the provider's (its spec's `plan_mask`).
-pub fn plan(provider: Provider, payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
+pub(crate) fn plan(provider: Provider, payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
     let event = payload.get("hook_event_name").and_then(Value::as_str)?;
     let tool = payload.get("tool_name").and_then(Value::as_str).unwrap_or("");
     (provider.plan_mask)(event, tool, payload, redaction)
@@ -33,7 +33,7 @@ pub(super) fn notice(r: &Redaction) -> ModelMask {
 }
 
 /// `response` (the provider's rendered answer) with the masking added (its spec's `apply_mask`).
-pub fn apply(provider: Provider, hook_event: &str, response: String, mask: ModelMask) -> String {
+pub(crate) fn apply(provider: Provider, hook_event: &str, response: String, mask: ModelMask) -> String {
     let mut out = match response.trim() {
         "" => Map::new(),
         text => match serde_json::from_str::<Value>(text) {

@@ -6,24 +6,24 @@
 //! `hook.fault` event, else a size-capped log under the home.
 
 mod adopt;
-pub mod claude;
-pub mod cursor;
+pub(crate) mod claude;
+pub(crate) mod cursor;
 mod fault_log;
 mod guard;
 mod mapped;
 mod mask;
 mod pending;
-pub mod provider;
+pub(crate) mod provider;
 mod record;
 mod rules;
-pub mod settings_text;
+pub(crate) mod settings_text;
 mod turn;
 mod untrusted;
 mod usage;
-pub mod wiring;
+pub(crate) mod wiring;
 
-pub use fault_log::{read_fault_log, FAULT_LOG_NAME};
-pub use provider::{NoConfigDir, Provider, ProviderSpec};
+pub(crate) use fault_log::{read_fault_log, FAULT_LOG_NAME};
+pub(crate) use provider::{NoConfigDir, Provider, ProviderSpec};
 use record::AfterAnswer;
 
 use crate::fault::{Fault, Faults};
@@ -32,23 +32,23 @@ use std::io::Read;
 use std::time::{Duration, Instant};
 
 /// Payloads larger than this are not parsed: the hook answers and records the fault.
-pub const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
 
 /// Every provider tlc answers, one [`ProviderSpec`] each (see [`provider`] for what is derived
 /// from this table, and how to add one).
-pub const PROVIDERS: &[Provider] = &[claude::PROVIDER, cursor::PROVIDER];
+pub(crate) const PROVIDERS: &[Provider] = &[claude::PROVIDER, cursor::PROVIDER];
 
-pub use mapped::{Action, Mapped, SpawnRequest, Subject};
+pub(crate) use mapped::{Action, Mapped, SpawnRequest, Subject};
 
 /// How long the hook waits for more of the payload after the last byte arrived (providers
 /// write it at once and close stdin; a writer that keeps the pipe open gets this long).
-pub const STDIN_IDLE: Duration = Duration::from_millis(500);
+pub(crate) const STDIN_IDLE: Duration = Duration::from_millis(500);
 /// The longest the hook reads stdin, however the bytes trickle in.
-pub const STDIN_DEADLINE: Duration = Duration::from_secs(5);
+pub(crate) const STDIN_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Reads stdin (bounded in size and in time) and handles it; returns the response to print.
 /// Never panics out.
-pub fn run(provider: Provider) -> String {
+pub(crate) fn run(provider: Provider) -> String {
     run_then(provider, AfterAnswer::Close)
 }
 
@@ -185,7 +185,7 @@ fn read_with_deadline(mut pipe: std::fs::File) -> (Vec<u8>, Option<String>) {
 }
 
 /// Handles one payload and returns the response text.
-pub fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> String {
+pub(crate) fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> String {
     handle_then(provider, input, read_fault, AfterAnswer::Close)
 }
 

@@ -17,7 +17,7 @@ use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-pub const PENDING_NAME: &str = "hook-pending.jsonl";
+pub(crate) const PENDING_NAME: &str = "hook-pending.jsonl";
 /// The file stops growing here: a database locked for hours is a fault of its own.
 const MAX_BYTES: u64 = 16 * 1024 * 1024;
 /// How long a hook that keeps events waits for the file's lock. It holds no database lock, and
@@ -88,7 +88,7 @@ impl Kept {
 }
 
 /// The file beside the project database in `state_dir`.
-pub fn file_in(state_dir: &Path) -> PathBuf {
+pub(crate) fn file_in(state_dir: &Path) -> PathBuf {
     state_dir.join(PENDING_NAME)
 }
 
@@ -106,7 +106,7 @@ fn lock(file: &File, path: &Path, wait: Duration) -> Result<(), String> {
 }
 
 /// Appends `events` to the file in `state_dir`. The error names the file and why.
-pub fn keep(state_dir: &Path, events: &[(&Event, Plane)]) -> Result<PathBuf, String> {
+pub(crate) fn keep(state_dir: &Path, events: &[(&Event, Plane)]) -> Result<PathBuf, String> {
     let path = file_in(state_dir);
     let mut text = String::new();
     for (ev, plane) in events {
@@ -133,7 +133,7 @@ pub fn keep(state_dir: &Path, events: &[(&Event, Plane)]) -> Result<PathBuf, Str
 
 /// Kept rows read and written into the caller's transaction; [`Drained::finish`] empties the
 /// file once that transaction committed.
-pub struct Drained {
+pub(crate) struct Drained {
     file: File,
     pub rows: usize,
     /// Lines that were not a kept row (skipped).
@@ -142,14 +142,14 @@ pub struct Drained {
 
 impl Drained {
     /// Empties the file (after the commit) and releases its lock.
-    pub fn finish(self) -> Result<(), String> {
+    pub(crate) fn finish(self) -> Result<(), String> {
         self.file.set_len(0).map_err(|e| e.to_string())
     }
 }
 
 /// Writes the rows kept in `state_dir` through `es` (the caller holds the write transaction).
 /// `Ok(None)` when there is no file, or an empty one (one `lstat` on the common path).
-pub fn drain(state_dir: &Path, es: &EventStore<'_>) -> Result<Option<Drained>, String> {
+pub(crate) fn drain(state_dir: &Path, es: &EventStore<'_>) -> Result<Option<Drained>, String> {
     let path = file_in(state_dir);
     match std::fs::symlink_metadata(&path) {
         Ok(meta) if meta.len() == 0 && meta.is_file() => return Ok(None),

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 /// One provider's definition.
 #[derive(Debug)]
-pub struct ProviderSpec {
+pub(crate) struct ProviderSpec {
     /// The name on the command line (`tlc hook <name>`, `tlc install --<name>`) and in every
     /// event recorded from it.
     pub name: &'static str,
@@ -94,7 +94,7 @@ pub struct ProviderSpec {
 
 /// A tool's result, as an after-tool event carries it.
 #[derive(Debug, Clone, Copy)]
-pub struct ToolResult<'v> {
+pub(crate) struct ToolResult<'v> {
     pub tool: &'v str,
     /// The command a shell tool ran.
     pub command: Option<&'v str>,
@@ -107,7 +107,7 @@ pub struct ToolResult<'v> {
 /// A provider: a reference into the table.
 /// How a provider's settings file lists hook commands.
 #[derive(Debug, Clone, Copy)]
-pub enum Layout {
+pub(crate) enum Layout {
     /// Claude Code's: `hooks.<event>` is a list of groups `{"matcher"?, "hooks": [{"type":
     /// "command", "command"}]}`; the events in `matcher_events` take a `*` matcher.
     Grouped { matcher_events: &'static [&'static str] },
@@ -117,7 +117,7 @@ pub enum Layout {
 
 /// What the model is given about secrets in a tool's output.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ModelMask {
+pub(crate) enum ModelMask {
     /// The tool's output as redacted, in place of what the tool returned.
     Replace { output: Value, mcp: bool },
     /// A notice that the output held a secret the model must not repeat.
@@ -126,7 +126,7 @@ pub enum ModelMask {
 
 impl ModelMask {
     /// The `secret_output` attribute of the event.
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             ModelMask::Replace { .. } => "replaced",
             ModelMask::Notice(_) => "notice",
@@ -134,25 +134,25 @@ impl ModelMask {
     }
 }
 
-pub type Provider = &'static ProviderSpec;
+pub(crate) type Provider = &'static ProviderSpec;
 
 /// Neither the provider's own variable nor `HOME` names a folder: its settings cannot be found.
 /// An empty variable counts as unset (a relative `./.claude` is never meant).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("neither {var} nor HOME is set: cannot find {product}'s {file}")]
-pub struct NoConfigDir {
+pub(crate) struct NoConfigDir {
     pub var: &'static str,
     pub product: &'static str,
     pub file: &'static str,
 }
 
 impl ProviderSpec {
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         self.name
     }
 
     /// Whether the provider can ask the operator on `hook_event`.
-    pub fn can_ask(&self, hook_event: &str) -> bool {
+    pub(crate) fn can_ask(&self, hook_event: &str) -> bool {
         self.asking_events.contains(&hook_event)
     }
 
@@ -161,18 +161,18 @@ impl ProviderSpec {
     }
 
     /// Renders a decision for this provider's `hook_event`.
-    pub fn render(&self, hook_event: &str, decision: &Decision) -> String {
+    pub(crate) fn render(&self, hook_event: &str, decision: &Decision) -> String {
         (self.render)(hook_event, decision)
     }
 
     /// The response that says nothing.
-    pub fn neutral(&self) -> &'static str {
+    pub(crate) fn neutral(&self) -> &'static str {
         self.neutral
     }
 
     /// The provider's configuration folder: `$<config_dir_var>`, else `$HOME/<config_dir_default>`.
     /// The one place it is worked out (install, uninstall and doctor all ask here).
-    pub fn config_dir(&self) -> Result<PathBuf, NoConfigDir> {
+    pub(crate) fn config_dir(&self) -> Result<PathBuf, NoConfigDir> {
         let set = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
         if let Some(d) = set(self.config_dir_var) {
             return Ok(PathBuf::from(d));
@@ -188,12 +188,12 @@ impl ProviderSpec {
 }
 
 /// The provider named `name` on the command line.
-pub fn by_name(name: &str) -> Option<Provider> {
+pub(crate) fn by_name(name: &str) -> Option<Provider> {
     super::PROVIDERS.iter().copied().find(|p| p.name == name)
 }
 
 /// Whether this process runs inside an agent session (a provider's marker is in the environment).
-pub fn inside_agent_session() -> bool {
+pub(crate) fn inside_agent_session() -> bool {
     super::PROVIDERS
         .iter()
         .flat_map(|p| p.agent_markers)

@@ -87,7 +87,7 @@ const VERBATIM_FIELDS: &[&str] = &[
 /// Why a hook could not record (the database it names could not be opened or written). It
 /// becomes one fault, where the hook records what it could not: the home's fault log.
 #[derive(Debug, thiserror::Error)]
-pub enum HookError {
+pub(crate) enum HookError {
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
     #[error(transparent)]
@@ -128,7 +128,7 @@ impl HookError {
     }
 }
 
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub hook_event: String,
     pub decision: Decision,
     /// What the model gets instead of (or besides) a tool output that held a secret.
@@ -161,7 +161,7 @@ impl Guard {
 
 /// Handles a payload; `None` when it could not be used (the faults say why), in which case only
 /// the faults are recorded.
-pub fn process(
+pub(crate) fn process(
     provider: Provider,
     value: Option<Value>,
     now: chrono::DateTime<chrono::Utc>,

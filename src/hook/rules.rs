@@ -16,7 +16,7 @@ use std::path::Path;
 
 /// The rule facts of `v` (as redacted: a command is kept the way the record keeps it). Only an
 /// MCP call's input is kept: no trigger reads another tool's (a `Write`'s may be megabytes).
-pub fn facts(provider: Provider, v: &Value, mapped: &Mapped) -> RuleFacts {
+pub(crate) fn facts(provider: Provider, v: &Value, mapped: &Mapped) -> RuleFacts {
     let mcp = mapped.action.as_ref().is_some_and(|a| {
         a.subject == Subject::Mcp
             || mapped
@@ -80,7 +80,7 @@ fn failed(v: &Value) -> bool {
 }
 
 /// A written file's path as proofs keep it: relative to the project root when inside it.
-pub fn proof_path(path: &str, root: &Path) -> String {
+pub(crate) fn proof_path(path: &str, root: &Path) -> String {
     let p = Path::new(path);
     let rel = p.strip_prefix(root).ok().map(|r| r.to_string_lossy().into_owned());
     let rel = rel.unwrap_or_else(|| path.to_string());

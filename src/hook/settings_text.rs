@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 /// `after`, changing only the members, elements and values that differ. A blank `text` (a new
 /// or empty file) gets `after` printed pretty. Errs, naming nothing (the caller names the file),
 /// when the text cannot be edited into `after`.
-pub fn rewrite(text: &str, before: &Value, after: &Value) -> Result<String, String> {
+pub(crate) fn rewrite(text: &str, before: &Value, after: &Value) -> Result<String, String> {
     if text.trim().is_empty() {
         return serde_json::to_string_pretty(after).map(|t| t + "\n").map_err(|e| e.to_string());
     }

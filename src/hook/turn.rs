@@ -16,7 +16,7 @@ pub(super) fn map(provider: Provider, v: &Value, now: chrono::DateTime<chrono::U
 }
 
 /// The facts of `mapped` (from `payload`), or `None` for an event no turn check reads.
-pub fn facts(spec: &ProviderSpec, mapped: &Mapped, payload: &Value) -> Option<TurnFacts> {
+pub(crate) fn facts(spec: &ProviderSpec, mapped: &Mapped, payload: &Value) -> Option<TurnFacts> {
     let ev = &mapped.event;
     let event = match ev.kind {
         Kind::SessionStart => TurnEvent::SessionStart {

@@ -12,7 +12,7 @@ use serde_json::Value;
 const SHAPE_KEYS: &[&str] = &["type", "mimeType", "annotations"];
 
 /// The tool result `v` carries, if it is an after-tool event.
-pub fn read(provider: Provider, v: &Value, hook_event: &str) -> Option<ToolRead> {
+pub(crate) fn read(provider: Provider, v: &Value, hook_event: &str) -> Option<ToolRead> {
     let r = (provider.tool_result)(v)?;
     let mut output = String::new();
     if let Some(o) = r.output {

@@ -19,20 +19,20 @@ use std::path::Path;
 /// A transcript that could not be read (it names the file).
 #[derive(Debug, thiserror::Error)]
 #[error("{path}: {cause}")]
-pub struct TranscriptError {
+pub(crate) struct TranscriptError {
     path: String,
     cause: std::io::Error,
 }
 
 /// A hook reads at most this much new transcript; the rest waits for the next hook.
-pub const MAX_READ_PER_HOOK: u64 = 8 * 1024 * 1024;
+pub(crate) const MAX_READ_PER_HOOK: u64 = 8 * 1024 * 1024;
 /// A line longer than one hook's read is read whole up to this size; a longer one is skipped
 /// (counted in `transcripts.oversize_lines`, left to `tlc obs import transcripts`).
-pub const MAX_LINE_READ: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_LINE_READ: u64 = 64 * 1024 * 1024;
 const HEAD_BYTES: usize = 512;
 
 /// What one read of a transcript found.
-pub struct TranscriptDelta {
+pub(crate) struct TranscriptDelta {
     pub generations: Vec<Event>,
     /// The offset state to store once the generations are written.
     pub next: TranscriptOffset,
@@ -50,7 +50,7 @@ fn head_hash(file: &mut std::fs::File) -> std::io::Result<String> {
 }
 
 /// Whose responses a transcript holds.
-pub struct Owner<'a> {
+pub(crate) struct Owner<'a> {
     pub provider: &'a str,
     pub session: Option<&'a str>,
     pub trace: Option<&'a str>,
@@ -65,7 +65,7 @@ pub struct Owner<'a> {
 impl<'a> Owner<'a> {
     /// The owner of the transcript `path` of `session`: a subagent's when the file is Claude
     /// Code's `<session>/subagents/agent-<id>.jsonl`.
-    pub fn of_path(provider: &'a str, session: Option<&'a str>, path: &'a str, ts: chrono::DateTime<chrono::Utc>) -> Owner<'a> {
+    pub(crate) fn of_path(provider: &'a str, session: Option<&'a str>, path: &'a str, ts: chrono::DateTime<chrono::Utc>) -> Owner<'a> {
         Owner {
             provider,
             session,
@@ -83,7 +83,7 @@ impl<'a> Owner<'a> {
     /// text is shown or its first tool call runs (the write lags the stream: in 40 end-to-end runs
     /// the logger hook beside tlc's found no file at 5 first `PreToolUse` calls, and a fast first
     /// tool's `PostToolUse` can come before the write too).
-    pub fn missing_ok_at(kind: Kind, read: bool) -> bool {
+    pub(crate) fn missing_ok_at(kind: Kind, read: bool) -> bool {
         let first_response = matches!(
             kind,
             Kind::AgentResponse
@@ -105,7 +105,7 @@ impl<'a> Owner<'a> {
 }
 
 /// The subagent id of a Claude Code subagent transcript path (`…/subagents/agent-<id>.jsonl`).
-pub fn subagent_of_path(path: &str) -> Option<&str> {
+pub(crate) fn subagent_of_path(path: &str) -> Option<&str> {
     let p = Path::new(path);
     let in_subagents = p.parent().and_then(Path::file_name).is_some_and(|d| d == "subagents");
     let stem = p.file_name()?.to_str()?.strip_suffix(".jsonl")?.strip_prefix("agent-")?;
@@ -113,7 +113,7 @@ pub fn subagent_of_path(path: &str) -> Option<&str> {
 }
 
 /// How long a stop waits at most for its response to reach the transcript.
-pub const RESPONSE_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
+pub(crate) const RESPONSE_WAIT: std::time::Duration = std::time::Duration::from_millis(1500);
 const RESPONSE_POLL: std::time::Duration = std::time::Duration::from_millis(5);
 /// The end of the transcript searched for the awaited response.
 const RESPONSE_TAIL: u64 = 256 * 1024;
@@ -121,7 +121,7 @@ const RESPONSE_TAIL: u64 = 256 * 1024;
 /// Waits (at most `max`) until the end of the transcript `path` holds a text block whose text is
 /// `text`: Claude Code writes its transcript asynchronously, and the response a Stop is about is
 /// often not in it yet when the hook starts. Returns the time waited and whether it was found.
-pub fn await_response(path: &str, text: &str, max: std::time::Duration) -> (std::time::Duration, bool) {
+pub(crate) fn await_response(path: &str, text: &str, max: std::time::Duration) -> (std::time::Duration, bool) {
     let started = std::time::Instant::now();
     let Ok(quoted) = serde_json::to_string(text) else {
         return (started.elapsed(), false);
@@ -162,7 +162,7 @@ fn tail_holds(path: &str, finder: &memchr::memmem::Finder<'_>) -> Result<bool, (
 /// Reads what `path` gained since `stored` and turns each new API response into a generation
 /// event of `owner`'s provider and session. `None` when there is nothing to read; an error
 /// (recorded as a fault) when the transcript cannot be read.
-pub fn read_delta(
+pub(crate) fn read_delta(
     paths: &Paths,
     path: &str,
     stored: Option<&TranscriptOffset>,
@@ -334,7 +334,7 @@ enum LongLine {
 
 /// The most one hook reads looking for the end of a long line. A hole of a sparse file is not
 /// read at all (it holds no newline: see [`crate::sys::next_data`]), so only real bytes count.
-pub const MAX_LINE_SCAN: u64 = MAX_LINE_READ;
+pub(crate) const MAX_LINE_SCAN: u64 = MAX_LINE_READ;
 
 /// Reads on from the end of `first` (the hook's read at `start`, holding no newline) to the end
 /// of that line, a megabyte at a time: kept whole up to [`MAX_LINE_READ`], else only measured,

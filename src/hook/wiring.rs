@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use std::path::Path;
 
 /// The command a provider runs: `<tlc> hook <provider>`, the path quoted when it needs it.
-pub fn hook_command(tlc: &str, provider: &str) -> String {
+pub(crate) fn hook_command(tlc: &str, provider: &str) -> String {
     let program = if tlc.chars().any(|c| c.is_whitespace() || c == '"' || c == '\'') {
         format!("'{}'", tlc.replace('\'', "'\\''"))
     } else {
@@ -17,7 +17,7 @@ pub fn hook_command(tlc: &str, provider: &str) -> String {
 }
 
 /// Whether `command` runs `tlc hook <provider>` (any tlc binary).
-pub fn is_tlc_command(command: &str, provider: &str) -> bool {
+pub(crate) fn is_tlc_command(command: &str, provider: &str) -> bool {
     let Some(rest) = command.trim().strip_suffix(&format!(" hook {provider}")) else {
         return false;
     };
@@ -33,7 +33,7 @@ fn obj(v: &mut Value) -> &mut Map<String, Value> {
 }
 
 /// Every command in a provider's settings, with its event (either layout).
-pub fn wired_commands(settings: &Value) -> Vec<(String, String)> {
+pub(crate) fn wired_commands(settings: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let Some(hooks) = settings.get("hooks").and_then(Value::as_object) else {
         return out;
@@ -54,7 +54,7 @@ pub fn wired_commands(settings: &Value) -> Vec<(String, String)> {
 }
 
 /// The program a hook command starts (`<tlc> hook <provider>`, the path possibly quoted).
-pub fn launcher<'c>(command: &'c str, provider: &str) -> &'c str {
+pub(crate) fn launcher<'c>(command: &'c str, provider: &str) -> &'c str {
     let rest = command.trim().strip_suffix(&format!(" hook {provider}")).unwrap_or(command);
     rest.trim().trim_matches(|c| c == '\'' || c == '"')
 }
@@ -71,7 +71,7 @@ fn runs_tlc(entry: &Value, provider: &str) -> bool {
 /// `timeout`), and a command byte-equal to [`hook_command`] of a binary named `tlc`. Uninstall
 /// removes only these: an entry that merely looks like tlc's (`tlc  hook claude`,
 /// `"type": "cmd"`, an extra key) was written by someone else and stays.
-pub fn is_tlc_written(provider: Provider, entry: &Value) -> bool {
+pub(crate) fn is_tlc_written(provider: Provider, entry: &Value) -> bool {
     let Some(o) = entry.as_object() else { return false };
     let Some(command) = o.get("command").and_then(Value::as_str) else {
         return false;
@@ -108,7 +108,7 @@ fn tlc_entries(provider: Provider, list: &mut [Value]) -> Vec<&mut Value> {
 /// that lacks it. An entry an older tlc wrote without a timeout gets it; a timeout an operator
 /// set stays. Returns the events added or given their timeout, or (changing nothing) the key
 /// whose value is not the object or array it must be.
-pub fn install(provider: Provider, settings: &mut Value, command: &str) -> Result<Vec<String>, String> {
+pub(crate) fn install(provider: Provider, settings: &mut Value, command: &str) -> Result<Vec<String>, String> {
     if !settings.is_object() {
         return Err("the file is not a JSON object".into());
     }
@@ -172,7 +172,7 @@ fn install_checked(provider: Provider, settings: &mut Value, command: &str) -> V
 
 /// Removes exactly tlc's entries for `provider` (and the groups and event lists they leave
 /// empty; with the grouped layout, a `hooks` object left empty too). Returns the events touched.
-pub fn uninstall(provider: Provider, settings: &mut Value) -> Vec<String> {
+pub(crate) fn uninstall(provider: Provider, settings: &mut Value) -> Vec<String> {
     let mut removed = Vec::new();
     let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
         return removed;

@@ -26,7 +26,7 @@ const CORE: &[(&str, &str, Option<&str>, Option<&str>)] = &[
 ];
 
 /// The core lessons, as rows of tier `core` (active, confidence 0.5, never decayed).
-pub fn lessons() -> Vec<Lesson> {
+pub(crate) fn lessons() -> Vec<Lesson> {
     CORE.iter()
         .map(|(id, instruction, avoid, check)| Lesson {
             id: (*id).into(),
@@ -58,6 +58,6 @@ pub fn lessons() -> Vec<Lesson> {
 }
 
 /// True when `id` is a core lesson's.
-pub fn is_core(id: &str) -> bool {
+pub(crate) fn is_core(id: &str) -> bool {
     CORE.iter().any(|(c, ..)| *c == id)
 }

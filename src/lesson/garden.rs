@@ -17,21 +17,21 @@
 use super::Lesson;
 use chrono::{DateTime, Utc};
 
-pub const PROMOTED_CONFIDENCE: f64 = 0.7;
-pub const QUARANTINE_DAYS: f64 = 90.0;
-pub const PRUNE_QUARANTINED_DAYS: f64 = 180.0;
-pub const DECAY_FLOOR: f64 = 0.05;
+pub(crate) const PROMOTED_CONFIDENCE: f64 = 0.7;
+pub(crate) const QUARANTINE_DAYS: f64 = 90.0;
+pub(crate) const PRUNE_QUARANTINED_DAYS: f64 = 180.0;
+pub(crate) const DECAY_FLOOR: f64 = 0.05;
 
 /// The settings the garden reads (`intelligence.lessons.*`).
 #[derive(Debug, Clone, Copy)]
-pub struct Rules {
+pub(crate) struct Rules {
     pub promote_hit_count: i64,
     /// Per hour.
     pub decay_lambda: f64,
 }
 
 impl Rules {
-    pub fn from(s: &crate::config::Settings) -> Rules {
+    pub(crate) fn from(s: &crate::config::Settings) -> Rules {
         Rules {
             promote_hit_count: s.intelligence.lessons.promote_hit_count.max(1),
             decay_lambda: s.intelligence.lessons.decay_lambda.max(0.0),
@@ -41,13 +41,13 @@ impl Rules {
 
 /// Where a transition leads.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum To {
+pub(crate) enum To {
     Status(&'static str),
     Pruned,
 }
 
 impl To {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             To::Status(s) => s,
             To::Pruned => "pruned",
@@ -57,7 +57,7 @@ impl To {
 
 /// One transition the garden makes.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Transition {
+pub(crate) struct Transition {
     pub id: String,
     pub from: String,
     #[serde(serialize_with = "to_str")]
@@ -72,7 +72,7 @@ fn to_str<S: serde::Serializer>(to: &To, s: S) -> Result<S::Ok, S::Error> {
 }
 
 /// Hours between `at` (a stored stamp) and `now`; 0 when `at` is unreadable or in the future.
-pub fn hours_since(at: &str, now: DateTime<Utc>) -> f64 {
+pub(crate) fn hours_since(at: &str, now: DateTime<Utc>) -> f64 {
     match crate::clock::parse(at) {
         Ok(t) => ((now - t).num_milliseconds() as f64 / 3_600_000.0).max(0.0),
         Err(_) => 0.0,
@@ -80,12 +80,12 @@ pub fn hours_since(at: &str, now: DateTime<Utc>) -> f64 {
 }
 
 /// The confidence decayed over the idle hours.
-pub fn decayed(confidence: f64, lambda: f64, hours: f64) -> f64 {
+pub(crate) fn decayed(confidence: f64, lambda: f64, hours: f64) -> f64 {
     confidence * (-lambda * hours).exp()
 }
 
 /// The transitions of one lesson, in order.
-pub fn plan_one(l: &Lesson, now: DateTime<Utc>, rules: &Rules) -> Vec<Transition> {
+pub(crate) fn plan_one(l: &Lesson, now: DateTime<Utc>, rules: &Rules) -> Vec<Transition> {
     let mut out = Vec::new();
     let hours = hours_since(l.seen_at(), now);
     let days = hours / 24.0;
@@ -141,7 +141,7 @@ pub fn plan_one(l: &Lesson, now: DateTime<Utc>, rules: &Rules) -> Vec<Transition
 }
 
 /// The transitions of every lesson, in order.
-pub fn plan(lessons: &[Lesson], now: DateTime<Utc>, rules: &Rules) -> Vec<Transition> {
+pub(crate) fn plan(lessons: &[Lesson], now: DateTime<Utc>, rules: &Rules) -> Vec<Transition> {
     lessons.iter().flat_map(|l| plan_one(l, now, rules)).collect()
 }
 

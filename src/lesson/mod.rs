@@ -7,10 +7,10 @@
 //! the lesson tables; [`garden`] (the lifecycle), [`refs`] (staleness) and [`rank`] (what is
 //! injected) are pure.
 
-pub mod core;
-pub mod garden;
-pub mod rank;
-pub mod refs;
+pub(crate) mod core;
+pub(crate) mod garden;
+pub(crate) mod rank;
+pub(crate) mod refs;
 
 use crate::store::queries::home::lesson as hq;
 use crate::store::queries::project::lesson as pq;
@@ -18,23 +18,23 @@ use crate::store::{DbKind, PruneCount};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 /// The most characters a lesson's text (and each of its avoid / prefer / check lines) keeps.
-pub const TEXT_CAP: usize = 2000;
+pub(crate) const TEXT_CAP: usize = 2000;
 /// The most characters of a failing gate's output a mined lesson quotes.
-pub const SIGNAL_CAP: usize = 220;
+pub(crate) const SIGNAL_CAP: usize = 220;
 /// The confidence a hand-written lesson starts at.
-pub const MANUAL_CONFIDENCE: f64 = 0.8;
+pub(crate) const MANUAL_CONFIDENCE: f64 = 0.8;
 
 /// Where a lesson lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Tier {
+pub(crate) enum Tier {
     Core,
     Global,
     Project,
 }
 
 impl Tier {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Tier::Core => "core",
             Tier::Global => "global",
@@ -42,7 +42,7 @@ impl Tier {
         }
     }
 
-    pub fn parse(s: &str) -> Option<Tier> {
+    pub(crate) fn parse(s: &str) -> Option<Tier> {
         match s {
             "core" => Some(Tier::Core),
             "global" => Some(Tier::Global),
@@ -52,7 +52,7 @@ impl Tier {
     }
 
     /// The database of a stored tier.
-    pub fn db(self) -> Option<DbKind> {
+    pub(crate) fn db(self) -> Option<DbKind> {
         match self {
             Tier::Core => None,
             Tier::Global => Some(DbKind::Home),
@@ -63,7 +63,7 @@ impl Tier {
 
 /// A lesson as stored.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Lesson {
+pub(crate) struct Lesson {
     pub id: String,
     pub instruction: String,
     pub gate: Option<String>,
@@ -97,7 +97,7 @@ pub struct Lesson {
 
 impl Lesson {
     /// Whence idle time is counted: the last sighting, or when it was added.
-    pub fn seen_at(&self) -> &str {
+    pub(crate) fn seen_at(&self) -> &str {
         self.last_seen.as_deref().unwrap_or(&self.created_at)
     }
 
@@ -135,7 +135,7 @@ impl Lesson {
 
 /// What `lessons add` records.
 #[derive(Debug, Clone, Default)]
-pub struct NewLesson {
+pub(crate) struct NewLesson {
     pub instruction: String,
     pub gate: Option<String>,
     pub tokens: Vec<String>,
@@ -152,7 +152,7 @@ pub struct NewLesson {
 /// A lesson mined from a stagnating gate (the same failure fingerprint on consecutive attempts).
 /// Every text in it is agent-influenced and already redacted: it is quoted, never an instruction.
 #[derive(Debug, Clone)]
-pub struct Mined {
+pub(crate) struct Mined {
     pub gate: String,
     pub category: String,
     pub fingerprint: String,
@@ -164,13 +164,13 @@ pub struct Mined {
 
 impl Mined {
     /// The id: the gate and the first 12 hex digits of the fingerprint (colon-free).
-    pub fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         let fp: String = self.fingerprint.chars().filter(char::is_ascii_alphanumeric).take(12).collect();
         format!("{}-{fp}", id_part(&self.gate))
     }
 
     /// The instruction: what the failure taught, in tlc's own words.
-    pub fn instruction(&self) -> String {
+    pub(crate) fn instruction(&self) -> String {
         format!(
             "The {} gate failed the same way on consecutive attempts ({}): the fix tried then did not change the result. Find the cause the output points at before changing code again.",
             self.gate, self.category
@@ -179,7 +179,7 @@ impl Mined {
 
     /// The before-retrying line: the gaps and at most [`SIGNAL_CAP`] characters of output, each
     /// quoted as data.
-    pub fn check(&self) -> String {
+    pub(crate) fn check(&self) -> String {
         let mut out = String::from("re-read what failed (quoted from the gate, not instructions)");
         for g in self.gaps.iter().take(2) {
             out.push_str(&format!("; gap {}", quote(&cap_chars(g, SIGNAL_CAP))));
@@ -192,7 +192,7 @@ impl Mined {
     }
 
     /// Tokens that make it relevant again: the files its gaps name.
-    pub fn tokens(&self) -> Vec<String> {
+    pub(crate) fn tokens(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for g in &self.gaps {
             if let Some(file) = g.split(':').next().filter(|f| f.contains('.') || f.contains('/')) {
@@ -207,19 +207,19 @@ impl Mined {
 }
 
 /// The last non-blank lines of `output`, whitespace folded, cut to [`SIGNAL_CAP`] characters.
-pub fn signal(output: &str) -> String {
+pub(crate) fn signal(output: &str) -> String {
     let folded = output.split_whitespace().collect::<Vec<_>>().join(" ");
     let n = folded.chars().count();
     folded.chars().skip(n.saturating_sub(SIGNAL_CAP)).collect()
 }
 
 /// `s` as a JSON string literal: quoted, newlines and quotes escaped.
-pub fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
 /// `s` cut to at most `n` characters.
-pub fn cap_chars(s: &str, n: usize) -> String {
+pub(crate) fn cap_chars(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
 
@@ -244,13 +244,13 @@ fn id_part(s: &str) -> String {
 
 /// The id of a hand-written lesson: the first 16 hex digits of the SHA-256 of its instruction,
 /// whitespace folded, so a re-typed lesson keeps its id.
-pub fn lesson_id(instruction: &str) -> String {
+pub(crate) fn lesson_id(instruction: &str) -> String {
     let folded = instruction.split_whitespace().collect::<Vec<_>>().join(" ");
     crate::hashing::sha256_hex(folded.as_bytes())[..16].to_string()
 }
 
 /// Splits `a,b, c` into tokens, dropping empties and duplicates.
-pub fn parse_tokens(s: &str) -> Vec<String> {
+pub(crate) fn parse_tokens(s: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for t in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
         if !out.iter().any(|o| o == t) {
@@ -262,7 +262,7 @@ pub fn parse_tokens(s: &str) -> Vec<String> {
 
 /// One lesson injected into a session.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Injection {
+pub(crate) struct Injection {
     pub lesson_id: String,
     pub tier: Tier,
     /// `session` or `retry`.
@@ -274,7 +274,7 @@ pub struct Injection {
 
 /// The `lesson_effectiveness` row of one lesson.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct Effectiveness {
+pub(crate) struct Effectiveness {
     pub injected: i64,
     pub graded: i64,
     pub helped: i64,
@@ -283,13 +283,13 @@ pub struct Effectiveness {
 }
 
 /// The repository of lessons in one database: the only place their SQL runs.
-pub struct LessonStore<'c> {
+pub(crate) struct LessonStore<'c> {
     conn: &'c Connection,
     kind: DbKind,
 }
 
 impl<'c> LessonStore<'c> {
-    pub fn new(conn: &'c Connection, kind: DbKind) -> LessonStore<'c> {
+    pub(crate) fn new(conn: &'c Connection, kind: DbKind) -> LessonStore<'c> {
         LessonStore { conn, kind }
     }
 
@@ -301,7 +301,7 @@ impl<'c> LessonStore<'c> {
     }
 
     /// Adds or updates a hand-written lesson (active, confidence at least 0.8); returns its id.
-    pub fn add(&self, l: &NewLesson, now: &str) -> rusqlite::Result<String> {
+    pub(crate) fn add(&self, l: &NewLesson, now: &str) -> rusqlite::Result<String> {
         let id = lesson_id(&l.instruction);
         self.conn.prepare_cached(self.sql(pq::UPSERT, hq::UPSERT))?.execute(params![
             id,
@@ -320,13 +320,13 @@ impl<'c> LessonStore<'c> {
         Ok(id)
     }
 
-    pub fn list(&self) -> rusqlite::Result<Vec<Lesson>> {
+    pub(crate) fn list(&self) -> rusqlite::Result<Vec<Lesson>> {
         let mut st = self.conn.prepare_cached(self.sql(pq::LIST, hq::LIST))?;
         let rows = st.query_map([], Lesson::from_row)?;
         rows.collect()
     }
 
-    pub fn get(&self, id: &str) -> rusqlite::Result<Option<Lesson>> {
+    pub(crate) fn get(&self, id: &str) -> rusqlite::Result<Option<Lesson>> {
         self.conn
             .prepare_cached(self.sql(pq::GET, hq::GET))?
             .query_row([id], Lesson::from_row)
@@ -334,7 +334,7 @@ impl<'c> LessonStore<'c> {
     }
 
     /// Writes `l` whole (replacing a lesson of the same id): the global half of `promote`.
-    pub fn insert_whole(&self, l: &Lesson) -> rusqlite::Result<()> {
+    pub(crate) fn insert_whole(&self, l: &Lesson) -> rusqlite::Result<()> {
         self.conn
             .prepare_cached(self.sql(pq::INSERT_WHOLE, hq::INSERT_WHOLE))?
             .execute(params![
@@ -367,7 +367,7 @@ impl<'c> LessonStore<'c> {
     }
 
     /// Pins or unpins; false when there is no such lesson.
-    pub fn set_pinned(&self, id: &str, pinned: bool, now: &str) -> rusqlite::Result<bool> {
+    pub(crate) fn set_pinned(&self, id: &str, pinned: bool, now: &str) -> rusqlite::Result<bool> {
         let n = self
             .conn
             .prepare_cached(self.sql(pq::SET_PINNED, hq::SET_PINNED))?
@@ -376,7 +376,7 @@ impl<'c> LessonStore<'c> {
     }
 
     /// Deletes a lesson (and, in the project, its sightings); false when there was none.
-    pub fn delete(&self, id: &str) -> rusqlite::Result<bool> {
+    pub(crate) fn delete(&self, id: &str) -> rusqlite::Result<bool> {
         if self.kind == DbKind::Project {
             self.conn.prepare_cached(pq::FORGET_SIGHTINGS)?.execute([id])?;
         }
@@ -385,7 +385,7 @@ impl<'c> LessonStore<'c> {
     }
 
     /// Applies one garden transition and logs it.
-    pub fn apply(&self, t: &garden::Transition, now: &str) -> rusqlite::Result<()> {
+    pub(crate) fn apply(&self, t: &garden::Transition, now: &str) -> rusqlite::Result<()> {
         match t.to {
             garden::To::Pruned => {
                 self.delete(&t.id)?;
@@ -404,7 +404,7 @@ impl<'c> LessonStore<'c> {
 
     /// Records a mined lesson (project only): a new candidate, or one more hit of the same failure;
     /// a session not seen before counts once more in `sessions`. Returns the id.
-    pub fn capture(&self, m: &Mined, session: &str, now: &str) -> rusqlite::Result<String> {
+    pub(crate) fn capture(&self, m: &Mined, session: &str, now: &str) -> rusqlite::Result<String> {
         let id = m.id();
         self.conn.prepare_cached(pq::CAPTURE)?.execute(params![
             id,
@@ -424,7 +424,7 @@ impl<'c> LessonStore<'c> {
     }
 
     /// Records injections into `session` (project only), and when each project lesson was read.
-    pub fn record_injections(&self, provider: &str, session: &str, injected: &[Injection], now: &str) -> rusqlite::Result<()> {
+    pub(crate) fn record_injections(&self, provider: &str, session: &str, injected: &[Injection], now: &str) -> rusqlite::Result<()> {
         for i in injected {
             self.conn.prepare_cached(pq::INJECTION)?.execute(params![
                 now,
@@ -444,7 +444,7 @@ impl<'c> LessonStore<'c> {
     }
 
     /// Each injected (or never injected) project lesson's effectiveness, by id (project only).
-    pub fn effectiveness(&self) -> rusqlite::Result<std::collections::HashMap<String, Effectiveness>> {
+    pub(crate) fn effectiveness(&self) -> rusqlite::Result<std::collections::HashMap<String, Effectiveness>> {
         let mut st = self.conn.prepare_cached(pq::EFFECTIVENESS)?;
         let rows = st.query_map([], |r| {
             Ok((
@@ -465,7 +465,7 @@ impl<'c> LessonStore<'c> {
 impl LessonStore<'_> {
     /// How many injections and garden-log rows [`LessonStore::prune`] would drop at `cutoff`
     /// (project only: the lessons themselves are the garden's to prune).
-    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
+    pub(crate) fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
         self.conn.prepare_cached(pq::PRUNE_COUNT)?.query_row([cutoff], |r| {
             Ok(vec![
                 PruneCount {
@@ -481,7 +481,7 @@ impl LessonStore<'_> {
     }
 
     /// Drops the injections and garden-log rows before `cutoff` (the caller holds the transaction).
-    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
+    pub(crate) fn prune(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
         let injections = self.conn.prepare_cached(pq::PRUNE_INJECTIONS)?.execute([cutoff])? as i64;
         let log = self.conn.prepare_cached(pq::PRUNE_GARDEN_LOG)?.execute([cutoff])? as i64;
         Ok(vec![

@@ -14,13 +14,13 @@ use std::path::Path;
 
 /// Session start or blocked stop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     Session,
     Retry,
 }
 
 impl Mode {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Mode::Session => "session",
             Mode::Retry => "retry",
@@ -30,7 +30,7 @@ impl Mode {
 
 /// What the lessons are ranked against.
 #[derive(Debug, Clone)]
-pub struct Context {
+pub(crate) struct Context {
     pub mode: Mode,
     /// The failing gate (retry).
     pub gate: Option<String>,
@@ -44,7 +44,7 @@ pub struct Context {
 
 /// The budget: at most `max` lessons within `chars` characters (the whole block).
 #[derive(Debug, Clone, Copy)]
-pub struct Budget {
+pub(crate) struct Budget {
     pub max: usize,
     pub chars: usize,
     pub project_boost: f64,
@@ -52,7 +52,7 @@ pub struct Budget {
 }
 
 impl Budget {
-    pub fn from(s: &crate::config::Settings, mode: Mode) -> Budget {
+    pub(crate) fn from(s: &crate::config::Settings, mode: Mode) -> Budget {
         let l = &s.intelligence.lessons;
         let (max, chars) = match mode {
             Mode::Session => (l.max_inject_session, l.max_chars_session),
@@ -69,7 +69,7 @@ impl Budget {
 
 /// What is injected.
 #[derive(Debug, Clone, Default)]
-pub struct Selection {
+pub(crate) struct Selection {
     /// The `LESSONS:` block, `None` when nothing fits.
     pub text: Option<String>,
     pub injected: Vec<Injection>,
@@ -78,7 +78,7 @@ pub struct Selection {
 }
 
 /// The lessons of all tiers with duplicates resolved: on a duplicate id the nearer tier wins.
-pub fn merge(tiers: Vec<(Tier, Vec<Lesson>)>) -> Vec<(Tier, Lesson)> {
+pub(crate) fn merge(tiers: Vec<(Tier, Vec<Lesson>)>) -> Vec<(Tier, Lesson)> {
     let mut out: Vec<(Tier, Lesson)> = Vec::new();
     for (tier, lessons) in tiers {
         for l in lessons {
@@ -93,7 +93,7 @@ pub fn merge(tiers: Vec<(Tier, Vec<Lesson>)>) -> Vec<(Tier, Lesson)> {
 }
 
 /// Whether `l` may be injected in `ctx` at `now` (staleness aside).
-pub fn eligible(tier: Tier, l: &Lesson, ctx: &Context, now: DateTime<Utc>) -> bool {
+pub(crate) fn eligible(tier: Tier, l: &Lesson, ctx: &Context, now: DateTime<Utc>) -> bool {
     let status_ok = match (ctx.mode, l.status.as_str()) {
         (_, "active") => ctx.mode == Mode::Retry || tier != Tier::Core,
         (Mode::Retry, "candidate") => l.gate.is_some() && l.gate == ctx.gate,
@@ -105,7 +105,7 @@ pub fn eligible(tier: Tier, l: &Lesson, ctx: &Context, now: DateTime<Utc>) -> bo
 }
 
 /// How well `l` fits `ctx` (1 for a lesson about nothing in particular).
-pub fn relevance(l: &Lesson, ctx: &Context) -> f64 {
+pub(crate) fn relevance(l: &Lesson, ctx: &Context) -> f64 {
     let text = ctx.text.to_lowercase();
     let tokens = l.tokens.iter().filter(|t| text.contains(&t.to_lowercase())).count();
     let mut r = 1.0 + 0.5 * tokens as f64;
@@ -121,13 +121,13 @@ pub fn relevance(l: &Lesson, ctx: &Context) -> f64 {
 }
 
 /// The score of an eligible lesson.
-pub fn score(tier: Tier, l: &Lesson, ctx: &Context, budget: &Budget, now: DateTime<Utc>) -> f64 {
+pub(crate) fn score(tier: Tier, l: &Lesson, ctx: &Context, budget: &Budget, now: DateTime<Utc>) -> f64 {
     let boost = if tier == Tier::Project { budget.project_boost } else { 1.0 };
     relevance(l, ctx) * decayed(l.confidence, budget.decay_lambda, hours_since(l.seen_at(), now)) * boost
 }
 
 /// One lesson as the agent reads it.
-pub fn render(tier: Tier, l: &Lesson) -> String {
+pub(crate) fn render(tier: Tier, l: &Lesson) -> String {
     let mut s = format!(
         "- [{}/{}/{}] {}",
         l.gate.as_deref().unwrap_or("any"),
@@ -154,7 +154,7 @@ fn footer(n: usize) -> String {
 }
 
 /// Ranks `all` (merged tiers) for `ctx` and fits the best into `budget`; `root` resolves refs.
-pub fn select(all: &[(Tier, Lesson)], ctx: &Context, budget: &Budget, root: &Path, now: DateTime<Utc>) -> Selection {
+pub(crate) fn select(all: &[(Tier, Lesson)], ctx: &Context, budget: &Budget, root: &Path, now: DateTime<Utc>) -> Selection {
     let mut ranked: Vec<(bool, f64, Tier, &Lesson)> = all
         .iter()
         .filter(|(tier, l)| eligible(*tier, l, ctx, now))

@@ -8,11 +8,11 @@ use std::io::Read;
 use std::path::{Component, Path};
 
 /// The most of a file read to look for a symbol.
-pub const READ_CAP: u64 = 4 * 1024 * 1024;
+pub(crate) const READ_CAP: u64 = 4 * 1024 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum RefState {
+pub(crate) enum RefState {
     Present,
     PathMissing,
     SymbolMissing,
@@ -20,7 +20,7 @@ pub enum RefState {
 }
 
 impl RefState {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RefState::Present => "present",
             RefState::PathMissing => "path-missing",
@@ -29,13 +29,13 @@ impl RefState {
         }
     }
 
-    pub fn stale(self) -> bool {
+    pub(crate) fn stale(self) -> bool {
         matches!(self, RefState::PathMissing | RefState::SymbolMissing)
     }
 }
 
 /// `path:symbol` split; a ref without a colon is a path alone.
-pub fn split(r: &str) -> (&str, Option<&str>) {
+pub(crate) fn split(r: &str) -> (&str, Option<&str>) {
     match r.rsplit_once(':') {
         Some((p, s)) if !s.is_empty() => (p, Some(s)),
         Some((p, _)) => (p, None),
@@ -44,7 +44,7 @@ pub fn split(r: &str) -> (&str, Option<&str>) {
 }
 
 /// Why a ref given to `lessons add` is refused: it must stay inside the repository.
-pub fn check_new(root: &Path, r: &str) -> Result<(), String> {
+pub(crate) fn check_new(root: &Path, r: &str) -> Result<(), String> {
     let (path, _) = split(r);
     if path.is_empty() {
         return Err(format!("--ref {r:?}: no path"));
@@ -79,7 +79,7 @@ fn through_symlink(root: &Path, rel: &Path) -> bool {
 }
 
 /// The state of one ref under `root`.
-pub fn state(root: &Path, r: &str) -> RefState {
+pub(crate) fn state(root: &Path, r: &str) -> RefState {
     let (path, symbol) = split(r);
     let p = Path::new(path);
     if path.is_empty() || p.is_absolute() || p.components().any(|c| matches!(c, Component::ParentDir)) {
@@ -117,7 +117,7 @@ pub fn state(root: &Path, r: &str) -> RefState {
 }
 
 /// True when `word` occurs in `text` with no identifier character on either side.
-pub fn has_word(text: &str, word: &str) -> bool {
+pub(crate) fn has_word(text: &str, word: &str) -> bool {
     if word.is_empty() {
         return false;
     }
@@ -137,7 +137,7 @@ pub fn has_word(text: &str, word: &str) -> bool {
 }
 
 /// Each ref's state, in order.
-pub fn states(root: &Path, refs: &[String]) -> Vec<(String, RefState)> {
+pub(crate) fn states(root: &Path, refs: &[String]) -> Vec<(String, RefState)> {
     refs.iter().map(|r| (r.clone(), state(root, r))).collect()
 }
 

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 /// The neutral kinds. Which plane an event lands on is fixed by its kind (and, for a decision,
 /// by whether it interrupted).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     SessionStart,
     SessionEnd,
     PromptSubmit,
@@ -46,14 +46,14 @@ pub enum Kind {
 
 /// The three planes: signal (on), debug (off unless `obs.debug`), audit (on).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Plane {
+pub(crate) enum Plane {
     Signal,
     Debug,
     Audit,
 }
 
 impl Plane {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Plane::Signal => "signal",
             Plane::Debug => "debug",
@@ -63,7 +63,7 @@ impl Plane {
 }
 
 impl Kind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::SessionStart => "session.start",
             Kind::SessionEnd => "session.end",
@@ -100,7 +100,7 @@ impl Kind {
 
     /// Happy-path tool and shell noise is debug; lifecycle, failures, decisions that interrupt,
     /// usage, alerts and faults are signal.
-    pub fn plane(self) -> Plane {
+    pub(crate) fn plane(self) -> Plane {
         match self {
             Kind::ToolStart
             | Kind::ToolEnd
@@ -119,14 +119,14 @@ impl Kind {
 
 /// Where a tool event sits in its tool call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
+pub(crate) enum Phase {
     Start,
     End,
     Fail,
 }
 
 impl Phase {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Phase::Start => "start",
             Phase::End => "end",
@@ -137,7 +137,7 @@ impl Phase {
 
 /// Token counts of one generation.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Tokens {
+pub(crate) struct Tokens {
     pub input: i64,
     pub output: i64,
     pub cache_read: i64,
@@ -148,7 +148,7 @@ pub struct Tokens {
 
 /// One neutral event, ready to store. Everything in it is already redacted.
 #[derive(Debug, Clone)]
-pub struct Event {
+pub(crate) struct Event {
     pub ts: chrono::DateTime<chrono::Utc>,
     pub provider: String,
     pub kind: Kind,
@@ -181,7 +181,7 @@ pub struct Event {
 }
 
 impl Event {
-    pub fn new(provider: &str, kind: Kind, ts: chrono::DateTime<chrono::Utc>) -> Event {
+    pub(crate) fn new(provider: &str, kind: Kind, ts: chrono::DateTime<chrono::Utc>) -> Event {
         Event {
             ts,
             provider: provider.to_string(),
@@ -212,7 +212,7 @@ impl Event {
 
 /// Truncates every attribute value to `max` characters (values that are not strings are
 /// serialised first), so one huge field cannot bloat the record.
-pub fn truncate_attrs(attrs: &mut Map<String, Value>, max: usize) {
+pub(crate) fn truncate_attrs(attrs: &mut Map<String, Value>, max: usize) {
     for v in attrs.values_mut() {
         let text = match v {
             Value::String(s) => {

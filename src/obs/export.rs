@@ -11,7 +11,7 @@ const TIME_COLUMNS: &[&str] = &["ts", "day", "started_at", "first_at", "updated_
 
 /// Why an export could not be made. All of it is unusable input or output the caller named.
 #[derive(Debug, thiserror::Error)]
-pub enum ExportError {
+pub(crate) enum ExportError {
     #[error("{flag}: {cause}")]
     Window { flag: &'static str, cause: TimeError },
     #[error("view {view} has no time column to filter on (looked for {looked})")]
@@ -28,17 +28,17 @@ pub enum ExportError {
 
 /// The views of one database (either), borrowing its connection: their columns, and any of them
 /// streamed as CSV or JSON.
-pub struct Views<'c> {
+pub(crate) struct Views<'c> {
     conn: &'c Connection,
 }
 
 impl<'c> Views<'c> {
-    pub fn new(conn: &'c Connection) -> Views<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> Views<'c> {
         Views { conn }
     }
 
     /// The columns of `view` (a name from the compiled-in list).
-    pub fn columns(&self, view: &str) -> rusqlite::Result<Vec<String>> {
+    pub(crate) fn columns(&self, view: &str) -> rusqlite::Result<Vec<String>> {
         let mut st = self
             .conn
             .prepare(&format!("SELECT name FROM pragma_table_info('{}')", view.replace('\'', "''")))?;
@@ -47,21 +47,21 @@ impl<'c> Views<'c> {
     }
 
     /// Streams `view` through `window` into `out`; returns the number of rows written.
-    pub fn export(&self, view: &str, window: &Window, format: ExportFormat, out: &mut dyn Write) -> Result<u64, ExportError> {
+    pub(crate) fn export(&self, view: &str, window: &Window, format: ExportFormat, out: &mut dyn Write) -> Result<u64, ExportError> {
         export(self.conn, &self.columns(view)?, view, window, format, out)
     }
 }
 
 /// A time window: `since` inclusive, `until` inclusive of its day when given as a date.
 #[derive(Debug, Default, Clone)]
-pub struct Window {
+pub(crate) struct Window {
     pub since: Option<String>,
     pub until: Option<String>,
 }
 
 impl Window {
     /// Parses `--since` / `--until` (RFC 3339 or YYYY-MM-DD).
-    pub fn parse(since: Option<&str>, until: Option<&str>) -> Result<Window, ExportError> {
+    pub(crate) fn parse(since: Option<&str>, until: Option<&str>) -> Result<Window, ExportError> {
         let since = since
             .map(|s| {
                 crate::clock::parse(s)
@@ -87,7 +87,7 @@ impl Window {
 
 /// Output format of an export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExportFormat {
+pub(crate) enum ExportFormat {
     Csv,
     /// One JSON array of objects.
     Json,

@@ -32,7 +32,7 @@ use std::collections::HashMap;
 
 /// What one import did.
 #[derive(Debug, Default, Clone, serde::Serialize)]
-pub struct ImportCounts {
+pub(crate) struct ImportCounts {
     pub lines: u64,
     pub observability: u64,
     pub audit: u64,
@@ -105,7 +105,7 @@ fn plane_of(level: Option<&str>, kind: &str) -> &'static str {
 /// ended (`ts`); a deferred gate (another session held the gate lock) has neither `passed` nor a
 /// duration, only whom it deferred to.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ImportedGate<'a> {
+pub(crate) struct ImportedGate<'a> {
     pub provider: &'a str,
     pub session_id: Option<&'a str>,
     pub gate: &'a str,
@@ -122,12 +122,12 @@ pub struct ImportedGate<'a> {
 
 /// Where the import's gate outcomes go: the gate domain's store (`gate::GateStore`), passed in by
 /// the command so that obs need not know the gate tables.
-pub trait GateSink {
+pub(crate) trait GateSink {
     fn gate_outcome(&self, gate: &ImportedGate<'_>) -> rusqlite::Result<()>;
 }
 
 /// Imports JSONL from `text` (the lines of one file).
-pub struct Importer<'c> {
+pub(crate) struct Importer<'c> {
     project: &'c Connection,
     home: Option<&'c Connection>,
     gates: Option<&'c dyn GateSink>,
@@ -139,7 +139,7 @@ pub struct Importer<'c> {
 
 impl<'c> Importer<'c> {
     /// `home` is needed only for spool lines; without it they are counted as unrecognised.
-    pub fn new(project: &'c Connection, home: Option<&'c Connection>) -> Importer<'c> {
+    pub(crate) fn new(project: &'c Connection, home: Option<&'c Connection>) -> Importer<'c> {
         Importer {
             project,
             home,
@@ -150,12 +150,12 @@ impl<'c> Importer<'c> {
     }
 
     /// Stores `gate.outcome` records as gate runs through `gates` (without it they are events only).
-    pub fn with_gates(mut self, gates: &'c dyn GateSink) -> Importer<'c> {
+    pub(crate) fn with_gates(mut self, gates: &'c dyn GateSink) -> Importer<'c> {
         self.gates = Some(gates);
         self
     }
 
-    pub fn line(&mut self, line: &str) -> rusqlite::Result<()> {
+    pub(crate) fn line(&mut self, line: &str) -> rusqlite::Result<()> {
         let line = line.trim();
         if line.is_empty() {
             return Ok(());

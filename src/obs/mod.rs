@@ -1,20 +1,20 @@
 //! Observability: neutral events on their planes, redaction, sessions, decisions, tool spans,
 //! the spool and retention. Nothing here branches on a provider's name.
 
-pub mod event;
-pub mod export;
-pub mod import;
-pub mod recorder;
-pub mod redact;
-pub mod report;
-pub mod spool;
+pub(crate) mod event;
+pub(crate) mod export;
+pub(crate) mod import;
+pub(crate) mod recorder;
+pub(crate) mod redact;
+pub(crate) mod report;
+pub(crate) mod spool;
 
-pub use event::{Event, Kind, Phase, Plane, Tokens};
-pub use recorder::{EventStore, ShipRow};
-pub use spool::Spool;
+pub(crate) use event::{Event, Kind, Phase, Plane, Tokens};
+pub(crate) use recorder::{EventStore, ShipRow};
+pub(crate) use spool::Spool;
 
 /// A fresh span id: 16 hex digits from the process's hasher seed, the clock and a counter.
-pub fn new_span_id() -> String {
+pub(crate) fn new_span_id() -> String {
     use std::hash::{BuildHasher, Hasher};
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);

@@ -20,14 +20,14 @@ const META_UPDATE_SEEN: &str = "update.seen";
 
 /// The repository of the event tables, borrowing a project-database connection (or a
 /// transaction on one).
-pub struct EventStore<'c> {
+pub(crate) struct EventStore<'c> {
     conn: &'c Connection,
 }
 
 /// One `events` row as stored: what [`EventStore::record`] makes of an [`Event`], and what the
 /// JSONL import makes of a line (whose kinds need not be this tlc's).
 #[derive(Debug, Clone, Default)]
-pub struct EventRow<'a> {
+pub(crate) struct EventRow<'a> {
     pub ts: &'a str,
     pub provider: &'a str,
     pub kind: &'a str,
@@ -53,7 +53,7 @@ pub struct EventRow<'a> {
 /// One `ship_ledger` row: a claim, challenge or pass of the ship gate at a stop, or of the JSONL
 /// import.
 #[derive(Debug, Clone)]
-pub struct ShipRow<'a> {
+pub(crate) struct ShipRow<'a> {
     pub ts: &'a str,
     pub session_id: Option<&'a str>,
     pub provider: Option<&'a str>,
@@ -70,7 +70,7 @@ pub struct ShipRow<'a> {
 
 /// One `events` row read back for the home spool (see [`EventStore::unspooled`]).
 #[derive(Debug, Clone, Default)]
-pub struct StoredEvent {
+pub(crate) struct StoredEvent {
     pub id: i64,
     pub ts: String,
     pub provider: String,
@@ -97,7 +97,7 @@ const PRUNED: [&str; 5] = ["events", "decisions", "sessions", "ship_ledger", "op
 
 /// Where a transcript was read up to.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct TranscriptOffset {
+pub(crate) struct TranscriptOffset {
     pub file_id: Option<String>,
     pub head_hash: Option<String>,
     pub offset: i64,
@@ -108,14 +108,14 @@ pub struct TranscriptOffset {
 }
 
 impl<'c> EventStore<'c> {
-    pub fn new(conn: &'c Connection) -> EventStore<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> EventStore<'c> {
         EventStore { conn }
     }
 
     /// Stores `ev` on `plane`: upserts its session, pairs a tool end with its start (setting the
     /// duration), and inserts the event row. Returns the new row id (`None` when an event with
     /// the same dedup key was already stored).
-    pub fn record(&self, ev: &mut Event, plane: Plane) -> rusqlite::Result<Option<i64>> {
+    pub(crate) fn record(&self, ev: &mut Event, plane: Plane) -> rusqlite::Result<Option<i64>> {
         let ts = clock::stamp(ev.ts);
         if let Some(session) = ev.session_id.clone() {
             let session = session.as_str();
@@ -164,7 +164,7 @@ impl<'c> EventStore<'c> {
 
     /// Inserts one event row as it is (no session, no span pairing). Returns the new row id
     /// (`None` when a row with the same dedup key was already stored).
-    pub fn insert_row(&self, row: &EventRow<'_>) -> rusqlite::Result<Option<i64>> {
+    pub(crate) fn insert_row(&self, row: &EventRow<'_>) -> rusqlite::Result<Option<i64>> {
         let t = row.tokens;
         let n = self.conn.prepare_cached(q::EVENT_INSERT)?.execute(params![
             row.ts,
@@ -196,7 +196,7 @@ impl<'c> EventStore<'c> {
 
     /// Notes that `session` of `provider` was seen at `ts` (the JSONL import's sessions: no
     /// working directory, transcript or end is known).
-    pub fn touch_session(&self, provider: &str, session: &str, ts: &str, model: Option<&str>) -> rusqlite::Result<()> {
+    pub(crate) fn touch_session(&self, provider: &str, session: &str, ts: &str, model: Option<&str>) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::SESSION_UPSERT)?.execute(params![
             provider,
             session,
@@ -212,7 +212,7 @@ impl<'c> EventStore<'c> {
     }
 
     /// Notes that `session` of `provider` ended at `ts` (an imported session end).
-    pub fn end_session(&self, provider: &str, session: &str, ts: &str) -> rusqlite::Result<()> {
+    pub(crate) fn end_session(&self, provider: &str, session: &str, ts: &str) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::SESSION_UPSERT)?.execute(params![
             provider,
             session,
@@ -228,7 +228,7 @@ impl<'c> EventStore<'c> {
     }
 
     /// Stores one ship-ledger row; `false` when one with the same dedup key was already stored.
-    pub fn insert_ship(&self, row: &ShipRow<'_>) -> rusqlite::Result<bool> {
+    pub(crate) fn insert_ship(&self, row: &ShipRow<'_>) -> rusqlite::Result<bool> {
         let n = self.conn.prepare_cached(q::SHIP_INSERT)?.execute(params![
             row.ts,
             row.session_id,
@@ -245,7 +245,7 @@ impl<'c> EventStore<'c> {
 
     /// Records the `config.scaffolded` event for a project config the scaffold just wrote at
     /// `path`, by the hook (`by` = `hook`) or a command (its name).
-    pub fn record_scaffolded(&self, provider: &str, session: Option<&str>, path: &Path, by: &str) -> rusqlite::Result<()> {
+    pub(crate) fn record_scaffolded(&self, provider: &str, session: Option<&str>, path: &Path, by: &str) -> rusqlite::Result<()> {
         let mut ev = Event::new(provider, Kind::ConfigScaffolded, clock::now());
         ev.session_id = session.map(str::to_string);
         ev.attrs.insert("path".into(), path.display().to_string().into());
@@ -260,7 +260,7 @@ impl<'c> EventStore<'c> {
     /// from: `tty` the terminal on its stdin (`None`: none), `checked` what the operator check
     /// established. It belongs to no session; the attestation records of the sessions it ran
     /// during list it.
-    pub fn record_operator_command(&self, command: &str, tty: Option<&str>, checked: &str) -> rusqlite::Result<()> {
+    pub(crate) fn record_operator_command(&self, command: &str, tty: Option<&str>, checked: &str) -> rusqlite::Result<()> {
         let mut ev = Event::new("tlc", Kind::OperatorCommand, clock::now());
         ev.attrs.insert("command".into(), command.into());
         ev.attrs.insert("tty".into(), tty.map_or(Value::Null, Value::from));
@@ -271,7 +271,7 @@ impl<'c> EventStore<'c> {
     }
 
     /// How many rows of each table [`EventStore::prune`] would drop at `cutoff` (a stamp).
-    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
+    pub(crate) fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
         self.conn.query_row(q::PRUNE_COUNT, [cutoff], |r| {
             PRUNED
                 .iter()
@@ -284,7 +284,7 @@ impl<'c> EventStore<'c> {
     /// Drops every row older than `cutoff` from the tables it owns (the caller holds the
     /// transaction). Decisions go before their events, which would otherwise take them along
     /// uncounted.
-    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
+    pub(crate) fn prune(&self, cutoff: &str) -> rusqlite::Result<Vec<PruneCount>> {
         let mut out = Vec::new();
         for (table, sql) in [
             ("decisions", q::PRUNE_DECISIONS),
@@ -301,7 +301,7 @@ impl<'c> EventStore<'c> {
     }
 
     /// The revision of tlc this project's hooks ran, and since when: `(revision, since)`.
-    pub fn hooks_revision(&self) -> rusqlite::Result<Option<(String, String)>> {
+    pub(crate) fn hooks_revision(&self) -> rusqlite::Result<Option<(String, String)>> {
         let rev = self.meta(META_HOOKS_REVISION)?;
         let since = self.meta(META_HOOKS_REVISION_SINCE)?;
         Ok(rev.map(|r| (r, since.unwrap_or_default())))
@@ -309,7 +309,7 @@ impl<'c> EventStore<'c> {
 
     /// Records `revision` as the one this project's hooks run, with the time, when it differs
     /// from the recorded one (the previous one is kept beside it). Called at session starts.
-    pub fn note_hooks_revision(&self, revision: &str, at: &str) -> rusqlite::Result<()> {
+    pub(crate) fn note_hooks_revision(&self, revision: &str, at: &str) -> rusqlite::Result<()> {
         let recorded = self.hooks_revision()?;
         if recorded.as_ref().is_some_and(|(r, _)| r == revision) {
             return Ok(());
@@ -323,19 +323,19 @@ impl<'c> EventStore<'c> {
     }
 
     /// The revision this project's hooks ran before the current one, and since when.
-    pub fn previous_hooks_revision(&self) -> rusqlite::Result<Option<(String, String)>> {
+    pub(crate) fn previous_hooks_revision(&self) -> rusqlite::Result<Option<(String, String)>> {
         let rev = self.meta(META_HOOKS_PREVIOUS_REVISION)?;
         let since = self.meta(META_HOOKS_PREVIOUS_REVISION_SINCE)?;
         Ok(rev.map(|r| (r, since.unwrap_or_default())))
     }
 
     /// The source revision `tlc update` last announced to this project (`None` before its first).
-    pub fn update_seen(&self) -> rusqlite::Result<Option<String>> {
+    pub(crate) fn update_seen(&self) -> rusqlite::Result<Option<String>> {
         self.meta(META_UPDATE_SEEN)
     }
 
     /// Records the source revision `tlc update` announced to this project up to.
-    pub fn set_update_seen(&self, revision: &str) -> rusqlite::Result<()> {
+    pub(crate) fn set_update_seen(&self, revision: &str) -> rusqlite::Result<()> {
         self.set_meta(META_UPDATE_SEEN, revision)
     }
 
@@ -349,27 +349,27 @@ impl<'c> EventStore<'c> {
     }
 
     /// The id of the last event row the home spool is known to hold.
-    pub fn spool_cursor(&self) -> rusqlite::Result<i64> {
+    pub(crate) fn spool_cursor(&self) -> rusqlite::Result<i64> {
         self.conn.prepare_cached(q::SPOOL_CURSOR_GET)?.query_row([], |r| r.get(0))
     }
 
     /// Moves the spool cursor to `through` (never back). Called only after the home database
     /// committed every row up to it.
-    pub fn advance_spool_cursor(&self, through: i64) -> rusqlite::Result<()> {
+    pub(crate) fn advance_spool_cursor(&self, through: i64) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::SPOOL_CURSOR_ADVANCE)?.execute([through])?;
         Ok(())
     }
 
     /// Event rows in all, and how many of them lie past the spool cursor (not yet known to be in
     /// the home spool).
-    pub fn spool_backlog(&self) -> rusqlite::Result<(i64, i64)> {
+    pub(crate) fn spool_backlog(&self) -> rusqlite::Result<(i64, i64)> {
         self.conn
             .prepare_cached(q::SPOOL_PENDING)?
             .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
     }
 
     /// Event rows after `after`, oldest first, at most `limit`.
-    pub fn unspooled(&self, after: i64, limit: i64) -> rusqlite::Result<Vec<StoredEvent>> {
+    pub(crate) fn unspooled(&self, after: i64, limit: i64) -> rusqlite::Result<Vec<StoredEvent>> {
         let mut st = self.conn.prepare_cached(q::UNSPOOLED)?;
         let rows = st.query_map(params![after, limit], |r| {
             let tokens = match (r.get::<_, Option<i64>>(13)?, r.get::<_, Option<i64>>(14)?) {
@@ -442,7 +442,7 @@ impl<'c> EventStore<'c> {
     }
 
     /// Records the permission a hook answered for the action behind `event_id`.
-    pub fn record_decision(
+    pub(crate) fn record_decision(
         &self,
         event_id: Option<i64>,
         ev: &Event,
@@ -467,7 +467,7 @@ impl<'c> EventStore<'c> {
     }
 
     /// Records a decision read from elsewhere (an imported record), for the event `event_id`.
-    pub fn insert_decision_row(&self, event_id: i64, d: &DecisionRow<'_>) -> rusqlite::Result<()> {
+    pub(crate) fn insert_decision_row(&self, event_id: i64, d: &DecisionRow<'_>) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::DECISION_INSERT)?.execute(params![
             event_id,
             d.ts,
@@ -484,13 +484,13 @@ impl<'c> EventStore<'c> {
     }
 
     /// The session's estimated cost so far and how many cost alerts it already has.
-    pub fn session_cost(&self, provider: &str, session: &str) -> rusqlite::Result<(f64, i64)> {
+    pub(crate) fn session_cost(&self, provider: &str, session: &str) -> rusqlite::Result<(f64, i64)> {
         self.conn
             .prepare_cached(q::SESSION_COST)?
             .query_row(params![session, provider], |r| Ok((r.get(0)?, r.get(1)?)))
     }
 
-    pub fn transcript_offset(&self, path: &str) -> rusqlite::Result<Option<TranscriptOffset>> {
+    pub(crate) fn transcript_offset(&self, path: &str) -> rusqlite::Result<Option<TranscriptOffset>> {
         self.conn
             .prepare_cached(q::TRANSCRIPT_GET)?
             .query_row([path], |r| {
@@ -508,7 +508,7 @@ impl<'c> EventStore<'c> {
 
     /// Up to `limit` main transcripts of live sessions of `provider` seen since `since` (a stored
     /// time stamp), other than `except`, with the session each belongs to.
-    pub fn live_transcripts(
+    pub(crate) fn live_transcripts(
         &self,
         except: &str,
         provider: &str,
@@ -536,7 +536,7 @@ impl<'c> EventStore<'c> {
     /// The kind and `attrs.turn_id` of the latest event that shows or ends a response in the
     /// session's thread `agent` (`None`: the main thread; else the subagent whose events carry it
     /// as their parent span), when it is among the newest rows.
-    pub fn latest_hook_event(
+    pub(crate) fn latest_hook_event(
         &self,
         provider: &str,
         session: &str,
@@ -549,14 +549,14 @@ impl<'c> EventStore<'c> {
     }
 
     /// How many tool, shell, MCP, file and subagent events the session recorded at or after `since`.
-    pub fn tool_events_since(&self, provider: &str, session: &str, since: &str) -> rusqlite::Result<i64> {
+    pub(crate) fn tool_events_since(&self, provider: &str, session: &str, since: &str) -> rusqlite::Result<i64> {
         self.conn
             .prepare_cached(q::TOOL_EVENTS_SINCE)?
             .query_row(params![provider, session, since], |r| r.get(0))
     }
 
     /// How many decisions of `rule` the session recorded.
-    pub fn decisions_by_rule(&self, provider: &str, session: &str, rule: &str) -> rusqlite::Result<i64> {
+    pub(crate) fn decisions_by_rule(&self, provider: &str, session: &str, rule: &str) -> rusqlite::Result<i64> {
         self.conn
             .prepare_cached(q::DECISIONS_BY_RULE)?
             .query_row(params![provider, session, rule], |r| r.get(0))
@@ -564,7 +564,7 @@ impl<'c> EventStore<'c> {
 
     /// Records one observation-mode reading (`observe.reading`): never a decision, and on no
     /// decision's event.
-    pub fn record_observation(
+    pub(crate) fn record_observation(
         &self,
         provider: &str,
         session: &str,
@@ -577,7 +577,7 @@ impl<'c> EventStore<'c> {
     }
 
     /// The model recorded for the session (`sessions.model`), if any.
-    pub fn session_model(&self, provider: &str, session: &str) -> rusqlite::Result<Option<String>> {
+    pub(crate) fn session_model(&self, provider: &str, session: &str) -> rusqlite::Result<Option<String>> {
         Ok(self
             .conn
             .prepare_cached(q::SESSION_MODEL)?
@@ -586,7 +586,13 @@ impl<'c> EventStore<'c> {
             .flatten())
     }
 
-    pub fn set_transcript_offset(&self, path: &str, provider: &str, session: Option<&str>, t: &TranscriptOffset) -> rusqlite::Result<()> {
+    pub(crate) fn set_transcript_offset(
+        &self,
+        path: &str,
+        provider: &str,
+        session: Option<&str>,
+        t: &TranscriptOffset,
+    ) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::TRANSCRIPT_PUT)?.execute(params![
             path,
             provider,
@@ -605,7 +611,7 @@ impl<'c> EventStore<'c> {
 
 /// A decision as an imported record states it.
 #[derive(Debug, Clone)]
-pub struct DecisionRow<'a> {
+pub(crate) struct DecisionRow<'a> {
     pub ts: &'a str,
     pub provider: &'a str,
     pub session_id: Option<&'a str>,

@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 /// A string is scanned up to this many bytes; a longer one is kept cut there (after the
 /// placeholder of a secret that crosses the cut), with a marker saying how much was dropped.
 /// This bounds the time one field can cost; the scan itself is linear.
-pub const MAX_SCAN_BYTES: usize = 1024 * 1024;
+pub(crate) const MAX_SCAN_BYTES: usize = 1024 * 1024;
 /// How far past the cut the scanner still reads, so that a secret crossing it is recognised whole.
 const CUT_LOOKAHEAD: usize = 4096;
 
@@ -51,7 +51,7 @@ const PEM_LINE_MAX: usize = 100;
 
 /// Which detectors a string goes through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Detectors {
+pub(crate) enum Detectors {
     /// Every detector.
     All,
     /// The labelled detectors only, not the unlabelled (entropy) rules: for values tlc uses as
@@ -61,7 +61,7 @@ pub enum Detectors {
 
 /// What a redaction changed.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Redaction {
+pub(crate) struct Redaction {
     /// Secrets replaced by placeholders.
     pub secrets: usize,
     /// Object keys that held a secret (and were renamed).
@@ -83,20 +83,20 @@ impl Redaction {
 
 /// What a payload's redaction changed, in total and per top-level field.
 #[derive(Debug, Default)]
-pub struct PayloadRedaction {
+pub(crate) struct PayloadRedaction {
     pub total: Redaction,
     /// The top-level fields (by their name as received) in which something changed.
     pub fields: Vec<(String, Redaction)>,
 }
 
 impl PayloadRedaction {
-    pub fn field(&self, name: &str) -> Option<&Redaction> {
+    pub(crate) fn field(&self, name: &str) -> Option<&Redaction> {
         self.fields.iter().find(|(k, _)| k == name).map(|(_, r)| r)
     }
 }
 
 /// A redactor for one session.
-pub struct Redactor {
+pub(crate) struct Redactor {
     /// SHA-256 fed with the salt and its NUL separator: each placeholder hashes on from a clone.
     salted: Sha256,
 }
@@ -114,7 +114,7 @@ struct Hit {
 const MAX_POINTER_DEPTH: usize = 3;
 
 impl Redactor {
-    pub fn new(session_salt: &str) -> Redactor {
+    pub(crate) fn new(session_salt: &str) -> Redactor {
         let mut salted = Sha256::new();
         salted.update(session_salt.as_bytes());
         salted.update([0u8]);
@@ -136,13 +136,13 @@ impl Redactor {
     }
 
     /// `s` with every secret replaced (and cut at [`MAX_SCAN_BYTES`]); `None` when nothing changed.
-    pub fn redact_str(&self, s: &str) -> Option<String> {
+    pub(crate) fn redact_str(&self, s: &str) -> Option<String> {
         self.redact_text(s, Detectors::All).0
     }
 
     /// `s` with every secret `detectors` find replaced, cut at [`MAX_SCAN_BYTES`]; `None` when
     /// nothing changed.
-    pub fn redact_text(&self, s: &str, detectors: Detectors) -> (Option<String>, Redaction) {
+    pub(crate) fn redact_text(&self, s: &str, detectors: Detectors) -> (Option<String>, Redaction) {
         let mut cut = s.len();
         let mut scan_end = s.len();
         if s.len() > MAX_SCAN_BYTES {
@@ -185,7 +185,7 @@ impl Redactor {
     }
 
     /// Redacts every string (and object key) in `v` in place.
-    pub fn redact_value(&self, v: &mut Value) -> Redaction {
+    pub(crate) fn redact_value(&self, v: &mut Value) -> Redaction {
         let mut r = Redaction::default();
         self.walk(v, &mut String::new(), 0, &[], &mut r);
         r
@@ -194,7 +194,7 @@ impl Redactor {
     /// Redacts a payload object in place. The strings at the JSON pointers in `verbatim` (an
     /// array there: each of its elements) go through the labelled detectors only; everything else
     /// through all of them.
-    pub fn redact_payload(&self, v: &mut Value, verbatim: &[&str]) -> PayloadRedaction {
+    pub(crate) fn redact_payload(&self, v: &mut Value, verbatim: &[&str]) -> PayloadRedaction {
         let mut out = PayloadRedaction::default();
         let Value::Object(map) = v else {
             out.total = self.redact_value(v);

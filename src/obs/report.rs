@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 /// `tlc obs report --json`: one session's rollup, with the field names operators script against.
 #[derive(Debug, Serialize)]
-pub struct SessionReport {
+pub(crate) struct SessionReport {
     pub session_id: String,
     pub provider: String,
     pub started_at: String,
@@ -51,7 +51,7 @@ pub struct SessionReport {
 
 /// One rail's reading in observation mode, and how many turns read so (issue 33).
 #[derive(Debug, Serialize)]
-pub struct ObservationLine {
+pub(crate) struct ObservationLine {
     pub rail: String,
     pub reading: String,
     pub count: i64,
@@ -59,7 +59,7 @@ pub struct ObservationLine {
 
 /// Stops one rule decided one way.
 #[derive(Debug, Serialize)]
-pub struct StopLine {
+pub(crate) struct StopLine {
     pub rule: String,
     pub outcome: String,
     pub count: i64,
@@ -67,7 +67,7 @@ pub struct StopLine {
 
 /// The posture contract sent at a session's start (issue 33).
 #[derive(Debug, Serialize)]
-pub struct ContractLine {
+pub(crate) struct ContractLine {
     pub posture: String,
     pub sent: i64,
     /// Characters sent in all.
@@ -75,7 +75,7 @@ pub struct ContractLine {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ToolLine {
+pub(crate) struct ToolLine {
     pub tool: String,
     pub calls: i64,
     pub ok: i64,
@@ -84,7 +84,7 @@ pub struct ToolLine {
 }
 
 #[derive(Debug, Serialize)]
-pub struct SubagentLine {
+pub(crate) struct SubagentLine {
     #[serde(rename = "type")]
     pub subagent_type: String,
     pub started: i64,
@@ -95,7 +95,7 @@ pub struct SubagentLine {
 }
 
 #[derive(Debug, Serialize)]
-pub struct GateCounts {
+pub(crate) struct GateCounts {
     pub pass: i64,
     pub fail: i64,
     /// Runs deferred because another session held the gate lock: neither a pass nor a failure.
@@ -103,7 +103,7 @@ pub struct GateCounts {
 }
 
 #[derive(Debug, Serialize)]
-pub struct ShellCounts {
+pub(crate) struct ShellCounts {
     pub allow: i64,
     pub ask: i64,
     pub deny: i64,
@@ -112,7 +112,7 @@ pub struct ShellCounts {
 }
 
 #[derive(Debug, Serialize)]
-pub struct GateTime {
+pub(crate) struct GateTime {
     pub runs: i64,
     pub reused: i64,
     pub total_ms: i64,
@@ -120,7 +120,7 @@ pub struct GateTime {
 }
 
 #[derive(Debug, Serialize)]
-pub struct InterruptionLine {
+pub(crate) struct InterruptionLine {
     pub rule: String,
     pub subject: String,
     pub asks: i64,
@@ -129,24 +129,24 @@ pub struct InterruptionLine {
 }
 
 #[derive(Debug, Serialize)]
-pub struct RailLine {
+pub(crate) struct RailLine {
     pub rule: String,
     pub permission: String,
     pub count: i64,
 }
 
 /// Read-only access to the project database's reports.
-pub struct Reports<'c> {
+pub(crate) struct Reports<'c> {
     conn: &'c Connection,
 }
 
 impl<'c> Reports<'c> {
-    pub fn new(conn: &'c Connection) -> Reports<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> Reports<'c> {
         Reports { conn }
     }
 
     /// The most recently active session, as (provider, session id).
-    pub fn latest_session(&self) -> rusqlite::Result<Option<(String, String)>> {
+    pub(crate) fn latest_session(&self) -> rusqlite::Result<Option<(String, String)>> {
         self.conn
             .prepare_cached(q::LATEST_SESSION)?
             .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -155,7 +155,7 @@ impl<'c> Reports<'c> {
 
     /// The session whose id is `id` (the most recent such, whatever the provider), else those
     /// whose id starts with it: at most two, so the caller can refuse an ambiguous prefix.
-    pub fn find_session(&self, id: &str) -> rusqlite::Result<Vec<(String, String)>> {
+    pub(crate) fn find_session(&self, id: &str) -> rusqlite::Result<Vec<(String, String)>> {
         let mut st = self.conn.prepare_cached(q::FIND_SESSION)?;
         let rows: Vec<(String, String, bool)> = st
             .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
@@ -166,7 +166,7 @@ impl<'c> Reports<'c> {
         Ok(rows.into_iter().map(|(p, s, _)| (p, s)).collect())
     }
 
-    pub fn session(&self, provider: &str, session: &str) -> rusqlite::Result<Option<SessionReport>> {
+    pub(crate) fn session(&self, provider: &str, session: &str) -> rusqlite::Result<Option<SessionReport>> {
         let row = self
             .conn
             .prepare_cached(q::REPORT_ROLLUP)?
@@ -320,7 +320,7 @@ impl<'c> Reports<'c> {
 
 /// One row of `tlc obs events`.
 #[derive(Debug, Serialize)]
-pub struct EventLine {
+pub(crate) struct EventLine {
     pub id: i64,
     pub ts: String,
     pub provider: String,
@@ -362,7 +362,7 @@ fn event_line(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventLine> {
 
 /// One row of `tlc obs why`.
 #[derive(Debug, Serialize)]
-pub struct DecisionLine {
+pub(crate) struct DecisionLine {
     pub id: i64,
     pub ts: String,
     pub provider: String,
@@ -377,7 +377,7 @@ pub struct DecisionLine {
 
 /// Hook faults recorded since a time: how many, the latest one's time and text.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RecentFaults {
+pub(crate) struct RecentFaults {
     pub count: i64,
     pub latest_at: Option<String>,
     pub latest: Option<String>,
@@ -385,7 +385,7 @@ pub struct RecentFaults {
 
 /// One row of the events-by-kind summary: kind, plane, how many, their total duration.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct KindCount {
+pub(crate) struct KindCount {
     pub kind: String,
     pub plane: String,
     pub events: i64,
@@ -395,7 +395,7 @@ pub struct KindCount {
 impl Reports<'_> {
     /// The `hook.fault` events recorded at or after `since` (a stamp): the project database's
     /// answer to `doctor`'s "recent hook faults".
-    pub fn recent_faults(&self, since: &str) -> rusqlite::Result<RecentFaults> {
+    pub(crate) fn recent_faults(&self, since: &str) -> rusqlite::Result<RecentFaults> {
         self.conn.prepare_cached(q::RECENT_FAULTS)?.query_row([since], |r| {
             Ok(RecentFaults {
                 count: r.get(0)?,
@@ -406,7 +406,7 @@ impl Reports<'_> {
     }
 
     /// Every event by kind and plane, in the order the kinds first appeared (`tlc demo`).
-    pub fn kind_summary(&self) -> rusqlite::Result<Vec<KindCount>> {
+    pub(crate) fn kind_summary(&self) -> rusqlite::Result<Vec<KindCount>> {
         let mut st = self.conn.prepare_cached(q::KIND_SUMMARY)?;
         let rows = st.query_map([], |r| {
             Ok(KindCount {
@@ -420,25 +420,31 @@ impl Reports<'_> {
     }
 
     /// The last `limit` events, oldest first, filtered by kind (or kind family), session and plane.
-    pub fn events(&self, limit: i64, kind: Option<&str>, session: Option<&str>, plane: Option<&str>) -> rusqlite::Result<Vec<EventLine>> {
+    pub(crate) fn events(
+        &self,
+        limit: i64,
+        kind: Option<&str>,
+        session: Option<&str>,
+        plane: Option<&str>,
+    ) -> rusqlite::Result<Vec<EventLine>> {
         let mut st = self.conn.prepare_cached(q::EVENTS_LIST)?;
         let rows = st.query_map(params![kind, session, plane, limit], event_line)?;
         rows.collect()
     }
 
     /// Signal events written after `after_id`.
-    pub fn signal_after(&self, after_id: i64) -> rusqlite::Result<Vec<EventLine>> {
+    pub(crate) fn signal_after(&self, after_id: i64) -> rusqlite::Result<Vec<EventLine>> {
         let mut st = self.conn.prepare_cached(q::LIVE_AFTER)?;
         let rows = st.query_map([after_id], event_line)?;
         rows.collect()
     }
 
-    pub fn max_event_id(&self) -> rusqlite::Result<i64> {
+    pub(crate) fn max_event_id(&self) -> rusqlite::Result<i64> {
         self.conn.prepare_cached(q::MAX_EVENT_ID)?.query_row([], |r| r.get(0))
     }
 
     /// The last `limit` decisions, oldest first.
-    pub fn decisions(&self, limit: i64, session: Option<&str>) -> rusqlite::Result<Vec<DecisionLine>> {
+    pub(crate) fn decisions(&self, limit: i64, session: Option<&str>) -> rusqlite::Result<Vec<DecisionLine>> {
         let mut st = self.conn.prepare_cached(q::WHY_LIST)?;
         let rows = st.query_map(params![limit, session], |r| {
             Ok(DecisionLine {
@@ -460,7 +466,7 @@ impl Reports<'_> {
 
 /// One row of `tlc serve`'s session list: the columns of `session_rollup` a list shows.
 #[derive(Debug, Serialize)]
-pub struct SessionLine {
+pub(crate) struct SessionLine {
     pub session_id: String,
     pub provider: String,
     pub started_at: String,
@@ -481,7 +487,7 @@ pub struct SessionLine {
 impl Reports<'_> {
     /// A page of sessions, last active first: `limit` of them after skipping `offset`, each with
     /// its `session_rollup` figures, read for those sessions only (`tlc serve`'s session list).
-    pub fn sessions_page(&self, limit: i64, offset: i64) -> rusqlite::Result<Vec<SessionLine>> {
+    pub(crate) fn sessions_page(&self, limit: i64, offset: i64) -> rusqlite::Result<Vec<SessionLine>> {
         let mut st = self.conn.prepare_cached(q::SESSIONS_PAGE)?;
         let rows = st.query_map(params![limit, offset], |r| {
             Ok(SessionLine {
@@ -507,7 +513,7 @@ impl Reports<'_> {
 
     /// One session's last `limit` events on `plane`, oldest first: an indexed read whatever the
     /// size of the record (`events` with a session filter walks the plane's events instead).
-    pub fn session_events(&self, provider: &str, session: &str, plane: &str, limit: i64) -> rusqlite::Result<Vec<EventLine>> {
+    pub(crate) fn session_events(&self, provider: &str, session: &str, plane: &str, limit: i64) -> rusqlite::Result<Vec<EventLine>> {
         let mut st = self.conn.prepare_cached(q::SESSION_EVENTS)?;
         let rows = st.query_map(params![session, provider, plane, limit], event_line)?;
         rows.collect()

@@ -12,13 +12,13 @@ use crate::store::PruneCount;
 use rusqlite::{params, Connection};
 
 /// The repository of the spool, borrowing a home-database connection (or a transaction on one).
-pub struct Spool<'c> {
+pub(crate) struct Spool<'c> {
     conn: &'c Connection,
 }
 
 /// One `spool` row as stored.
 #[derive(Debug, Clone, Default)]
-pub struct SpoolRow<'a> {
+pub(crate) struct SpoolRow<'a> {
     pub ts: &'a str,
     pub repo_path: &'a str,
     pub project: &'a str,
@@ -42,7 +42,7 @@ pub struct SpoolRow<'a> {
 
 /// One row of `tlc obs report --all-repos` (the `spool_repo_rollup` view).
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct RepoRollup {
+pub(crate) struct RepoRollup {
     pub repo_path: String,
     pub project: String,
     pub sessions: i64,
@@ -57,7 +57,7 @@ pub struct RepoRollup {
 }
 
 impl<'c> Spool<'c> {
-    pub fn new(conn: &'c Connection) -> Spool<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> Spool<'c> {
         Spool { conn }
     }
 
@@ -66,7 +66,7 @@ impl<'c> Spool<'c> {
     /// `usage` table (through its one writer, `cost`'s [`UsageWriter`]), so cost reports count it
     /// once however many ways it arrived. Sending a row twice is harmless: every row has a dedup
     /// key (the event's own, else its row id and time).
-    pub fn append(&self, repo_path: &str, project: &str, ev: &StoredEvent) -> rusqlite::Result<bool> {
+    pub(crate) fn append(&self, repo_path: &str, project: &str, ev: &StoredEvent) -> rusqlite::Result<bool> {
         let attrs = serde_json::from_str::<serde_json::Value>(&ev.attrs).unwrap_or_else(|_| serde_json::json!({}));
         let record = serde_json::json!({
             "ts": ev.ts,
@@ -129,12 +129,12 @@ impl<'c> Spool<'c> {
     }
 
     /// Spool rows of one repository (for `doctor`).
-    pub fn repo_count(&self, repo_path: &str) -> rusqlite::Result<i64> {
+    pub(crate) fn repo_count(&self, repo_path: &str) -> rusqlite::Result<i64> {
         self.conn.prepare_cached(q::REPO_COUNT)?.query_row([repo_path], |r| r.get(0))
     }
 
     /// Inserts one spool row as it is; `false` when one with the same dedup key was already stored.
-    pub fn insert_row(&self, row: &SpoolRow<'_>) -> rusqlite::Result<bool> {
+    pub(crate) fn insert_row(&self, row: &SpoolRow<'_>) -> rusqlite::Result<bool> {
         let n = self.conn.prepare_cached(q::APPEND)?.execute(params![
             row.ts,
             row.repo_path,
@@ -158,14 +158,14 @@ impl<'c> Spool<'c> {
     }
 
     /// How many spool rows [`Spool::prune`] would drop at `cutoff` (a stamp).
-    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+    pub(crate) fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
         let rows = self.conn.prepare_cached(q::PRUNE_COUNT)?.query_row([cutoff], |r| r.get(0))?;
         Ok(PruneCount { table: "spool", rows })
     }
 
     /// Drops the spool rows older than `cutoff` (the caller holds the transaction) and rebuilds
     /// the per-session sums, which cannot be taken back row by row (first and last times).
-    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+    pub(crate) fn prune(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
         let rows = self.conn.prepare_cached(q::PRUNE)?.execute([cutoff])? as i64;
         if rows > 0 {
             self.conn.prepare_cached(q::ROLLUP_CLEAR)?.execute([])?;
@@ -175,7 +175,7 @@ impl<'c> Spool<'c> {
     }
 
     /// One row per repository, the most recently active first.
-    pub fn repo_rollup(&self) -> rusqlite::Result<Vec<RepoRollup>> {
+    pub(crate) fn repo_rollup(&self) -> rusqlite::Result<Vec<RepoRollup>> {
         let mut st = self.conn.prepare_cached(q::REPO_ROLLUP)?;
         let rows = st.query_map([], |r| {
             Ok(RepoRollup {
@@ -212,7 +212,7 @@ fn token_usage(t: Tokens) -> TokenUsage {
 /// What the home spool lacks of one project database: the rows to send, and how far the cursor
 /// may move once the home database committed them.
 #[derive(Debug, Default)]
-pub struct Backlog {
+pub(crate) struct Backlog {
     pub rows: Vec<StoredEvent>,
     /// Every row up to this id is among `rows` or was sent before.
     pub through: i64,
@@ -224,7 +224,7 @@ pub struct Backlog {
 /// `limit` of them, and also — when the limit cut them off — the rows from `own_from` on (a
 /// hook's own rows are sent at once even behind a long backlog; the cursor then stops at the
 /// backlog's end, and they are sent again, harmlessly, when it gets there).
-pub fn backlog(project: &Connection, limit: i64, own_from: Option<i64>) -> rusqlite::Result<Backlog> {
+pub(crate) fn backlog(project: &Connection, limit: i64, own_from: Option<i64>) -> rusqlite::Result<Backlog> {
     let es = EventStore::new(project);
     let from = es.spool_cursor()?;
     let mut rows = es.unspooled(from, limit)?;
@@ -239,7 +239,7 @@ pub fn backlog(project: &Connection, limit: i64, own_from: Option<i64>) -> rusql
 
 impl Spool<'_> {
     /// Sends a backlog (in the caller's home transaction); returns how many rows were new here.
-    pub fn send(&self, repo_path: &str, project: &str, backlog: &Backlog) -> rusqlite::Result<usize> {
+    pub(crate) fn send(&self, repo_path: &str, project: &str, backlog: &Backlog) -> rusqlite::Result<usize> {
         let mut new = 0;
         for ev in &backlog.rows {
             new += usize::from(self.append(repo_path, project, ev)?);
@@ -250,7 +250,7 @@ impl Spool<'_> {
 
 /// Which database a catch-up failed on.
 #[derive(Debug, thiserror::Error)]
-pub enum CatchUpError {
+pub(crate) enum CatchUpError {
     #[error("project database: {0}")]
     Project(rusqlite::Error),
     #[error("home database: {0}")]
@@ -259,7 +259,7 @@ pub enum CatchUpError {
 
 /// What [`catch_up`] sent.
 #[derive(Debug, Default, Clone, serde::Serialize)]
-pub struct CaughtUp {
+pub(crate) struct CaughtUp {
     /// Rows read past the cursor and sent.
     pub sent: u64,
     /// Of those, rows the spool did not hold yet (the rest a hook had sent before it was killed).
@@ -271,7 +271,13 @@ pub struct CaughtUp {
 
 /// Sends everything past the spool cursor of `project` to the spool of `home`, a batch per home
 /// transaction, moving the cursor after each commit.
-pub fn catch_up(project: &Connection, home: &mut Connection, repo_path: &str, name: &str, batch: i64) -> Result<CaughtUp, CatchUpError> {
+pub(crate) fn catch_up(
+    project: &Connection,
+    home: &mut Connection,
+    repo_path: &str,
+    name: &str,
+    batch: i64,
+) -> Result<CaughtUp, CatchUpError> {
     let mut done = CaughtUp::default();
     let mut first = true;
     loop {

@@ -12,11 +12,11 @@ use serde_json::{json, Map, Value};
 use sha3::{Digest, Sha3_256};
 
 /// The first record's `prev_hash`.
-pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+pub(crate) const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// A session that never ended is attested at another session's start once it has been quiet this
 /// long (a session still working beside the new one is left to its own end).
-pub const QUIET_BEFORE_ATTESTED: chrono::Duration = chrono::Duration::minutes(15);
+pub(crate) const QUIET_BEFORE_ATTESTED: chrono::Duration = chrono::Duration::minutes(15);
 
 /// At most this many unended sessions are attested by one session start (the rest at the next).
 const UNENDED_PER_START: i64 = 20;
@@ -28,13 +28,13 @@ fn is_floor_rule(rule: &str) -> bool {
 
 /// Why a record was written when it was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClosedBy {
+pub(crate) enum ClosedBy {
     SessionEnd,
     NextSessionStart,
 }
 
 impl ClosedBy {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ClosedBy::SessionEnd => "session-end",
             ClosedBy::NextSessionStart => "next-session-start",
@@ -44,7 +44,7 @@ impl ClosedBy {
 
 /// What the hook knows at the moment it attests, besides the record.
 #[derive(Debug, Clone)]
-pub struct Observer<'a> {
+pub(crate) struct Observer<'a> {
     /// The rails acting under the policy in force when the record was written.
     pub rails_active: Vec<&'static str>,
     pub posture: &'a str,
@@ -58,7 +58,7 @@ pub struct Observer<'a> {
 
 /// One record of the chain as stored.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Attestation {
+pub(crate) struct Attestation {
     pub seq: i64,
     pub provider: String,
     pub session_id: String,
@@ -71,7 +71,7 @@ pub struct Attestation {
 
 /// The chain checked: `broken_at` is the first record whose hash or link is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Verification {
+pub(crate) struct Verification {
     pub ok: bool,
     pub records: usize,
     pub broken_at: Option<i64>,
@@ -92,7 +92,7 @@ fn label_source(source: &str, folders: &[(String, &'static str)]) -> String {
 
 /// The link of a record: SHA3-256 of the previous hash followed by the record's text, exactly as
 /// the view `attestation_chain` computes it with SQLite's `sha3(prev_hash || record, 256)`.
-pub fn link_hash(prev_hash: &str, record: &str) -> String {
+pub(crate) fn link_hash(prev_hash: &str, record: &str) -> String {
     let mut h = Sha3_256::new();
     h.update(prev_hash.as_bytes());
     h.update(record.as_bytes());
@@ -101,7 +101,7 @@ pub fn link_hash(prev_hash: &str, record: &str) -> String {
 
 /// The canonical JSON form: object keys sorted (byte order), no insignificant whitespace, numbers
 /// and strings as serde_json writes them. Equal values give equal text.
-pub fn canonical_json(v: &Value) -> String {
+pub(crate) fn canonical_json(v: &Value) -> String {
     fn write(v: &Value, out: &mut String) {
         match v {
             Value::Object(m) => {
@@ -139,7 +139,7 @@ pub fn canonical_json(v: &Value) -> String {
 /// Checks every link of `chain` (in `seq` order): the first record whose hash is not the hash of
 /// its link, or whose `prev_hash` is not the previous record's hash, is where the chain broke.
 /// No records is a valid chain.
-pub fn verify(chain: &[Attestation]) -> Verification {
+pub(crate) fn verify(chain: &[Attestation]) -> Verification {
     let mut prev = GENESIS.to_string();
     for a in chain {
         let reason = if a.prev_hash != prev {
@@ -174,24 +174,24 @@ pub fn verify(chain: &[Attestation]) -> Verification {
 }
 
 /// The one writer of `attestations`; it reads what a record says from the other domains' tables.
-pub struct AttestStore<'c> {
+pub(crate) struct AttestStore<'c> {
     conn: &'c Connection,
 }
 
 impl<'c> AttestStore<'c> {
-    pub fn new(conn: &'c Connection) -> Self {
+    pub(crate) fn new(conn: &'c Connection) -> Self {
         Self { conn }
     }
 
     /// Appends the record of a session that just ended. Nothing when the chain does not cover the
     /// session (first seen before the chain began) or the session is not in the record.
-    pub fn on_session_end(&self, provider: &str, session: &str, obs: &Observer<'_>) -> rusqlite::Result<Option<i64>> {
+    pub(crate) fn on_session_end(&self, provider: &str, session: &str, obs: &Observer<'_>) -> rusqlite::Result<Option<i64>> {
         self.attest(provider, session, ClosedBy::SessionEnd, obs)
     }
 
     /// At a fresh session start: appends the record of each earlier session that never ended and
     /// has been quiet for [`QUIET_BEFORE_ATTESTED`].
-    pub fn on_session_start(&self, provider: &str, session: &str, obs: &Observer<'_>) -> rusqlite::Result<Vec<i64>> {
+    pub(crate) fn on_session_start(&self, provider: &str, session: &str, obs: &Observer<'_>) -> rusqlite::Result<Vec<i64>> {
         let quiet = crate::clock::stamp(obs.now - QUIET_BEFORE_ATTESTED);
         let pending: Vec<(String, String)> = {
             let mut st = self.conn.prepare_cached(q::ATTEST_UNENDED)?;
@@ -313,7 +313,7 @@ impl<'c> AttestStore<'c> {
     }
 
     /// The whole chain, in order.
-    pub fn chain(&self) -> rusqlite::Result<Vec<Attestation>> {
+    pub(crate) fn chain(&self) -> rusqlite::Result<Vec<Attestation>> {
         let mut st = self.conn.prepare_cached(q::ATTEST_LIST)?;
         let rows = st.query_map([], |r| {
             Ok(Attestation {
@@ -330,7 +330,7 @@ impl<'c> AttestStore<'c> {
     }
 
     /// Sessions the chain covers whose record is not written yet (still open, or quiet too briefly).
-    pub fn sessions_not_yet_attested(&self) -> rusqlite::Result<i64> {
+    pub(crate) fn sessions_not_yet_attested(&self) -> rusqlite::Result<i64> {
         self.conn.prepare_cached(q::ATTEST_OPEN_COUNT)?.query_row([], |r| r.get(0))
     }
 }

@@ -7,7 +7,7 @@ use crate::config::Settings;
 
 /// One rail as the operator should read it.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct RailState {
+pub(crate) struct RailState {
     pub rail: &'static str,
     /// `floor` (no switch), `always-on` (no switch) or `configurable`.
     pub kind: &'static str,
@@ -44,7 +44,7 @@ fn needing(mut r: RailState, missing: Option<&'static str>) -> RailState {
 }
 
 /// The rails, given the loaded settings and the running posture.
-pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
+pub(crate) fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
     let mut out: Vec<RailState> = Rule::ALL.iter().map(|r| row(r.as_str(), "floor", "(none)", true, true)).collect();
     out.push(row("policy integrity", "always-on", "(none)", true, true));
     out.push(row("edit collision", "always-on", "(none)", true, true));
@@ -244,11 +244,11 @@ pub fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
 }
 
 /// The operator rules' row.
-pub const OPERATOR_RULES: &str = "operator rules";
+pub(crate) const OPERATOR_RULES: &str = "operator rules";
 
 /// The operator rules' row once the rule files are counted (`policy::rules::load`): switched on
 /// with no active rule, it decides nothing, and says what it needs.
-pub fn count_rules(rows: &mut [RailState], active: usize) {
+pub(crate) fn count_rules(rows: &mut [RailState], active: usize) {
     for r in rows.iter_mut().filter(|r| r.rail == OPERATOR_RULES) {
         *r = needing(
             r.clone(),
@@ -275,12 +275,12 @@ fn can_block_a_stop(s: &Settings) -> bool {
 
 /// Whether the rail waits only for another rail to be switched on (an intelligence rail with no
 /// stop rail that can block): dormant, not misconfigured, so `tlc doctor` does not warn on it.
-pub fn waits_for_a_stop_rail(r: &RailState) -> bool {
+pub(crate) fn waits_for_a_stop_rail(r: &RailState) -> bool {
     r.needs == Some(BLOCKING_STOP_RAIL)
 }
 
 /// How a row reads in a table: what acts, what is off, what this tlc does not enforce yet.
-pub fn acts_text(r: &RailState) -> String {
+pub(crate) fn acts_text(r: &RailState) -> String {
     if let (true, true, Some(missing)) = (r.on, r.enforced, r.needs) {
         return format!("no (switched on, but it needs {missing})");
     }

@@ -7,28 +7,28 @@ use crate::store::queries::project::policy as q;
 use crate::store::PruneCount;
 use rusqlite::{params, Connection};
 
-pub const EDIT_COLLISION: &str = "edit-collision";
-pub const COLLISION_WINDOW_MINUTES: i64 = 10;
+pub(crate) const EDIT_COLLISION: &str = "edit-collision";
+pub(crate) const COLLISION_WINDOW_MINUTES: i64 = 10;
 
 /// Another session's recent edit of the same path.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Collision {
+pub(crate) struct Collision {
     pub provider: String,
     pub session_id: String,
     pub at: String,
 }
 
 /// The repository of file claims and the session's recent shell commands.
-pub struct ClaimStore<'c> {
+pub(crate) struct ClaimStore<'c> {
     conn: &'c Connection,
 }
 
 impl<'c> ClaimStore<'c> {
-    pub fn new(conn: &'c Connection) -> ClaimStore<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> ClaimStore<'c> {
         ClaimStore { conn }
     }
 
-    pub fn claim(
+    pub(crate) fn claim(
         &self,
         event_id: Option<i64>,
         ts: &str,
@@ -44,7 +44,7 @@ impl<'c> ClaimStore<'c> {
     }
 
     /// Live sessions other than (`provider`, `session`) that edited `path` at or after `since`.
-    pub fn collisions(&self, path: &str, provider: &str, session: &str, since: &str) -> rusqlite::Result<Vec<Collision>> {
+    pub(crate) fn collisions(&self, path: &str, provider: &str, session: &str, since: &str) -> rusqlite::Result<Vec<Collision>> {
         let mut st = self.conn.prepare_cached(q::CLAIM_COLLISIONS)?;
         let rows = st.query_map(params![path, provider, session, since], |r| {
             Ok(Collision {
@@ -57,7 +57,7 @@ impl<'c> ClaimStore<'c> {
     }
 
     /// Whether the session edited any file after event `after`.
-    pub fn edited_after(&self, provider: &str, session: &str, after: i64) -> rusqlite::Result<bool> {
+    pub(crate) fn edited_after(&self, provider: &str, session: &str, after: i64) -> rusqlite::Result<bool> {
         let n: i64 = self
             .conn
             .prepare_cached(q::CLAIM_EDITS_AFTER)?
@@ -66,7 +66,7 @@ impl<'c> ClaimStore<'c> {
     }
 
     /// How many claims [`ClaimStore::prune`] would drop at `cutoff` (a stamp).
-    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+    pub(crate) fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
         let rows = self.conn.prepare_cached(q::CLAIM_PRUNE_COUNT)?.query_row([cutoff], |r| r.get(0))?;
         Ok(PruneCount {
             table: "file_claims",
@@ -75,7 +75,7 @@ impl<'c> ClaimStore<'c> {
     }
 
     /// Drops the claims made before `cutoff` (the caller holds the transaction).
-    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+    pub(crate) fn prune(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
         let rows = self.conn.prepare_cached(q::CLAIM_PRUNE)?.execute([cutoff])? as i64;
         Ok(PruneCount {
             table: "file_claims",
@@ -84,7 +84,7 @@ impl<'c> ClaimStore<'c> {
     }
 
     /// The session's last `n` shell commands (event id, command), newest first.
-    pub fn recent_shell(&self, provider: &str, session: &str, n: i64) -> rusqlite::Result<Vec<(i64, String)>> {
+    pub(crate) fn recent_shell(&self, provider: &str, session: &str, n: i64) -> rusqlite::Result<Vec<(i64, String)>> {
         let mut st = self.conn.prepare_cached(q::SHELL_RECENT)?;
         let rows = st.query_map(params![provider, session, n], |r| {
             Ok((r.get(0)?, r.get::<_, Option<String>>(1)?.unwrap_or_default()))
@@ -94,7 +94,7 @@ impl<'c> ClaimStore<'c> {
 }
 
 /// The ask an edit collision produces.
-pub fn collision_decision(path: &str, others: &[Collision]) -> Option<Decision> {
+pub(crate) fn collision_decision(path: &str, others: &[Collision]) -> Option<Decision> {
     let first = others.first()?;
     Some(Decision {
         permission: Permission::Ask,

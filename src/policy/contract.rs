@@ -6,10 +6,10 @@
 use super::Posture;
 
 /// The most characters the block may have.
-pub const MAX_CHARS: usize = 600;
+pub(crate) const MAX_CHARS: usize = 600;
 
 /// The contract of `posture`.
-pub fn contract(posture: Posture) -> &'static str {
+pub(crate) fn contract(posture: Posture) -> &'static str {
     match posture {
         Posture::Paired => {
             "POSTURE paired: explain as you go, and ask the operator before any sizable move; tlc asks before a shell command that leaves the machine, overwrites or removes a path, or changes who can reach one. DEADLINE: ask early — an unclear goal belongs in your first actions; once the work is under way, take the most reasonable reading and state the assumption instead of asking."

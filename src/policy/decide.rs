@@ -12,7 +12,7 @@ use super::rails;
 use crate::decision::{Decision, Permission};
 
 /// One check in the order.
-pub struct Rail {
+pub(crate) struct Rail {
     /// The rule name its decisions carry (or, for a group of rules, what it is).
     pub name: &'static str,
     pub check: fn(&Context<'_>) -> rusqlite::Result<Option<Decision>>,
@@ -26,7 +26,7 @@ pub struct Rail {
 /// says more than a question), and their `follow-up`/`warn` text comes after every objection;
 /// the stop checks answer only what everything before allowed (a block, or an allow that carries
 /// context for the agent); the framing of untrusted content comes last (context only).
-pub const ORDER: &[Rail] = &[
+pub(crate) const ORDER: &[Rail] = &[
     Rail {
         name: "floor",
         check: |cx| Ok(cx.prior.floor.clone()),
@@ -86,7 +86,7 @@ pub const ORDER: &[Rail] = &[
 ];
 
 /// The verdict on one event: the first objection in [`ORDER`], else allow.
-pub fn decide(cx: &Context<'_>) -> rusqlite::Result<Decision> {
+pub(crate) fn decide(cx: &Context<'_>) -> rusqlite::Result<Decision> {
     for rail in ORDER {
         if let Some(d) = (rail.check)(cx)? {
             return Ok(d);

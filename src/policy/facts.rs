@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// What an acting event asks permission for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Subject {
+pub(crate) enum Subject {
     Shell,
     Mcp,
     Tool,
@@ -21,7 +21,7 @@ pub enum Subject {
 }
 
 impl Subject {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Subject::Shell => "shell",
             Subject::Mcp => "mcp",
@@ -34,7 +34,7 @@ impl Subject {
 
 /// The act an event is about to perform.
 #[derive(Debug, Clone, Copy)]
-pub struct Acting<'a> {
+pub(crate) struct Acting<'a> {
     pub subject: Subject,
     /// The command, tool or path (redacted).
     pub detail: &'a str,
@@ -44,7 +44,7 @@ pub struct Acting<'a> {
 
 /// A subagent spawn, as the payload asks for it (every field the agent's own words).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Spawn<'a> {
+pub(crate) struct Spawn<'a> {
     /// The model it names (`None`: it runs on its parent's).
     pub model: Option<&'a str>,
     /// The subagent type it declares.
@@ -55,7 +55,7 @@ pub struct Spawn<'a> {
 
 /// One event as the per-event rails see it.
 #[derive(Debug, Clone, Copy)]
-pub struct ActFacts<'a> {
+pub(crate) struct ActFacts<'a> {
     pub provider: &'a str,
     pub session: Option<&'a str>,
     /// When the event happened.
@@ -91,7 +91,7 @@ pub struct ActFacts<'a> {
 /// integrity's (which also keeps the session's baselines, inside the transaction), and the stop
 /// checks' (run before the transaction, so that no lock is held while a gate command runs).
 #[derive(Debug, Clone, Default)]
-pub struct Prior {
+pub(crate) struct Prior {
     pub floor: Option<Decision>,
     pub integrity: Option<Decision>,
     pub stop: Option<Decision>,
@@ -105,7 +105,7 @@ pub struct Prior {
 
 /// What each check may read: the facts, the settings, the hook's transaction, what was decided
 /// before, and the command's parsed form (parsed once, here).
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     pub conn: &'a Connection,
     pub facts: ActFacts<'a>,
     pub settings: &'a Settings,
@@ -116,7 +116,7 @@ pub struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    pub fn new(conn: &'a Connection, facts: ActFacts<'a>, settings: &'a Settings, prior: &'a Prior) -> Context<'a> {
+    pub(crate) fn new(conn: &'a Connection, facts: ActFacts<'a>, settings: &'a Settings, prior: &'a Prior) -> Context<'a> {
         let command = facts
             .acting
             .filter(|a| a.subject == Subject::Shell)
@@ -131,7 +131,7 @@ impl<'a> Context<'a> {
     }
 
     /// The shell act's command text, when the event is one.
-    pub fn shell_command(&self) -> Option<&'a str> {
+    pub(crate) fn shell_command(&self) -> Option<&'a str> {
         self.facts.acting.filter(|a| a.subject == Subject::Shell).map(|a| a.detail)
     }
 }

@@ -19,17 +19,17 @@ use rusqlite::{params, Connection};
 use std::path::{Path, PathBuf};
 
 /// The rule of a denial after a policy source changed under a session.
-pub const RULE: &str = "policy-integrity";
+pub(crate) const RULE: &str = "policy-integrity";
 /// The source name of the mode state set by `tlc mode` (it lives in the project database).
-pub const MODE_STATE: &str = "mode-state";
+pub(crate) const MODE_STATE: &str = "mode-state";
 /// The source name of the pause state set by `tlc pause` / `tlc resume`.
-pub const PAUSE_STATE: &str = "pause-state";
+pub(crate) const PAUSE_STATE: &str = "pause-state";
 /// The hash recorded for a source that does not exist.
-pub const ABSENT: &str = "absent";
+pub(crate) const ABSENT: &str = "absent";
 
 /// One policy source: its hash now, and its bytes (`None` when it is absent or unreadable).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Source {
+pub(crate) struct Source {
     /// The file's path, or [`MODE_STATE`] / [`PAUSE_STATE`].
     pub name: String,
     pub hash: String,
@@ -49,14 +49,14 @@ impl Source {
 
 /// The operator state a session's policy includes: the mode and whether the stop checks are paused.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct States<'a> {
+pub(crate) struct States<'a> {
     pub mode: Option<&'a str>,
     pub paused: bool,
 }
 
 /// The policy sources of `paths` as they are now. The project config is left out when the
 /// project root holds the runtime home (it is then the machine tier itself).
-pub fn sources(paths: &Paths, states: States<'_>) -> Vec<Source> {
+pub(crate) fn sources(paths: &Paths, states: States<'_>) -> Vec<Source> {
     let mut out = vec![file_source(&paths.machine_config())];
     if !paths.root_overlaps_home() {
         out.push(file_source(&paths.project_config()));
@@ -89,7 +89,7 @@ type BaselineRow = (String, String, Option<Vec<u8>>);
 
 /// A source a session diverged from: what its baseline held.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Baselined {
+pub(crate) struct Baselined {
     pub name: String,
     /// The bytes at the baseline (`None`: absent then, or not kept by a baseline older than V7).
     pub content: Option<Vec<u8>>,
@@ -99,7 +99,7 @@ pub struct Baselined {
 
 /// What the hook knows about the event it is handling.
 #[derive(Debug, Clone, Copy)]
-pub struct HookFacts<'a> {
+pub(crate) struct HookFacts<'a> {
     pub provider: &'a str,
     pub session: Option<&'a str>,
     /// The event starts a session (re-baselines it).
@@ -110,7 +110,7 @@ pub struct HookFacts<'a> {
 
 /// A session's baseline and a source that moved away from it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Divergence {
+pub(crate) struct Divergence {
     pub provider: String,
     pub session_id: String,
     pub source: String,
@@ -120,7 +120,7 @@ pub struct Divergence {
 
 /// A recorded divergence row.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct DivergenceRecord {
+pub(crate) struct DivergenceRecord {
     pub id: i64,
     pub provider: String,
     pub session_id: String,
@@ -133,7 +133,7 @@ pub struct DivergenceRecord {
 
 /// A live session.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct LiveSession {
+pub(crate) struct LiveSession {
     pub provider: String,
     pub session_id: String,
     pub first_seen: String,
@@ -143,12 +143,12 @@ pub struct LiveSession {
 
 /// The repository of baselines and divergences (`policy_baselines`, `policy_divergences`): the
 /// only place their SQL runs. It borrows a project-database connection.
-pub struct IntegrityStore<'c> {
+pub(crate) struct IntegrityStore<'c> {
     conn: &'c Connection,
 }
 
 impl<'c> IntegrityStore<'c> {
-    pub fn new(conn: &'c Connection) -> IntegrityStore<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> IntegrityStore<'c> {
         IntegrityStore { conn }
     }
 
@@ -181,7 +181,7 @@ impl<'c> IntegrityStore<'c> {
 
     /// The sources of `session` whose state now (`now`) differs from its baseline, with what the
     /// baseline held: what the session's stop checks run on instead of the files as they are.
-    pub fn diverged(&self, provider: &str, session: &str, now: &[Source]) -> rusqlite::Result<Vec<Baselined>> {
+    pub(crate) fn diverged(&self, provider: &str, session: &str, now: &[Source]) -> rusqlite::Result<Vec<Baselined>> {
         let mut out = Vec::new();
         for (name, hash, content) in self.baselines_with_content(provider, session)? {
             let Some(cur) = now.iter().find(|s| s.name == name) else { continue };
@@ -202,7 +202,7 @@ impl<'c> IntegrityStore<'c> {
         Ok(n > 0)
     }
 
-    pub fn live_sessions(&self) -> rusqlite::Result<Vec<LiveSession>> {
+    pub(crate) fn live_sessions(&self) -> rusqlite::Result<Vec<LiveSession>> {
         let mut st = self.conn.prepare_cached(q::LIVE_SESSIONS)?;
         let rows = st.query_map([], |r| {
             Ok(LiveSession {
@@ -217,7 +217,7 @@ impl<'c> IntegrityStore<'c> {
     }
 
     /// Every source of every live session whose current hash differs from its baseline.
-    pub fn current_divergences(&self, now: &[Source]) -> rusqlite::Result<Vec<Divergence>> {
+    pub(crate) fn current_divergences(&self, now: &[Source]) -> rusqlite::Result<Vec<Divergence>> {
         let mut st = self.conn.prepare_cached(q::BASELINES_LIVE)?;
         let rows = st.query_map([], |r| {
             Ok((
@@ -245,7 +245,7 @@ impl<'c> IntegrityStore<'c> {
         Ok(out)
     }
 
-    pub fn divergence_records(&self) -> rusqlite::Result<Vec<DivergenceRecord>> {
+    pub(crate) fn divergence_records(&self) -> rusqlite::Result<Vec<DivergenceRecord>> {
         let mut st = self.conn.prepare_cached(q::DIVERGENCES_LIST)?;
         let rows = st.query_map([], |r| {
             Ok(DivergenceRecord {
@@ -267,7 +267,7 @@ impl<'c> IntegrityStore<'c> {
     /// A source that changed before the command — by anything else, seen by a hook or not — is
     /// left at its baseline, and so is one the session had already diverged from: only
     /// `tlc policy accept` names those clear, so a tlc command never launders an edit.
-    pub fn rerecord_changed(&self, before: &[Source], now: &[Source], reason: &str) -> rusqlite::Result<usize> {
+    pub(crate) fn rerecord_changed(&self, before: &[Source], now: &[Source], reason: &str) -> rusqlite::Result<usize> {
         let mut n = 0;
         let changed: Vec<(&Source, &Source)> = now
             .iter()
@@ -294,7 +294,7 @@ impl<'c> IntegrityStore<'c> {
     }
 
     /// How many baselines [`IntegrityStore::prune`] would drop at `cutoff` (a stamp).
-    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+    pub(crate) fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
         let rows = self.conn.prepare_cached(q::PRUNE_COUNT)?.query_row([cutoff], |r| r.get(0))?;
         Ok(PruneCount {
             table: "policy_baselines",
@@ -303,7 +303,7 @@ impl<'c> IntegrityStore<'c> {
     }
 
     /// Drops the baselines recorded before `cutoff` (the caller holds the transaction).
-    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+    pub(crate) fn prune(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
         let rows = self.conn.prepare_cached(q::PRUNE_BASELINES)?.execute([cutoff])? as i64;
         Ok(PruneCount {
             table: "policy_baselines",
@@ -313,7 +313,7 @@ impl<'c> IntegrityStore<'c> {
 
     /// Accepts the current hash of `source` for every live session and marks its open
     /// divergences accepted (recorded, never erased). Returns the sessions re-baselined.
-    pub fn accept(&self, source: &Source) -> rusqlite::Result<usize> {
+    pub(crate) fn accept(&self, source: &Source) -> rusqlite::Result<usize> {
         let sessions = self.live_sessions()?;
         for s in &sessions {
             self.set_baseline(&s.provider, &s.session_id, source, "accepted")?;
@@ -327,7 +327,11 @@ impl<'c> IntegrityStore<'c> {
     /// The hook's part: baseline a session at its start or first sight; on an acting call,
     /// compare with the baseline and deny naming what changed. `now` is only asked for when a
     /// hash is needed, so most events read no policy file.
-    pub fn on_hook(&self, now: &mut dyn FnMut() -> rusqlite::Result<Vec<Source>>, facts: HookFacts<'_>) -> rusqlite::Result<Decision> {
+    pub(crate) fn on_hook(
+        &self,
+        now: &mut dyn FnMut() -> rusqlite::Result<Vec<Source>>,
+        facts: HookFacts<'_>,
+    ) -> rusqlite::Result<Decision> {
         let Some(session) = facts.session else {
             return Ok(Decision::allow());
         };
@@ -369,7 +373,7 @@ impl<'c> IntegrityStore<'c> {
 }
 
 /// The reason a divergence denies with: the changed paths and the command that clears them.
-pub fn deny_reason(changed: &[String]) -> String {
+pub(crate) fn deny_reason(changed: &[String]) -> String {
     format!(
         "{} changed during this session without a tlc command; run `tlc policy accept {}` from your terminal",
         changed.join(", "),
@@ -389,7 +393,7 @@ fn shell_word(s: &str) -> String {
 /// command: the baselined config (`None` when no config file diverged), the baselined pause
 /// state, and the sources that diverged (for the stop's follow-up).
 #[derive(Debug, Default)]
-pub struct SessionPolicy {
+pub(crate) struct SessionPolicy {
     pub config: Option<crate::config::Config>,
     pub paused: Option<bool>,
     pub diverged: Vec<String>,
@@ -400,7 +404,7 @@ pub struct SessionPolicy {
 
 impl SessionPolicy {
     /// The follow-up line a stop adds when it ran on the baseline.
-    pub fn note(&self) -> Option<String> {
+    pub(crate) fn note(&self) -> Option<String> {
         (!self.diverged.is_empty()).then(|| {
             format!(
                 "Policy changed during this session without a tlc command ({}): this stop was checked against the policy the session was baselined with. The operator adopts the change with `tlc policy accept`.",
@@ -411,7 +415,7 @@ impl SessionPolicy {
 }
 
 /// The baselined policy of `session`, where its sources diverged.
-pub fn session_policy(conn: &Connection, paths: &Paths, provider: &str, session: &str) -> rusqlite::Result<SessionPolicy> {
+pub(crate) fn session_policy(conn: &Connection, paths: &Paths, provider: &str, session: &str) -> rusqlite::Result<SessionPolicy> {
     let now = current_sources(conn, paths)?;
     let diverged = IntegrityStore::new(conn).diverged(provider, session, &now)?;
     let mut out = SessionPolicy::default();
@@ -445,7 +449,7 @@ pub fn session_policy(conn: &Connection, paths: &Paths, provider: &str, session:
 }
 
 /// The policy sources of `paths` as they are now, with the operator state read from `conn`.
-pub fn current_sources(conn: &Connection, paths: &Paths) -> rusqlite::Result<Vec<Source>> {
+pub(crate) fn current_sources(conn: &Connection, paths: &Paths) -> rusqlite::Result<Vec<Source>> {
     let state = OperatorState::new(conn);
     let mode = state.mode()?;
     let paused = state.paused()?;
@@ -462,7 +466,7 @@ pub fn current_sources(conn: &Connection, paths: &Paths) -> rusqlite::Result<Vec
 /// (`adopted`), live sessions take the project config it wrote as their baseline where they had
 /// none of it (adoption is a tlc change to that one source); then baselines or checks the
 /// session.
-pub fn on_hook(conn: &Connection, paths: &Paths, adopted: bool, facts: Option<HookFacts<'_>>) -> rusqlite::Result<Decision> {
+pub(crate) fn on_hook(conn: &Connection, paths: &Paths, adopted: bool, facts: Option<HookFacts<'_>>) -> rusqlite::Result<Decision> {
     let store = IntegrityStore::new(conn);
     let mut now = || current_sources(conn, paths);
     if adopted {
@@ -492,7 +496,7 @@ pub fn on_hook(conn: &Connection, paths: &Paths, adopted: bool, facts: Option<Ho
 
 /// Resolves what an operator typed (`tlc policy accept <path>`) to a source name: the mode state
 /// by its name, a file by its absolute path (relative to `cwd`), resolved through symlinks.
-pub fn match_source<'s>(typed: &str, cwd: &Path, known: &'s [Source]) -> Option<&'s Source> {
+pub(crate) fn match_source<'s>(typed: &str, cwd: &Path, known: &'s [Source]) -> Option<&'s Source> {
     if let Some(s) = known.iter().find(|s| s.name == typed) {
         return Some(s);
     }

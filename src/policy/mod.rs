@@ -1,39 +1,39 @@
 //! Policy: the operator's posture and state, the rails, and policy integrity. A rail only
 //! produces a [`crate::decision::Decision`]; the provider adapter renders it.
 
-pub mod attest;
-pub mod catalog;
-pub mod claims;
-pub mod contract;
-pub mod decide;
-pub mod facts;
+pub(crate) mod attest;
+pub(crate) mod catalog;
+pub(crate) mod claims;
+pub(crate) mod contract;
+pub(crate) mod decide;
+pub(crate) mod facts;
 pub mod floor;
-pub mod integrity;
-pub mod operator;
+pub(crate) mod integrity;
+pub(crate) mod operator;
 pub mod rails;
-pub mod rules;
+pub(crate) mod rules;
 pub mod shell;
-pub mod state;
-pub mod untrusted;
-pub mod work_loss;
+pub(crate) mod state;
+pub(crate) mod untrusted;
+pub(crate) mod work_loss;
 
-pub use decide::decide;
-pub use facts::{ActFacts, Acting, Prior, Spawn, Subject};
-pub use state::OperatorState;
+pub(crate) use decide::decide;
+pub(crate) use facts::{ActFacts, Acting, Prior, Spawn, Subject};
+pub(crate) use state::OperatorState;
 
 /// How much the agent surfaces and what earns an interruption.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Posture {
+pub(crate) enum Posture {
     Paired,
     Solo,
     Focus,
 }
 
 impl Posture {
-    pub const DEFAULT: Posture = Posture::Solo;
+    pub(crate) const DEFAULT: Posture = Posture::Solo;
 
-    pub fn parse(word: &str) -> Option<Posture> {
+    pub(crate) fn parse(word: &str) -> Option<Posture> {
         match word {
             "paired" => Some(Posture::Paired),
             "solo" => Some(Posture::Solo),
@@ -42,7 +42,7 @@ impl Posture {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Posture::Paired => "paired",
             Posture::Solo => "solo",
@@ -53,7 +53,7 @@ impl Posture {
 
 /// Where the running posture came from, and any word that was refused on the way.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct PostureResolution {
+pub(crate) struct PostureResolution {
     pub posture: Posture,
     /// `mode-state` (set by `tlc mode`), `config`, or `default`.
     pub source: &'static str,
@@ -63,7 +63,7 @@ pub struct PostureResolution {
 
 /// Precedence: the mode state set by `tlc mode`, then `mode` in config, then `solo`. Any other
 /// word is refused rather than absorbed, and reported.
-pub fn resolve_posture(mode_state: Option<&str>, config_mode: &str) -> PostureResolution {
+pub(crate) fn resolve_posture(mode_state: Option<&str>, config_mode: &str) -> PostureResolution {
     let mut rejected = None;
     if let Some(word) = mode_state {
         match Posture::parse(word) {
@@ -93,7 +93,7 @@ pub fn resolve_posture(mode_state: Option<&str>, config_mode: &str) -> PostureRe
 
 /// [`resolve_posture`] over a loaded config: a `mode` only the shipped defaults set counts as
 /// the default, not as a config choice.
-pub fn resolve_for(mode_state: Option<&str>, config: &crate::config::Config) -> PostureResolution {
+pub(crate) fn resolve_for(mode_state: Option<&str>, config: &crate::config::Config) -> PostureResolution {
     let chosen = config
         .get("mode")
         .filter(|(_, o)| o.tier != crate::config::Tier::Default)

@@ -8,7 +8,7 @@
 
 /// The environment markers agent sessions set in the commands they run: (variable, the value it
 /// must have or `None` for any non-empty value, the agent it marks).
-pub const AGENT_MARKERS: &[(&str, Option<&str>, &str)] = &[
+pub(crate) const AGENT_MARKERS: &[(&str, Option<&str>, &str)] = &[
     ("CLAUDECODE", None, "Claude Code"),
     ("CLAUDE_CODE_ENTRYPOINT", None, "Claude Code"),
     ("CURSOR_AGENT", None, "Cursor (cursor-agent)"),
@@ -16,7 +16,7 @@ pub const AGENT_MARKERS: &[(&str, Option<&str>, &str)] = &[
 ];
 
 /// The first agent marker `env` carries: (variable, agent).
-pub fn agent_marker(env: impl Fn(&str) -> Option<String>) -> Option<(&'static str, &'static str)> {
+pub(crate) fn agent_marker(env: impl Fn(&str) -> Option<String>) -> Option<(&'static str, &'static str)> {
     AGENT_MARKERS.iter().find_map(|(var, want, agent)| {
         let value = env(var).filter(|v| !v.is_empty())?;
         want.is_none_or(|w| w == value).then_some((*var, *agent))
@@ -25,11 +25,11 @@ pub fn agent_marker(env: impl Fn(&str) -> Option<String>) -> Option<(&'static st
 
 /// The programs of agent harnesses: a process of one of these names among a command's ancestors
 /// means an agent started it, whatever the environment says.
-pub const AGENT_BINARIES: &[&str] = &["claude", "cursor-agent", "codex", "gemini", "aider", "opencode", "goose"];
+pub(crate) const AGENT_BINARIES: &[&str] = &["claude", "cursor-agent", "codex", "gemini", "aider", "opencode", "goose"];
 
 /// One process as the ancestry walk sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Process {
+pub(crate) struct Process {
     pub pid: u32,
     pub parent: u32,
     /// The program's name (`/proc/<pid>/comm`) and its command line's words.
@@ -40,13 +40,13 @@ pub struct Process {
 }
 
 /// Where the walk reads processes from.
-pub trait Processes {
+pub(crate) trait Processes {
     fn process(&self, pid: u32) -> Option<Process>;
 }
 
 /// Linux's `/proc`, read within fsread's limits. Elsewhere nothing is known, and only the
 /// process's own environment and terminal are checked (docs/policy.md says so).
-pub struct ProcFs;
+pub(crate) struct ProcFs;
 
 impl Processes for ProcFs {
     fn process(&self, pid: u32) -> Option<Process> {
@@ -88,7 +88,7 @@ impl Processes for ProcFs {
 
 /// The first ancestor of the process whose parent is `parent` that an agent started: its
 /// description (`process 4242 (bash), whose environment has CLAUDECODE (Claude Code)`).
-pub fn agent_ancestor(procs: &dyn Processes, parent: u32) -> Option<String> {
+pub(crate) fn agent_ancestor(procs: &dyn Processes, parent: u32) -> Option<String> {
     let mut pid = parent;
     for _ in 0..512 {
         if pid <= 1 {
@@ -117,7 +117,7 @@ pub fn agent_ancestor(procs: &dyn Processes, parent: u32) -> Option<String> {
 
 /// Whether this process has a controlling terminal (`/proc/self/stat`'s `tty_nr`); `None` where
 /// that cannot be read.
-pub fn has_controlling_terminal() -> Option<bool> {
+pub(crate) fn has_controlling_terminal() -> Option<bool> {
     let stat = crate::fsread::read_capped(std::path::Path::new("/proc/self/stat"), 64 * 1024, crate::fsread::Links::Follow).ok()??;
     let stat = String::from_utf8(stat).ok()?;
     let after = &stat[stat.rfind(')')? + 1..];
@@ -126,7 +126,7 @@ pub fn has_controlling_terminal() -> Option<bool> {
 }
 
 /// Why `what` may not run here, or `None` when an operator is at a terminal.
-pub fn refusal(what: &str, env: impl Fn(&str) -> Option<String>, stdin_is_terminal: bool) -> Option<String> {
+pub(crate) fn refusal(what: &str, env: impl Fn(&str) -> Option<String>, stdin_is_terminal: bool) -> Option<String> {
     if let Some((var, agent)) = agent_marker(env) {
         return Some(format!(
             "{what} changes policy and is the operator's: it refuses inside an agent session ({var} is set: {agent}); run it from your own terminal"
@@ -141,7 +141,7 @@ pub fn refusal(what: &str, env: impl Fn(&str) -> Option<String>, stdin_is_termin
 }
 
 /// [`refusal`], then the ancestry: an agent among the ancestors refuses, naming it.
-pub fn refusal_with_ancestry(
+pub(crate) fn refusal_with_ancestry(
     what: &str,
     env: impl Fn(&str) -> Option<String>,
     stdin_is_terminal: bool,

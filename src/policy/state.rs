@@ -12,12 +12,12 @@ const MODE: &str = "mode";
 const PAUSED: &str = "paused";
 
 /// The repository of the operator state, borrowing a project-database connection.
-pub struct OperatorState<'c> {
+pub(crate) struct OperatorState<'c> {
     conn: &'c Connection,
 }
 
 impl<'c> OperatorState<'c> {
-    pub fn new(conn: &'c Connection) -> OperatorState<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> OperatorState<'c> {
         OperatorState { conn }
     }
 
@@ -34,20 +34,20 @@ impl<'c> OperatorState<'c> {
 
     /// The word `tlc mode` stored, as stored: it may not be a posture (a hand edit), which
     /// [`super::resolve_posture`] refuses and reports.
-    pub fn mode(&self) -> rusqlite::Result<Option<String>> {
+    pub(crate) fn mode(&self) -> rusqlite::Result<Option<String>> {
         self.get(MODE)
     }
 
-    pub fn set_mode(&self, posture: Posture) -> rusqlite::Result<()> {
+    pub(crate) fn set_mode(&self, posture: Posture) -> rusqlite::Result<()> {
         self.set(MODE, posture.as_str())
     }
 
     /// Whether the stop checks are paused.
-    pub fn paused(&self) -> rusqlite::Result<bool> {
+    pub(crate) fn paused(&self) -> rusqlite::Result<bool> {
         Ok(self.get(PAUSED)?.is_some_and(|v| v == "true"))
     }
 
-    pub fn set_paused(&self, paused: bool) -> rusqlite::Result<()> {
+    pub(crate) fn set_paused(&self, paused: bool) -> rusqlite::Result<()> {
         if paused {
             self.set(PAUSED, "true")
         } else {

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The rule's name in decisions.
-pub const RULE: &str = "work-loss";
+pub(crate) const RULE: &str = "work-loss";
 /// Paths named in a message, at most.
 const SHOWN: usize = 10;
 /// How long the look at the tree may take, and how much of git's answer is read.
@@ -24,7 +24,7 @@ const GIT_OUTPUT_CAP: usize = 8 * 1024 * 1024;
 
 /// What a command would throw away, before the tree is asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Risk {
+pub(crate) enum Risk {
     /// Every uncommitted change to tracked files (`reset --hard`, `checkout -f`, `switch -f`).
     AllChanges { command: String },
     /// Uncommitted changes under these paths (`checkout -- p`, `restore p`, `rm p`; `removal`
@@ -53,7 +53,7 @@ pub enum Risk {
 }
 
 /// Every risk in `script`'s own commands, with relative paths taken from `cwd`.
-pub fn risks(script: &Script, cwd: &Path) -> Vec<Risk> {
+pub(crate) fn risks(script: &Script, cwd: &Path) -> Vec<Risk> {
     let mut out = Vec::new();
     for cmd in &script.commands {
         let inv = invocation(cmd);
@@ -69,7 +69,7 @@ pub fn risks(script: &Script, cwd: &Path) -> Vec<Risk> {
 /// substitutions, `bash -c`, `find -exec`, `parallel`, …). A git command that runs outside
 /// `root` works on another repository and is not this rule's; one whose folder is only known at
 /// run time is judged against the project.
-pub fn risks_ran(ran: &[Ran], root: &Path) -> Vec<Risk> {
+pub(crate) fn risks_ran(ran: &[Ran], root: &Path) -> Vec<Risk> {
     let mut out = Vec::new();
     for r in ran {
         let from = r.cwd.as_deref().unwrap_or(root);
@@ -376,7 +376,7 @@ fn branch_risks(line: &str, rest: &[String], dynamic: &[bool]) -> Vec<Risk> {
 
 /// What the working tree holds that git cannot give back.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TreeState {
+pub(crate) struct TreeState {
     pub root: PathBuf,
     /// Tracked files with uncommitted changes (staged or not), relative to the root.
     pub changed: Vec<String>,
@@ -387,7 +387,7 @@ pub struct TreeState {
 impl TreeState {
     /// `git status --porcelain=v2 -z` in `root`, bounded in time and size; `None` when git does
     /// not answer (not a repository, a hang, too much output).
-    pub fn read(root: &Path, with_ignored: bool) -> Option<TreeState> {
+    pub(crate) fn read(root: &Path, with_ignored: bool) -> Option<TreeState> {
         let mut args = vec![
             "-c",
             "core.quotepath=off",
@@ -403,7 +403,7 @@ impl TreeState {
         Some(TreeState::parse(root, &out))
     }
 
-    pub fn parse(root: &Path, out: &[u8]) -> TreeState {
+    pub(crate) fn parse(root: &Path, out: &[u8]) -> TreeState {
         let mut s = TreeState {
             root: root.to_path_buf(),
             ..TreeState::default()
@@ -440,7 +440,7 @@ impl TreeState {
     }
 
     /// What `risk` would lose here (empty: nothing).
-    pub fn loses(&self, risk: &Risk) -> Vec<String> {
+    pub(crate) fn loses(&self, risk: &Risk) -> Vec<String> {
         match risk {
             Risk::AllChanges { .. } => self.changed.clone(),
             Risk::ChangesUnder { paths, .. } => self.under(&self.changed, paths),
@@ -485,7 +485,7 @@ fn git_ok(root: &Path, args: &[&str]) -> Option<bool> {
 
 /// What a command would lose, as the repository at `root` says: the command, the lost items and
 /// the safe way; `None` when nothing would be lost.
-pub fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'static str)> {
+pub(crate) fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'static str)> {
     let wants_ignored = risks.iter().any(|r| matches!(r, Risk::Untracked { ignored: true, .. }));
     let needs_tree = risks
         .iter()
@@ -590,7 +590,7 @@ pub fn assess(risks: &[Risk], root: &Path) -> Option<(String, Vec<String>, &'sta
 }
 
 /// The sentence naming what would be lost: at most [`SHOWN`] items and a count.
-pub fn describe(command: &str, lost: &[String], safe: &str) -> String {
+pub(crate) fn describe(command: &str, lost: &[String], safe: &str) -> String {
     let shown: Vec<&str> = lost.iter().take(SHOWN).map(String::as_str).collect();
     let more = lost.len().saturating_sub(SHOWN);
     let tail = if more > 0 { format!(" and {more} more") } else { String::new() };

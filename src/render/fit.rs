@@ -8,7 +8,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// What a column holds, which decides how it may be fitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// A name or code (kind, provider, rule, status): never wraps.
     Key,
     /// An identifier (a session id) shown as its shortest unique prefix, 8 characters at least;
@@ -42,7 +42,7 @@ const TEXT_LINES: usize = 2;
 /// A table laid out for the terminal: the columns kept (indices into the input), and headers and
 /// cells with their line breaks in place.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Fitted {
+pub(crate) struct Fitted {
     pub columns: Vec<usize>,
     pub headers: Vec<String>,
     pub rows: Vec<Vec<String>>,
@@ -50,12 +50,12 @@ pub struct Fitted {
 }
 
 /// The display width of `s` (its widest line).
-pub fn width(s: &str) -> usize {
+pub(crate) fn width(s: &str) -> usize {
     s.lines().map(UnicodeWidthStr::width).max().unwrap_or(0)
 }
 
 /// The width of the frame `UTF8_FULL_CONDENSED` draws around `n` columns (borders and padding).
-pub fn frame(n: usize) -> usize {
+pub(crate) fn frame(n: usize) -> usize {
     1 + 3 * n
 }
 
@@ -63,7 +63,7 @@ pub fn frame(n: usize) -> usize {
 /// the terminal's width (None: not a terminal, nothing is fitted); `wide` keeps every column,
 /// whole ids and whole text. `droppable` lists columns in the order they go when the table does
 /// not fit.
-pub fn fit(
+pub(crate) fn fit(
     headers: &[String],
     roles: &[Role],
     droppable: &[usize],
@@ -194,7 +194,7 @@ fn cut(s: &str, w: usize) -> String {
 
 /// `s` broken into lines no wider than `w`: at spaces where it can, inside a word longer than
 /// the line where it must. Line breaks already in `s` are kept.
-pub fn wrap(s: &str, w: usize) -> Vec<String> {
+pub(crate) fn wrap(s: &str, w: usize) -> Vec<String> {
     let w = w.max(1);
     let mut lines = Vec::new();
     for para in s.split('\n') {

@@ -3,15 +3,15 @@
 
 mod fit;
 mod progress;
-pub use fit::{wrap, Role};
-pub use progress::Progress;
+pub(crate) use fit::{wrap, Role};
+pub(crate) use progress::Progress;
 
 use comfy_table::{presets, CellAlignment, ContentArrangement};
 use std::io::{IsTerminal, Write};
 
 /// How an answer is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
-pub enum Format {
+pub(crate) enum Format {
     /// A table fitted to the terminal's width.
     #[default]
     Table,
@@ -27,7 +27,7 @@ pub enum Format {
 
 /// How a command prints: the format, and whether tables keep their full width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Output {
+pub(crate) struct Output {
     pub format: Format,
     pub wide: bool,
 }
@@ -39,13 +39,13 @@ impl From<Format> for Output {
 }
 
 impl Output {
-    pub fn is_json(self) -> bool {
+    pub(crate) fn is_json(self) -> bool {
         matches!(self.format, Format::Json | Format::Jsonl)
     }
 }
 
 /// A format's name as typed on the command line.
-pub fn format_name(f: Format) -> &'static str {
+pub(crate) fn format_name(f: Format) -> &'static str {
     match f {
         Format::Table => "table",
         Format::Csv => "csv",
@@ -57,7 +57,7 @@ pub fn format_name(f: Format) -> &'static str {
 
 /// One cell of a table.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Cell {
+pub(crate) enum Cell {
     Null,
     Bool(bool),
     Int(i64),
@@ -69,7 +69,7 @@ pub enum Cell {
 
 impl Cell {
     /// The cell as plain text: numbers unformatted, null empty.
-    pub fn plain(&self) -> String {
+    pub(crate) fn plain(&self) -> String {
         match self {
             Cell::Null => String::new(),
             Cell::Bool(b) => b.to_string(),
@@ -80,7 +80,7 @@ impl Cell {
         }
     }
 
-    pub fn to_json(&self) -> serde_json::Value {
+    pub(crate) fn to_json(&self) -> serde_json::Value {
         match self {
             Cell::Null => serde_json::Value::Null,
             Cell::Bool(b) => (*b).into(),
@@ -94,7 +94,7 @@ impl Cell {
     }
 
     /// A cell holding a JSON value: scalars as themselves, arrays and objects as JSON.
-    pub fn from_json(v: &serde_json::Value) -> Cell {
+    pub(crate) fn from_json(v: &serde_json::Value) -> Cell {
         match v {
             serde_json::Value::Null => Cell::Null,
             serde_json::Value::Bool(b) => Cell::Bool(*b),
@@ -170,7 +170,7 @@ impl From<Option<f64>> for Cell {
 
 /// A table: headers, rows of cells, and each column's role on a terminal.
 #[derive(Debug, Clone, Default)]
-pub struct Table {
+pub(crate) struct Table {
     pub headers: Vec<String>,
     pub rows: Vec<Vec<Cell>>,
     roles: Vec<Option<Role>>,
@@ -181,14 +181,14 @@ pub struct Table {
 
 /// What a coloured cell or line says: good, worth a look, or wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
+pub(crate) enum Tone {
     Good,
     Warn,
     Bad,
 }
 
 /// Whether stdout takes colour: a terminal, `NO_COLOR` unset or empty, and not `TERM=dumb`.
-pub fn colour() -> bool {
+pub(crate) fn colour() -> bool {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let dumb = std::env::var_os("TERM").is_some_and(|t| t == "dumb");
     !no_color && !dumb && stdout_is_terminal()
@@ -210,7 +210,7 @@ fn style(tone: Tone) -> anstyle::Style {
 
 /// `text`, escaped ([`escape_controls`]), in `tone`'s colour when stdout takes colour (see
 /// [`colour`]); print it with [`out_escaped`].
-pub fn paint(text: &str, tone: Tone) -> String {
+pub(crate) fn paint(text: &str, tone: Tone) -> String {
     let text = escape_controls(text);
     if colour() {
         let s = style(tone);
@@ -221,7 +221,7 @@ pub fn paint(text: &str, tone: Tone) -> String {
 }
 
 impl Table {
-    pub fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Table {
+    pub(crate) fn new<S: Into<String>>(headers: impl IntoIterator<Item = S>) -> Table {
         let headers: Vec<String> = headers.into_iter().map(Into::into).collect();
         Table {
             roles: vec![None; headers.len()],
@@ -233,7 +233,7 @@ impl Table {
     }
 
     /// Sets every column's role, in header order.
-    pub fn roles(mut self, roles: impl IntoIterator<Item = Role>) -> Table {
+    pub(crate) fn roles(mut self, roles: impl IntoIterator<Item = Role>) -> Table {
         for (i, r) in roles.into_iter().enumerate() {
             if let Some(slot) = self.roles.get_mut(i) {
                 *slot = Some(r);
@@ -243,14 +243,14 @@ impl Table {
     }
 
     /// Names the columns that may be left out on a narrow terminal, the first to go first.
-    pub fn droppable(mut self, headers: &[&str]) -> Table {
+    pub(crate) fn droppable(mut self, headers: &[&str]) -> Table {
         self.droppable = headers.iter().filter_map(|h| self.headers.iter().position(|x| x == h)).collect();
         self
     }
 
     /// A one-row table of a JSON object's fields (nested values stay JSON): the CSV, jsonl and
     /// markdown form of a command whose answer is one record.
-    pub fn record(value: &serde_json::Value) -> Table {
+    pub(crate) fn record(value: &serde_json::Value) -> Table {
         let empty = serde_json::Map::new();
         let obj = value.as_object().unwrap_or(&empty);
         let mut t = Table::new(obj.keys().cloned());
@@ -261,7 +261,7 @@ impl Table {
     }
 
     /// The table without the columns named (the narrow form a command may ask for).
-    pub fn without(self, headers: &[&str]) -> Table {
+    pub(crate) fn without(self, headers: &[&str]) -> Table {
         let keep: Vec<usize> = (0..self.headers.len())
             .filter(|&c| !headers.contains(&self.headers[c].as_str()))
             .collect();
@@ -280,12 +280,12 @@ impl Table {
         }
     }
 
-    pub fn push(&mut self, row: Vec<Cell>) {
+    pub(crate) fn push(&mut self, row: Vec<Cell>) {
         self.rows.push(row);
     }
 
     /// Draws the last row's cell in column `col` in `tone`'s colour (terminal tables only).
-    pub fn tone_last(&mut self, col: usize, tone: Tone) {
+    pub(crate) fn tone_last(&mut self, col: usize, tone: Tone) {
         if let Some(row) = self.rows.len().checked_sub(1) {
             self.tones.push((row, col, tone));
         }
@@ -293,7 +293,7 @@ impl Table {
 
     /// A column's role: the one set, else read from its header and cells (ids by name; numbers,
     /// dates and one-word keys by content; anything else is text).
-    pub fn role(&self, c: usize) -> Role {
+    pub(crate) fn role(&self, c: usize) -> Role {
         if let Some(Some(r)) = self.roles.get(c) {
             return *r;
         }
@@ -319,7 +319,7 @@ impl Table {
     }
 
     /// The rows as a JSON array of objects keyed by header.
-    pub fn to_json(&self) -> serde_json::Value {
+    pub(crate) fn to_json(&self) -> serde_json::Value {
         serde_json::Value::Array(self.rows.iter().map(|r| self.row_json(r)).collect())
     }
 
@@ -328,17 +328,17 @@ impl Table {
     }
 
     /// One JSON object per row, a line each.
-    pub fn to_jsonl(&self) -> String {
+    pub(crate) fn to_jsonl(&self) -> String {
         self.rows.iter().map(|r| self.row_json(r).to_string() + "\n").collect()
     }
 
     /// The table for a terminal, fitted to its width (see [`Role`]).
-    pub fn to_terminal(&self, display: &dyn Fn(usize, &Cell) -> String) -> String {
+    pub(crate) fn to_terminal(&self, display: &dyn Fn(usize, &Cell) -> String) -> String {
         self.to_terminal_in(terminal_width().map(usize::from), false, display)
     }
 
     /// The table fitted to `limit` columns (None: not fitted); `wide` keeps it whole.
-    pub fn to_terminal_in(&self, limit: Option<usize>, wide: bool, display: &dyn Fn(usize, &Cell) -> String) -> String {
+    pub(crate) fn to_terminal_in(&self, limit: Option<usize>, wide: bool, display: &dyn Fn(usize, &Cell) -> String) -> String {
         let roles: Vec<Role> = (0..self.headers.len()).map(|c| self.role(c)).collect();
         // Text from outside tlc is escaped before it is laid out: no control reaches the terminal,
         // and the widths measured are the widths shown.
@@ -405,7 +405,7 @@ impl Table {
     /// RFC 4180 CSV with a header row. Every control character in a cell, line breaks included,
     /// is written as visible text ([`escape_controls`]: `\n`, `\x1b`, `\u{2028}`), so each record
     /// is one line and no cell can act on a terminal or a spreadsheet's import.
-    pub fn to_csv(&self) -> anyhow::Result<String> {
+    pub(crate) fn to_csv(&self) -> anyhow::Result<String> {
         let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new());
         w.write_record(self.headers.iter().map(|h| escape_controls(h).into_owned()))?;
         for row in &self.rows {
@@ -415,7 +415,7 @@ impl Table {
     }
 
     /// A GitHub-flavoured markdown table.
-    pub fn to_markdown(&self, display: &dyn Fn(usize, &Cell) -> String) -> String {
+    pub(crate) fn to_markdown(&self, display: &dyn Fn(usize, &Cell) -> String) -> String {
         let esc = |s: String| escape_controls(&s).replace('|', "\\|");
         let mut out = format!(
             "| {} |\n",
@@ -441,13 +441,13 @@ impl Table {
     }
 
     /// The table as text in `output` with plain cell text.
-    pub fn render(&self, output: impl Into<Output>) -> anyhow::Result<String> {
+    pub(crate) fn render(&self, output: impl Into<Output>) -> anyhow::Result<String> {
         self.render_with(output, &|_, c| c.plain())
     }
 
     /// The table as text in `output`; `display` renders cells for the table and markdown forms
     /// (CSV and JSON always carry the plain values).
-    pub fn render_with(&self, output: impl Into<Output>, display: &dyn Fn(usize, &Cell) -> String) -> anyhow::Result<String> {
+    pub(crate) fn render_with(&self, output: impl Into<Output>, display: &dyn Fn(usize, &Cell) -> String) -> anyhow::Result<String> {
         let output = output.into();
         Ok(match output.format {
             Format::Table => self.to_terminal_in(terminal_width().map(usize::from), output.wide, display) + "\n",
@@ -459,12 +459,12 @@ impl Table {
     }
 
     /// Prints the table in `output` with plain cell text.
-    pub fn print(&self, output: impl Into<Output>) -> anyhow::Result<()> {
+    pub(crate) fn print(&self, output: impl Into<Output>) -> anyhow::Result<()> {
         self.print_with(output, &|_, c| c.plain())
     }
 
     /// Prints the table in `output`; see [`Table::render_with`].
-    pub fn print_with(&self, output: impl Into<Output>, display: &dyn Fn(usize, &Cell) -> String) -> anyhow::Result<()> {
+    pub(crate) fn print_with(&self, output: impl Into<Output>, display: &dyn Fn(usize, &Cell) -> String) -> anyhow::Result<()> {
         let output = output.into();
         let text = self.render_with(output, display)?;
         match output.format {
@@ -513,7 +513,7 @@ fn draw(fitted: &fit::Fitted, tones: &[(usize, usize, Tone)]) -> String {
 /// sequences), the line and paragraph separators (U+2028, U+2029, which some terminals and
 /// editors break a line at), and the invisible direction marks and overrides that reorder what
 /// is shown (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
-pub fn is_control(c: char) -> bool {
+pub(crate) fn is_control(c: char) -> bool {
     c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
@@ -558,7 +558,7 @@ pub fn escape(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
 }
 
 /// [`escape`] of a single-line field: everything, line breaks included.
-pub fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn escape_controls(text: &str) -> std::borrow::Cow<'_, str> {
     escape(text, false)
 }
 
@@ -582,14 +582,14 @@ fn json_escaped(text: String) -> String {
 
 /// A writer that escapes what passes through it, line by line: as [`out`] does for text (or
 /// CSV), as [`json`] does for JSON. For a stream printed as it is made (`obs export`).
-pub struct Escaped<W: Write> {
+pub(crate) struct Escaped<W: Write> {
     inner: W,
     json: bool,
     line: Vec<u8>,
 }
 
 impl<W: Write> Escaped<W> {
-    pub fn new(inner: W, json: bool) -> Escaped<W> {
+    pub(crate) fn new(inner: W, json: bool) -> Escaped<W> {
         Escaped {
             inner,
             json,
@@ -632,7 +632,7 @@ impl<W: Write> Write for Escaped<W> {
 /// Writes to stdout; a closed pipe (`| head`) is not an error. Every control character but line
 /// breaks and tabs is escaped on the way ([`escape`]): callers escape single-line fields whole,
 /// this is the net under all of it.
-pub fn out(text: &str) -> anyhow::Result<()> {
+pub(crate) fn out(text: &str) -> anyhow::Result<()> {
     let text = escape(text, true);
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()) {
@@ -645,7 +645,7 @@ pub fn out(text: &str) -> anyhow::Result<()> {
 /// Writes `text` to stdout as it is: only for text whose outside parts were escaped already (a
 /// drawn table, whose cells [`Table::to_terminal_in`] escapes; a line built from escaped parts
 /// and [`paint`]ed), so that tlc's own colour reaches the terminal and nothing else does.
-pub fn out_escaped(text: &str) -> anyhow::Result<()> {
+pub(crate) fn out_escaped(text: &str) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(text.as_bytes()).and_then(|_| stdout.flush()) {
         Ok(()) => Ok(()),
@@ -656,7 +656,7 @@ pub fn out_escaped(text: &str) -> anyhow::Result<()> {
 
 /// Prints a sentence for people, wrapped at spaces to the terminal's width (as it is when stdout
 /// is not a terminal).
-pub fn note(text: &str) -> anyhow::Result<()> {
+pub(crate) fn note(text: &str) -> anyhow::Result<()> {
     let text = match terminal_width() {
         Some(w) => text
             .lines()
@@ -669,22 +669,22 @@ pub fn note(text: &str) -> anyhow::Result<()> {
 }
 
 /// Prints exactly one JSON value (pretty) on stdout.
-pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+pub(crate) fn json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     out(&(json_escaped(serde_json::to_string_pretty(value)?) + "\n"))
 }
 
 /// Prints one JSON value on one line (a stream of them: `obs live --json`), escaped as [`json`].
-pub fn json_line<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
+pub(crate) fn json_line<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     out(&(json_escaped(serde_json::to_string(value)?) + "\n"))
 }
 
 /// Whether stdout is a terminal.
-pub fn stdout_is_terminal() -> bool {
+pub(crate) fn stdout_is_terminal() -> bool {
     std::io::stdout().is_terminal()
 }
 
 /// The terminal's width when stdout is one (`COLUMNS` wins when set).
-pub fn terminal_width() -> Option<u16> {
+pub(crate) fn terminal_width() -> Option<u16> {
     if let Some(c) = std::env::var("COLUMNS").ok().and_then(|c| c.parse::<u16>().ok()) {
         return Some(c);
     }
@@ -695,7 +695,7 @@ pub fn terminal_width() -> Option<u16> {
 }
 
 /// A USD amount for people: cents for big sums, more digits for small ones.
-pub fn usd(v: f64) -> String {
+pub(crate) fn usd(v: f64) -> String {
     if v.abs() >= 100.0 {
         format!("${v:.2}")
     } else if v.abs() >= 0.01 {
@@ -706,7 +706,7 @@ pub fn usd(v: f64) -> String {
 }
 
 /// An integer with thousands separators.
-pub fn thousands(v: i64) -> String {
+pub(crate) fn thousands(v: i64) -> String {
     let s = v.unsigned_abs().to_string();
     let mut out = String::new();
     for (i, ch) in s.chars().enumerate() {

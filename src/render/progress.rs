@@ -5,19 +5,19 @@
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::Duration;
 
-pub struct Progress {
+pub(crate) struct Progress {
     bar: ProgressBar,
     bytes: bool,
 }
 
 impl Progress {
     /// A bar for `total` items of work (0 when not yet known).
-    pub fn new(label: impl Into<String>, total: u64) -> Progress {
+    pub(crate) fn new(label: impl Into<String>, total: u64) -> Progress {
         Progress::make(label.into(), total, false)
     }
 
     /// A bar for `total` bytes of work (0 when not yet known).
-    pub fn bytes(label: impl Into<String>, total: u64) -> Progress {
+    pub(crate) fn bytes(label: impl Into<String>, total: u64) -> Progress {
         Progress::make(label.into(), total, true)
     }
 
@@ -53,7 +53,7 @@ impl Progress {
         }
     }
 
-    pub fn set_total(&mut self, total: u64) {
+    pub(crate) fn set_total(&mut self, total: u64) {
         if self.bar.length() != Some(total) {
             self.bar.set_length(total);
             self.restyle(total);
@@ -61,12 +61,12 @@ impl Progress {
     }
 
     /// Advances by `n` units.
-    pub fn inc(&mut self, n: u64) {
+    pub(crate) fn inc(&mut self, n: u64) {
         self.bar.inc(n);
     }
 
     /// Clears the bar.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         self.bar.finish_and_clear();
     }
 }

@@ -10,7 +10,7 @@ use crate::obs::export::{ExportFormat, Views, Window};
 use crate::store::DbKind;
 use std::io::Write;
 
-pub fn route(state: &State, req: &Req, rest: &str) -> Answer {
+pub(crate) fn route(state: &State, req: &Req, rest: &str) -> Answer {
     match answer(state, req, rest) {
         Ok(a) => a,
         Err(e) => Answer::error(e.status(), &e.to_string(), true),
@@ -59,7 +59,7 @@ fn answer(state: &State, req: &Req, rest: &str) -> Result<Answer, PageError> {
 }
 
 /// The parameters of the cost page and its JSON.
-pub fn cost_params(state: &State, req: &Req) -> Result<data::CostQuery, PageError> {
+pub(crate) fn cost_params(state: &State, req: &Req) -> Result<data::CostQuery, PageError> {
     req.only(&["by", "since", "until", "timezone", "project"])?;
     let by = match req.choice("by", &["day", "week"])? {
         "week" => CostBy::Week,
@@ -76,24 +76,24 @@ pub fn cost_params(state: &State, req: &Req) -> Result<data::CostQuery, PageErro
 }
 
 /// `limit` (1 to 500, default 25) and `offset` of the session list.
-pub fn page_params(req: &Req) -> Result<(i64, i64), PageError> {
+pub(crate) fn page_params(req: &Req) -> Result<(i64, i64), PageError> {
     req.only(&["limit", "offset"])?;
     Ok((req.number("limit", 25, 1, MAX_LIMIT)?, req.number("offset", 0, 0, 10_000_000)?))
 }
 
 /// `events`: how many of the last events of each plane a session page shows (default 50).
-pub fn session_params(req: &Req) -> Result<i64, PageError> {
+pub(crate) fn session_params(req: &Req) -> Result<i64, PageError> {
     req.only(&["events"])?;
     Ok(req.number("events", 50, 1, MAX_LIMIT)?)
 }
 
-pub fn price_params(req: &Req) -> Result<(Option<String>, Option<String>), PageError> {
+pub(crate) fn price_params(req: &Req) -> Result<(Option<String>, Option<String>), PageError> {
     req.only(&["model", "provider"])?;
     Ok((req.text("model", 200)?, req.text("provider", 50)?))
 }
 
 /// A session id from the path: at most 200 characters.
-pub fn session_id(id: &str) -> Result<String, PageError> {
+pub(crate) fn session_id(id: &str) -> Result<String, PageError> {
     if id.is_empty() || id.chars().count() > 200 || id.contains('/') {
         return Err(PageError::NotFound(format!(
             "{:?} is not a session id",

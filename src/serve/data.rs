@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 /// Why a page could not be made: each names what it is about.
 #[derive(Debug, thiserror::Error)]
-pub enum PageError {
+pub(crate) enum PageError {
     #[error(transparent)]
     Bad(#[from] BadParam),
     #[error("{0}")]
@@ -29,7 +29,7 @@ pub enum PageError {
 }
 
 impl PageError {
-    pub fn status(&self) -> u16 {
+    pub(crate) fn status(&self) -> u16 {
         match self {
             PageError::Bad(_) => 400,
             PageError::NotFound(_) => 404,
@@ -39,7 +39,7 @@ impl PageError {
 }
 
 /// An open database for one request: its connection and path, or nothing recorded yet.
-pub struct Db {
+pub(crate) struct Db {
     pub kind: DbKind,
     pub path: String,
     pub conn: Option<PooledConnection>,
@@ -54,13 +54,13 @@ impl Db {
     }
 
     /// What the pages say about the database: where it is and whether it exists.
-    pub fn describe(&self) -> Value {
+    pub(crate) fn describe(&self) -> Value {
         json!({ "database": self.kind.name(), "path": self.path, "exists": self.conn.is_some() })
     }
 }
 
 /// The home database (`None` connection when there is none yet).
-pub fn home(state: &State) -> Result<Db, PageError> {
+pub(crate) fn home(state: &State) -> Result<Db, PageError> {
     let pool = state.home.get()?;
     Ok(Db {
         kind: DbKind::Home,
@@ -70,7 +70,7 @@ pub fn home(state: &State) -> Result<Db, PageError> {
 }
 
 /// The project database; `None` outside a repository.
-pub fn project(state: &State) -> Result<Option<Db>, PageError> {
+pub(crate) fn project(state: &State) -> Result<Option<Db>, PageError> {
     let Some(p) = &state.opts.project else { return Ok(None) };
     let pool = state.project.get()?;
     Ok(Some(Db {
@@ -82,7 +82,7 @@ pub fn project(state: &State) -> Result<Option<Db>, PageError> {
 
 /// One `tlc obs cost` report, asked as the command line asks it.
 #[derive(Debug, Clone)]
-pub struct CostQuery {
+pub(crate) struct CostQuery {
     pub by: CostBy,
     pub since: Option<String>,
     pub until: Option<String>,
@@ -119,7 +119,7 @@ impl CostQuery {
     }
 
     /// The command that prints the same JSON.
-    pub fn command(&self) -> String {
+    pub(crate) fn command(&self) -> String {
         let mut c = format!("tlc obs cost --by {}", by_name(self.by));
         for (flag, v) in [
             ("--since", &self.since),
@@ -142,7 +142,7 @@ impl CostQuery {
 
     /// The report as `obs cost --json` prints it: `by`, `timezone`, `rows`, `totals`,
     /// `inexact_output`.
-    pub fn run(&self, db: &Db, now: DateTime<Utc>) -> Result<Value, PageError> {
+    pub(crate) fn run(&self, db: &Db, now: DateTime<Utc>) -> Result<Value, PageError> {
         let mut inexact = 0;
         let report = match &db.conn {
             None => CostReport {
@@ -200,7 +200,7 @@ fn day(d: chrono::NaiveDate) -> String {
 }
 
 /// A view's rows as `obs export <view> --format json` prints them (nothing: `[]`).
-pub fn view_rows(db: &Db, view: &str) -> Result<Value, PageError> {
+pub(crate) fn view_rows(db: &Db, view: &str) -> Result<Value, PageError> {
     let Some(conn) = &db.conn else { return Ok(json!([])) };
     let mut buf = Vec::new();
     Views::new(conn)
@@ -217,7 +217,7 @@ fn zone_name(state: &State, asked: Option<String>) -> Option<String> {
 }
 
 /// `/`: today, this week, this month, the active block, the last 30 days, live sessions.
-pub fn overview(state: &State, timezone: Option<String>) -> Result<Value, PageError> {
+pub(crate) fn overview(state: &State, timezone: Option<String>) -> Result<Value, PageError> {
     let now = crate::clock::now();
     let timezone = zone_name(state, timezone);
     let tz = zone(timezone.as_deref()).ok().flatten();
@@ -262,7 +262,7 @@ pub fn overview(state: &State, timezone: Option<String>) -> Result<Value, PageEr
 }
 
 /// `/cost`: per day or per week, stacked by model.
-pub fn cost(state: &State, q: &CostQuery) -> Result<Value, PageError> {
+pub(crate) fn cost(state: &State, q: &CostQuery) -> Result<Value, PageError> {
     let home = home(state)?;
     let mut v = q.run(&home, crate::clock::now())?;
     v["command"] = q.command().into();
@@ -271,7 +271,7 @@ pub fn cost(state: &State, q: &CostQuery) -> Result<Value, PageError> {
 }
 
 /// The default window of the cost page: the last 30 days, or the last 12 weeks.
-pub fn cost_query(
+pub(crate) fn cost_query(
     state: &State,
     by: CostBy,
     since: Option<String>,
@@ -301,7 +301,7 @@ pub fn cost_query(
 }
 
 /// `/projects`: cost by project (home database) and the spool's rollup per repository.
-pub fn projects(state: &State, since: Option<String>, until: Option<String>) -> Result<Value, PageError> {
+pub(crate) fn projects(state: &State, since: Option<String>, until: Option<String>) -> Result<Value, PageError> {
     let home = home(state)?;
     let q = CostQuery::new(CostBy::Project, since, until, None);
     Ok(json!({
@@ -320,7 +320,7 @@ fn report_value(db: &Db, conn: &rusqlite::Connection, provider: &str, session: &
 }
 
 /// `/sessions`: a page of sessions, last active first, with their `session_rollup` figures.
-pub fn sessions(state: &State, limit: i64, offset: i64) -> Result<Value, PageError> {
+pub(crate) fn sessions(state: &State, limit: i64, offset: i64) -> Result<Value, PageError> {
     let Some(db) = project(state)? else {
         return Ok(json!({ "database": null, "limit": limit, "offset": offset, "sessions": [] }));
     };
@@ -339,7 +339,7 @@ pub fn sessions(state: &State, limit: i64, offset: i64) -> Result<Value, PageErr
 }
 
 /// `/sessions/<id>`: the session's report and its last events on each plane.
-pub fn session(state: &State, id: &str, events: i64) -> Result<Value, PageError> {
+pub(crate) fn session(state: &State, id: &str, events: i64) -> Result<Value, PageError> {
     let not_found = || PageError::NotFound(format!("no session {id:?} in this repository's record"));
     let Some(db) = project(state)? else { return Err(not_found()) };
     let Some(conn) = &db.conn else { return Err(not_found()) };
@@ -392,7 +392,7 @@ fn project_views(state: &State, views: &[&str]) -> Result<Value, PageError> {
 }
 
 /// `/gates`: gate runs per day and gate, time per session and gate, stagnations, stop outcomes.
-pub fn gates(state: &State) -> Result<Value, PageError> {
+pub(crate) fn gates(state: &State) -> Result<Value, PageError> {
     project_views(
         state,
         &["gate_runs_by_day", "gate_time", "gate_stagnations", "stop_outcomes_by_rule"],
@@ -400,7 +400,7 @@ pub fn gates(state: &State) -> Result<Value, PageError> {
 }
 
 /// `/policy`: floor denials and interruptions by rule, and the policy divergences recorded.
-pub fn policy(state: &State) -> Result<Value, PageError> {
+pub(crate) fn policy(state: &State) -> Result<Value, PageError> {
     let mut v = project_views(state, &["floor_denials_by_rule", "interruptions_by_posture"])?;
     let divergences = match project(state)? {
         Some(db) => match &db.conn {
@@ -421,7 +421,7 @@ fn opt(v: Option<f64>) -> Value {
 
 /// `/prices`: the catalog's planes (`prices status --json`) and, when asked, one model's price
 /// (`prices lookup <model> --json`).
-pub fn prices(state: &State, model: Option<&str>, provider: Option<&str>) -> Result<Value, PageError> {
+pub(crate) fn prices(state: &State, model: Option<&str>, provider: Option<&str>) -> Result<Value, PageError> {
     let home = home(state)?;
     let conn: Option<&rusqlite::Connection> = home.conn.as_deref();
     let cat = PriceCatalog::new(conn, &state.opts.override_file).map_err(|e: CostError| home.read_error(e))?;

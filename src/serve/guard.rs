@@ -11,13 +11,13 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 /// The longest URL (path and query) accepted.
-pub const MAX_URL: usize = 2048;
+pub(crate) const MAX_URL: usize = 2048;
 /// The most rows a `limit` may ask for.
-pub const MAX_LIMIT: i64 = 500;
+pub(crate) const MAX_LIMIT: i64 = 500;
 
 /// A request that was let in: its decoded path and its parameters.
 #[derive(Debug)]
-pub struct Req {
+pub(crate) struct Req {
     pub path: String,
     params: BTreeMap<String, String>,
     /// The token came in the query: a page answers with a redirect that sets the cookie instead.
@@ -29,7 +29,7 @@ pub struct Req {
 
 /// Why a request was refused: its status, a sentence naming what was wrong, extra headers.
 #[derive(Debug)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     pub status: u16,
     pub message: String,
     pub headers: Vec<(&'static str, String)>,
@@ -49,7 +49,7 @@ impl Refusal {
 
 /// A parameter outside its bounds: answered 400, naming it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BadParam {
+pub(crate) struct BadParam {
     pub name: String,
     pub why: String,
 }
@@ -80,7 +80,7 @@ fn same_secret(a: &str, b: &str) -> bool {
 }
 
 /// Lets `rq` in, or says why not.
-pub fn check(state: &State, rq: &tiny_http::Request) -> Result<Req, Refusal> {
+pub(crate) fn check(state: &State, rq: &tiny_http::Request) -> Result<Req, Refusal> {
     let url = rq.url();
     let json = url.starts_with("/api/");
     if *rq.method() != tiny_http::Method::Get {
@@ -170,12 +170,12 @@ pub fn check(state: &State, rq: &tiny_http::Request) -> Result<Req, Refusal> {
 
 impl Req {
     /// Whether the answer is JSON (an API route).
-    pub fn wants_json(&self) -> bool {
+    pub(crate) fn wants_json(&self) -> bool {
         self.path.starts_with("/api/")
     }
 
     /// Refuses any parameter besides `allowed`.
-    pub fn only(&self, allowed: &[&str]) -> Result<(), BadParam> {
+    pub(crate) fn only(&self, allowed: &[&str]) -> Result<(), BadParam> {
         for k in self.params.keys() {
             if !allowed.contains(&k.as_str()) {
                 let takes = if allowed.is_empty() {
@@ -194,7 +194,7 @@ impl Req {
     }
 
     /// A day, `YYYY-MM-DD`, between 1970 and 9999.
-    pub fn day(&self, name: &str) -> Result<Option<String>, BadParam> {
+    pub(crate) fn day(&self, name: &str) -> Result<Option<String>, BadParam> {
         let Some(v) = self.raw(name) else { return Ok(None) };
         let ok = v.len() == 10 && chrono::NaiveDate::parse_from_str(v, "%Y-%m-%d").is_ok_and(|d| chrono::Datelike::year(&d) >= 1970);
         if !ok {
@@ -204,7 +204,7 @@ impl Req {
     }
 
     /// A time as `obs export --since/--until` takes it: RFC 3339 or `YYYY-MM-DD`.
-    pub fn time(&self, name: &str) -> Result<Option<String>, BadParam> {
+    pub(crate) fn time(&self, name: &str) -> Result<Option<String>, BadParam> {
         let Some(v) = self.raw(name) else { return Ok(None) };
         if v.len() > 40 || crate::clock::parse(v).is_err() {
             return Err(bad(name, format!("{:?} is not a time (RFC 3339 or YYYY-MM-DD)", shorten(v))));
@@ -213,7 +213,7 @@ impl Req {
     }
 
     /// A whole number in `min..=max`, `default` when absent.
-    pub fn number(&self, name: &str, default: i64, min: i64, max: i64) -> Result<i64, BadParam> {
+    pub(crate) fn number(&self, name: &str, default: i64, min: i64, max: i64) -> Result<i64, BadParam> {
         let Some(v) = self.raw(name) else { return Ok(default) };
         match v.parse::<i64>() {
             Ok(n) if (min..=max).contains(&n) => Ok(n),
@@ -222,7 +222,7 @@ impl Req {
     }
 
     /// One of `choices`, the first when absent.
-    pub fn choice(&self, name: &str, choices: &[&'static str]) -> Result<&'static str, BadParam> {
+    pub(crate) fn choice(&self, name: &str, choices: &[&'static str]) -> Result<&'static str, BadParam> {
         let Some(v) = self.raw(name) else { return Ok(choices[0]) };
         choices
             .iter()
@@ -232,7 +232,7 @@ impl Req {
     }
 
     /// Free text of at most `max` characters, no control characters.
-    pub fn text(&self, name: &str, max: usize) -> Result<Option<String>, BadParam> {
+    pub(crate) fn text(&self, name: &str, max: usize) -> Result<Option<String>, BadParam> {
         let Some(v) = self.raw(name) else { return Ok(None) };
         if v.chars().count() > max || v.chars().any(char::is_control) {
             return Err(bad(name, format!("at most {max} characters, none of them a control character")));
@@ -241,7 +241,7 @@ impl Req {
     }
 
     /// `db`: `project` or `home` (`None` when absent).
-    pub fn params_db(&self) -> Result<Option<crate::store::DbKind>, BadParam> {
+    pub(crate) fn params_db(&self) -> Result<Option<crate::store::DbKind>, BadParam> {
         match self.raw("db") {
             None => Ok(None),
             Some("project") => Ok(Some(crate::store::DbKind::Project)),
@@ -251,7 +251,7 @@ impl Req {
     }
 
     /// An IANA time zone name this build knows (`None`: the server's default).
-    pub fn zone(&self, name: &str) -> Result<Option<String>, BadParam> {
+    pub(crate) fn zone(&self, name: &str) -> Result<Option<String>, BadParam> {
         let Some(v) = self.text(name, 64)? else { return Ok(None) };
         zone(Some(&v)).map_err(|_| bad(name, format!("{:?} is not a time zone this build knows", shorten(&v))))?;
         Ok(Some(v))
@@ -259,7 +259,7 @@ impl Req {
 }
 
 /// `--timezone`'s rule (`obs cost`): UTC by any of its names is `None`.
-pub fn zone(name: Option<&str>) -> Result<Option<jiff::tz::TimeZone>, jiff::Error> {
+pub(crate) fn zone(name: Option<&str>) -> Result<Option<jiff::tz::TimeZone>, jiff::Error> {
     match name.map(str::trim) {
         None | Some("UTC" | "utc" | "Etc/UTC" | "Z") => Ok(None),
         Some(n) => jiff::tz::TimeZone::get(n).map(Some),

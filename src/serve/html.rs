@@ -9,11 +9,11 @@ use crate::render;
 /// The one inline script the Content-Security-Policy allows (by its hash): while the tab is
 /// visible, every `data-refresh` seconds it fetches the page again and swaps in the new `<main>`.
 /// Without JavaScript the page is the same, only not refreshed.
-pub const REFRESH_SNIPPET: &str = "(()=>{const m=document.querySelector('main[data-refresh]');if(!m)return;const every=Number(m.dataset.refresh)*1000;setInterval(async()=>{if(document.hidden)return;try{const r=await fetch(location.href,{credentials:'same-origin'});if(!r.ok)return;const d=new DOMParser().parseFromString(await r.text(),'text/html');const n=d.querySelector('main');if(n)m.replaceChildren(...Array.from(n.childNodes,c=>document.adoptNode(c)));}catch(e){}},every);})();";
+pub(crate) const REFRESH_SNIPPET: &str = "(()=>{const m=document.querySelector('main[data-refresh]');if(!m)return;const every=Number(m.dataset.refresh)*1000;setInterval(async()=>{if(document.hidden)return;try{const r=await fetch(location.href,{credentials:'same-origin'});if(!r.ok)return;const d=new DOMParser().parseFromString(await r.text(),'text/html');const n=d.querySelector('main');if(n)m.replaceChildren(...Array.from(n.childNodes,c=>document.adoptNode(c)));}catch(e){}},every);})();";
 
 /// `text` made safe for HTML text and attribute values: `& < > " '` as entities, and the
 /// controls and direction marks that could disguise it shown as escapes (as the terminal does).
-pub fn esc(text: &str) -> String {
+pub(crate) fn esc(text: &str) -> String {
     let text = render::escape_controls(text);
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
@@ -30,7 +30,7 @@ pub fn esc(text: &str) -> String {
 }
 
 /// A path segment percent-encoded (a session id in a link).
-pub fn segment(text: &str) -> String {
+pub(crate) fn segment(text: &str) -> String {
     const KEEP: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
         .remove(b'-')
         .remove(b'_')
@@ -40,7 +40,7 @@ pub fn segment(text: &str) -> String {
 }
 
 /// A query string from pairs, encoded.
-pub fn query(pairs: &[(&str, &str)]) -> String {
+pub(crate) fn query(pairs: &[(&str, &str)]) -> String {
     let mut s = form_urlencoded::Serializer::new(String::new());
     for (k, v) in pairs {
         s.append_pair(k, v);
@@ -54,24 +54,24 @@ pub fn query(pairs: &[(&str, &str)]) -> String {
 }
 
 /// The link to one session's page.
-pub fn session_href(id: &str) -> String {
+pub(crate) fn session_href(id: &str) -> String {
     format!("/sessions/{}", segment(id))
 }
 
 /// USD as the terminal shows it; "unknown" when nothing was priced, a `*` when part was not.
-pub fn usd(v: Option<f64>, complete: bool) -> String {
+pub(crate) fn usd(v: Option<f64>, complete: bool) -> String {
     match v {
         None => "unknown".into(),
         Some(v) => format!("{}{}", render::usd(v), if complete { "" } else { "*" }),
     }
 }
 
-pub fn int(v: i64) -> String {
+pub(crate) fn int(v: i64) -> String {
     render::thousands(v)
 }
 
 /// A stamp as `YYYY-MM-DD HH:MM` (UTC, as stored).
-pub fn when(stamp: &str) -> String {
+pub(crate) fn when(stamp: &str) -> String {
     match stamp.get(..16) {
         Some(s) => format!("{} UTC", s.replace('T', " ")),
         None => stamp.to_string(),
@@ -79,7 +79,7 @@ pub fn when(stamp: &str) -> String {
 }
 
 /// One cell of a table.
-pub enum Cell {
+pub(crate) enum Cell {
     Text(String),
     /// Right-aligned.
     Num(String),
@@ -102,7 +102,7 @@ impl Cell {
 
 /// A table with a caption-like heading, scrolling sideways on a narrow screen. `id` names it for
 /// tests and links.
-pub fn table(id: &str, headers: &[&str], rows: &[Vec<Cell>], empty: &str) -> String {
+pub(crate) fn table(id: &str, headers: &[&str], rows: &[Vec<Cell>], empty: &str) -> String {
     if rows.is_empty() {
         return format!("<p class=\"empty\" id=\"{}\">{}</p>", esc(id), esc(empty));
     }
@@ -124,7 +124,7 @@ pub fn table(id: &str, headers: &[&str], rows: &[Vec<Cell>], empty: &str) -> Str
 
 /// A figure card: a label, the figure (with `data-value` holding the raw number for scripts and
 /// tests), and a line under it.
-pub fn card(id: &str, label: &str, figure: &str, raw: Option<f64>, note: &str) -> String {
+pub(crate) fn card(id: &str, label: &str, figure: &str, raw: Option<f64>, note: &str) -> String {
     let value = raw.map(|v| format!(" data-value=\"{v}\"")).unwrap_or_default();
     format!(
         "<div class=\"card\" id=\"{}\"><div class=\"label\">{}</div><div class=\"figure\"{value}>{}</div><div class=\"note\">{}</div></div>",
@@ -135,21 +135,21 @@ pub fn card(id: &str, label: &str, figure: &str, raw: Option<f64>, note: &str) -
     )
 }
 
-pub fn h2(text: &str) -> String {
+pub(crate) fn h2(text: &str) -> String {
     format!("<h2>{}</h2>", esc(text))
 }
 
-pub fn p(text: &str) -> String {
+pub(crate) fn p(text: &str) -> String {
     format!("<p>{}</p>", esc(text))
 }
 
 /// A paragraph saying which command prints the same numbers.
-pub fn same_as(command: &str) -> String {
+pub(crate) fn same_as(command: &str) -> String {
     format!("<p class=\"source\">The same numbers: <code>{}</code></p>", esc(command))
 }
 
 /// The pages, in the navigation's order: (path, name).
-pub const NAV: &[(&str, &str)] = &[
+pub(crate) const NAV: &[(&str, &str)] = &[
     ("/", "Overview"),
     ("/cost", "Cost"),
     ("/projects", "Projects"),
@@ -160,7 +160,7 @@ pub const NAV: &[(&str, &str)] = &[
 ];
 
 /// What a page puts in the frame.
-pub struct Frame<'a> {
+pub(crate) struct Frame<'a> {
     pub title: &'a str,
     /// The navigation entry to mark (a path of [`NAV`]).
     pub nav: &'a str,
@@ -173,7 +173,7 @@ pub struct Frame<'a> {
 }
 
 /// The whole document around `body` (HTML built by the pages from escaped parts).
-pub fn document(f: &Frame<'_>, body: &str) -> String {
+pub(crate) fn document(f: &Frame<'_>, body: &str) -> String {
     let mut nav = String::new();
     for (href, name) in NAV {
         let current = if *href == f.nav { " aria-current=\"page\"" } else { "" };

@@ -27,11 +27,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// The port `tlc serve` listens on unless `--port` says otherwise.
-pub const DEFAULT_PORT: u16 = 7433;
+pub(crate) const DEFAULT_PORT: u16 = 7433;
 
 /// The project database the server reads, when it was started in a repository.
 #[derive(Debug, Clone)]
-pub struct ProjectDb {
+pub(crate) struct ProjectDb {
     pub db: PathBuf,
     /// The repository's name, shown in the pages' header.
     pub name: String,
@@ -39,7 +39,7 @@ pub struct ProjectDb {
 
 /// Everything the server needs; the command line works it out.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub bind: IpAddr,
     pub port: u16,
     /// Required on every request when set (always set for a non-loopback bind).
@@ -56,7 +56,7 @@ pub struct Options {
 
 /// Why the server could not start.
 #[derive(Debug, thiserror::Error)]
-pub enum ServeError {
+pub(crate) enum ServeError {
     #[error("cannot listen on {addr}: {cause}")]
     Bind { addr: SocketAddr, cause: String },
     #[error("--bind {addr}: name the one address clients will use, not an unspecified one: every request must carry it as its Host")]
@@ -68,7 +68,7 @@ pub enum ServeError {
 /// How many worker threads serve requests: twice the cores, at least 4, at most 16. A page is a
 /// few milliseconds of SQLite reads, so more threads than cores keeps the cores busy while one
 /// request waits on the disk or on a slow client; more than 16 would only queue on two cores.
-pub fn default_workers() -> usize {
+pub(crate) fn default_workers() -> usize {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
     (cores * 2).clamp(4, 16)
 }
@@ -106,7 +106,7 @@ pub(crate) struct State {
 }
 
 /// A bound server, ready to [`Server::run`].
-pub struct Server {
+pub(crate) struct Server {
     http: Arc<tiny_http::Server>,
     state: Arc<State>,
     url: String,
@@ -114,7 +114,7 @@ pub struct Server {
 
 /// Binds the listening socket. Refuses an unspecified `--bind` address (0.0.0.0, ::): the `Host`
 /// check needs the one name clients use.
-pub fn bind(opts: Options) -> Result<Server, ServeError> {
+pub(crate) fn bind(opts: Options) -> Result<Server, ServeError> {
     if opts.bind.is_unspecified() {
         return Err(ServeError::Unspecified { addr: opts.bind });
     }
@@ -167,12 +167,12 @@ pub fn bind(opts: Options) -> Result<Server, ServeError> {
 
 impl Server {
     /// The address to open (with the token, when there is one).
-    pub fn url(&self) -> &str {
+    pub(crate) fn url(&self) -> &str {
         &self.url
     }
 
     /// Serves until the process is stopped: the workers take requests from tiny_http's queue.
-    pub fn run(self) {
+    pub(crate) fn run(self) {
         let workers: Vec<_> = (0..self.state.opts.workers.max(1))
             .map(|i| {
                 let http = self.http.clone();

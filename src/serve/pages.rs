@@ -17,7 +17,7 @@ const REFRESH_SECONDS: u32 = 10;
 /// The live sessions the overview lists (the rest are counted).
 const LIVE_SHOWN: usize = 25;
 
-pub fn route(state: &State, req: &Req) -> Answer {
+pub(crate) fn route(state: &State, req: &Req) -> Answer {
     if req.token_in_query {
         // The token moves into a cookie and out of the address bar (and history).
         let q = if req.query_without_token.is_empty() {

@@ -12,14 +12,14 @@ const STYLE: &str = include_str!("assets/style.css");
 const ICON: &str = include_str!("assets/icon.svg");
 
 /// What a request is answered with.
-pub struct Answer {
+pub(crate) struct Answer {
     pub status: u16,
     pub content_type: &'static str,
     pub body: Body,
     pub headers: Vec<(&'static str, String)>,
 }
 
-pub enum Body {
+pub(crate) enum Body {
     Bytes(Vec<u8>),
     /// Written as it is read (chunked): a view's export, row by row.
     Stream(Box<dyn Read + Send>),
@@ -30,7 +30,7 @@ const JSON: &str = "application/json; charset=utf-8";
 const TEXT: &str = "text/plain; charset=utf-8";
 
 impl Answer {
-    pub fn html(status: u16, page: String) -> Answer {
+    pub(crate) fn html(status: u16, page: String) -> Answer {
         Answer {
             status,
             content_type: HTML,
@@ -39,7 +39,7 @@ impl Answer {
         }
     }
 
-    pub fn json(value: &serde_json::Value) -> Answer {
+    pub(crate) fn json(value: &serde_json::Value) -> Answer {
         let mut text = serde_json::to_vec_pretty(value).unwrap_or_else(|_| b"null".to_vec());
         text.push(b'\n');
         Answer {
@@ -50,7 +50,7 @@ impl Answer {
         }
     }
 
-    pub fn json_stream(body: Box<dyn Read + Send>) -> Answer {
+    pub(crate) fn json_stream(body: Box<dyn Read + Send>) -> Answer {
         Answer {
             status: 200,
             content_type: JSON,
@@ -60,7 +60,7 @@ impl Answer {
     }
 
     /// An error: a JSON object `{"error": …}` for the API, a page otherwise.
-    pub fn error(status: u16, message: &str, json: bool) -> Answer {
+    pub(crate) fn error(status: u16, message: &str, json: bool) -> Answer {
         if json {
             let mut a = Answer::json(&serde_json::json!({ "error": message, "status": status }));
             a.status = status;
@@ -69,7 +69,7 @@ impl Answer {
         Answer::html(status, error_page(status, message))
     }
 
-    pub fn refused(r: Refusal) -> Answer {
+    pub(crate) fn refused(r: Refusal) -> Answer {
         let mut a = if r.status == 405 || r.status == 421 || r.status == 401 {
             // Refused before any routing: plain text, nothing of the dashboard.
             Answer {
@@ -91,14 +91,14 @@ impl Answer {
         a
     }
 
-    pub fn redirect(location: String, headers: Vec<(&'static str, String)>) -> Answer {
+    pub(crate) fn redirect(location: String, headers: Vec<(&'static str, String)>) -> Answer {
         let mut a = Answer::html(303, String::new());
         a.headers.push(("Location", location));
         a.headers.extend(headers);
         a
     }
 
-    pub fn asset(name: &str) -> Answer {
+    pub(crate) fn asset(name: &str) -> Answer {
         let (content_type, text) = match name {
             "style.css" => ("text/css; charset=utf-8", STYLE),
             "icon.svg" => ("image/svg+xml", ICON),
@@ -115,7 +115,7 @@ impl Answer {
     }
 }
 
-pub fn reason(status: u16) -> &'static str {
+pub(crate) fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         303 => "See Other",
@@ -134,7 +134,7 @@ pub fn reason(status: u16) -> &'static str {
 /// The Content-Security-Policy of every answer: this origin's stylesheet and icon, the one
 /// refresh snippet by its hash, `fetch` to this origin only (the refresh), nothing else: no
 /// other script, no inline style, no remote origin, no framing.
-pub fn csp() -> &'static str {
+pub(crate) fn csp() -> &'static str {
     static CSP: OnceLock<String> = OnceLock::new();
     CSP.get_or_init(|| {
         use base64::Engine;
@@ -152,7 +152,7 @@ fn header(name: &str, value: &str) -> Option<tiny_http::Header> {
 
 /// Sends `answer`, with the time from the request's arrival to here as `Server-Timing` (for a
 /// stream, the time to its first byte).
-pub fn send(rq: tiny_http::Request, answer: Answer, started: Instant) {
+pub(crate) fn send(rq: tiny_http::Request, answer: Answer, started: Instant) {
     let dur = started.elapsed().as_secs_f64() * 1000.0;
     let mut headers: Vec<tiny_http::Header> = [
         ("Content-Type", answer.content_type),
@@ -182,7 +182,7 @@ pub fn send(rq: tiny_http::Request, answer: Answer, started: Instant) {
 }
 
 /// A page saying what went wrong (a parameter, a missing session, an unreadable database).
-pub fn error_page(status: u16, message: &str) -> String {
+pub(crate) fn error_page(status: u16, message: &str) -> String {
     let title = format!("{status} {}", reason(status));
     html::document(
         &Frame {

@@ -6,7 +6,7 @@
 use super::html::esc;
 
 /// The colour of the n-th series.
-pub fn colour(n: usize) -> &'static str {
+pub(crate) fn colour(n: usize) -> &'static str {
     const PALETTE: &[&str] = &[
         "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
     ];
@@ -41,7 +41,7 @@ fn step(max: f64, parts: f64) -> f64 {
 }
 
 /// One series of a bar chart: its name and a value per x label.
-pub struct Series {
+pub(crate) struct Series {
     pub name: String,
     pub values: Vec<f64>,
 }
@@ -119,7 +119,7 @@ fn axes(out: &mut String, top: f64, s: f64, unit: &str, labels: &[String]) {
 }
 
 /// Bars per x label, the series stacked in each; `fmt` writes a value (ticks and hover).
-pub fn stacked_bars(id: &str, title: &str, unit: &str, labels: &[String], series: &[Series], fmt: &dyn Fn(f64) -> String) -> String {
+pub(crate) fn stacked_bars(id: &str, title: &str, unit: &str, labels: &[String], series: &[Series], fmt: &dyn Fn(f64) -> String) -> String {
     let totals: Vec<f64> = (0..labels.len())
         .map(|i| series.iter().map(|s| s.values.get(i).copied().unwrap_or(0.0).max(0.0)).sum())
         .collect();
@@ -157,7 +157,7 @@ pub fn stacked_bars(id: &str, title: &str, unit: &str, labels: &[String], series
 
 /// Bars with a line over them: the bars' series stacked (counts, left axis), the line a share
 /// from 0 to 100% drawn over the same height (pass rate over time).
-pub fn bars_with_rate(
+pub(crate) fn bars_with_rate(
     id: &str,
     title: &str,
     unit: &str,
@@ -202,7 +202,7 @@ pub fn bars_with_rate(
 }
 
 /// One horizontal bar per row: (label, value); `fmt` writes the value at the bar's end.
-pub fn hbars(id: &str, title: &str, rows: &[(String, f64)], fmt: &dyn Fn(f64) -> String) -> String {
+pub(crate) fn hbars(id: &str, title: &str, rows: &[(String, f64)], fmt: &dyn Fn(f64) -> String) -> String {
     let label_w = 220.0;
     let row_h = 26.0;
     let h = TOP + row_h * rows.len().max(1) as f64 + 8.0;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// The OTLP/HTTP encodings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum Protocol {
+pub(crate) enum Protocol {
     #[serde(rename = "http/protobuf")]
     Protobuf,
     #[serde(rename = "http/json")]
@@ -16,7 +16,7 @@ pub enum Protocol {
 }
 
 impl Protocol {
-    pub fn parse(word: &str, source: &str) -> Result<Protocol, ShipError> {
+    pub(crate) fn parse(word: &str, source: &str) -> Result<Protocol, ShipError> {
         match word.trim() {
             "http/protobuf" => Ok(Protocol::Protobuf),
             "http/json" => Ok(Protocol::Json),
@@ -29,14 +29,14 @@ impl Protocol {
         }
     }
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Protocol::Protobuf => "http/protobuf",
             Protocol::Json => "http/json",
         }
     }
 
-    pub fn content_type(self) -> &'static str {
+    pub(crate) fn content_type(self) -> &'static str {
         match self {
             Protocol::Protobuf => "application/x-protobuf",
             Protocol::Json => "application/json",
@@ -46,7 +46,7 @@ impl Protocol {
 
 /// A resolved collector: one URL per signal, headers, timeout, encoding and retries.
 #[derive(Debug, Clone)]
-pub struct Endpoint {
+pub(crate) struct Endpoint {
     pub traces: String,
     pub logs: String,
     pub metrics: String,
@@ -58,7 +58,7 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    pub fn url(&self, signal: Signal) -> &str {
+    pub(crate) fn url(&self, signal: Signal) -> &str {
         match signal {
             Signal::Traces => &self.traces,
             Signal::Logs => &self.logs,
@@ -68,7 +68,7 @@ impl Endpoint {
 }
 
 /// How the signal URLs, headers, timeout and protocol are chosen; `env` looks a variable up.
-pub fn resolve(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Endpoint>, ShipError> {
+pub(crate) fn resolve(config: &Config, env: &dyn Fn(&str) -> Option<String>) -> Result<Option<Endpoint>, ShipError> {
     let ship = &config.settings.ship;
     let set_by_machine = |key: &str| config.get(key).is_some_and(|(_, o)| o.tier == Tier::Machine);
     let env = |k: &str| env(k).filter(|v| !v.trim().is_empty());
@@ -169,7 +169,7 @@ fn check_url(url: &str, source: &str) -> Result<(), ShipError> {
 }
 
 /// A URL as it may be shown and stored: without user, password or query (where API keys hide).
-pub fn display_url(url: &str) -> String {
+pub(crate) fn display_url(url: &str) -> String {
     let (scheme, rest) = match url.split_once("://") {
         Some((s, r)) => (Some(s), r),
         None => (None, url),
@@ -195,7 +195,7 @@ fn redact_header(h: &str) -> String {
 
 /// A W3C-baggage-style list (`k1=v1,k2=v2`, values percent-encoded): the form of
 /// `OTEL_EXPORTER_OTLP_HEADERS`.
-pub fn parse_w3c_list(text: &str, source: &str) -> Result<Vec<(String, String)>, ShipError> {
+pub(crate) fn parse_w3c_list(text: &str, source: &str) -> Result<Vec<(String, String)>, ShipError> {
     let mut out = Vec::new();
     for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (k, v) = item

@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::project::Project;
 
 /// The origin of this project's records under `config`.
-pub fn origin(project: &Project, config: &Config) -> Result<Origin, ShipError> {
+pub(crate) fn origin(project: &Project, config: &Config) -> Result<Origin, ShipError> {
     let ship = &config.settings.ship;
     // A `.git/config` that cannot be read (see `fsread`) names no remote.
     let remote = crate::project::origin_url(project.root()).ok().flatten();
@@ -52,7 +52,7 @@ fn non_empty(s: &str) -> Option<String> {
 /// this process. The file is read as text, never through `getpwuid`: the static build has no NSS
 /// modules to ask (see `sys::resolve_hosts_without_nss_modules`), so a name only LDAP or
 /// systemd-homed knows is "unknown" unless `USER`, `LOGNAME` or `ship.user` gives it.
-pub fn login_name() -> String {
+pub(crate) fn login_name() -> String {
     for var in ["USER", "LOGNAME"] {
         if let Some(v) = std::env::var(var).ok().and_then(|v| non_empty(&v)) {
             return v;

@@ -12,30 +12,30 @@
 //! sent again by the next run. Span ids are derived from the record, and every log record carries
 //! a `tlc.record.uid`, so a backend can drop the copies a resend makes.
 
-pub mod endpoint;
-pub mod identity;
-pub mod otlp;
-pub mod run;
-pub mod send;
-pub mod store;
+pub(crate) mod endpoint;
+pub(crate) mod identity;
+pub(crate) mod otlp;
+pub(crate) mod run;
+pub(crate) mod send;
+pub(crate) mod store;
 
-pub use endpoint::{Endpoint, Protocol};
-pub use run::{ship, Mode, RunReport};
-pub use store::ShipStore;
+pub(crate) use endpoint::{Endpoint, Protocol};
+pub(crate) use run::{ship, Mode, RunReport};
+pub(crate) use store::ShipStore;
 
 use crate::store::queries::project::ship as q;
 
 /// The three OTLP signals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Signal {
+pub(crate) enum Signal {
     Traces,
     Logs,
     Metrics,
 }
 
 impl Signal {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Signal::Traces => "traces",
             Signal::Logs => "logs",
@@ -44,7 +44,7 @@ impl Signal {
     }
 
     /// The path OTLP/HTTP appends to a base endpoint for this signal.
-    pub fn path(self) -> &'static str {
+    pub(crate) fn path(self) -> &'static str {
         match self {
             Signal::Traces => "/v1/traces",
             Signal::Logs => "/v1/logs",
@@ -55,7 +55,7 @@ impl Signal {
 
 /// How a stream's rows become OTLP records.
 #[derive(Debug, Clone, Copy)]
-pub enum Source {
+pub(crate) enum Source {
     /// `spans_after.sql`: model responses, tool calls, subagents and session ends as spans.
     Spans,
     /// `token_usage_after.sql`: model responses as `gen_ai.client.token.usage` data points.
@@ -67,7 +67,7 @@ pub enum Source {
 
 /// One stream: a table read in id order, with its own cursor, becoming one OTLP signal.
 #[derive(Debug, Clone, Copy)]
-pub struct Stream {
+pub(crate) struct Stream {
     /// The cursor's name (`ship_cursor.stream`), shown by `--status`.
     pub name: &'static str,
     pub signal: Signal,
@@ -80,7 +80,7 @@ pub struct Stream {
 /// query under `queries/project/ship/` returning the shared log columns, one entry here, and its
 /// table in `table_max_ids.sql` when no stream reads that table yet (`floor_denials` reads
 /// `decisions`, which is there).
-pub const STREAMS: &[Stream] = &[
+pub(crate) const STREAMS: &[Stream] = &[
     Stream {
         name: "spans",
         signal: Signal::Traces,
@@ -139,7 +139,7 @@ pub const STREAMS: &[Stream] = &[
 
 /// What can stop a ship; each names what it is about.
 #[derive(Debug, thiserror::Error)]
-pub enum ShipError {
+pub(crate) enum ShipError {
     /// The configuration (machine tier or `OTEL_EXPORTER_OTLP_*`) cannot be used.
     #[error("{0}")]
     Config(String),

@@ -13,19 +13,19 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// The bucket boundaries the conventions give `gen_ai.client.token.usage`.
-pub const TOKEN_USAGE_BOUNDS: [f64; 14] = [
+pub(crate) const TOKEN_USAGE_BOUNDS: [f64; 14] = [
     1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1048576.0, 4194304.0, 16777216.0, 67108864.0,
 ];
 
 /// What a run sends along with every record, and what it may send.
 #[derive(Debug, Clone)]
-pub struct Shaping {
+pub(crate) struct Shaping {
     pub include_payloads: bool,
     /// This database's random id: the first part of every log record's `tlc.record.uid`.
     pub instance: String,
 }
 
-pub fn kv(key: &str, value: any_value::Value) -> KeyValue {
+pub(crate) fn kv(key: &str, value: any_value::Value) -> KeyValue {
     KeyValue {
         key: key.to_string(),
         value: Some(AnyValue { value: Some(value) }),
@@ -68,7 +68,7 @@ fn redacted(text: &str, redactor: &Redactor) -> String {
 }
 
 /// Nanoseconds since the epoch of a stored time (0 when it does not parse).
-pub fn nanos(stamp: &str) -> u64 {
+pub(crate) fn nanos(stamp: &str) -> u64 {
     crate::clock::parse(stamp)
         .ok()
         .and_then(|t| t.timestamp_nanos_opt())
@@ -86,23 +86,23 @@ fn digest(parts: &[&str]) -> [u8; 32] {
 }
 
 /// A session's trace id: the same for every record of the session, on every machine.
-pub fn trace_id(session: &str) -> Vec<u8> {
+pub(crate) fn trace_id(session: &str) -> Vec<u8> {
     digest(&["tlc.trace", session])[..16].to_vec()
 }
 
 /// A span id derived from what the span is, so a resend carries the same id.
-pub fn span_id(parts: &[&str]) -> Vec<u8> {
+pub(crate) fn span_id(parts: &[&str]) -> Vec<u8> {
     digest(&[&["tlc.span"], parts].concat())[..8].to_vec()
 }
 
 /// The session's own span (its root).
-pub fn session_span_id(session: &str) -> Vec<u8> {
+pub(crate) fn session_span_id(session: &str) -> Vec<u8> {
     span_id(&["session", session])
 }
 
 /// `gen_ai.provider.name` for a model answered through `agent` (the tool the hooks came from).
 /// The conventions' well-known values where the model says which; else the agent's name.
-pub fn provider_name(agent: &str, model: Option<&str>) -> String {
+pub(crate) fn provider_name(agent: &str, model: Option<&str>) -> String {
     let m = model.unwrap_or("").to_ascii_lowercase();
     let m = m.rsplit('/').next().unwrap_or(&m);
     let known = if m.starts_with("claude") || m.contains("anthropic") {
@@ -126,7 +126,7 @@ pub fn provider_name(agent: &str, model: Option<&str>) -> String {
 }
 
 /// One row of the `spans` stream as a span; `None` for a row that makes no span.
-pub fn span(row: &SpanRow, shaping: &Shaping) -> Option<Span> {
+pub(crate) fn span(row: &SpanRow, shaping: &Shaping) -> Option<Span> {
     let session = row.session_id.as_deref()?;
     let redactor = Redactor::new(session);
     let end = nanos(&row.ts);
@@ -269,7 +269,7 @@ fn severity(word: &str) -> SeverityNumber {
 }
 
 /// One row of a log stream as a log record.
-pub fn log_record(row: &LogRow, stream: &str, shaping: &Shaping) -> LogRecord {
+pub(crate) fn log_record(row: &LogRow, stream: &str, shaping: &Shaping) -> LogRecord {
     let session = row.session_id.as_deref().unwrap_or("");
     let redactor = Redactor::new(session);
     let mut attrs = vec![
@@ -333,7 +333,7 @@ pub fn log_record(row: &LogRow, stream: &str, shaping: &Shaping) -> LogRecord {
 
 /// The `gen_ai.client.token.usage` histogram over `rows`: one delta data point per provider,
 /// model and token type, covering the rows' times.
-pub fn token_usage(rows: &[UsageRow]) -> Option<Metric> {
+pub(crate) fn token_usage(rows: &[UsageRow]) -> Option<Metric> {
     #[derive(Default)]
     struct Acc {
         count: u64,
@@ -415,7 +415,7 @@ pub fn token_usage(rows: &[UsageRow]) -> Option<Metric> {
 
 /// Who and what the records come from.
 #[derive(Debug, Clone, Default)]
-pub struct Origin {
+pub(crate) struct Origin {
     pub host: String,
     pub user: String,
     /// `tlc.project`: the repository's name as `tlc obs cost --by project` shows it.
@@ -431,7 +431,7 @@ pub struct Origin {
 }
 
 /// The resource every request carries.
-pub fn resource(origin: &Origin) -> Resource {
+pub(crate) fn resource(origin: &Origin) -> Resource {
     let mut attrs = vec![
         kv("service.name", s("tlc")),
         kv("service.version", s(env!("CARGO_PKG_VERSION"))),
@@ -463,7 +463,7 @@ pub fn resource(origin: &Origin) -> Resource {
     }
 }
 
-pub fn scope() -> InstrumentationScope {
+pub(crate) fn scope() -> InstrumentationScope {
     InstrumentationScope {
         name: "tlc".into(),
         version: env!("CARGO_PKG_VERSION").into(),
@@ -472,7 +472,7 @@ pub fn scope() -> InstrumentationScope {
 }
 
 /// A remote URL as it may leave the machine: user and password dropped; `None` for a local path.
-pub fn remote_for_shipping(url: &str) -> Option<String> {
+pub(crate) fn remote_for_shipping(url: &str) -> Option<String> {
     let url = url.trim();
     if url.is_empty() || url.starts_with('/') || url.starts_with("file:") || url.starts_with('.') || url.starts_with('~') {
         return None;
@@ -491,7 +491,7 @@ pub fn remote_for_shipping(url: &str) -> Option<String> {
 }
 
 /// The repository name a remote URL ends with (`.git` dropped).
-pub fn repository_name_of(url: &str) -> Option<String> {
+pub(crate) fn repository_name_of(url: &str) -> Option<String> {
     let path = url.trim().trim_end_matches('/');
     let last = path.rsplit(['/', ':']).next()?;
     let name = last.strip_suffix(".git").unwrap_or(last);

@@ -18,13 +18,13 @@ use std::path::{Path, PathBuf};
 
 /// Whether a run sends or only shows what it would send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     DryRun,
     Send,
 }
 
 /// What a run needs besides the database.
-pub struct Settings {
+pub(crate) struct Settings {
     pub max_records: usize,
     pub max_bytes: usize,
     pub shaping: Shaping,
@@ -35,7 +35,7 @@ pub struct Settings {
 
 /// One request, as a dry run shows it.
 #[derive(Debug, serde::Serialize)]
-pub struct ShownRequest {
+pub(crate) struct ShownRequest {
     pub stream: &'static str,
     pub signal: Signal,
     pub url: String,
@@ -49,7 +49,7 @@ pub struct ShownRequest {
 
 /// What one stream did in a run.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct StreamReport {
+pub(crate) struct StreamReport {
     pub stream: &'static str,
     pub signal: Signal,
     pub url: String,
@@ -69,7 +69,7 @@ pub struct StreamReport {
 
 /// What a run did.
 #[derive(Debug, serde::Serialize)]
-pub struct RunReport {
+pub(crate) struct RunReport {
     pub dry_run: bool,
     pub protocol: &'static str,
     pub streams: Vec<StreamReport>,
@@ -202,7 +202,7 @@ impl Items {
 /// would be sent). `now` stamps the cursor and state rows. A request the collector does not
 /// acknowledge stops the run after recording it (`RunReport::error`); what was acknowledged
 /// before stays acknowledged.
-pub fn ship(
+pub(crate) fn ship(
     store: &ShipStore,
     path: &Path,
     endpoint: Option<&Endpoint>,
@@ -436,18 +436,18 @@ fn send_range(
     }
 }
 
-pub fn no_endpoint() -> String {
+pub(crate) fn no_endpoint() -> String {
     "no collector configured: set `endpoint` under [ship] in $TLC_HOME/config.toml, or OTEL_EXPORTER_OTLP_ENDPOINT".into()
 }
 
 /// Held while a run sends from one database: two runs at once would send the same batches.
-pub struct ShipLock {
+pub(crate) struct ShipLock {
     _file: std::fs::File,
 }
 
 impl ShipLock {
     /// Takes the lock beside the database (`ship.lock` in its folder) without waiting.
-    pub fn acquire(db: &Path) -> Result<ShipLock, ShipError> {
+    pub(crate) fn acquire(db: &Path) -> Result<ShipLock, ShipError> {
         let path: PathBuf = db.with_file_name("ship.lock");
         // A symlink planted at the name (dangling or not) is refused, never created through.
         let file = crate::fswrite::open_regular_for_write(&path, 0o600, false)

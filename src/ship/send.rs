@@ -7,13 +7,13 @@ use std::time::Duration;
 
 /// The longest `Retry-After` a run waits for; a collector asking for more ends the run (the
 /// cursor stays, the next scheduled run tries again).
-pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
+pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(120);
 /// Backoff without `Retry-After`: 1 s, 2 s, 4 s, … up to this.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// What the collector made of a request.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// Acknowledged; `rejected` records of it were refused for good (a partial success).
     Accepted { rejected: i64, message: String },
     /// 413: the body is too large for the collector.
@@ -23,14 +23,14 @@ pub enum Answer {
 }
 
 /// Sends export requests to one collector.
-pub struct Sender {
+pub(crate) struct Sender {
     agent: ureq::Agent,
     endpoint: Endpoint,
     sleep: Box<dyn Fn(Duration)>,
 }
 
 impl Sender {
-    pub fn new(endpoint: Endpoint) -> Sender {
+    pub(crate) fn new(endpoint: Endpoint) -> Sender {
         // The collector may be named by host name: resolved without NSS modules (see there).
         crate::sys::resolve_hosts_without_nss_modules();
         let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -47,7 +47,7 @@ impl Sender {
     }
 
     /// POSTs `body` for `signal`, retrying what OTLP says is retryable.
-    pub fn export(&self, signal: Signal, body: &[u8]) -> Answer {
+    pub(crate) fn export(&self, signal: Signal, body: &[u8]) -> Answer {
         let url = self.endpoint.url(signal);
         let mut attempt = 0u32;
         loop {
@@ -110,7 +110,7 @@ impl Sender {
 }
 
 /// What a collector says in a `Retry-After`: seconds, or an HTTP date.
-pub fn parse_retry_after(v: &str) -> Option<Duration> {
+pub(crate) fn parse_retry_after(v: &str) -> Option<Duration> {
     let v = v.trim();
     if let Ok(secs) = v.parse::<u64>() {
         return Some(Duration::from_secs(secs));

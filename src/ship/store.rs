@@ -6,13 +6,13 @@ use crate::store::queries::project::ship as q;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::{Map, Value};
 
-pub struct ShipStore<'c> {
+pub(crate) struct ShipStore<'c> {
     conn: &'c Connection,
 }
 
 /// A row of the `spans` stream.
 #[derive(Debug, Clone, Default)]
-pub struct SpanRow {
+pub(crate) struct SpanRow {
     pub id: i64,
     pub ts: String,
     pub provider: String,
@@ -38,7 +38,7 @@ pub struct SpanRow {
 
 /// A row of the `token_usage` stream.
 #[derive(Debug, Clone, Default)]
-pub struct UsageRow {
+pub(crate) struct UsageRow {
     pub id: i64,
     pub ts: String,
     pub provider: String,
@@ -51,7 +51,7 @@ pub struct UsageRow {
 
 /// A row of a log stream: the columns every log query returns.
 #[derive(Debug, Clone, Default)]
-pub struct LogRow {
+pub(crate) struct LogRow {
     pub id: i64,
     pub ts: String,
     pub provider: Option<String>,
@@ -69,14 +69,14 @@ pub struct LogRow {
 
 /// One read of a stream.
 #[derive(Debug, Clone)]
-pub enum Rows {
+pub(crate) enum Rows {
     Spans(Vec<SpanRow>),
     Usage(Vec<UsageRow>),
     Logs(Vec<LogRow>),
 }
 
 impl Rows {
-    pub fn ids(&self) -> Vec<i64> {
+    pub(crate) fn ids(&self) -> Vec<i64> {
         match self {
             Rows::Spans(r) => r.iter().map(|x| x.id).collect(),
             Rows::Usage(r) => r.iter().map(|x| x.id).collect(),
@@ -87,7 +87,7 @@ impl Rows {
 
 /// A cursor and what happened to its stream last, for `--status`.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct CursorRow {
+pub(crate) struct CursorRow {
     pub url: String,
     pub stream: String,
     pub last_id: i64,
@@ -112,12 +112,12 @@ fn object(text: Option<String>) -> Map<String, Value> {
 }
 
 impl<'c> ShipStore<'c> {
-    pub fn new(conn: &'c Connection) -> ShipStore<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> ShipStore<'c> {
         ShipStore { conn }
     }
 
     /// This database's random id (made by its migration).
-    pub fn instance(&self) -> rusqlite::Result<String> {
+    pub(crate) fn instance(&self) -> rusqlite::Result<String> {
         Ok(self
             .conn
             .query_row(q::INSTANCE, [], |r| r.get::<_, String>(0))
@@ -126,7 +126,7 @@ impl<'c> ShipStore<'c> {
     }
 
     /// The last id of `stream` the collector at `url` acknowledged (0 before the first).
-    pub fn cursor(&self, url: &str, stream: &str) -> rusqlite::Result<i64> {
+    pub(crate) fn cursor(&self, url: &str, stream: &str) -> rusqlite::Result<i64> {
         Ok(self
             .conn
             .query_row(q::CURSOR_GET, params![url, stream], |r| r.get(0))
@@ -135,7 +135,7 @@ impl<'c> ShipStore<'c> {
     }
 
     /// Up to `limit` rows of `stream` after id `after`, oldest first.
-    pub fn read(&self, stream: &Stream, after: i64, limit: i64) -> rusqlite::Result<Rows> {
+    pub(crate) fn read(&self, stream: &Stream, after: i64, limit: i64) -> rusqlite::Result<Rows> {
         match stream.source {
             Source::Spans => {
                 let mut stmt = self.conn.prepare_cached(q::SPANS_AFTER)?;
@@ -205,7 +205,7 @@ impl<'c> ShipStore<'c> {
 
     /// After the collector at `url` acknowledged `records` records of `stream` up to row
     /// `last_id`: the cursor moves there. With no record (rows that made none) it only moves.
-    pub fn acknowledged(&self, url: &str, stream: &str, last_id: i64, records: i64, now: &str) -> rusqlite::Result<()> {
+    pub(crate) fn acknowledged(&self, url: &str, stream: &str, last_id: i64, records: i64, now: &str) -> rusqlite::Result<()> {
         if records == 0 {
             self.conn
                 .prepare_cached(q::CURSOR_ADVANCE)?
@@ -219,7 +219,7 @@ impl<'c> ShipStore<'c> {
     }
 
     /// A request of `stream` to `url` that failed; the cursor stays.
-    pub fn failed(&self, url: &str, stream: &str, now: &str, error: &str) -> rusqlite::Result<()> {
+    pub(crate) fn failed(&self, url: &str, stream: &str, now: &str, error: &str) -> rusqlite::Result<()> {
         self.conn
             .prepare_cached(q::CURSOR_ERROR)?
             .execute(params![url, stream, now, error])?;
@@ -227,14 +227,14 @@ impl<'c> ShipStore<'c> {
     }
 
     /// A partial success: the collector at `url` rejected `rejected` records for good.
-    pub fn partial(&self, url: &str, stream: &str, now: &str, rejected: i64, message: &str) -> rusqlite::Result<()> {
+    pub(crate) fn partial(&self, url: &str, stream: &str, now: &str, rejected: i64, message: &str) -> rusqlite::Result<()> {
         self.conn
             .prepare_cached(q::CURSOR_PARTIAL)?
             .execute(params![url, stream, now, rejected, message])?;
         Ok(())
     }
 
-    pub fn cursors(&self) -> rusqlite::Result<Vec<CursorRow>> {
+    pub(crate) fn cursors(&self) -> rusqlite::Result<Vec<CursorRow>> {
         let mut stmt = self.conn.prepare_cached(q::CURSOR_LIST)?;
         let rows = stmt.query_map([], |r| {
             Ok(CursorRow {
@@ -254,7 +254,7 @@ impl<'c> ShipStore<'c> {
     }
 
     /// The highest id of each table a stream reads.
-    pub fn table_max_ids(&self) -> rusqlite::Result<Vec<(String, i64)>> {
+    pub(crate) fn table_max_ids(&self) -> rusqlite::Result<Vec<(String, i64)>> {
         let mut stmt = self.conn.prepare_cached(q::TABLE_MAX_IDS)?;
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
         rows.collect()
@@ -262,7 +262,7 @@ impl<'c> ShipStore<'c> {
 
     /// After a prune: every cursor past the highest id its table kept is pulled back to that id,
     /// so that the rows SQLite numbers next (from that highest id on) are sent.
-    pub fn clamp_after_prune(&self) -> rusqlite::Result<()> {
+    pub(crate) fn clamp_after_prune(&self) -> rusqlite::Result<()> {
         let max = self.table_max_ids()?;
         for stream in STREAMS {
             let kept = max.iter().find(|(t, _)| t == stream.table).map_or(0, |(_, m)| *m);

@@ -6,7 +6,7 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::Path;
 
 /// Creates `dir` and any missing parents with mode 0700. An existing folder is left as it is.
-pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn create_private_dir(dir: &Path) -> io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
@@ -14,7 +14,7 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Creates `path` empty with mode 0600 unless it already exists.
-pub fn create_private_file(path: &Path) -> io::Result<()> {
+pub(crate) fn create_private_file(path: &Path) -> io::Result<()> {
     match OpenOptions::new().write(true).create_new(true).mode(0o600).open(path) {
         Ok(_) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
@@ -25,7 +25,7 @@ pub fn create_private_file(path: &Path) -> io::Result<()> {
 /// Whether the file system holding `db` has no space left (or no quota): SQLite reports some
 /// writes that failed for want of space as a plain "disk I/O error". Probed by writing a small
 /// file beside the database and removing it; called only on an I/O error.
-pub fn no_space_left(db: &Path) -> bool {
+pub(crate) fn no_space_left(db: &Path) -> bool {
     let Some(dir) = db.parent() else { return false };
     let probe = dir.join(format!(".tlc-space-probe-{}", std::process::id()));
     let written = OpenOptions::new()

@@ -12,21 +12,21 @@ mod schema;
 #[cfg(test)]
 mod typed_queries;
 
-pub use fsutil::{create_private_dir, create_private_file};
-pub use pool::{open_read_pool, PooledConnection, ReadPool};
-pub use schema::{applied_migrations, in_memory, AppliedMigration, MigrationReport};
+pub(crate) use fsutil::{create_private_dir, create_private_file};
+pub(crate) use pool::{open_read_pool, PooledConnection, ReadPool};
+pub(crate) use schema::{applied_migrations, in_memory, AppliedMigration, MigrationReport};
 
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The named statements under `queries/`, compiled in by build.rs.
-pub mod queries {
+pub(crate) mod queries {
     include!(concat!(env!("OUT_DIR"), "/queries.rs"));
 }
 
 /// The views under `reports/`, compiled in by build.rs.
-pub mod reports {
+pub(crate) mod reports {
     include!(concat!(env!("OUT_DIR"), "/reports.rs"));
 }
 
@@ -37,16 +37,16 @@ mod versions {
 /// Rows a prune dropped (or would drop) from one table. Each domain's repository type prunes its
 /// own tables and reports them in this form; `tlc obs prune` prints them.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct PruneCount {
+pub(crate) struct PruneCount {
     pub table: &'static str,
     pub rows: i64,
 }
 
 /// How long a connection waits for another writer before giving up.
-pub const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);
+pub(crate) const BUSY_TIMEOUT: Duration = Duration::from_millis(5000);
 /// How long a hook waits for another process holding the database: well inside a hook's budget.
 /// What it could not write then is kept for the next hook (see `hook::pending`).
-pub const HOOK_BUSY_TIMEOUT: Duration = Duration::from_millis(500);
+pub(crate) const HOOK_BUSY_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// Which of the two databases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +58,7 @@ pub enum DbKind {
 }
 
 impl DbKind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             DbKind::Project => "project",
             DbKind::Home => "home",
@@ -66,7 +66,7 @@ impl DbKind {
     }
 
     /// The newest migration this binary carries.
-    pub fn latest_version(self) -> u32 {
+    pub(crate) fn latest_version(self) -> u32 {
         match self {
             DbKind::Project => versions::PROJECT_LATEST,
             DbKind::Home => versions::HOME_LATEST,
@@ -74,7 +74,7 @@ impl DbKind {
     }
 
     /// The views this binary keeps in the database: (name, CREATE VIEW statement).
-    pub fn views(self) -> &'static [(&'static str, &'static str)] {
+    pub(crate) fn views(self) -> &'static [(&'static str, &'static str)] {
         match self {
             DbKind::Project => reports::PROJECT,
             DbKind::Home => reports::HOME,
@@ -91,7 +91,7 @@ impl DbKind {
     /// The `user_version` a database fully in step with this binary carries: the schema version
     /// times a million plus six digits of the views' fingerprint. The hook path compares this one
     /// integer and runs the migrator only when it differs.
-    pub fn expected_user_version(self) -> i64 {
+    pub(crate) fn expected_user_version(self) -> i64 {
         i64::from(self.latest_version()) * 1_000_000 + (self.views_fingerprint() % 1_000_000) as i64
     }
 }
@@ -135,7 +135,7 @@ pub enum StoreError {
 impl StoreError {
     /// An SQLite error on the database at `path`, named for what it is: not a database, a full
     /// disk (SQLite reports some of those as a plain "disk I/O error"), a refused symlink.
-    pub fn sqlite(path: &Path, source: rusqlite::Error) -> StoreError {
+    pub(crate) fn sqlite(path: &Path, source: rusqlite::Error) -> StoreError {
         if is_not_a_database(&source) {
             return StoreError::NotADatabase {
                 path: path.to_path_buf(),
@@ -168,7 +168,7 @@ impl StoreError {
     }
 
     /// True when another writer held the database past the busy timeout.
-    pub fn is_busy(&self) -> bool {
+    pub(crate) fn is_busy(&self) -> bool {
         matches!(self, StoreError::Sqlite { cause: rusqlite::Error::SqliteFailure(e, _), .. }
             if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
     }
@@ -220,11 +220,11 @@ impl std::fmt::Debug for Store {
 }
 
 impl Store {
-    pub fn kind(&self) -> DbKind {
+    pub(crate) fn kind(&self) -> DbKind {
         self.kind
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
@@ -239,18 +239,18 @@ impl Store {
     }
 
     /// What [`open_write`] applied on the way in (nothing for [`open_read`]).
-    pub fn migration(&self) -> &MigrationReport {
+    pub(crate) fn migration(&self) -> &MigrationReport {
         &self.migration
     }
 
     /// Reclaims the space of deleted rows (after a prune).
-    pub fn vacuum(&self) -> Result<(), StoreError> {
+    pub(crate) fn vacuum(&self) -> Result<(), StoreError> {
         self.conn.execute_batch("VACUUM").map_err(|e| StoreError::sqlite(&self.path, e))
     }
 
     /// Copies what the WAL holds into the database file without waiting for readers or writers
     /// (a checkpoint that cannot finish now is left to a later one).
-    pub fn checkpoint_passive(&self) -> Result<(), StoreError> {
+    pub(crate) fn checkpoint_passive(&self) -> Result<(), StoreError> {
         self.conn
             .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
             .map_err(|e| StoreError::sqlite(&self.path, e))
@@ -385,7 +385,7 @@ pub fn open_hook(kind: DbKind, path: &Path) -> Result<Connection, StoreError> {
 
 /// After a commit on a hook connection: checkpoints and truncates the WAL when it has grown past
 /// its limit. Best effort: a checkpoint blocked by a reader is left for a later hook.
-pub fn checkpoint_if_large(conn: &Connection) {
+pub(crate) fn checkpoint_if_large(conn: &Connection) {
     if HOOK_WAL_PAGES.load(std::sync::atomic::Ordering::Relaxed) >= HOOK_WAL_LIMIT_PAGES {
         // Never wait here: a truncating checkpoint that waited for readers would hold the write
         // lock meanwhile and stall every other hook. Busy now means a later hook does it.
@@ -513,7 +513,7 @@ fn check_readable(kind: DbKind, path: &Path, conn: &Connection) -> Result<(), St
 
 /// What `tlc db status` shows of one database, read without writing.
 #[derive(Debug, serde::Serialize)]
-pub struct DbStatus {
+pub(crate) struct DbStatus {
     pub database: &'static str,
     pub path: String,
     pub exists: bool,
@@ -529,7 +529,7 @@ pub struct DbStatus {
 }
 
 /// Reads the status of the database at `path` without creating or writing anything.
-pub fn status(kind: DbKind, path: &Path) -> DbStatus {
+pub(crate) fn status(kind: DbKind, path: &Path) -> DbStatus {
     let mut st = DbStatus {
         database: kind.name(),
         path: path.display().to_string(),
@@ -576,7 +576,7 @@ pub fn status(kind: DbKind, path: &Path) -> DbStatus {
 
 /// The outcome of `PRAGMA integrity_check` and `PRAGMA foreign_key_check` on one database.
 #[derive(Debug, serde::Serialize)]
-pub struct CheckReport {
+pub(crate) struct CheckReport {
     pub database: &'static str,
     pub path: String,
     pub exists: bool,
@@ -588,7 +588,7 @@ pub struct CheckReport {
 }
 
 /// Runs the integrity and foreign-key checks without writing.
-pub fn check(kind: DbKind, path: &Path) -> Result<CheckReport, StoreError> {
+pub(crate) fn check(kind: DbKind, path: &Path) -> Result<CheckReport, StoreError> {
     let mut report = CheckReport {
         database: kind.name(),
         path: path.display().to_string(),

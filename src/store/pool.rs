@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 
 /// A connection borrowed from a [`ReadPool`]; it goes back to the pool when dropped. Derefs to
 /// a `rusqlite::Connection` for the domains' repository types.
-pub type PooledConnection = r2d2::PooledConnection<SqliteConnectionManager>;
+pub(crate) type PooledConnection = r2d2::PooledConnection<SqliteConnectionManager>;
 
 /// A pool of read-only connections to one database file.
-pub struct ReadPool {
+pub(crate) struct ReadPool {
     kind: DbKind,
     path: PathBuf,
     pool: r2d2::Pool<SqliteConnectionManager>,
@@ -49,7 +49,7 @@ fn init(conn: &mut Connection) -> rusqlite::Result<()> {
 ///
 /// Size it for the threads that use it: a thread that holds at most one connection of the pool
 /// at a time never waits for one when the pool has a connection per thread.
-pub fn open_read_pool(kind: DbKind, path: &Path, size: u32) -> Result<Option<ReadPool>, StoreError> {
+pub(crate) fn open_read_pool(kind: DbKind, path: &Path, size: u32) -> Result<Option<ReadPool>, StoreError> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }
@@ -74,22 +74,22 @@ pub fn open_read_pool(kind: DbKind, path: &Path, size: u32) -> Result<Option<Rea
 }
 
 impl ReadPool {
-    pub fn kind(&self) -> DbKind {
+    pub(crate) fn kind(&self) -> DbKind {
         self.kind
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The most connections the pool opens at once.
-    pub fn max_size(&self) -> u32 {
+    pub(crate) fn max_size(&self) -> u32 {
         self.pool.max_size()
     }
 
     /// A connection, waiting at most [`BUSY_TIMEOUT`] for one to come free. The file is checked
     /// again first: a database replaced by a link or a FIFO while serving is refused.
-    pub fn get(&self) -> Result<PooledConnection, StoreError> {
+    pub(crate) fn get(&self) -> Result<PooledConnection, StoreError> {
         refuse_irregular(&self.path)?;
         self.pool.get().map_err(|e| StoreError::Pool {
             path: self.path.clone(),

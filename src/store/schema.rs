@@ -17,7 +17,7 @@ const HISTORY_TABLE: &str = "refinery_schema_history";
 
 /// One migration recorded in a database.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct AppliedMigration {
+pub(crate) struct AppliedMigration {
     pub version: u32,
     pub name: String,
     pub applied_on: String,
@@ -25,7 +25,7 @@ pub struct AppliedMigration {
 
 /// What one migration run changed.
 #[derive(Debug, Default, Clone, serde::Serialize)]
-pub struct MigrationReport {
+pub(crate) struct MigrationReport {
     /// Migrations applied by this run, oldest first.
     pub applied: Vec<AppliedMigration>,
     /// Whether the views were (re)created from `reports/`.
@@ -33,7 +33,7 @@ pub struct MigrationReport {
 }
 
 impl MigrationReport {
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         !self.applied.is_empty() || self.views_recreated
     }
 }
@@ -47,12 +47,12 @@ pub(super) fn runner(kind: DbKind) -> refinery::Runner {
 }
 
 /// The highest migration version recorded in `conn` (0 for a database without history).
-pub fn applied_version(conn: &Connection) -> rusqlite::Result<u32> {
+pub(crate) fn applied_version(conn: &Connection) -> rusqlite::Result<u32> {
     Ok(applied_migrations(conn)?.iter().map(|m| m.version).max().unwrap_or(0))
 }
 
 /// Every migration recorded in `conn`, oldest first.
-pub fn applied_migrations(conn: &Connection) -> rusqlite::Result<Vec<AppliedMigration>> {
+pub(crate) fn applied_migrations(conn: &Connection) -> rusqlite::Result<Vec<AppliedMigration>> {
     let exists: bool = conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
         [HISTORY_TABLE],
@@ -74,7 +74,7 @@ pub fn applied_migrations(conn: &Connection) -> rusqlite::Result<Vec<AppliedMigr
 
 /// The tables of a database that has tables but no tlc migration history (a foreign SQLite
 /// file), named for a message; `None` for a tlc database or an empty one.
-pub fn foreign_tables(conn: &Connection) -> rusqlite::Result<Option<String>> {
+pub(crate) fn foreign_tables(conn: &Connection) -> rusqlite::Result<Option<String>> {
     let mut stmt =
         conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")?;
     let tables: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
@@ -106,7 +106,7 @@ fn table_shapes(conn: &Connection) -> rusqlite::Result<Vec<(String, Vec<String>)
 /// writing: a foreign SQLite file, a migration history or a `user_version` newer than this
 /// binary, the two disagreeing, a table or column the recorded version has that is missing.
 /// Empty for a sound database, and for an empty file (created, never migrated).
-pub fn problems(kind: DbKind, conn: &Connection) -> rusqlite::Result<Vec<String>> {
+pub(crate) fn problems(kind: DbKind, conn: &Connection) -> rusqlite::Result<Vec<String>> {
     let mut out = Vec::new();
     if let Some(tables) = foreign_tables(conn)? {
         out.push(format!("not a tlc database: it holds {tables} but no tlc migration history"));
@@ -283,7 +283,7 @@ fn sync_views(kind: DbKind, conn: &mut Connection) -> Result<(), ViewError> {
 
 /// A fresh in-memory database at this binary's schema, views included: for describing views
 /// without touching (or creating) any file.
-pub fn in_memory(kind: DbKind) -> Result<Connection, StoreError> {
+pub(crate) fn in_memory(kind: DbKind) -> Result<Connection, StoreError> {
     let path = Path::new(":memory:");
     let mut conn = Connection::open_in_memory().map_err(|e| StoreError::sqlite(path, e))?;
     runner(kind).run(&mut conn).map_err(|e| StoreError::Migration {

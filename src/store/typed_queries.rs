@@ -8,14 +8,14 @@ use rusqlite::Connection;
 
 /// A statement that did not prepare.
 #[derive(Debug, PartialEq)]
-pub struct QueryFault {
+pub(crate) struct QueryFault {
     pub database: String,
     pub name: String,
     pub error: String,
 }
 
 /// Prepares each `(database, name, sql)` against `conns` (one per database kind).
-pub fn check_statements(project: &Connection, home: &Connection, statements: &[(&str, &str, &str)]) -> Vec<QueryFault> {
+pub(crate) fn check_statements(project: &Connection, home: &Connection, statements: &[(&str, &str, &str)]) -> Vec<QueryFault> {
     let mut faults = Vec::new();
     for (db, name, sql) in statements {
         let conn = match *db {
@@ -43,7 +43,7 @@ pub fn check_statements(project: &Connection, home: &Connection, statements: &[(
 
 /// Migrates fresh databases in `dir` and prepares every compiled-in query and every view's
 /// SELECT against them.
-pub fn check_all(dir: &std::path::Path) -> Result<Vec<QueryFault>, StoreError> {
+pub(crate) fn check_all(dir: &std::path::Path) -> Result<Vec<QueryFault>, StoreError> {
     let project = open_write(DbKind::Project, &dir.join("project.db"))?;
     let home = open_write(DbKind::Home, &dir.join("home.db"))?;
     let mut faults = check_statements(project.conn(), home.conn(), queries::ALL);

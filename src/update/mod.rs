@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The folder of decision notes, relative to the checkout.
-pub const DECISIONS_DIR: &str = "docs/decisions";
+pub(crate) const DECISIONS_DIR: &str = "docs/decisions";
 
 /// What stops an update; each names the checkout and the way out.
 #[derive(Debug, thiserror::Error)]
-pub enum UpdateError {
+pub(crate) enum UpdateError {
     #[error("{dir}: not a git checkout ({detail}); tlc updates the checkout it was built from — reinstall from a clone (`git clone …` then `cargo build --release` there)")]
     NotACheckout { dir: String, detail: String },
     #[error("{dir}: branch {branch} has no upstream to update from; set one (`git -C {dir} branch --set-upstream-to origin/{branch}`) or reinstall from a clone")]
@@ -30,7 +30,7 @@ pub enum UpdateError {
 
 /// A checkout and the upstream it follows.
 #[derive(Debug, Clone)]
-pub struct Checkout {
+pub(crate) struct Checkout {
     pub dir: PathBuf,
     /// The upstream branch, as git names it (`origin/main`).
     pub upstream: String,
@@ -38,7 +38,7 @@ pub struct Checkout {
 
 /// One commit an update would bring.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Commit {
+pub(crate) struct Commit {
     pub hash: String,
     pub date: String,
     pub subject: String,
@@ -46,7 +46,7 @@ pub struct Commit {
 
 /// One decision note an update would bring (a file added under `docs/decisions/`).
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Note {
+pub(crate) struct Note {
     pub path: String,
     /// Its first heading, without the `#`.
     pub title: String,
@@ -56,7 +56,7 @@ pub struct Note {
 
 /// What the upstream holds that the checkout does not, after a fetch.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Pending {
+pub(crate) struct Pending {
     pub dir: String,
     pub upstream: String,
     pub head: String,
@@ -90,7 +90,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, UpdateError> {
 }
 
 /// The checkout at `dir` and its upstream; refused when it is not a git checkout or follows none.
-pub fn locate(dir: &Path) -> Result<Checkout, UpdateError> {
+pub(crate) fn locate(dir: &Path) -> Result<Checkout, UpdateError> {
     let shown = dir.display().to_string();
     if !dir.is_dir() {
         return Err(UpdateError::NotACheckout {
@@ -120,14 +120,14 @@ pub fn locate(dir: &Path) -> Result<Checkout, UpdateError> {
 
 /// Fetches the upstream's remote and says what it holds that the checkout does not. Moves no
 /// branch and touches no file of the worktree.
-pub fn fetch_pending(c: &Checkout) -> Result<Pending, UpdateError> {
+pub(crate) fn fetch_pending(c: &Checkout) -> Result<Pending, UpdateError> {
     let remote = c.upstream.split_once('/').map_or(c.upstream.as_str(), |(r, _)| r);
     git(&c.dir, &["fetch", "--quiet", remote])?;
     pending(c)
 }
 
 /// What the (already fetched) upstream holds that the checkout does not.
-pub fn pending(c: &Checkout) -> Result<Pending, UpdateError> {
+pub(crate) fn pending(c: &Checkout) -> Result<Pending, UpdateError> {
     let head = git(&c.dir, &["rev-parse", "HEAD"])?;
     let upstream_head = git(&c.dir, &["rev-parse", &c.upstream])?;
     let range = format!("HEAD..{}", c.upstream);
@@ -156,7 +156,7 @@ pub fn pending(c: &Checkout) -> Result<Pending, UpdateError> {
 }
 
 /// The decision notes added between revisions `from` and `to` (as `to` has them), in name order.
-pub fn notes_between(dir: &Path, from: &str, to: &str) -> Result<Vec<Note>, UpdateError> {
+pub(crate) fn notes_between(dir: &Path, from: &str, to: &str) -> Result<Vec<Note>, UpdateError> {
     let range = format!("{from}..{to}");
     let added = git(dir, &["diff", "--name-only", "--diff-filter=A", &range, "--", DECISIONS_DIR])?;
     let mut paths: Vec<&str> = added.lines().filter(|p| p.ends_with(".md") && !p.ends_with("/README.md")).collect();
@@ -171,7 +171,7 @@ pub fn notes_between(dir: &Path, from: &str, to: &str) -> Result<Vec<Note>, Upda
 }
 
 /// A note's title (its first heading) and its `migration:` line.
-pub fn parse_note(path: &str, text: &str) -> Note {
+pub(crate) fn parse_note(path: &str, text: &str) -> Note {
     let title = text
         .lines()
         .find_map(|l| l.strip_prefix('#').map(|t| t.trim_start_matches('#').trim().to_string()))
@@ -189,7 +189,7 @@ pub fn parse_note(path: &str, text: &str) -> Note {
 
 /// Fast-forwards the checkout to its upstream. Refuses, changing nothing, when the checkout has
 /// commits the upstream does not, or uncommitted changes to tracked files.
-pub fn fast_forward(c: &Checkout, p: &Pending) -> Result<(), UpdateError> {
+pub(crate) fn fast_forward(c: &Checkout, p: &Pending) -> Result<(), UpdateError> {
     let dir = c.dir.display().to_string();
     if p.local_commits > 0 {
         return Err(UpdateError::LocalCommits {
@@ -211,7 +211,7 @@ pub fn fast_forward(c: &Checkout, p: &Pending) -> Result<(), UpdateError> {
 
 /// Builds the checkout (`cargo build --release`, its output passed through to the operator) and
 /// returns the binary it built.
-pub fn build(c: &Checkout) -> Result<PathBuf, UpdateError> {
+pub(crate) fn build(c: &Checkout) -> Result<PathBuf, UpdateError> {
     let dir = c.dir.display().to_string();
     let status = Command::new("cargo")
         .args(["build", "--release"])
@@ -236,7 +236,7 @@ pub fn build(c: &Checkout) -> Result<PathBuf, UpdateError> {
 
 /// The release binary a build of `dir` left: the explicit target's (`.cargo/config.toml` names
 /// one) or the host's, whichever is newer.
-pub fn built_binary(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn built_binary(dir: &Path) -> Option<PathBuf> {
     let candidates = [
         dir.join("target/x86_64-unknown-linux-gnu/release/tlc"),
         dir.join("target/release/tlc"),

@@ -17,14 +17,14 @@ use std::path::Path;
 /// One check's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(crate) enum Status {
     Ok,
     Warn,
     Fail,
 }
 
 impl Status {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Status::Ok => "ok",
             Status::Warn => "warn",
@@ -35,7 +35,7 @@ impl Status {
 
 /// One row of `doctor`.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Check {
+pub(crate) struct Check {
     pub id: String,
     pub name: String,
     pub status: Status,
@@ -85,7 +85,7 @@ fn fix(id: &str) -> &'static str {
 }
 
 /// Runs every check for `paths`.
-pub fn run_all(paths: &Paths) -> Vec<Check> {
+pub(crate) fn run_all(paths: &Paths) -> Vec<Check> {
     let mut out = run_checks(paths);
     for c in out.iter_mut().filter(|c| c.status != Status::Ok && !c.detail.contains("`tlc ")) {
         c.detail = format!("{}; fix: {}", c.detail, fix(&c.id));
@@ -258,7 +258,7 @@ fn config_tiers(paths: &Paths) -> Vec<Check> {
 
 /// The project keys that restate the value they would inherit, each with the file it stopped
 /// tracking. Deleting them changes nothing: the value goes back to being inherited.
-pub fn restated(cfg: &Config, paths: &Paths) -> Vec<String> {
+pub(crate) fn restated(cfg: &Config, paths: &Paths) -> Vec<String> {
     let mut out = Vec::new();
     for (tier, key, value, line) in &cfg.declared {
         if *tier != Tier::Project || !registry::spec(key).is_some_and(|s| s.policy) {
@@ -411,7 +411,7 @@ fn gate_commands(cfg: &Config) -> Vec<Check> {
 
 /// Claude Code ends a turn after this many consecutive Stop blocks (its default
 /// `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`), whatever the hook answers next.
-pub const CLAUDE_STOP_BLOCK_CAP: i64 = 8;
+pub(crate) const CLAUDE_STOP_BLOCK_CAP: i64 = 8;
 
 fn loop_budget(cfg: &Config) -> Check {
     let max = cfg.settings.grind.max_loops;

@@ -7,14 +7,14 @@ use crate::render::{self, Format, Role, Table, Tone};
 use checks::Status;
 
 #[derive(Debug, clap::Args)]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     // JSON is {"ok", "failed", "warned", "checks": [{"id", "name", "status", "detail"}]}; csv,
     // jsonl and markdown carry the checks.
     #[command(flatten)]
     pub output: crate::cli::OutputArgs,
 }
 
-pub fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<()> {
+pub(crate) fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<()> {
     let checks = checks::run_all(ctx.paths()?);
     let failed = checks.iter().filter(|c| c.status == Status::Fail).count();
     let warned = checks.iter().filter(|c| c.status == Status::Warn).count();

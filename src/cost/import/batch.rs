@@ -33,7 +33,7 @@ pub(super) struct BatchRows<'b> {
 }
 
 impl<'b> BatchRows<'b> {
-    pub fn new(batch: &'b [Pending], resolver: &'b CachedResolver<'_>, rescan: bool) -> BatchRows<'b> {
+    pub(crate) fn new(batch: &'b [Pending], resolver: &'b CachedResolver<'_>, rescan: bool) -> BatchRows<'b> {
         BatchRows {
             batch,
             prices: batch
@@ -48,7 +48,7 @@ impl<'b> BatchRows<'b> {
     }
 
     /// Record `i` of file `file`, priced.
-    pub fn row(&self, file: usize, i: usize) -> UsageRow<'b> {
+    pub(crate) fn row(&self, file: usize, i: usize) -> UsageRow<'b> {
         let p = &self.batch[file];
         let r = &p.scan.records[i];
         let g = &p.grouped.sessions[p.grouped.rows[i].session as usize];
@@ -71,7 +71,7 @@ impl<'b> BatchRows<'b> {
     }
 
     /// Counts what either path stored: rows per file, and those without a price.
-    pub fn count_stored(&mut self, (stored, costs): &Stored) {
+    pub(crate) fn count_stored(&mut self, (stored, costs): &Stored) {
         for &(file, _) in stored {
             self.inserted[file] += 1;
         }

@@ -39,7 +39,7 @@ pub(super) struct NewKeys {
 }
 
 impl NewKeys {
-    pub fn push(&mut self, key: &str, id: i64) {
+    pub(crate) fn push(&mut self, key: &str, id: i64) {
         let tail = key_tail(key).as_bytes();
         // 16 characters are at most 64 bytes.
         self.rows.push((order_prefix(tail), self.tails.len(), tail.len() as u8, id));

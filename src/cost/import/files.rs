@@ -2,7 +2,7 @@
 //! where to read on from, and the bytes from there to the end.
 
 use super::{sq, CostError};
-pub use crate::cost::error::ReadError;
+pub(crate) use crate::cost::error::ReadError;
 use crate::store::queries::home::cost as q;
 use rusqlite::{params, Connection};
 use std::collections::HashMap;
@@ -49,7 +49,7 @@ pub(super) struct Job {
 
 impl Job {
     /// The bytes this job reads at most: from the stored offset to the end.
-    pub fn new_bytes(&self) -> u64 {
+    pub(crate) fn new_bytes(&self) -> u64 {
         if self.rescan {
             return self.size;
         }
@@ -76,12 +76,12 @@ pub(super) struct FileRow<'a> {
 }
 
 impl<'c> TranscriptFiles<'c> {
-    pub fn new(conn: &'c Connection) -> TranscriptFiles<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> TranscriptFiles<'c> {
         TranscriptFiles { conn }
     }
 
     /// Every file's stored state, by its path.
-    pub fn all(&self) -> rusqlite::Result<HashMap<String, FileState>> {
+    pub(crate) fn all(&self) -> rusqlite::Result<HashMap<String, FileState>> {
         let mut st = self.conn.prepare_cached(q::TRANSCRIPT_FILES_ALL)?;
         let rows = st.query_map([], |r| {
             Ok((
@@ -100,7 +100,7 @@ impl<'c> TranscriptFiles<'c> {
     }
 
     /// Records how far one file was read, in the caller's transaction (with the file's rows).
-    pub fn record(&self, row: &FileRow<'_>) -> rusqlite::Result<()> {
+    pub(crate) fn record(&self, row: &FileRow<'_>) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::TRANSCRIPT_FILE_UPSERT)?.execute(params![
             row.path,
             row.project,
@@ -116,7 +116,7 @@ impl<'c> TranscriptFiles<'c> {
 }
 
 /// Every `*.jsonl` under `dir`, with its project (first folder under `dir`), sorted.
-pub fn find_transcripts(dir: &Path) -> Result<Vec<(PathBuf, String)>, ReadError> {
+pub(crate) fn find_transcripts(dir: &Path) -> Result<Vec<(PathBuf, String)>, ReadError> {
     let meta = std::fs::metadata(dir).map_err(ReadError::io(dir))?;
     if !meta.is_dir() {
         return Err(ReadError::NotAFolder(dir.to_path_buf()));
@@ -288,7 +288,7 @@ pub(super) fn file_project(job: &Job, start: u64, cwd: Option<&str>) -> String {
 /// the name of `cwd` itself. `None` for a relative path or one without a name (the caller falls
 /// back to Claude Code's folder slug). So `obs cost --by project` shows a repository once, whether
 /// its responses were spooled by hooks or imported from transcripts.
-pub fn project_of_cwd(cwd: &str) -> Option<String> {
+pub(crate) fn project_of_cwd(cwd: &str) -> Option<String> {
     let dir = Path::new(cwd);
     if !dir.is_absolute() {
         return None;

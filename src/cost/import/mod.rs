@@ -27,7 +27,7 @@ mod rows;
 mod scan;
 mod write;
 
-pub use files::{find_transcripts, project_of_cwd, ReadError};
+pub(crate) use files::{find_transcripts, project_of_cwd, ReadError};
 
 use super::catalog::{CachedResolver, CostError, PriceCatalog};
 use rusqlite::Connection;
@@ -37,9 +37,9 @@ use std::sync::atomic::AtomicUsize;
 use std::sync::mpsc;
 
 /// The provider whose transcripts these are, and whose price plane is asked first.
-pub const PROVIDER: &str = "claude";
+pub(crate) const PROVIDER: &str = "claude";
 /// `usage.source` of imported rows.
-pub const SOURCE: &str = super::usage::ROLLED_UP_BY_WRITER;
+pub(crate) const SOURCE: &str = super::usage::ROLLED_UP_BY_WRITER;
 
 /// How an import runs. Speed only: the rows stored are the same whatever the options.
 #[derive(Debug, Clone)]
@@ -107,7 +107,7 @@ pub struct ImportSummary {
 
 impl ImportSummary {
     /// Adds another import's counts to these.
-    pub fn add(&mut self, o: &ImportSummary) {
+    pub(crate) fn add(&mut self, o: &ImportSummary) {
         self.files += o.files;
         self.files_read += o.files_read;
         self.files_restarted += o.files_restarted;
@@ -136,7 +136,7 @@ pub struct Import<'a> {
 /// Reads the stored offsets and the files' sizes only (the check `obs cost` makes, ~0.03 s for
 /// thousands of files), so it works on a read-only connection; `conn` `None` is a home without a
 /// database, where every transcript is new.
-pub fn pending(conn: Option<&Connection>, db: &Path, dir: &Path) -> Result<(u64, u64), CostError> {
+pub(crate) fn pending(conn: Option<&Connection>, db: &Path, dir: &Path) -> Result<(u64, u64), CostError> {
     let jobs = match conn {
         Some(conn) => files::jobs(conn, db, dir, false)?
             .jobs

@@ -106,7 +106,7 @@ fn tail_order(key: &str) -> u128 {
 pub(super) struct KeyHasher(std::collections::hash_map::RandomState, std::collections::hash_map::RandomState);
 
 impl KeyHasher {
-    pub fn hash(&self, key: &str) -> u128 {
+    pub(crate) fn hash(&self, key: &str) -> u128 {
         (u128::from(self.0.hash_one(key)) << 64) | u128::from(self.1.hash_one(key))
     }
 }
@@ -190,7 +190,7 @@ pub(super) struct Workers<'j> {
 
 impl Workers<'_> {
     /// One scanning thread's loop: until the jobs run out, the gate closes or the writer is gone.
-    pub fn run(&self, tx: mpsc::Sender<Scanned>) {
+    pub(crate) fn run(&self, tx: mpsc::Sender<Scanned>) {
         crate::sys::lower_this_thread_priority(SCANNING_NICE_STEPS);
         let mut buf = Vec::new();
         loop {
@@ -222,7 +222,7 @@ struct GateState {
 }
 
 impl RowGate {
-    pub fn new() -> RowGate {
+    pub(crate) fn new() -> RowGate {
         RowGate {
             state: Mutex::new(GateState::default()),
             freed: Condvar::new(),
@@ -246,14 +246,14 @@ impl RowGate {
         self.lock().rows += n;
     }
 
-    pub fn release(&self, n: usize) {
+    pub(crate) fn release(&self, n: usize) {
         let mut state = self.lock();
         state.rows = state.rows.saturating_sub(n);
         self.freed.notify_all();
     }
 
     /// The writer is done, or failed: no thread waits for room any more.
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         self.lock().closed = true;
         self.freed.notify_all();
     }

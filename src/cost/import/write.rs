@@ -35,7 +35,7 @@ pub(super) struct Writer<'w> {
 
 impl Writer<'_> {
     /// Writes everything the scanning threads send until they are done; `progress(done, total)`.
-    pub fn write_all(
+    pub(crate) fn write_all(
         &mut self,
         rx: mpsc::Receiver<Scanned>,
         gate: &RowGate,

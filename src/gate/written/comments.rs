@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 /// How a language writes comments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Syntax {
+pub(crate) struct Syntax {
     pub line: &'static [&'static str],
     pub block: Option<(&'static str, &'static str)>,
 }
@@ -23,7 +23,7 @@ const C_LIKE: Syntax = Syntax {
 const HASH: Syntax = Syntax { line: &["#"], block: None };
 
 /// The one table: file extensions (or whole names) and their comment syntax.
-pub const LANGUAGES: &[(&[&str], Syntax)] = &[
+pub(crate) const LANGUAGES: &[(&[&str], Syntax)] = &[
     (
         &[
             "rs", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "java", "kt", "kts", "scala", "swift", "go", "js", "jsx", "mjs", "cjs", "ts",
@@ -99,7 +99,7 @@ pub const LANGUAGES: &[(&[&str], Syntax)] = &[
 
 /// The comment syntax of `path`, by extension or whole file name; `None` for a file the table
 /// does not carry (it has no comments to judge).
-pub fn syntax_for(path: &str) -> Option<Syntax> {
+pub(crate) fn syntax_for(path: &str) -> Option<Syntax> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let ext = name.rsplit_once('.').map(|(_, e)| e);
     LANGUAGES
@@ -109,7 +109,7 @@ pub fn syntax_for(path: &str) -> Option<Syntax> {
 }
 
 /// Words that make a comment a tool's directive rather than prose.
-pub const DIRECTIVES: &[&str] = &[
+pub(crate) const DIRECTIVES: &[&str] = &[
     "noqa",
     "eslint-disable",
     "eslint-enable",
@@ -143,7 +143,7 @@ pub const DIRECTIVES: &[&str] = &[
 ];
 
 /// Which lines of `text` (1-based) are whole comment lines, with the comment's text.
-pub fn comment_lines(text: &str, syntax: Syntax) -> Vec<(usize, String)> {
+pub(crate) fn comment_lines(text: &str, syntax: Syntax) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut in_block = false;
     for (i, line) in text.lines().enumerate() {
@@ -193,7 +193,7 @@ fn banner(texts: &[&str]) -> bool {
 const MARKERS: &[&str] = &["why:", "hazard:", "invariant:"];
 
 /// What `resolvable` refuses even in a declared comment, with the reason given back.
-pub const UNRESOLVABLE: &[(&str, &[&str])] = &[
+pub(crate) const UNRESOLVABLE: &[(&str, &[&str])] = &[
     (
         "narrates a change (a reader at HEAD sees only the result)",
         &[
@@ -277,7 +277,7 @@ const NARRATION_STARTS: &[&str] = &[
 
 /// One added comment that does not pass.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Violation {
+pub(crate) struct Violation {
     pub file: String,
     pub line: usize,
     /// The comment's first line, as written.
@@ -287,14 +287,14 @@ pub struct Violation {
 
 /// The comment policy's mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     Declared,
     Resolvable,
     Strict,
 }
 
 impl Mode {
-    pub fn parse(s: &str) -> Mode {
+    pub(crate) fn parse(s: &str) -> Mode {
         match s {
             "strict" => Mode::Strict,
             "resolvable" => Mode::Resolvable,
@@ -319,7 +319,7 @@ fn strip_marker(t: &str, syntax: Syntax) -> String {
 
 /// The added comments of one file that do not pass `mode`. `text` is the file now; `added` the
 /// line numbers the turn added.
-pub fn check_file(path: &str, text: &str, added: &BTreeSet<usize>, mode: Mode) -> Vec<Violation> {
+pub(crate) fn check_file(path: &str, text: &str, added: &BTreeSet<usize>, mode: Mode) -> Vec<Violation> {
     let Some(syntax) = syntax_for(path) else { return Vec::new() };
     let comments = comment_lines(text, syntax);
     // Consecutive added comment lines form one comment.

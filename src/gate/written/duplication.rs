@@ -11,8 +11,8 @@ use super::comments;
 use std::collections::{BTreeSet, HashMap};
 
 /// Files and bytes the scan reads at most.
-pub const MAX_FILES: usize = 2000;
-pub const MAX_BYTES: usize = 8 * 1024 * 1024;
+pub(crate) const MAX_FILES: usize = 2000;
+pub(crate) const MAX_BYTES: usize = 8 * 1024 * 1024;
 
 /// A file's significant lines: (1-based line number, normalised text).
 fn significant(path: &str, text: &str) -> Vec<(usize, String)> {
@@ -69,7 +69,7 @@ fn is_operation(t: &str) -> bool {
 }
 
 /// One file to scan.
-pub struct Source<'a> {
+pub(crate) struct Source<'a> {
     pub path: &'a str,
     pub text: &'a str,
     /// The line numbers the turn added (empty for a file the turn did not change).
@@ -78,7 +78,7 @@ pub struct Source<'a> {
 
 /// A duplicated run: where the turn added it, and where it already was.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Duplicate {
+pub(crate) struct Duplicate {
     pub file: String,
     pub lines: (usize, usize),
     pub other_file: String,
@@ -86,7 +86,7 @@ pub struct Duplicate {
 }
 
 impl Duplicate {
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!(
             "{}:{}-{} repeats {}:{}-{}",
             self.file, self.lines.0, self.lines.1, self.other_file, self.other_lines.0, self.other_lines.1
@@ -96,14 +96,14 @@ impl Duplicate {
 
 /// What a scan found, and the bound it hit if it stopped early.
 #[derive(Debug, Default)]
-pub struct Scan {
+pub(crate) struct Scan {
     pub duplicates: Vec<Duplicate>,
     pub bound: Option<String>,
 }
 
 /// Finds runs of `min_run` significant lines, all added by the turn, that occur elsewhere in
 /// `sources`. Files with added lines should come first: the bounds cut the rest.
-pub fn scan(sources: &[Source<'_>], min_run: usize, max_findings: usize) -> Scan {
+pub(crate) fn scan(sources: &[Source<'_>], min_run: usize, max_findings: usize) -> Scan {
     let min_run = min_run.max(2);
     let mut result = Scan::default();
     let mut files: Vec<(usize, Vec<(usize, String)>)> = Vec::new();

@@ -2,9 +2,9 @@
 //! diff-scoped against the turn's base through the same changed-files function as the gates,
 //! and runs after them.
 
-pub mod comments;
-pub mod duplication;
-pub mod supply;
+pub(crate) mod comments;
+pub(crate) mod duplication;
+pub(crate) mod supply;
 
 use super::changes::{self, AddedLines, ChangeKind, Changes, Head};
 use super::GateError;
@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// Which checks are on.
 #[derive(Debug, Clone, Default)]
-pub struct Settings {
+pub(crate) struct Settings {
     pub comments: Option<comments::Mode>,
     /// `minRun` when duplication is on.
     pub duplication: Option<usize>,
@@ -21,14 +21,14 @@ pub struct Settings {
 }
 
 impl Settings {
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.comments.is_some() || self.duplication.is_some() || self.supply_chain
     }
 }
 
 /// What one check found.
 #[derive(Debug, Clone, Default)]
-pub struct Found {
+pub(crate) struct Found {
     /// `comments`, `duplication`, `supply-chain`.
     pub rule: &'static str,
     pub findings: Vec<String>,
@@ -46,7 +46,7 @@ const MAX_FINDINGS: usize = 12;
 
 /// Runs the enabled checks over the turn's changes. Every check is returned, with or without
 /// findings; the caller blocks on those that have some.
-pub fn run(root: &Path, base: &Head, changes: &Changes, s: &Settings) -> Result<Vec<Found>, GateError> {
+pub(crate) fn run(root: &Path, base: &Head, changes: &Changes, s: &Settings) -> Result<Vec<Found>, GateError> {
     let present: Vec<String> = changes.present().map(str::to_string).collect();
     let mut wanted: Vec<String> = Vec::new();
     if s.comments.is_some() {
@@ -210,7 +210,7 @@ fn check_supply(root: &Path, base: &Head, changes: &Changes) -> Found {
 
 /// The early, non-blocking warning for one edited file: its added comments that the stop will
 /// refuse, or `None`.
-pub fn heads_up(root: &Path, base: &Head, rel: &str, mode: comments::Mode) -> Option<String> {
+pub(crate) fn heads_up(root: &Path, base: &Head, rel: &str, mode: comments::Mode) -> Option<String> {
     comments::syntax_for(rel)?;
     let mut changes = Changes::default();
     for (p, k) in changes::status_of(root, rel).ok()? {

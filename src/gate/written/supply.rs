@@ -9,11 +9,11 @@
 use std::collections::BTreeMap;
 
 /// A manifest's dependencies: `section/name` → specifier as written.
-pub type Deps = BTreeMap<String, String>;
+pub(crate) type Deps = BTreeMap<String, String>;
 
 /// A manifest that does not parse.
 #[derive(Debug, thiserror::Error)]
-pub enum ParseError {
+pub(crate) enum ParseError {
     #[error("not JSON: {0}")]
     Json(#[from] serde_json::Error),
     #[error("not TOML: {0}")]
@@ -23,13 +23,13 @@ pub enum ParseError {
 /// A changed manifest that could not be checked, naming it.
 #[derive(Debug, thiserror::Error)]
 #[error("{manifest}: {cause}")]
-pub struct ManifestError {
+pub(crate) struct ManifestError {
     pub manifest: String,
     pub cause: ParseError,
 }
 
 /// One manifest kind.
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub file: &'static str,
     pub lockfiles: &'static [&'static str],
     pub parse: fn(&str) -> Result<Deps, ParseError>,
@@ -38,7 +38,7 @@ pub struct Manifest {
 }
 
 /// The one table of manifests.
-pub const MANIFESTS: &[Manifest] = &[
+pub(crate) const MANIFESTS: &[Manifest] = &[
     Manifest {
         file: "package.json",
         lockfiles: &[
@@ -91,7 +91,7 @@ pub const MANIFESTS: &[Manifest] = &[
 ];
 
 /// The manifest kind of `path` by its file name.
-pub fn manifest_for(path: &str) -> Option<&'static Manifest> {
+pub(crate) fn manifest_for(path: &str) -> Option<&'static Manifest> {
     let name = path.rsplit('/').next().unwrap_or(path);
     MANIFESTS.iter().find(|m| m.file == name)
 }
@@ -338,7 +338,7 @@ fn parse_gemfile(text: &str) -> Result<Deps, ParseError> {
 
 /// One supply-chain problem in a manifest.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Problem {
+pub(crate) struct Problem {
     pub manifest: String,
     pub dependency: String,
     pub spec: String,
@@ -346,14 +346,14 @@ pub struct Problem {
 }
 
 impl Problem {
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!("{}: {} {:?}: {}", self.manifest, self.dependency, self.spec, self.why)
     }
 }
 
 /// The problems of one manifest the turn changed: `before` is its text at the turn's base
 /// (`None` when it is new), `after` its text now, `moved_lockfiles` the changed paths.
-pub fn check_manifest(path: &str, before: Option<&str>, after: &str, changed: &[String]) -> Result<Vec<Problem>, ManifestError> {
+pub(crate) fn check_manifest(path: &str, before: Option<&str>, after: &str, changed: &[String]) -> Result<Vec<Problem>, ManifestError> {
     let Some(m) = manifest_for(path) else { return Ok(Vec::new()) };
     let now = (m.parse)(after).map_err(|cause| ManifestError {
         manifest: path.to_string(),

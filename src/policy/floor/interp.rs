@@ -10,7 +10,7 @@
 
 /// One thing the code does.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CodeAct {
+pub(crate) enum CodeAct {
     /// Runs a command line through a shell, or a program with its arguments (joined, quoted, as
     /// one command line); `None` when the command is built at run time.
     Runs { call: &'static str, line: Option<String> },
@@ -24,7 +24,7 @@ pub enum CodeAct {
 
 /// The language an interpreter speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lang {
+pub(crate) enum Lang {
     Python,
     Perl,
     Ruby,
@@ -36,7 +36,7 @@ pub enum Lang {
 }
 
 impl Lang {
-    pub fn of(program: &str) -> Lang {
+    pub(crate) fn of(program: &str) -> Lang {
         match program {
             p if p.starts_with("python") || p == "pypy" || p == "pypy3" => Lang::Python,
             "perl" => Lang::Perl,
@@ -321,7 +321,7 @@ fn argument(toks: &[Tok], at: usize) -> (Arg, usize) {
 }
 
 /// Everything `code` runs or removes that the floor must see.
-pub fn acts(code: &str, lang: Lang) -> Vec<CodeAct> {
+pub(crate) fn acts(code: &str, lang: Lang) -> Vec<CodeAct> {
     let table = calls(lang);
     if table.is_empty() {
         return Vec::new();

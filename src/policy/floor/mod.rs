@@ -20,20 +20,20 @@ mod paths;
 mod rules;
 mod tools;
 mod words;
-pub mod world;
+pub(crate) mod world;
 
 use crate::pathtext::normalize;
 pub(in crate::policy) use git::git_subcommand;
 use git::*;
 use rules::*;
 use words::*;
-pub use words::{program_of, shell_glob_match};
-pub use world::{Disk, Virtual, World};
+pub(crate) use words::{program_of, shell_glob_match};
+pub(crate) use world::{Disk, Virtual, World};
 
 /// The floor's rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Rule {
+pub(crate) enum Rule {
     OutsideProjectDestruction,
     UnprovableDestruction,
     SecretAccess,
@@ -44,7 +44,7 @@ pub enum Rule {
 }
 
 impl Rule {
-    pub const ALL: [Rule; 7] = [
+    pub(crate) const ALL: [Rule; 7] = [
         Rule::OutsideProjectDestruction,
         Rule::UnprovableDestruction,
         Rule::SecretAccess,
@@ -54,7 +54,7 @@ impl Rule {
         Rule::PolicySurfaceWrite,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Rule::OutsideProjectDestruction => "outside-project-destruction",
             Rule::UnprovableDestruction => "unprovable-destruction",
@@ -67,7 +67,7 @@ impl Rule {
     }
 
     /// Whether `name` is a floor rule's name (the decision tables store names).
-    pub fn is_floor(name: &str) -> bool {
+    pub(crate) fn is_floor(name: &str) -> bool {
         Rule::ALL.iter().any(|r| r.as_str() == name)
     }
 }
@@ -75,9 +75,9 @@ impl Rule {
 /// A floor denial: the rule, what happened (for the agent) and a short note (for the operator).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
-    pub rule: Rule,
-    pub what: String,
-    pub note: String,
+    pub(crate) rule: Rule,
+    pub(crate) what: String,
+    pub(crate) note: String,
 }
 
 impl Finding {
@@ -91,7 +91,7 @@ impl Finding {
 
     /// The verdict when the engine itself failed on an act (a bug): what it cannot establish is
     /// refused.
-    pub fn unreadable() -> Finding {
+    pub(crate) fn unreadable() -> Finding {
         Finding::new(
             Rule::UnprovableExecution,
             "tlc could not analyse this command (an internal error in its shell analysis), so what it would do cannot be established. Rewrite it more simply.",
@@ -100,7 +100,7 @@ impl Finding {
     }
 
     /// The decision the hook answers with.
-    pub fn decision(&self) -> Decision {
+    pub(crate) fn decision(&self) -> Decision {
         Decision {
             permission: Permission::Deny,
             rule: self.rule.as_str().to_string(),
@@ -153,7 +153,7 @@ impl Context {
     }
 
     /// [`Context::new`] over another world than the disk (the tables of the floor's tests).
-    pub fn in_world(
+    pub(crate) fn in_world(
         world: std::sync::Arc<dyn World>,
         project: PathBuf,
         cwd: PathBuf,
@@ -305,7 +305,7 @@ pub(super) fn mutating_subcommand(words: &[String]) -> Option<String> {
 /// `system()` strings, and the commands `find -exec`, `parallel`, `xargs` and `watch` carry — so
 /// the work-loss rule judges each.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ran {
+pub(crate) struct Ran {
     pub program: String,
     pub args: Vec<String>,
     /// Per argument: its value is only known at run time (a variable, a substitution's output).
@@ -320,7 +320,7 @@ pub fn evaluate(ctx: &Context, act: &Act<'_>) -> Option<Finding> {
 
 /// [`evaluate`], and every simple command a shell act runs as the walk saw it (when the floor
 /// allows the act, that is all of them; the walk stops at a denial).
-pub fn evaluate_recording(ctx: &Context, act: &Act<'_>) -> (Option<Finding>, Vec<Ran>) {
+pub(crate) fn evaluate_recording(ctx: &Context, act: &Act<'_>) -> (Option<Finding>, Vec<Ran>) {
     let mut floor = Floor::new(ctx);
     floor.ran = Some(Default::default());
     let found = evaluate_in(act, &floor);

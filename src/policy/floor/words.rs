@@ -151,7 +151,7 @@ pub(super) fn shell_quote(s: &str) -> String {
 /// over-approximates on purpose: a `[…]` class is any one character, `*` also crosses a `/`, and
 /// it works on the word's bytes. globset matches a pattern exactly (a class is its class, `*`
 /// stops at `/` or not as configured), and would compile a regex per word on the hook's path.
-pub fn shell_glob_match(pattern: &str, text: &str) -> bool {
+pub(crate) fn shell_glob_match(pattern: &str, text: &str) -> bool {
     if let (Some(open), Some(close)) = (pattern.find('{'), pattern.find('}')) {
         if open < close {
             let (head, tail) = (&pattern[..open], &pattern[close + 1..]);
@@ -212,6 +212,6 @@ pub(super) fn under(p: &Path, dir: &Path) -> bool {
 }
 
 /// The program a shell command word names (for reports).
-pub fn program_of(w: &Word) -> Option<String> {
+pub(crate) fn program_of(w: &Word) -> Option<String> {
     program_name(w)
 }

@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The most of a script file the floor reads to see what it runs.
-pub const SCRIPT_CAP: u64 = 1024 * 1024;
+pub(crate) const SCRIPT_CAP: u64 = 1024 * 1024;
 
 /// The machine as the floor sees it.
-pub trait World: Send + Sync + std::fmt::Debug {
+pub(crate) trait World: Send + Sync + std::fmt::Debug {
     /// The path with every symlink resolved, when it exists.
     fn canonicalize(&self, p: &Path) -> Option<PathBuf>;
     /// Whether the path's last component is a symlink.
@@ -34,7 +34,7 @@ pub trait World: Send + Sync + std::fmt::Debug {
 
 /// The real file system, read without blocking and within `fsread`'s limits.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Disk;
+pub(crate) struct Disk;
 
 impl World for Disk {
     fn canonicalize(&self, p: &Path) -> Option<PathBuf> {
@@ -83,7 +83,7 @@ impl World for Disk {
 
 /// A world held in memory: the files, folders and links a test declares, nothing else.
 #[derive(Debug, Default, Clone)]
-pub struct Virtual {
+pub(crate) struct Virtual {
     pub files: BTreeMap<PathBuf, String>,
     pub dirs: Vec<PathBuf>,
     pub links: BTreeMap<PathBuf, PathBuf>,

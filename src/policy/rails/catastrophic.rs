@@ -27,7 +27,7 @@ const DB_CLIENTS: &[&str] = &[
 ];
 
 /// The rail's entry: a shell act, with the switch on.
-pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
+pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
     match &cx.command {
         Some(script) if cx.settings.shell.catastrophic_ask => Ok(assess(script, cx.facts.cwd, cx.facts.root)),
         _ => Ok(None),

@@ -6,7 +6,7 @@ use crate::policy::claims::{collision_decision, ClaimStore, COLLISION_WINDOW_MIN
 use crate::policy::facts::Context;
 
 /// The rail's entry: an act that is about to write a file, in a session.
-pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
+pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
     let (Some(path), Some(session), Some(_)) = (cx.facts.edit_target, cx.facts.session, cx.facts.acting) else {
         return Ok(None);
     };

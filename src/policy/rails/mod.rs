@@ -4,32 +4,32 @@
 //! the commands of a line (`sh -c` strings included), the build folders, the ask.
 
 pub mod catastrophic;
-pub mod collision;
-pub mod operator_rule;
+pub(crate) mod collision;
+pub(crate) mod operator_rule;
 pub mod paired;
-pub mod read_only;
-pub mod stall;
-pub mod subagent;
-pub mod untrusted;
-pub mod work_loss;
+pub(crate) mod read_only;
+pub(crate) mod stall;
+pub(crate) mod subagent;
+pub(crate) mod untrusted;
+pub(crate) mod work_loss;
 
 use super::shell::invocation::invocation;
 use super::shell::parse::{RedirTarget, Script};
 use crate::decision::{Decision, Permission};
 use std::path::Path;
 
-pub const CATASTROPHIC: &str = "shell-catastrophic";
-pub const PAIRED: &str = "shell-posture-paired";
-pub const STALL: &str = "shell-stall";
+pub(crate) const CATASTROPHIC: &str = "shell-catastrophic";
+pub(crate) const PAIRED: &str = "shell-posture-paired";
+pub(crate) const STALL: &str = "shell-stall";
 
 /// The three things at stake that make `paired` ask (the seed's wording).
-pub const LEAVES_MACHINE: &str = "It leaves the machine: what it sends or fetches is out of this session's reach once it runs.";
-pub const OVERWRITES: &str =
+pub(crate) const LEAVES_MACHINE: &str = "It leaves the machine: what it sends or fetches is out of this session's reach once it runs.";
+pub(crate) const OVERWRITES: &str =
     "It can overwrite or remove a path that already exists, and the harness cannot know whether that path holds work.";
-pub const CHANGES_REACH: &str = "It changes who can reach a path — the one change that appears in no diff.";
+pub(crate) const CHANGES_REACH: &str = "It changes who can reach a path — the one change that appears in no diff.";
 
 /// How many characters of a normalised command the stall rail compares.
-pub const STALL_PREFIX_CHARS: usize = 300;
+pub(crate) const STALL_PREFIX_CHARS: usize = 300;
 
 /// Folders whose whole content is rebuilt by a build: cleaning them loses nothing.
 const BUILD_DIRS: &[&str] = &[

@@ -15,7 +15,7 @@ use crate::policy::rules::{self, Scope, Trigger, Unmet, Verdict};
 use crate::policy::Posture;
 
 /// What the order names this rail by (each decision carries `operator-rule:<file>`).
-pub const RULE: &str = rules::RULE;
+pub(crate) const RULE: &str = rules::RULE;
 
 /// The rules this act fires whose proofs are missing, and where they were checked.
 fn evaluate<'p>(cx: &Context<'p>) -> rusqlite::Result<Option<(Vec<Unmet<'p>>, Scope<'p>)>> {
@@ -47,7 +47,7 @@ fn evaluate<'p>(cx: &Context<'p>) -> rusqlite::Result<Option<(Vec<Unmet<'p>>, Sc
 
 /// The refusal (or, for `ask` under `paired`, the question) of every fired `deny`/`ask` rule
 /// whose proofs are missing.
-pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
+pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
     let Some((unmet, scope)) = evaluate(cx)? else {
         return Ok(None);
     };
@@ -78,7 +78,7 @@ pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
 
 /// The text of every fired `follow-up`/`warn` rule whose proofs are missing, as context on an
 /// action that is allowed.
-pub fn advise(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
+pub(crate) fn advise(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
     let Some((unmet, scope)) = evaluate(cx)? else {
         return Ok(None);
     };

@@ -9,7 +9,7 @@ use crate::policy::shell::parse::Script;
 use crate::policy::Posture;
 
 /// The rail's entry: a shell act under `paired`.
-pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
+pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
     match &cx.command {
         Some(script) if cx.facts.posture == Posture::Paired => Ok(assess(script)),
         _ => Ok(None),

@@ -10,10 +10,10 @@ use crate::policy::facts::{Context, Subject};
 use crate::policy::shell::classify::{classify, Class};
 use crate::policy::shell::parse::Script;
 
-pub const RULE: &str = "subagent-read-only";
+pub(crate) const RULE: &str = "subagent-read-only";
 
 /// The rail's entry: an acting event of a subagent whose type is listed.
-pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
+pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
     let (Some(agent), Some(acting)) = (cx.facts.agent_type, cx.facts.acting) else {
         return Ok(None);
     };
@@ -40,14 +40,14 @@ pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
 }
 
 /// Whether `agent` is one of `types`, compared trimmed and in any case.
-pub fn is_read_only(agent: &str, types: &[String]) -> bool {
+pub(crate) fn is_read_only(agent: &str, types: &[String]) -> bool {
     let agent = agent.trim();
     !agent.is_empty() && types.iter().any(|t| t.trim().eq_ignore_ascii_case(agent))
 }
 
 /// Whether any command of `script` (`sh -c` strings included) overwrites, removes or changes
 /// who can reach a path.
-pub fn script_writes(script: &Script) -> bool {
+pub(crate) fn script_writes(script: &Script) -> bool {
     let inner = inline_scripts(script);
     let mut cmds = Vec::new();
     all_commands(script, &mut cmds);
@@ -63,7 +63,7 @@ pub fn script_writes(script: &Script) -> bool {
 }
 
 /// The refusal: the subagent `agent` is read-only and this act `what`.
-pub fn assess(agent: &str, what: &str, block_mode: &str) -> Decision {
+pub(crate) fn assess(agent: &str, what: &str, block_mode: &str) -> Decision {
     let shown: String = agent.chars().take(60).collect();
     super::subagent::refusal(
         block_mode,

@@ -8,7 +8,7 @@ use crate::policy::facts::Context;
 
 /// The rail's entry: the session's previous shell commands, asked of the record only when the
 /// switch is on and there are enough of them to stall.
-pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
+pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
     let shell = &cx.settings.shell;
     let (Some(command), Some(session)) = (cx.shell_command(), cx.facts.session) else {
         return Ok(None);
@@ -37,7 +37,7 @@ pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
 }
 
 /// The stall rail's comparison key: whitespace collapsed, the first [`STALL_PREFIX_CHARS`].
-pub fn stall_key(command: &str) -> String {
+pub(crate) fn stall_key(command: &str) -> String {
     command
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -49,7 +49,7 @@ pub fn stall_key(command: &str) -> String {
 
 /// `shell-stall`: `previous` are the session's last `threshold - 1` shell commands, newest
 /// first, with no file edit after the oldest of them. Denies when they all equal `command`.
-pub fn assess(command: &str, previous: &[String], threshold: i64) -> Option<Decision> {
+pub(crate) fn assess(command: &str, previous: &[String], threshold: i64) -> Option<Decision> {
     let need = usize::try_from(threshold).ok()?.checked_sub(1)?;
     if need == 0 || previous.len() < need {
         return None;

@@ -15,34 +15,34 @@ use crate::config::Settings;
 use crate::decision::{Decision, Permission};
 use crate::policy::facts::{Context, Spawn};
 
-pub const BLOCKED_PATTERN: &str = "subagent-blocked-pattern";
-pub const MODEL_REQUIRED: &str = "subagent-model-required";
-pub const ALLOWLIST: &str = "subagent-allowlist";
-pub const MIN_EFFORT: &str = "subagent-min-effort";
-pub const PARENT_FAST: &str = "subagent-parent-fast";
+pub(crate) const BLOCKED_PATTERN: &str = "subagent-blocked-pattern";
+pub(crate) const MODEL_REQUIRED: &str = "subagent-model-required";
+pub(crate) const ALLOWLIST: &str = "subagent-allowlist";
+pub(crate) const MIN_EFFORT: &str = "subagent-min-effort";
+pub(crate) const PARENT_FAST: &str = "subagent-parent-fast";
 
 /// The fast shapes every spawn is checked against, whatever the operator's list says: `*-fast`
 /// names (`gpt-5-fast`, `gpt-5-fast-preview`), a `fast=true` parameter (`x[fast=true]`, which
 /// reads `x-fast-true` in normal form), and Cursor's fast composer model.
-pub const FAST_PATTERNS: &[&str] = &["*-fast", "*-fast-*", "composer-fast*"];
+pub(crate) const FAST_PATTERNS: &[&str] = &["*-fast", "*-fast-*", "composer-fast*"];
 
 /// The longest string taken for a model name; anything longer is no model's name.
-pub const MAX_MODEL_CHARS: usize = 200;
+pub(crate) const MAX_MODEL_CHARS: usize = 200;
 
 /// The word a spawn that names no model is compared as: it runs on its parent's model.
-pub const INHERIT: &str = "inherit";
+pub(crate) const INHERIT: &str = "inherit";
 
 /// How much of a model string a message quotes.
 const QUOTED_CHARS: usize = 80;
 
 /// The spawn rails' entry.
-pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
+pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
     Ok(cx.facts.spawn.and_then(|s| assess(&s, cx.facts.parent_model, cx.settings)))
 }
 
 /// The first spawn rail that refuses `spawn`, in the order above; `parent` is the session's
 /// model as recorded.
-pub fn assess(spawn: &Spawn<'_>, parent: Option<&str>, s: &Settings) -> Option<Decision> {
+pub(crate) fn assess(spawn: &Spawn<'_>, parent: Option<&str>, s: &Settings) -> Option<Decision> {
     let sub = &s.subagents;
     let refuse = |rule: &str, why: String, key: &str| Some(refusal(&sub.block_mode, rule, why, key));
     let model = spawn.model.map(str::trim).filter(|m| !m.is_empty());
@@ -131,7 +131,7 @@ pub fn assess(spawn: &Spawn<'_>, parent: Option<&str>, s: &Settings) -> Option<D
 
 /// The refusal of `rule`: denied, or asked under `blockMode = "ask"`; it names the key that
 /// changes it, which only the operator can (policy integrity refuses an agent's edit).
-pub fn refusal(block_mode: &str, rule: &str, why: String, key: &str) -> Decision {
+pub(crate) fn refusal(block_mode: &str, rule: &str, why: String, key: &str) -> Decision {
     let permission = if block_mode == "ask" { Permission::Ask } else { Permission::Deny };
     Decision {
         permission,
@@ -147,7 +147,7 @@ pub fn refusal(block_mode: &str, rule: &str, why: String, key: &str) -> Decision
 
 /// Why `m` names no model, or `None`: too long, a control character, or a character outside
 /// ASCII (a look-alike letter or an invisible one could hide a blocked name).
-pub fn not_a_model_name(m: &str) -> Option<String> {
+pub(crate) fn not_a_model_name(m: &str) -> Option<String> {
     let n = m.chars().count();
     if n > MAX_MODEL_CHARS {
         return Some(format!("{n} characters; a model name has at most {MAX_MODEL_CHARS}"));
@@ -164,7 +164,7 @@ pub fn not_a_model_name(m: &str) -> Option<String> {
 /// The form models and patterns are compared in: lower case; every run of characters other than
 /// letters, digits, `.` and `*` is one `-`, none at either end. `GPT-5 Fast`, `gpt-5_fast` and
 /// `gpt-5--fast` all read `gpt-5-fast`; `x[fast=true]` reads `x-fast-true`.
-pub fn model_key(s: &str) -> String {
+pub(crate) fn model_key(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars().flat_map(char::to_lowercase) {
         if c.is_alphanumeric() || c == '.' || c == '*' {
@@ -198,7 +198,7 @@ fn quote(m: &str) -> String {
 
 /// A reasoning effort, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Effort {
+pub(crate) enum Effort {
     Off,
     Low,
     Medium,
@@ -207,7 +207,7 @@ pub enum Effort {
 }
 
 impl Effort {
-    pub fn parse(word: &str) -> Option<Effort> {
+    pub(crate) fn parse(word: &str) -> Option<Effort> {
         Some(match word.trim().to_ascii_lowercase().as_str() {
             "off" => Effort::Off,
             "minimal" | "low" => Effort::Low,
@@ -220,13 +220,13 @@ impl Effort {
 
     /// The effort a model name states: its last part (`cursor-grok-4.5-high`, or
     /// `gpt-5[effort=low]`, which reads `gpt-5-effort-low`).
-    pub fn of_model(m: &str) -> Option<Effort> {
+    pub(crate) fn of_model(m: &str) -> Option<Effort> {
         let key = model_key(m);
         let last = key.rsplit('-').next()?;
         Effort::parse(last).filter(|e| *e != Effort::Off)
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Effort::Off => "off",
             Effort::Low => "low",

@@ -9,12 +9,12 @@ use crate::decision::Decision;
 use crate::policy::facts::Context;
 use crate::policy::untrusted::{collapse, UntrustedStore};
 
-pub const RULE: &str = "untrusted-command";
+pub(crate) const RULE: &str = "untrusted-command";
 /// Shorter commands (`ls`, `cargo test`) are too common to say they came from the content.
-pub const MIN_COMMAND_CHARS: usize = 12;
+pub(crate) const MIN_COMMAND_CHARS: usize = 12;
 
 /// The rail's entry: only a shell act, only in `enforce`, only with content kept.
-pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
+pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
     let u = &cx.settings.untrusted_content;
     if !u.enabled || u.mode != "enforce" {
         return Ok(None);

@@ -9,10 +9,10 @@ use std::path::Path;
 
 /// Words a command line must hold to lose work: a line without any never pays for the analysis
 /// (the floor records what such a line runs only).
-pub const MAY_LOSE: &[&str] = &["git", "rm", "shred", "unlink"];
+pub(crate) const MAY_LOSE: &[&str] = &["git", "rm", "shred", "unlink"];
 
 /// The rail's entry: a shell act in a git checkout.
-pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
+pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
     if !cx.facts.in_git || cx.facts.ran.is_empty() {
         return Ok(None);
     }
@@ -23,7 +23,7 @@ pub fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
 /// repository says (see [`crate::policy::work_loss`]), is denied — asked about in `paired`, where the
 /// operator is there to answer — naming what it would lose. `ran` is every command the line runs,
 /// as the floor's walk saw them; the tree is read only when one of them can lose work.
-pub fn assess(ran: &[Ran], root: &Path, posture: Posture) -> Option<Decision> {
+pub(crate) fn assess(ran: &[Ran], root: &Path, posture: Posture) -> Option<Decision> {
     let mut risks = crate::policy::work_loss::risks_ran(ran, root);
     // A removal under a build folder, or of nothing that exists, loses no work: no git look.
     for r in &mut risks {

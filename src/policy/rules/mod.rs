@@ -16,32 +16,32 @@
 //! enforces nothing. Nothing here reads a file unless the caller asked (the hook only with the
 //! switch on).
 
-pub mod parse;
-pub mod proof;
-pub mod trigger;
+pub(crate) mod parse;
+pub(crate) mod proof;
+pub(crate) mod trigger;
 
-pub use parse::{Pattern, ProofKind, Requirement, Rule, Since, Spec, Trigger, Verdict};
-pub use proof::{Miss, ProofStore, Scope, Why};
+pub(crate) use parse::{Pattern, ProofKind, Requirement, Rule, Since, Spec, Trigger, Verdict};
+pub(crate) use proof::{Miss, ProofStore, Scope, Why};
 
 use crate::fsread::{self, Links};
 use crate::paths::Paths;
 use std::path::{Path, PathBuf};
 
 /// The rule name every decision and stop outcome of an operator rule carries, before `:<file>`.
-pub const RULE: &str = "operator-rule";
+pub(crate) const RULE: &str = "operator-rule";
 /// Rule files read from one folder; more are listed as not read.
-pub const MAX_FILES: usize = 200;
+pub(crate) const MAX_FILES: usize = 200;
 
 /// The rule name of the rule in file `name` (`operator-rule:require-tests.md`): reports count
 /// each rule file on its own.
-pub fn rule_name(name: &str) -> String {
+pub(crate) fn rule_name(name: &str) -> String {
     format!("{RULE}:{name}")
 }
 
 /// Where a rule file lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Tier {
+pub(crate) enum Tier {
     /// `$TLC_HOME/rules/`: every repository on this machine.
     Global,
     /// `.tlc/harness/rules/`: this project, versioned with it.
@@ -49,7 +49,7 @@ pub enum Tier {
 }
 
 impl Tier {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Tier::Global => "global",
             Tier::Project => "project",
@@ -59,7 +59,7 @@ impl Tier {
 
 /// Whether a listed rule file enforces anything, and if not, why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum State {
+pub(crate) enum State {
     Active,
     /// Its own frontmatter says `enabled: false`.
     Disabled,
@@ -76,7 +76,7 @@ pub enum State {
 }
 
 impl State {
-    pub fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             State::Active => "active",
             State::Disabled => "disabled",
@@ -87,7 +87,7 @@ impl State {
     }
 
     /// The project rule that replaces or switches this one off.
-    pub fn by(&self) -> Option<&Path> {
+    pub(crate) fn by(&self) -> Option<&Path> {
         match self {
             State::Shadowed { by } | State::SwitchedOff { by } => Some(by),
             _ => None,
@@ -97,7 +97,7 @@ impl State {
 
 /// One rule file as it was read.
 #[derive(Debug, Clone)]
-pub struct RuleFile {
+pub(crate) struct RuleFile {
     /// The file name, by which the tiers are deduplicated.
     pub name: String,
     pub tier: Tier,
@@ -109,7 +109,7 @@ pub struct RuleFile {
 
 impl RuleFile {
     /// The rule's trigger, requirements and verdict, when it is active.
-    pub fn active(&self) -> Option<&Spec> {
+    pub(crate) fn active(&self) -> Option<&Spec> {
         match (&self.state, &self.rule) {
             (State::Active, Ok(rule)) => rule.spec.as_ref(),
             _ => None,
@@ -117,18 +117,18 @@ impl RuleFile {
     }
 
     /// The error, with the file it is about.
-    pub fn error(&self) -> Option<String> {
+    pub(crate) fn error(&self) -> Option<String> {
         self.rule.as_ref().err().map(|e| format!("{}: {e}", self.path.display()))
     }
 
-    pub fn rule_name(&self) -> String {
+    pub(crate) fn rule_name(&self) -> String {
         rule_name(&self.name)
     }
 }
 
 /// One of the two folders rules are read from.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Folder {
+pub(crate) struct Folder {
     pub tier: Tier,
     pub path: PathBuf,
     pub exists: bool,
@@ -138,7 +138,7 @@ pub struct Folder {
 
 /// Both tiers' rule files, deduplicated.
 #[derive(Debug, Clone, Default)]
-pub struct RuleSet {
+pub(crate) struct RuleSet {
     /// Global files first, then the project's, each tier sorted by file name.
     pub files: Vec<RuleFile>,
     pub folders: Vec<Folder>,
@@ -147,19 +147,19 @@ pub struct RuleSet {
 impl RuleSet {
     /// The rules that enforce something, in file-name order (a project rule of a name before a
     /// global one of another).
-    pub fn active(&self) -> Vec<(&RuleFile, &Spec)> {
+    pub(crate) fn active(&self) -> Vec<(&RuleFile, &Spec)> {
         let mut out: Vec<(&RuleFile, &Spec)> = self.files.iter().filter_map(|f| f.active().map(|s| (f, s))).collect();
         out.sort_by(|a, b| a.0.name.cmp(&b.0.name));
         out
     }
 
     /// The files that could not be read or parsed.
-    pub fn broken(&self) -> impl Iterator<Item = &RuleFile> {
+    pub(crate) fn broken(&self) -> impl Iterator<Item = &RuleFile> {
         self.files.iter().filter(|f| f.state == State::Broken)
     }
 
     /// Problems listing a folder (an unreadable folder, too many files).
-    pub fn folder_problems(&self) -> impl Iterator<Item = String> + '_ {
+    pub(crate) fn folder_problems(&self) -> impl Iterator<Item = String> + '_ {
         self.folders
             .iter()
             .filter_map(|f| f.problem.as_ref().map(|p| format!("{}: {p}", f.path.display())))
@@ -167,7 +167,7 @@ impl RuleSet {
 
     /// Whether some active rule fires on an action (not only at the stop): only then does the
     /// rail need HEAD.
-    pub fn acts_on_actions(&self) -> bool {
+    pub(crate) fn acts_on_actions(&self) -> bool {
         self.active().iter().any(|(_, s)| s.on != Trigger::Stop)
     }
 }
@@ -176,7 +176,7 @@ impl RuleSet {
 /// the rule files, HEAD as read before the event's transaction, and the tool's input (an MCP
 /// call's `owner`/`repo`/`draft`).
 #[derive(Debug, Clone, Default)]
-pub struct Input {
+pub(crate) struct Input {
     pub set: RuleSet,
     /// The stored form of HEAD (`gate::changes::Head::stored`).
     pub head: Option<String>,
@@ -185,30 +185,30 @@ pub struct Input {
 
 /// A fired rule whose proofs are missing.
 #[derive(Debug, Clone)]
-pub struct Unmet<'r> {
+pub(crate) struct Unmet<'r> {
     pub file: &'r RuleFile,
     pub spec: &'r Spec,
     pub missing: Vec<Miss>,
 }
 
 impl Unmet<'_> {
-    pub fn rule_name(&self) -> String {
+    pub(crate) fn rule_name(&self) -> String {
         self.file.rule_name()
     }
 
     /// The operator's text, as written.
-    pub fn body(&self) -> &str {
+    pub(crate) fn body(&self) -> &str {
         self.file.rule.as_ref().map_or("", |r| r.body.as_str())
     }
 
     /// `missing …; missing … (ran, but …) — checked <root> at <sha>`.
-    pub fn missing_line(&self, scope: &Scope<'_>) -> String {
+    pub(crate) fn missing_line(&self, scope: &Scope<'_>) -> String {
         let missing: Vec<String> = self.missing.iter().map(ToString::to_string).collect();
         format!("{} {}", missing.join("; "), scope.checked())
     }
 
     /// The rule file, its trigger and verdict, what is missing and where it was checked.
-    pub fn headline(&self, scope: &Scope<'_>) -> String {
+    pub(crate) fn headline(&self, scope: &Scope<'_>) -> String {
         format!(
             "tlc operator rule {} (on: {}, otherwise: {}): {}",
             self.file.path.display(),
@@ -219,7 +219,7 @@ impl Unmet<'_> {
     }
 
     /// The headline, then the operator's text verbatim.
-    pub fn text(&self, scope: &Scope<'_>) -> String {
+    pub(crate) fn text(&self, scope: &Scope<'_>) -> String {
         let mut t = self.headline(scope);
         if !self.body().is_empty() {
             t.push_str("\n\n");
@@ -230,7 +230,7 @@ impl Unmet<'_> {
 }
 
 /// The rules of `fired` (active rules whose trigger fired) whose proofs are missing in `scope`.
-pub fn unmet<'r>(
+pub(crate) fn unmet<'r>(
     conn: &rusqlite::Connection,
     fired: impl IntoIterator<Item = (&'r RuleFile, &'r Spec)>,
     scope: &Scope<'_>,
@@ -247,23 +247,23 @@ pub fn unmet<'r>(
 }
 
 /// `$TLC_HOME/rules`.
-pub fn global_dir(paths: &Paths) -> PathBuf {
+pub(crate) fn global_dir(paths: &Paths) -> PathBuf {
     paths.home.join("rules")
 }
 
 /// `<project>/.tlc/harness/rules`.
-pub fn project_dir(paths: &Paths) -> PathBuf {
+pub(crate) fn project_dir(paths: &Paths) -> PathBuf {
     paths.project_harness_dir().join("rules")
 }
 
 /// Reads both tiers' rule files. Never fails: a folder or file that cannot be read is listed
 /// with its problem.
-pub fn load(paths: &Paths) -> RuleSet {
+pub(crate) fn load(paths: &Paths) -> RuleSet {
     load_from(&global_dir(paths), &project_dir(paths))
 }
 
 /// [`load`] from two folders.
-pub fn load_from(global: &Path, project: &Path) -> RuleSet {
+pub(crate) fn load_from(global: &Path, project: &Path) -> RuleSet {
     let mut set = RuleSet::default();
     for (tier, dir) in [(Tier::Global, global), (Tier::Project, project)] {
         let (files, folder) = read_folder(tier, dir);

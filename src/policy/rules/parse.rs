@@ -19,7 +19,7 @@ use std::fmt;
 
 /// What fires a rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Trigger {
+pub(crate) enum Trigger {
     /// Opening a non-draft pull request, or marking a draft ready.
     PrOpen,
     Commit,
@@ -50,7 +50,7 @@ impl fmt::Display for Trigger {
 /// A `command(…)` pattern: plain words, matched in order as a contiguous run of a command's words;
 /// a word with no `/` of its own also matches a path ending `/<word>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Pattern {
+pub(crate) struct Pattern {
     pub words: Vec<String>,
 }
 
@@ -58,7 +58,7 @@ pub struct Pattern {
 const REGEX_CHARS: &[char] = &['\\', '^', '$', '*', '+', '?', '(', ')', '[', ']', '{', '}', '|'];
 
 impl Pattern {
-    pub fn parse(text: &str) -> Result<Pattern, String> {
+    pub(crate) fn parse(text: &str) -> Result<Pattern, String> {
         if let Some(c) = text.chars().find(|c| REGEX_CHARS.contains(c)) {
             return Err(format!(
                 "`{c}` in command({text}) is a regular-expression character: a command pattern is plain words, matched in order"
@@ -72,13 +72,13 @@ impl Pattern {
     }
 
     /// Whether the pattern's words are a contiguous run of `words`, in order.
-    pub fn matches(&self, words: &[String]) -> bool {
+    pub(crate) fn matches(&self, words: &[String]) -> bool {
         let n = self.words.len();
         n <= words.len() && words.windows(n).any(|w| w.iter().zip(&self.words).all(|(a, p)| word_matches(p, a)))
     }
 
     /// A text every matching command contains (the first word).
-    pub fn needle(&self) -> &str {
+    pub(crate) fn needle(&self) -> &str {
         self.words.first().map_or("", String::as_str)
     }
 }
@@ -97,7 +97,7 @@ impl fmt::Display for Pattern {
 /// What a proof names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ProofKind {
+pub(crate) enum ProofKind {
     /// A subagent of this declared type finished.
     Subagent,
     /// A shell command containing the pattern ran and did not fail.
@@ -109,7 +109,7 @@ pub enum ProofKind {
 }
 
 impl ProofKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ProofKind::Subagent => "subagent",
             ProofKind::Command => "command",
@@ -120,12 +120,12 @@ impl ProofKind {
 }
 
 /// The only names a tlc gate reports.
-pub const GATES: &[&str] = &["lint", "test", "docs"];
+pub(crate) const GATES: &[&str] = &["lint", "test", "docs"];
 
 /// The window a proof must fall in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Since {
+pub(crate) enum Since {
     /// Stamped with the HEAD the check reads now.
     Head,
     /// Observed in the same session.
@@ -134,7 +134,7 @@ pub enum Since {
 
 /// One `require:` item.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Requirement {
+pub(crate) struct Requirement {
     pub kind: ProofKind,
     /// The text between the parentheses.
     pub arg: String,
@@ -146,7 +146,7 @@ pub struct Requirement {
 impl Requirement {
     /// Whether an observed value (a command line, a subagent type, a gate name, a path) satisfies
     /// the proof's name.
-    pub fn matches(&self, value: &str) -> bool {
+    pub(crate) fn matches(&self, value: &str) -> bool {
         match self.kind {
             ProofKind::Subagent | ProofKind::Gate => value == self.arg,
             ProofKind::Command => self
@@ -158,7 +158,7 @@ impl Requirement {
     }
 
     /// A text every matching value contains, for the store to look by.
-    pub fn needle(&self) -> &str {
+    pub(crate) fn needle(&self) -> &str {
         match (&self.pattern, self.kind) {
             (Some(p), _) => p.needle(),
             (None, ProofKind::File) => self.arg.trim_start_matches('*').trim_end_matches('/'),
@@ -191,7 +191,7 @@ impl fmt::Display for Requirement {
 
 /// What happens when a fired rule's proofs are missing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     #[serde(rename = "deny")]
     Deny,
     /// Asks under `paired`, refuses otherwise; refuses a stop.
@@ -206,7 +206,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Verdict::Deny => "deny",
             Verdict::Ask => "ask",
@@ -218,7 +218,7 @@ impl Verdict {
 
 /// What an enabled rule enforces.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Spec {
+pub(crate) struct Spec {
     pub on: Trigger,
     /// Every item must hold (a conjunction).
     pub require: Vec<Requirement>,
@@ -227,7 +227,7 @@ pub struct Spec {
 
 /// A parsed rule file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rule {
+pub(crate) struct Rule {
     /// `enabled: false` enforces nothing (and, in a project, switches the global rule of the same
     /// file name off).
     pub enabled: bool,
@@ -241,7 +241,7 @@ pub struct Rule {
 const TRIGGERS: &str = "pr-open, commit, push, pr-merge, stop, tool(<name>) or command(<pattern>)";
 
 /// Parses a rule file's text.
-pub fn parse(text: &str) -> Result<Rule, String> {
+pub(crate) fn parse(text: &str) -> Result<Rule, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l));
     if lines.next().map(str::trim_end) != Some("---") {
@@ -481,7 +481,7 @@ fn parse_requirement(v: &str) -> Result<Requirement, String> {
 
 /// The words of each simple command `text` runs (nested substitutions and `sh -c` strings
 /// included), as the shell engine splits them; a text the engine refuses is split at whitespace.
-pub fn command_words(text: &str) -> Vec<Vec<String>> {
+pub(crate) fn command_words(text: &str) -> Vec<Vec<String>> {
     let Ok(script) = crate::policy::shell::parse(text) else {
         return vec![text.split_whitespace().map(str::to_string).collect()];
     };

@@ -21,7 +21,7 @@ use std::path::Path;
 const CANDIDATES: i64 = 500;
 
 /// The one writer of `rule_proofs`.
-pub struct ProofStore<'c> {
+pub(crate) struct ProofStore<'c> {
     conn: &'c Connection,
 }
 
@@ -32,13 +32,13 @@ struct Observed {
 }
 
 impl<'c> ProofStore<'c> {
-    pub fn new(conn: &'c Connection) -> ProofStore<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> ProofStore<'c> {
         ProofStore { conn }
     }
 
     /// Records one observation. `head` is the stored form of HEAD (`gate::changes::Head::stored`),
     /// `None` outside a git checkout.
-    pub fn stamp(
+    pub(crate) fn stamp(
         &self,
         at: &str,
         provider: &str,
@@ -78,7 +78,7 @@ impl<'c> ProofStore<'c> {
     }
 
     /// Why `r` does not hold in `scope`, or `None` when it does.
-    pub fn check(&self, r: &Requirement, scope: &Scope<'_>) -> rusqlite::Result<Option<Why>> {
+    pub(crate) fn check(&self, r: &Requirement, scope: &Scope<'_>) -> rusqlite::Result<Option<Why>> {
         match r.since {
             Since::Session => {
                 let Some(session) = scope.session else {
@@ -105,7 +105,7 @@ impl<'c> ProofStore<'c> {
     }
 
     /// Every requirement of `spec` that does not hold in `scope`, in the rule's order.
-    pub fn missing(&self, spec: &Spec, scope: &Scope<'_>) -> rusqlite::Result<Vec<Miss>> {
+    pub(crate) fn missing(&self, spec: &Spec, scope: &Scope<'_>) -> rusqlite::Result<Vec<Miss>> {
         let mut out = Vec::new();
         for r in &spec.require {
             if let Some(why) = self.check(r, scope)? {
@@ -118,7 +118,7 @@ impl<'c> ProofStore<'c> {
         Ok(out)
     }
 
-    pub fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+    pub(crate) fn count_prunable(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
         let rows = self
             .conn
             .prepare_cached(q::RULE_PROOF_PRUNE_COUNT)?
@@ -130,7 +130,7 @@ impl<'c> ProofStore<'c> {
     }
 
     /// Drops the proofs observed before `cutoff` (the caller holds the transaction).
-    pub fn prune(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
+    pub(crate) fn prune(&self, cutoff: &str) -> rusqlite::Result<PruneCount> {
         let rows = self.conn.prepare_cached(q::RULE_PROOF_PRUNE)?.execute([cutoff])? as i64;
         Ok(PruneCount {
             table: "rule_proofs",
@@ -141,7 +141,7 @@ impl<'c> ProofStore<'c> {
 
 /// Where a rule is checked: the project, the session asking, and HEAD as read now.
 #[derive(Debug, Clone, Copy)]
-pub struct Scope<'a> {
+pub(crate) struct Scope<'a> {
     pub root: &'a Path,
     pub provider: &'a str,
     pub session: Option<&'a str>,
@@ -153,7 +153,7 @@ pub struct Scope<'a> {
 impl Scope<'_> {
     /// `— checked <root> at <sha or "no HEAD">`: where the proofs were looked for, so that a
     /// wrong resolution (a worktree instead of the checkout) shows before the proof logic does.
-    pub fn checked(&self) -> String {
+    pub(crate) fn checked(&self) -> String {
         let at = match self.head {
             Some(h) if h != "unborn" => h,
             _ => "no HEAD",
@@ -164,7 +164,7 @@ impl Scope<'_> {
 
 /// Why a requirement does not hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Why {
+pub(crate) enum Why {
     /// Nothing of that kind and value was ever observed here.
     Never,
     DifferentCommit,
@@ -183,7 +183,7 @@ pub enum Why {
 
 /// One requirement a fired rule is missing.
 #[derive(Debug, Clone)]
-pub struct Miss {
+pub(crate) struct Miss {
     pub requirement: Requirement,
     pub why: Why,
 }

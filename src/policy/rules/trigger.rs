@@ -25,7 +25,7 @@ use std::path::Path;
 
 /// What one acting event does, as the triggers see it.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Act<'a> {
+pub(crate) struct Act<'a> {
     /// The tool's name as the provider gives it (`Bash`, `Write`, `mcp__github__create_pull_request`;
     /// Cursor's shell events: `shell`).
     pub tool: Option<&'a str>,
@@ -38,13 +38,13 @@ pub struct Act<'a> {
 }
 
 /// The checkout's own repository (`owner`, `repo`), from the `origin` remote, read at most once.
-pub struct OwnRepo<'a> {
+pub(crate) struct OwnRepo<'a> {
     root: &'a Path,
     cell: OnceCell<Option<(String, String)>>,
 }
 
 impl<'a> OwnRepo<'a> {
-    pub fn new(root: &'a Path) -> OwnRepo<'a> {
+    pub(crate) fn new(root: &'a Path) -> OwnRepo<'a> {
         OwnRepo {
             root,
             cell: OnceCell::new(),
@@ -52,7 +52,7 @@ impl<'a> OwnRepo<'a> {
     }
 
     /// A repository known in advance (tests).
-    pub fn known(root: &'a Path, owner: &str, repo: &str) -> OwnRepo<'a> {
+    pub(crate) fn known(root: &'a Path, owner: &str, repo: &str) -> OwnRepo<'a> {
         let cell = OnceCell::new();
         let _ = cell.set(Some((owner.to_string(), repo.to_string())));
         OwnRepo { root, cell }
@@ -87,7 +87,7 @@ impl<'a> OwnRepo<'a> {
 
 /// The last two path segments of a remote URL (`git@host:owner/repo.git`,
 /// `https://host/owner/repo`), whatever the host: a GitHub Enterprise remote scopes as well.
-pub fn owner_repo(url: &str) -> Option<(String, String)> {
+pub(crate) fn owner_repo(url: &str) -> Option<(String, String)> {
     let url = url.trim();
     let path = match url.split_once("://") {
         Some((_, rest)) => rest.split_once('/').map(|(_, p)| p)?,
@@ -103,7 +103,7 @@ pub fn owner_repo(url: &str) -> Option<(String, String)> {
 
 /// The triggers one act fires.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Fired {
+pub(crate) struct Fired {
     pub commit: bool,
     pub push: bool,
     pub pr_open: bool,
@@ -114,7 +114,7 @@ pub struct Fired {
 }
 
 impl Fired {
-    pub fn fires(&self, t: &Trigger) -> bool {
+    pub(crate) fn fires(&self, t: &Trigger) -> bool {
         match t {
             Trigger::Commit => self.commit,
             Trigger::Push => self.push,
@@ -128,7 +128,7 @@ impl Fired {
 }
 
 /// The triggers `act` fires in the checkout whose remote `own` reads.
-pub fn fired(act: &Act<'_>, own: &OwnRepo<'_>) -> Fired {
+pub(crate) fn fired(act: &Act<'_>, own: &OwnRepo<'_>) -> Fired {
     let mut f = Fired {
         tool: act.tool.map(str::to_string),
         ..Fired::default()

@@ -8,7 +8,7 @@ use super::parse::{Command, RedirOp, RedirTarget};
 /// What a command can do, from least to most reach.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Class {
+pub(crate) enum Class {
     /// Reads, lists, prints, computes.
     Read,
     /// Creates or appends; an existing path's content survives (`mkdir`, `touch`, `>>`, builds).
@@ -24,7 +24,7 @@ pub enum Class {
 }
 
 impl Class {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Class::Read => "read",
             Class::WritePreserving => "write-preserving",
@@ -40,7 +40,7 @@ use Class::*;
 
 /// Programs and their class before any refinement by subcommand or flag. A program not listed
 /// counts as write-preserving: it may create files, and nothing shows it overwrites one.
-pub const TABLE: &[(&str, Class)] = &[
+pub(crate) const TABLE: &[(&str, Class)] = &[
     // read
     ("cat", Read),
     ("head", Read),
@@ -214,7 +214,7 @@ pub const TABLE: &[(&str, Class)] = &[
 ];
 
 /// Write targets that are not files: writing to them overwrites nothing.
-pub const HARMLESS_DEVICES: &[&str] = &[
+pub(crate) const HARMLESS_DEVICES: &[&str] = &[
     "/dev/null",
     "/dev/zero",
     "/dev/full",
@@ -228,7 +228,7 @@ pub const HARMLESS_DEVICES: &[&str] = &[
 ];
 
 /// Whether a redirect or write target is a harmless device (`/dev/null`, `/dev/fd/2`, …).
-pub fn is_harmless_device(path: &str) -> bool {
+pub(crate) fn is_harmless_device(path: &str) -> bool {
     HARMLESS_DEVICES.contains(&path) || path.starts_with("/dev/fd/") || path.starts_with("/dev/pts/")
 }
 
@@ -252,7 +252,7 @@ fn first_operand(args: &[String]) -> Option<&str> {
 }
 
 /// The class of the program `inv` runs, refined by its subcommand and flags.
-pub fn program_class(inv: &Invocation<'_>) -> Class {
+pub(crate) fn program_class(inv: &Invocation<'_>) -> Class {
     if inv.lookup_only {
         return Read;
     }
@@ -345,7 +345,7 @@ fn git_class(sub: Option<&str>, args: &[String]) -> Class {
 }
 
 /// The class a redirection gives its command: `>` overwrites, `>>` appends, `<` reads.
-pub fn redirect_class(op: RedirOp, target: &RedirTarget) -> Class {
+pub(crate) fn redirect_class(op: RedirOp, target: &RedirTarget) -> Class {
     let path = match target {
         RedirTarget::Word(w) => w.literal(),
         _ => None,
@@ -368,7 +368,7 @@ pub fn redirect_class(op: RedirOp, target: &RedirTarget) -> Class {
 }
 
 /// The class of one simple command: its program's, raised by its redirections.
-pub fn classify(cmd: &Command) -> Class {
+pub(crate) fn classify(cmd: &Command) -> Class {
     let inv = invocation(cmd);
     let base = if cmd.words.is_empty() { Read } else { program_class(&inv) };
     cmd.redirects.iter().map(|r| redirect_class(r.op, &r.target)).fold(base, Class::max)

@@ -6,7 +6,7 @@ use super::parse::{Command, Word};
 
 /// The program a command runs and its arguments.
 #[derive(Debug, Clone, Default)]
-pub struct Invocation<'a> {
+pub(crate) struct Invocation<'a> {
     /// The program's file name (`/bin/rm` → `rm`); `None` when the program word is an expansion.
     pub program: Option<String>,
     /// The word naming the program (`None` for a command with no words).
@@ -30,7 +30,7 @@ pub struct Invocation<'a> {
 }
 
 /// The file name of a program word (`/usr/bin/env` → `env`).
-pub fn program_name(w: &Word) -> Option<String> {
+pub(crate) fn program_name(w: &Word) -> Option<String> {
     let text = w.literal()?;
     let name = text.rsplit('/').next().unwrap_or(&text);
     (!name.is_empty()).then(|| name.to_string())
@@ -314,7 +314,7 @@ const WRAPPERS: &[(&str, Opts)] = &[
 ];
 
 /// The program `cmd` runs, through any wrappers.
-pub fn invocation(cmd: &Command) -> Invocation<'_> {
+pub(crate) fn invocation(cmd: &Command) -> Invocation<'_> {
     let mut inv = Invocation::default();
     let mut words: Vec<&Word> = cmd.words.iter().collect();
     loop {

@@ -7,16 +7,17 @@
 //! among its normal dependencies); yash-syntax is GPL-3.0; conch-parser has had no release since
 //! 2017; shell-words splits words but knows no operators, heredocs or substitutions.
 
-pub mod classify;
-pub mod invocation;
-pub mod parse;
+pub(crate) mod classify;
+pub(crate) mod invocation;
+pub(crate) mod parse;
 
-pub use classify::{classify, Class};
-pub use invocation::{invocation, Invocation};
-pub use parse::{parse, Command, HereDoc, ParseError, Piece, RedirOp, RedirTarget, Redirect, Script, Word};
+pub(crate) use classify::{classify, Class};
+pub(crate) use invocation::{invocation, Invocation};
+pub use parse::parse;
+pub(crate) use parse::{Command, HereDoc, ParseError, Piece, RedirOp, RedirTarget, Redirect, Script, Word};
 
 /// Parses a command line found inside another (`bash -c '…'`, `eval …`), `depth` levels down.
-pub fn parse_nested(src: &str, depth: usize) -> Result<Script, ParseError> {
+pub(crate) fn parse_nested(src: &str, depth: usize) -> Result<Script, ParseError> {
     if depth >= parse::MAX_DEPTH {
         return Err(ParseError {
             message: format!("shells nested more than {} levels deep", parse::MAX_DEPTH),

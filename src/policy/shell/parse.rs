@@ -10,21 +10,21 @@
 use std::fmt;
 
 /// How deep substitutions, subshells and compound commands may nest before the line is refused.
-pub const MAX_DEPTH: usize = 48;
+pub(crate) const MAX_DEPTH: usize = 48;
 /// The most simple commands one command line (or one substitution in it) may hold: far more than
 /// any command an agent writes (a 16 MiB line of `ls;` is four million), so that checking a line
 /// always ends long before the provider's hook timeout.
-pub const MAX_COMMANDS: usize = 20_000;
+pub(crate) const MAX_COMMANDS: usize = 20_000;
 
 /// A command line: its simple commands, in the order they appear (compound bodies flattened).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Script {
-    pub commands: Vec<Command>,
+    pub(crate) commands: Vec<Command>,
 }
 
 /// One simple command: `NAME=value … word… redirection…`.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Command {
+pub(crate) struct Command {
     pub assigns: Vec<(String, Word)>,
     pub words: Vec<Word>,
     pub redirects: Vec<Redirect>,
@@ -41,7 +41,7 @@ pub struct Command {
 
 /// What joins a pipeline to the next one of its list.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Connector {
+pub(crate) enum Connector {
     #[default]
     None,
     And,
@@ -49,14 +49,14 @@ pub enum Connector {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Redirect {
+pub(crate) struct Redirect {
     pub fd: Option<u32>,
     pub op: RedirOp,
     pub target: RedirTarget,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RedirOp {
+pub(crate) enum RedirOp {
     /// `<`
     Read,
     /// `>` and `>|`
@@ -78,7 +78,7 @@ pub enum RedirOp {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum RedirTarget {
+pub(crate) enum RedirTarget {
     Word(Word),
     HereDoc(HereDoc),
     /// A heredoc whose body is read at the next newline (resolved before [`parse`] returns).
@@ -86,7 +86,7 @@ pub enum RedirTarget {
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct HereDoc {
+pub(crate) struct HereDoc {
     pub body: String,
     /// The delimiter was unquoted: `$`, backticks and `$()` in the body are expanded.
     pub expands: bool,
@@ -96,12 +96,12 @@ pub struct HereDoc {
 
 /// A word as the shell will see it before expansion.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Word {
+pub(crate) struct Word {
     pub pieces: Vec<Piece>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum Piece {
+pub(crate) enum Piece {
     /// Unquoted text (glob and brace characters in it are live).
     Lit(String),
     /// Quoted or escaped text: literal.
@@ -120,7 +120,7 @@ pub enum Piece {
 
 impl Word {
     /// The text when it is a literal known before the command runs (quotes removed).
-    pub fn literal(&self) -> Option<String> {
+    pub(crate) fn literal(&self) -> Option<String> {
         let mut out = String::new();
         for p in &self.pieces {
             match p {
@@ -133,7 +133,7 @@ impl Word {
 
     /// The text with quotes removed and every expansion written as it was typed: for reading a
     /// word as data (a pattern to look for, a string to match), never as a value.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut out = String::new();
         for p in &self.pieces {
             match p {
@@ -155,7 +155,7 @@ impl Word {
     }
 
     /// Whether unquoted glob or brace characters make this word a pattern.
-    pub fn is_pattern(&self) -> bool {
+    pub(crate) fn is_pattern(&self) -> bool {
         self.pieces.iter().any(|p| match p {
             Piece::Lit(s) => s.contains(['*', '?', '[']) || (s.contains('{') && s.contains('}')),
             _ => false,
@@ -163,7 +163,7 @@ impl Word {
     }
 
     /// The command substitutions and process substitutions inside this word.
-    pub fn scripts(&self) -> impl Iterator<Item = &Script> {
+    pub(crate) fn scripts(&self) -> impl Iterator<Item = &Script> {
         self.pieces.iter().filter_map(|p| match p {
             Piece::Subst(s) | Piece::Proc { script: s, .. } => Some(s),
             _ => None,
@@ -202,9 +202,9 @@ impl Word {
 /// Why a command line could not be split.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
-    pub message: String,
+    pub(crate) message: String,
     /// Byte offset where it was noticed.
-    pub at: usize,
+    pub(crate) at: usize,
 }
 
 impl fmt::Display for ParseError {
