@@ -215,7 +215,12 @@ fn queries_module(root: &Path) -> String {
         }
         writeln!(s, "}}").unwrap();
     }
-    writeln!(s, "/// Every compiled-in statement: (database, name, sql).").unwrap();
+    writeln!(
+        s,
+        "/// Every compiled-in statement: (database, name, sql), for the typed-query test."
+    )
+    .unwrap();
+    writeln!(s, "#[cfg(test)]").unwrap();
     writeln!(s, "pub const ALL: &[(&str, &str, &str)] = &[").unwrap();
     for (db, name, path) in &all {
         writeln!(s, "    ({db:?}, {name:?}, include_str!({:?})),", path.display().to_string()).unwrap();

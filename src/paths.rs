@@ -122,11 +122,6 @@ impl Paths {
         self.project_harness_dir().join("state")
     }
 
-    /// `<root>/.tlc/harness/state/tlc.db`.
-    pub(crate) fn project_db(&self) -> PathBuf {
-        self.project_state_dir().join("tlc.db")
-    }
-
     /// The folder under the home that holds the state of a repository tlc must not write into
     /// (a guest), keyed by the repository's path.
     pub(crate) fn guest_state_dir(&self) -> PathBuf {

@@ -83,8 +83,6 @@ fn is_normal_absolute(p: &Path) -> bool {
 pub(crate) struct PathSet {
     prefixes: Vec<String>,
     globs: GlobSet,
-    /// Entries that are not valid globs, kept so doctor and follow-ups can name them.
-    pub invalid: Vec<String>,
 }
 
 fn is_glob(entry: &str) -> bool {
@@ -95,7 +93,6 @@ impl PathSet {
     pub(crate) fn new(entries: &[String]) -> PathSet {
         let mut prefixes = Vec::new();
         let mut builder = GlobSetBuilder::new();
-        let mut invalid = Vec::new();
         for raw in entries {
             let entry = raw.trim().trim_start_matches("./");
             if entry.is_empty() {
@@ -110,19 +107,13 @@ impl PathSet {
             } else {
                 entry.to_string()
             };
-            match GlobBuilder::new(&pattern).literal_separator(true).build() {
-                Ok(g) => {
-                    builder.add(g);
-                }
-                Err(_) => invalid.push(raw.clone()),
+            // An entry that is not a valid glob matches nothing; the others still apply.
+            if let Ok(g) = GlobBuilder::new(&pattern).literal_separator(true).build() {
+                builder.add(g);
             }
         }
         let globs = builder.build().unwrap_or_else(|_| GlobSet::empty());
-        PathSet { prefixes, globs, invalid }
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.prefixes.is_empty() && self.globs.is_empty()
+        PathSet { prefixes, globs }
     }
 
     /// Whether the repository-relative `path` is under one of the entries.
@@ -262,9 +253,9 @@ mod tests {
     }
 
     #[test]
-    fn a_broken_glob_is_kept_aside_not_fatal() {
+    fn a_broken_glob_matches_nothing_and_is_not_fatal() {
         let s = set(&["src/", "[unclosed"]);
-        assert_eq!(s.invalid, vec!["[unclosed".to_string()]);
+        assert!(!s.matches("[unclosed"));
         assert!(s.matches("src/a"));
     }
 

@@ -91,6 +91,7 @@ pub(crate) fn is_safe_relative(path: &str) -> bool {
 }
 
 impl PackageFiles {
+    #[cfg(test)]
     pub(crate) fn new(files: Vec<PackageFile>) -> PackageFiles {
         PackageFiles::with_refused(files, Vec::new())
     }

@@ -435,13 +435,6 @@ fn cat_blobs(dir: &Path, objects: &[&str]) -> Result<std::collections::HashMap<S
     Ok(map)
 }
 
-/// The commit time and subject of `sha` (for listings).
-pub(crate) fn describe_commit(dir: &Path, sha: &str) -> Option<String> {
-    let mut c = git(Some(dir));
-    c.args(["log", "-1", "--format=%cI %s", sha]);
-    run(c, "log").ok().map(|o| String::from_utf8_lossy(&o).trim().to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

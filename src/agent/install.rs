@@ -41,13 +41,6 @@ impl Prompter {
         }
     }
 
-    pub(crate) fn scripted(interactive: bool, answers: &str) -> Prompter {
-        Prompter {
-            interactive,
-            input: Box::new(std::io::Cursor::new(answers.to_string().into_bytes())),
-        }
-    }
-
     /// Prints `prompt` on stderr and reads one line; `None` at the end of input.
     /// Tells the operator something about their last answer (on stderr, with the prompts).
     pub(crate) fn say(&mut self, text: &str) {

@@ -25,26 +25,13 @@ pub(crate) struct KeyOrigin {
 #[derive(Debug, Clone)]
 pub(crate) struct ResolvedHarness {
     pub name: String,
-    /// The nearest file declaring the table, and its line.
+    /// The nearest file declaring the table.
     pub file: PathBuf,
-    pub line: Option<usize>,
     pub tier: Tier,
     pub source: Option<SourceRef>,
     pub pin_dir: Option<PathBuf>,
     pub manifest: Option<Manifest>,
     pub values: BTreeMap<String, (Value, KeyOrigin)>,
-}
-
-impl ResolvedHarness {
-    /// The effective values without their origins (and without `source`): what two tables must
-    /// agree on to be the same harness.
-    pub(crate) fn plain_values(&self) -> BTreeMap<String, Value> {
-        self.values
-            .iter()
-            .filter(|(k, _)| k.as_str() != "source")
-            .map(|(k, (v, _))| (k.clone(), v.clone()))
-            .collect()
-    }
 }
 
 /// A package's `[harness]` values with package paths made absolute inside the pin.
@@ -148,7 +135,6 @@ pub(crate) fn resolve_one(
     let mut resolved = ResolvedHarness {
         name: name.to_string(),
         file: file.clone(),
-        line,
         tier,
         source: None,
         pin_dir: None,

@@ -181,10 +181,6 @@ pub(crate) fn scan_package(files: &PackageFiles, homepage: Option<&str>) -> Vec<
     out
 }
 
-pub(crate) fn has_high(findings: &[Finding]) -> bool {
-    findings.iter().any(|f| f.severity == Severity::High)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

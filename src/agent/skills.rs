@@ -9,8 +9,6 @@ use crate::config::{Config, Tier, Value};
 use crate::paths::Paths;
 use std::path::{Path, PathBuf};
 
-pub(crate) const TIERS: &[&str] = &["package", "adapter", "global", "project", "project-local"];
-
 #[derive(Debug, Clone, serde::Serialize)]
 pub(crate) struct Copy {
     pub tier: &'static str,

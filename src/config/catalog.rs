@@ -9,7 +9,7 @@
 //! Not offered: shipping (`[ship]`, machine tier only: a project cannot send its record off the
 //! machine), and the untrusted-content rails, whose keys this tlc does not have yet.
 
-use super::registry::{self, Default, KeySpec, Tiers};
+use super::registry::{self, KeySpec};
 use super::{Config, Origin, Value};
 
 /// One optional feature.
@@ -83,25 +83,26 @@ pub(crate) fn states(cfg: &Config) -> Vec<OptInState> {
         .collect()
 }
 
-/// Whether `d` is a value that switches nothing on: false, an empty list, "off".
-pub(crate) fn is_off(d: Default) -> bool {
-    match d {
-        Default::Bool(b) => !b,
-        Default::List(l) => l.is_empty(),
-        Default::Str(s) => s == "off",
-        Default::Off => true,
-        Default::Int(_) | Default::Float(_) => false,
-    }
-}
-
-/// Whether a project config may set `spec` (the wizard writes the project tier).
-pub(crate) fn offerable(spec: &KeySpec) -> bool {
-    spec.tiers == Tiers::Both && spec.policy
-}
-
 #[cfg(test)]
 mod tests {
+    use super::registry::{Default, Tiers};
     use super::*;
+
+    /// Whether `d` is a value that switches nothing on: false, an empty list, "off".
+    fn is_off(d: Default) -> bool {
+        match d {
+            Default::Bool(b) => !b,
+            Default::List(l) => l.is_empty(),
+            Default::Str(s) => s == "off",
+            Default::Off => true,
+            Default::Int(_) | Default::Float(_) => false,
+        }
+    }
+
+    /// Whether a project config may set `spec` (the wizard writes the project tier).
+    fn offerable(spec: &KeySpec) -> bool {
+        spec.tiers == Tiers::Both && spec.policy
+    }
 
     #[test]
     fn every_opt_in_is_a_project_key_that_ships_off() {

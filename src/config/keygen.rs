@@ -162,10 +162,19 @@ pub(crate) fn docs_table(keys: &[KeySpec]) -> String {
             k.key,
             k.kind.describe(),
             default_toml(k.default),
-            k.reference_text()
+            reference_text(k)
         );
     }
     out
+}
+
+/// The text of a key's row in docs/config.md: its longer `docs` text, else its template comment.
+fn reference_text(k: &KeySpec) -> &'static str {
+    if k.docs.is_empty() {
+        k.doc
+    } else {
+        k.docs
+    }
 }
 
 /// docs/config.md with its key table replaced by the generated one; `None` when the markers are

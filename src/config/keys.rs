@@ -83,15 +83,6 @@ impl KeySpec {
     pub(crate) const fn docs(self, docs: &'static str) -> KeySpec {
         KeySpec { docs, ..self }
     }
-
-    /// The text of the key's row in docs/config.md.
-    pub(crate) fn reference_text(&self) -> &'static str {
-        if self.docs.is_empty() {
-            self.doc
-        } else {
-            self.docs
-        }
-    }
 }
 
 const fn k(key: &'static str, kind: Kind, default: Default, doc: &'static str) -> KeySpec {

@@ -28,16 +28,6 @@ pub(crate) enum ScaffoldOutcome {
     NotWritten(String),
 }
 
-impl ScaffoldOutcome {
-    pub(crate) fn word(&self) -> &'static str {
-        match self {
-            ScaffoldOutcome::Written(_) => "written",
-            ScaffoldOutcome::Present(_) => "present",
-            ScaffoldOutcome::NotWritten(_) => "not-written",
-        }
-    }
-}
-
 /// GitHub's own owner/repo charset: nothing that can quote, end a line or start a new key.
 fn plain_name(s: &str) -> bool {
     let mut chars = s.chars();

@@ -70,19 +70,9 @@ impl ResolvedPrice {
         &self.entry.rates
     }
 
-    /// Where the price came from, as stored beside a cost: `<plane>:<key>` (`litellm:claude-sonnet-4-5`).
-    pub(crate) fn source(&self) -> &str {
-        &self.source
-    }
-
     /// `usage` priced at this entry, and the `cost_source` to store beside it: [`Self::source`],
-    /// marked when the 1-hour writes were priced by the 2x-input rule.
-    pub(crate) fn price(&self, usage: &super::rates::TokenUsage) -> (f64, &str) {
-        self.price_marked(usage, false)
-    }
-
-    /// [`Self::price`], the source also marked when the response's output count is `inexact` (see
-    /// [`super::transcript::UsageRecord::inexact_output`]).
+    /// marked when the 1-hour writes were priced by the 2x-input rule, and also when the
+    /// response's output count is `inexact` (see [`super::transcript::UsageRecord::inexact_output`]).
     pub(crate) fn price_marked(&self, usage: &super::rates::TokenUsage, inexact: bool) -> (f64, &str) {
         let p = super::rates::price(&self.entry.rates, usage);
         let source = match (p.one_hour_fallback, inexact) {

@@ -22,6 +22,6 @@ pub(crate) mod statusline;
 pub(crate) mod transcript;
 pub(crate) mod usage;
 
-pub(crate) use catalog::{CachedResolver, CostError, PriceCatalog, ResolvedPrice};
-pub(crate) use rates::{cost, price, PriceEntry, PricedCost, Rates, TokenUsage};
-pub(crate) use transcript::{scan_usage, UsageRecord, UsageScan};
+pub(crate) use catalog::{CachedResolver, CostError, PriceCatalog};
+pub(crate) use rates::{PriceEntry, TokenUsage};
+pub(crate) use transcript::scan_usage;

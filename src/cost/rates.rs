@@ -67,10 +67,6 @@ impl TokenUsage {
         self.input.saturating_add(self.cache_read).saturating_add(self.cache_write)
     }
 
-    pub(crate) fn total(&self) -> u64 {
-        self.prompt().saturating_add(self.output)
-    }
-
     /// The 5-minute cache writes: all writes less the 1-hour ones.
     pub(crate) fn cache_write_5m(&self) -> u64 {
         self.cache_write.saturating_sub(self.cache_write_1h)
@@ -87,11 +83,13 @@ pub(crate) struct PricedCost {
 }
 
 /// The USD cost of `usage` at `rates`; `None` when the model has no price (never 0 for unknown).
+#[cfg(test)]
 pub(crate) fn cost(rates: Option<&Rates>, usage: &TokenUsage) -> Option<f64> {
     rates.map(|r| priced_cost(r, usage))
 }
 
 /// The USD cost of `usage` at `rates`.
+#[cfg(test)]
 pub(crate) fn priced_cost(r: &Rates, u: &TokenUsage) -> f64 {
     price(r, u).usd
 }

@@ -284,6 +284,7 @@ impl<'c> CostReports<'c> {
     }
 
     /// The rows keyed `by` (UTC days), filtered, and their totals.
+    #[cfg(test)]
     pub(crate) fn report(&self, by: CostBy, filter: &CostFilter) -> Result<CostReport, ReportError> {
         self.report_with(
             filter,

@@ -412,10 +412,6 @@ impl<'c> GateStore<'c> {
             .optional()
     }
 
-    pub(crate) fn get(&self, id: i64) -> rusqlite::Result<Option<GateRun>> {
-        self.conn.prepare_cached(q::RUN_GET)?.query_row([id], GateRun::from_row).optional()
-    }
-
     /// Whether a run before `before_id` already failed with this fingerprint.
     pub(crate) fn fingerprint_seen(&self, fingerprint: &str, before_id: i64) -> rusqlite::Result<bool> {
         self.conn

@@ -23,8 +23,7 @@ mod usage;
 pub(crate) mod wiring;
 
 pub(crate) use fault_log::{read_fault_log, FAULT_LOG_NAME};
-pub(crate) use provider::{NoConfigDir, Provider, ProviderSpec};
-use record::AfterAnswer;
+pub(crate) use provider::Provider;
 
 use crate::fault::{Fault, Faults};
 use serde_json::Value;
@@ -34,11 +33,9 @@ use std::time::{Duration, Instant};
 /// Payloads larger than this are not parsed: the hook answers and records the fault.
 pub(crate) const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
 
-/// Every provider tlc answers, one [`ProviderSpec`] each (see [`provider`] for what is derived
+/// Every provider tlc answers, one [`ProviderSpec`](provider::ProviderSpec) each (see [`provider`] for what is derived
 /// from this table, and how to add one).
 pub(crate) const PROVIDERS: &[Provider] = &[claude::PROVIDER, cursor::PROVIDER];
-
-pub(crate) use mapped::{Action, Mapped, SpawnRequest, Subject};
 
 /// How long the hook waits for more of the payload after the last byte arrived (providers
 /// write it at once and close stdin; a writer that keeps the pipe open gets this long).
@@ -47,20 +44,11 @@ pub(crate) const STDIN_IDLE: Duration = Duration::from_millis(500);
 pub(crate) const STDIN_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Reads stdin (bounded in size and in time) and handles it; returns the response to print.
-/// Never panics out.
-pub(crate) fn run(provider: Provider) -> String {
-    run_then(provider, AfterAnswer::Close)
-}
-
-/// [`run`] for a process that exits right after printing the response (`tlc hook`): its
-/// connections are left to the exit, which saves closing them.
+/// Never panics out. For a process that exits right after printing the response (`tlc hook`):
+/// its connections are left to the exit, which saves closing them.
 pub(crate) fn run_in_exiting_process(provider: Provider) -> String {
-    run_then(provider, AfterAnswer::ProcessExits)
-}
-
-fn run_then(provider: Provider, after: AfterAnswer) -> String {
     let (input, read_fault) = read_stdin();
-    let outcome = std::panic::catch_unwind(|| handle_then(provider, &input, read_fault.clone(), after));
+    let outcome = std::panic::catch_unwind(|| handle(provider, &input, read_fault.clone()));
     match outcome {
         Ok(response) => response,
         Err(_) => {
@@ -185,11 +173,7 @@ fn read_with_deadline(mut pipe: std::fs::File) -> (Vec<u8>, Option<String>) {
 }
 
 /// Handles one payload and returns the response text.
-pub(crate) fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> String {
-    handle_then(provider, input, read_fault, AfterAnswer::Close)
-}
-
-fn handle_then(provider: Provider, input: &[u8], read_fault: Option<String>, after: AfterAnswer) -> String {
+fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> String {
     let now = crate::clock::now();
     let mut faults: Faults = read_fault.map(Fault::Input).into_iter().collect();
     let read_failed = !faults.is_empty();
@@ -207,7 +191,7 @@ fn handle_then(provider: Provider, input: &[u8], read_fault: Option<String>, aft
             None
         }
     };
-    let outcome = record::process(provider, value, now, faults, after);
+    let outcome = record::process(provider, value, now, faults);
     let response = provider.render(&outcome.hook_event, &outcome.decision);
     match outcome.mask {
         Some(mask) => mask::apply(provider, &outcome.hook_event, response, mask),

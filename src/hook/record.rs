@@ -21,16 +21,6 @@ use rusqlite::TransactionBehavior;
 use serde_json::Value;
 use std::time::Duration;
 
-/// What becomes of the hook's database connections once it has answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum AfterAnswer {
-    /// Closed: the caller goes on running (the library's [`run`] and [`handle`]).
-    Close,
-    /// Left open for the process exit to release (see `store::leave_open_until_exit`): only for
-    /// `tlc hook`, whose process exits as soon as the response is printed.
-    ProcessExits,
-}
-
 /// The audit record keeps the whole payload up to this size; a bigger one keeps its head.
 const MAX_AUDIT_PAYLOAD: usize = 1024 * 1024;
 /// How long it sleeps between two tries for the lock.
@@ -161,13 +151,7 @@ impl Guard {
 
 /// Handles a payload; `None` when it could not be used (the faults say why), in which case only
 /// the faults are recorded.
-pub(crate) fn process(
-    provider: Provider,
-    value: Option<Value>,
-    now: chrono::DateTime<chrono::Utc>,
-    mut faults: Faults,
-    after: AfterAnswer,
-) -> Outcome {
+pub(crate) fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<chrono::Utc>, mut faults: Faults) -> Outcome {
     let usable = value.is_some();
     let mut value = value.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
     // The redaction salt is the session, so one secret keeps one placeholder within it.
@@ -271,7 +255,6 @@ pub(crate) fn process(
         project: &project,
         config: &config,
         redactor: &redactor,
-        after,
     };
     let decision = match record(into, mapped, &guard, sources, &mut faults) {
         Ok(d) => d,
@@ -352,8 +335,6 @@ struct Recording<'a> {
     config: &'a Config,
     /// Scrubs the faults before they are stored.
     redactor: &'a Redactor,
-    /// What becomes of the connections once the event is recorded.
-    after: AfterAnswer,
 }
 
 /// Opens the project database, decides, and records the event, its decision and any faults in
@@ -370,7 +351,6 @@ fn record(
         project,
         config,
         redactor,
-        after,
     } = into;
     // Issue 6 (adoption): an unadopted repository gets its project config before the first write.
     let adopted = mapped
@@ -640,22 +620,14 @@ fn record(
     store::checkpoint_if_large(&conn);
 
     if settings.obs.global_spool {
-        if let Err(e) = spool(project, &conn, own_from, after) {
+        if let Err(e) = spool(project, &conn, own_from) {
             // Best effort: an unwritable home degrades to project-only recording; what was not
             // sent stays past the spool cursor for a later hook or `tlc obs spool catch-up`.
             fault_log::append_best_effort(provider.name(), &format!("spool not written: {e}"));
         }
     }
-    end_connection(conn, after);
+    store::leave_open_until_exit(conn);
     Ok(decision)
-}
-
-/// Closes a hook connection, or leaves it to a process exit that is only moments away.
-fn end_connection(conn: rusqlite::Connection, after: AfterAnswer) {
-    match after {
-        AfterAnswer::Close => drop(conn),
-        AfterAnswer::ProcessExits => store::leave_open_until_exit(conn),
-    }
 }
 
 /// The event as the rails read it (`policy::decide`).
@@ -687,7 +659,6 @@ fn act_facts<'a>(
         ran: &guard.ran,
         spawn: mapped.and_then(|m| m.spawn.as_ref()).map(|s| crate::policy::Spawn {
             model: s.model.as_deref(),
-            subagent_type: s.subagent_type.as_deref(),
             effort: s.effort.as_deref(),
         }),
         agent_type: mapped.and_then(|m| m.agent_type.as_deref()),
@@ -979,7 +950,7 @@ const SPOOL_BATCH: i64 = 256;
 /// Sends the home spool what it lacks of this project database — this hook's rows, and any a
 /// killed or locked-out hook left behind — then moves the spool cursor. The cursor moves only
 /// after the home database committed, so a hook killed in between leaves the rows past it.
-fn spool(project: &Project, conn: &rusqlite::Connection, own_from: Option<i64>, after: AfterAnswer) -> Result<(), String> {
+fn spool(project: &Project, conn: &rusqlite::Connection, own_from: Option<i64>) -> Result<(), String> {
     let db = project.db_path();
     let backlog = crate::obs::spool::backlog(conn, SPOOL_BATCH, own_from).map_err(|e| HookError::from(e).named(&db))?;
     if backlog.rows.is_empty() {
@@ -993,7 +964,7 @@ fn spool(project: &Project, conn: &rusqlite::Connection, own_from: Option<i64>, 
         Spool::new(&tx).send(&project.root().display().to_string(), &project.name(), &backlog)?;
         tx.commit()?;
         store::checkpoint_if_large(&home);
-        end_connection(home, after);
+        store::leave_open_until_exit(home);
         Ok(())
     })();
     sent.map_err(|e| format!("{}: {}", home_db.display(), e.named(&home_db)))?;

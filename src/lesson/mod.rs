@@ -22,7 +22,8 @@ pub(crate) const TEXT_CAP: usize = 2000;
 /// The most characters of a failing gate's output a mined lesson quotes.
 pub(crate) const SIGNAL_CAP: usize = 220;
 /// The confidence a hand-written lesson starts at.
-pub(crate) const MANUAL_CONFIDENCE: f64 = 0.8;
+#[cfg(test)]
+const MANUAL_CONFIDENCE: f64 = 0.8;
 
 /// Where a lesson lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -39,24 +40,6 @@ impl Tier {
             Tier::Core => "core",
             Tier::Global => "global",
             Tier::Project => "project",
-        }
-    }
-
-    pub(crate) fn parse(s: &str) -> Option<Tier> {
-        match s {
-            "core" => Some(Tier::Core),
-            "global" => Some(Tier::Global),
-            "project" => Some(Tier::Project),
-            _ => None,
-        }
-    }
-
-    /// The database of a stored tier.
-    pub(crate) fn db(self) -> Option<DbKind> {
-        match self {
-            Tier::Core => None,
-            Tier::Global => Some(DbKind::Home),
-            Tier::Project => Some(DbKind::Project),
         }
     }
 }

@@ -383,15 +383,6 @@ pub(crate) struct RecentFaults {
     pub latest: Option<String>,
 }
 
-/// One row of the events-by-kind summary: kind, plane, how many, their total duration.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub(crate) struct KindCount {
-    pub kind: String,
-    pub plane: String,
-    pub events: i64,
-    pub total_ms: Option<i64>,
-}
-
 impl Reports<'_> {
     /// The `hook.fault` events recorded at or after `since` (a stamp): the project database's
     /// answer to `doctor`'s "recent hook faults".
@@ -403,20 +394,6 @@ impl Reports<'_> {
                 latest: r.get(2)?,
             })
         })
-    }
-
-    /// Every event by kind and plane, in the order the kinds first appeared (`tlc demo`).
-    pub(crate) fn kind_summary(&self) -> rusqlite::Result<Vec<KindCount>> {
-        let mut st = self.conn.prepare_cached(q::KIND_SUMMARY)?;
-        let rows = st.query_map([], |r| {
-            Ok(KindCount {
-                kind: r.get(0)?,
-                plane: r.get(1)?,
-                events: r.get(2)?,
-                total_ms: r.get(3)?,
-            })
-        })?;
-        rows.collect()
     }
 
     /// The last `limit` events, oldest first, filtered by kind (or kind family), session and plane.

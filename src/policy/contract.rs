@@ -6,7 +6,8 @@
 use super::Posture;
 
 /// The most characters the block may have.
-pub(crate) const MAX_CHARS: usize = 600;
+#[cfg(test)]
+const MAX_CHARS: usize = 600;
 
 /// The contract of `posture`.
 pub(crate) fn contract(posture: Posture) -> &'static str {

@@ -47,8 +47,6 @@ pub(crate) struct Acting<'a> {
 pub(crate) struct Spawn<'a> {
     /// The model it names (`None`: it runs on its parent's).
     pub model: Option<&'a str>,
-    /// The subagent type it declares.
-    pub subagent_type: Option<&'a str>,
     /// The reasoning effort it states.
     pub effort: Option<&'a str>,
 }

@@ -18,7 +18,7 @@ pub(crate) mod untrusted;
 pub(crate) mod work_loss;
 
 pub(crate) use decide::decide;
-pub(crate) use facts::{ActFacts, Acting, Prior, Spawn, Subject};
+pub(crate) use facts::{ActFacts, Acting, Prior, Spawn};
 pub(crate) use state::OperatorState;
 
 /// How much the agent surfaces and what earns an interruption.

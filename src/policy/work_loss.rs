@@ -5,12 +5,10 @@
 //!
 //! Unlike a word match, it asks the repository: such a command on a clean tree loses nothing and
 //! passes; on a dirty one it is denied (solo, focus) or asked about (paired), naming what would be
-//! lost and the safe way. The command is classified by a pure function ([`risks`]); the tree is
+//! lost and the safe way. The commands the floor saw run are classified by a pure function ([`risks_ran`]); the tree is
 //! read ([`TreeState::read`]) only when one is seen, by a bounded `git status`.
 
 use super::floor::Ran;
-use super::shell::invocation::invocation;
-use super::shell::parse::Script;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -53,7 +51,9 @@ pub(crate) enum Risk {
 }
 
 /// Every risk in `script`'s own commands, with relative paths taken from `cwd`.
-pub(crate) fn risks(script: &Script, cwd: &Path) -> Vec<Risk> {
+#[cfg(test)]
+pub(crate) fn risks(script: &super::shell::parse::Script, cwd: &Path) -> Vec<Risk> {
+    use super::shell::invocation::invocation;
     let mut out = Vec::new();
     for cmd in &script.commands {
         let inv = invocation(cmd);

@@ -19,8 +19,7 @@ pub(crate) mod run;
 pub(crate) mod send;
 pub(crate) mod store;
 
-pub(crate) use endpoint::{Endpoint, Protocol};
-pub(crate) use run::{ship, Mode, RunReport};
+pub(crate) use endpoint::Endpoint;
 pub(crate) use store::ShipStore;
 
 use crate::store::queries::project::ship as q;

@@ -220,10 +220,6 @@ impl std::fmt::Debug for Store {
 }
 
 impl Store {
-    pub(crate) fn kind(&self) -> DbKind {
-        self.kind
-    }
-
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }
@@ -400,7 +396,7 @@ pub(crate) fn checkpoint_if_large(conn: &Connection) {
 /// and the shared-memory file exactly as the exit does: it would only free the parsed schema
 /// and the cached statements and unmap the index, about 0.05 ms of a hook's budget. The exit
 /// releases the file locks and the mappings; no data is held in memory. Crate-private: only
-/// `tlc hook`'s own process may use it (`hook::run` and `hook::handle` close their connections).
+/// `tlc hook`'s own process may use it (`hook::run_in_exiting_process`).
 pub(crate) fn leave_open_until_exit(conn: Connection) {
     std::mem::forget(conn);
 }

@@ -74,15 +74,12 @@ pub(crate) fn open_read_pool(kind: DbKind, path: &Path, size: u32) -> Result<Opt
 }
 
 impl ReadPool {
-    pub(crate) fn kind(&self) -> DbKind {
-        self.kind
-    }
-
     pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The most connections the pool opens at once.
+    #[cfg(test)]
     pub(crate) fn max_size(&self) -> u32 {
         self.pool.max_size()
     }

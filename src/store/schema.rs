@@ -32,12 +32,6 @@ pub(crate) struct MigrationReport {
     pub views_recreated: bool,
 }
 
-impl MigrationReport {
-    pub(crate) fn changed(&self) -> bool {
-        !self.applied.is_empty() || self.views_recreated
-    }
-}
-
 pub(super) fn runner(kind: DbKind) -> refinery::Runner {
     match kind {
         DbKind::Project => project::migrations::runner(),

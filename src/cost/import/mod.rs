@@ -27,7 +27,7 @@ mod rows;
 mod scan;
 mod write;
 
-pub(crate) use files::{find_transcripts, project_of_cwd, ReadError};
+pub(crate) use files::find_transcripts;
 
 use super::catalog::{CachedResolver, CostError, PriceCatalog};
 use rusqlite::Connection;

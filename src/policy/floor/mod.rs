@@ -6,7 +6,7 @@
 //! block devices, git refs); it never runs a process.
 
 use super::shell::classify::is_harmless_device;
-use super::shell::invocation::{invocation, program_name, Invocation};
+use super::shell::invocation::{invocation, Invocation};
 use super::shell::parse::{Command, Piece, RedirOp, RedirTarget, Script, Word};
 use crate::decision::{Decision, Permission};
 use serde_json::Value;
@@ -26,9 +26,11 @@ use crate::pathtext::normalize;
 pub(in crate::policy) use git::git_subcommand;
 use git::*;
 use rules::*;
+pub(crate) use words::shell_glob_match;
 use words::*;
-pub(crate) use words::{program_of, shell_glob_match};
-pub(crate) use world::{Disk, Virtual, World};
+#[cfg(test)]
+pub(crate) use world::Virtual;
+pub(crate) use world::{Disk, World};
 
 /// The floor's rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -64,11 +66,6 @@ impl Rule {
             Rule::UnprovableExecution => "unprovable-execution",
             Rule::PolicySurfaceWrite => "policy-surface-write",
         }
-    }
-
-    /// Whether `name` is a floor rule's name (the decision tables store names).
-    pub(crate) fn is_floor(name: &str) -> bool {
-        Rule::ALL.iter().any(|r| r.as_str() == name)
     }
 }
 

@@ -210,8 +210,3 @@ pub(super) fn under(p: &Path, dir: &Path) -> bool {
     let d = if d.len() > 1 && d.ends_with(b"/") { &d[..d.len() - 1] } else { d };
     p.starts_with(d) && (p.len() == d.len() || d == b"/" || p[d.len()] == b'/')
 }
-
-/// The program a shell command word names (for reports).
-pub(crate) fn program_of(w: &Word) -> Option<String> {
-    program_name(w)
-}

@@ -3,6 +3,7 @@
 //! hook over the real one ([`Disk`]). Every question is cheap and bounded: a path's resolution, its
 //! kind, a small text file (a `.git` pointer, a script the command runs), a folder's names.
 
+#[cfg(test)]
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -82,6 +83,7 @@ impl World for Disk {
 }
 
 /// A world held in memory: the files, folders and links a test declares, nothing else.
+#[cfg(test)]
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Virtual {
     pub files: BTreeMap<PathBuf, String>,
@@ -91,6 +93,7 @@ pub(crate) struct Virtual {
     pub homes: BTreeMap<String, PathBuf>,
 }
 
+#[cfg(test)]
 impl Virtual {
     fn resolve_links(&self, p: &Path) -> PathBuf {
         let mut out = PathBuf::new();
@@ -113,6 +116,7 @@ impl Virtual {
     }
 }
 
+#[cfg(test)]
 impl World for Virtual {
     fn canonicalize(&self, p: &Path) -> Option<PathBuf> {
         let r = self.resolve_links(p);

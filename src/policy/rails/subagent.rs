@@ -242,11 +242,7 @@ mod tests {
     use super::*;
 
     fn spawn(model: Option<&str>) -> Spawn<'_> {
-        Spawn {
-            model,
-            subagent_type: None,
-            effort: None,
-        }
+        Spawn { model, effort: None }
     }
 
     fn rule(d: Option<Decision>) -> Option<String> {

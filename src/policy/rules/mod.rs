@@ -20,8 +20,8 @@ pub(crate) mod parse;
 pub(crate) mod proof;
 pub(crate) mod trigger;
 
-pub(crate) use parse::{Pattern, ProofKind, Requirement, Rule, Since, Spec, Trigger, Verdict};
-pub(crate) use proof::{Miss, ProofStore, Scope, Why};
+pub(crate) use parse::{ProofKind, Rule, Spec, Trigger, Verdict};
+pub(crate) use proof::{Miss, ProofStore, Scope};
 
 use crate::fsread::{self, Links};
 use crate::paths::Paths;

@@ -52,6 +52,7 @@ impl<'a> OwnRepo<'a> {
     }
 
     /// A repository known in advance (tests).
+    #[cfg(test)]
     pub(crate) fn known(root: &'a Path, owner: &str, repo: &str) -> OwnRepo<'a> {
         let cell = OnceCell::new();
         let _ = cell.set(Some((owner.to_string(), repo.to_string())));

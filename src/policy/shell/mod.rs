@@ -11,10 +11,8 @@ pub(crate) mod classify;
 pub(crate) mod invocation;
 pub(crate) mod parse;
 
-pub(crate) use classify::{classify, Class};
-pub(crate) use invocation::{invocation, Invocation};
 pub use parse::parse;
-pub(crate) use parse::{Command, HereDoc, ParseError, Piece, RedirOp, RedirTarget, Redirect, Script, Word};
+pub(crate) use parse::{ParseError, Script};
 
 /// Parses a command line found inside another (`bash -c '…'`, `eval …`), `depth` levels down.
 pub(crate) fn parse_nested(src: &str, depth: usize) -> Result<Script, ParseError> {

@@ -154,14 +154,6 @@ impl Word {
         out
     }
 
-    /// Whether unquoted glob or brace characters make this word a pattern.
-    pub(crate) fn is_pattern(&self) -> bool {
-        self.pieces.iter().any(|p| match p {
-            Piece::Lit(s) => s.contains(['*', '?', '[']) || (s.contains('{') && s.contains('}')),
-            _ => false,
-        })
-    }
-
     /// The command substitutions and process substitutions inside this word.
     pub(crate) fn scripts(&self) -> impl Iterator<Item = &Script> {
         self.pieces.iter().filter_map(|p| match p {

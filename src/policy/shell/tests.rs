@@ -1,4 +1,6 @@
-use super::classify::Class;
+use super::classify::{classify, Class};
+use super::invocation::invocation;
+use super::parse::RedirTarget;
 use super::*;
 
 fn words(s: &Script, i: usize) -> Vec<String> {
