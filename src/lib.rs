@@ -9,6 +9,7 @@
 //! calls the standard library does not wrap) and `cost::borrowed_insert` (SQLite's C interface,
 //! for the bulk import's copy-free binds).
 #![deny(unsafe_code)]
+#![warn(missing_docs)]
 
 pub(crate) mod agent;
 pub mod cli;

@@ -17,6 +17,7 @@ pub(crate) enum PathsError {
     NoHome,
 }
 
+/// Where tlc's files are for one invocation: the runtime home and the project root.
 #[derive(Debug, Clone)]
 pub struct Paths {
     /// The runtime home (`TLC_HOME`).

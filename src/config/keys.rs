@@ -12,17 +12,21 @@
 /// The type of a key's value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
+    /// `true` or `false`.
     Bool,
     /// An integer no smaller than `min`.
     Int {
+        /// The smallest value accepted.
         min: i64,
     },
     /// A number (integer or float) no smaller than `min`.
     Float {
+        /// The smallest value accepted.
         min: f64,
     },
     /// A number no smaller than 0, or `false` for "off".
     FloatOrOff,
+    /// Any string.
     Str,
     /// A string from a closed list.
     Enum(&'static [&'static str]),
@@ -31,6 +35,7 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The type in words, as docs/config.md and the errors say it ("an integer >= 1").
     pub fn describe(self) -> String {
         match self {
             Kind::Bool => "a boolean".into(),
@@ -47,31 +52,44 @@ impl Kind {
 /// A shipped default.
 #[derive(Debug, Clone, Copy)]
 pub enum Default {
+    /// A boolean.
     Bool(bool),
+    /// An integer.
     Int(i64),
+    /// A number.
     Float(f64),
+    /// `false`: off (a [`Kind::FloatOrOff`] key).
     Off,
+    /// A string.
     Str(&'static str),
+    /// An array of strings.
     List(&'static [&'static str]),
 }
 
 /// Which tiers may set a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tiers {
+    /// The machine and the project tier.
     Both,
+    /// The machine tier only (`$TLC_HOME/config.toml`).
     MachineOnly,
 }
 
 /// One key.
 #[derive(Debug, Clone, Copy)]
 pub struct KeySpec {
+    /// The dotted key (`grind.maxLoops`).
     pub key: &'static str,
+    /// The type of its value.
     pub kind: Kind,
+    /// Its shipped default.
     pub default: Default,
+    /// Which tiers may set it.
     pub tiers: Tiers,
     /// Whether the key is policy (a project restating it stops tracking the machine tier);
     /// identity keys such as `project.owner` are not.
     pub policy: bool,
+    /// One line on what it does: its comment in the shipped default config.
     pub doc: &'static str,
     /// The "what it does" cell of the key's row in docs/config.md, when it says more than `doc`
     /// (links, code spans, caveats); empty: `doc` itself.
@@ -129,6 +147,7 @@ pub(crate) const RENAMED: &[(&str, &str)] = &[
     ("intelligence.lessons.promoteAfter", "intelligence.lessons.promoteHitCount"),
 ];
 
+/// Every configuration key, in the order of the shipped default config.
 pub const KEYS: &[KeySpec] = &[
     k(
         "mode",

@@ -12,20 +12,28 @@ pub(crate) enum ValueError {
     Expected { expected: String, found: String },
 }
 
+/// A configuration value, as a tier file or the shipped defaults give it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(untagged)]
 pub enum Value {
+    /// A boolean.
     Bool(bool),
+    /// An integer.
     Int(i64),
+    /// A number.
     Float(f64),
+    /// A string.
     Str(String),
+    /// An array.
     List(Vec<Value>),
+    /// A table (`[harness.<name>]` and the like), by key.
     Table(std::collections::BTreeMap<String, Value>),
     /// `false` for a number that can be turned off.
     Off,
 }
 
 impl Value {
+    /// A key's shipped default as a value.
     pub fn from_default(d: Default) -> Value {
         match d {
             Default::Bool(b) => Value::Bool(b),

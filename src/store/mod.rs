@@ -99,37 +99,95 @@ impl DbKind {
 /// Everything that can go wrong opening a database; each names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// The file is not an SQLite database SQLite can read.
     #[error("{path}: not a usable SQLite database ({detail}); it was left as it is")]
-    NotADatabase { path: PathBuf, detail: String },
+    NotADatabase {
+        /// The database file.
+        path: PathBuf,
+        /// SQLite's words.
+        detail: String,
+    },
+    /// A schema newer than this binary's: written by a later tlc.
     #[error("{path}: schema version {found} is newer than this tlc knows (version {known}); upgrade tlc — the database was not written")]
-    TooNew { path: PathBuf, found: u32, known: u32 },
+    TooNew {
+        /// The database file.
+        path: PathBuf,
+        /// Its schema version.
+        found: u32,
+        /// The newest this binary knows.
+        known: u32,
+    },
+    /// A schema older than this binary's, or views that are not its own: `tlc db migrate`.
     #[error("{path}: {}; run `tlc db migrate`", if found == known {
         format!("its views are not this tlc's (schema version {found})")
     } else {
         format!("schema version {found} is older than this tlc (version {known})")
     })]
-    NeedsMigration { path: PathBuf, found: u32, known: u32 },
+    NeedsMigration {
+        /// The database file.
+        path: PathBuf,
+        /// Its schema version.
+        found: u32,
+        /// This binary's.
+        known: u32,
+    },
     /// The database path (or its `-wal`, `-shm` or `-journal`) is a symlink, a FIFO, a folder, a
     /// device: never opened, so nothing is written through it.
     #[error("{path}: {what}, not a regular file: tlc opens its database only as a regular file in place (never through a link); it was left as it is")]
-    NotRegular { path: PathBuf, what: &'static str },
+    NotRegular {
+        /// The file refused.
+        path: PathBuf,
+        /// What it is instead ("a symlink").
+        what: &'static str,
+    },
     /// An SQLite file that tlc did not make: tables, but no tlc migration history.
     #[error("{path}: not a tlc database (it holds {tables} but no tlc migration history); it was left as it is")]
-    Foreign { path: PathBuf, tables: String },
+    Foreign {
+        /// The database file.
+        path: PathBuf,
+        /// The tables it holds, named.
+        tables: String,
+    },
+    /// No space left on the device (SQLite's "disk full", or an I/O error on a full disk).
     #[error("{path}: disk full: {cause}")]
-    DiskFull { path: PathBuf, cause: String },
+    DiskFull {
+        /// The database file.
+        path: PathBuf,
+        /// SQLite's words.
+        cause: String,
+    },
+    /// The database or its folder could not be created, or the folder not locked for a migration.
     #[error("{path}: cannot create: {cause}")]
-    Create { path: PathBuf, cause: std::io::Error },
+    Create {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        cause: std::io::Error,
+    },
+    /// The migrations could not run: WAL mode refused, or a migration failed.
     #[error("{path}: migration failed: {detail}")]
     Migration {
+        /// The database file.
         path: PathBuf,
+        /// What went wrong.
         detail: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// Any other SQLite error.
     #[error("{path}: {cause}")]
-    Sqlite { path: PathBuf, cause: rusqlite::Error },
+    Sqlite {
+        /// The database file.
+        path: PathBuf,
+        /// The error.
+        cause: rusqlite::Error,
+    },
     /// No pooled connection came free, or none could be opened ([`open_read_pool`]).
     #[error("{path}: no read connection: {cause}")]
-    Pool { path: PathBuf, cause: String },
+    Pool {
+        /// The database file.
+        path: PathBuf,
+        /// Why.
+        cause: String,
+    },
 }
 
 impl StoreError {

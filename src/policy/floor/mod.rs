@@ -116,12 +116,12 @@ impl Finding {
 /// Where the floor stands: the project, the working directory of the command, the home folders.
 #[derive(Debug, Clone)]
 pub struct Context {
-    pub project: PathBuf,
-    pub cwd: PathBuf,
-    pub home: Option<PathBuf>,
-    pub tlc_home: PathBuf,
+    pub(crate) project: PathBuf,
+    pub(crate) cwd: PathBuf,
+    pub(crate) home: Option<PathBuf>,
+    pub(crate) tlc_home: PathBuf,
     /// The system temp folders (`$TMPDIR`, `/tmp`, `/var/tmp`).
-    pub temp: Vec<PathBuf>,
+    pub(crate) temp: Vec<PathBuf>,
     /// The same folders as the filesystem resolves them (symlinks followed).
     canonical: Zones,
     surface: Vec<PathBuf>,
@@ -133,7 +133,7 @@ pub struct Context {
     world: std::sync::Arc<dyn World>,
     /// `$TMPDIR` as the hook's own environment has it (`$HOME` is [`Context::home`], `$PWD` the
     /// folder the command runs in).
-    pub tmpdir: Option<PathBuf>,
+    pub(crate) tmpdir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -145,6 +145,8 @@ struct Zones {
 }
 
 impl Context {
+    /// The floor's context on the real disk: the project root, the command's working directory,
+    /// the operator's home (when known), tlc's runtime home and the system temp folders.
     pub fn new(project: PathBuf, cwd: PathBuf, home: Option<PathBuf>, tlc_home: PathBuf, temp: Vec<PathBuf>) -> Context {
         Context::in_world(std::sync::Arc::new(Disk), project, cwd, home, tlc_home, temp)
     }
@@ -256,6 +258,7 @@ impl Context {
 /// What an acting event is about to do.
 #[derive(Debug, Clone)]
 pub enum Act<'a> {
+    /// A shell command line (Bash, Cursor's beforeShellExecution).
     Shell(&'a str),
     /// A tool that reads a file (Read, Cursor's beforeReadFile).
     Read(&'a str),
@@ -267,7 +270,9 @@ pub enum Act<'a> {
     Delete(&'a str),
     /// An MCP tool and its input.
     Mcp {
+        /// The tool's name as the provider gives it.
         tool: &'a str,
+        /// Its input, when the payload has one.
         input: Option<&'a Value>,
     },
 }
