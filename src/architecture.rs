@@ -1201,13 +1201,19 @@ fn the_architecture_page_lists_the_test_support_modules() {
             );
         }
     }
-    let page: BTreeSet<String> = page_table(&architecture_page(), "| support module | what it holds |")
+    let rows = code.iter().map(|m| vec![m.clone()]).collect();
+    assert_page_lists("| support module | what it holds |", 1, &rows, "support modules");
+}
+
+/// Asserts that the first `columns` cells of the rows of the page's table headed `header` are
+/// exactly `code`'s rows, naming each difference; `what` says what the table lists.
+fn assert_page_lists(header: &str, columns: usize, code: &BTreeSet<Vec<String>>, what: &str) {
+    let page: BTreeSet<Vec<String>> = page_table(&architecture_page(), header)
         .into_iter()
-        .map(|row| row[0].clone())
+        .map(|row| row[..columns.min(row.len())].to_vec())
         .collect();
-    let as_rows = |set: &BTreeSet<String>| set.iter().map(|m| vec![m.clone()]).collect::<BTreeSet<_>>();
-    let diff = differences(&as_rows(&page), &as_rows(&code));
-    assert!(diff.is_empty(), "docs/ARCHITECTURE.md's support modules:\n{}", diff.join("\n"));
+    let diff = differences(&page, code);
+    assert!(diff.is_empty(), "docs/ARCHITECTURE.md's {what}:\n{}", diff.join("\n"));
 }
 
 #[test]
@@ -1250,15 +1256,11 @@ fn every_repository_type_borrows_its_connection_as_the_page_says() {
             differing.insert(vec![ty.to_string(), new]);
         }
     }
-    let page: BTreeSet<Vec<String>> = page_table(&architecture_page(), "| writer type | constructor | why |")
-        .into_iter()
-        .map(|row| row[..2].to_vec())
-        .collect();
-    let diff = differences(&page, &differing);
-    assert!(
-        diff.is_empty(),
-        "docs/ARCHITECTURE.md's constructors that take more than the connection:\n{}",
-        diff.join("\n")
+    assert_page_lists(
+        "| writer type | constructor | why |",
+        2,
+        &differing,
+        "constructors that take more than the connection",
     );
 }
 
@@ -1313,15 +1315,11 @@ fn the_architecture_page_lists_every_file_that_builds_sql_at_run_time() {
             code_files.insert(vec![format!("src/{rel}")]);
         }
     }
-    let page: BTreeSet<Vec<String>> = page_table(&architecture_page(), "| file | SQL it builds at run time | why it is safe |")
-        .into_iter()
-        .map(|row| row[..1].to_vec())
-        .collect();
-    let diff = differences(&page, &code_files);
-    assert!(
-        diff.is_empty(),
-        "docs/ARCHITECTURE.md's files that build SQL with format! (SQL belongs in queries/; list a file that must build it, with why):\n{}",
-        diff.join("\n")
+    assert_page_lists(
+        "| file | SQL it builds at run time | why it is safe |",
+        1,
+        &code_files,
+        "files that build SQL with format! (SQL belongs in queries/; list a file that must build it, with why)",
     );
 }
 

@@ -89,7 +89,7 @@ fn run_git(root: &Path, args: &[&str]) -> Result<Vec<u8>, GateError> {
         cause,
     };
     if let Some(why) = gitfiles::would_block_git(root) {
-        return Err(failed(why));
+        return Err(GateError::GitWouldBlock { why });
     }
     let ran =
         crate::sys::output_within(git(root).args(args), GIT_OUTPUT_CAP, GIT_WAIT).map_err(|e| failed(format!("cannot run git: {e}")))?;

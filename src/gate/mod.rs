@@ -37,6 +37,10 @@ use std::time::{Duration, Instant};
 pub(crate) enum GateError {
     #[error("{root}: git {command} failed: {cause}")]
     Git { root: PathBuf, command: String, cause: String },
+    /// git was not started: it would block on a file planted in the git directory
+    /// (`gitfiles::would_block_git` says which). A stop refuses the turn on it.
+    #[error("{why}")]
+    GitWouldBlock { why: String },
     #[error("{db}: {cause}")]
     Store { db: PathBuf, cause: rusqlite::Error },
 }

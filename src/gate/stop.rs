@@ -607,11 +607,13 @@ fn decide_stop(
             return Ok(());
         }
     }
-    if let Some(why) = crate::gitfiles::would_block_git(project.root()) {
-        finish_block(p, vec![unreadable_tree_block(config, &why, this_attempt, max)], this_attempt);
-        return Ok(());
-    }
-    let changes = changes::changed_files(project.root(), &base)?;
+    let changes = match changes::changed_files(project.root(), &base) {
+        Err(GateError::GitWouldBlock { why }) => {
+            finish_block(p, vec![unreadable_tree_block(config, &why, this_attempt, max)], this_attempt);
+            return Ok(());
+        }
+        changes => changes?,
+    };
     let mut advice: Vec<(String, String)> = Vec::new();
 
     let gated = run_gates(conn, project, config, rails, p, &changes, this_attempt, &mut advice)?;

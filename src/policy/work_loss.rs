@@ -460,27 +460,27 @@ impl TreeState {
     }
 }
 
-/// Runs git in `root` with stdout read up to [`GIT_OUTPUT_CAP`] and at most [`GIT_WAIT`]: the
-/// hook never waits on a slow or huge repository for long. `None` on failure or timeout.
-fn bounded_git(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
+/// Runs git in `root` with stdout read up to [`GIT_OUTPUT_CAP`] and at most [`GIT_WAIT`], and never
+/// on a FIFO planted in `.git`: the hook never waits on a slow or huge repository for long. Whether
+/// git succeeded and its stdout; `None` when it did not run or did not finish.
+fn run_git(root: &Path, args: &[&str]) -> Option<(bool, Vec<u8>)> {
     if crate::gitfiles::would_block_git(root).is_some() {
         return None;
     }
     match crate::sys::output_within(crate::sys::git(Some(root)).args(args), GIT_OUTPUT_CAP, GIT_WAIT).ok()? {
-        crate::sys::Bounded::Exited { status, stdout, .. } if status.success() => Some(stdout),
+        crate::sys::Bounded::Exited { status, stdout, .. } => Some((status.success(), stdout)),
         _ => None,
     }
 }
 
-/// Whether git succeeds with `args` in `root` (bounded as above).
+/// git's stdout when it succeeds (see [`run_git`]).
+fn bounded_git(root: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    run_git(root, args).and_then(|(ok, stdout)| ok.then_some(stdout))
+}
+
+/// Whether git succeeds with `args` in `root` (see [`run_git`]).
 fn git_ok(root: &Path, args: &[&str]) -> Option<bool> {
-    if crate::gitfiles::would_block_git(root).is_some() {
-        return None;
-    }
-    match crate::sys::output_within(crate::sys::git(Some(root)).args(args), GIT_OUTPUT_CAP, GIT_WAIT).ok()? {
-        crate::sys::Bounded::Exited { status, .. } => Some(status.success()),
-        _ => None,
-    }
+    run_git(root, args).map(|(ok, _)| ok)
 }
 
 /// What a command would lose, as the repository at `root` says: the command, the lost items and
