@@ -11,7 +11,7 @@
 //! answer there.
 
 use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// `p` with `.` dropped and `..` folded lexically (the file system is not asked, so a symlinked
 /// folder followed by `..` is folded as text: callers that care resolve links first).
@@ -21,16 +21,95 @@ use std::path::{Component, Path, PathBuf};
 /// (`../x` stays `../x`, `a/../..` is `..`), because dropping it would name another file. An empty
 /// result is `/` or `.`.
 pub(crate) fn normalize(p: &Path) -> PathBuf {
-    if is_normal_absolute(p) {
+    if is_normal_absolute(p.as_os_str().as_encoded_bytes()) {
         return p.to_path_buf();
     }
-    normalize_components(p)
+    normalize_bytes(p.as_os_str().as_encoded_bytes())
 }
 
-/// [`normalize`] component by component (what the fast path must agree with).
-fn normalize_components(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
+/// [`normalize`] of `rel` taken in `base` (`rel` absolute: `base` is not used), built in one
+/// buffer: the floor resolves every path a command names this way, dozens per line.
+pub(crate) fn normalize_in(base: &Path, rel: &Path) -> PathBuf {
+    let rel = rel.as_os_str().as_encoded_bytes();
+    if rel.first() == Some(&b'/') {
+        return normalize(Path::new(bytes_as_os_str(rel)));
+    }
+    let base = base.as_os_str().as_encoded_bytes();
+    let mut joined = Vec::with_capacity(base.len() + 1 + rel.len());
+    joined.extend_from_slice(base);
+    if !rel.is_empty() {
+        if !base.is_empty() && !base.ends_with(b"/") {
+            joined.push(b'/');
+        }
+        joined.extend_from_slice(rel);
+    }
+    if is_normal_absolute(&joined) {
+        return PathBuf::from(bytes_into_os_string(joined));
+    }
+    normalize_bytes(&joined)
+}
+
+/// The text of a path as bytes back to a path. Every byte sequence here came from an `OsStr`,
+/// cut only at `/`, so it is one `OsStr` encoding's output.
+fn bytes_as_os_str(b: &[u8]) -> &std::ffi::OsStr {
+    use std::os::unix::ffi::OsStrExt;
+    std::ffi::OsStr::from_bytes(b)
+}
+
+fn bytes_into_os_string(b: Vec<u8>) -> std::ffi::OsString {
+    use std::os::unix::ffi::OsStringExt;
+    std::ffi::OsString::from_vec(b)
+}
+
+/// [`normalize`] over the path's bytes, in one buffer (what [`normalize_components`] does with a
+/// `PathBuf` push per component; a test holds the two equal).
+fn normalize_bytes(b: &[u8]) -> PathBuf {
+    let absolute = b.first() == Some(&b'/');
+    let mut out: Vec<u8> = Vec::with_capacity(b.len().max(1));
+    if absolute {
+        out.push(b'/');
+    }
     // Named components in `out` that a `..` may fold (a kept leading `..` is not one).
+    let mut depth = 0usize;
+    for part in b.split(|&c| c == b'/') {
+        match part {
+            b"" | b"." => {}
+            b".." => {
+                if depth > 0 {
+                    match out.iter().rposition(|&c| c == b'/') {
+                        Some(0) if absolute => out.truncate(1),
+                        Some(i) => out.truncate(i),
+                        None => out.clear(),
+                    }
+                    depth -= 1;
+                } else if !absolute {
+                    if !out.is_empty() {
+                        out.push(b'/');
+                    }
+                    out.extend_from_slice(b"..");
+                }
+                // At the root of an absolute path: `/..` is `/`.
+            }
+            name => {
+                if !out.is_empty() && !out.ends_with(b"/") {
+                    out.push(b'/');
+                }
+                out.extend_from_slice(name);
+                depth += 1;
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push(if absolute { b'/' } else { b'.' });
+    }
+    PathBuf::from(bytes_into_os_string(out))
+}
+
+/// [`normalize`] component by component: the tests' reference for [`normalize_bytes`].
+#[cfg(test)]
+fn normalize_components(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
     let mut depth = 0usize;
     for c in p.components() {
         match c {
@@ -42,7 +121,6 @@ fn normalize_components(p: &Path) -> PathBuf {
                 } else if !p.has_root() {
                     out.push("..");
                 }
-                // At the root of an absolute path: `/..` is `/`.
             }
             Component::Normal(name) => {
                 out.push(name);
@@ -59,8 +137,7 @@ fn normalize_components(p: &Path) -> PathBuf {
 
 /// An absolute path that [`normalize`] would return unchanged: no empty, `.` or `..` component
 /// and no trailing `/` (the floor normalises every path a command names, most already normal).
-fn is_normal_absolute(p: &Path) -> bool {
-    let b = p.as_os_str().as_encoded_bytes();
+fn is_normal_absolute(b: &[u8]) -> bool {
     if b == b"/" {
         return true;
     }
@@ -176,7 +253,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_fast_path_of_normalize_agrees_with_the_component_walk() {
+    fn the_byte_normaliser_and_its_fast_paths_agree_with_the_component_walk() {
         let parts = ["", ".", "..", "a", "b.c", "...", ".x", "x."];
         let mut paths = vec!["/".to_string(), "//".to_string(), "".to_string()];
         for a in parts {
@@ -192,9 +269,18 @@ mod tests {
         for p in &paths {
             let p = Path::new(p);
             assert_eq!(normalize(p), normalize_components(p), "{}", p.display());
+            for base in ["/", "/base/dir", "rel", ""] {
+                let joined = Path::new(base).join(p);
+                assert_eq!(
+                    normalize_in(Path::new(base), p),
+                    normalize_components(&joined),
+                    "{base} + {}",
+                    p.display()
+                );
+            }
         }
-        assert!(is_normal_absolute(Path::new("/tmp/a.b/c")));
-        assert!(!is_normal_absolute(Path::new("/tmp/./c")));
+        assert!(is_normal_absolute(b"/tmp/a.b/c"));
+        assert!(!is_normal_absolute(b"/tmp/./c"));
     }
 
     fn n(s: &str) -> String {

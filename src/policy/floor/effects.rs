@@ -28,14 +28,14 @@ impl Floor<'_> {
                     Some("find") => find_roots(&inv).iter().all(|r| match self.resolve(r) {
                         Target::Path(p) => self.forms(&p).iter().all(|f| {
                             (self.in_zone(&f.join("x")))
-                                && !self.protected().iter().any(|r| under(r, f) && *r != *f)
+                                && !self.protected().iter().any(|r| under(r, f) && !same(r, f))
                                 && (!self.ctx.surface().iter().any(|s| s.starts_with(f)) || !self.filter_may_match_surface(&inv))
                         }),
                         _ => false,
                     }),
                     Some("git") => {
-                        let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
-                        git_subcommand(&args).is_some_and(|(s, _)| s == "ls-files")
+                        let args = inv.arg_texts();
+                        git_subcommand(args).is_some_and(|(s, _)| s == "ls-files")
                     }
                     Some("grep" | "sort" | "uniq" | "head" | "tail") => true,
                     _ => false,
@@ -79,7 +79,7 @@ impl Floor<'_> {
         if !WRITERS.contains(&program) {
             return out;
         }
-        let texts: Vec<String> = args.iter().map(|w| w.text()).collect();
+        let texts = inv.arg_texts();
         let operands = |skip_values: &[&str]| -> Vec<Word> {
             let mut ops = Vec::new();
             let mut end = false;
@@ -105,7 +105,7 @@ impl Floor<'_> {
             }
             "mv" => {
                 let ops = operands(&["-t", "--target-directory", "-S", "--suffix"]);
-                if let Some(t) = target_dir(&texts, args) {
+                if let Some(t) = target_dir(texts, args) {
                     out.push((t.clone(), Effect::Overwrite));
                     out.extend(ops.into_iter().map(|w| (w, Effect::Remove)));
                 } else if let Some((last, rest)) = ops.split_last() {
@@ -136,7 +136,7 @@ impl Floor<'_> {
                 } else {
                     Effect::Overwrite
                 };
-                if let Some(t) = target_dir(&texts, args) {
+                if let Some(t) = target_dir(texts, args) {
                     out.push((t.clone(), effect));
                 } else if ops.len() >= 2 || program == "install" {
                     if let Some(last) = ops.last() {
@@ -235,9 +235,9 @@ impl Floor<'_> {
                     // `-delete` removes a starting point too when the expression selects it.
                     // (The project and the home are left to the rules on what is under them:
                     // `find . -delete` removes the policy surface.)
-                    if deletes && find_may_match_root(&texts) {
+                    if deletes && find_may_match_root(texts) {
                         for w in &roots {
-                            if !matches!(self.resolve(w), Target::Path(p) if self.protected().contains(&p)) {
+                            if !matches!(self.resolve(w), Target::Path(p) if self.protected().iter().any(|r| same(r, &p))) {
                                 out.push(((*w).clone(), Effect::Remove));
                             }
                         }
@@ -246,7 +246,7 @@ impl Floor<'_> {
                 }
             }
             "git" => {
-                let (sub, rest) = git_subcommand(&texts).unwrap_or(("", &[]));
+                let (sub, rest) = git_subcommand(texts).unwrap_or(("", &[]));
                 let dry_run = rest
                     .iter()
                     .any(|a| a == "--dry-run" || (a.starts_with('-') && !a.starts_with("--") && a.contains('n')));

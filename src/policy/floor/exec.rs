@@ -192,7 +192,7 @@ impl Floor<'_> {
         if let (Some(ran), Some(program)) = (&self.ran, inv.program.as_deref()) {
             let seen = Ran {
                 program: program.to_string(),
-                args: inv.args.iter().map(|w| w.text()).collect(),
+                args: inv.arg_texts().to_vec(),
                 dynamic: inv.args.iter().map(|w| w.literal().is_none()).collect(),
                 cwd: self.cwd.borrow().clone(),
             };
@@ -721,7 +721,7 @@ impl Floor<'_> {
         if !matches!(program, "find" | "parallel" | "watch" | "su" | "runuser" | "script" | "tmux") {
             return None;
         }
-        let texts: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
+        let texts = inv.arg_texts();
         let run = |words: Vec<Word>| -> Option<Finding> {
             if words.is_empty() || depth + 1 >= crate::policy::shell::parse::MAX_DEPTH {
                 return None;
@@ -755,7 +755,7 @@ impl Floor<'_> {
                             .find(|&j| texts[j] == ";" || texts[j] == "+")
                             .unwrap_or(inv.args.len());
                         // `{}` is each starting point too, when the expression may select it.
-                        let itself = find_may_match_root(&texts);
+                        let itself = find_may_match_root(texts);
                         for root in if roots.is_empty() {
                             vec![None]
                         } else {

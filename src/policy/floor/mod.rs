@@ -358,10 +358,10 @@ struct Floor<'c> {
     /// Paths already resolved through the filesystem during this evaluation, and whether
     /// anything is there (see [`Floor::canonical`]). Keyed by the path's bytes: the paths are
     /// normalised, and hashing bytes is cheaper than hashing a `Path`'s components.
-    resolved: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, (PathBuf, bool)>>,
+    resolved: std::cell::RefCell<PathMap<(PathBuf, bool)>>,
     /// What is at a path (its last component not followed), as already asked of the world during
     /// this evaluation: one question per path, whichever check asks (see [`Floor::entry`]).
-    entries: std::cell::RefCell<std::collections::HashMap<std::ffi::OsString, Option<bool>>>,
+    entries: std::cell::RefCell<PathMap<Option<bool>>>,
     /// Every folder a command of the line may run in by now: the hook's own, then each one a
     /// `cd`, `pushd` or `builtin cd` before it may have moved to (`None`: one only known at run
     /// time). A command must pass in all of them: which `&&`, `||`, subshell or `popd` undid a
@@ -377,6 +377,11 @@ struct Floor<'c> {
     /// `HOME`, `PWD`, `TMPDIR` when the line may set them itself: their value is then unknown.
     reassigned: std::cell::RefCell<Vec<&'static str>>,
 }
+
+/// A per-evaluation cache keyed by a path's bytes. foldhash, not the standard library's SipHash:
+/// hashing path prefixes was a tenth of the floor's work on a compound line, and its per-process
+/// random seed still keeps a crafted line from choosing the collisions.
+type PathMap<V> = std::collections::HashMap<std::ffi::OsString, V, foldhash::fast::RandomState>;
 
 /// The most folders a line's `cd`s are followed into; past it, a folder only known at run time.
 const MAX_CWDS: usize = 16;

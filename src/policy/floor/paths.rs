@@ -71,12 +71,8 @@ impl Floor<'_> {
     /// `text` as an absolute path: relative to the folder the command runs in (the hook's own
     /// when that folder is only known at run time: [`Floor::resolve`] says `Unknown` first).
     pub(super) fn absolute(&self, text: &str) -> PathBuf {
-        let p = Path::new(text);
-        if p.is_absolute() {
-            return normalize(p);
-        }
-        let base = self.cwd.borrow().clone().unwrap_or_else(|| self.ctx.cwd.clone());
-        normalize(&base.join(p))
+        let cwd = self.cwd.borrow();
+        crate::pathtext::normalize_in(cwd.as_deref().unwrap_or(&self.ctx.cwd), Path::new(text))
     }
 
     /// The path with the symlinks of its existing part followed. Walked one component at a time
@@ -84,6 +80,8 @@ impl Floor<'_> {
     /// does not exist ends the asking (nothing below it can), so a line naming many paths in one
     /// folder costs a question per new folder, not a walk per path.
     pub(super) fn canonical(&self, p: &Path) -> PathBuf {
+        use std::ffi::{OsStr, OsString};
+        use std::os::unix::ffi::OsStrExt;
         use std::path::Component;
         if let Some((c, _)) = self.resolved.borrow().get(p.as_os_str()) {
             return c.clone();
@@ -92,23 +90,21 @@ impl Floor<'_> {
         if !p.is_absolute() || p.components().any(|c| matches!(c, Component::ParentDir | Component::CurDir)) {
             return self.ctx.world.canonicalize(p).unwrap_or_else(|| p.to_path_buf());
         }
-        let mut written = PathBuf::new();
-        let mut resolved = PathBuf::new();
-        let mut components = p.components();
-        for c in components.by_ref() {
-            written.push(c);
-            if let Some((r, exists)) = self.resolved.borrow().get(written.as_os_str()).cloned() {
-                resolved = r;
-                if exists {
-                    continue;
-                }
-                break;
-            }
-            let (r, exists) = match c {
-                Component::RootDir | Component::Prefix(_) => (written.clone(), true),
-                _ => {
-                    let joined = resolved.join(c);
-                    match self.entry(&joined) {
+        // Only `//` or a trailing `/` left to fold: the walk below reads the path's bytes as
+        // `/`-separated names, each prefix (`/a`, `/a/b`, …) a key of `resolved`.
+        let p = normalize(p);
+        let b = p.as_os_str().as_bytes();
+        let mut resolved = PathBuf::from("/");
+        let mut start = 1;
+        while start < b.len() {
+            let end = b[start..].iter().position(|&c| c == b'/').map_or(b.len(), |k| start + k);
+            let prefix = OsStr::from_bytes(&b[..end]);
+            let cached = self.resolved.borrow().get(prefix).cloned();
+            let (r, exists) = match cached {
+                Some(known) => known,
+                None => {
+                    let joined = resolved.join(OsStr::from_bytes(&b[start..end]));
+                    let found = match self.entry(&joined) {
                         None => (joined, false),
                         Some(false) => (joined, true),
                         // A dangling link keeps its own name, as nothing is behind it.
@@ -116,18 +112,20 @@ impl Floor<'_> {
                             Some(target) => (target, true),
                             None => (joined, false),
                         },
-                    }
+                    };
+                    self.resolved.borrow_mut().insert(OsString::from(prefix), found.clone());
+                    found
                 }
             };
-            self.resolved
-                .borrow_mut()
-                .insert(written.clone().into_os_string(), (r.clone(), exists));
             resolved = r;
+            start = end + 1;
             if !exists {
                 break;
             }
         }
-        resolved.extend(components);
+        if start < b.len() {
+            resolved.push(OsStr::from_bytes(&b[start..]));
+        }
         resolved
     }
     /// Both spellings of a path: as written (normalised) and as the filesystem resolves it.
@@ -164,7 +162,7 @@ impl Floor<'_> {
     /// under the temp folder (a CI runner's, a container's, a test's) keeps its files.
     pub(super) fn in_zone(&self, p: &Path) -> bool {
         let c = &self.ctx.canonical;
-        let strictly_under = |z: &PathBuf| p != z && under(p, z);
+        let strictly_under = |z: &PathBuf| !same(p, z) && under(p, z);
         if [Some(&self.ctx.project), c.project.as_ref()]
             .into_iter()
             .flatten()
@@ -193,7 +191,7 @@ impl Floor<'_> {
 
     /// Whether the path is a folder that holds the policy surface (but not the project or above).
     pub(super) fn holds_surface(&self, p: &Path) -> bool {
-        !self.protected().iter().any(|r| under(r, p)) && self.ctx.surface().iter().any(|s| s != p && under(s, p))
+        !self.protected().iter().any(|r| under(r, p)) && self.ctx.surface().iter().any(|s| !same(s, p) && under(s, p))
     }
 
     pub(super) fn is_secret(&self, p: &Path) -> Option<String> {

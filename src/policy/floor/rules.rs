@@ -7,7 +7,7 @@ impl Floor<'_> {
     /// `machine-control`: the machine, not the project.
     pub(super) fn machine_control(&self, cmd: &Command, inv: &Invocation<'_>) -> Option<Finding> {
         let program = inv.program.as_deref();
-        let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
+        let args = inv.arg_texts();
         let operands: Vec<&str> = args.iter().map(String::as_str).filter(|a| !a.starts_with('-')).collect();
         let deny = |what: String, note: &str| Some(Finding::new(Rule::MachineControl, what, note.to_string()));
         match program {
@@ -49,7 +49,7 @@ impl Floor<'_> {
             }
             Some("kill") => {
                 let mut seen_signal_or_end = false;
-                for a in &args {
+                for a in args {
                     if a == "--" {
                         seen_signal_or_end = true;
                         continue;
@@ -131,8 +131,8 @@ impl Floor<'_> {
         if inv.program.as_deref() != Some("git") {
             return None;
         }
-        let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
-        let (sub, rest) = git_subcommand(&args)?;
+        let args = inv.arg_texts();
+        let (sub, rest) = git_subcommand(args)?;
         let deny = |what: &str, note: &str| Some(Finding::new(Rule::HistoryRewrite, what.to_string(), note.to_string()));
         match sub {
             "push" => {
@@ -212,8 +212,8 @@ impl Floor<'_> {
                     )
                 }))
             || (program == "git" && {
-                let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
-                git_subcommand(&args).is_some_and(|(s, _)| GIT_READERS.contains(&s))
+                let args = inv.arg_texts();
+                git_subcommand(args).is_some_and(|(s, _)| GIT_READERS.contains(&s))
             })
             || program == "tlc";
         if reader {
@@ -287,7 +287,7 @@ impl Floor<'_> {
         if inv.program.as_deref() != Some("tlc") {
             return None;
         }
-        let words: Vec<String> = inv.args.iter().map(|w| w.text()).filter(|a| !a.starts_with('-')).collect();
+        let words: Vec<String> = inv.arg_texts().iter().filter(|a| !a.starts_with('-')).cloned().collect();
         let words: &[String] = if words.first().is_some_and(|w| w == "harness") {
             &words[1..]
         } else {
@@ -297,7 +297,7 @@ impl Floor<'_> {
     }
 
     pub(super) fn filter_may_match_surface(&self, inv: &Invocation<'_>) -> bool {
-        let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
+        let args = inv.arg_texts();
         let mut filters = Vec::new();
         for (k, a) in args.iter().enumerate() {
             if matches!(a.as_str(), "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-regex") {
@@ -322,7 +322,7 @@ impl Floor<'_> {
             let mut p = s.clone();
             loop {
                 candidates.push(p.display().to_string());
-                if self.protected().contains(&p) || !p.pop() {
+                if self.protected().iter().any(|r| same(r, &p)) || !p.pop() {
                     break;
                 }
             }
@@ -333,7 +333,7 @@ impl Floor<'_> {
     /// `secret-access`: credentials read into the transcript.
     pub(super) fn secrets(&self, cmd: &Command, inv: &Invocation<'_>) -> Option<Finding> {
         let program = inv.program.as_deref().unwrap_or("");
-        let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
+        let args = inv.arg_texts();
         if NETWORK_CLIENTS.contains(&program) {
             if let Some(host) = METADATA_HOSTS.iter().find(|h| args.iter().any(|a| a.contains(*h))) {
                 return Some(Finding::new(
@@ -343,7 +343,7 @@ impl Floor<'_> {
                 ));
             }
         }
-        if let Some(what) = keychain_read(program, &args) {
+        if let Some(what) = keychain_read(program, args) {
             return Some(Finding::new(
                 Rule::SecretAccess,
                 format!("`{what}` prints a stored credential into the transcript."),
@@ -523,7 +523,7 @@ impl Floor<'_> {
                 let rooted_inside = self
                     .forms(dir)
                     .iter()
-                    .all(|f| self.in_zone(&f.join("x")) && !self.protected().iter().any(|r| under(r, f) && r != f));
+                    .all(|f| self.in_zone(&f.join("x")) && !self.protected().iter().any(|r| under(r, f) && !same(r, f)));
                 if !rooted_inside {
                     return Some(Finding::new(
                         Rule::UnprovableDestruction,
@@ -547,7 +547,7 @@ impl Floor<'_> {
                     for form in self.forms(&t) {
                         let protected = effect != Effect::RemoveUnder && self.protected().iter().any(|r| under(r, &form));
                         let inside = if effect == Effect::RemoveUnder {
-                            self.in_zone(&form.join("x")) && !self.protected().iter().any(|r| under(r, &form) && *r != form)
+                            self.in_zone(&form.join("x")) && !self.protected().iter().any(|r| under(r, &form) && !same(r, &form))
                         } else {
                             self.in_zone(&form)
                         };

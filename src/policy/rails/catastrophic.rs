@@ -68,7 +68,7 @@ fn catastrophic_command(script: &Script, cmd: &Command, cwd: &Path, root: &Path)
     }
     let inv = invocation(cmd);
     let program = inv.program.as_deref()?;
-    let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
+    let args = inv.arg_texts();
     match program {
         "dd" => {
             if let Some(of) = args.iter().find_map(|a| a.strip_prefix("of=")) {

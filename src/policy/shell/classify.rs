@@ -259,25 +259,25 @@ pub(crate) fn program_class(inv: &Invocation<'_>) -> Class {
     let Some(program) = inv.program.as_deref() else {
         return WritePreserving;
     };
-    let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
-    let sub = first_operand(&args);
+    let args = inv.arg_texts();
+    let sub = first_operand(args);
     let class = match program {
-        "sed" | "perl" if has_flag(&args, 'i', &["--in-place"]) => Write,
+        "sed" | "perl" if has_flag(args, 'i', &["--in-place"]) => Write,
         "sed" => Read,
         "perl" => WritePreserving,
         "awk" | "gawk" if args.iter().any(|a| a == "inplace") => Write,
-        "sort" if has_flag(&args, 'o', &["--output"]) => Write,
+        "sort" if has_flag(args, 'o', &["--output"]) => Write,
         "find" if args.iter().any(|a| a == "-delete") => Destructive,
         "find" if args.iter().any(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")) => Write,
-        "tee" if has_flag(&args, 'a', &["--append"]) => WritePreserving,
-        "cp" if has_flag(&args, 'n', &["--no-clobber"]) => WritePreserving,
-        "ln" if has_flag(&args, 'f', &["--force"]) => Write,
+        "tee" if has_flag(args, 'a', &["--append"]) => WritePreserving,
+        "cp" if has_flag(args, 'n', &["--no-clobber"]) => WritePreserving,
+        "ln" if has_flag(args, 'f', &["--force"]) => Write,
         "dd" if args.iter().any(|a| a.starts_with("of=")) => Destructive,
         "dd" => Read,
         "rsync" if args.iter().any(|a| a.contains(':') && !a.starts_with('-')) => Network,
         "rsync" if args.iter().any(|a| a.starts_with("--delete") || a == "--remove-source-files") => Destructive,
-        "tar" if has_flag(&args, 't', &["--list"]) && !has_flag(&args, 'x', &["--extract"]) => Read,
-        "git" => git_class(sub, &args),
+        "tar" if has_flag(args, 't', &["--list"]) && !has_flag(args, 'x', &["--extract"]) => Read,
+        "git" => git_class(sub, args),
         "cargo" => match sub {
             Some("install" | "add" | "update" | "publish" | "search" | "login" | "yank" | "fetch") => Network,
             Some("fmt") if !args.iter().any(|a| a == "--check") => Write,

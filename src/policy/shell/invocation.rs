@@ -27,6 +27,16 @@ pub(crate) struct Invocation<'a> {
     pub command_text: Option<&'a Word>,
     /// `xargs -I R`, `-i`, `--replace[=R]`, `-J R`: the text each input item replaces.
     pub stdin_token: Option<String>,
+    /// `args` as text, made once: the floor's rules each read them (see [`Invocation::arg_texts`]).
+    arg_texts: std::cell::OnceCell<Vec<String>>,
+}
+
+impl Invocation<'_> {
+    /// Each argument's text ([`Word::text`]), computed on first use. `args` is only set while
+    /// [`invocation`] builds the value, so the texts cannot go stale.
+    pub(crate) fn arg_texts(&self) -> &[String] {
+        self.arg_texts.get_or_init(|| self.args.iter().map(|w| w.text()).collect())
+    }
 }
 
 /// The file name of a program word (`/usr/bin/env` → `env`).

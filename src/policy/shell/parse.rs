@@ -134,7 +134,15 @@ impl Word {
     /// The text with quotes removed and every expansion written as it was typed: for reading a
     /// word as data (a pattern to look for, a string to match), never as a value.
     pub(crate) fn text(&self) -> String {
-        let mut out = String::new();
+        let mut out = String::with_capacity(
+            self.pieces
+                .iter()
+                .map(|p| match p {
+                    Piece::Lit(s) | Piece::Quoted(s) | Piece::Tilde(s) | Piece::Param(s) => s.len() + 1,
+                    _ => 8,
+                })
+                .sum(),
+        );
         for p in &self.pieces {
             match p {
                 Piece::Lit(s) | Piece::Quoted(s) => out.push_str(s),
