@@ -10,11 +10,9 @@ use serde_json::{Map, Value};
 
 /// The masking an event calls for, from its payload as redacted and what the redaction changed;
 /// `None` when no tool output that reaches the model held a secret. Which fields, and whether the
-/// output can be replaced, is the provider's (its spec's `plan_mask`).
-pub(crate) fn plan(provider: Provider, payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
-    let event = payload.get("hook_event_name").and_then(Value::as_str)?;
-    let tool = payload.get("tool_name").and_then(Value::as_str).unwrap_or("");
-    (provider.plan_mask)(event, tool, payload, redaction)
+/// output can be replaced, is the provider's (its `plan_mask`).
+pub(crate) fn plan(provider: &dyn Provider, payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
+    provider.plan_mask(payload, redaction)
 }
 
 /// The redaction of a payload field that held a secret.
@@ -32,8 +30,8 @@ pub(super) fn notice(r: &Redaction) -> ModelMask {
     ))
 }
 
-/// `response` (the provider's rendered answer) with the masking added (its spec's `apply_mask`).
-pub(crate) fn apply(provider: Provider, hook_event: &str, response: String, mask: ModelMask) -> String {
+/// `response` (the provider's rendered answer) with the masking added (its `apply_mask`).
+pub(crate) fn apply(provider: &dyn Provider, hook_event: &str, response: String, mask: ModelMask) -> String {
     let mut out = match response.trim() {
         "" => Map::new(),
         text => match serde_json::from_str::<Value>(text) {
@@ -41,7 +39,7 @@ pub(crate) fn apply(provider: Provider, hook_event: &str, response: String, mask
             _ => return response,
         },
     };
-    if !(provider.apply_mask)(hook_event, &mut out, mask) {
+    if !provider.apply_mask(hook_event, &mut out, mask) {
         return response;
     }
     Value::Object(out).to_string()
@@ -62,7 +60,7 @@ mod tests {
     use crate::obs::redact::Redactor;
     use serde_json::json;
 
-    fn planned(provider: Provider, mut payload: Value) -> Option<ModelMask> {
+    fn planned(provider: &dyn Provider, mut payload: Value) -> Option<ModelMask> {
         let r = Redactor::new("s").redact_payload(&mut payload, &[]);
         plan(provider, &payload, &r)
     }

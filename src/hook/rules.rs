@@ -16,7 +16,7 @@ use std::path::Path;
 
 /// The rule facts of `v` (as redacted: a command is kept the way the record keeps it). Only an
 /// MCP call's input is kept: no trigger reads another tool's (a `Write`'s may be megabytes).
-pub(crate) fn facts(provider: Provider, v: &Value, mapped: &Mapped) -> RuleFacts {
+pub(crate) fn facts(provider: &dyn Provider, v: &Value, mapped: &Mapped) -> RuleFacts {
     let mcp = mapped.action.as_ref().is_some_and(|a| {
         a.subject == Subject::Mcp
             || mapped
@@ -31,7 +31,7 @@ pub(crate) fn facts(provider: Provider, v: &Value, mapped: &Mapped) -> RuleFacts
     }
 }
 
-fn observed(provider: Provider, v: &Value, mapped: &Mapped) -> Option<Observed> {
+fn observed(provider: &dyn Provider, v: &Value, mapped: &Mapped) -> Option<Observed> {
     let seen = |kind, value: &str| {
         Some(Observed {
             kind,
@@ -51,9 +51,9 @@ fn observed(provider: Provider, v: &Value, mapped: &Mapped) -> Option<Observed> 
             }
             seen(ProofKind::Subagent, &kind)
         }
-        Kind::FileEdit => seen(ProofKind::File, (provider.written_file)(v)?),
+        Kind::FileEdit => seen(ProofKind::File, provider.written_file(v)?),
         _ => {
-            let r = (provider.tool_result)(v)?;
+            let r = provider.tool_result(v)?;
             let command = r.command.filter(|c| !c.trim().is_empty())?;
             if failed(v) || r.output.is_some_and(failed) {
                 return None;
@@ -92,7 +92,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn proof(provider: Provider, v: Value) -> Option<Observed> {
+    fn proof(provider: &dyn Provider, v: Value) -> Option<Observed> {
         let m = super::super::turn::map(provider, &v, chrono::Utc::now());
         facts(provider, &v, &m).proof
     }

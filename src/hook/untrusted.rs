@@ -12,8 +12,8 @@ use serde_json::Value;
 const SHAPE_KEYS: &[&str] = &["type", "mimeType", "annotations"];
 
 /// The tool result `v` carries, if it is an after-tool event.
-pub(crate) fn read(provider: Provider, v: &Value, hook_event: &str) -> Option<ToolRead> {
-    let r = (provider.tool_result)(v)?;
+pub(crate) fn read(provider: &dyn Provider, v: &Value, hook_event: &str) -> Option<ToolRead> {
+    let r = provider.tool_result(v)?;
     let mut output = String::new();
     if let Some(o) = r.output {
         collect(o, &mut output);
@@ -27,8 +27,8 @@ pub(crate) fn read(provider: Provider, v: &Value, hook_event: &str) -> Option<To
         command: r.command.map(str::to_string),
         output,
         mcp: r.mcp,
-        declared: provider.untrusted_tools.contains(&r.tool),
-        carries_context: provider.context_events.contains(&hook_event),
+        declared: provider.untrusted_tools().contains(&r.tool),
+        carries_context: provider.carries_context(hook_event),
     })
 }
 
