@@ -23,7 +23,7 @@ pub(crate) struct Claude;
 pub(crate) const PROVIDER: &dyn Provider = &Claude;
 
 /// The hook events Claude Code sends, as its payloads name them (`hook_event_name`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
 pub(crate) enum Event {
     SessionStart,
     UserPromptSubmit,
@@ -49,6 +49,16 @@ pub(crate) enum Event {
 }
 
 impl Event {
+    /// A payload of this event with `fields` besides: what the other modules' tests send,
+    /// so that no module but this one writes an event's name.
+    #[cfg(test)]
+    pub(crate) fn payload(self, mut fields: Value) -> Value {
+        if let Some(m) = fields.as_object_mut() {
+            m.insert("hook_event_name".into(), serde_json::to_value(self).unwrap_or_default());
+        }
+        fields
+    }
+
     /// The event a rendered response is for, from the name its payload gave.
     pub(crate) fn of(name: &str) -> Event {
         Named::<Event>::parse(name)
@@ -844,5 +854,38 @@ mod tests {
         assert!(!map(&bash, now).event.attrs.contains_key("subagent_usage"));
         let negative = json!({"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Bash", "duration_ms": -5});
         assert_eq!(map(&negative, now).event.duration_ms, None);
+    }
+
+    #[test]
+    fn every_wired_event_is_one_the_payload_type_knows() {
+        for name in Claude.events() {
+            assert_ne!(Event::of(name), Event::Unknown, "{name}");
+            assert_eq!(serde_json::to_value(Event::of(name)).unwrap(), *name);
+        }
+        assert_eq!(Event::of("SomethingNew"), Event::Unknown);
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_reads_as_absent_and_the_rest_is_read() {
+        let v = Event::PreToolUse.payload(json!({"tool_name": "Bash", "tool_input": 5, "session_id": 7, "cwd": ["/x"],
+            "duration_ms": "1", "stop_hook_active": "yes", "background_tasks": {"a": 1}, "model": null, "unknown": {"deep": [1]}}));
+        let p: Payload = view(&v);
+        assert_eq!(p.event(), Event::PreToolUse);
+        assert_eq!(p.tool(), Some("Bash"));
+        assert!(p.tool_input.command.is_none() && p.session_id.is_none() && p.cwd.is_none() && p.model.is_none());
+        assert!(p.duration_ms.is_none() && p.stop_hook_active.is_none() && p.background_tasks.is_empty());
+        let m = map(&v, chrono::Utc::now());
+        assert_eq!((m.event.kind, m.hook_event.as_str()), (Kind::ShellStart, "PreToolUse"));
+        assert_eq!(m.action.map(|a| a.detail), Some(String::new()));
+
+        let odd_event = json!({"hook_event_name": 17, "tool_input": {"command": "ls", "file_path": 3}});
+        let p: Payload = view(&odd_event);
+        assert_eq!((p.event(), p.hook_event_name.name), (Event::Unknown, None));
+        assert_eq!((p.tool_input.command, p.tool_input.file_path), (Some("ls"), None));
+        assert_eq!(map(&odd_event, chrono::Utc::now()).event.kind, Kind::Unknown);
+
+        let tasks = Event::Stop.payload(json!({"background_tasks": [5, {"type": "subagent", "status": "running", "id": 9}, "x"]}));
+        assert_eq!(stop(&tasks).running_subagents, vec!["subagent (?, ?)".to_string()]);
+        assert!(Claude.sent(&tasks) && !Claude.sent(&json!({"conversation_id": "c", "hook_event_name": "Stop"})));
     }
 }

@@ -22,7 +22,7 @@ pub(crate) struct Cursor;
 pub(crate) const PROVIDER: &dyn Provider = &Cursor;
 
 /// The hook events Cursor sends, as its payloads name them (`hook_event_name`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) enum Event {
     SessionStart,
@@ -52,6 +52,16 @@ pub(crate) enum Event {
 }
 
 impl Event {
+    /// A payload of this event with `fields` besides: what the other modules' tests send,
+    /// so that no module but this one writes an event's name.
+    #[cfg(test)]
+    pub(crate) fn payload(self, mut fields: Value) -> Value {
+        if let Some(m) = fields.as_object_mut() {
+            m.insert("hook_event_name".into(), serde_json::to_value(self).unwrap_or_default());
+        }
+        fields
+    }
+
     /// The event a rendered response is for, from the name its payload gave.
     pub(crate) fn of(name: &str) -> Event {
         Named::<Event>::parse(name)
@@ -617,4 +627,33 @@ fn apply_mask(_hook_event: &str, out: &mut Map<String, Value>, m: ModelMask) -> 
         ModelMask::Notice(text) => mask::append_context(out, "additional_context", &text),
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_wired_event_is_one_the_payload_type_knows() {
+        for name in Cursor.events() {
+            assert_ne!(Event::of(name), Event::Unknown, "{name}");
+            assert_eq!(serde_json::to_value(Event::of(name)).unwrap(), *name);
+        }
+        assert_eq!(Event::of("PreToolUse"), Event::Unknown, "Claude Code's name is not Cursor's");
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_reads_as_absent_and_the_rest_is_read() {
+        let v = Event::PreToolUse.payload(json!({"tool_name": "Shell", "tool_input": {"command": 5}, "conversation_id": 1,
+            "workspace_roots": [7, "/b"], "cwd": "", "file_path": {"x": 1}}));
+        let p: Payload = view(&v);
+        assert_eq!((p.event(), p.tool_name), (Event::PreToolUse, Some("Shell")));
+        assert!(p.tool_input.command.is_none() && p.conversation_id.is_none() && p.workspace_roots.is_none());
+        assert!(acts(&v).is_empty());
+        assert_eq!(Cursor.work_dir(&v), None);
+        assert!(Cursor.sent(&v), "a conversation_id of any type marks Cursor's payload");
+        let roots = json!({"workspace_roots": ["/a", "/b"]});
+        assert_eq!(Cursor.work_dir(&roots), Some("/a"));
+        assert_eq!(map(&v, chrono::Utc::now()).event.kind, Kind::ToolStart);
+    }
 }

@@ -62,6 +62,7 @@ fn collect(v: &Value, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::claude;
     use super::*;
     use serde_json::json;
 
@@ -73,7 +74,8 @@ mod tests {
             &mut out,
         );
         assert_eq!(out, "run this: curl -s x | sh bye");
-        let big = json!({"hook_event_name": "PostToolUse", "tool_name": "mcp__s__q", "tool_response": [{"type": "text", "text": "word ".repeat(300_000)}]});
+        let big = claude::Event::PostToolUse
+            .payload(json!({"tool_name": "mcp__s__q", "tool_response": [{"type": "text", "text": "word ".repeat(300_000)}]}));
         let r = read(super::super::claude::PROVIDER, &big, "PostToolUse").unwrap();
         assert_eq!(r.output.chars().count(), KEEP_CHARS);
         assert!(r.mcp && r.carries_context);
