@@ -299,7 +299,7 @@ fn a_payload_with_fields_of_the_wrong_type_is_recorded_as_it_came_and_answered()
         let stored: String = w
             .db()
             .query_row(
-                "SELECT payload FROM events WHERE session_id = ?1 AND payload IS NOT NULL AND kind != 'hook.fault'",
+                "SELECT payload FROM events WHERE session_id = ?1 AND json_type(payload, '$.hook_event_name') IS NOT NULL",
                 [session],
                 |r| r.get(0),
             )
