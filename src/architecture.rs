@@ -1408,7 +1408,9 @@ fn string_literals(text: &str) -> Vec<String> {
     });
     let kept = without_test_items(&code);
     let at = regex::Regex::new(r#""(\d+)""#).unwrap();
-    at.captures_iter(&kept).map(|c| found[c[1].parse::<usize>().unwrap()].clone()).collect()
+    at.captures_iter(&kept)
+        .map(|c| found[c[1].parse::<usize>().unwrap()].clone())
+        .collect()
 }
 
 #[test]
@@ -1467,7 +1469,10 @@ fn a_provider_is_named_only_in_its_own_module() {
     }
     assert_eq!(
         Some(crate::cost::import::PROVIDER),
-        crate::hook::PROVIDERS.iter().map(|p| p.name()).find(|n| *n == crate::cost::import::PROVIDER),
+        crate::hook::PROVIDERS
+            .iter()
+            .map(|p| p.name())
+            .find(|n| *n == crate::cost::import::PROVIDER),
         "the transcripts' provider is one of the hook's"
     );
 }

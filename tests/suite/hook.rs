@@ -290,8 +290,16 @@ fn a_payload_with_fields_of_the_wrong_type_is_recorded_as_it_came_and_answered()
                 r#"{{"hook_event_name":"beforeShellExecution","conversation_id":"wrong-u","command":42,"workspace_roots":"/tmp","tool_input":[1],"duration_ms":"x",{odd}}}"#
             ),
         ),
-        ("claude", "wrong-e", r#"{"hook_event_name":17,"session_id":"wrong-e","stop_hook_active":"no"}"#.to_string()),
-        ("cursor", "wrong-f", r#"{"hook_event_name":{"a":1},"session_id":"wrong-f"}"#.to_string()),
+        (
+            "claude",
+            "wrong-e",
+            r#"{"hook_event_name":17,"session_id":"wrong-e","stop_hook_active":"no"}"#.to_string(),
+        ),
+        (
+            "cursor",
+            "wrong-f",
+            r#"{"hook_event_name":{"a":1},"session_id":"wrong-f"}"#.to_string(),
+        ),
     ];
     for (provider, session, payload) in &cases {
         let out = w.hook(provider, payload.as_bytes());
@@ -309,8 +317,14 @@ fn a_payload_with_fields_of_the_wrong_type_is_recorded_as_it_came_and_answered()
         assert_eq!(stored, sent, "{session}: the record keeps the payload as it came");
     }
     // The event is still what its name says: a shell start whose command could not be read.
-    assert_eq!(w.count("SELECT count(*) FROM events WHERE session_id IN ('wrong-c', 'wrong-u') AND kind = 'shell.start'"), 2);
-    assert_eq!(w.count("SELECT count(*) FROM events WHERE session_id IN ('wrong-e', 'wrong-f') AND kind = 'unknown'"), 2);
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE session_id IN ('wrong-c', 'wrong-u') AND kind = 'shell.start'"),
+        2
+    );
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE session_id IN ('wrong-e', 'wrong-f') AND kind = 'unknown'"),
+        2
+    );
     // A wrong type beside the act leaves the act readable: the floor still refuses it.
     let out = w.hook(
         "claude",
