@@ -134,6 +134,12 @@ fn source_files() -> Vec<(String, PathBuf)> {
 /// The source with comments, string literals and character literals blanked out, so that only
 /// code is read.
 fn code_only(text: &str) -> String {
+    scan(text, |_| "\"\"".to_string())
+}
+
+/// [`code_only`], with each string literal's text handed to `string`, whose answer takes the
+/// literal's place.
+fn scan(text: &str, mut string: impl FnMut(String) -> String) -> String {
     let b: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     let mut i = 0;
@@ -175,31 +181,36 @@ fn code_only(text: &str) -> String {
             }
             if b.get(j) == Some(&'"') {
                 j += 1;
+                let start = j;
+                let mut end = b.len();
                 loop {
                     if j >= b.len() {
                         break;
                     }
                     if b[j] == '"' && (0..hashes).all(|h| b.get(j + 1 + h) == Some(&'#')) {
+                        end = j;
                         j += 1 + hashes;
                         break;
                     }
                     j += 1;
                 }
-                out.push_str("\"\"");
+                out.push_str(&string(b[start..end].iter().collect()));
                 i = j;
                 continue;
             }
         }
         if c == '"' {
             i += 1;
+            let start = i;
             while i < b.len() && b[i] != '"' {
                 if b[i] == '\\' {
                     i += 1;
                 }
                 i += 1;
             }
+            let literal = b[start..i.min(b.len())].iter().collect();
             i += 1;
-            out.push_str("\"\"");
+            out.push_str(&string(literal));
             continue;
         }
         if c == '\'' {
@@ -1359,4 +1370,115 @@ fn the_library_exports_only_what_the_binary_the_tests_and_the_benches_use() {
         "src/lib.rs makes public exactly the modules PUBLIC_MODULES lists (every other is pub(crate)); \
          a new one needs a user outside the crate, named there"
     );
+}
+
+/// String literals outside a provider's own module (`hook/<name>.rs`) that are its name or one of
+/// its events, allowed where they are, each with its reason. Keep it short: everywhere else the
+/// provider is asked (`hook::PROVIDERS`), or its payload type.
+const PROVIDER_LITERALS: &[(&str, &str, &str)] = &[
+    (
+        "agent/schema.rs",
+        "cursor",
+        "an agent package's harness adapter (`BUILTIN_ADAPTERS`): the agents a package can run, with hooks or without, as packages name them (`claude-code`, `codex`)",
+    ),
+    (
+        "policy/operator.rs",
+        "claude",
+        "Claude Code's program, among the agent binaries whose process makes a shell an agent's (`AGENT_BINARIES`)",
+    ),
+    (
+        "cost/import/mod.rs",
+        "claude",
+        "the provider of the transcripts `tlc obs import transcripts` reads: `cost` may not use `hook`, so the test below holds it equal to the provider's name",
+    ),
+    (
+        "ship/otlp.rs",
+        "claude",
+        "OTLP's `gen_ai.provider.name`: a model family's prefix, and the agent whose models are Anthropic's",
+    ),
+    ("cli/obs_ship.rs", "cursor", "the spool cursor's column: no provider"),
+];
+
+/// The string literals of `text` outside comments and test items (`#[cfg(test)]`).
+fn string_literals(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let code = scan(text, |s| {
+        found.push(s);
+        format!("\"{}\"", found.len() - 1)
+    });
+    let kept = without_test_items(&code);
+    let at = regex::Regex::new(r#""(\d+)""#).unwrap();
+    at.captures_iter(&kept)
+        .map(|c| found[c[1].parse::<usize>().unwrap()].clone())
+        .collect()
+}
+
+#[test]
+fn a_provider_is_named_only_in_its_own_module() {
+    let root = src();
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for p in crate::hook::PROVIDERS {
+        let module = format!("hook/{}.rs", p.name());
+        assert!(root.join(&module).is_file(), "provider {} lives in src/{module}", p.name());
+        names.insert(p.name().to_string(), module.clone());
+        // A one-word lowercase event (Cursor's `stop`) is also tlc's own word (the `stop` kind,
+        // config keys): only the provider's payload type reads it as an event.
+        for e in p.events().iter().filter(|e| !e.chars().all(|c| c.is_ascii_lowercase())) {
+            names.insert(e.to_string(), module.clone());
+        }
+    }
+    let mut offenders = Vec::new();
+    let mut excepted = BTreeSet::new();
+    // Spelled in two parts so that grepping `src/` for it finds only the payload types.
+    let event_key = concat!("\"hook_event", "_name\"");
+    for (_, file) in source_files() {
+        let rel = file.strip_prefix(&root).unwrap().display().to_string();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let provider_module = names.values().any(|m| *m == rel);
+        if !provider_module && text.contains(event_key) {
+            offenders.push(format!("{rel}: {event_key} (ask the provider, or its payload type)"));
+        }
+        if rel.ends_with("tests.rs") {
+            continue;
+        }
+        for literal in string_literals(&text) {
+            let Some(home) = names.get(&literal) else { continue };
+            if *home == rel {
+                continue;
+            }
+            if PROVIDER_LITERALS.iter().any(|(f, l, _)| *f == rel && *l == literal) {
+                excepted.insert((rel.clone(), literal));
+            } else {
+                offenders.push(format!("{rel}: \"{literal}\" (src/{home}'s)"));
+            }
+        }
+    }
+    offenders.sort();
+    offenders.dedup();
+    assert!(
+        offenders.is_empty(),
+        "a provider's name or event written outside its module (ask `hook::PROVIDERS` or the provider's payload \
+         type; a deliberate exception goes in PROVIDER_LITERALS with its reason):\n  {}",
+        offenders.join("\n  ")
+    );
+    for (f, l, why) in PROVIDER_LITERALS {
+        assert!(
+            excepted.contains(&(f.to_string(), l.to_string())),
+            "PROVIDER_LITERALS excepts \"{l}\" in {f} ({why}) but it is not there: remove the entry"
+        );
+    }
+    assert_eq!(
+        Some(crate::cost::import::PROVIDER),
+        crate::hook::PROVIDERS
+            .iter()
+            .map(|p| p.name())
+            .find(|n| *n == crate::cost::import::PROVIDER),
+        "the transcripts' provider is one of the hook's"
+    );
+}
+
+#[test]
+fn the_literal_check_reads_strings_outside_comments_and_test_items() {
+    let text = "fn a() { f(\"claude\", r#\"x\"#); }\n// \"cursor\" in a comment\nconst C: char = '\"';\n#[cfg(test)]\nmod tests {\n    fn t() { g(\"cursor\"); }\n}\nfn b() { h(\"esc\\\"aped\"); }\n";
+    assert_eq!(string_literals(text), vec!["claude", "x", "esc\\\"aped"]);
 }

@@ -7,7 +7,10 @@ use super::Invalid;
 use crate::config::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Adapters tlc knows without an `[adapter.*]` table in the machine tier.
+/// Adapters tlc knows without an `[adapter.*]` table in the machine tier. Not derived from the
+/// hook's providers (`hook::PROVIDERS`, which a domain may not use anyway): an adapter is an agent
+/// a package can run, whether tlc answers its hooks or not (`codex`, `aider`), named as packages
+/// name it (`claude-code`, where the hook says `claude`).
 pub(crate) const BUILTIN_ADAPTERS: &[&str] = &["claude-code", "cursor", "codex", "gemini-cli", "opencode", "aider"];
 
 /// At most one of these may be set on a table.

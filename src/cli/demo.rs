@@ -10,6 +10,7 @@
 //! session (`TLC_NOW`), so the session spans the seconds it lasted.
 
 use super::Ctx;
+use crate::hook::claude::{self, Event};
 use crate::render;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -193,7 +194,7 @@ pub(crate) fn run(_ctx: &Ctx, args: DemoArgs) -> anyhow::Result<()> {
             .replace("TRANSCRIPT", &s.transcript.display().to_string());
         let v: serde_json::Value = serde_json::from_str(&payload)?;
         // Claude Code applies an edit between its PreToolUse and its PostToolUse.
-        if v["hook_event_name"] == "PostToolUse" {
+        if claude::event_of(&v) == Event::PostToolUse {
             apply_tool(&v)?;
         }
         let answer = replay(&exe, &s, at(*second), payload.as_bytes())?;
@@ -322,7 +323,7 @@ fn apply_tool(v: &serde_json::Value) -> anyhow::Result<()> {
 
 fn replay(exe: &Path, s: &Scratch, at: chrono::DateTime<chrono::Utc>, payload: &[u8]) -> anyhow::Result<String> {
     let mut child = tlc(exe, s)
-        .args(["hook", "claude"])
+        .args(["hook", claude::PROVIDER.name()])
         .env("TLC_NOW", crate::clock::stamp(at))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -334,7 +335,8 @@ fn replay(exe: &Path, s: &Scratch, at: chrono::DateTime<chrono::Utc>, payload: &
     let out = child.wait_with_output()?;
     if !out.status.success() {
         return Err(crate::error::refused(format!(
-            "tlc hook claude exited with {:?}",
+            "tlc hook {} exited with {:?}",
+            claude::PROVIDER.name(),
             out.status.code()
         )));
     }
@@ -344,14 +346,15 @@ fn replay(exe: &Path, s: &Scratch, at: chrono::DateTime<chrono::Utc>, payload: &
 /// One replayed event and tlc's answer, as a person reads them: the event, what it was about,
 /// and the decision with its reason (a block's follow-up in full, up to its output).
 fn step_text(name: &str, v: &serde_json::Value, answer: &str) -> String {
-    let event = v["hook_event_name"].as_str().unwrap_or("?");
+    let kind = claude::event_of(v);
+    let event = claude::event_name(v).unwrap_or("?");
     let input = &v["tool_input"];
-    let what = match (v["tool_name"].as_str(), event) {
+    let what = match (v["tool_name"].as_str(), kind) {
         (Some("Bash"), _) => input["command"].as_str().unwrap_or_default().to_string(),
         (Some(tool), _) => format!("{tool} {}", input["file_path"].as_str().map(short_path).unwrap_or_default()),
-        (None, "UserPromptSubmit") => format!("\"{}\"", v["prompt"].as_str().unwrap_or_default()),
-        (None, "MessageDisplay") => format!("\"{}\"", v["delta"].as_str().unwrap_or_default()),
-        (None, "Stop") => "the agent says it is done".to_string(),
+        (None, Event::UserPromptSubmit) => format!("\"{}\"", v["prompt"].as_str().unwrap_or_default()),
+        (None, Event::MessageDisplay) => format!("\"{}\"", v["delta"].as_str().unwrap_or_default()),
+        (None, Event::Stop) => "the agent says it is done".to_string(),
         _ => String::new(),
     };
     let mut out = format!("  {name:<26} {event:<17} {what}\n");
@@ -373,9 +376,9 @@ fn step_text(name: &str, v: &serde_json::Value, answer: &str) -> String {
                 out += &format!("          {l}\n");
             }
         }
-        _ if answer.is_empty() => match event {
-            "PreToolUse" => out += &line("allow", "no objection"),
-            "Stop" => out += &line("allow", "the stop is let through"),
+        _ if answer.is_empty() => match kind {
+            Event::PreToolUse => out += &line("allow", "no objection"),
+            Event::Stop => out += &line("allow", "the stop is let through"),
             _ => out += "      → recorded\n",
         },
         _ => {

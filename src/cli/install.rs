@@ -31,11 +31,11 @@ pub(crate) struct UninstallArgs {
 
 /// `--<name>` for each provider in `hook::PROVIDERS`: the ones named on the command line.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ProviderFlags(pub Vec<Provider>);
+pub(crate) struct ProviderFlags(pub Vec<&'static dyn Provider>);
 
 impl clap::FromArgMatches for ProviderFlags {
     fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
-        Ok(ProviderFlags(PROVIDERS.iter().copied().filter(|p| m.get_flag(p.name)).collect()))
+        Ok(ProviderFlags(PROVIDERS.iter().copied().filter(|p| m.get_flag(p.name())).collect()))
     }
 
     fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
@@ -47,10 +47,18 @@ impl clap::FromArgMatches for ProviderFlags {
 impl clap::Args for ProviderFlags {
     fn augment_args(cmd: clap::Command) -> clap::Command {
         PROVIDERS.iter().fold(cmd, |cmd, p| {
-            cmd.arg(clap::Arg::new(p.name).long(p.name).action(clap::ArgAction::SetTrue).help(format!(
-                "Wire {} ({} in {}, else ~/{})",
-                p.product, p.settings_file, p.config_dir_var, p.config_dir_default
-            )))
+            cmd.arg(
+                clap::Arg::new(p.name())
+                    .long(p.name())
+                    .action(clap::ArgAction::SetTrue)
+                    .help(format!(
+                        "Wire {} ({} in {}, else ~/{})",
+                        p.product(),
+                        p.settings_file(),
+                        p.config_dir_var(),
+                        p.config_dir_default()
+                    )),
+            )
         })
     }
 
@@ -254,41 +262,41 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<()> {
     let explicit = !args.providers.0.is_empty();
     let mut done_any = false;
     for &p in PROVIDERS {
-        if explicit && !args.providers.0.iter().any(|w| w.name == p.name) {
+        if explicit && !args.providers.0.iter().any(|w| w.name() == p.name()) {
             continue;
         }
         let dir = match p.config_dir() {
             Ok(dir) => dir,
-            Err(e) if explicit => return Err(crate::error::unusable(format!("{}: {e}", p.name))),
+            Err(e) if explicit => return Err(crate::error::unusable(format!("{}: {e}", p.name()))),
             Err(e) => {
-                render::out(&format!("{}: {e} — skipped\n", p.name))?;
+                render::out(&format!("{}: {e} — skipped\n", p.name()))?;
                 continue;
             }
         };
         if !explicit && !dir.is_dir() {
             render::out(&format!(
                 "{}: {} not found — skipped (pass --{} to wire it anyway)\n",
-                p.name,
+                p.name(),
                 dir.display(),
-                p.name
+                p.name()
             ))?;
             continue;
         }
         done_any = true;
-        let file = dir.join(p.settings_file);
+        let file = dir.join(p.settings_file());
         let settings = if args.dry_run {
             Settings::read(&dir, &file)?
         } else {
             Settings::read_locked(&dir, &file)?
         };
         let mut value = settings.value.clone();
-        let command = wiring::hook_command(&exe, p.name);
+        let command = wiring::hook_command(&exe, p.name());
         let added = wiring::install(p, &mut value, &command)
             .map_err(|e| crate::error::unusable(format!("{}: {e}; left as it is", file.display())))?;
         if added.is_empty() {
             render::out(&format!(
                 "{}: {} already runs `{command}` on every event — nothing to do\n",
-                p.name,
+                p.name(),
                 file.display()
             ))?;
             continue;
@@ -297,7 +305,7 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<()> {
         if args.dry_run {
             render::out(&format!(
                 "{}: would add `{command}` to {} in {} (dry run: nothing written)\n",
-                p.name,
+                p.name(),
                 added.join(", "),
                 file.display()
             ))?;
@@ -307,7 +315,7 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<()> {
         let backup = settings.write(&text)?;
         render::out(&format!(
             "{}: added `{command}` to {} in {}\n",
-            p.name,
+            p.name(),
             added.join(", "),
             file.display()
         ))?;
@@ -316,14 +324,10 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<()> {
         }
     }
     if !done_any && !explicit {
-        let flags: Vec<String> = PROVIDERS.iter().map(|p| format!("--{}", p.name)).collect();
+        let flags: Vec<String> = PROVIDERS.iter().map(|p| format!("--{}", p.name())).collect();
         render::out(&format!("no provider found: pass {} to wire one\n", flags.join(" or ")))?;
     }
     Ok(())
-}
-
-fn claude() -> Provider {
-    PROVIDERS.iter().find(|p| p.name == "claude").expect("claude is a provider")
 }
 
 /// Whether a statusLine `command` is tlc's.
@@ -334,11 +338,20 @@ fn is_ours(command: &str) -> bool {
             .is_some_and(|n| n == "tlc")
 }
 
+/// The provider whose settings file holds a status line (Claude Code's).
+fn statusline_provider() -> anyhow::Result<&'static dyn Provider> {
+    PROVIDERS
+        .iter()
+        .copied()
+        .find(|p| p.has_statusline())
+        .ok_or_else(|| crate::error::unusable("statusline: no provider takes a status line".to_string()))
+}
+
 /// `tlc install --statusline`: Claude Code's settings.json gets `statusLine` = `<tlc> statusline`.
 fn install_statusline(exe: &str, replace: bool, dry_run: bool) -> anyhow::Result<()> {
-    let p = claude();
+    let p = statusline_provider()?;
     let dir = p.config_dir().map_err(|e| crate::error::unusable(format!("statusline: {e}")))?;
-    let file = dir.join(p.settings_file);
+    let file = dir.join(p.settings_file());
     let settings = if dry_run {
         Settings::read(&dir, &file)?
     } else {
@@ -411,17 +424,17 @@ fn uninstall_statusline(value: &mut serde_json::Value) -> bool {
 
 /// The providers whose settings file holds tlc's hook entries now (what `tlc update` re-wires).
 /// A file that cannot be read or parsed counts as not wired.
-pub(crate) fn wired_providers() -> Vec<crate::hook::Provider> {
+pub(crate) fn wired_providers() -> Vec<&'static dyn Provider> {
     PROVIDERS
         .iter()
         .copied()
         .filter(|p| {
             let Ok(dir) = p.config_dir() else { return false };
-            let file = dir.join(p.settings_file);
+            let file = dir.join(p.settings_file());
             Settings::read(&dir, &file).is_ok_and(|s| {
                 wiring::wired_commands(&s.value)
                     .iter()
-                    .any(|(_, cmd)| wiring::is_tlc_command(cmd, p.name))
+                    .any(|(_, cmd)| wiring::is_tlc_command(cmd, p.name()))
             })
         })
         .collect()
@@ -432,11 +445,11 @@ pub(crate) fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
         let dir = match p.config_dir() {
             Ok(dir) => dir,
             Err(e) => {
-                render::out(&format!("{}: {e} — skipped\n", p.name))?;
+                render::out(&format!("{}: {e} — skipped\n", p.name()))?;
                 continue;
             }
         };
-        let file = dir.join(p.settings_file);
+        let file = dir.join(p.settings_file());
         if std::fs::symlink_metadata(&file).is_err() {
             continue;
         }
@@ -450,18 +463,18 @@ pub(crate) fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
         }
         let mut value = settings.value.clone();
         let mut removed = wiring::uninstall(p, &mut value);
-        if p.name == "claude" && uninstall_statusline(&mut value) {
+        if p.has_statusline() && uninstall_statusline(&mut value) {
             removed.push("statusLine".into());
         }
         if removed.is_empty() {
-            render::out(&format!("{}: {} has no tlc entries\n", p.name, file.display()))?;
+            render::out(&format!("{}: {} has no tlc entries\n", p.name(), file.display()))?;
             continue;
         }
         let text = settings.text_for(&value)?;
         if args.dry_run {
             render::out(&format!(
                 "{}: would remove tlc from {} in {} (dry run: nothing written)\n",
-                p.name,
+                p.name(),
                 removed.join(", "),
                 file.display()
             ))?;
@@ -471,7 +484,7 @@ pub(crate) fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
         let backup = settings.write(&text)?;
         render::out(&format!(
             "{}: removed tlc from {} in {}\n",
-            p.name,
+            p.name(),
             removed.join(", "),
             file.display()
         ))?;

@@ -314,7 +314,9 @@ pub(crate) fn import_jsonl(ctx: &Ctx, files: &[PathBuf], output: Output) -> anyh
     let mut progress = render::Progress::bytes("importing", total);
     let counts = {
         let gates = GateStore::new(&ptx);
-        let mut importer = Importer::new(&ptx, Some(&htx)).with_gates(&gates);
+        let mut importer = Importer::new(&ptx, Some(&htx))
+            .with_gates(&gates)
+            .with_sender(crate::hook::provider::sender);
         for f in files {
             // Streamed whole (no cap), but never a FIFO or a device: a regular file ends.
             let file = crate::fsread::open_regular(f, crate::fsread::Links::Follow).map_err(|e| crate::error::unusable(e.to_string()))?;

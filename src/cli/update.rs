@@ -165,7 +165,7 @@ fn finish(json: bool, p: &Pending, rewired: &[String], seen: &Seen, binary: Opti
 /// Runs the new binary's `install` for each provider whose settings hold tlc's entries now (other
 /// tools' hooks stay as they are: install edits only its own entries).
 fn rewire(binary: &Path) -> anyhow::Result<Vec<String>> {
-    let wired: Vec<&str> = super::install::wired_providers().iter().map(|p| p.name).collect();
+    let wired: Vec<&str> = super::install::wired_providers().iter().map(|p| p.name()).collect();
     let mut done = Vec::new();
     for name in wired {
         let status = Command::new(binary).args(["install", &format!("--{name}")]).status()?;

@@ -6,100 +6,309 @@
 
 use super::mapped::{agent_field, str_field, Action, Mapped, SpawnRequest, Subject};
 use super::mask;
-use super::provider::{Layout, ModelMask, Provider, ProviderSpec};
+use super::provider::{Layout, ModelMask, Provider, ToolResult};
+use super::wire::{self, given, owned, view, Named};
 use crate::decision::{Decision, Permission};
 use crate::gate::stop::StopFacts;
 use crate::obs::redact::PayloadRedaction;
-use crate::obs::{Event, Kind, Phase};
+use crate::obs::{Event as NeutralEvent, Kind, Phase};
 use crate::policy::floor::Act;
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-pub(crate) const PROVIDER: Provider = &ProviderSpec {
-    name: "claude",
-    product: "Claude Code",
-    agent_markers: &["CLAUDECODE"],
-    config_dir_var: "CLAUDE_CONFIG_DIR",
-    config_dir_default: ".claude",
-    settings_file: "settings.json",
-    // docs/hook.md says why the other events Claude Code knows are not wired.
-    events: &[
-        "SessionStart",
-        "UserPromptSubmit",
-        "PreToolUse",
-        "PostToolUse",
-        "PostToolUseFailure",
-        "PostToolBatch",
-        "PermissionRequest",
-        "PermissionDenied",
-        "Notification",
-        "MessageDisplay",
-        "Stop",
-        "StopFailure",
-        "SubagentStart",
-        "SubagentStop",
-        "PreCompact",
-        "SessionEnd",
-    ],
-    layout: Layout::Grouped {
-        matcher_events: &[
-            "PreToolUse",
-            "PostToolUse",
-            "PostToolUseFailure",
-            "PermissionRequest",
-            "PermissionDenied",
-        ],
-    },
-    timeout,
-    // Claude Code sets it to the project folder in every hook's environment; the hook's working
-    // directory (and the payload's `cwd`) follow the agent's shell instead.
-    project_dir_var: Some("CLAUDE_PROJECT_DIR"),
-    map,
-    acts,
-    edited_file,
-    work_dir,
-    // Only PreToolUse can ask; elsewhere Claude Code's answer is a block.
-    asking_events: &["PreToolUse"],
-    unattended,
-    render,
-    plan_mask,
-    apply_mask,
-    awaited_response,
-    // An empty stdout with exit 0 is "no opinion" for every event.
-    neutral: "",
-    stop,
-    // MessageDisplay may show a response in parts: a claim is read from the Stop's
-    // `last_assistant_message`, else from the transcript.
-    response_text: |_| None,
-    written_file,
-    untrusted_tools: &["WebFetch", "WebSearch"],
-    tool_result,
-    // PostToolUse renders `additionalContext` (`render`, `context_or_nothing`).
-    context_events: &["PostToolUse"],
-};
+/// Claude Code, as a provider.
+pub(crate) struct Claude;
 
-/// A PostToolUse's tool, the command a Bash call ran, and `tool_response`.
-fn tool_result(v: &Value) -> Option<super::provider::ToolResult<'_>> {
-    if text(v, "hook_event_name") != Some("PostToolUse") {
-        return None;
-    }
-    let tool = text(v, "tool_name")?;
-    Some(super::provider::ToolResult {
-        tool,
-        command: (tool == "Bash")
-            .then(|| v.get("tool_input").and_then(|i| text(i, "command")))
-            .flatten(),
-        output: v.get("tool_response"),
-        mcp: tool.starts_with("mcp__"),
-    })
+/// The one value of [`Claude`] (`hook::PROVIDERS` lists it).
+pub(crate) const PROVIDER: &dyn Provider = &Claude;
+
+/// The hook events Claude Code sends, as its payloads name them (`hook_event_name`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+pub(crate) enum Event {
+    SessionStart,
+    UserPromptSubmit,
+    PreToolUse,
+    PostToolUse,
+    PostToolUseFailure,
+    PostToolBatch,
+    PermissionRequest,
+    PermissionDenied,
+    Notification,
+    MessageDisplay,
+    Stop,
+    StopFailure,
+    SubagentStart,
+    SubagentStop,
+    PreCompact,
+    SessionEnd,
+    /// An event this tlc does not know (a newer Claude Code's), or none named: recorded as
+    /// `Kind::Unknown`, answered neutrally.
+    #[default]
+    #[serde(other)]
+    Unknown,
 }
 
-/// Seconds Claude Code gives tlc's hook on `event` before it gives up on it. A hook answers in
-/// milliseconds; the margin covers a busy machine and a database locked by another writer. A
-/// stop runs the gates (lint, tests) and needs minutes.
-fn timeout(event: &str) -> Option<u64> {
-    Some(match event {
-        "Stop" | "SubagentStop" => 600,
-        _ => 30,
+impl Event {
+    /// A payload of this event with `fields` besides: what the other modules' tests send,
+    /// so that no module but this one writes an event's name.
+    #[cfg(test)]
+    pub(crate) fn payload(self, mut fields: Value) -> Value {
+        if let Some(m) = fields.as_object_mut() {
+            m.insert("hook_event_name".into(), serde_json::to_value(self).unwrap_or_default());
+        }
+        fields
+    }
+
+    /// The event a rendered response is for, from the name its payload gave.
+    pub(crate) fn of(name: &str) -> Event {
+        Named::<Event>::parse(name)
+    }
+}
+
+/// A Claude Code hook payload as tlc reads it: a view borrowed from the payload as parsed. Every
+/// field is lenient (`wire`): one of another JSON type reads as absent. Fields tlc only passes
+/// on (`tool_response`, the attributes `map` copies) are read from the payload as they are.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Payload<'v> {
+    #[serde(borrow, deserialize_with = "wire::event")]
+    pub hook_event_name: Named<'v, Event>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub tool_name: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::object")]
+    pub tool_input: ToolInput<'v>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub session_id: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub prompt_id: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub cwd: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub transcript_path: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub agent_transcript_path: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub model: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub tool_use_id: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub agent_id: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub agent_type: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub permission_mode: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub last_assistant_message: Option<&'v str>,
+    /// MessageDisplay's text block.
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub delta: Option<&'v str>,
+    #[serde(deserialize_with = "wire::flag")]
+    pub stop_hook_active: Option<bool>,
+    #[serde(deserialize_with = "wire::int")]
+    pub duration_ms: Option<i64>,
+    /// A Stop's background tasks (Claude Code 2.1.332 and later).
+    #[serde(borrow, deserialize_with = "wire::objects")]
+    pub background_tasks: Vec<Task<'v>>,
+    /// Claude Code never sends one; Cursor's payloads always do (see [`Provider::sent`]).
+    #[serde(deserialize_with = "wire::present")]
+    pub conversation_id: bool,
+}
+
+/// The event a payload names (`tlc demo` replays Claude Code payloads and tells them apart).
+pub(crate) fn event_of(v: &Value) -> Event {
+    view::<Payload>(v).event()
+}
+
+/// The event name a payload gives, as it gives it.
+pub(crate) fn event_name(v: &Value) -> Option<&str> {
+    view::<Payload>(v).hook_event_name.name
+}
+
+impl<'v> Payload<'v> {
+    fn event(&self) -> Event {
+        self.hook_event_name.event
+    }
+
+    /// The tool, when it names one.
+    fn tool(&self) -> Option<&'v str> {
+        given(self.tool_name)
+    }
+}
+
+/// A tool call's input, as far as tlc reads it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct ToolInput<'v> {
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub command: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub file_path: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub notebook_path: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub path: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub model: Option<&'v str>,
+}
+
+/// One of a Stop's `background_tasks`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Task<'v> {
+    #[serde(rename = "type", borrow, deserialize_with = "wire::text")]
+    pub kind: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub status: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub description: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub agent_type: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub id: Option<&'v str>,
+}
+
+/// The events tlc is wired to; docs/hook.md says why the other events Claude Code knows are not.
+const EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PostToolUseFailure",
+    "PostToolBatch",
+    "PermissionRequest",
+    "PermissionDenied",
+    "Notification",
+    "MessageDisplay",
+    "Stop",
+    "StopFailure",
+    "SubagentStart",
+    "SubagentStop",
+    "PreCompact",
+    "SessionEnd",
+];
+
+impl Provider for Claude {
+    fn name(&self) -> &'static str {
+        "claude"
+    }
+    fn product(&self) -> &'static str {
+        "Claude Code"
+    }
+    fn agent_markers(&self) -> &'static [&'static str] {
+        &["CLAUDECODE"]
+    }
+    fn config_dir_var(&self) -> &'static str {
+        "CLAUDE_CONFIG_DIR"
+    }
+    fn config_dir_default(&self) -> &'static str {
+        ".claude"
+    }
+    fn settings_file(&self) -> &'static str {
+        "settings.json"
+    }
+    fn events(&self) -> &'static [&'static str] {
+        EVENTS
+    }
+    fn layout(&self) -> Layout {
+        Layout::Grouped {
+            matcher_events: &[
+                "PreToolUse",
+                "PostToolUse",
+                "PostToolUseFailure",
+                "PermissionRequest",
+                "PermissionDenied",
+            ],
+        }
+    }
+    /// A hook answers in milliseconds; the margin covers a busy machine and a database locked by
+    /// another writer. A stop runs the gates (lint, tests) and needs minutes.
+    fn timeout(&self, event: &str) -> Option<u64> {
+        Some(match Event::of(event) {
+            Event::Stop | Event::SubagentStop => 600,
+            _ => 30,
+        })
+    }
+    /// Claude Code sets it to the project folder in every hook's environment; the hook's working
+    /// directory (and the payload's `cwd`) follow the agent's shell instead.
+    fn project_dir_var(&self) -> Option<&'static str> {
+        Some("CLAUDE_PROJECT_DIR")
+    }
+    fn has_statusline(&self) -> bool {
+        true
+    }
+    /// A payload naming an event, without Cursor's `conversation_id`.
+    fn sent(&self, payload: &Value) -> bool {
+        let p: Payload = view(payload);
+        p.hook_event_name.name.is_some() && !p.conversation_id
+    }
+    fn map(&self, v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
+        map(v, now)
+    }
+    fn acts<'v>(&self, v: &'v Value) -> Vec<Act<'v>> {
+        acts(v)
+    }
+    fn work_dir<'v>(&self, v: &'v Value) -> Option<&'v str> {
+        given(view::<Payload>(v).cwd)
+    }
+    /// Only PreToolUse can ask; elsewhere Claude Code's answer is a block.
+    fn can_ask(&self, v: &Value) -> bool {
+        view::<Payload>(v).event() == Event::PreToolUse
+    }
+    /// `bypassPermissions` approves and `dontAsk` refuses by itself: nobody would see a question.
+    fn unattended(&self, v: &Value) -> bool {
+        matches!(given(view::<Payload>(v).permission_mode), Some("bypassPermissions" | "dontAsk"))
+    }
+    fn render(&self, hook_event: &str, decision: &Decision) -> String {
+        render(hook_event, decision)
+    }
+    /// An empty stdout with exit 0 is "no opinion" for every event.
+    fn neutral(&self) -> &'static str {
+        ""
+    }
+    fn plan_mask(&self, redacted: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
+        plan_mask(redacted, redaction)
+    }
+    fn apply_mask(&self, hook_event: &str, out: &mut Map<String, Value>, m: ModelMask) -> bool {
+        apply_mask(hook_event, out, m)
+    }
+    fn awaited_response(&self, v: &Value) -> Option<String> {
+        awaited_response(v)
+    }
+    fn stop(&self, v: &Value) -> StopFacts {
+        stop(v)
+    }
+    // No `response_text`: MessageDisplay may show a response in parts, so a claim is read from
+    // the Stop's `last_assistant_message`, else from the transcript. No `edited_file` either:
+    // Claude Code's edits are claimed from their PreToolUse (`acts`); it reports none after.
+    /// A PostToolUse of an edit tool: the file it wrote (`notebook_path` for NotebookEdit).
+    fn written_file<'v>(&self, v: &'v Value) -> Option<&'v str> {
+        let input = view::<Payload>(v).tool_input;
+        given(input.file_path).or_else(|| given(input.notebook_path))
+    }
+    fn untrusted_tools(&self) -> &'static [&'static str] {
+        &["WebFetch", "WebSearch"]
+    }
+    fn tool_result<'v>(&self, v: &'v Value) -> Option<ToolResult<'v>> {
+        tool_result(v)
+    }
+    /// PostToolUse renders `additionalContext` (`render`, `context_or_nothing`).
+    fn carries_context(&self, hook_event: &str) -> bool {
+        Event::of(hook_event) == Event::PostToolUse
+    }
+}
+
+/// A PostToolUse's tool, the command a Bash call ran, and `tool_response`.
+fn tool_result(v: &Value) -> Option<ToolResult<'_>> {
+    let p: Payload = view(v);
+    if p.event() != Event::PostToolUse {
+        return None;
+    }
+    let tool = p.tool()?;
+    Some(ToolResult {
+        tool,
+        command: (tool == "Bash").then(|| given(p.tool_input.command)).flatten(),
+        output: v.get("tool_response"),
+        mcp: tool.starts_with("mcp__"),
     })
 }
 
@@ -114,26 +323,26 @@ const FLOOR_READ_TOOLS: &[&str] = &["Read", "Grep"];
 const FLOOR_WRITE_TOOLS: &[&str] = &["Write"];
 const FLOOR_EDIT_TOOLS: &[&str] = &["Edit", "MultiEdit", "NotebookEdit"];
 
-fn text<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.get(key).and_then(Value::as_str).filter(|x| !x.is_empty())
-}
-
 /// A PreToolUse of Bash is a command, of `mcp__…` an MCP call, of a file tool a read, write or
 /// edit of its path; a PermissionRequest (Claude Code 2.1.332 and later: its own permission
 /// dialog is about to open) is the same act, asked again so that the floor refuses it there too;
 /// nothing else acts.
 fn acts(v: &Value) -> Vec<Act<'_>> {
-    if !matches!(text(v, "hook_event_name"), Some("PreToolUse" | "PermissionRequest")) {
+    let p: Payload = view(v);
+    if !matches!(p.event(), Event::PreToolUse | Event::PermissionRequest) {
         return Vec::new();
     }
-    let tool = text(v, "tool_name").unwrap_or("");
-    let input = v.get("tool_input");
+    let tool = p.tool().unwrap_or("");
+    let input = &p.tool_input;
     let act = if tool == "Bash" {
-        input.and_then(|i| text(i, "command")).map(Act::Shell)
+        given(input.command).map(Act::Shell)
     } else if tool.starts_with("mcp__") {
-        Some(Act::Mcp { tool, input })
+        Some(Act::Mcp {
+            tool,
+            input: v.get("tool_input"),
+        })
     } else {
-        let path = input.and_then(|i| ["file_path", "notebook_path", "path"].iter().find_map(|k| text(i, k)));
+        let path = [input.file_path, input.notebook_path, input.path].into_iter().find_map(given);
         path.and_then(|p| {
             if FLOOR_READ_TOOLS.contains(&tool) {
                 Some(Act::Read(p))
@@ -149,78 +358,60 @@ fn acts(v: &Value) -> Vec<Act<'_>> {
     act.into_iter().collect()
 }
 
-/// Claude Code's edits are claimed from their PreToolUse ([`acts`]); it reports none after.
-fn edited_file(_: &Value) -> Option<&str> {
-    None
-}
-
-/// A PostToolUse of an edit tool: the file it wrote (`notebook_path` for NotebookEdit).
-fn written_file(v: &Value) -> Option<&str> {
-    let input = v.get("tool_input")?;
-    text(input, "file_path").or_else(|| text(input, "notebook_path"))
-}
-
-fn work_dir(v: &Value) -> Option<&str> {
-    text(v, "cwd")
-}
-
-/// `bypassPermissions` approves and `dontAsk` refuses by itself: nobody would see a question.
-fn unattended(v: &Value) -> bool {
-    matches!(text(v, "permission_mode"), Some("bypassPermissions" | "dontAsk"))
-}
-
 pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
-    let name = str_field(v, "hook_event_name").unwrap_or_default();
-    let tool = str_field(v, "tool_name");
-    let kind = match name.as_str() {
-        "SessionStart" => Kind::SessionStart,
-        "SessionEnd" => Kind::SessionEnd,
-        "UserPromptSubmit" => Kind::PromptSubmit,
-        "PreToolUse" => match tool.as_deref() {
+    let p: Payload = view(v);
+    let event = p.event();
+    let name = owned(p.hook_event_name.name).unwrap_or_default();
+    let tool = owned(p.tool_name);
+    let kind = match event {
+        Event::SessionStart => Kind::SessionStart,
+        Event::SessionEnd => Kind::SessionEnd,
+        Event::UserPromptSubmit => Kind::PromptSubmit,
+        Event::PreToolUse => match tool.as_deref() {
             Some("Bash") => Kind::ShellStart,
             Some(t) if t.starts_with("mcp__") => Kind::McpStart,
             Some("Read") => Kind::FileRead,
             _ => Kind::ToolStart,
         },
-        "PostToolUse" => match tool.as_deref() {
+        Event::PostToolUse => match tool.as_deref() {
             Some("Bash") => Kind::ShellEnd,
             Some(t) if t.starts_with("mcp__") => Kind::McpEnd,
             Some(t) if EDIT_TOOLS.contains(&t) => Kind::FileEdit,
             _ => Kind::ToolEnd,
         },
-        "PostToolUseFailure" => Kind::ToolFail,
-        "PostToolBatch" => Kind::ToolBatch,
-        "Stop" => Kind::Stop,
-        "StopFailure" => Kind::StopFailure,
-        "PermissionRequest" => Kind::PermissionRequest,
-        "PermissionDenied" => Kind::PermissionDenied,
-        "SubagentStart" => Kind::SubagentStart,
-        "SubagentStop" => Kind::SubagentEnd,
-        "PreCompact" => Kind::Compact,
-        "Notification" => Kind::Notification,
-        "MessageDisplay" => Kind::AgentResponse,
-        _ => Kind::Unknown,
+        Event::PostToolUseFailure => Kind::ToolFail,
+        Event::PostToolBatch => Kind::ToolBatch,
+        Event::Stop => Kind::Stop,
+        Event::StopFailure => Kind::StopFailure,
+        Event::PermissionRequest => Kind::PermissionRequest,
+        Event::PermissionDenied => Kind::PermissionDenied,
+        Event::SubagentStart => Kind::SubagentStart,
+        Event::SubagentStop => Kind::SubagentEnd,
+        Event::PreCompact => Kind::Compact,
+        Event::Notification => Kind::Notification,
+        Event::MessageDisplay => Kind::AgentResponse,
+        Event::Unknown => Kind::Unknown,
     };
-    let mut ev = Event::new(PROVIDER.name, kind, now);
-    ev.session_id = str_field(v, "session_id");
-    ev.trace_id = str_field(v, "prompt_id").or_else(|| ev.session_id.clone());
-    ev.cwd = str_field(v, "cwd");
-    ev.transcript_path = str_field(v, "transcript_path");
-    ev.model = str_field(v, "model").or_else(|| v.get("tool_input").and_then(|t| str_field(t, "model")));
+    let mut ev = NeutralEvent::new(Claude.name(), kind, now);
+    ev.session_id = owned(p.session_id);
+    ev.trace_id = owned(p.prompt_id).or_else(|| ev.session_id.clone());
+    ev.cwd = owned(p.cwd);
+    ev.transcript_path = owned(p.transcript_path);
+    ev.model = owned(p.model).or_else(|| owned(p.tool_input.model));
     ev.tool = tool.clone();
     if kind == Kind::SessionStart {
         ev.session_model = ev.model.clone();
     }
-    let tool_use_id = str_field(v, "tool_use_id");
-    match name.as_str() {
-        "PreToolUse" => ev.phase = Some(Phase::Start),
-        "PostToolUse" => ev.phase = Some(Phase::End),
-        "PostToolUseFailure" => ev.phase = Some(Phase::Fail),
+    let tool_use_id = owned(p.tool_use_id);
+    match event {
+        Event::PreToolUse => ev.phase = Some(Phase::Start),
+        Event::PostToolUse => ev.phase = Some(Phase::End),
+        Event::PostToolUseFailure => ev.phase = Some(Phase::Fail),
         _ => {}
     }
     if matches!(ev.phase, Some(Phase::End | Phase::Fail)) {
         // The tool's own time, as Claude Code measured it (hook-to-hook time would add the hooks').
-        ev.duration_ms = v.get("duration_ms").and_then(Value::as_i64).filter(|d| *d >= 0);
+        ev.duration_ms = p.duration_ms.filter(|d| *d >= 0);
     }
     if ev.phase.is_some() {
         ev.span_id = tool_use_id.clone();
@@ -229,12 +420,13 @@ pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     // A payload sent from inside a subagent names it: the subagent is the event's parent span
     // (its own start and stop are its span).
     if matches!(kind, Kind::SubagentStart | Kind::SubagentEnd) {
-        ev.span_id = str_field(v, "agent_id");
+        ev.span_id = owned(p.agent_id);
     } else {
-        ev.parent_span_id = str_field(v, "agent_id");
+        ev.parent_span_id = owned(p.agent_id);
     }
     let mut attrs = Map::new();
     attrs.insert("event".into(), name.clone().into());
+    // Copied as they came, whatever their JSON type.
     for key in [
         "source",
         "reason",
@@ -267,37 +459,37 @@ pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     if let Some(pct) = v.get("context_usage_percent") {
         attrs.insert("context_usage_percent".into(), pct.clone());
     }
-    let input = v.get("tool_input");
-    if let Some(cmd) = input.and_then(|i| str_field(i, "command")) {
+    let input = &p.tool_input;
+    if let Some(cmd) = owned(input.command) {
         attrs.insert("command".into(), cmd.into());
     }
-    if let Some(path) = input.and_then(|i| str_field(i, "file_path")) {
+    if let Some(path) = owned(input.file_path) {
         attrs.insert("file_path".into(), path.into());
     }
     if kind == Kind::StopFailure {
         // The text Claude Code showed for the failure ("API Error: 400 …").
-        if let Some(text) = str_field(v, "last_assistant_message") {
+        if let Some(text) = owned(p.last_assistant_message) {
             attrs.insert("error_message".into(), text.into());
         }
     }
     if kind == Kind::AgentResponse {
         // MessageDisplay carries the shown text in `delta`, one call per text block.
-        if let Some(text) = str_field(v, "delta") {
+        if let Some(text) = owned(p.delta) {
             attrs.insert("text".into(), text.into());
         }
     }
-    if name == "PostToolUse" && tool.as_deref().is_some_and(|t| SUBAGENT_TOOLS.contains(&t)) {
+    if event == Event::PostToolUse && tool.as_deref().is_some_and(|t| SUBAGENT_TOOLS.contains(&t)) {
         subagent_result(v.get("tool_response"), &mut attrs);
     }
     ev.attrs = attrs;
 
-    let dialog = name == "PermissionRequest";
-    let action = (name == "PreToolUse" || dialog).then(|| {
+    let dialog = event == Event::PermissionRequest;
+    let action = (event == Event::PreToolUse || dialog).then(|| {
         let t = tool.clone().unwrap_or_default();
         let (subject, detail) = match t.as_str() {
-            "Bash" => (Subject::Shell, input.and_then(|i| str_field(i, "command")).unwrap_or_default()),
+            "Bash" => (Subject::Shell, owned(input.command).unwrap_or_default()),
             m if m.starts_with("mcp__") => (Subject::Mcp, t.clone()),
-            "Read" => (Subject::FileRead, input.and_then(|i| str_field(i, "file_path")).unwrap_or_default()),
+            "Read" => (Subject::FileRead, owned(input.file_path).unwrap_or_default()),
             _ if SUBAGENT_TOOLS.contains(&t.as_str()) => (Subject::Subagent, t.clone()),
             _ => (Subject::Tool, t.clone()),
         };
@@ -308,9 +500,10 @@ pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
             dialog,
         }
     });
-    let subagent_transcript = (kind == Kind::SubagentEnd).then(|| str_field(v, "agent_transcript_path")).flatten();
-    let spawn = (name == "PreToolUse" && tool.as_deref().is_some_and(|t| SUBAGENT_TOOLS.contains(&t))).then(|| {
-        let input = input.unwrap_or(&Value::Null);
+    let subagent_transcript = (kind == Kind::SubagentEnd).then(|| owned(p.agent_transcript_path)).flatten();
+    let spawn = (event == Event::PreToolUse && tool.as_deref().is_some_and(|t| SUBAGENT_TOOLS.contains(&t))).then(|| {
+        // What the agent wrote, whatever its JSON type (`agent_field`): read from the payload.
+        let input = v.get("tool_input").unwrap_or(&Value::Null);
         SpawnRequest {
             model: agent_field(input, "model"),
             subagent_type: agent_field(input, "subagent_type"),
@@ -327,7 +520,7 @@ pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         subagent_transcript,
         awaited_response: None,
         spawn,
-        agent_type: str_field(v, "agent_type"),
+        agent_type: owned(p.agent_type),
         read: None,
         rules: None,
     }
@@ -336,34 +529,30 @@ pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
 /// `stop_hook_active` false is the turn's first stop; Claude Code sends no status (a Stop is a
 /// completed response) and the response's text as `last_assistant_message`.
 fn stop(v: &Value) -> StopFacts {
+    let p: Payload = view(v);
     StopFacts {
-        first_of_turn: v.get("stop_hook_active").and_then(Value::as_bool).map(|active| !active),
+        first_of_turn: p.stop_hook_active.map(|active| !active),
         completed: true,
         status: None,
-        last_response: v.get("last_assistant_message").and_then(Value::as_str).map(str::to_string),
-        running_subagents: running_subagents(v),
+        last_response: p.last_assistant_message.map(str::to_string),
+        running_subagents: running_subagents(&p.background_tasks),
     }
 }
 
 /// The subagents a Stop's `background_tasks` lists as running (Claude Code 2.1.332 and later),
 /// each as `<description> (<agent type>, <id>)`; at most 10 are named, any more counted.
-fn running_subagents(v: &Value) -> Vec<String> {
-    let tasks = v
-        .get("background_tasks")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let running: Vec<&Value> = tasks
+fn running_subagents(tasks: &[Task<'_>]) -> Vec<String> {
+    let running: Vec<&Task<'_>> = tasks
         .iter()
-        .filter(|t| text(t, "type") == Some("subagent") && text(t, "status") == Some("running"))
+        .filter(|t| given(t.kind) == Some("subagent") && given(t.status) == Some("running"))
         .collect();
-    let name = |t: &Value| {
+    let name = |t: &Task<'_>| {
         let short = |s: &str| s.chars().take(80).collect::<String>();
         format!(
             "{} ({}, {})",
-            short(text(t, "description").unwrap_or("subagent")),
-            short(text(t, "agent_type").unwrap_or("?")),
-            short(text(t, "id").unwrap_or("?"))
+            short(given(t.description).unwrap_or("subagent")),
+            short(given(t.agent_type).unwrap_or("?")),
+            short(given(t.id).unwrap_or("?"))
         )
     };
     let mut out: Vec<String> = running.iter().take(10).map(|t| name(t)).collect();
@@ -376,9 +565,9 @@ fn running_subagents(v: &Value) -> Vec<String> {
 /// The text of the response a Stop or SubagentStop is about (`last_assistant_message`), read
 /// from the payload before redaction: it is only looked for in the transcript, never stored.
 fn awaited_response(v: &Value) -> Option<String> {
-    let event = v.get("hook_event_name").and_then(Value::as_str)?;
-    matches!(event, "Stop" | "SubagentStop")
-        .then(|| str_field(v, "last_assistant_message"))
+    let p: Payload = view(v);
+    matches!(p.event(), Event::Stop | Event::SubagentStop)
+        .then(|| owned(p.last_assistant_message))
         .flatten()
 }
 
@@ -420,8 +609,8 @@ fn tool_payload(v: &Value) -> Map<String, Value> {
 /// The response Claude Code expects for `hook_event` under `decision`.
 pub(crate) fn render(hook_event: &str, decision: &Decision) -> String {
     let reason = decision.reason.clone().unwrap_or_default();
-    match hook_event {
-        "PreToolUse" => match decision.permission {
+    match Event::of(hook_event) {
+        Event::PreToolUse => match decision.permission {
             Permission::Allow => context_or_nothing(hook_event, decision),
             p => {
                 let mut out = json!({"hookSpecificOutput": {
@@ -438,7 +627,7 @@ pub(crate) fn render(hook_event: &str, decision: &Decision) -> String {
         },
         // Only a refusal answers the dialog; anything else leaves it to the operator (tlc never
         // grants what Claude Code would ask about).
-        "PermissionRequest" => match decision.permission {
+        Event::PermissionRequest => match decision.permission {
             Permission::Allow => String::new(),
             _ => {
                 let mut out = json!({"hookSpecificOutput": {
@@ -451,12 +640,12 @@ pub(crate) fn render(hook_event: &str, decision: &Decision) -> String {
                 out.to_string()
             }
         },
-        "UserPromptSubmit" | "PostToolUse" | "PostToolUseFailure" => match decision.permission {
+        Event::UserPromptSubmit | Event::PostToolUse | Event::PostToolUseFailure => match decision.permission {
             Permission::Allow => context_or_nothing(hook_event, decision),
             // Claude Code cannot ask here: an ask is a block.
             _ => json!({"decision": "block", "reason": reason}).to_string(),
         },
-        "Stop" | "SubagentStop" => match (&decision.follow_up, decision.permission) {
+        Event::Stop | Event::SubagentStop => match (&decision.follow_up, decision.permission) {
             (Some(f), _) => json!({"decision": "block", "reason": f}).to_string(),
             // Claude Code treats a Stop's additionalContext as a block, so advice that lets the
             // stop through is shown to the operator as a systemMessage instead.
@@ -466,7 +655,7 @@ pub(crate) fn render(hook_event: &str, decision: &Decision) -> String {
             },
             (None, _) => json!({"decision": "block", "reason": reason}).to_string(),
         },
-        "SessionStart" => context_or_nothing(hook_event, decision),
+        Event::SessionStart => context_or_nothing(hook_event, decision),
         _ => String::new(),
     }
 }
@@ -481,9 +670,11 @@ fn context_or_nothing(hook_event: &str, decision: &Decision) -> String {
 /// Claude Code 2.1.121 and later replace any tool's output with `updatedToolOutput`, if it still
 /// matches the tool's output shape; a renamed key would not, and the original would reach the
 /// model, so a key that held a secret gets the notice instead.
-fn plan_mask(event: &str, tool: &str, payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
-    match event {
-        "PostToolUse" => {
+fn plan_mask(payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
+    let p: Payload = view(payload);
+    let tool = p.tool_name.unwrap_or("");
+    match p.event() {
+        Event::PostToolUse => {
             let r = mask::found(redaction, "tool_response")?;
             Some(match payload.get("tool_response") {
                 Some(output) if r.keys == 0 => ModelMask::Replace {
@@ -493,7 +684,7 @@ fn plan_mask(event: &str, tool: &str, payload: &Value, redaction: &PayloadRedact
                 _ => mask::notice(r),
             })
         }
-        "PostToolUseFailure" => mask::found(redaction, "error").map(mask::notice),
+        Event::PostToolUseFailure => mask::found(redaction, "error").map(mask::notice),
         _ => None,
     }
 }
@@ -663,5 +854,38 @@ mod tests {
         assert!(!map(&bash, now).event.attrs.contains_key("subagent_usage"));
         let negative = json!({"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Bash", "duration_ms": -5});
         assert_eq!(map(&negative, now).event.duration_ms, None);
+    }
+
+    #[test]
+    fn every_wired_event_is_one_the_payload_type_knows() {
+        for name in Claude.events() {
+            assert_ne!(Event::of(name), Event::Unknown, "{name}");
+            assert_eq!(serde_json::to_value(Event::of(name)).unwrap(), *name);
+        }
+        assert_eq!(Event::of("SomethingNew"), Event::Unknown);
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_reads_as_absent_and_the_rest_is_read() {
+        let v = Event::PreToolUse.payload(json!({"tool_name": "Bash", "tool_input": 5, "session_id": 7, "cwd": ["/x"],
+            "duration_ms": "1", "stop_hook_active": "yes", "background_tasks": {"a": 1}, "model": null, "unknown": {"deep": [1]}}));
+        let p: Payload = view(&v);
+        assert_eq!(p.event(), Event::PreToolUse);
+        assert_eq!(p.tool(), Some("Bash"));
+        assert!(p.tool_input.command.is_none() && p.session_id.is_none() && p.cwd.is_none() && p.model.is_none());
+        assert!(p.duration_ms.is_none() && p.stop_hook_active.is_none() && p.background_tasks.is_empty());
+        let m = map(&v, chrono::Utc::now());
+        assert_eq!((m.event.kind, m.hook_event.as_str()), (Kind::ShellStart, "PreToolUse"));
+        assert_eq!(m.action.map(|a| a.detail), Some(String::new()));
+
+        let odd_event = json!({"hook_event_name": 17, "tool_input": {"command": "ls", "file_path": 3}});
+        let p: Payload = view(&odd_event);
+        assert_eq!((p.event(), p.hook_event_name.name), (Event::Unknown, None));
+        assert_eq!((p.tool_input.command, p.tool_input.file_path), (Some("ls"), None));
+        assert_eq!(map(&odd_event, chrono::Utc::now()).event.kind, Kind::Unknown);
+
+        let tasks = Event::Stop.payload(json!({"background_tasks": [5, {"type": "subagent", "status": "running", "id": 9}, "x"]}));
+        assert_eq!(stop(&tasks).running_subagents, vec!["subagent (?, ?)".to_string()]);
+        assert!(Claude.sent(&tasks) && !Claude.sent(&json!({"conversation_id": "c", "hook_event_name": "Stop"})));
     }
 }

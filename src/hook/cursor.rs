@@ -3,99 +3,295 @@
 //! Cursor reads a JSON object on stdout; `{}` abstains. With no rail objecting tlc abstains, so
 //! Cursor's own approval flow stays in charge. Where Cursor cannot ask, an ask becomes a deny.
 
-use super::mapped::{agent_field, str_field, Action, Mapped, SpawnRequest, Subject};
+use super::mapped::{agent_field, Action, Mapped, SpawnRequest, Subject};
 use super::mask;
-use super::provider::{Layout, ModelMask, Provider, ProviderSpec};
+use super::provider::{Layout, ModelMask, Provider, ToolResult};
+use super::wire::{self, given, owned, view, Named};
 use crate::decision::{Decision, Permission};
 use crate::gate::stop::StopFacts;
 use crate::obs::redact::PayloadRedaction;
-use crate::obs::{Event, Kind, Phase};
+use crate::obs::{Event as NeutralEvent, Kind, Phase};
 use crate::policy::floor::Act;
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-pub(crate) const PROVIDER: Provider = &ProviderSpec {
-    name: "cursor",
-    product: "Cursor",
-    agent_markers: &["CURSOR_AGENT"],
-    config_dir_var: "CURSOR_CONFIG_DIR",
-    config_dir_default: ".cursor",
-    settings_file: "hooks.json",
-    events: &[
-        "sessionStart",
-        "beforeSubmitPrompt",
-        "beforeShellExecution",
-        "afterShellExecution",
-        "beforeMCPExecution",
-        "afterMCPExecution",
-        "beforeReadFile",
-        "afterFileEdit",
-        "preToolUse",
-        "postToolUse",
-        "postToolUseFailure",
-        "afterAgentResponse",
-        "afterAgentThought",
-        "preCompact",
-        "subagentStart",
-        "subagentStop",
-        "stop",
-        "sessionEnd",
-    ],
-    layout: Layout::Flat { version: 1 },
-    // Not set: Cursor's own default.
-    timeout: |_| None,
-    // The hook's working directory is the project's.
-    project_dir_var: None,
-    map,
-    acts,
-    edited_file,
-    work_dir,
-    asking_events: ASKING_EVENTS,
-    // Cursor's payloads name no permission mode.
-    unattended: |_| false,
-    render,
-    plan_mask,
-    apply_mask,
-    // No stop event of Cursor's names the response it is about.
-    awaited_response: |_| None,
-    // `{}` abstains.
-    neutral: "{}",
-    stop,
-    // afterAgentResponse carries the response's whole text.
-    response_text: |v| str_field(v, "text"),
-    // afterFileEdit reports the file it wrote.
-    written_file: edited_file,
-    untrusted_tools: &["Fetch", "WebSearch"],
-    tool_result,
-    // Only postToolUse takes `additional_context` after a tool ran (`render`).
-    context_events: &["postToolUse"],
-};
+/// Cursor, as a provider.
+pub(crate) struct Cursor;
+
+/// The one value of [`Cursor`] (`hook::PROVIDERS` lists it).
+pub(crate) const PROVIDER: &dyn Provider = &Cursor;
+
+/// The hook events Cursor sends, as its payloads name them (`hook_event_name`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) enum Event {
+    SessionStart,
+    SessionEnd,
+    BeforeSubmitPrompt,
+    BeforeShellExecution,
+    AfterShellExecution,
+    #[serde(rename = "beforeMCPExecution")]
+    BeforeMcpExecution,
+    #[serde(rename = "afterMCPExecution")]
+    AfterMcpExecution,
+    BeforeReadFile,
+    AfterFileEdit,
+    PreToolUse,
+    PostToolUse,
+    PostToolUseFailure,
+    AfterAgentResponse,
+    AfterAgentThought,
+    PreCompact,
+    SubagentStart,
+    SubagentStop,
+    Stop,
+    /// An event this tlc does not know, or none named: recorded as `Kind::Unknown`, answered `{}`.
+    #[default]
+    #[serde(other)]
+    Unknown,
+}
+
+impl Event {
+    /// A payload of this event with `fields` besides: what the other modules' tests send,
+    /// so that no module but this one writes an event's name.
+    #[cfg(test)]
+    pub(crate) fn payload(self, mut fields: Value) -> Value {
+        if let Some(m) = fields.as_object_mut() {
+            m.insert("hook_event_name".into(), serde_json::to_value(self).unwrap_or_default());
+        }
+        fields
+    }
+
+    /// The event a rendered response is for, from the name its payload gave.
+    pub(crate) fn of(name: &str) -> Event {
+        Named::<Event>::parse(name)
+    }
+
+    /// Cursor can ask the operator here.
+    fn can_ask(self) -> bool {
+        matches!(self, Event::BeforeShellExecution | Event::BeforeMcpExecution)
+    }
+
+    /// The event asks permission for an act (a response may allow, ask or deny).
+    fn acting(self) -> bool {
+        matches!(
+            self,
+            Event::BeforeShellExecution | Event::BeforeMcpExecution | Event::BeforeReadFile | Event::PreToolUse | Event::SubagentStart
+        )
+    }
+}
+
+/// A Cursor hook payload as tlc reads it: a view borrowed from the payload as parsed. Every field
+/// is lenient (`wire`): one of another JSON type reads as absent. Fields tlc only passes on
+/// (`tool_output`, `result_json`, the attributes `map` copies) are read from the payload as
+/// they are.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Payload<'v> {
+    #[serde(borrow, deserialize_with = "wire::event")]
+    pub hook_event_name: Named<'v, Event>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub tool_name: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::object")]
+    pub tool_input: ToolInput<'v>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub session_id: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub conversation_id: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub generation_id: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::first_text")]
+    pub workspace_roots: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub cwd: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub transcript_path: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub model: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub subagent_model: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub subagent_type: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub agent_type: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub command: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub file_path: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub tool_use_id: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub status: Option<&'v str>,
+    /// afterAgentResponse's whole text.
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub text: Option<&'v str>,
+    #[serde(deserialize_with = "wire::int")]
+    pub duration_ms: Option<i64>,
+}
+
+/// A `preToolUse`'s input, as far as tlc reads it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct ToolInput<'v> {
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub command: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub file_path: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub notebook_path: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub path: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub target_file: Option<&'v str>,
+    #[serde(borrow, deserialize_with = "wire::text")]
+    pub target_notebook: Option<&'v str>,
+}
+
+impl Payload<'_> {
+    fn event(&self) -> Event {
+        self.hook_event_name.event
+    }
+}
+
+/// Whether a payload carries `conversation_id` at all, whatever it holds.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Marked {
+    #[serde(deserialize_with = "wire::present")]
+    conversation_id: bool,
+}
+
+const EVENTS: &[&str] = &[
+    "sessionStart",
+    "beforeSubmitPrompt",
+    "beforeShellExecution",
+    "afterShellExecution",
+    "beforeMCPExecution",
+    "afterMCPExecution",
+    "beforeReadFile",
+    "afterFileEdit",
+    "preToolUse",
+    "postToolUse",
+    "postToolUseFailure",
+    "afterAgentResponse",
+    "afterAgentThought",
+    "preCompact",
+    "subagentStart",
+    "subagentStop",
+    "stop",
+    "sessionEnd",
+];
+
+impl Provider for Cursor {
+    fn name(&self) -> &'static str {
+        "cursor"
+    }
+    fn product(&self) -> &'static str {
+        "Cursor"
+    }
+    fn agent_markers(&self) -> &'static [&'static str] {
+        &["CURSOR_AGENT"]
+    }
+    fn config_dir_var(&self) -> &'static str {
+        "CURSOR_CONFIG_DIR"
+    }
+    fn config_dir_default(&self) -> &'static str {
+        ".cursor"
+    }
+    fn settings_file(&self) -> &'static str {
+        "hooks.json"
+    }
+    fn events(&self) -> &'static [&'static str] {
+        EVENTS
+    }
+    fn layout(&self) -> Layout {
+        Layout::Flat { version: 1 }
+    }
+    // No `timeout` (Cursor's own default) and no `project_dir_var`: the hook's working directory
+    // is the project's.
+    fn sent(&self, payload: &Value) -> bool {
+        view::<Marked>(payload).conversation_id
+    }
+    fn map(&self, v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
+        map(v, now)
+    }
+    fn acts<'v>(&self, v: &'v Value) -> Vec<Act<'v>> {
+        acts(v)
+    }
+    /// `afterFileEdit` reports a file the agent edited.
+    fn edited_file<'v>(&self, v: &'v Value) -> Option<&'v str> {
+        edited_file(v)
+    }
+    /// A command's own folder, else the first workspace root.
+    fn work_dir<'v>(&self, v: &'v Value) -> Option<&'v str> {
+        let p: Payload = view(v);
+        given(p.cwd).or(p.workspace_roots)
+    }
+    fn can_ask(&self, v: &Value) -> bool {
+        view::<Payload>(v).event().can_ask()
+    }
+    // No `unattended`: Cursor's payloads name no permission mode.
+    fn render(&self, hook_event: &str, decision: &Decision) -> String {
+        render(hook_event, decision)
+    }
+    /// `{}` abstains.
+    fn neutral(&self) -> &'static str {
+        "{}"
+    }
+    fn plan_mask(&self, redacted: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
+        plan_mask(redacted, redaction)
+    }
+    fn apply_mask(&self, hook_event: &str, out: &mut Map<String, Value>, m: ModelMask) -> bool {
+        apply_mask(hook_event, out, m)
+    }
+    // No `awaited_response`: no stop event of Cursor's names the response it is about.
+    fn stop(&self, v: &Value) -> StopFacts {
+        stop(v)
+    }
+    /// afterAgentResponse carries the response's whole text.
+    fn response_text(&self, v: &Value) -> Option<String> {
+        owned(view::<Payload>(v).text)
+    }
+    /// afterFileEdit reports the file it wrote.
+    fn written_file<'v>(&self, v: &'v Value) -> Option<&'v str> {
+        edited_file(v)
+    }
+    fn untrusted_tools(&self) -> &'static [&'static str] {
+        &["Fetch", "WebSearch"]
+    }
+    fn tool_result<'v>(&self, v: &'v Value) -> Option<ToolResult<'v>> {
+        tool_result(v)
+    }
+    /// Only postToolUse takes `additional_context` after a tool ran (`render`).
+    fn carries_context(&self, hook_event: &str) -> bool {
+        Event::of(hook_event) == Event::PostToolUse
+    }
+}
 
 /// What an after-tool event returned: `postToolUse`'s `tool_output`, `afterMCPExecution`'s
 /// `result_json`, `afterShellExecution`'s `output`.
-fn tool_result(v: &Value) -> Option<super::provider::ToolResult<'_>> {
+fn tool_result(v: &Value) -> Option<ToolResult<'_>> {
     let mcp = |t: &str| t.starts_with("MCP:") || t.starts_with("mcp__");
-    match text(v, "hook_event_name")? {
-        "postToolUse" => {
-            let tool = text(v, "tool_name")?;
-            Some(super::provider::ToolResult {
+    let p: Payload = view(v);
+    match p.event() {
+        Event::PostToolUse => {
+            let tool = given(p.tool_name)?;
+            Some(ToolResult {
                 tool,
-                command: SHELL_TOOLS
-                    .contains(&tool)
-                    .then(|| v.get("tool_input").and_then(|i| text(i, "command")))
-                    .flatten(),
+                command: SHELL_TOOLS.contains(&tool).then(|| given(p.tool_input.command)).flatten(),
                 output: v.get("tool_output"),
                 mcp: mcp(tool),
             })
         }
-        "afterMCPExecution" => Some(super::provider::ToolResult {
-            tool: text(v, "tool_name").unwrap_or("MCP"),
+        Event::AfterMcpExecution => Some(ToolResult {
+            tool: given(p.tool_name).unwrap_or("MCP"),
             command: None,
             output: v.get("result_json"),
             mcp: true,
         }),
-        "afterShellExecution" => Some(super::provider::ToolResult {
+        Event::AfterShellExecution => Some(ToolResult {
             tool: "shell",
-            command: text(v, "command"),
+            command: given(p.command),
             output: v.get("output"),
             mcp: false,
         }),
@@ -114,16 +310,6 @@ const READ_TOOLS: &[&str] = &[
     "web_search",
 ];
 
-/// The events on which Cursor can ask the operator.
-const ASKING_EVENTS: &[&str] = &["beforeShellExecution", "beforeMCPExecution"];
-/// The events that ask permission for an act (a response may allow, ask or deny).
-const ACTING_EVENTS: &[&str] = &[
-    "beforeShellExecution",
-    "beforeMCPExecution",
-    "beforeReadFile",
-    "preToolUse",
-    "subagentStart",
-];
 /// The `preToolUse` tool that spawns a subagent.
 const SUBAGENT_TOOLS: &[&str] = &["Task"];
 
@@ -135,27 +321,29 @@ const FLOOR_WRITE_TOOLS: &[&str] = &["Write", "write", "create_file", "WriteFile
 const FLOOR_EDIT_TOOLS: &[&str] = &["Edit", "edit_file", "StrReplace", "search_replace", "MultiEdit", "ApplyPatch"];
 const FLOOR_DELETE_TOOLS: &[&str] = &["Delete", "delete_file", "DeleteFile"];
 
-fn text<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.get(key).and_then(Value::as_str).filter(|x| !x.is_empty())
-}
-
 /// The dedicated events act on their command, file or MCP tool; `preToolUse` on what its tool
 /// does with its input.
 fn acts(v: &Value) -> Vec<Act<'_>> {
-    let tool = text(v, "tool_name").unwrap_or("");
-    let input = v.get("tool_input");
-    let act = match text(v, "hook_event_name").unwrap_or("") {
-        "beforeShellExecution" => text(v, "command").map(Act::Shell),
-        "beforeReadFile" => text(v, "file_path").map(Act::Read),
-        "beforeMCPExecution" => Some(Act::Mcp { tool, input }),
-        "preToolUse" if SHELL_TOOLS.contains(&tool) => input.and_then(|i| text(i, "command")).map(Act::Shell),
-        "preToolUse" if tool.starts_with("mcp__") || tool.starts_with("MCP:") => Some(Act::Mcp { tool, input }),
-        "preToolUse" => {
-            let path = input.and_then(|i| {
-                ["file_path", "notebook_path", "path", "target_file", "target_notebook"]
-                    .iter()
-                    .find_map(|k| text(i, k))
-            });
+    let p: Payload = view(v);
+    let tool = given(p.tool_name).unwrap_or("");
+    let input = &p.tool_input;
+    let mcp_input = || v.get("tool_input");
+    let act = match p.event() {
+        Event::BeforeShellExecution => given(p.command).map(Act::Shell),
+        Event::BeforeReadFile => given(p.file_path).map(Act::Read),
+        Event::BeforeMcpExecution => Some(Act::Mcp { tool, input: mcp_input() }),
+        Event::PreToolUse if SHELL_TOOLS.contains(&tool) => given(input.command).map(Act::Shell),
+        Event::PreToolUse if tool.starts_with("mcp__") || tool.starts_with("MCP:") => Some(Act::Mcp { tool, input: mcp_input() }),
+        Event::PreToolUse => {
+            let path = [
+                input.file_path,
+                input.notebook_path,
+                input.path,
+                input.target_file,
+                input.target_notebook,
+            ]
+            .into_iter()
+            .find_map(given);
             path.and_then(|p| {
                 if FLOOR_READ_TOOLS.contains(&tool) {
                     Some(Act::Read(p))
@@ -177,55 +365,45 @@ fn acts(v: &Value) -> Vec<Act<'_>> {
 
 /// `afterFileEdit` reports a file the agent edited.
 fn edited_file(v: &Value) -> Option<&str> {
-    (text(v, "hook_event_name") == Some("afterFileEdit"))
-        .then(|| text(v, "file_path"))
-        .flatten()
-}
-
-/// A command's own folder, else the first workspace root.
-fn work_dir(v: &Value) -> Option<&str> {
-    text(v, "cwd").or_else(|| v.get("workspace_roots").and_then(|r| r.get(0)).and_then(Value::as_str))
+    let p: Payload = view(v);
+    (p.event() == Event::AfterFileEdit).then(|| given(p.file_path)).flatten()
 }
 
 pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
-    let name = str_field(v, "hook_event_name").unwrap_or_default();
-    let tool = str_field(v, "tool_name");
-    let kind = match name.as_str() {
-        "sessionStart" => Kind::SessionStart,
-        "sessionEnd" => Kind::SessionEnd,
-        "beforeSubmitPrompt" => Kind::PromptSubmit,
-        "beforeShellExecution" => Kind::ShellStart,
-        "afterShellExecution" => Kind::ShellEnd,
-        "beforeMCPExecution" => Kind::McpStart,
-        "afterMCPExecution" => Kind::McpEnd,
-        "beforeReadFile" => Kind::FileRead,
-        "afterFileEdit" => Kind::FileEdit,
-        "preToolUse" => Kind::ToolStart,
-        "postToolUse" => Kind::ToolEnd,
-        "postToolUseFailure" => Kind::ToolFail,
-        "afterAgentResponse" => Kind::AgentResponse,
-        "afterAgentThought" => Kind::AgentThought,
-        "preCompact" => Kind::Compact,
-        "subagentStart" => Kind::SubagentStart,
-        "subagentStop" => Kind::SubagentEnd,
-        "stop" => Kind::Stop,
-        _ => Kind::Unknown,
+    let p: Payload = view(v);
+    let name = owned(p.hook_event_name.name).unwrap_or_default();
+    let tool = owned(p.tool_name);
+    let kind = match p.event() {
+        Event::SessionStart => Kind::SessionStart,
+        Event::SessionEnd => Kind::SessionEnd,
+        Event::BeforeSubmitPrompt => Kind::PromptSubmit,
+        Event::BeforeShellExecution => Kind::ShellStart,
+        Event::AfterShellExecution => Kind::ShellEnd,
+        Event::BeforeMcpExecution => Kind::McpStart,
+        Event::AfterMcpExecution => Kind::McpEnd,
+        Event::BeforeReadFile => Kind::FileRead,
+        Event::AfterFileEdit => Kind::FileEdit,
+        Event::PreToolUse => Kind::ToolStart,
+        Event::PostToolUse => Kind::ToolEnd,
+        Event::PostToolUseFailure => Kind::ToolFail,
+        Event::AfterAgentResponse => Kind::AgentResponse,
+        Event::AfterAgentThought => Kind::AgentThought,
+        Event::PreCompact => Kind::Compact,
+        Event::SubagentStart => Kind::SubagentStart,
+        Event::SubagentStop => Kind::SubagentEnd,
+        Event::Stop => Kind::Stop,
+        Event::Unknown => Kind::Unknown,
     };
-    let mut ev = Event::new(PROVIDER.name, kind, now);
-    ev.session_id = str_field(v, "session_id").or_else(|| str_field(v, "conversation_id"));
-    ev.trace_id = str_field(v, "generation_id").or_else(|| str_field(v, "conversation_id"));
-    ev.cwd = v
-        .get("workspace_roots")
-        .and_then(|r| r.get(0))
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .or_else(|| str_field(v, "cwd"));
-    ev.transcript_path = str_field(v, "transcript_path");
-    ev.model = str_field(v, "model").or_else(|| str_field(v, "subagent_model"));
+    let mut ev = NeutralEvent::new(Cursor.name(), kind, now);
+    ev.session_id = owned(p.session_id).or_else(|| owned(p.conversation_id));
+    ev.trace_id = owned(p.generation_id).or_else(|| owned(p.conversation_id));
+    ev.cwd = p.workspace_roots.map(str::to_string).or_else(|| owned(p.cwd));
+    ev.transcript_path = owned(p.transcript_path);
+    ev.model = owned(p.model).or_else(|| owned(p.subagent_model));
     if kind == Kind::SessionStart {
         ev.session_model = ev.model.clone();
     }
-    let command = str_field(v, "command");
+    let command = owned(p.command);
     ev.tool = match kind {
         Kind::ShellStart | Kind::ShellEnd => Some("shell".into()),
         _ => tool.clone(),
@@ -241,9 +419,9 @@ pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         _ => (None, None),
     };
     ev.phase = phase;
-    ev.pair_key = pair.map(|p| str_field(v, "tool_use_id").unwrap_or(p));
+    ev.pair_key = pair.map(|pair| owned(p.tool_use_id).unwrap_or(pair));
     if kind == Kind::SessionEnd {
-        ev.duration_ms = v.get("duration_ms").and_then(Value::as_i64);
+        ev.duration_ms = p.duration_ms;
     }
     let mut attrs = Map::new();
     attrs.insert("event".into(), name.clone().into());
@@ -288,13 +466,13 @@ pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         }),
         Kind::FileRead => Some(Action {
             subject: Subject::FileRead,
-            detail: str_field(v, "file_path").unwrap_or_default(),
+            detail: owned(p.file_path).unwrap_or_default(),
             reads_only: true,
             dialog: false,
         }),
         Kind::SubagentStart => Some(Action {
             subject: Subject::Subagent,
-            detail: str_field(v, "subagent_type").unwrap_or_else(|| "subagent".into()),
+            detail: owned(p.subagent_type).unwrap_or_else(|| "subagent".into()),
             reads_only: false,
             dialog: false,
         }),
@@ -321,7 +499,7 @@ pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
             tool_payload.insert(key.into(), x.clone());
         }
     }
-    let spawn = spawn_request(v, kind, tool.as_deref());
+    let spawn = spawn_request(v, &p, kind, tool.as_deref());
     Mapped {
         event: ev,
         hook_event: name,
@@ -331,7 +509,7 @@ pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
         subagent_transcript: None,
         awaited_response: None,
         spawn,
-        agent_type: str_field(v, "agent_type"),
+        agent_type: owned(p.agent_type),
         read: None,
         rules: None,
     }
@@ -339,7 +517,7 @@ pub(crate) fn map(v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
 
 /// The spawn a `subagentStart` (its `subagent_model`) or a `Task` preToolUse (its input's
 /// `model`) asks for; the parent's model is the payload's `model`, where it says one.
-fn spawn_request(v: &Value, kind: Kind, tool: Option<&str>) -> Option<SpawnRequest> {
+fn spawn_request(v: &Value, p: &Payload<'_>, kind: Kind, tool: Option<&str>) -> Option<SpawnRequest> {
     let input = v.get("tool_input").unwrap_or(&Value::Null);
     let (model, subagent_type, effort) = match kind {
         Kind::SubagentStart => (
@@ -358,13 +536,13 @@ fn spawn_request(v: &Value, kind: Kind, tool: Option<&str>) -> Option<SpawnReque
         model,
         subagent_type,
         effort,
-        parent_model: str_field(v, "model"),
+        parent_model: owned(p.model),
     })
 }
 
 /// Cursor's `stop` says how the agent loop ended in `status`; only `completed` is gated.
 fn stop(v: &Value) -> StopFacts {
-    let status = str_field(v, "status");
+    let status = owned(view::<Payload>(v).status);
     StopFacts {
         first_of_turn: None,
         completed: status.as_deref().is_none_or(|s| s == "completed"),
@@ -378,8 +556,9 @@ fn stop(v: &Value) -> StopFacts {
 /// The response Cursor expects for `hook_event` under `decision`.
 pub(crate) fn render(hook_event: &str, decision: &Decision) -> String {
     let reason = decision.reason.clone().unwrap_or_default();
-    let can_ask = ASKING_EVENTS.contains(&hook_event);
-    let acting = ACTING_EVENTS.contains(&hook_event);
+    let event = Event::of(hook_event);
+    let can_ask = event.can_ask();
+    let acting = event.acting();
     let permission = match decision.permission {
         Permission::Ask if !can_ask => Permission::Deny,
         p => p,
@@ -388,16 +567,16 @@ pub(crate) fn render(hook_event: &str, decision: &Decision) -> String {
         let user = decision.user_note.clone().unwrap_or_else(|| reason.clone());
         return json!({"permission": permission.as_str(), "user_message": user, "agent_message": reason}).to_string();
     }
-    if hook_event == "beforeSubmitPrompt" && permission != Permission::Allow {
+    if event == Event::BeforeSubmitPrompt && permission != Permission::Allow {
         return json!({"continue": false, "user_message": reason}).to_string();
     }
-    if matches!(hook_event, "stop" | "subagentStop") {
+    if matches!(event, Event::Stop | Event::SubagentStop) {
         if let Some(f) = &decision.follow_up {
             return json!({"followup_message": f}).to_string();
         }
     }
     if let Some(c) = &decision.context {
-        if matches!(hook_event, "sessionStart" | "postToolUse") {
+        if matches!(event, Event::SessionStart | Event::PostToolUse) {
             return json!({"additional_context": c}).to_string();
         }
     }
@@ -405,9 +584,11 @@ pub(crate) fn render(hook_event: &str, decision: &Decision) -> String {
 }
 
 /// Cursor replaces only an MCP tool's output (`updated_mcp_tool_output`).
-fn plan_mask(event: &str, tool: &str, payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
-    match event {
-        "postToolUse" => {
+fn plan_mask(payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
+    let p: Payload = view(payload);
+    let tool = p.tool_name.unwrap_or("");
+    match p.event() {
+        Event::PostToolUse => {
             let r = mask::found(redaction, "tool_output")?;
             let mcp = tool.starts_with("MCP:") || tool.starts_with("mcp__");
             Some(match payload.get("tool_output") {
@@ -418,7 +599,7 @@ fn plan_mask(event: &str, tool: &str, payload: &Value, redaction: &PayloadRedact
                 _ => mask::notice(r),
             })
         }
-        "postToolUseFailure" => ["error_message", "error", "tool_output"]
+        Event::PostToolUseFailure => ["error_message", "error", "tool_output"]
             .iter()
             .find_map(|f| mask::found(redaction, f))
             .map(mask::notice),
@@ -446,4 +627,33 @@ fn apply_mask(_hook_event: &str, out: &mut Map<String, Value>, m: ModelMask) -> 
         ModelMask::Notice(text) => mask::append_context(out, "additional_context", &text),
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_wired_event_is_one_the_payload_type_knows() {
+        for name in Cursor.events() {
+            assert_ne!(Event::of(name), Event::Unknown, "{name}");
+            assert_eq!(serde_json::to_value(Event::of(name)).unwrap(), *name);
+        }
+        assert_eq!(Event::of("PreToolUse"), Event::Unknown, "Claude Code's name is not Cursor's");
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_reads_as_absent_and_the_rest_is_read() {
+        let v = Event::PreToolUse.payload(json!({"tool_name": "Shell", "tool_input": {"command": 5}, "conversation_id": 1,
+            "workspace_roots": [7, "/b"], "cwd": "", "file_path": {"x": 1}}));
+        let p: Payload = view(&v);
+        assert_eq!((p.event(), p.tool_name), (Event::PreToolUse, Some("Shell")));
+        assert!(p.tool_input.command.is_none() && p.conversation_id.is_none() && p.workspace_roots.is_none());
+        assert!(acts(&v).is_empty());
+        assert_eq!(Cursor.work_dir(&v), None);
+        assert!(Cursor.sent(&v), "a conversation_id of any type marks Cursor's payload");
+        let roots = json!({"workspace_roots": ["/a", "/b"]});
+        assert_eq!(Cursor.work_dir(&roots), Some("/a"));
+        assert_eq!(map(&v, chrono::Utc::now()).event.kind, Kind::ToolStart);
+    }
 }

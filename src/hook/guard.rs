@@ -1,7 +1,7 @@
 //! What the hook decides before and around recording: the floor (first, from the raw payload,
 //! before any config is read), the edit a tool call is about to make, and the turning of an ask
 //! into a deny where nobody can answer it. Which events act, on what, and which can ask is each
-//! provider's to say (its [`super::ProviderSpec`]); what follows is the same for all of them.
+//! provider's to say (its [`super::Provider`]); what follows is the same for all of them.
 
 use super::provider::Provider;
 use crate::decision::{Decision, Permission};
@@ -17,12 +17,12 @@ pub(crate) const NO_ESCALATION: &str = "Escalation unavailable on this provider 
 pub(crate) const NO_OPERATOR: &str = "No operator is answering prompts in this permission mode — ";
 
 /// Where relative paths in the payload are resolved: the folder its command or tool runs in.
-pub(crate) fn work_dir(provider: Provider, v: &Value) -> Option<PathBuf> {
-    (provider.work_dir)(v).map(PathBuf::from).filter(|p| p.is_absolute())
+pub(crate) fn work_dir(provider: &dyn Provider, v: &Value) -> Option<PathBuf> {
+    provider.work_dir(v).map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
 /// The floor's context for this payload.
-fn context(provider: Provider, v: &Value, paths: &Paths) -> Context {
+fn context(provider: &dyn Provider, v: &Value, paths: &Paths) -> Context {
     let cwd = work_dir(provider, v)
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_else(|| paths.root.clone());
@@ -30,11 +30,11 @@ fn context(provider: Provider, v: &Value, paths: &Paths) -> Context {
     Context::new(paths.root.clone(), cwd, home, paths.home.clone(), Context::system_temp())
 }
 
-/// The floor's decision on an acting event; `None` lets the rest of the policy decide. With it,
-/// when a shell command names git or a remover (only such a line can lose work), every command
-/// the line runs as the floor's walk saw it, for the work-loss rule.
-pub(crate) fn floor(provider: Provider, v: &Value, paths: &Paths) -> (Option<Decision>, Vec<floor::Ran>) {
-    let acts = (provider.acts)(v);
+/// The floor's decision on an acting event's `acts` (the provider's reading of `v`); `None` lets
+/// the rest of the policy decide. With it, when a shell command names git or a remover (only such
+/// a line can lose work), every command the line runs as the floor's walk saw it, for the
+/// work-loss rule.
+pub(crate) fn floor(provider: &dyn Provider, acts: &[Act<'_>], v: &Value, paths: &Paths) -> (Option<Decision>, Vec<floor::Ran>) {
     if acts.is_empty() {
         return (None, Vec::new());
     }
@@ -43,7 +43,7 @@ pub(crate) fn floor(provider: Provider, v: &Value, paths: &Paths) -> (Option<Dec
     // it denies, as anything the floor cannot establish does.
     let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut ran = Vec::new();
-        for a in &acts {
+        for a in acts {
             let may_lose = matches!(a, Act::Shell(c) if MAY_LOSE.iter().any(|w| c.contains(w)));
             let found = if may_lose {
                 let (found, seen) = floor::evaluate_recording(&ctx, a);
@@ -65,20 +65,20 @@ pub(crate) fn floor(provider: Provider, v: &Value, paths: &Paths) -> (Option<Dec
 }
 
 /// The file an acting event is about to write (absolute), for the edit-collision claim.
-pub(crate) fn edit_target(provider: Provider, v: &Value, paths: &Paths) -> Option<String> {
-    let p = (provider.acts)(v).into_iter().find_map(|a| match a {
-        Act::Write(p) | Act::Edit(p) | Act::Delete(p) => Some(p),
+pub(crate) fn edit_target(provider: &dyn Provider, acts: &[Act<'_>], v: &Value, paths: &Paths) -> Option<String> {
+    let p = acts.iter().find_map(|a| match a {
+        Act::Write(p) | Act::Edit(p) | Act::Delete(p) => Some(*p),
         _ => None,
     })?;
     Some(absolute(provider, v, paths, p))
 }
 
 /// A file the provider reports edited (absolute): claimed, never asked about.
-pub(crate) fn edited_file(provider: Provider, v: &Value, paths: &Paths) -> Option<String> {
-    (provider.edited_file)(v).map(|p| absolute(provider, v, paths, p))
+pub(crate) fn edited_file(provider: &dyn Provider, v: &Value, paths: &Paths) -> Option<String> {
+    provider.edited_file(v).map(|p| absolute(provider, v, paths, p))
 }
 
-fn absolute(provider: Provider, v: &Value, paths: &Paths, p: &str) -> String {
+fn absolute(provider: &dyn Provider, v: &Value, paths: &Paths, p: &str) -> String {
     let path = std::path::Path::new(p);
     let base = work_dir(provider, v).unwrap_or_else(|| paths.root.clone());
     crate::pathtext::normalize(&if path.is_absolute() { path.to_path_buf() } else { base.join(path) })

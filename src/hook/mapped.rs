@@ -33,7 +33,7 @@ pub(crate) struct Mapped {
     /// Tool inputs and outputs: kept in attributes only with `obs.includePayloads`.
     pub tool_payload: Map<String, Value>,
     /// What the stop checks read of this event (turn bases, stops, claims, edits): left `None` by
-    /// a spec's `map`, filled by `ProviderSpec::map` from the spec's `stop` and `response_text`.
+    /// a provider's `map`, filled by `turn::map` from the provider's `stop` and `response_text`.
     pub turn: Option<crate::gate::stop::TurnFacts>,
     /// A subagent's own transcript, named when it stops: read like the session's.
     pub subagent_transcript: Option<String>,

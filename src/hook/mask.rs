@@ -10,11 +10,9 @@ use serde_json::{Map, Value};
 
 /// The masking an event calls for, from its payload as redacted and what the redaction changed;
 /// `None` when no tool output that reaches the model held a secret. Which fields, and whether the
-/// output can be replaced, is the provider's (its spec's `plan_mask`).
-pub(crate) fn plan(provider: Provider, payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
-    let event = payload.get("hook_event_name").and_then(Value::as_str)?;
-    let tool = payload.get("tool_name").and_then(Value::as_str).unwrap_or("");
-    (provider.plan_mask)(event, tool, payload, redaction)
+/// output can be replaced, is the provider's (its `plan_mask`).
+pub(crate) fn plan(provider: &dyn Provider, payload: &Value, redaction: &PayloadRedaction) -> Option<ModelMask> {
+    provider.plan_mask(payload, redaction)
 }
 
 /// The redaction of a payload field that held a secret.
@@ -32,8 +30,8 @@ pub(super) fn notice(r: &Redaction) -> ModelMask {
     ))
 }
 
-/// `response` (the provider's rendered answer) with the masking added (its spec's `apply_mask`).
-pub(crate) fn apply(provider: Provider, hook_event: &str, response: String, mask: ModelMask) -> String {
+/// `response` (the provider's rendered answer) with the masking added (its `apply_mask`).
+pub(crate) fn apply(provider: &dyn Provider, hook_event: &str, response: String, mask: ModelMask) -> String {
     let mut out = match response.trim() {
         "" => Map::new(),
         text => match serde_json::from_str::<Value>(text) {
@@ -41,7 +39,7 @@ pub(crate) fn apply(provider: Provider, hook_event: &str, response: String, mask
             _ => return response,
         },
     };
-    if !(provider.apply_mask)(hook_event, &mut out, mask) {
+    if !provider.apply_mask(hook_event, &mut out, mask) {
         return response;
     }
     Value::Object(out).to_string()
@@ -62,7 +60,7 @@ mod tests {
     use crate::obs::redact::Redactor;
     use serde_json::json;
 
-    fn planned(provider: Provider, mut payload: Value) -> Option<ModelMask> {
+    fn planned(provider: &dyn Provider, mut payload: Value) -> Option<ModelMask> {
         let r = Redactor::new("s").redact_payload(&mut payload, &[]);
         plan(provider, &payload, &r)
     }
@@ -71,8 +69,8 @@ mod tests {
 
     #[test]
     fn claude_post_tool_use_output_is_replaced_and_mcp_gets_both_fields() {
-        let bash = json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
-            "tool_response": {"stdout": format!("id={KEY}"), "stderr": "", "interrupted": false}});
+        let bash = claude::Event::PostToolUse.payload(json!({"tool_name": "Bash",
+            "tool_response": {"stdout": format!("id={KEY}"), "stderr": "", "interrupted": false}}));
         let mask = planned(claude::PROVIDER, bash).expect("a mask");
         let ModelMask::Replace { output, mcp: false } = &mask else {
             panic!("{mask:?}")
@@ -84,8 +82,8 @@ mod tests {
         assert_eq!(&out["hookSpecificOutput"]["updatedToolOutput"], output);
         assert!(out["hookSpecificOutput"].get("updatedMCPToolOutput").is_none());
 
-        let mcp = json!({"hook_event_name": "PostToolUse", "tool_name": "mcp__vault__read",
-            "tool_response": [{"type": "text", "text": KEY}]});
+        let mcp = claude::Event::PostToolUse.payload(json!({"tool_name": "mcp__vault__read",
+            "tool_response": [{"type": "text", "text": KEY}]}));
         let mask = planned(claude::PROVIDER, mcp).unwrap();
         let out: Value = serde_json::from_str(&apply(claude::PROVIDER, "PostToolUse", String::new(), mask.clone())).unwrap();
         assert_eq!(
@@ -96,16 +94,16 @@ mod tests {
 
     #[test]
     fn without_a_secret_in_the_output_nothing_is_planned() {
-        let input_only = json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
-            "tool_input": {"command": format!("echo {KEY}")}, "tool_response": {"stdout": "ok"}});
+        let input_only = claude::Event::PostToolUse.payload(json!({"tool_name": "Bash",
+            "tool_input": {"command": format!("echo {KEY}")}, "tool_response": {"stdout": "ok"}}));
         assert_eq!(planned(claude::PROVIDER, input_only), None);
-        let pre = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_response": {"stdout": KEY}});
+        let pre = claude::Event::PreToolUse.payload(json!({"tool_name": "Bash", "tool_response": {"stdout": KEY}}));
         assert_eq!(planned(claude::PROVIDER, pre), None);
     }
 
     #[test]
     fn where_output_cannot_be_replaced_the_notice_joins_existing_context() {
-        let failure = json!({"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "error": format!("bad key {KEY}")});
+        let failure = claude::Event::PostToolUseFailure.payload(json!({"tool_name": "Bash", "error": format!("bad key {KEY}")}));
         let mask = planned(claude::PROVIDER, failure).unwrap();
         assert!(matches!(&mask, ModelMask::Notice(t) if t.contains("aws_access_key") && !t.contains(KEY)));
         let existing = r#"{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"HEADS UP"}}"#;
@@ -116,8 +114,8 @@ mod tests {
             "{context}"
         );
 
-        let shell = json!({"hook_event_name": "postToolUse", "tool_name": "Shell",
-            "tool_output": format!("{{\"output\":\"{KEY}\",\"exitCode\":0}}")});
+        let shell = cursor::Event::PostToolUse.payload(json!({"tool_name": "Shell",
+            "tool_output": format!("{{\"output\":\"{KEY}\",\"exitCode\":0}}")}));
         let mask = planned(cursor::PROVIDER, shell).unwrap();
         let out: Value = serde_json::from_str(&apply(cursor::PROVIDER, "postToolUse", "{}".into(), mask.clone())).unwrap();
         assert!(out["additional_context"].as_str().unwrap().contains("do not repeat it"));
@@ -126,7 +124,7 @@ mod tests {
     #[test]
     fn cursor_mcp_output_is_replaced_by_the_value_its_text_holds() {
         let text = json!({"content": [{"type": "text", "text": format!("token\n{KEY}")}]}).to_string();
-        let mcp = json!({"hook_event_name": "postToolUse", "tool_name": "MCP:vault_read", "tool_output": text});
+        let mcp = cursor::Event::PostToolUse.payload(json!({"tool_name": "MCP:vault_read", "tool_output": text}));
         let mask = planned(cursor::PROVIDER, mcp).unwrap();
         let out: Value = serde_json::from_str(&apply(cursor::PROVIDER, "postToolUse", "{}".into(), mask.clone())).unwrap();
         let replaced = out["updated_mcp_tool_output"]["content"][0]["text"].as_str().unwrap();

@@ -20,6 +20,7 @@ pub(crate) mod settings_text;
 mod turn;
 mod untrusted;
 mod usage;
+mod wire;
 pub(crate) mod wiring;
 
 pub(crate) use fault_log::{read_fault_log, FAULT_LOG_NAME};
@@ -33,9 +34,9 @@ use std::time::{Duration, Instant};
 /// Payloads larger than this are not parsed: the hook answers and records the fault.
 pub(crate) const MAX_PAYLOAD_BYTES: usize = 64 * 1024 * 1024;
 
-/// Every provider tlc answers, one [`ProviderSpec`](provider::ProviderSpec) each (see [`provider`] for what is derived
-/// from this table, and how to add one).
-pub(crate) const PROVIDERS: &[Provider] = &[claude::PROVIDER, cursor::PROVIDER];
+/// Every provider tlc answers (see [`provider`] for what is derived from this table, and how to
+/// add one).
+pub(crate) static PROVIDERS: &[&dyn Provider] = &[claude::PROVIDER, cursor::PROVIDER];
 
 /// How long the hook waits for more of the payload after the last byte arrived (providers
 /// write it at once and close stdin; a writer that keeps the pipe open gets this long).
@@ -46,7 +47,7 @@ pub(crate) const STDIN_DEADLINE: Duration = Duration::from_secs(5);
 /// Reads stdin (bounded in size and in time) and handles it; returns the response to print.
 /// Never panics out. For a process that exits right after printing the response (`tlc hook`):
 /// its connections are left to the exit, which saves closing them.
-pub(crate) fn run_in_exiting_process(provider: Provider) -> String {
+pub(crate) fn run_in_exiting_process(provider: &dyn Provider) -> String {
     let (input, read_fault) = read_stdin();
     let outcome = std::panic::catch_unwind(|| handle(provider, &input, read_fault.clone()));
     match outcome {
@@ -173,7 +174,7 @@ fn read_with_deadline(mut pipe: std::fs::File) -> (Vec<u8>, Option<String>) {
 }
 
 /// Handles one payload and returns the response text.
-fn handle(provider: Provider, input: &[u8], read_fault: Option<String>) -> String {
+fn handle(provider: &dyn Provider, input: &[u8], read_fault: Option<String>) -> String {
     let now = crate::clock::now();
     let mut faults: Faults = read_fault.map(Fault::Input).into_iter().collect();
     let read_failed = !faults.is_empty();
@@ -420,12 +421,12 @@ mod tests {
         assert_eq!(r, ["2 lone UTF-16 surrogate escape(s) replaced by \\ufffd"]);
 
         let deep = format!(
-            r#"{{"hook_event_name":"Stop","deep":{}1{},"after":"kept","s":"[[["}}"#,
+            r#"{{"first":"Stop","deep":{}1{},"after":"kept","s":"[[["}}"#,
             "[".repeat(5000),
             "]".repeat(5000)
         );
         let (v, r) = repaired(&deep);
-        assert_eq!(v["hook_event_name"], "Stop");
+        assert_eq!(v["first"], "Stop");
         assert_eq!(v["after"], "kept");
         assert_eq!(v["s"], "[[[");
         let mut d = &v["deep"];

@@ -151,7 +151,7 @@ impl Guard {
 
 /// Handles a payload; `None` when it could not be used (the faults say why), in which case only
 /// the faults are recorded.
-pub(crate) fn process(provider: Provider, value: Option<Value>, now: chrono::DateTime<chrono::Utc>, mut faults: Faults) -> Outcome {
+pub(crate) fn process(provider: &dyn Provider, value: Option<Value>, now: chrono::DateTime<chrono::Utc>, mut faults: Faults) -> Outcome {
     let usable = value.is_some();
     let mut value = value.unwrap_or_else(|| Value::Object(serde_json::Map::new()));
     // The redaction salt is the session, so one secret keeps one placeholder within it.
@@ -160,7 +160,7 @@ pub(crate) fn process(provider: Provider, value: Option<Value>, now: chrono::Dat
         .find_map(|k| value.get(*k).and_then(Value::as_str))
         .unwrap_or("");
     let redactor = Redactor::new(salt);
-    let paths = match Paths::for_hook(provider.project_dir_var) {
+    let paths = match Paths::for_hook(provider.project_dir_var()) {
         Ok(p) => Some(p),
         Err(e) => {
             faults.push(Fault::Paths(e.to_string()));
@@ -169,20 +169,24 @@ pub(crate) fn process(provider: Provider, value: Option<Value>, now: chrono::Dat
     };
     // The floor first, from the payload as it arrived, before any config is read.
     let raw = usable.then_some(&value);
-    let raw_event = raw.and_then(|v| v.get("hook_event_name")).and_then(Value::as_str).unwrap_or("");
+    // Read once: the floor judges them, and the edit claim takes its file from them.
+    let acts = raw.map(|v| provider.acts(v)).unwrap_or_default();
     let (floor, ran) = raw
         .zip(paths.as_ref())
-        .map(|(v, p)| super::guard::floor(provider, v, p))
+        .map(|(v, p)| super::guard::floor(provider, &acts, v, p))
         .unwrap_or_default();
     let guard = Guard {
         floor,
         ran,
-        edit_target: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::edit_target(provider, v, p)),
+        edit_target: raw
+            .zip(paths.as_ref())
+            .and_then(|(v, p)| super::guard::edit_target(provider, &acts, v, p)),
         edited_file: raw.zip(paths.as_ref()).and_then(|(v, p)| super::guard::edited_file(provider, v, p)),
-        can_ask: provider.can_ask(raw_event),
-        unattended: raw.is_some_and(|v| (provider.unattended)(v)),
+        can_ask: raw.is_some_and(|v| provider.can_ask(v)),
+        unattended: raw.is_some_and(|v| provider.unattended(v)),
         cwd: raw.and_then(|v| super::guard::work_dir(provider, v)),
     };
+    drop(acts);
     let fallback = guard.finish(guard.floor.clone().unwrap_or_else(Decision::allow));
     let mut config_broken = false;
     let config = match paths.as_ref().map(Config::load) {
@@ -306,7 +310,12 @@ fn fault_line(redactor: &Redactor, faults: &[Fault]) -> String {
 }
 
 /// A `hook.fault` event for one fault.
-fn fault_event(provider: Provider, at: chrono::DateTime<chrono::Utc>, session: Option<String>, (source, text): (&str, String)) -> Event {
+fn fault_event(
+    provider: &dyn Provider,
+    at: chrono::DateTime<chrono::Utc>,
+    session: Option<String>,
+    (source, text): (&str, String),
+) -> Event {
     let mut f = Event::new(provider.name(), Kind::HookFault, at);
     f.session_id = session;
     f.attrs.insert("fault".into(), text.into());
@@ -330,7 +339,7 @@ fn audit_payload(value: &Value) -> String {
 /// Where and how one hook event is recorded: what is the same whatever the payload held.
 #[derive(Clone, Copy)]
 struct Recording<'a> {
-    provider: Provider,
+    provider: &'a dyn Provider,
     project: &'a Project,
     config: &'a Config,
     /// Scrubs the faults before they are stored.
@@ -632,7 +641,7 @@ fn record(
 
 /// The event as the rails read it (`policy::decide`).
 fn act_facts<'a>(
-    provider: Provider,
+    provider: &dyn Provider,
     project: &'a Project,
     posture: crate::policy::Posture,
     mapped: Option<&'a Mapped>,
@@ -680,7 +689,7 @@ fn config_root(m: &Mapped) -> std::path::PathBuf {
 /// the faults met so far in the pending file beside the database (see `hook::pending`), for the
 /// next hook to record, and says so in the error the fault log gets.
 fn locked_out(
-    provider: Provider,
+    provider: &dyn Provider,
     project: &Project,
     settings: &crate::config::Settings,
     (mapped, guard): (Option<Mapped>, &Guard),
@@ -770,7 +779,7 @@ struct Delta {
 /// read (a session that ends without SessionEnd still gets its last responses, once: the
 /// generations' dedup keys keep a response read twice from counting twice).
 fn read_transcripts(
-    provider: Provider,
+    provider: &dyn Provider,
     project: &Project,
     conn: &rusqlite::Connection,
     mapped: Option<&Mapped>,
@@ -864,7 +873,7 @@ fn mark_response_block(es: &EventStore<'_>, event: &mut Event) -> rusqlite::Resu
 /// start notes the tlc revision this project's hooks run (`tlc version`).
 fn attest(
     tx: &rusqlite::Transaction<'_>,
-    provider: Provider,
+    provider: &dyn Provider,
     session: &str,
     closes: ClosedBy,
     settings: &crate::config::Settings,
@@ -914,7 +923,12 @@ fn continues_session(event: &Event) -> bool {
 
 /// One `cost.session_alert` when the session's estimated cost has crossed the threshold and no
 /// alert was recorded for it yet.
-fn cost_alert(es: &EventStore<'_>, provider: Provider, session: Option<&str>, threshold: Option<f64>) -> rusqlite::Result<Option<Event>> {
+fn cost_alert(
+    es: &EventStore<'_>,
+    provider: &dyn Provider,
+    session: Option<&str>,
+    threshold: Option<f64>,
+) -> rusqlite::Result<Option<Event>> {
     let (Some(session), Some(threshold)) = (session, threshold) else {
         return Ok(None);
     };

@@ -16,7 +16,7 @@ use std::path::Path;
 
 /// The rule facts of `v` (as redacted: a command is kept the way the record keeps it). Only an
 /// MCP call's input is kept: no trigger reads another tool's (a `Write`'s may be megabytes).
-pub(crate) fn facts(provider: Provider, v: &Value, mapped: &Mapped) -> RuleFacts {
+pub(crate) fn facts(provider: &dyn Provider, v: &Value, mapped: &Mapped) -> RuleFacts {
     let mcp = mapped.action.as_ref().is_some_and(|a| {
         a.subject == Subject::Mcp
             || mapped
@@ -31,7 +31,7 @@ pub(crate) fn facts(provider: Provider, v: &Value, mapped: &Mapped) -> RuleFacts
     }
 }
 
-fn observed(provider: Provider, v: &Value, mapped: &Mapped) -> Option<Observed> {
+fn observed(provider: &dyn Provider, v: &Value, mapped: &Mapped) -> Option<Observed> {
     let seen = |kind, value: &str| {
         Some(Observed {
             kind,
@@ -51,9 +51,9 @@ fn observed(provider: Provider, v: &Value, mapped: &Mapped) -> Option<Observed> 
             }
             seen(ProofKind::Subagent, &kind)
         }
-        Kind::FileEdit => seen(ProofKind::File, (provider.written_file)(v)?),
+        Kind::FileEdit => seen(ProofKind::File, provider.written_file(v)?),
         _ => {
-            let r = (provider.tool_result)(v)?;
+            let r = provider.tool_result(v)?;
             let command = r.command.filter(|c| !c.trim().is_empty())?;
             if failed(v) || r.output.is_some_and(failed) {
                 return None;
@@ -89,10 +89,11 @@ pub(crate) fn proof_path(path: &str, root: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{claude, cursor};
     use super::*;
     use serde_json::json;
 
-    fn proof(provider: Provider, v: Value) -> Option<Observed> {
+    fn proof(provider: &dyn Provider, v: Value) -> Option<Observed> {
         let m = super::super::turn::map(provider, &v, chrono::Utc::now());
         facts(provider, &v, &m).proof
     }
@@ -101,8 +102,8 @@ mod tests {
     fn only_what_ran_and_did_not_fail_is_a_proof() {
         let claude = super::super::claude::PROVIDER;
         let cursor = super::super::cursor::PROVIDER;
-        let ok = json!({"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Bash",
-            "tool_input": {"command": "cargo test"}, "tool_response": {"stdout": "ok", "interrupted": false}});
+        let ok = claude::Event::PostToolUse.payload(json!({"session_id": "s", "tool_name": "Bash",
+            "tool_input": {"command": "cargo test"}, "tool_response": {"stdout": "ok", "interrupted": false}}));
         assert_eq!(
             proof(claude, ok),
             Some(Observed {
@@ -110,29 +111,30 @@ mod tests {
                 value: "cargo test".into()
             })
         );
-        let fail = json!({"hook_event_name": "PostToolUseFailure", "session_id": "s", "tool_name": "Bash",
-            "tool_input": {"command": "cargo test"}, "error": "Exit code 101"});
+        let fail = claude::Event::PostToolUseFailure.payload(json!({"session_id": "s", "tool_name": "Bash",
+            "tool_input": {"command": "cargo test"}, "error": "Exit code 101"}));
         assert_eq!(proof(claude, fail), None);
-        let interrupted = json!({"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Bash",
-            "tool_input": {"command": "cargo test"}, "tool_response": {"interrupted": true}});
+        let interrupted = claude::Event::PostToolUse.payload(json!({"session_id": "s", "tool_name": "Bash",
+            "tool_input": {"command": "cargo test"}, "tool_response": {"interrupted": true}}));
         assert_eq!(proof(claude, interrupted), None);
-        let pre = json!({"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash", "tool_input": {"command": "cargo test"}});
+        let pre =
+            claude::Event::PreToolUse.payload(json!({"session_id": "s", "tool_name": "Bash", "tool_input": {"command": "cargo test"}}));
         assert_eq!(proof(claude, pre), None, "about to run is not ran");
-        let sub = json!({"hook_event_name": "SubagentStop", "session_id": "s", "agent_type": "the-jury"});
+        let sub = claude::Event::SubagentStop.payload(json!({"session_id": "s", "agent_type": "the-jury"}));
         assert_eq!(proof(claude, sub).map(|o| o.value), Some("the-jury".into()));
-        let edit =
-            json!({"hook_event_name": "PostToolUse", "session_id": "s", "tool_name": "Write", "tool_input": {"file_path": "/r/docs/a.md"}});
+        let edit = claude::Event::PostToolUse
+            .payload(json!({"session_id": "s", "tool_name": "Write", "tool_input": {"file_path": "/r/docs/a.md"}}));
         assert_eq!(
             proof(claude, edit).map(|o| (o.kind, o.value)),
             Some((ProofKind::File, "/r/docs/a.md".into()))
         );
 
-        let shell = json!({"hook_event_name": "afterShellExecution", "session_id": "s", "command": "cargo test", "output": "ok"});
+        let shell = cursor::Event::AfterShellExecution.payload(json!({"session_id": "s", "command": "cargo test", "output": "ok"}));
         assert_eq!(proof(cursor, shell).map(|o| o.value), Some("cargo test".into()));
-        let nonzero = json!({"hook_event_name": "postToolUse", "session_id": "s", "tool_name": "Shell",
-            "tool_input": {"command": "cargo test"}, "tool_output": "{\"output\":\"x\",\"exitCode\":101}"});
+        let nonzero = cursor::Event::PostToolUse.payload(json!({"session_id": "s", "tool_name": "Shell",
+            "tool_input": {"command": "cargo test"}, "tool_output": "{\"output\":\"x\",\"exitCode\":101}"}));
         assert_eq!(proof(cursor, nonzero), None);
-        let csub = json!({"hook_event_name": "subagentStop", "session_id": "s", "subagent_type": "explore", "status": "error"});
+        let csub = cursor::Event::SubagentStop.payload(json!({"session_id": "s", "subagent_type": "explore", "status": "error"}));
         assert_eq!(proof(cursor, csub), None);
         assert_eq!(proof_path("/r/docs/a.md", Path::new("/r")), "docs/a.md");
         assert_eq!(proof_path("./x.rs", Path::new("/r")), "x.rs");

@@ -1,22 +1,22 @@
 //! The turn-relevant facts of a payload, in the neutral terms the stop checks take: which event
-//! it is for a turn and, from the provider's spec, what it said at a stop, the assistant text
+//! it is for a turn and, from the provider, what it said at a stop, the assistant text
 //! an agent-response event carries and the file an after-edit event wrote.
 
 use super::mapped::{str_field, Mapped};
-use super::provider::{Provider, ProviderSpec};
+use super::provider::Provider;
 use crate::gate::stop::{TurnEvent, TurnFacts};
 use crate::obs::Kind;
 use serde_json::Value;
 
 /// The payload's neutral event, with what the stop checks read of it.
-pub(super) fn map(provider: Provider, v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
-    let mut mapped = (provider.map)(v, now);
+pub(super) fn map(provider: &dyn Provider, v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
+    let mut mapped = provider.map(v, now);
     mapped.turn = facts(provider, &mapped, v);
     mapped
 }
 
 /// The facts of `mapped` (from `payload`), or `None` for an event no turn check reads.
-pub(crate) fn facts(spec: &ProviderSpec, mapped: &Mapped, payload: &Value) -> Option<TurnFacts> {
+pub(crate) fn facts(provider: &dyn Provider, mapped: &Mapped, payload: &Value) -> Option<TurnFacts> {
     let ev = &mapped.event;
     let event = match ev.kind {
         Kind::SessionStart => TurnEvent::SessionStart {
@@ -24,14 +24,14 @@ pub(crate) fn facts(spec: &ProviderSpec, mapped: &Mapped, payload: &Value) -> Op
         },
         Kind::PromptSubmit => TurnEvent::Prompt,
         // A subagent's stop is not the turn's.
-        Kind::Stop => TurnEvent::Stop((spec.stop)(payload)),
-        Kind::AgentResponse => TurnEvent::AgentResponse((spec.response_text)(payload)?),
-        Kind::FileEdit => TurnEvent::FileEdited((spec.written_file)(payload)?.to_string()),
+        Kind::Stop => TurnEvent::Stop(provider.stop(payload)),
+        Kind::AgentResponse => TurnEvent::AgentResponse(provider.response_text(payload)?),
+        Kind::FileEdit => TurnEvent::FileEdited(provider.written_file(payload)?.to_string()),
         Kind::SessionEnd => TurnEvent::SessionEnd,
         _ => return None,
     };
     Some(TurnFacts {
-        provider: spec.name.to_string(),
+        provider: provider.name().to_string(),
         session: ev.session_id.clone(),
         event,
         transcript_path: ev.transcript_path.clone(),

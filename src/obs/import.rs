@@ -134,6 +134,8 @@ pub(crate) struct Importer<'c> {
     /// Each session's posture as its records stated it (harness-toolkit states it on
     /// `session.start` and Bash decisions, not on the other refusals).
     postures: HashMap<String, String>,
+    /// Which provider sent a hook payload an audit line holds (harness-toolkit's name none).
+    sender: fn(&Value) -> Option<&'static str>,
     pub counts: ImportCounts,
 }
 
@@ -145,8 +147,16 @@ impl<'c> Importer<'c> {
             home,
             gates: None,
             postures: HashMap::new(),
+            sender: |_| None,
             counts: ImportCounts::default(),
         }
+    }
+
+    /// Attributes an audit line's payload to the provider `sender` names (the command line asks
+    /// the hook's providers); without it, such a line is attributed to `import`.
+    pub(crate) fn with_sender(mut self, sender: fn(&Value) -> Option<&'static str>) -> Importer<'c> {
+        self.sender = sender;
+        self
     }
 
     /// Stores `gate.outcome` records as gate runs through `gates` (without it they are events only).
@@ -326,15 +336,7 @@ impl<'c> Importer<'c> {
         let event = s(v, "event").unwrap_or_else(|| "unknown".into());
         let session = s(&payload, "session_id").or_else(|| s(&payload, "conversation_id"));
         // harness-toolkit's audit lines name no provider; the payload is the client's own.
-        let provider = s(v, "provider").unwrap_or_else(|| {
-            if payload.get("conversation_id").is_some() {
-                "cursor".into()
-            } else if payload.get("hook_event_name").is_some() {
-                "claude".into()
-            } else {
-                "import".into()
-            }
-        });
+        let provider = s(v, "provider").unwrap_or_else(|| (self.sender)(&payload).unwrap_or("import").to_string());
         let mut attrs = Map::new();
         attrs.insert("event".into(), event.clone().into());
         let (kind, tool) = (format!("audit.{event}"), s(&payload, "tool_name"));

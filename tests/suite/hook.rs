@@ -268,6 +268,72 @@ fn hostile_input_still_gets_a_valid_response_and_the_fault_is_recorded() {
     );
 }
 
+/// Fields of another JSON type than the provider sends read as absent (issue 30): the rest of
+/// the payload is still mapped and decided on, the record keeps the payload as it came (unknown
+/// fields too), and the answer is valid, with exit 0 and no fault.
+#[test]
+fn a_payload_with_fields_of_the_wrong_type_is_recorded_as_it_came_and_answered() {
+    let w = World::new();
+    let odd = r#""future_field":{"kept":[1,"two"]}"#;
+    let cases: Vec<(&str, &str, String)> = vec![
+        (
+            "claude",
+            "wrong-c",
+            format!(
+                r#"{{"hook_event_name":"PreToolUse","session_id":"wrong-c","tool_name":"Bash","tool_input":5,"cwd":["/"],"permission_mode":{{}},"transcript_path":false,"background_tasks":7,{odd}}}"#
+            ),
+        ),
+        (
+            "cursor",
+            "wrong-u",
+            format!(
+                r#"{{"hook_event_name":"beforeShellExecution","conversation_id":"wrong-u","command":42,"workspace_roots":"/tmp","tool_input":[1],"duration_ms":"x",{odd}}}"#
+            ),
+        ),
+        (
+            "claude",
+            "wrong-e",
+            r#"{"hook_event_name":17,"session_id":"wrong-e","stop_hook_active":"no"}"#.to_string(),
+        ),
+        (
+            "cursor",
+            "wrong-f",
+            r#"{"hook_event_name":{"a":1},"session_id":"wrong-f"}"#.to_string(),
+        ),
+    ];
+    for (provider, session, payload) in &cases {
+        let out = w.hook(provider, payload.as_bytes());
+        assert_neutral(&out, provider, session);
+        let stored: String = w
+            .db()
+            .query_row(
+                "SELECT payload FROM events WHERE session_id = ?1 AND json_type(payload, '$.hook_event_name') IS NOT NULL",
+                [session],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let (stored, sent): (serde_json::Value, serde_json::Value) =
+            (serde_json::from_str(&stored).unwrap(), serde_json::from_str(payload).unwrap());
+        assert_eq!(stored, sent, "{session}: the record keeps the payload as it came");
+    }
+    // The event is still what its name says: a shell start whose command could not be read.
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE session_id IN ('wrong-c', 'wrong-u') AND kind = 'shell.start'"),
+        2
+    );
+    assert_eq!(
+        w.count("SELECT count(*) FROM events WHERE session_id IN ('wrong-e', 'wrong-f') AND kind = 'unknown'"),
+        2
+    );
+    // A wrong type beside the act leaves the act readable: the floor still refuses it.
+    let out = w.hook(
+        "claude",
+        br#"{"hook_event_name":"PreToolUse","session_id":7,"cwd":5,"tool_name":"Bash","tool_input":{"command":"rm -rf /","timeout":"soon"},"permission_mode":[]}"#,
+    );
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+}
+
 #[test]
 fn a_locked_database_an_unwritable_state_folder_and_an_unwritable_home_still_answer() {
     let w = World::new();

@@ -76,11 +76,15 @@ fn fix(id: &str) -> &'static str {
         "observe" => "name only rails with a checker in observe.rails (`comments`), or switch the enforcing rail off to observe it (`tlc config show --origin` shows where each is set)",
         "rules" => "write a rule file (docs/policy.md, *Operator rules*) or fix the one named; `tlc rules` lists them",
         "subagent-allowlist" => "list the models in subagents.allowedModels (`tlc config show --origin` shows where it is set), or turn subagents.enforceAllowlist off",
-        id if id.starts_with("hooks-") => match id.trim_start_matches("hooks-") {
-            "cursor" => "`tlc install --cursor` wires tlc's entries",
-            _ => "`tlc install --claude` wires tlc's entries",
-        },
         _ => "`tlc doctor --json` gives the check's id",
+    }
+}
+
+/// [`fix`], where a provider's wiring check (`hooks-<name>`) names that provider's flag.
+fn fix_for(id: &str) -> std::borrow::Cow<'static, str> {
+    match id.strip_prefix("hooks-").and_then(crate::hook::provider::by_name) {
+        Some(p) => format!("`tlc install --{}` wires tlc's entries", p.name()).into(),
+        None => fix(id).into(),
     }
 }
 
@@ -88,7 +92,7 @@ fn fix(id: &str) -> &'static str {
 pub(crate) fn run_all(paths: &Paths) -> Vec<Check> {
     let mut out = run_checks(paths);
     for c in out.iter_mut().filter(|c| c.status != Status::Ok && !c.detail.contains("`tlc ")) {
-        c.detail = format!("{}; fix: {}", c.detail, fix(&c.id));
+        c.detail = format!("{}; fix: {}", c.detail, fix_for(&c.id));
     }
     out
 }
@@ -734,8 +738,8 @@ fn hook_wiring() -> Vec<Check> {
     crate::hook::PROVIDERS.iter().copied().map(wiring).collect()
 }
 
-fn wiring(p: crate::hook::Provider) -> Check {
-    let (id, name) = (format!("hooks-{}", p.name), format!("{} wiring", p.name));
+fn wiring(p: &dyn crate::hook::Provider) -> Check {
+    let (id, name) = (format!("hooks-{}", p.name()), format!("{} wiring", p.name()));
     let dir = match p.config_dir() {
         Ok(dir) if dir.is_dir() => dir,
         Ok(_) => {
@@ -743,12 +747,12 @@ fn wiring(p: crate::hook::Provider) -> Check {
                 &id,
                 &name,
                 Status::Ok,
-                format!("{} not detected (no {} folder)", p.name, p.config_dir_default),
+                format!("{} not detected (no {} folder)", p.name(), p.config_dir_default()),
             )
         }
-        Err(e) => return check(&id, &name, Status::Ok, format!("{} not detected ({e})", p.name)),
+        Err(e) => return check(&id, &name, Status::Ok, format!("{} not detected ({e})", p.name())),
     };
-    let file = dir.join(p.settings_file);
+    let file = dir.join(p.settings_file());
     let text = match crate::fsread::read_capped_text(&file, crate::fsread::SETTINGS_CAP, crate::fsread::Links::Follow) {
         Ok(Some(t)) => t,
         Err(e) => return check(&id, &name, Status::Warn, e.to_string()),
@@ -768,24 +772,24 @@ fn wiring(p: crate::hook::Provider) -> Check {
     // Another tool's entries are never reported: only ours are judged.
     let ours: Vec<(String, String)> = crate::hook::wiring::wired_commands(&v)
         .into_iter()
-        .filter(|(_, c)| crate::hook::wiring::is_tlc_command(c, p.name))
+        .filter(|(_, c)| crate::hook::wiring::is_tlc_command(c, p.name()))
         .collect();
     if ours.is_empty() {
         return check(
             &id,
             &name,
             Status::Warn,
-            format!("detected but not wired: no `tlc hook {}` entry in {}", p.name, file.display()),
+            format!("detected but not wired: no `tlc hook {}` entry in {}", p.name(), file.display()),
         );
     }
     let mut problems = Vec::new();
-    for event in p.events {
+    for event in p.events() {
         if !ours.iter().any(|(e, _)| e == event) {
             problems.push(format!("{event}: no tlc entry"));
         }
     }
     for (event, command) in &ours {
-        let launcher = crate::hook::wiring::launcher(command, p.name);
+        let launcher = crate::hook::wiring::launcher(command, p.name());
         if crate::gate::resolve_on_path(launcher).is_none() {
             problems.push(format!("{event}: launcher `{launcher}` not found"));
         }
@@ -796,7 +800,7 @@ fn wiring(p: crate::hook::Provider) -> Check {
             &id,
             &name,
             Status::Ok,
-            format!("{} events wired in {}", p.events.len(), file.display()),
+            format!("{} events wired in {}", p.events().len(), file.display()),
         )
     } else {
         check(&id, &name, Status::Warn, format!("{} ({})", bounded(&problems), file.display()))
