@@ -8,6 +8,7 @@ use crate::decision::{Decision, Permission};
 use crate::paths::Paths;
 use crate::policy::floor::{self, Act, Context};
 use crate::policy::rails::work_loss::MAY_LOSE;
+use crate::policy::shell::Script;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -30,38 +31,55 @@ fn context(provider: &dyn Provider, v: &Value, paths: &Paths) -> Context {
     Context::new(paths.root.clone(), cwd, home, paths.home.clone(), Context::system_temp())
 }
 
-/// The floor's decision on an acting event's `acts` (the provider's reading of `v`); `None` lets
-/// the rest of the policy decide. With it, when a shell command names git or a remover (only such
-/// a line can lose work), every command the line runs as the floor's walk saw it, for the
-/// work-loss rule.
-pub(crate) fn floor(provider: &dyn Provider, acts: &[Act<'_>], v: &Value, paths: &Paths) -> (Option<Decision>, Vec<floor::Ran>) {
+/// What the floor decided on an acting event.
+#[derive(Default)]
+pub(crate) struct FloorVerdict {
+    /// The denial; `None` lets the rest of the policy decide.
+    pub floor: Option<Decision>,
+    /// When a shell command names git or a remover (only such a line can lose work), every
+    /// command the line runs as the floor's walk saw it, for the work-loss rule.
+    pub ran: Vec<floor::Ran>,
+    /// The shell line and its parse, handed on so the rails do not parse it again.
+    pub parsed: Option<(String, Script)>,
+}
+
+/// The floor's decision on an acting event's `acts` (the provider's reading of `v`).
+pub(crate) fn floor(provider: &dyn Provider, acts: &[Act<'_>], v: &Value, paths: &Paths) -> FloorVerdict {
     if acts.is_empty() {
-        return (None, Vec::new());
+        return FloorVerdict::default();
     }
     let ctx = context(provider, v, paths);
     // A panic in the engine (a bug) must not answer neutrally, which would let the act through:
     // it denies, as anything the floor cannot establish does.
     let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut ran = Vec::new();
+        let mut out = FloorVerdict::default();
         for a in acts {
-            let may_lose = matches!(a, Act::Shell(c) if MAY_LOSE.iter().any(|w| c.contains(w)));
-            let found = if may_lose {
-                let (found, seen) = floor::evaluate_recording(&ctx, a);
-                ran.extend(seen);
-                found
-            } else {
-                floor::evaluate(&ctx, a)
+            let found = match a {
+                Act::Shell(command) => match crate::policy::shell::parse(command) {
+                    Ok(script) => {
+                        let may_lose = MAY_LOSE.iter().any(|w| command.contains(w));
+                        let (found, seen) = floor::evaluate_parsed(&ctx, command, &script, may_lose);
+                        out.ran.extend(seen);
+                        if out.parsed.is_none() {
+                            out.parsed = Some((command.to_string(), script));
+                        }
+                        found
+                    }
+                    Err(e) => Some(floor::unparsable(&e)),
+                },
+                _ => floor::evaluate(&ctx, a),
             };
             if found.is_some() {
-                return (found, ran);
+                out.floor = found.map(|f| f.decision());
+                return out;
             }
         }
-        (None, ran)
+        out
     }));
-    match verdict {
-        Ok((found, ran)) => (found.map(|f| f.decision()), ran),
-        Err(_) => (Some(floor::Finding::unreadable().decision()), Vec::new()),
-    }
+    verdict.unwrap_or_else(|_| FloorVerdict {
+        floor: Some(floor::Finding::unreadable().decision()),
+        ..FloorVerdict::default()
+    })
 }
 
 /// The file an acting event is about to write (absolute), for the edit-collision claim.

@@ -141,6 +141,8 @@ struct Guard {
     cwd: Option<std::path::PathBuf>,
     /// Every command a shell line that may lose work runs, as the floor saw them.
     ran: Vec<crate::policy::floor::Ran>,
+    /// The shell line the floor judged, as it parsed it: the rails read the same parse.
+    parsed: Option<(String, crate::policy::shell::Script)>,
 }
 
 impl Guard {
@@ -171,13 +173,14 @@ pub(crate) fn process(provider: &dyn Provider, value: Option<Value>, now: chrono
     let raw = usable.then_some(&value);
     // Read once: the floor judges them, and the edit claim takes its file from them.
     let acts = raw.map(|v| provider.acts(v)).unwrap_or_default();
-    let (floor, ran) = raw
+    let super::guard::FloorVerdict { floor, ran, parsed } = raw
         .zip(paths.as_ref())
         .map(|(v, p)| super::guard::floor(provider, &acts, v, p))
         .unwrap_or_default();
     let guard = Guard {
         floor,
         ran,
+        parsed,
         edit_target: raw
             .zip(paths.as_ref())
             .and_then(|(v, p)| super::guard::edit_target(provider, &acts, v, p)),
@@ -492,7 +495,13 @@ fn record(
     };
     let mut facts = act_facts(provider, project, posture.posture, mapped.as_ref(), guard, &cwd);
     facts.parent_model = parent_model.as_deref();
-    let decision = crate::policy::decide(&crate::policy::facts::Context::new(&tx, facts, settings, &prior))?;
+    let decision = crate::policy::decide(&crate::policy::facts::Context::new(
+        &tx,
+        facts,
+        settings,
+        &prior,
+        guard.parsed.as_ref().map(|(text, script)| (text.as_str(), script)),
+    ))?;
     let mut decision = guard.finish(decision);
     // Issue 33: a fresh session start carries the posture's contract, before any other context.
     let contract = mapped

@@ -110,15 +110,23 @@ pub(crate) struct Context<'a> {
     pub prior: &'a Prior,
     /// A shell act's command line as the shell parser splits it; `None` for any other act, or a
     /// line the parser refuses (the floor has denied that one already).
-    pub command: Option<Script>,
+    pub command: Option<std::borrow::Cow<'a, Script>>,
 }
 
 impl<'a> Context<'a> {
-    pub(crate) fn new(conn: &'a Connection, facts: ActFacts<'a>, settings: &'a Settings, prior: &'a Prior) -> Context<'a> {
-        let command = facts
-            .acting
-            .filter(|a| a.subject == Subject::Shell)
-            .and_then(|a| super::shell::parse(a.detail).ok());
+    /// `parsed`: a command line already parsed (by the floor) and its text; used when it is this
+    /// shell act's, so a hook parses the line once.
+    pub(crate) fn new(
+        conn: &'a Connection,
+        facts: ActFacts<'a>,
+        settings: &'a Settings,
+        prior: &'a Prior,
+        parsed: Option<(&str, &'a Script)>,
+    ) -> Context<'a> {
+        let command = facts.acting.filter(|a| a.subject == Subject::Shell).and_then(|a| match parsed {
+            Some((text, script)) if text == a.detail => Some(std::borrow::Cow::Borrowed(script)),
+            _ => super::shell::parse(a.detail).ok().map(std::borrow::Cow::Owned),
+        });
         Context {
             conn,
             facts,

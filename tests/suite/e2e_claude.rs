@@ -41,6 +41,13 @@ fn called_hook_events(calls: &[HookCall]) -> BTreeMap<String, i64> {
 fn assert_one_row_per_hook_call(s: &Scratch) -> Vec<HookCall> {
     let calls = s.hook_calls();
     assert!(!calls.is_empty(), "the logger saw no hook call");
+    // Claude Code does not wait for every hook before it exits (an API error's `StopFailure`
+    // is fired as it ends): on a loaded machine tlc may still be committing that row, so its
+    // arrival is awaited, for 10 s at most.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while recorded_hook_events(s) != called_hook_events(&calls) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     assert_eq!(
         recorded_hook_events(s),
         called_hook_events(&calls),

@@ -307,11 +307,14 @@ pub(super) fn mutating_subcommand(words: &[String]) -> Option<String> {
 /// `system()` strings, and the commands `find -exec`, `parallel`, `xargs` and `watch` carry — so
 /// the work-loss rule judges each.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Ran {
+pub struct Ran {
+    /// The program's file name, through its wrappers.
     pub program: String,
+    /// Each argument's text as the walk read it.
     pub args: Vec<String>,
     /// Per argument: its value is only known at run time (a variable, a substitution's output).
     pub dynamic: Vec<bool>,
+    /// The folder it runs in; `None` when that is only known at run time.
     pub cwd: Option<PathBuf>,
 }
 
@@ -320,30 +323,37 @@ pub fn evaluate(ctx: &Context, act: &Act<'_>) -> Option<Finding> {
     evaluate_in(act, &Floor::new(ctx))
 }
 
-/// [`evaluate`], and every simple command a shell act runs as the walk saw it (when the floor
-/// allows the act, that is all of them; the walk stops at a denial).
-pub(crate) fn evaluate_recording(ctx: &Context, act: &Act<'_>) -> (Option<Finding>, Vec<Ran>) {
+/// The floor's verdict on a shell command line already parsed (`script` is `command` as
+/// [`super::shell::parse`] splits it), and, with `recording`, every simple command it runs as
+/// the walk saw it: for the hook, which hands the same parse on to the rails instead of
+/// parsing the line twice. A line that does not parse is [`unparsable`].
+pub fn evaluate_parsed(ctx: &Context, command: &str, script: &Script, recording: bool) -> (Option<Finding>, Vec<Ran>) {
     let mut floor = Floor::new(ctx);
-    floor.ran = Some(Default::default());
-    let found = evaluate_in(act, &floor);
+    if recording {
+        floor.ran = Some(Default::default());
+    }
+    floor.note_reassigned(command);
+    let found = floor.script(script, 0);
     (found, floor.ran.map(|r| r.into_inner()).unwrap_or_default())
+}
+
+/// The floor's verdict on a command line the shell parser refuses.
+pub(crate) fn unparsable(e: &super::shell::ParseError) -> Finding {
+    Finding::new(
+        Rule::UnprovableExecution,
+        format!("this command cannot be split into the commands it runs ({e}), so what it would do cannot be established. Write it so a shell parser can read it: close every quote, heredoc and substitution."),
+        "a command the shell parser cannot split",
+    )
 }
 
 fn evaluate_in(act: &Act<'_>, floor: &Floor<'_>) -> Option<Finding> {
     match act {
         Act::Shell(command) => {
             floor.note_reassigned(command);
-            let script = match super::shell::parse(command) {
-                Ok(s) => s,
-                Err(e) => {
-                    return Some(Finding::new(
-                        Rule::UnprovableExecution,
-                        format!("this command cannot be split into the commands it runs ({e}), so what it would do cannot be established. Write it so a shell parser can read it: close every quote, heredoc and substitution."),
-                        "a command the shell parser cannot split",
-                    ))
-                }
-            };
-            floor.script(&script, 0)
+            match super::shell::parse(command) {
+                Ok(script) => floor.script(&script, 0),
+                Err(e) => Some(unparsable(&e)),
+            }
         }
         Act::Read(path) => floor.file_read(path),
         Act::Edit(path) => floor.file_write(path, "edit").or_else(|| floor.file_read(path)),
@@ -372,7 +382,7 @@ struct Floor<'c> {
     /// Files an earlier command of the line writes: their text when the writer's output is
     /// literal (`echo 'tlc pause' > x.sh`), `None` when it is not; a later `sh x.sh` reads it here.
     written: std::cell::RefCell<std::collections::BTreeMap<PathBuf, Option<String>>>,
-    /// The commands seen run, when asked for (see [`evaluate_recording`]).
+    /// The commands seen run, when asked for (see [`evaluate_parsed`]).
     ran: Option<std::cell::RefCell<Vec<Ran>>>,
     /// `HOME`, `PWD`, `TMPDIR` when the line may set them itself: their value is then unknown.
     reassigned: std::cell::RefCell<Vec<&'static str>>,

@@ -29,7 +29,7 @@ fn evaluate<'p>(cx: &Context<'p>) -> rusqlite::Result<Option<(Vec<Unmet<'p>>, Sc
     }
     let act = Act {
         tool: cx.facts.tool,
-        script: cx.command.as_ref(),
+        script: cx.command.as_deref(),
         mcp: acting.subject == Subject::Mcp,
         input: input.tool_input.as_ref(),
     };
