@@ -99,9 +99,7 @@ pub(crate) fn edited_file(provider: &dyn Provider, v: &Value, paths: &Paths) -> 
 fn absolute(provider: &dyn Provider, v: &Value, paths: &Paths, p: &str) -> String {
     let path = std::path::Path::new(p);
     let base = work_dir(provider, v).unwrap_or_else(|| paths.root.clone());
-    crate::pathtext::normalize(&if path.is_absolute() { path.to_path_buf() } else { base.join(path) })
-        .display()
-        .to_string()
+    crate::pathtext::normalize_in(&base, path).display().to_string()
 }
 
 /// An ask nobody can answer becomes a deny that says why; the stored decision is this one.

@@ -116,11 +116,11 @@ fn git_base(args: &[String], cwd: &Path) -> PathBuf {
         let a = args[k].as_str();
         if a == "-C" {
             if let Some(d) = args.get(k + 1) {
-                base = crate::pathtext::normalize(&base.join(d));
+                base = crate::pathtext::normalize_in(&base, Path::new(d));
             }
             k += 2;
         } else if let Some(d) = a.strip_prefix("-C").filter(|d| !d.is_empty()) {
-            base = crate::pathtext::normalize(&base.join(d));
+            base = crate::pathtext::normalize_in(&base, Path::new(d));
             k += 1;
         } else if matches!(a, "-c" | "--git-dir" | "--work-tree" | "--namespace") {
             k += 2;
@@ -142,7 +142,7 @@ fn risks_of(program: &str, args: &[String], dynamic: &[bool], cwd: Option<&Path>
         .chain(args.iter().cloned())
         .collect::<Vec<_>>()
         .join(" ");
-    let abs = |base: &Path, p: &str| crate::pathtext::normalize(&base.join(p));
+    let abs = |base: &Path, p: &str| crate::pathtext::normalize_in(base, Path::new(p));
     match program {
         "git" => {
             let base = git_base(args, cwd.unwrap_or(root));

@@ -205,23 +205,24 @@ pub(super) fn glob(p: &[u8], t: &[u8]) -> bool {
 /// `a` and `b` are the same path. Both are normalised, so their bytes say it: `Path`'s own `==`
 /// compares component by component, a cost the floor paid dozens of times per command.
 pub(super) fn same(a: &Path, b: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    fn trimmed(p: &Path) -> &[u8] {
-        let b = p.as_os_str().as_bytes();
-        if b.len() > 1 && b.ends_with(b"/") {
-            &b[..b.len() - 1]
-        } else {
-            b
-        }
-    }
     trimmed(a) == trimmed(b)
+}
+
+/// A path's bytes without a trailing `/` (the root keeps its own).
+fn trimmed(p: &Path) -> &[u8] {
+    use std::os::unix::ffi::OsStrExt;
+    let b = p.as_os_str().as_bytes();
+    if b.len() > 1 && b.ends_with(b"/") {
+        &b[..b.len() - 1]
+    } else {
+        b
+    }
 }
 
 /// `p` is `dir` or inside it. Both are normalised, so comparing bytes at a `/` boundary is the
 /// same as comparing components, and much cheaper on the hook's path.
 pub(super) fn under(p: &Path, dir: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
-    let (p, d) = (p.as_os_str().as_bytes(), dir.as_os_str().as_bytes());
-    let d = if d.len() > 1 && d.ends_with(b"/") { &d[..d.len() - 1] } else { d };
+    let (p, d) = (p.as_os_str().as_bytes(), trimmed(dir));
     p.starts_with(d) && (p.len() == d.len() || d == b"/" || p[d.len()] == b'/')
 }
