@@ -11,7 +11,8 @@ pub(crate) fn run(provider: &dyn Provider) -> anyhow::Result<()> {
     // This process exits as soon as the response is printed: its connections are left to the exit.
     let response = hook::run_in_exiting_process(provider);
     if !response.is_empty() {
-        crate::render::out(&(response + "\n"))?;
+        // Every answer is one JSON value.
+        crate::render::json_text(response + "\n")?;
     }
     Ok(())
 }

@@ -192,7 +192,7 @@ fn report(ctx: &Ctx, a: ReportArgs) -> anyhow::Result<()> {
     }
     match output.format {
         Format::Json => render::json(&report_json(&rep)?),
-        Format::Jsonl => render::out(&(serde_json::to_string(&report_json(&rep)?)? + "\n")),
+        Format::Jsonl => render::json_text(serde_json::to_string(&report_json(&rep)?)? + "\n"),
         Format::Markdown => render::out(&markdown(&rep)),
         Format::Csv => rollup_table(&rep).print(Format::Csv),
         Format::Table => render::out(&terminal(&rep, output)),
@@ -508,7 +508,7 @@ fn events(ctx: &Ctx, a: EventsArgs) -> anyhow::Result<()> {
     let lines = reports.events(a.n.max(0), a.kind.as_deref(), session.as_deref(), plane.as_deref())?;
     match output.format {
         Format::Json => render::json(&lines),
-        Format::Jsonl => render::out(&jsonl(&lines)?),
+        Format::Jsonl => render::json_text(jsonl(&lines)?),
         Format::Table if lines.is_empty() => render::out("no events match\n"),
         // A person reads the time to the second; JSON and CSV keep the stamp whole.
         _ => events_table(&lines).print_with(output, &|i, c| match (i, c) {
@@ -553,7 +553,7 @@ fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
     let lines = reports.decisions(a.n.max(0), session.as_deref())?;
     match output.format {
         Format::Json => return render::json(&lines),
-        Format::Jsonl => return render::out(&jsonl(&lines)?),
+        Format::Jsonl => return render::json_text(jsonl(&lines)?),
         Format::Table if lines.is_empty() => {
             return render::out(
                 "The hooks have made no decisions here yet: no shell command, tool call or MCP call has been asked about.\n",

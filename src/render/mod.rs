@@ -673,6 +673,16 @@ pub(crate) fn json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()
     out(&(json_escaped(serde_json::to_string_pretty(value)?) + "\n"))
 }
 
+/// Prints JSON text that serde_json made (one value, or JSON lines, with its line breaks),
+/// escaped as [`json`] escapes it: DEL, the C1 controls and the direction marks as `\u` escapes.
+/// Not through [`out`]'s [`escape`], whose `\x7f` and `\u{202e}` are not JSON escapes: text from
+/// outside (a command in a payload, a tool's output, a recorded value) must leave the output valid
+/// JSON, or its reader (the agent's client reading a hook's answer) reads nothing at all. No
+/// control character is left for [`out`] to catch: serde_json escapes the C0 controls.
+pub(crate) fn json_text(text: String) -> anyhow::Result<()> {
+    out_escaped(&json_escaped(text))
+}
+
 /// Prints one JSON value on one line (a stream of them: `obs live --json`), escaped as [`json`].
 pub(crate) fn json_line<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
     out(&(json_escaped(serde_json::to_string(value)?) + "\n"))

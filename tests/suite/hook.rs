@@ -806,3 +806,73 @@ fn a_resumed_sessions_context_is_recorded_and_reported() {
     assert_eq!(report["context_tokens"], 7413, "{report}");
     assert!(w.ok(&["obs", "report"]).contains("context at its last start: 7,413 tokens"));
 }
+
+/// An answer that carries text from the payload (a denied command's path, a tool's redacted
+/// output) stays valid JSON whatever control characters that text holds: DEL, a C1 control and
+/// the direction marks are written as JSON `\u` escapes, so the client reads the same characters
+/// and the decision stands. (They were once escaped for a terminal, `\x7f` and `\u{202e}`, which
+/// no JSON reader accepts: the answer, a deny included, could not be read.) The JSON lines of
+/// `obs why` and `obs events`, which carry the same text, too.
+#[test]
+fn an_answer_carrying_control_characters_from_the_payload_is_valid_json() {
+    let w = World::outside_temp();
+    let marks = ["\u{7f}", "\u{85}", "\u{9b}", "\u{202e}", "\u{2066}", "\u{200f}"];
+    let parse = |out: &std::process::Output, what: &str| -> serde_json::Value {
+        let text = stdout(out);
+        serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{what}: the answer is not JSON ({e}): {text:?}"))
+    };
+    for (i, mark) in marks.iter().enumerate() {
+        let command = format!("rm -rf /etc{mark}");
+        let session = format!("controls-{i}");
+        let claude = serde_json::json!({
+            "hook_event_name": "PreToolUse", "session_id": session, "cwd": w.repo, "tool_name": "Bash",
+            "tool_use_id": "toolu_controls", "tool_input": {"command": command},
+        });
+        let v = parse(&w.hook("claude", claude.to_string().as_bytes()), &command);
+        let specific = &v["hookSpecificOutput"];
+        assert_eq!(specific["permissionDecision"], "deny", "{command:?}: {v}");
+        let reason = specific["permissionDecisionReason"].as_str().unwrap();
+        assert!(
+            reason.contains(&format!("/etc{mark}")),
+            "the reason names the path as sent: {reason:?}"
+        );
+        let cursor = serde_json::json!({
+            "hook_event_name": "beforeShellExecution", "conversation_id": format!("{session}-u"),
+            "workspace_roots": [w.repo], "cwd": w.repo, "command": command,
+        });
+        let v = parse(&w.hook("cursor", cursor.to_string().as_bytes()), &command);
+        assert_eq!(v["permission"], "deny", "{command:?}: {v}");
+        assert!(v["agent_message"].as_str().unwrap().contains(mark), "{v}");
+    }
+    // A redacted tool output is handed back with its other characters as they were.
+    let key = ["AKIA", "IOSFODNN7", "EXAMPLE"].concat();
+    let output = format!("key {key} then{} and{} done", marks[0], marks[3]);
+    let post = serde_json::json!({
+        "hook_event_name": "PostToolUse", "session_id": "controls-post", "cwd": w.repo, "tool_name": "Bash",
+        "tool_use_id": "toolu_post", "tool_input": {"command": "cat notes"}, "tool_response": {"stdout": output},
+    });
+    let v = parse(&w.hook("claude", post.to_string().as_bytes()), "PostToolUse");
+    let replaced = v["hookSpecificOutput"]["updatedToolOutput"]["stdout"].as_str().unwrap().to_string();
+    assert!(!replaced.contains(&key), "{replaced:?}");
+    assert!(
+        replaced.ends_with(&format!(" then{} and{} done", marks[0], marks[3])),
+        "{replaced:?}"
+    );
+    // The record read back as JSON lines.
+    for args in [
+        ["obs", "why", "50", "--format", "jsonl"],
+        ["obs", "events", "50", "--format", "jsonl"],
+    ] {
+        let text = w.ok(&args);
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{args:?}: a line is not JSON ({e}): {l:?}")))
+            .collect();
+        assert!(!lines.is_empty(), "{args:?}");
+        if args[1] == "why" {
+            let reasons: String = lines.iter().map(|l| l.to_string()).collect();
+            assert!(reasons.contains('\u{202e}'), "{args:?}: the reasons keep the mark: {text}");
+            assert!(text.contains("\\u202e"), "{args:?}: the mark written as a JSON escape");
+        }
+    }
+}
