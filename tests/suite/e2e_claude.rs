@@ -654,6 +654,38 @@ fn rm_rf_outside_the_repository_on(client: &'static str) {
     assert_tokens(&s, &scripted_totals(&api.sent(), &["E2E-FLOOR-TASK"], &lines));
 }
 
+/// A tool's output that holds a secret beside control characters (a direction mark, DEL) reaches
+/// the model redacted, through the real client: tlc's answer carries the rest of the output as
+/// it was, as JSON `\u` escapes. The answer was once escaped for a terminal (`\u{202e}`,
+/// `\x7f`), which is not JSON: the client could not read it, and the secret went through.
+#[test]
+fn a_secret_beside_control_characters_reaches_the_model_redacted() {
+    let s = Scratch::new();
+    let key = ["AKIA", "IOSFODNN7", "EXAMPLE"].concat();
+    std::fs::write(
+        s.repo.join("notes.txt"),
+        format!("deploy key {key}\nmark \u{202e} and \u{7f} end\n"),
+    )
+    .unwrap();
+    let command = "cat notes.txt";
+    let api = ScriptedApi::start(vec![conversation(
+        "E2E-CONTROL-TASK",
+        vec![
+            Step::Respond(vec![text("Reading the notes."), bash(command)]),
+            Step::Respond(vec![text("Read.")]),
+        ],
+    )]);
+    let run = s.claude(&api, "E2E-CONTROL-TASK read the notes", &[]);
+    ok(&run);
+    assert_no_unexpected(&api);
+    let calls = assert_one_row_per_hook_call(&s);
+    let (error, said) = result_of(&calls, &tool_results(&api), command);
+    assert!(!error, "{said}");
+    assert!(!said.contains(&key), "the key reached the model: {said:?}");
+    assert!(said.contains("[REDACTED:aws_access_key:"), "{said:?}");
+    assert!(said.contains("mark \u{202e} and \u{7f} end"), "the rest as it was: {said:?}");
+}
+
 /// The repository tlc records into, and that a `cd` never changes: one ended session, all of it
 /// in the project database, nothing written under `sub`.
 fn assert_stays_in_the_project(s: &Scratch, session: &str, sub: &Path) {
