@@ -876,3 +876,86 @@ fn an_answer_carrying_control_characters_from_the_payload_is_valid_json() {
         }
     }
 }
+
+/// Whatever characters a payload's strings hold, every answer is exit 0 and valid JSON (or
+/// nothing): 160 payloads over both providers' events, each string drawn from pieces that once
+/// broke an answer or might (DEL, C1 controls, direction marks, NUL, escapes, quotes, a secret, a
+/// destructive command). Deterministic: the same payloads on every run.
+#[test]
+fn answers_stay_valid_json_whatever_characters_the_payload_holds() {
+    let w = World::outside_temp();
+    let pieces = [
+        "\u{7f}",
+        "\u{85}",
+        "\u{9b}",
+        "\u{202e}",
+        "\u{2066}",
+        "\u{200f}",
+        "\u{2028}",
+        "\u{feff}",
+        "\u{0}",
+        "\u{1b}[31m",
+        "\n",
+        "\t",
+        "\"",
+        "\\",
+        "😀",
+        "rm -rf /",
+        "AKIAIOSFODNN7EXAMPLE",
+        "$(x)",
+        "`y`",
+        "~root",
+        "..",
+        "/etc",
+        "a",
+        " ",
+        "/",
+    ];
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let text = |next: &mut dyn FnMut(usize) -> usize| -> String { (0..next(10)).map(|_| pieces[next(pieces.len())]).collect() };
+    for i in 0..160 {
+        let (provider, payload) = if i % 2 == 0 {
+            let s = serde_json::json!({"session_id": format!("fuzz-c{}", text(&mut next)), "cwd": w.repo, "tool_use_id": format!("t{i}")});
+            let mut p = s.as_object().unwrap().clone();
+            let event = match next(6) {
+                0 => serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": text(&mut next)}}),
+                1 => {
+                    serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": {"file_path": text(&mut next), "content": text(&mut next)}})
+                }
+                2 => serde_json::json!({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": text(&mut next)},
+                    "tool_response": {"stdout": text(&mut next), "stderr": text(&mut next)}}),
+                3 => serde_json::json!({"hook_event_name": "UserPromptSubmit", "prompt": text(&mut next)}),
+                4 => serde_json::json!({"hook_event_name": "Notification", "message": text(&mut next)}),
+                _ => serde_json::json!({"hook_event_name": "Stop"}),
+            };
+            p.extend(event.as_object().unwrap().clone());
+            ("claude", serde_json::Value::Object(p))
+        } else {
+            let s =
+                serde_json::json!({"conversation_id": format!("fuzz-u{}", text(&mut next)), "workspace_roots": [w.repo], "cwd": w.repo});
+            let mut p = s.as_object().unwrap().clone();
+            let event = match next(4) {
+                0 => serde_json::json!({"hook_event_name": "beforeShellExecution", "command": text(&mut next)}),
+                1 => serde_json::json!({"hook_event_name": "afterShellExecution", "command": text(&mut next), "output": text(&mut next)}),
+                2 => serde_json::json!({"hook_event_name": "beforeSubmitPrompt", "prompt": text(&mut next)}),
+                _ => serde_json::json!({"hook_event_name": "afterFileEdit", "file_path": text(&mut next),
+                    "edits": [{"old_string": text(&mut next), "new_string": text(&mut next)}]}),
+            };
+            p.extend(event.as_object().unwrap().clone());
+            ("cursor", serde_json::Value::Object(p))
+        };
+        let out = w.hook_faulty(provider, payload.to_string().as_bytes());
+        assert!(out.status.success(), "{provider} {payload}: exit {:?}", out.status.code());
+        let answer = stdout(&out);
+        if !answer.trim().is_empty() {
+            serde_json::from_str::<serde_json::Value>(answer.trim())
+                .unwrap_or_else(|e| panic!("{provider}: the answer is not JSON ({e}): {answer:?}\npayload: {payload}"));
+        }
+    }
+}
