@@ -124,7 +124,8 @@ fn has_interpreter(path: &Path) -> bool {
 /// bench times is staged this way: how a file entered the page cache changes what starting it
 /// costs, and a comparison must not measure that. Measured on 2026-12-03 (`perf stat`, 300
 /// PostToolUse hooks each): the binary as the linker wrote it had 403 page faults, a fresh `cp`
-/// of it 345 and ran 10-20 % faster; after the page cache was dropped, 404 and 403.
+/// of it 345 and ran 10-20 % faster; after the page cache was dropped, 404 and 403. On a
+/// scratch folder in memory (tmpfs) the drop does nothing and both stay as copied: still alike.
 fn staged(bin: &Path, dir: &Path, name: &str) -> PathBuf {
     use std::os::fd::AsRawFd;
     std::fs::create_dir_all(dir).expect("staging folder");

@@ -512,9 +512,10 @@ fn draw(fitted: &fit::Fitted, tones: &[(usize, usize, Tone)]) -> String {
 /// included), DEL, the C1 controls (U+0080–U+009F, which some terminals obey as escape
 /// sequences), the line and paragraph separators (U+2028, U+2029, which some terminals and
 /// editors break a line at), and the invisible direction marks and overrides that reorder what
-/// is shown (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
+/// is shown (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069).
 pub(crate) fn is_control(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    c.is_control()
+        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// THE escaping of text that came from outside tlc (a package's files and names, a finding's
@@ -764,6 +765,9 @@ mod tests {
         assert_eq!(escape("a\tb\r\nc\rd\x07", true), "a\tb\r\nc\\rd\\x07");
         assert!(matches!(escape_controls("plain text, ünïcödé"), std::borrow::Cow::Borrowed(_)));
         assert_eq!(json_escaped("\"a\u{7f}b\u{202e}\"".into()), "\"a\\u007fb\\u202e\"");
+        // The Arabic letter mark reorders text as the other direction marks do.
+        assert_eq!(escape_controls("a\u{61c}b"), "a\\u{061c}b");
+        assert_eq!(json_escaped("\"a\u{61c}b\"".into()), "\"a\\u061cb\"");
         let mut t = Table::new(["file"]);
         t.push(vec![Cell::Text("x\ny\x1b[31m".into())]);
         let shown = t.to_terminal(&|_, c| c.plain());
