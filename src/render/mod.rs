@@ -671,7 +671,7 @@ pub(crate) fn note(text: &str) -> anyhow::Result<()> {
 
 /// Prints exactly one JSON value (pretty) on stdout.
 pub(crate) fn json<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
-    out(&(json_escaped(serde_json::to_string_pretty(value)?) + "\n"))
+    json_text(serde_json::to_string_pretty(value)? + "\n")
 }
 
 /// Prints JSON text that serde_json made (one value, or JSON lines, with its line breaks),
@@ -686,7 +686,7 @@ pub(crate) fn json_text(text: String) -> anyhow::Result<()> {
 
 /// Prints one JSON value on one line (a stream of them: `obs live --json`), escaped as [`json`].
 pub(crate) fn json_line<T: serde::Serialize + ?Sized>(value: &T) -> anyhow::Result<()> {
-    out(&(json_escaped(serde_json::to_string(value)?) + "\n"))
+    json_text(serde_json::to_string(value)? + "\n")
 }
 
 /// Whether stdout is a terminal.

@@ -950,8 +950,8 @@ fn answers_stay_valid_json_whatever_characters_the_payload_holds() {
             p.extend(event.as_object().unwrap().clone());
             ("cursor", serde_json::Value::Object(p))
         };
+        // Exit 0 is asserted by `hook_faulty` itself.
         let out = w.hook_faulty(provider, payload.to_string().as_bytes());
-        assert!(out.status.success(), "{provider} {payload}: exit {:?}", out.status.code());
         let answer = stdout(&out);
         if !answer.trim().is_empty() {
             serde_json::from_str::<serde_json::Value>(answer.trim())

@@ -13,7 +13,7 @@ pub(crate) mod subagent;
 pub(crate) mod untrusted;
 pub(crate) mod work_loss;
 
-use super::shell::invocation::invocation;
+use super::shell::invocation::{file_name, invocation};
 use super::shell::parse::{Piece, RedirTarget, Script, Word};
 use crate::decision::{Decision, Permission};
 use std::path::Path;
@@ -84,14 +84,14 @@ pub(in crate::policy) fn all_commands<'s>(script: &'s Script, out: &mut Vec<(&'s
 /// The shells whose `-c` string [`inline_scripts`] reads.
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh"];
 
-/// Whether `w`, as a program word, would name one of `programs` (its file name, as
+/// Whether `w`, as a program word, would name one of `programs` (its [`file_name`], as
 /// [`crate::policy::shell::invocation::program_name`] reads it), without building its text when it
 /// is one plain piece.
 fn names_program(w: &Word, programs: &[&str]) -> bool {
-    let file_name = |t: &str| t.rsplit('/').next().is_some_and(|n| programs.contains(&n));
+    let named = |t: &str| file_name(t).is_some_and(|n| programs.contains(&n));
     match w.pieces.as_slice() {
-        [Piece::Lit(t) | Piece::Quoted(t)] => file_name(t),
-        _ => w.literal().is_some_and(|t| file_name(&t)),
+        [Piece::Lit(t) | Piece::Quoted(t)] => named(t),
+        _ => w.literal().is_some_and(|t| named(&t)),
     }
 }
 

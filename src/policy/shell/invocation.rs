@@ -41,9 +41,12 @@ impl Invocation<'_> {
 
 /// The file name of a program word (`/usr/bin/env` → `env`).
 pub(crate) fn program_name(w: &Word) -> Option<String> {
-    let text = w.literal()?;
-    let name = text.rsplit('/').next().unwrap_or(&text);
-    (!name.is_empty()).then(|| name.to_string())
+    file_name(&w.literal()?).map(str::to_string)
+}
+
+/// The file name in a program word's text (`/bin/rm` → `rm`); `None` when it ends in `/`.
+pub(crate) fn file_name(text: &str) -> Option<&str> {
+    text.rsplit('/').next().filter(|n| !n.is_empty())
 }
 
 /// A wrapper's options: the short letters and long names that take a value.
