@@ -122,8 +122,33 @@ extern "C" fn on_termination(signal: libc::c_int) {
     }
 }
 
+/// The termination signal [`defer_termination`] held back (0: none yet).
+static DEFERRED_SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_deferred_termination(signal: libc::c_int) {
+    DEFERRED_SIGNAL.store(signal, Ordering::SeqCst);
+}
+
+/// From here on, a SIGTERM, SIGINT or SIGHUP does not end the process: it is noted, and the hook
+/// finishes recording the payload it received, answers and exits. Claude Code sends SIGTERM to
+/// the hooks still running when it exits (seen 2 ms after it started a `StopFailure` hook) and
+/// SIGKILL about 1.5 s later; dying at the first signal lost the row of an event the client had
+/// already sent. A handler (not `SIG_IGN`) is what a child would not inherit: exec resets it, so
+/// a gate command keeps the default dispositions.
+pub(crate) fn defer_termination() {
+    let handler = on_deferred_termination as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    for s in SIGNALS {
+        // SAFETY: the handler only stores into an atomic, which is async-signal-safe.
+        unsafe {
+            libc::signal(s, handler);
+        }
+    }
+}
+
 /// While it lives, a SIGTERM, SIGINT or SIGHUP to the hook (a provider giving up on a slow stop)
-/// kills the gate command's group before the hook dies of it.
+/// kills the gate command's group before the hook dies of it. A termination the hook deferred
+/// before the gate started is acted on at once: the client has given up, the gate would run for
+/// nobody.
 pub(crate) struct GroupGuard {
     previous: [libc::sighandler_t; 3],
 }
@@ -136,6 +161,10 @@ impl GroupGuard {
         let handler = on_termination as extern "C" fn(libc::c_int) as libc::sighandler_t;
         // SAFETY: installs an async-signal-safe handler; the previous ones are restored on drop.
         let previous = SIGNALS.map(|s| unsafe { libc::signal(s, handler) });
+        let deferred = DEFERRED_SIGNAL.load(Ordering::SeqCst);
+        if deferred != 0 {
+            on_termination(deferred);
+        }
         GroupGuard { previous }
     }
 }

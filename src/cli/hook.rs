@@ -9,6 +9,7 @@ pub(crate) fn provider_arg() -> clap::builder::PossibleValuesParser {
 
 pub(crate) fn run(provider: &dyn Provider) -> anyhow::Result<()> {
     // This process exits as soon as the response is printed: its connections are left to the exit.
+    crate::sys::defer_termination();
     let response = hook::run_in_exiting_process(provider);
     if !response.is_empty() {
         // Every answer is one JSON value.

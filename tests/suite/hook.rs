@@ -3,6 +3,7 @@
 use crate::common;
 use common::*;
 use std::io::Write;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 fn valid_claude(out: &str) -> bool {
@@ -958,4 +959,54 @@ fn answers_stay_valid_json_whatever_characters_the_payload_holds() {
                 .unwrap_or_else(|e| panic!("{provider}: the answer is not JSON ({e}): {answer:?}\npayload: {payload}"));
         }
     }
+}
+
+/// Claude Code sends SIGTERM to the hooks still running when it exits (a `StopFailure` fired as
+/// it ends gets it 2 ms after its start). A hook that has the payload finishes recording it,
+/// answers and exits 0; it does not lose the row. The signal is sent once the hook has installed
+/// its handler (read from `/proc/<pid>/status`), so the test does not race the process's start.
+#[test]
+fn a_termination_signal_does_not_lose_the_event_being_recorded() {
+    let w = World::new();
+    let mut payload: serde_json::Value =
+        serde_json::from_str(&fixture("providers/claude/real-2.1.197/allevents-apierror/04-StopFailure.json")).unwrap();
+    // The captured transcript is not part of the fixtures; the row is what this test is about.
+    payload.as_object_mut().unwrap().remove("transcript_path");
+    let payload = payload.to_string();
+    for signal in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
+        let mut child = w
+            .cmd(&["hook", "claude"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start tlc hook");
+        let pid = child.id();
+        let caught = |status: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("SigCgt:"))
+                .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+                .is_some_and(|mask| mask & (1 << (signal - 1)) != 0)
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|s| caught(&s)) {
+            assert!(Instant::now() < deadline, "tlc hook never caught signal {signal}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        // SAFETY: sends a signal to the child this test started, which has not been waited for.
+        assert_eq!(unsafe { libc::kill(pid as libc::pid_t, signal) }, 0);
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(payload.as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "signal {signal}: {}", stderr(&out));
+        assert!(valid_claude(&stdout(&out)), "signal {signal}: {}", stdout(&out));
+    }
+    let rows: i64 = w
+        .db()
+        .query_row("SELECT count(*) FROM events WHERE kind = 'stop.failure'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(rows, 3, "one stop.failure row per hook, signal or not");
+    assert!(w.faults().is_empty(), "{:?}", w.faults());
 }
