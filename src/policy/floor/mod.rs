@@ -386,6 +386,20 @@ struct Floor<'c> {
     ran: Option<std::cell::RefCell<Vec<Ran>>>,
     /// `HOME`, `PWD`, `TMPDIR` when the line may set them itself: their value is then unknown.
     reassigned: std::cell::RefCell<Vec<&'static str>>,
+    /// What the rules have worked out about the command being judged (see [`CommandMemo`]).
+    memo: std::cell::RefCell<Option<CommandMemo>>,
+}
+
+/// What several rules ask about the command being judged, worked out once: its effects with their
+/// words resolved ([`Floor::judged_effects`]). Valid for the command it was computed for (by
+/// address: the command is alive, borrowed, for the whole `command` call that owns the memo), the
+/// folder it runs in, and how many variables the line had reassigned (that list only grows);
+/// anything else starts afresh.
+struct CommandMemo {
+    cmd: *const Command,
+    cwd: Option<PathBuf>,
+    reassigned: usize,
+    effects: Option<std::rc::Rc<[(Word, Effect, Target)]>>,
 }
 
 /// A per-evaluation cache keyed by a path's bytes. foldhash, not the standard library's SipHash:
@@ -410,6 +424,7 @@ impl<'c> Floor<'c> {
             ctx,
             resolved: Default::default(),
             entries: Default::default(),
+            memo: Default::default(),
         }
     }
 }

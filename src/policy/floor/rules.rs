@@ -2,6 +2,7 @@
 //! secrets, destruction.
 
 use super::*;
+use std::borrow::Cow;
 
 impl Floor<'_> {
     /// `machine-control`: the machine, not the project.
@@ -94,12 +95,12 @@ impl Floor<'_> {
             }
             _ => {}
         }
-        for (w, effect) in self.effects(cmd, inv) {
-            if effect == Effect::Preserve {
+        for (_, effect, target) in self.judged_effects(cmd, inv).iter() {
+            if *effect == Effect::Preserve {
                 continue;
             }
-            if let Target::Path(p) = self.resolve(&w) {
-                if self.is_block_device(&p) {
+            if let Target::Path(p) = target {
+                if self.is_block_device(p) {
                     return deny(
                         format!("this writes {}, a block device: the machine's disk, not the project.", p.display()),
                         "write to a block device",
@@ -189,10 +190,10 @@ impl Floor<'_> {
                 format!("tlc {sub}"),
             ));
         }
-        for (w, effect) in self.effects(cmd, inv) {
-            if let Target::Path(p) = self.resolve(&w) {
-                for form in self.forms(&p) {
-                    let hit = self.on_surface(&form) || (effect == Effect::Remove && self.holds_surface(&form));
+        for (_, effect, target) in self.judged_effects(cmd, inv).iter() {
+            if let Target::Path(p) = target {
+                for form in self.forms(p) {
+                    let hit = self.on_surface(&form) || (*effect == Effect::Remove && self.holds_surface(&form));
                     if hit {
                         return Some(surface_denial(
                             format!("this command writes {}, which is tlc's policy or state.", p.display()),
@@ -220,14 +221,14 @@ impl Floor<'_> {
             return None;
         }
         let interpreter = INTERPRETERS.contains(&program) || program.starts_with("python");
-        for w in &inv.args {
-            if interpreter && self.names_surface(&w.text()) {
+        for (w, t) in inv.args.iter().zip(inv.arg_texts()) {
+            if interpreter && self.names_surface(t) {
                 return Some(surface_denial(
                     format!("`{program}` is given a program that names tlc's policy or state; it is not a proven reader."),
                     format!("{program} naming the policy surface"),
                 ));
             }
-            if w.text().starts_with('-') {
+            if t.starts_with('-') {
                 continue;
             }
             if let Target::Path(p) = self.resolve(w) {
@@ -246,11 +247,11 @@ impl Floor<'_> {
     /// removals under a folder that holds the surface, patterns that match it, paths built at
     /// run time that name it.
     pub(super) fn policy_surface_broad(&self, cmd: &Command, inv: &Invocation<'_>) -> Option<Finding> {
-        for (w, effect) in self.effects(cmd, inv) {
-            match self.resolve(&w) {
+        for (w, effect, target) in self.judged_effects(cmd, inv).iter() {
+            match target {
                 Target::Path(p) => {
-                    if effect == Effect::RemoveUnder {
-                        for form in self.forms(&p) {
+                    if *effect == Effect::RemoveUnder {
+                        for form in self.forms(p) {
                             let holds = self.ctx.surface().iter().any(|s| s.starts_with(&form));
                             if holds && self.filter_may_match_surface(inv) {
                                 return Some(surface_denial(
@@ -262,7 +263,7 @@ impl Floor<'_> {
                     }
                 }
                 Target::Pattern(_, pattern) => {
-                    if matches!(effect, Effect::Remove | Effect::Overwrite | Effect::RemoveUnder) && self.pattern_hits_surface(&pattern) {
+                    if matches!(effect, Effect::Remove | Effect::Overwrite | Effect::RemoveUnder) && self.pattern_hits_surface(pattern) {
                         return Some(surface_denial(
                             format!("the pattern {pattern} matches tlc's policy or state."),
                             format!("pattern {pattern} on the policy surface"),
@@ -350,27 +351,27 @@ impl Floor<'_> {
                 what,
             ));
         }
-        let mut candidates: Vec<&Word> = Vec::new();
+        // Each read word with its text (the arguments' texts are already built).
+        let mut candidates: Vec<(&Word, Cow<'_, str>)> = Vec::new();
         if !NON_READING.contains(&program) {
-            candidates.extend(inv.args.iter().copied());
+            candidates.extend(inv.args.iter().zip(args).map(|(w, t)| (*w, Cow::Borrowed(t.as_str()))));
         }
         for r in &cmd.redirects {
             if matches!(r.op, RedirOp::Read | RedirOp::ReadWrite) {
                 if let RedirTarget::Word(w) = &r.target {
-                    candidates.push(w);
+                    candidates.push((w, Cow::Owned(w.text())));
                 }
             }
         }
-        for w in candidates {
-            let t = w.text();
+        for (w, t) in candidates {
             if t.starts_with('-') && !t.contains('=') {
                 continue;
             }
-            let word = match t.split_once('=') {
-                Some((k, _)) if k.starts_with("--") || k == "if" => strip_word_prefix(w, k.chars().count() + 1),
-                _ => w.clone(),
+            let target = match t.split_once('=') {
+                Some((k, _)) if k.starts_with("--") || k == "if" => self.resolve(&strip_word_prefix(w, k.chars().count() + 1)),
+                _ => self.resolve(w),
             };
-            if let Target::Path(p) = self.resolve(&word) {
+            if let Target::Path(p) = target {
                 // A symlink to a credential is followed for the programs that read the files they
                 // are given; a build tool's arguments are checked as written.
                 let forms = if reads_file_args(program) {
@@ -407,7 +408,8 @@ impl Floor<'_> {
                 format!("xargs {program}"),
             ));
         }
-        for (w, effect) in self.effects(cmd, inv) {
+        for (w, effect, target) in self.judged_effects(cmd, inv).iter() {
+            let effect = *effect;
             let verb = if program.is_empty() {
                 "this redirection".to_string()
             } else {
@@ -415,15 +417,15 @@ impl Floor<'_> {
             };
             // An append where credentials and login keys live (`>> ~/.ssh/authorized_keys`,
             // `tee -a`) grants access; `known_hosts` only records hosts.
-            let appends = program == "tee" || cmd.redirects.iter().any(|r| matches!(&r.target, RedirTarget::Word(t) if *t == w));
+            let appends = program == "tee" || cmd.redirects.iter().any(|r| matches!(&r.target, RedirTarget::Word(t) if t == w));
             if effect == Effect::Preserve && appends {
-                if let Target::Path(p) = self.resolve(&w) {
+                if let Target::Path(p) = target {
                     let known_hosts = p.file_name().is_some_and(|n| n == "known_hosts");
                     if let Some(d) = self
                         .ctx
                         .secret_dirs
                         .iter()
-                        .find(|d| !known_hosts && self.forms(&p).iter().any(|f| under(f, d)))
+                        .find(|d| !known_hosts && self.forms(p).iter().any(|f| under(f, d)))
                     {
                         return Some(Finding::new(
                             Rule::SecretAccess,
@@ -433,13 +435,13 @@ impl Floor<'_> {
                     }
                 }
             }
-            if let Some(f) = self.destruction_target(&self.resolve(&w), &w.text(), &verb, effect, Some(inv)) {
+            if let Some(f) = self.destruction_target(target, &w.text(), &verb, effect, Some(inv)) {
                 return Some(f);
             }
         }
         // Destruction as another user is never the project's: refused whatever the path.
         if let Some(as_other) = inv.via.iter().find(|v| matches!(**v, "sudo" | "doas" | "pkexec" | "runuser")) {
-            if self.effects(cmd, inv).iter().any(|(_, e)| *e != Effect::Preserve) {
+            if self.judged_effects(cmd, inv).iter().any(|(_, e, _)| *e != Effect::Preserve) {
                 return Some(Finding::new(
                     Rule::UnprovableDestruction,
                     format!("`{as_other} {program}` would remove or overwrite files as another user, past the permissions this session has; that is never the project's work. Ask the operator to run it."),

@@ -202,3 +202,20 @@ fn classifier_table_per_class() {
         assert_eq!(class(src), Class::Destructive, "{src}");
     }
 }
+
+#[test]
+fn a_program_words_file_name_is_what_follows_its_last_slash() {
+    use super::invocation::file_name;
+    for (text, name) in [
+        ("/usr/bin/env", Some("env")),
+        ("rm", Some("rm")),
+        ("./tools/deploy.sh", Some("deploy.sh")),
+        ("dir/é/ünïcode", Some("ünïcode")),
+        ("/bin/", None),
+        ("/", None),
+        ("", None),
+        ("//rm", Some("rm")),
+    ] {
+        assert_eq!(file_name(text), name, "{text:?}");
+    }
+}
