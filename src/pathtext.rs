@@ -137,7 +137,7 @@ fn normalize_components(p: &Path) -> PathBuf {
 
 /// An absolute path that [`normalize`] would return unchanged: no empty, `.` or `..` component
 /// and no trailing `/` (the floor normalises every path a command names, most already normal).
-fn is_normal_absolute(b: &[u8]) -> bool {
+pub(crate) fn is_normal_absolute(b: &[u8]) -> bool {
     if b == b"/" {
         return true;
     }

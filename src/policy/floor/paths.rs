@@ -86,16 +86,43 @@ impl Floor<'_> {
         if let Some((c, _)) = self.resolved.borrow().get(p.as_os_str()) {
             return c.clone();
         }
-        // Relative paths and `..` after a link would need the filesystem's own walk.
-        if !p.is_absolute() || p.components().any(|c| matches!(c, Component::ParentDir | Component::CurDir)) {
-            return self.ctx.world.canonicalize(p).unwrap_or_else(|| p.to_path_buf());
-        }
-        // Only `//` or a trailing `/` left to fold: the walk below reads the path's bytes as
-        // `/`-separated names, each prefix (`/a`, `/a/b`, …) a key of `resolved`.
-        let p = normalize(p);
+        let normalized;
+        // Most paths come normalised (from `resolve`): checked by a byte scan, not components.
+        let p = if crate::pathtext::is_normal_absolute(p.as_os_str().as_bytes()) {
+            p
+        } else {
+            // Relative paths and `..` after a link would need the filesystem's own walk.
+            if !p.is_absolute() || p.components().any(|c| matches!(c, Component::ParentDir | Component::CurDir)) {
+                return self.ctx.world.canonicalize(p).unwrap_or_else(|| p.to_path_buf());
+            }
+            // Only `//` or a trailing `/` left to fold: the walk below reads the path's bytes as
+            // `/`-separated names, each prefix (`/a`, `/a/b`, …) a key of `resolved`.
+            normalized = normalize(p);
+            normalized.as_path()
+        };
         let b = p.as_os_str().as_bytes();
         let mut resolved = PathBuf::from("/");
         let mut start = 1;
+        // The walk starts below the longest prefix already walked (most paths of a line share
+        // their folders), so the prefixes above it are neither looked up nor copied again.
+        {
+            let known = self.resolved.borrow();
+            let mut end = b.len();
+            while let Some(slash) = b[..end].iter().rposition(|&c| c == b'/').filter(|&k| k > 0) {
+                end = slash;
+                if let Some((r, exists)) = known.get(OsStr::from_bytes(&b[..end])) {
+                    if !exists {
+                        // Nothing is below a name that is not there.
+                        let mut out = r.clone();
+                        out.push(OsStr::from_bytes(&b[end + 1..]));
+                        return out;
+                    }
+                    resolved.clone_from(r);
+                    start = end + 1;
+                    break;
+                }
+            }
+        }
         while start < b.len() {
             let end = b[start..].iter().position(|&c| c == b'/').map_or(b.len(), |k| start + k);
             let prefix = OsStr::from_bytes(&b[..end]);
@@ -146,13 +173,19 @@ impl Floor<'_> {
     /// What is at the path, its last component not followed (see `World::entry`), asked of the
     /// world once per evaluation.
     pub(super) fn entry(&self, p: &Path) -> Option<bool> {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
         if let Some(known) = self.entries.borrow().get(p.as_os_str()) {
             return *known;
         }
-        // Nothing can be below a folder already found missing: not asked again.
-        let parent_missing = p
-            .parent()
-            .is_some_and(|parent| self.entries.borrow().get(parent.as_os_str()) == Some(&None));
+        // Nothing can be below a folder already found missing: not asked again. (The text up to
+        // the last `/` names a folder `p` is under, whatever the path's form.)
+        let b = p.as_os_str().as_bytes();
+        let parent_missing = b
+            .iter()
+            .rposition(|&c| c == b'/')
+            .filter(|&k| k > 0)
+            .is_some_and(|k| self.entries.borrow().get(OsStr::from_bytes(&b[..k])) == Some(&None));
         let found = if parent_missing { None } else { self.ctx.world.entry(p) };
         self.entries.borrow_mut().insert(p.as_os_str().to_os_string(), found);
         found
