@@ -334,6 +334,16 @@ const WRAPPERS: &[(&str, Opts)] = &[
 /// The program `cmd` runs, through any wrappers.
 pub(crate) fn invocation(cmd: &Command) -> Invocation<'_> {
     let mut inv = Invocation::default();
+    // Most commands have no wrapper: answered without the working list of words.
+    if let Some(first) = cmd.words.first() {
+        let name = program_name(first);
+        if !name.as_deref().is_some_and(|n| WRAPPERS.iter().any(|(w, _)| *w == n)) {
+            inv.program = name;
+            inv.program_word = Some(first);
+            inv.args = cmd.words[1..].iter().collect();
+            return inv;
+        }
+    }
     let mut words: Vec<&Word> = cmd.words.iter().collect();
     loop {
         let Some(first) = words.first().copied() else {
