@@ -135,12 +135,17 @@ extern "C" fn on_deferred_termination(signal: libc::c_int) {
 /// SIGKILL about 1.5 s later; dying at the first signal lost the row of an event the client had
 /// already sent. A handler (not `SIG_IGN`) is what a child would not inherit: exec resets it, so
 /// a gate command keeps the default dispositions.
+/// A signal the hook was started with ignored (SIGHUP under `nohup`) stays ignored, for it and
+/// for the commands it starts.
 pub(crate) fn defer_termination() {
     let handler = on_deferred_termination as extern "C" fn(libc::c_int) as libc::sighandler_t;
     for s in SIGNALS {
-        // SAFETY: the handler only stores into an atomic, which is async-signal-safe.
+        // SAFETY: the handler only stores into an atomic, which is async-signal-safe; putting
+        // back SIG_IGN restores what was there.
         unsafe {
-            libc::signal(s, handler);
+            if libc::signal(s, handler) == libc::SIG_IGN {
+                libc::signal(s, libc::SIG_IGN);
+            }
         }
     }
 }

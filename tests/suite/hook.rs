@@ -1010,3 +1010,56 @@ fn a_termination_signal_does_not_lose_the_event_being_recorded() {
     assert_eq!(rows, 3, "one stop.failure row per hook, signal or not");
     assert!(w.faults().is_empty(), "{:?}", w.faults());
 }
+
+/// A signal the hook was started with ignored (SIGHUP under `nohup`) stays ignored: the hook's
+/// handler for the others does not take it over, and what it starts inherits the ignore.
+#[test]
+fn a_signal_the_hook_was_started_with_ignored_stays_ignored() {
+    use std::os::unix::process::CommandExt;
+    let w = World::new();
+    let mut c = w.cmd(&["hook", "claude"]);
+    // SAFETY: runs in the child between fork and exec and only calls signal, which is
+    // async-signal-safe.
+    unsafe {
+        c.pre_exec(|| {
+            libc::signal(libc::SIGHUP, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start tlc hook");
+    let pid = child.id();
+    let mask = |status: &str, field: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(field))
+            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+            .unwrap_or(0)
+    };
+    let bit = |signal: libc::c_int| 1u64 << (signal - 1);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        if mask(&status, "SigCgt:") & bit(libc::SIGTERM) != 0 {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "tlc hook never caught SIGTERM");
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    assert_ne!(
+        mask(&status, "SigIgn:") & bit(libc::SIGHUP),
+        0,
+        "SIGHUP is no longer ignored:\n{status}"
+    );
+    assert_eq!(mask(&status, "SigCgt:") & bit(libc::SIGHUP), 0, "SIGHUP is caught:\n{status}");
+    let payload = serde_json::json!({"session_id": "s-ign", "hook_event_name": "UserPromptSubmit", "prompt": "hi", "cwd": w.repo});
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(payload.to_string().as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
