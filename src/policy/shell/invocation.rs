@@ -334,26 +334,18 @@ const WRAPPERS: &[(&str, Opts)] = &[
 /// The program `cmd` runs, through any wrappers.
 pub(crate) fn invocation(cmd: &Command) -> Invocation<'_> {
     let mut inv = Invocation::default();
-    // Most commands have no wrapper: answered without the working list of words.
-    if let Some(first) = cmd.words.first() {
-        let name = program_name(first);
-        if !name.as_deref().is_some_and(|n| WRAPPERS.iter().any(|(w, _)| *w == n)) {
-            inv.program = name;
-            inv.program_word = Some(first);
-            inv.args = cmd.words[1..].iter().collect();
-            return inv;
-        }
-    }
-    let mut words: Vec<&Word> = cmd.words.iter().collect();
+    // What is left to read: always the command's words from some point on, so a slice of them
+    // (no working copy: most commands have no wrapper, and this runs for each of them).
+    let mut words: &[Word] = &cmd.words;
     loop {
-        let Some(first) = words.first().copied() else {
+        let Some(first) = words.first() else {
             return inv;
         };
         let name = program_name(first);
         let Some((wrapper, opts)) = name.as_deref().and_then(|n| WRAPPERS.iter().find(|(w, _)| *w == n)) else {
             inv.program = name;
             inv.program_word = Some(first);
-            inv.args = words[1..].to_vec();
+            inv.args = words[1..].iter().collect();
             return inv;
         };
         inv.via.push(wrapper);
@@ -371,7 +363,7 @@ pub(crate) fn invocation(cmd: &Command) -> Invocation<'_> {
             if opts.no_program.contains(&&*text) {
                 inv.lookup_only = true;
                 inv.program = None;
-                inv.args = words[i..].to_vec();
+                inv.args = words[i..].iter().collect();
                 return inv;
             }
             // `env -` is `env -i`.
@@ -390,7 +382,7 @@ pub(crate) fn invocation(cmd: &Command) -> Invocation<'_> {
             if let Some(long) = text.strip_prefix("--") {
                 let name = format!("--{}", long.split('=').next().unwrap_or(long));
                 if *wrapper == "env" && name == "--split-string" {
-                    inv.split_string = if long.contains('=') { Some(w) } else { words.get(i + 1).copied() };
+                    inv.split_string = if long.contains('=') { Some(w) } else { words.get(i + 1) };
                 }
                 if *wrapper == "xargs" && name == "--replace" {
                     inv.stdin_token = Some(
@@ -402,13 +394,13 @@ pub(crate) fn invocation(cmd: &Command) -> Invocation<'_> {
                     );
                 }
                 if *wrapper == "flock" && name == "--command" {
-                    inv.command_text = if long.contains('=') { None } else { words.get(i + 1).copied() };
+                    inv.command_text = if long.contains('=') { None } else { words.get(i + 1) };
                 }
                 if matches!(*wrapper, "env" | "sudo") && name == "--chdir" {
                     inv.chdir = if long.contains('=') {
                         Some((w, name.len() + 1))
                     } else {
-                        words.get(i + 1).copied().map(|v| (v, 0))
+                        words.get(i + 1).map(|v| (v, 0))
                     };
                 }
                 i += if opts.long_value.contains(&name.as_str()) && !long.contains('=') {
@@ -436,21 +428,17 @@ pub(crate) fn invocation(cmd: &Command) -> Invocation<'_> {
                     }
                     if opts.short_value.contains(c) {
                         if *wrapper == "flock" && c == 'c' {
-                            inv.command_text = if k + 1 < letters.len() { None } else { words.get(i + 1).copied() };
+                            inv.command_text = if k + 1 < letters.len() { None } else { words.get(i + 1) };
                         }
                         if (*wrapper == "env" && c == 'C') || (*wrapper == "sudo" && c == 'D') {
                             inv.chdir = if k + 1 < letters.len() {
                                 Some((w, k + 2))
                             } else {
-                                words.get(i + 1).copied().map(|v| (v, 0))
+                                words.get(i + 1).map(|v| (v, 0))
                             };
                         }
                         if *wrapper == "env" && c == 'S' {
-                            inv.split_string = if k + 1 < letters.len() {
-                                Some(w)
-                            } else {
-                                words.get(i + 1).copied()
-                            };
+                            inv.split_string = if k + 1 < letters.len() { Some(w) } else { words.get(i + 1) };
                         }
                         takes_next = k + 1 == letters.len();
                         break;
@@ -472,10 +460,10 @@ pub(crate) fn invocation(cmd: &Command) -> Invocation<'_> {
         }
         if inv.split_string.is_some() {
             inv.program = None;
-            inv.args = words.get(i..).map(<[_]>::to_vec).unwrap_or_default();
+            inv.args = words.get(i..).unwrap_or_default().iter().collect();
             return inv;
         }
-        words = words.get(i..).map(<[_]>::to_vec).unwrap_or_default();
+        words = words.get(i..).unwrap_or_default();
         if words.is_empty() {
             // `xargs` with no program runs `echo`; `sudo -s` and friends run a shell; a bare
             // `env` prints the environment.
