@@ -204,7 +204,7 @@ impl Floor<'_> {
         }
         // The memo belongs to this call: a command judged inside it (one `find -exec` carries)
         // has its own, and the outer one is back when it returns.
-        let outer = self.memo.take();
+        let outer = self.effects_memo.take();
         let found = self
             .execution(script, cmd, inv, depth)
             .or_else(|| self.machine_control(cmd, inv))
@@ -214,37 +214,20 @@ impl Floor<'_> {
             .or_else(|| self.destruction(script, i, cmd, inv))
             .or_else(|| self.policy_surface_broad(cmd, inv))
             .or_else(|| self.carried(script, cmd, inv, depth));
-        *self.memo.borrow_mut() = outer;
+        *self.effects_memo.borrow_mut() = outer;
         found
-    }
-
-    /// The memo for `cmd` as things stand: the one kept when it is still valid, else a new one.
-    fn memo_for(&self, cmd: &Command) -> std::cell::RefMut<'_, CommandMemo> {
-        let cwd = self.cwd.borrow();
-        let reassigned = self.reassigned.borrow().len();
-        let mut memo = self.memo.borrow_mut();
-        let valid = memo
-            .as_ref()
-            .is_some_and(|m| std::ptr::eq(m.cmd, cmd) && m.cwd == *cwd && m.reassigned == reassigned);
-        if !valid {
-            *memo = Some(CommandMemo {
-                cmd,
-                cwd: cwd.clone(),
-                reassigned,
-                effects: None,
-            });
-        }
-        std::cell::RefMut::map(memo, |m| m.as_mut().expect("the memo was just set"))
     }
 
     /// [`Floor::effects`] of the command being judged, each word with its [`Floor::resolve`]:
     /// four rules walk them, and computing them once per command (not once per rule) took a
     /// tenth off the floor's time on a compound line.
     pub(super) fn judged_effects(&self, cmd: &Command, inv: &Invocation<'_>) -> std::rc::Rc<[(Word, Effect, Target)]> {
-        if let Some(known) = self.memo_for(cmd).effects.clone() {
-            return known;
+        let reassigned = self.reassigned.borrow().len();
+        if let Some(m) = self.effects_memo.borrow().as_ref() {
+            if std::ptr::eq(m.cmd, cmd) && m.cwd == *self.cwd.borrow() && m.reassigned == reassigned {
+                return m.effects.clone();
+            }
         }
-        // Computed with no borrow of the memo held: resolving may ask the world, never the memo.
         let effects: std::rc::Rc<[(Word, Effect, Target)]> = self
             .effects(cmd, inv)
             .into_iter()
@@ -253,7 +236,12 @@ impl Floor<'_> {
                 (w, e, t)
             })
             .collect();
-        self.memo_for(cmd).effects = Some(effects.clone());
+        *self.effects_memo.borrow_mut() = Some(EffectsMemo {
+            cmd,
+            cwd: self.cwd.borrow().clone(),
+            reassigned,
+            effects: effects.clone(),
+        });
         effects
     }
 

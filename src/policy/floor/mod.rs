@@ -386,20 +386,18 @@ struct Floor<'c> {
     ran: Option<std::cell::RefCell<Vec<Ran>>>,
     /// `HOME`, `PWD`, `TMPDIR` when the line may set them itself: their value is then unknown.
     reassigned: std::cell::RefCell<Vec<&'static str>>,
-    /// What the rules have worked out about the command being judged (see [`CommandMemo`]).
-    memo: std::cell::RefCell<Option<CommandMemo>>,
+    /// The effects of the command being judged, with their words resolved (see [`EffectsMemo`]).
+    effects_memo: std::cell::RefCell<Option<EffectsMemo>>,
 }
 
-/// What several rules ask about the command being judged, worked out once: its effects with their
-/// words resolved ([`Floor::judged_effects`]). Valid for the command it was computed for (by
-/// address: the command is alive, borrowed, for the whole `command` call that owns the memo), the
-/// folder it runs in, and how many variables the line had reassigned (that list only grows);
-/// anything else starts afresh.
-struct CommandMemo {
+/// What [`Floor::judged_effects`] worked out, and what for: the command (by address: it is alive,
+/// borrowed, for the whole `command` call that owns the memo), the folder it runs in, and how many
+/// variables the line had reassigned (that list only grows). Anything else computes afresh.
+struct EffectsMemo {
     cmd: *const Command,
     cwd: Option<PathBuf>,
     reassigned: usize,
-    effects: Option<std::rc::Rc<[(Word, Effect, Target)]>>,
+    effects: std::rc::Rc<[(Word, Effect, Target)]>,
 }
 
 /// A per-evaluation cache keyed by a path's bytes. foldhash, not the standard library's SipHash:
@@ -424,7 +422,7 @@ impl<'c> Floor<'c> {
             ctx,
             resolved: Default::default(),
             entries: Default::default(),
-            memo: Default::default(),
+            effects_memo: Default::default(),
         }
     }
 }
