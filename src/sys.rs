@@ -135,6 +135,7 @@ extern "C" fn on_deferred_termination(signal: libc::c_int) {
 /// SIGKILL about 1.5 s later; dying at the first signal lost the row of an event the client had
 /// already sent. A handler (not `SIG_IGN`) is what a child would not inherit: exec resets it, so
 /// a gate command keeps the default dispositions.
+///
 /// A signal the hook was started with ignored (SIGHUP under `nohup`) stays ignored, for it and
 /// for the commands it starts.
 pub(crate) fn defer_termination() {

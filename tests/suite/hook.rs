@@ -961,6 +961,54 @@ fn answers_stay_valid_json_whatever_characters_the_payload_holds() {
     }
 }
 
+/// A signal mask line of `/proc/<pid>/status` (`SigCgt:`, `SigIgn:`), as bits; 0 when absent.
+fn signal_mask(status: &str, field: &str) -> u64 {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        .unwrap_or(0)
+}
+
+fn signal_bit(signal: libc::c_int) -> u64 {
+    1 << (signal - 1)
+}
+
+/// Starts `c` (a `tlc hook`) with piped stdio and waits until it has installed its handler for
+/// `signal`, so a test that signals it does not race its start-up; returns the child and the
+/// `/proc/<pid>/status` that showed the handler.
+// The child is handed to the caller, which waits for it (`finish_hook`); clippy cannot see that.
+#[allow(clippy::zombie_processes)]
+fn hook_catching(mut c: std::process::Command, signal: libc::c_int) -> (std::process::Child, String) {
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start tlc hook");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+        if signal_mask(&status, "SigCgt:") & signal_bit(signal) != 0 {
+            return (child, status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("tlc hook never caught signal {signal}");
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Writes `payload` to the hook's stdin, closes it, and waits for the hook's end.
+fn finish_hook(mut child: std::process::Child, payload: &str) -> std::process::Output {
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    stdin.write_all(payload.as_bytes()).unwrap();
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
 /// Claude Code sends SIGTERM to the hooks still running when it exits (a `StopFailure` fired as
 /// it ends gets it 2 ms after its start). A hook that has the payload finishes recording it,
 /// answers and exits 0; it does not lose the row. The signal is sent once the hook has installed
@@ -974,32 +1022,10 @@ fn a_termination_signal_does_not_lose_the_event_being_recorded() {
     payload.as_object_mut().unwrap().remove("transcript_path");
     let payload = payload.to_string();
     for signal in [libc::SIGTERM, libc::SIGHUP, libc::SIGINT] {
-        let mut child = w
-            .cmd(&["hook", "claude"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start tlc hook");
-        let pid = child.id();
-        let caught = |status: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix("SigCgt:"))
-                .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
-                .is_some_and(|mask| mask & (1 << (signal - 1)) != 0)
-        };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|s| caught(&s)) {
-            assert!(Instant::now() < deadline, "tlc hook never caught signal {signal}");
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        let (child, _) = hook_catching(w.cmd(&["hook", "claude"]), signal);
         // SAFETY: sends a signal to the child this test started, which has not been waited for.
-        assert_eq!(unsafe { libc::kill(pid as libc::pid_t, signal) }, 0);
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(payload.as_bytes()).unwrap();
-        drop(stdin);
-        let out = child.wait_with_output().unwrap();
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, signal) }, 0);
+        let out = finish_hook(child, &payload);
         assert_eq!(out.status.code(), Some(0), "signal {signal}: {}", stderr(&out));
         assert!(valid_claude(&stdout(&out)), "signal {signal}: {}", stdout(&out));
     }
@@ -1026,40 +1052,18 @@ fn a_signal_the_hook_was_started_with_ignored_stays_ignored() {
             Ok(())
         });
     }
-    let mut child = c
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start tlc hook");
-    let pid = child.id();
-    let mask = |status: &str, field: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(field))
-            .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
-            .unwrap_or(0)
-    };
-    let bit = |signal: libc::c_int| 1u64 << (signal - 1);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let status = loop {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-        if mask(&status, "SigCgt:") & bit(libc::SIGTERM) != 0 {
-            break status;
-        }
-        assert!(Instant::now() < deadline, "tlc hook never caught SIGTERM");
-        std::thread::sleep(Duration::from_millis(1));
-    };
+    let (child, status) = hook_catching(c, libc::SIGTERM);
     assert_ne!(
-        mask(&status, "SigIgn:") & bit(libc::SIGHUP),
+        signal_mask(&status, "SigIgn:") & signal_bit(libc::SIGHUP),
         0,
         "SIGHUP is no longer ignored:\n{status}"
     );
-    assert_eq!(mask(&status, "SigCgt:") & bit(libc::SIGHUP), 0, "SIGHUP is caught:\n{status}");
+    assert_eq!(
+        signal_mask(&status, "SigCgt:") & signal_bit(libc::SIGHUP),
+        0,
+        "SIGHUP is caught:\n{status}"
+    );
     let payload = serde_json::json!({"session_id": "s-ign", "hook_event_name": "UserPromptSubmit", "prompt": "hi", "cwd": w.repo});
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(payload.to_string().as_bytes()).unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
+    let out = finish_hook(child, &payload.to_string());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
