@@ -6,7 +6,9 @@
 //!    same built the previous way, against a no-op process (`/bin/true`) started the same way:
 //!    medians of wall time and of CPU time (user + system, which a machine busy with other work
 //!    inflates less), ratios to the no-op and to the previous build; peak memory (max RSS) of the
-//!    hook processes. Budget: both hooks under 3x the no-op.
+//!    hook processes. Budget: both hooks under 3x the no-op. One probe line beside them: the same
+//!    PostToolUse hook on a database whose views were dropped, what parsing the views costs a
+//!    hook as a whole process (no budget: the views stay in the database, DESIGN.md).
 //!
 //!    The previous build: `TLC_BENCH_BASELINE=<a tlc binary>` when set (for instance one built
 //!    from the commit before issue 37 with `git worktree add /tmp/prev <commit> && cd /tmp/prev &&
@@ -104,6 +106,29 @@ fn previous_build() -> Option<PathBuf> {
     Some(bin)
 }
 
+/// What a line of the start-up table is: this build (a hook's line carries the budget), the
+/// previous build's line of the same case, or a probe of this build under other conditions.
+#[derive(Clone, Copy, PartialEq)]
+enum Line {
+    This,
+    Previous,
+    Probe,
+}
+
+/// Drops every schema object of one kind (`view`, `trigger`) from the database at `db` and
+/// truncates its WAL.
+fn drop_all(db: &Path, kind: &str) {
+    let c = rusqlite::Connection::open(db).expect("open a copy");
+    let names: Vec<String> = c
+        .prepare("SELECT name FROM sqlite_master WHERE type = ?1")
+        .and_then(|mut s| s.query_map([kind], |r| r.get(0))?.collect())
+        .expect("names");
+    for n in names {
+        c.execute_batch(&format!("DROP {} \"{n}\"", kind.to_uppercase())).expect("drop");
+    }
+    c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).expect("checkpoint");
+}
+
 /// Whether the ELF file at `path` names a program interpreter (is dynamically linked).
 fn has_interpreter(path: &Path) -> bool {
     let Ok(elf) = std::fs::read(path) else { return false };
@@ -166,9 +191,16 @@ fn main() {
         .to_string()
         .into_bytes()
     };
-    // (label, program, args, payload, repository, home, is the previous build)
-    type Case<'a> = (&'a str, &'a Path, &'a [&'a str], Vec<u8>, &'a Path, &'a Path, bool);
-    let mut cases: Vec<Case> = vec![("/bin/true", &true_bin, &[], payload.clone(), &repo, &home, false)];
+    // The same hook on a database whose views were dropped (the hook leaves them so; the next
+    // `tlc db migrate` or a changed binary creates them again): what parsing the views costs a
+    // hook as a whole process. A probe, not a budget line.
+    let probe_repo = scratch.join("repo-noviews");
+    std::fs::create_dir_all(probe_repo.join(".git")).expect("probe repo");
+    run_measured(&bin, &["hook", "claude"], &payload, &probe_repo, &home);
+    drop_all(&probe_repo.join(".tlc/harness/state/tlc.db"), "view");
+    // (label, program, args, payload, repository, home, what the line is)
+    type Case<'a> = (&'a str, &'a Path, &'a [&'a str], Vec<u8>, &'a Path, &'a Path, Line);
+    let mut cases: Vec<Case> = vec![("/bin/true", &true_bin, &[], payload.clone(), &repo, &home, Line::This)];
     let hook_args: &[&str] = &["hook", "claude"];
     let version_args: &[&str] = &["--version"];
     for (label, args, this_payload, base_payload) in [
@@ -176,11 +208,20 @@ fn main() {
         ("PreToolUse hook (`ls`)", hook_args, pre(&repo), pre(&base_repo)),
         ("tlc --version", version_args, Vec::new(), Vec::new()),
     ] {
-        cases.push((label, &bin, args, this_payload, &repo, &home, false));
+        cases.push((label, &bin, args, this_payload, &repo, &home, Line::This));
         if let Some(b) = &previous {
-            cases.push((label, b, args, base_payload, &base_repo, &base_home, true));
+            cases.push((label, b, args, base_payload, &base_repo, &base_home, Line::Previous));
         }
     }
+    cases.push((
+        "PostToolUse hook, database without views",
+        &bin,
+        hook_args,
+        payload.clone(),
+        &probe_repo,
+        &home,
+        Line::Probe,
+    ));
     // Warm up: the first hook creates and migrates the database.
     for _ in 0..10 {
         for c in &cases {
@@ -195,7 +236,7 @@ fn main() {
             let (w, u, rss) = run_measured(c.1, c.2, &c.3, c.4, c.5);
             wall[i].push(w);
             cpu[i].push(u);
-            if c.2 == hook_args && !c.6 {
+            if c.2 == hook_args && c.6 == Line::This {
                 max_rss_kib = max_rss_kib.max(rss);
             }
         }
@@ -212,11 +253,17 @@ fn main() {
         "median", "wall", "/bin/true", "previous", "cpu", "/bin/true", "previous"
     );
     for (i, c) in cases.iter().enumerate() {
-        let label = if c.6 { format!("{}, previous build", c.0) } else { c.0.to_string() };
+        let label = if c.6 == Line::Previous {
+            format!("{}, previous build", c.0)
+        } else {
+            c.0.to_string()
+        };
         // The previous build's line of the same case follows this binary's.
-        let prev = (!c.6 && i > 0).then(|| cases.get(i + 1).filter(|n| n.6).map(|_| i + 1)).flatten();
+        let prev = (c.6 == Line::This && i > 0)
+            .then(|| cases.get(i + 1).filter(|n| n.6 == Line::Previous).map(|_| i + 1))
+            .flatten();
         let vs = |v: &[f64]| prev.map(|p| format!("{:.2}x", v[i] / v[p])).unwrap_or_default();
-        let budget = if c.2 == hook_args && !c.6 {
+        let budget = if c.2 == hook_args && c.6 == Line::This {
             if wall[i] / wall[0] < 3.0 {
                 "  under 3x"
             } else {
@@ -739,15 +786,7 @@ fn schema_parse(repo: &Path, scratch: &Path) {
     let without = |from: &Path, name: &str, kind: &str| {
         let to = dir.join(name);
         copy_db(from, &to);
-        let c = rusqlite::Connection::open(&to).expect("open copy");
-        let names: Vec<String> = c
-            .prepare("SELECT name FROM sqlite_master WHERE type = ?1")
-            .and_then(|mut s| s.query_map([kind], |r| r.get(0))?.collect())
-            .expect("names");
-        for n in names {
-            c.execute_batch(&format!("DROP {} \"{n}\"", kind.to_uppercase())).expect("drop");
-        }
-        c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).expect("checkpoint");
+        drop_all(&to, kind);
         to
     };
     let mut dbs = vec![
