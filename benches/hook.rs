@@ -194,14 +194,14 @@ fn main() {
     // The same hook on a database whose views were dropped (the hook leaves them so; the next
     // `tlc db migrate` or a changed binary creates them again): what parsing the views costs a
     // hook as a whole process. A probe, not a budget line.
+    let hook_args: &[&str] = &["hook", "claude"];
     let probe_repo = scratch.join("repo-noviews");
     std::fs::create_dir_all(probe_repo.join(".git")).expect("probe repo");
-    run_measured(&bin, &["hook", "claude"], &payload, &probe_repo, &home);
+    run_measured(&bin, hook_args, &payload, &probe_repo, &home);
     drop_all(&probe_repo.join(".tlc/harness/state/tlc.db"), "view");
     // (label, program, args, payload, repository, home, what the line is)
     type Case<'a> = (&'a str, &'a Path, &'a [&'a str], Vec<u8>, &'a Path, &'a Path, Line);
     let mut cases: Vec<Case> = vec![("/bin/true", &true_bin, &[], payload.clone(), &repo, &home, Line::This)];
-    let hook_args: &[&str] = &["hook", "claude"];
     let version_args: &[&str] = &["--version"];
     for (label, args, this_payload, base_payload) in [
         ("PostToolUse hook", hook_args, payload.clone(), payload.clone()),
