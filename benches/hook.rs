@@ -198,7 +198,8 @@ fn main() {
     let probe_repo = scratch.join("repo-noviews");
     std::fs::create_dir_all(probe_repo.join(".git")).expect("probe repo");
     run_measured(&bin, hook_args, &payload, &probe_repo, &home);
-    drop_all(&probe_repo.join(".tlc/harness/state/tlc.db"), "view");
+    let probe_db = probe_repo.join(".tlc/harness/state/tlc.db");
+    drop_all(&probe_db, "view");
     // (label, program, args, payload, repository, home, what the line is)
     type Case<'a> = (&'a str, &'a Path, &'a [&'a str], Vec<u8>, &'a Path, &'a Path, Line);
     let mut cases: Vec<Case> = vec![("/bin/true", &true_bin, &[], payload.clone(), &repo, &home, Line::This)];
@@ -241,6 +242,14 @@ fn main() {
             }
         }
     }
+    // The probe measured a database without views only if no hook it timed created them again.
+    let probe_views: i64 = rusqlite::Connection::open_with_flags(&probe_db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|c| c.query_row("SELECT count(*) FROM sqlite_master WHERE type = 'view'", [], |r| r.get(0)))
+        .expect("count the probe database's views");
+    assert_eq!(
+        probe_views, 0,
+        "the probe's hooks created its views again: its line would time the views"
+    );
     let wall: Vec<f64> = wall.into_iter().map(|v| median(v).as_secs_f64() * 1e3).collect();
     let cpu: Vec<f64> = cpu.into_iter().map(|v| median(v).as_secs_f64() * 1e3).collect();
     println!("start-up: whole processes, {runs} rounds, each starting every process below once (interleaved)");
