@@ -31,7 +31,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The one reader of files tlc did not write (configs, git files, transcripts), the git files
     // read on it, its writing counterpart, paths and patterns as text, and the hook's faults:
     // every layer above uses them, and they use nothing of the crate but `gitfiles → fsread`.
-    ("system", &["fault", "fsread", "fswrite", "gitfiles", "pathtext", "revision"]),
+    ("system", &["confine", "fault", "fsread", "fswrite", "gitfiles", "pathtext", "revision"]),
 ];
 
 /// The arrows allowed between two modules of the same layer; every other pair in a layer is
@@ -420,6 +420,9 @@ const TABLE_OWNERS: &[TableOwner] = &[
     ("home", "agent_installs", Some(("agent/records.rs", "AgentStore"))),
     ("home", "agent_resolutions", Some(("agent/records.rs", "AgentStore"))),
     ("home", "agent_references", Some(("agent/records.rs", "AgentStore"))),
+    ("home", "client_wiring", Some(("policy/boundary/store.rs", "BoundaryStore"))),
+    ("home", "anchors", Some(("policy/boundary/store.rs", "BoundaryStore"))),
+    ("home", "machine_facts", Some(("policy/boundary/store.rs", "BoundaryStore"))),
 ];
 
 /// A file's module path under the crate root (`src/hook/record.rs` is `hook::record`, a folder's

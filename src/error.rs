@@ -89,6 +89,12 @@ fn kind_of(e: &(dyn std::error::Error + 'static)) -> Option<ExitKind> {
     if let Some(e) = e.downcast_ref::<StoreError>() {
         return Some(store_kind(e));
     }
+    if let Some(e) = e.downcast_ref::<crate::hook::settings_file::SettingsFileError>() {
+        return Some(match e {
+            crate::hook::settings_file::SettingsFileError::Unusable(_) => Unusable,
+            crate::hook::settings_file::SettingsFileError::Refused(_) => Refused,
+        });
+    }
     if let Some(e) = e.downcast_ref::<EditError>() {
         return Some(edit_kind(e));
     }

@@ -29,6 +29,9 @@ pub(crate) enum Fault {
     NotRecorded(String),
     /// A session's attestation record could not be appended (the event itself was recorded).
     Attest(String),
+    /// The boundary (issue 51): the client's sandbox could not be given the repository, or an
+    /// anchor in the home database could not be written or read.
+    Boundary(String),
 }
 
 impl Fault {
@@ -47,6 +50,7 @@ impl Fault {
             Fault::Pending(_) => "pending",
             Fault::NotRecorded(_) => "database",
             Fault::Attest(_) => "attest",
+            Fault::Boundary(_) => "boundary",
         }
     }
 }
@@ -65,7 +69,8 @@ impl std::fmt::Display for Fault {
             | Fault::Stop(t)
             | Fault::Pending(t)
             | Fault::NotRecorded(t)
-            | Fault::Attest(t) => f.write_str(t),
+            | Fault::Attest(t)
+            | Fault::Boundary(t) => f.write_str(t),
         }
     }
 }

@@ -125,6 +125,12 @@ impl<'f> Repo<'f> {
         Ok(None)
     }
 
+    /// The common git directory: where the repository's `config` and `hooks/` are (a linked
+    /// worktree's own git directory holds neither).
+    pub(crate) fn common_dir(&self) -> &Path {
+        &self.common
+    }
+
     /// HEAD, when it is a form git writes: a symbolic ref inside `refs/`, or an object name.
     /// `None` for anything else, and for a HEAD that is missing or cannot be read.
     pub(crate) fn head(&self) -> Option<Head> {

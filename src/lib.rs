@@ -16,6 +16,7 @@ pub mod cli;
 pub(crate) mod clock;
 pub mod config;
 pub mod cost;
+pub(crate) mod confine;
 pub(crate) mod decision;
 pub mod error;
 pub(crate) mod fault;

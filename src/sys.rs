@@ -17,6 +17,22 @@ pub(crate) fn process_exists(pid: i64) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
+/// When the process `pid` started, in clock ticks since boot (`/proc/<pid>/stat`, field 22):
+/// with the pid, it names one process for as long as the machine runs, where a pid alone may be
+/// reused. `None` where it cannot be read (the process is gone, or the system has no `/proc`).
+pub(crate) fn process_start_time(pid: i64) -> Option<u64> {
+    if pid <= 0 {
+        return None;
+    }
+    let path = std::path::PathBuf::from(format!("/proc/{pid}/stat"));
+    let stat = crate::fsread::read_capped(&path, 64 * 1024, crate::fsread::Links::Follow).ok()??;
+    let stat = String::from_utf8_lossy(&stat);
+    // `pid (comm) state ppid …`: the name may hold spaces and parentheses; the last `)` ends it,
+    // and the start time is the 20th field after it.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(19)?.parse().ok()
+}
+
 /// This machine's host name; `None` when the system does not say.
 pub(crate) fn hostname() -> Option<String> {
     let mut buf = [0u8; 256];
@@ -204,18 +220,27 @@ pub(crate) fn die_with_parent(cmd: &mut std::process::Command) {
     let _ = cmd;
 }
 
+/// Settings every git tlc runs is given on its command line, where they win over any file: none
+/// of the repository's code runs inside tlc's git (issue 51) — no hooks, no file-system monitor
+/// (`core.fsmonitor` names a program git runs), no untracked cache (a file in `.git` the agent can
+/// write that git would trust). Diffs are asked with `--no-ext-diff` where tlc takes one.
+pub(crate) const GIT_SAFE_CONFIG: &[&str] = &[
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.untrackedCache=false",
+];
+
 /// `git`, optionally in `dir`, isolated from the caller: no pager, no optional locks (a read must
-/// not fight the agent's own git for the index lock), stdin closed, and none of a caller's
+/// not fight the agent's own git for the index lock), stdin closed, none of a caller's
 /// repository variables (tlc run from inside a git hook must not be redirected to another
-/// repository).
+/// repository) or configuration variables, and [`GIT_SAFE_CONFIG`]. The transport's variables
+/// (`GIT_SSH_COMMAND`, `GIT_ASKPASS`) stay: an operator's fetch of a stable may need them. The
+/// stop checks' git runs in a jail that drops every `GIT_*` variable (`confine`).
 pub(crate) fn git(dir: Option<&std::path::Path>) -> std::process::Command {
     let mut c = std::process::Command::new("git");
-    if let Some(d) = dir {
-        c.arg("-C").arg(d);
-    }
-    c.env("GIT_PAGER", "cat")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(std::process::Stdio::null());
     for var in [
         "GIT_DIR",
         "GIT_WORK_TREE",
@@ -224,9 +249,20 @@ pub(crate) fn git(dir: Option<&std::path::Path>) -> std::process::Command {
         "GIT_ALTERNATE_OBJECT_DIRECTORIES",
         "GIT_COMMON_DIR",
         "GIT_NAMESPACE",
+        "GIT_CONFIG",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+        "GIT_EXEC_PATH",
     ] {
         c.env_remove(var);
     }
+    if let Some(d) = dir {
+        c.arg("-C").arg(d);
+    }
+    c.args(GIT_SAFE_CONFIG);
+    c.env("GIT_PAGER", "cat")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(std::process::Stdio::null());
     c
 }
 

@@ -117,6 +117,7 @@ fn run_gates(ctx: &Ctx, only: Option<Gate>) -> anyhow::Result<()> {
         )));
     }
     let redactor = s.secrets.redact_output.then(|| Redactor::new(""));
+    let jail = crate::hook::boundary::jail(&m.project.paths);
     let mut failed = false;
     let mut results = Vec::new();
     for (g, argv) in &gates {
@@ -124,10 +125,7 @@ fn run_gates(ctx: &Ctx, only: Option<Gate>) -> anyhow::Result<()> {
             gate: *g,
             argv: argv.clone(),
             root: m.project.root(),
-            report: m
-                .project
-                .state_dir
-                .join(format!("gate-report-{}-{}.json", std::process::id(), g.as_str())),
+            jail: &jail,
             timeout: Duration::from_secs(u64::try_from(s.grind.gate_timeout_seconds.max(1)).unwrap_or(300)),
             provider: None,
             session: None,

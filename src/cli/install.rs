@@ -2,7 +2,9 @@
 //! entries into each provider's settings file (Claude Code's settings.json, Cursor's hooks.json:
 //! see `hook::PROVIDERS`).
 
-use crate::hook::{settings_text, wiring, Provider, PROVIDERS};
+use crate::hook::settings_file::{diff, Settings};
+use crate::hook::{additions, boundary, wiring, Provider, PROVIDERS};
+use crate::policy::boundary::store::{BoundaryStore, OPERATOR_PATH};
 use crate::render;
 use std::path::{Path, PathBuf};
 
@@ -20,6 +22,10 @@ pub(crate) struct InstallArgs {
     /// With --statusline: replace another tool's statusLine.
     #[arg(long, requires = "statusline")]
     pub replace_statusline: bool,
+    /// Wire the hooks only, not the client's own sandbox (tlc's boundary is then recognition
+    /// only: `tlc status` says so).
+    #[arg(long)]
+    pub no_sandbox: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -67,189 +73,6 @@ impl clap::Args for ProviderFlags {
     }
 }
 
-/// How long an install waits for another tlc writing the same settings folder.
-const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// A provider's settings file as read: its text (empty when there is no file), its value, and
-/// the file a write replaces (the file itself, or the target of a symlink that stays inside
-/// the provider's folder). Held open, it holds the folder's lock.
-struct Settings {
-    /// The file as the provider names it (`~/.claude/settings.json`).
-    path: PathBuf,
-    /// The regular file a write replaces.
-    target: PathBuf,
-    text: String,
-    value: serde_json::Value,
-    existed: bool,
-    /// An exclusive advisory lock on the provider's folder, so two tlc runs never interleave a
-    /// read-modify-write of its files.
-    _lock: Option<std::fs::File>,
-}
-
-impl Settings {
-    /// Reads `path` (in the provider's folder `dir`) without writing anything.
-    fn read(dir: &Path, path: &Path) -> anyhow::Result<Settings> {
-        Settings::open(dir, path, false)
-    }
-
-    /// Takes the folder's lock (creating the folder when it does not exist yet), then reads.
-    fn read_locked(dir: &Path, path: &Path) -> anyhow::Result<Settings> {
-        Settings::open(dir, path, true)
-    }
-
-    fn open(dir: &Path, path: &Path, lock: bool) -> anyhow::Result<Settings> {
-        let lock = if lock { Some(lock_folder(dir)?) } else { None };
-        let target = write_target(dir, path)?;
-        let (text, existed) = read_text(&target)?;
-        let value = if text.trim().is_empty() {
-            serde_json::json!({})
-        } else {
-            serde_json::from_str(&text)
-                .map_err(|e| crate::error::unusable(format!("{}: not valid JSON ({e}); left as it is", path.display())))?
-        };
-        Ok(Settings {
-            path: path.to_path_buf(),
-            target,
-            text,
-            value,
-            existed,
-            _lock: lock,
-        })
-    }
-
-    /// The text to write for `after`: this file's text with only what differs from what it
-    /// holds changed (see `hook::settings_text`).
-    fn text_for(&self, after: &serde_json::Value) -> anyhow::Result<String> {
-        settings_text::rewrite(&self.text, &self.value, after)
-            .map_err(|e| crate::error::unusable(format!("{}: {e}; left as it is", self.path.display())))
-    }
-
-    /// Writes `text`, first copying what was there to `<file>.tlc-backup`: one backup per file
-    /// (the state before the latest run), not one per run. The file is read again first: a hand
-    /// edit made since it was read is never overwritten (the run is refused and says so). Both
-    /// files are replaced through new temp files and a rename, never written through a link.
-    fn write(&self, text: &str) -> anyhow::Result<Option<PathBuf>> {
-        let (now, _) = read_text(&self.target)?;
-        if now != self.text {
-            return Err(crate::error::refused(format!(
-                "{}: changed while tlc was editing it (a hand edit?); nothing was written — run the command again",
-                self.path.display()
-            )));
-        }
-        let mode = crate::fswrite::regular_mode(&self.target).unwrap_or(0o600);
-        if mode & 0o200 == 0 && self.existed {
-            return Err(crate::error::refused(format!(
-                "{}: read-only (mode {mode:o}); left as it is",
-                self.path.display()
-            )));
-        }
-        let backup = if self.existed {
-            let name = format!(
-                "{}.tlc-backup",
-                self.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
-            );
-            let b = self.path.with_file_name(name);
-            match std::fs::symlink_metadata(&b) {
-                Ok(m) if !m.is_file() => {
-                    return Err(crate::error::refused(format!(
-                        "{}: the backup {} is {}, not a file tlc wrote; nothing was written",
-                        self.path.display(),
-                        b.display(),
-                        crate::fsread::describe(m.file_type())
-                    )))
-                }
-                _ => {}
-            }
-            crate::fswrite::replace(&b, self.text.as_bytes(), mode)
-                .map_err(|e| crate::error::refused(format!("{}: cannot back up to {}: {e}", self.path.display(), b.display())))?;
-            Some(b)
-        } else {
-            None
-        };
-        if let Some(dir) = self.target.parent() {
-            crate::store::create_private_dir(dir).map_err(|e| crate::error::refused(format!("{}: cannot create: {e}", dir.display())))?;
-        }
-        crate::fswrite::replace(&self.target, text.as_bytes(), mode)
-            .map_err(|e| crate::error::refused(format!("{}: cannot write: {e}", self.path.display())))?;
-        Ok(backup)
-    }
-}
-
-/// The file a write of `path` replaces: `path` itself (there or not yet), or the target of a
-/// symlink when that target is a regular file inside the provider's folder `dir`. A link that
-/// leaves the folder, dangles, or names anything but a regular file is refused.
-fn write_target(dir: &Path, path: &Path) -> anyhow::Result<PathBuf> {
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(path.to_path_buf()),
-        Err(e) => return Err(crate::error::refused(format!("{}: cannot read: {e}", path.display()))),
-    };
-    if meta.is_file() {
-        return Ok(path.to_path_buf());
-    }
-    if !meta.file_type().is_symlink() {
-        return Err(crate::error::refused(format!(
-            "{}: {}, not a file; left as it is",
-            path.display(),
-            crate::fsread::describe(meta.file_type())
-        )));
-    }
-    let refuse = |why: String| crate::error::refused(format!("{}: a symbolic link {why}; left as it is", path.display()));
-    let target = std::fs::canonicalize(path).map_err(|e| refuse(format!("that does not resolve ({e})")))?;
-    let inside = std::fs::canonicalize(dir).is_ok_and(|d| target.starts_with(d));
-    if !inside {
-        return Err(refuse(format!("to {}, outside {}", target.display(), dir.display())));
-    }
-    if !std::fs::symlink_metadata(&target).is_ok_and(|m| m.is_file()) {
-        return Err(refuse(format!("to {}, which is not a regular file", target.display())));
-    }
-    Ok(target)
-}
-
-/// The text of the regular file `path`, and whether it exists.
-fn read_text(path: &Path) -> anyhow::Result<(String, bool)> {
-    use crate::fsread::{read_capped_text, Links, SETTINGS_CAP};
-    match read_capped_text(path, SETTINGS_CAP, Links::Refuse) {
-        Ok(Some(text)) => Ok((text, true)),
-        Ok(None) => Ok((String::new(), false)),
-        Err(e) => Err(crate::error::refused(e.to_string())),
-    }
-}
-
-/// An exclusive advisory lock on the folder `dir` (created when missing), waiting at most
-/// [`LOCK_WAIT`] for another holder.
-fn lock_folder(dir: &Path) -> anyhow::Result<std::fs::File> {
-    crate::store::create_private_dir(dir).map_err(|e| crate::error::refused(format!("{}: cannot create: {e}", dir.display())))?;
-    let folder = crate::fswrite::open_folder(dir).map_err(|e| crate::error::refused(format!("{}: cannot open: {e}", dir.display())))?;
-    let start = std::time::Instant::now();
-    loop {
-        match folder.try_lock() {
-            Ok(()) => return Ok(folder),
-            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < LOCK_WAIT => {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(crate::error::refused(format!(
-                    "{}: another tlc has held its lock for {} s; nothing was written",
-                    dir.display(),
-                    LOCK_WAIT.as_secs()
-                )))
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(crate::error::refused(format!("{}: cannot lock: {e}", dir.display()))),
-        }
-    }
-}
-
-/// A unified diff of `path` from `before` to `after` (what a run would write).
-fn diff(path: &Path, before: &str, after: &str) -> String {
-    let name = path.display().to_string();
-    similar::TextDiff::from_lines(before, after)
-        .unified_diff()
-        .context_radius(3)
-        .header(&name, &name)
-        .to_string()
-}
-
 pub(crate) fn install(args: InstallArgs) -> anyhow::Result<()> {
     let exe = std::env::current_exe().map_err(|e| crate::error::refused(format!("cannot locate the tlc binary: {e}")))?;
     let exe = exe.display().to_string();
@@ -261,6 +84,8 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<()> {
     }
     let explicit = !args.providers.0.is_empty();
     let mut done_any = false;
+    let paths = crate::paths::Paths::from_env()?;
+    let sandbox_set = boundary::install_set(&paths);
     for &p in PROVIDERS {
         if explicit && !args.providers.0.iter().any(|w| w.name() == p.name()) {
             continue;
@@ -283,51 +108,110 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<()> {
             continue;
         }
         done_any = true;
-        let file = dir.join(p.settings_file());
-        let settings = if args.dry_run {
-            Settings::read(&dir, &file)?
-        } else {
-            Settings::read_locked(&dir, &file)?
-        };
-        let mut value = settings.value.clone();
-        let command = wiring::hook_command(&exe, p.name());
-        let added = wiring::install(p, &mut value, &command)
-            .map_err(|e| crate::error::unusable(format!("{}: {e}; left as it is", file.display())))?;
-        if added.is_empty() {
-            render::out(&format!(
-                "{}: {} already runs `{command}` on every event — nothing to do\n",
-                p.name(),
-                file.display()
-            ))?;
-            continue;
-        }
-        let text = settings.text_for(&value)?;
-        if args.dry_run {
-            render::out(&format!(
-                "{}: would add `{command}` to {} in {} (dry run: nothing written)\n",
-                p.name(),
-                added.join(", "),
-                file.display()
-            ))?;
-            render::out(&diff(&file, &settings.text, &text))?;
-            continue;
-        }
-        let backup = settings.write(&text)?;
-        render::out(&format!(
-            "{}: added `{command}` to {} in {}\n",
-            p.name(),
-            added.join(", "),
-            file.display()
-        ))?;
-        if let Some(b) = backup {
-            render::out(&format!("  backup: {}\n", b.display()))?;
-        }
+        wire(p, &dir, &exe, &args, &sandbox_set)?;
     }
     if !done_any && !explicit {
         let flags: Vec<String> = PROVIDERS.iter().map(|p| format!("--{}", p.name())).collect();
         render::out(&format!("no provider found: pass {} to wire one\n", flags.join(" or ")))?;
     }
     Ok(())
+}
+
+/// Wires one provider: tlc's hook entries, and where the client has a kernel sandbox, that
+/// sandbox on with `protected` out of its commands' reach (issue 51). One write, one backup;
+/// what the sandbox wiring added is recorded in the home database first, for `tlc uninstall`.
+fn wire(p: &'static dyn Provider, dir: &Path, exe: &str, args: &InstallArgs, protected: &[crate::policy::boundary::Protected]) -> anyhow::Result<()> {
+    let file = dir.join(p.settings_file());
+    let settings = if args.dry_run {
+        Settings::read(dir, &file)?
+    } else {
+        Settings::read_locked(dir, &file)?
+    };
+    let mut value = settings.value.clone();
+    let command = wiring::hook_command(exe, p.name());
+    let left = |e: String| crate::error::unusable(format!("{}: {e}; left as it is", file.display()));
+    let hooks = wiring::install(p, &mut value, &command).map_err(left)?;
+    let mut sandbox = Vec::new();
+    let mut skipped = None;
+    if let Some(wants) = p.sandbox_wants(protected) {
+        if args.no_sandbox {
+            skipped = Some("--no-sandbox".to_string());
+        } else if let Some(why) = boundary::sandbox_missing() {
+            skipped = Some(why);
+        } else {
+            sandbox = additions::apply(&mut value, &wants).map_err(left)?;
+        }
+    }
+    if let Some(why) = &skipped {
+        render::out(&format!(
+            "{}: {}'s sandbox not wired ({why}): the boundary is recognition only (`tlc status` says which routes stay open)\n",
+            p.name(),
+            p.product()
+        ))?;
+    }
+    if hooks.is_empty() && sandbox.is_empty() {
+        return render::out(&format!(
+            "{}: {} already runs `{command}` on every event{} — nothing to do\n",
+            p.name(),
+            file.display(),
+            if skipped.is_none() && p.sandbox_wants(protected).is_some() {
+                format!(" and has {}'s sandbox on", p.product())
+            } else {
+                String::new()
+            }
+        ));
+    }
+    let text = settings.text_for(&value)?;
+    let what = describe(&command, &hooks, &sandbox, p);
+    if args.dry_run {
+        render::out(&format!(
+            "{}: would add {what} in {} (dry run: nothing written)\n",
+            p.name(),
+            file.display()
+        ))?;
+        return render::out(&diff(&file, &settings.text, &text));
+    }
+    let paths = crate::paths::Paths::from_env()?;
+    let mut home = crate::store::open_write(crate::store::DbKind::Home, &paths.home_db())?;
+    let tx = home.conn_mut().transaction()?;
+    let store = BoundaryStore::new(&tx);
+    let file_name = file.display().to_string();
+    for a in &sandbox {
+        store.record_added(p.name(), &file_name, a)?;
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        let kept: Vec<std::path::PathBuf> = std::env::split_paths(&path).filter(|d| d.is_absolute()).collect();
+        if let Ok(joined) = std::env::join_paths(kept) {
+            store.set_fact(OPERATOR_PATH, &joined.to_string_lossy())?;
+        }
+    }
+    let backup = settings.write(&text)?;
+    tx.commit()?;
+    render::out(&format!("{}: added {what} in {}\n", p.name(), file.display()))?;
+    if let Some(b) = backup {
+        render::out(&format!("  backup: {}\n", b.display()))?;
+    }
+    Ok(())
+}
+
+/// What a wiring adds, in words: the hook command's events, and the sandbox's keys.
+fn describe(command: &str, hooks: &[String], sandbox: &[crate::policy::boundary::store::Added], p: &dyn Provider) -> String {
+    let mut parts = Vec::new();
+    if !hooks.is_empty() {
+        parts.push(format!("`{command}` to {}", hooks.join(", ")));
+    }
+    if !sandbox.is_empty() {
+        let keys: std::collections::BTreeSet<&str> = sandbox.iter().filter(|a| !a.container).map(|a| a.pointer.as_str()).collect();
+        parts.push(format!(
+            "{}'s sandbox ({})",
+            p.product(),
+            keys.into_iter()
+                .map(|k| k.trim_start_matches('/').replace('/', "."))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    parts.join(" and ")
 }
 
 /// Whether a statusLine `command` is tlc's.
@@ -466,6 +350,12 @@ pub(crate) fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
         if p.has_statusline() && uninstall_statusline(&mut value) {
             removed.push("statusLine".into());
         }
+        let file_name = file.display().to_string();
+        let added = recorded_additions(p, &file_name)?;
+        let sandbox = additions::revert(&mut value, &added);
+        if !sandbox.is_empty() {
+            removed.push(format!("{}'s sandbox", p.product()));
+        }
         if removed.is_empty() {
             render::out(&format!("{}: {} has no tlc entries\n", p.name(), file.display()))?;
             continue;
@@ -482,6 +372,9 @@ pub(crate) fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
             continue;
         }
         let backup = settings.write(&text)?;
+        if !added.is_empty() {
+            forget_additions(p, &file_name)?;
+        }
         render::out(&format!(
             "{}: removed tlc from {} in {}\n",
             p.name(),
@@ -492,5 +385,22 @@ pub(crate) fn uninstall(args: UninstallArgs) -> anyhow::Result<()> {
             render::out(&format!("  backup: {}\n", b.display()))?;
         }
     }
+    Ok(())
+}
+
+/// What `tlc install` recorded adding to `file` for `p` (none when the home database does not
+/// exist: nothing was recorded, and nothing is created to say so).
+fn recorded_additions(p: &dyn Provider, file: &str) -> anyhow::Result<Vec<crate::policy::boundary::store::Added>> {
+    let paths = crate::paths::Paths::from_env()?;
+    match crate::store::open_read(crate::store::DbKind::Home, &paths.home_db())? {
+        Some(home) => Ok(BoundaryStore::new(home.conn()).added(p.name(), file)?),
+        None => Ok(Vec::new()),
+    }
+}
+
+fn forget_additions(p: &dyn Provider, file: &str) -> anyhow::Result<()> {
+    let paths = crate::paths::Paths::from_env()?;
+    let home = crate::store::open_write(crate::store::DbKind::Home, &paths.home_db())?;
+    BoundaryStore::new(home.conn()).forget_added(p.name(), file)?;
     Ok(())
 }

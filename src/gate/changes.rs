@@ -8,13 +8,23 @@
 //! handled.
 
 use super::GateError;
+use crate::confine::Jail;
 use crate::gitfiles;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-/// tlc's own state, never a change of the agent's.
-pub(crate) const STATE_PREFIX: &str = ".tlc/harness/state/";
+/// tlc's own folder: its config, rules, state and evidence are never the agent's change.
+pub(crate) const TLC_PREFIX: &str = ".tlc/";
+
+/// A repository's working tree as the stop checks ask git about it: its root, and the jail tlc's
+/// git runs in (issue 51: the protected set read-only, the operator's `PATH`, none of the
+/// session's `GIT_*` variables).
+#[derive(Clone, Copy)]
+pub(crate) struct Tree<'a> {
+    pub root: &'a Path,
+    pub jail: &'a Jail,
+}
 
 /// What HEAD is, read from the repository's files.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,10 +79,17 @@ pub(crate) fn read_head(root: &Path) -> Head {
     }
 }
 
-/// `git` in `root` (see `sys::git`), with paths printed as they are.
-fn git(root: &Path) -> Command {
-    let mut c = crate::sys::git(Some(root));
+/// `git` in the tree's root, in its jail, with paths printed as they are and nothing of the
+/// repository's that runs code: no hooks, no file-system monitor, no untracked cache (which the
+/// agent can write), no pager.
+fn git(t: Tree<'_>) -> Command {
+    let mut c = t.jail.command("git", t.root);
+    c.arg("-C").arg(t.root);
+    c.args(crate::sys::GIT_SAFE_CONFIG);
     c.args(["-c", "core.quotepath=off"]);
+    c.env("GIT_PAGER", "cat")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(std::process::Stdio::null());
     c
 }
 
@@ -82,7 +99,8 @@ const GIT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 /// The most of one git command's output the gates read (a diff of every added line included).
 const GIT_OUTPUT_CAP: usize = 256 * 1024 * 1024;
 
-fn run_git(root: &Path, args: &[&str]) -> Result<Vec<u8>, GateError> {
+fn run_git(t: Tree<'_>, args: &[&str]) -> Result<Vec<u8>, GateError> {
+    let root = t.root;
     let failed = |cause: String| GateError::Git {
         root: root.to_path_buf(),
         command: args.first().copied().unwrap_or("").to_string(),
@@ -91,8 +109,7 @@ fn run_git(root: &Path, args: &[&str]) -> Result<Vec<u8>, GateError> {
     if let Some(why) = gitfiles::would_block_git(root) {
         return Err(GateError::GitWouldBlock { why });
     }
-    let ran =
-        crate::sys::output_within(git(root).args(args), GIT_OUTPUT_CAP, GIT_WAIT).map_err(|e| failed(format!("cannot run git: {e}")))?;
+    let ran = crate::sys::output_within(git(t).args(args), GIT_OUTPUT_CAP, GIT_WAIT).map_err(|e| failed(format!("cannot run git: {e}")))?;
     match ran {
         crate::sys::Bounded::Exited { status, stdout, .. } if status.success() => Ok(stdout),
         crate::sys::Bounded::Exited { stderr, .. } => Err(failed(String::from_utf8_lossy(&stderr).trim().to_string())),
@@ -105,8 +122,8 @@ fn run_git(root: &Path, args: &[&str]) -> Result<Vec<u8>, GateError> {
 }
 
 /// HEAD as git says it (for the cases the files cannot answer).
-pub(crate) fn head_from_git(root: &Path) -> Head {
-    match run_git(root, &["rev-parse", "--verify", "--quiet", "HEAD"]) {
+pub(crate) fn head_from_git(t: Tree<'_>) -> Head {
+    match run_git(t, &["rev-parse", "--verify", "--quiet", "HEAD"]) {
         Ok(out) => {
             let s = String::from_utf8_lossy(&out).trim().to_string();
             if gitfiles::is_object_name(&s) {
@@ -190,9 +207,9 @@ pub(crate) fn parse_status_z(out: &[u8]) -> Vec<(String, ChangeKind)> {
 }
 
 /// The status of one path (empty when it is unchanged from HEAD).
-pub(crate) fn status_of(root: &Path, rel: &str) -> Result<Vec<(String, ChangeKind)>, GateError> {
+pub(crate) fn status_of(t: Tree<'_>, rel: &str) -> Result<Vec<(String, ChangeKind)>, GateError> {
     let out = run_git(
-        root,
+        t,
         &["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--", rel],
     )?;
     Ok(parse_status_z(&out))
@@ -206,25 +223,57 @@ pub(crate) fn parse_names_z(out: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// The files changed since `base` in the repository at `root`: the working tree and index
-/// against HEAD (one `git status`), plus what commits made inside the turn changed (a second git
-/// process only when HEAD moved). `.tlc/harness/state/` is never a change.
-pub(crate) fn changed_files(root: &Path, base: &Head) -> Result<Changes, GateError> {
+/// The files changed since `base` in the repository at `t.root`: the working tree and index
+/// against HEAD, plus what commits made inside the turn changed (a git process more only when
+/// HEAD moved). tlc's own `.tlc/` is never a change.
+///
+/// Nothing the agent can write in `.git` hides a change (issue 51): a file carrying the index's
+/// `assume-unchanged` or `skip-worktree` flag is hashed and compared with its index entry whatever
+/// the flag says, and untracked files are listed with the repository's `.gitignore` files and the
+/// operator's global excludes only — never `.git/info/exclude`.
+pub(crate) fn changed_files(t: Tree<'_>, base: &Head) -> Result<Changes, GateError> {
+    let root = t.root;
     let head = read_head(root);
-    let head = if head == Head::Unknown { head_from_git(root) } else { head };
+    let head = if head == Head::Unknown { head_from_git(t) } else { head };
     let mut changes = Changes {
         head: head.commit().map(str::to_string),
         ..Changes::default()
     };
-    let status = run_git(root, &["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames"])?;
+    let status = run_git(t, &["status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames"])?;
     for (path, kind) in parse_status_z(&status) {
         changes.files.insert(path, kind);
     }
+    let mut listing: Vec<String> = vec![
+        "ls-files".into(),
+        "-z".into(),
+        "-v".into(),
+        "-s".into(),
+        "--cached".into(),
+        "--others".into(),
+        "--exclude-per-directory=.gitignore".into(),
+    ];
+    if let Some(global) = global_excludes(t) {
+        listing.push(format!("--exclude-from={}", global.display()));
+    }
+    let listing: Vec<&str> = listing.iter().map(String::as_str).collect();
+    let entries = parse_ls_files_vs(&run_git(t, &listing)?);
+    let mut flagged: Vec<(String, String)> = Vec::new();
+    for e in entries {
+        match e {
+            Listed::Untracked(path) => {
+                changes.files.entry(path).or_insert(ChangeKind::Untracked);
+            }
+            Listed::Flagged { path, object } => flagged.push((path, object)),
+        }
+    }
+    for (path, kind) in flagged_changes(t, &flagged)? {
+        changes.files.entry(path).or_insert(kind);
+    }
     let committed: Vec<String> = match (base, &head) {
         (Head::Commit(b), Head::Commit(h)) if b != h => {
-            parse_names_z(&run_git(root, &["diff", "--name-only", "-z", "--no-renames", b, h, "--"])?)
+            parse_names_z(&run_git(t, &["diff", "--no-ext-diff", "--name-only", "-z", "--no-renames", b, h, "--"])?)
         }
-        (Head::Unborn, Head::Commit(h)) => parse_names_z(&run_git(root, &["ls-tree", "-r", "-z", "--name-only", h])?),
+        (Head::Unborn, Head::Commit(h)) => parse_names_z(&run_git(t, &["ls-tree", "-r", "-z", "--name-only", h])?),
         (Head::Unknown, _) => {
             changes.note = Some("no base was recorded for this turn: the changes are counted from HEAD".into());
             Vec::new()
@@ -239,8 +288,91 @@ pub(crate) fn changed_files(root: &Path, base: &Head) -> Result<Changes, GateErr
         };
         changes.files.entry(path).or_insert(kind);
     }
-    changes.files.retain(|p, _| !p.starts_with(STATE_PREFIX));
+    changes.files.retain(|p, _| !p.starts_with(TLC_PREFIX));
     Ok(changes)
+}
+
+/// One entry of `git ls-files -z -v -s --cached --others` that matters to what changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Listed {
+    /// Not tracked (and not excluded by what the listing was given).
+    Untracked(String),
+    /// Tracked with `assume-unchanged` (a lowercase tag) or `skip-worktree` (`S`, `s`): git's own
+    /// status does not look at the file; `object` is its index entry's blob.
+    Flagged { path: String, object: String },
+}
+
+/// Parses `git ls-files -z -v -s --cached --others`: `? <path>` for an untracked file, `<tag>
+/// <mode> <object> <stage>\t<path>` for an index entry.
+pub(crate) fn parse_ls_files_vs(out: &[u8]) -> Vec<Listed> {
+    let mut found = Vec::new();
+    for rec in out.split(|b| *b == 0).filter(|r| r.len() > 2) {
+        let tag = rec[0];
+        let rest = &rec[2..];
+        if tag == b'?' {
+            found.push(Listed::Untracked(String::from_utf8_lossy(rest).into_owned()));
+            continue;
+        }
+        let flagged = tag.is_ascii_lowercase() || tag == b'S';
+        if !flagged {
+            continue;
+        }
+        let Some(tab) = rest.iter().position(|b| *b == b'\t') else { continue };
+        let meta = String::from_utf8_lossy(&rest[..tab]);
+        let Some(object) = meta.split_whitespace().nth(1) else { continue };
+        found.push(Listed::Flagged {
+            path: String::from_utf8_lossy(&rest[tab + 1..]).into_owned(),
+            object: object.to_string(),
+        });
+    }
+    found
+}
+
+/// The flagged files whose working copy differs from their index entry (or is gone).
+fn flagged_changes(t: Tree<'_>, flagged: &[(String, String)]) -> Result<Vec<(String, ChangeKind)>, GateError> {
+    let mut out = Vec::new();
+    let mut present: Vec<&(String, String)> = Vec::new();
+    for f in flagged {
+        match t.root.join(&f.0).symlink_metadata() {
+            Ok(m) if m.is_file() => present.push(f),
+            Ok(_) => out.push((f.0.clone(), ChangeKind::Modified)),
+            Err(_) => out.push((f.0.clone(), ChangeKind::Deleted)),
+        }
+    }
+    for chunk in present.chunks(512) {
+        let mut args: Vec<&str> = vec!["hash-object", "--no-filters", "--"];
+        args.extend(chunk.iter().map(|f| f.0.as_str()));
+        let hashes = run_git(t, &args)?;
+        let hashes: Vec<&[u8]> = hashes.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
+        for (f, h) in chunk.iter().zip(hashes) {
+            if h != f.1.as_bytes() {
+                out.push((f.0.clone(), ChangeKind::Modified));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The operator's global excludes file, where git would read one: `core.excludesFile` of the
+/// global config, else `$XDG_CONFIG_HOME/git/ignore` (`~/.config/git/ignore`). It is the
+/// operator's (the home is outside the agent's reach), unlike the repository's `info/exclude`.
+fn global_excludes(t: Tree<'_>) -> Option<std::path::PathBuf> {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(std::path::PathBuf::from);
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|h| !h.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let has_global_config = home.as_ref().is_some_and(|h| h.join(".gitconfig").is_file())
+        || xdg.as_ref().is_some_and(|x| x.join("git/config").is_file());
+    if has_global_config {
+        if let Ok(out) = run_git(t, &["config", "--global", "--path", "--get", "core.excludesFile"]) {
+            let p = String::from_utf8_lossy(&out).trim().to_string();
+            if !p.is_empty() {
+                return Some(std::path::PathBuf::from(p)).filter(|p| p.is_file());
+            }
+        }
+    }
+    xdg.map(|x| x.join("git/ignore")).filter(|p| p.is_file())
 }
 
 /// The lines a turn added, per file: (1-based line number in the file now, text).
@@ -253,7 +385,8 @@ const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 
 /// The lines added by the turn to each of `files` (present ones): untracked files and every file
 /// when the base is unborn count whole; tracked ones from `git diff -U0 <base>`.
-pub(crate) fn added_lines(root: &Path, base: &Head, changes: &Changes, files: &[String]) -> Result<AddedLines, GateError> {
+pub(crate) fn added_lines(t: Tree<'_>, base: &Head, changes: &Changes, files: &[String]) -> Result<AddedLines, GateError> {
+    let root = t.root;
     let mut added = AddedLines::new();
     let mut tracked = Vec::new();
     for f in files {
@@ -277,7 +410,7 @@ pub(crate) fn added_lines(root: &Path, base: &Head, changes: &Changes, files: &[
     if let (Head::Commit(b), false) = (base, tracked.is_empty()) {
         let mut args: Vec<&str> = vec!["diff", "-U0", "--no-color", "--no-ext-diff", "--no-renames", b, "--"];
         args.extend(tracked.iter().map(String::as_str));
-        let mut out = run_git(root, &args)?;
+        let mut out = run_git(t, &args)?;
         out.truncate(MAX_DIFF_BYTES);
         for (file, lines) in parse_unified_zero(&out) {
             if !lines.is_empty() {
@@ -384,16 +517,16 @@ fn unquote(raw: &[u8]) -> String {
 }
 
 /// The content of `rel` at commit `base` (`None` when it did not exist there or git could not say).
-pub(crate) fn file_at(root: &Path, base: &Head, rel: &str) -> Option<Vec<u8>> {
+pub(crate) fn file_at(t: Tree<'_>, base: &Head, rel: &str) -> Option<Vec<u8>> {
     let Head::Commit(b) = base else { return None };
-    run_git(root, &["show", &format!("{b}:{rel}")]).ok()
+    run_git(t, &["show", "--no-ext-diff", "--no-textconv", &format!("{b}:{rel}")]).ok()
 }
 
 /// Every file git tracks, plus `extra` (the turn's untracked files), for the duplication scan.
-pub(crate) fn tracked_files(root: &Path) -> Result<BTreeSet<String>, GateError> {
-    Ok(parse_names_z(&run_git(root, &["ls-files", "-z", "--cached"])?)
+pub(crate) fn tracked_files(t: Tree<'_>) -> Result<BTreeSet<String>, GateError> {
+    Ok(parse_names_z(&run_git(t, &["ls-files", "-z", "--cached"])?)
         .into_iter()
-        .filter(|p| !p.starts_with(STATE_PREFIX))
+        .filter(|p| !p.starts_with(TLC_PREFIX))
         .collect())
 }
 

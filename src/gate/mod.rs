@@ -347,9 +347,31 @@ pub(crate) struct LockHolder {
     pub host: String,
     pub acquired_at: String,
     pub provider: Option<String>,
+    /// When the holding process started (`sys::process_start_time`); `None` in a row written
+    /// before the column existed.
+    pub pid_start: Option<i64>,
 }
 
 impl LockHolder {
+    /// Whether the process named by this row is the one alive on this host now: a process with
+    /// its pid exists and, where the row recorded it, started when the row says. A row of another
+    /// host cannot be checked and counts as alive.
+    pub(crate) fn alive(&self, host: &str) -> bool {
+        if self.host != host {
+            return true;
+        }
+        if !crate::sys::process_exists(self.pid) {
+            return false;
+        }
+        let now = crate::sys::process_start_time(self.pid).and_then(|s| i64::try_from(s).ok());
+        match self.pid_start {
+            Some(start) => now == Some(start),
+            // tlc records the start time wherever it can read one: a row without it, for a
+            // process whose start time can be read, was not written by a holder alive now.
+            None => now.is_none(),
+        }
+    }
+
     /// `provider claude, session s1, pid 123 on host since …`.
     pub(crate) fn describe(&self) -> String {
         format!(
@@ -463,13 +485,15 @@ impl<'c> GateStore<'c> {
                     host: r.get(2)?,
                     acquired_at: r.get(3)?,
                     provider: r.get(4)?,
+                    pid_start: r.get(5)?,
                 })
             })
             .optional()
     }
 
     /// Takes the gate lock, reclaiming one that is stale (older than 30 minutes, unreadable, or
-    /// whose process is gone on this host). `Err(holder)` when a live holder keeps it.
+    /// whose process is not alive on this host as the row recorded it: gone, or its pid now
+    /// another process's). `Err(holder)` when a live holder keeps it.
     pub(crate) fn try_lock(
         conn: &mut Connection,
         provider: Option<&str>,
@@ -488,13 +512,16 @@ impl<'c> GateStore<'c> {
             let stale_age = clock::parse(&h.acquired_at)
                 .map(|t| (clock::now() - t).to_std().unwrap_or_default() > LOCK_STALE)
                 .unwrap_or(true);
-            let gone = h.host == host && !crate::sys::process_exists(h.pid);
-            if !(stale_age || gone || (h.host == host && h.pid == pid)) {
+            // A time in the future is as unreadable as garbage: no live holder took it then.
+            let future = clock::parse(&h.acquired_at).is_ok_and(|t| t > clock::now() + chrono::Duration::minutes(5));
+            let gone = !h.alive(&host);
+            if !(stale_age || future || gone || (h.host == host && h.pid == pid)) {
                 return Ok(Err(h));
             }
         }
+        let start = crate::sys::process_start_time(pid).and_then(|s| i64::try_from(s).ok());
         tx.prepare_cached(q::LOCK_PUT)?
-            .execute(params![session, pid, host, clock::now_stamp(), provider])?;
+            .execute(params![session, pid, host, clock::now_stamp(), provider, start])?;
         tx.commit()?;
         Ok(Ok(()))
     }
@@ -526,6 +553,16 @@ impl<'c> GateStore<'c> {
                 Err(_) => std::thread::sleep(Duration::from_millis(50).min(wait.saturating_sub(t.elapsed()))),
             }
         }
+    }
+
+    /// Takes the gate lock whoever holds it (after the holder kept it through too many stops).
+    pub(crate) fn take_over(conn: &mut Connection, provider: Option<&str>, session: Option<&str>) -> rusqlite::Result<()> {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let pid = i64::from(std::process::id());
+        let start = crate::sys::process_start_time(pid).and_then(|s| i64::try_from(s).ok());
+        tx.prepare_cached(q::LOCK_PUT)?
+            .execute(params![session, pid, hostname(), clock::now_stamp(), provider, start])?;
+        tx.commit()
     }
 
     pub(crate) fn unlock(&self) -> rusqlite::Result<()> {
@@ -560,8 +597,8 @@ pub(crate) struct RunRequest<'a> {
     /// The argv as run (changed files appended where they narrow it).
     pub argv: Vec<String>,
     pub root: &'a Path,
-    /// Where the child may write its findings (`HARNESS_GATE_REPORT`).
-    pub report: PathBuf,
+    /// The jail the command runs in (issue 51: the protected set read-only, a fixed environment).
+    pub jail: &'a crate::confine::Jail,
     pub timeout: Duration,
     pub provider: Option<String>,
     pub session: Option<String>,
@@ -574,10 +611,12 @@ pub(crate) struct RunRequest<'a> {
 /// with `redactor`, classified, fingerprinted when it did not pass.
 pub(crate) fn execute(req: &RunRequest<'_>, redactor: Option<&Redactor>) -> GateRun {
     let started_at = clock::now_stamp();
-    let _ = std::fs::remove_file(&req.report);
-    let finished = runner::run(&req.argv, req.root, &req.report, req.timeout);
-    let report = runner::read_report(&req.report);
-    let _ = std::fs::remove_file(&req.report);
+    // The findings report is written in a private folder of the temp folder: the child sees the
+    // project's state folder read-only, and a name it could guess is never one it can plant.
+    let folder = runner::ReportFolder::new(req.gate.as_str());
+    let finished = runner::run(&req.argv, req.root, req.jail, folder.report(), req.timeout);
+    let report = runner::read_report(folder.report());
+    drop(folder);
     let redact = |s: String| match redactor {
         Some(r) => r.redact_str(&s).unwrap_or(s),
         None => s,
@@ -703,12 +742,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut store = crate::store::open_write(crate::store::DbKind::Project, &dir.path().join("t.db")).unwrap();
         let conn = store.conn_mut();
+        let init_start = crate::sys::process_start_time(1).map(|s| s as i64);
         conn.execute(
-            "INSERT INTO gate_lock (id, session_id, pid, host, acquired_at, provider) VALUES (1, 's', 1, ?1, ?2, 'claude')",
-            params![hostname(), clock::now_stamp()],
+            "INSERT INTO gate_lock (id, session_id, pid, host, acquired_at, provider, pid_start) VALUES (1, 's', 1, ?1, ?2, 'claude', ?3)",
+            params![hostname(), clock::now_stamp(), init_start],
         )
         .unwrap();
-        // pid 1 is alive: held, and a bounded wait gives up naming the holder.
+        // pid 1 is alive as recorded: held, and a bounded wait gives up naming the holder.
         let t = Instant::now();
         let held = GateStore::acquire(conn, Some("cursor"), Some("me"), Duration::from_millis(200)).unwrap();
         assert!(t.elapsed() >= Duration::from_millis(200));
@@ -733,6 +773,24 @@ mod tests {
         conn.execute("UPDATE gate_lock SET pid = 1, acquired_at = '2020-01-01T00:00:00.000Z'", [])
             .unwrap();
         assert!(GateStore::try_lock(conn, None, None).unwrap().is_ok(), "older than 30 minutes");
+        // Forged rows (issue 51): pid 1 with another start time, with none, or taken in 2099.
+        for (start, at) in [
+            (init_start.map(|s| s + 1), clock::now_stamp()),
+            (None, clock::now_stamp()),
+            (init_start, "2099-01-01T00:00:00.000Z".to_string()),
+        ] {
+            conn.execute(
+                "INSERT OR REPLACE INTO gate_lock (id, session_id, pid, host, acquired_at, pid_start) VALUES (1, 's', 1, ?1, ?2, ?3)",
+                params![hostname(), at, start],
+            )
+            .unwrap();
+            assert!(
+                GateStore::try_lock(conn, None, None).unwrap().is_ok(),
+                "a forged holder ({start:?}, {at}) is reclaimed"
+            );
+        }
+        let start: Option<i64> = conn.query_row("SELECT pid_start FROM gate_lock", [], |r| r.get(0)).unwrap();
+        assert_eq!(start, crate::sys::process_start_time(i64::from(std::process::id())).map(|s| s as i64));
     }
 
     #[test]

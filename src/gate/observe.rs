@@ -113,6 +113,7 @@ fn comment_prose(conn: &Connection, project: &Project, provider: &str, session: 
 pub(crate) fn observe(
     conn: &Connection,
     project: &Project,
+    jail: &crate::confine::LazyJail<'_>,
     s: &Settings,
     provider: &str,
     session: &str,
@@ -130,7 +131,11 @@ pub(crate) fn observe(
     } else {
         base
     };
-    let changed = changes::changed_files(project.root(), &base)?;
+    let t = changes::Tree {
+        root: project.root(),
+        jail: jail.get(),
+    };
+    let changed = changes::changed_files(t, &base)?;
     let mut out = Vec::new();
     for rail in rails {
         // Only `comments` has a checker (`OBSERVABLE`).
@@ -139,7 +144,7 @@ pub(crate) fn observe(
             comments: Some(mode),
             ..written::Settings::default()
         };
-        let found = written::run(project.root(), &base, &changed, &settings)?;
+        let found = written::run(t, &base, &changed, &settings)?;
         let Some(f) = found.into_iter().find(|f| f.rule == rail).filter(|f| f.checked > 0) else {
             continue;
         };

@@ -7,9 +7,10 @@
 
 use std::collections::VecDeque;
 use std::io::Read;
+use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -199,9 +200,45 @@ pub(crate) struct Finished {
     pub duration_ms: i64,
 }
 
-/// Runs `argv` in `cwd` with `HARNESS_GATE_REPORT=report`, killing its process group after
-/// `timeout`.
-pub(crate) fn run(argv: &[String], cwd: &Path, report: &Path, timeout: Duration) -> Finished {
+/// A private folder in the temp folder for one run's findings report, removed when dropped.
+pub(crate) struct ReportFolder {
+    dir: Option<std::path::PathBuf>,
+    report: std::path::PathBuf,
+}
+
+impl ReportFolder {
+    pub(crate) fn new(gate: &str) -> ReportFolder {
+        let stamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let dir = std::env::temp_dir().join(format!("tlc-gate-{}-{gate}-{stamp}", std::process::id()));
+        let made = std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir)
+            .is_ok();
+        let report = dir.join("report.json");
+        ReportFolder {
+            dir: made.then_some(dir),
+            report,
+        }
+    }
+
+    pub(crate) fn report(&self) -> &Path {
+        &self.report
+    }
+}
+
+impl Drop for ReportFolder {
+    fn drop(&mut self) {
+        if let Some(d) = &self.dir {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Runs `argv` in `cwd`, in `jail`, with `HARNESS_GATE_REPORT=report`, killing its process group
+/// after `timeout`.
+pub(crate) fn run(argv: &[String], cwd: &Path, jail: &crate::confine::Jail, report: &Path, timeout: Duration) -> Finished {
     let t = Instant::now();
     let ms = |t: Instant| i64::try_from(t.elapsed().as_millis()).unwrap_or(i64::MAX);
     let not_started = |text: String, code: i32| Finished {
@@ -224,9 +261,11 @@ pub(crate) fn run(argv: &[String], cwd: &Path, report: &Path, timeout: Duration)
         Ok(w) => w,
         Err(e) => return not_started(format!("{program}: cannot make a pipe: {e}"), 126),
     };
-    let mut cmd = Command::new(program);
+    if jail.resolve(program).is_none() {
+        return not_started(format!("{program}: command not found"), 127);
+    }
+    let mut cmd = jail.command(program, cwd);
     cmd.args(&argv[1..])
-        .current_dir(cwd)
         .env("HARNESS_GATE_REPORT", report)
         .stdin(Stdio::null())
         .stdout(writer)
@@ -300,6 +339,10 @@ pub(crate) fn run(argv: &[String], cwd: &Path, report: &Path, timeout: Duration)
 mod tests {
     use super::*;
 
+    fn jail() -> crate::confine::Jail {
+        crate::confine::Jail::new(Vec::new(), std::env::var_os("PATH").unwrap_or_default())
+    }
+
     #[test]
     fn the_ring_keeps_only_the_last_bytes() {
         let mut r = TailBuffer::new(8);
@@ -322,7 +365,7 @@ mod tests {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let f = run(&argv, dir.path(), &dir.path().join("r.json"), Duration::from_secs(60));
+        let f = run(&argv, dir.path(), &jail(), &dir.path().join("r.json"), Duration::from_secs(60));
         assert_eq!(f.exit_code, Some(0));
         assert_eq!(f.output_bytes, 100_000_004);
         assert_eq!(f.output_tail.chars().count(), OUTPUT_TAIL_CHARS);
@@ -348,7 +391,7 @@ mod tests {
         let script = format!("sleep 300 & echo $! > {}; echo started; sleep 300", pids.display());
         let argv = vec!["sh".to_string(), "-c".to_string(), script];
         let t = Instant::now();
-        let f = run(&argv, dir.path(), &dir.path().join("r.json"), Duration::from_millis(500));
+        let f = run(&argv, dir.path(), &jail(), &dir.path().join("r.json"), Duration::from_millis(500));
         assert!(t.elapsed() < Duration::from_secs(4), "returned in {:?}", t.elapsed());
         assert!(f.timed_out);
         assert_eq!(f.exit_code, None);
@@ -364,6 +407,7 @@ mod tests {
         let f = run(
             &["tlc-no-such-program".to_string()],
             dir.path(),
+            &jail(),
             &dir.path().join("r.json"),
             Duration::from_secs(5),
         );

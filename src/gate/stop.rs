@@ -21,6 +21,7 @@ use super::written;
 use super::{Gate, GateError, GateRun, GateStore, RunRequest};
 use crate::clock;
 use crate::config::Config;
+use crate::confine::LazyJail;
 use crate::decision::{Decision, Permission};
 use crate::fault::Fault;
 use crate::obs::redact::Redactor;
@@ -208,13 +209,21 @@ impl Rails {
     }
 }
 
-fn base_head(project: &Project, rails: &Rails) -> Option<String> {
+/// The project's working tree as the stop checks ask git about it.
+fn tree<'a>(project: &'a Project, jail: &'a LazyJail<'_>) -> changes::Tree<'a> {
+    changes::Tree {
+        root: project.root(),
+        jail: jail.get(),
+    }
+}
+
+fn base_head(project: &Project, jail: &LazyJail<'_>, rails: &Rails) -> Option<String> {
     if !project.paths.in_git {
         return None;
     }
     let head = changes::read_head(project.root());
     let head = if head == Head::Unknown && rails.need_diff() {
-        changes::head_from_git(project.root())
+        changes::head_from_git(tree(project, jail))
     } else {
         head
     };
@@ -226,9 +235,11 @@ fn base_head(project: &Project, rails: &Rails) -> Option<String> {
 ///
 /// `policy` is the session's baselined policy where a source diverged: `config` is then already
 /// the baselined config, and its pause state stands in for the current one.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn on_hook(
     conn: &mut Connection,
     project: &Project,
+    jail: &LazyJail<'_>,
     config: &Config,
     facts: &TurnFacts,
     policy: &crate::policy::integrity::SessionPolicy,
@@ -238,7 +249,7 @@ pub(crate) fn on_hook(
     let rails = Rails::from(config);
     match &facts.event {
         TurnEvent::SessionStart { fresh } => {
-            p.begin = Some((base_head(project, &rails), p.at.clone(), "session-start"));
+            p.begin = Some((base_head(project, jail, &rails), p.at.clone(), "session-start"));
             if *fresh && config.settings.intelligence.progressive_handoff {
                 match TurnStore::new(conn).previous(&p.provider, &p.session) {
                     Ok(Some(mut prev)) => {
@@ -273,7 +284,7 @@ pub(crate) fn on_hook(
                 super::lessons::on_session_end(config, &mut p.lessons);
             }
         }
-        TurnEvent::Prompt => p.begin = Some((base_head(project, &rails), p.at.clone(), "prompt")),
+        TurnEvent::Prompt => p.begin = Some((base_head(project, jail, &rails), p.at.clone(), "prompt")),
         TurnEvent::AgentResponse(text) => {
             if rails.claims() {
                 if let Some(c) = ship::claim_in_text(text) {
@@ -294,7 +305,7 @@ pub(crate) fn on_hook(
         TurnEvent::FileEdited(path) => {
             let c = &config.settings.comments;
             if c.enabled && c.on_violation == "followup" && project.paths.in_git {
-                p.decision = heads_up(conn, project, facts, path, written::comments::Mode::parse(&c.mode));
+                p.decision = heads_up(conn, project, jail, facts, path, written::comments::Mode::parse(&c.mode));
             }
         }
         TurnEvent::Stop(stop) => {
@@ -313,7 +324,7 @@ pub(crate) fn on_hook(
                     );
                     Ok(())
                 }
-                Ok(_) => decide_stop(conn, project, config, &rails, facts, stop, &mut p),
+                Ok(_) => decide_stop(conn, project, jail, config, &rails, facts, stop, &mut p),
                 Err(e) => Err(GateError::store(&project.db_path())(e)),
             };
             if decided.is_ok() {
@@ -335,7 +346,7 @@ pub(crate) fn on_hook(
                 }
             }
             if decided.is_ok() && ends_the_turn(&p, stop) {
-                match super::observe::observe(conn, project, &config.settings, &p.provider, &p.session) {
+                match super::observe::observe(conn, project, jail, &config.settings, &p.provider, &p.session) {
                     Ok(readings) => p.observations = readings,
                     Err(e) => faults.push(Fault::Stop(format!("observation mode did not read this turn: {e}"))),
                 }
@@ -393,13 +404,20 @@ fn intelligence(p: &mut Pending, s: &crate::config::Settings) {
     }
 }
 
-fn heads_up(conn: &Connection, project: &Project, facts: &TurnFacts, path: &str, mode: written::comments::Mode) -> Option<Decision> {
+fn heads_up(
+    conn: &Connection,
+    project: &Project,
+    jail: &LazyJail<'_>,
+    facts: &TurnFacts,
+    path: &str,
+    mode: written::comments::Mode,
+) -> Option<Decision> {
     let root = project.root();
     let rel = std::path::Path::new(path)
         .strip_prefix(root)
         .map(|r| r.to_string_lossy().into_owned())
         .unwrap_or_else(|_| path.to_string());
-    if rel.starts_with('/') || rel.starts_with(changes::STATE_PREFIX) {
+    if rel.starts_with('/') || rel.starts_with(changes::TLC_PREFIX) {
         return None;
     }
     let turn = TurnStore::new(conn)
@@ -408,7 +426,7 @@ fn heads_up(conn: &Connection, project: &Project, facts: &TurnFacts, path: &str,
         .flatten();
     let base = Head::from_stored(turn.and_then(|t| t.base_head).as_deref());
     let base = if base == Head::Unknown { changes::read_head(root) } else { base };
-    written::heads_up(root, &base, &rel, mode).map(|text| Decision {
+    written::heads_up(tree(project, jail), &base, &rel, mode).map(|text| Decision {
         context: Some(text),
         rule: "comments".into(),
         ..Decision::allow()
@@ -441,6 +459,7 @@ struct Block {
 fn decide_stop(
     conn: &mut Connection,
     project: &Project,
+    jail: &LazyJail<'_>,
     config: &Config,
     rails: &Rails,
     facts: &TurnFacts,
@@ -551,7 +570,7 @@ fn decide_stop(
         // The operator's stop rules need no diff: they are read here too.
         let mut advice = Vec::new();
         if rails.rules {
-            let blocks = operator_rules(conn, project, config, p, this_attempt, max, &mut advice).map_err(sql)?;
+            let blocks = operator_rules(conn, project, jail, config, p, this_attempt, max, &mut advice).map_err(sql)?;
             if !blocks.is_empty() {
                 finish_block(p, blocks, this_attempt);
                 return Ok(());
@@ -607,7 +626,7 @@ fn decide_stop(
             return Ok(());
         }
     }
-    let changes = match changes::changed_files(project.root(), &base) {
+    let changes = match changes::changed_files(tree(project, jail), &base) {
         Err(GateError::GitWouldBlock { why }) => {
             finish_block(p, vec![unreadable_tree_block(config, &why, this_attempt, max)], this_attempt);
             return Ok(());
@@ -616,7 +635,7 @@ fn decide_stop(
     };
     let mut advice: Vec<(String, String)> = Vec::new();
 
-    let gated = run_gates(conn, project, config, rails, p, &changes, this_attempt, &mut advice)?;
+    let gated = run_gates(conn, project, jail, config, rails, p, &changes, this_attempt, &mut advice)?;
     match gated {
         GatesResult::Deferred(rule, detail) => {
             allow(p, Outcome::Deferred, &rule, attempt, Some(detail));
@@ -680,7 +699,7 @@ fn decide_stop(
     // The operator's stop rules, after the lint, test and docs gates (a `gate(test) since HEAD`
     // can be satisfied by this turn's run) and the plan gate, before the ship checks.
     if rails.rules {
-        let blocks = operator_rules(conn, project, config, p, this_attempt, max, &mut advice).map_err(sql)?;
+        let blocks = operator_rules(conn, project, jail, config, p, this_attempt, max, &mut advice).map_err(sql)?;
         if !blocks.is_empty() {
             finish_block(p, blocks, this_attempt);
             return Ok(());
@@ -695,7 +714,7 @@ fn decide_stop(
     }
 
     if rails.written.any() && !changes.is_empty() {
-        let found = written::run(project.root(), &base, &changes, &rails.written)?;
+        let found = written::run(tree(project, jail), &base, &changes, &rails.written)?;
         let mut blocks = Vec::new();
         for f in found {
             if let Some(note) = &f.note {
@@ -745,13 +764,13 @@ fn finish_allow(p: &mut Pending, attempt: i64, advice: Vec<(String, String)>, no
 
 /// HEAD at a stop, in its stored form: from the repository's files, else from git (a stop may
 /// run git); `None` outside a git checkout.
-fn stop_head(project: &Project) -> Option<String> {
+fn stop_head(project: &Project, jail: &LazyJail<'_>) -> Option<String> {
     if !project.paths.in_git {
         return None;
     }
     let head = changes::read_head(project.root());
     let head = if head == Head::Unknown {
-        changes::head_from_git(project.root())
+        changes::head_from_git(tree(project, jail))
     } else {
         head
     };
@@ -765,6 +784,7 @@ fn stop_head(project: &Project) -> Option<String> {
 fn operator_rules(
     conn: &Connection,
     project: &Project,
+    jail: &LazyJail<'_>,
     config: &Config,
     p: &Pending,
     attempt: i64,
@@ -777,7 +797,7 @@ fn operator_rules(
     if at_stop.is_empty() {
         return Ok(Vec::new());
     }
-    let head = stop_head(project);
+    let head = stop_head(project, jail);
     let scope = Scope {
         root: project.root(),
         provider: &p.provider,
@@ -1001,6 +1021,7 @@ enum GatesResult {
 fn run_gates(
     conn: &mut Connection,
     project: &Project,
+    jail: &LazyJail<'_>,
     config: &Config,
     rails: &Rails,
     p: &Pending,
@@ -1032,6 +1053,17 @@ fn run_gates(
     let sql = GateError::store(&db);
     let redactor = s.secrets.redact_output.then(|| Redactor::new(&p.session));
     let mut locked = false;
+    // A holder that keeps the lock through `grind.maxLoops` stops of this session in a row is not
+    // waited for again: its lock is taken over and the stop is judged (a forged or stuck holder
+    // would otherwise defer every gate for good).
+    let max = s.grind.max_loops.max(1);
+    let lock_deferrals = TurnStore::new(conn)
+        .outcomes(&p.provider, &p.session, max)
+        .map_err(sql)?
+        .iter()
+        .take_while(|(_, _, o)| o.outcome == super::turn::Outcome::Deferred && o.rule != SUBAGENTS_RUNNING)
+        .count() as i64;
+    let mut took_over: Option<String> = None;
     let result = (|| -> Result<GatesResult, GateError> {
         for (gate, argv) in due {
             let inputs = inputs::inputs(project.root(), &argv, changes.head.as_deref(), &files);
@@ -1042,6 +1074,14 @@ fn run_gates(
                     if !locked {
                         match GateStore::acquire(conn, Some(&p.provider), Some(&p.session), super::lock_wait()).map_err(sql)? {
                             Ok(()) => locked = true,
+                            Err(holder) if lock_deferrals >= max => {
+                                GateStore::take_over(conn, Some(&p.provider), Some(&p.session)).map_err(sql)?;
+                                locked = true;
+                                took_over = Some(format!(
+                                    "[tlc: the gate lock was taken over from {} after {lock_deferrals} stop(s) of this session in a row deferred to it (grind.maxLoops = {max})]",
+                                    holder.describe()
+                                ));
+                            }
                             Err(holder) => {
                                 let detail = format!(
                                     "the gate lock is held by {}: the {} gate deferred",
@@ -1078,9 +1118,7 @@ fn run_gates(
                                 gate,
                                 argv: argv.clone(),
                                 root: project.root(),
-                                report: project
-                                    .state_dir
-                                    .join(format!("gate-report-{}-{}.json", std::process::id(), gate.as_str())),
+                                jail: jail.get(),
                                 timeout: Duration::from_secs(u64::try_from(s.grind.gate_timeout_seconds.max(1)).unwrap_or(300)),
                                 provider: Some(p.provider.clone()),
                                 session: Some(p.session.clone()),
@@ -1088,7 +1126,11 @@ fn run_gates(
                                 files: files.clone(),
                                 inputs: inputs.clone(),
                             };
-                            super::execute(&req, redactor.as_ref())
+                            let mut run = super::execute(&req, redactor.as_ref());
+                            if let Some(note) = took_over.take() {
+                                run.output_tail = super::runner::last_chars(&format!("{}\n{note}", run.output_tail), super::runner::OUTPUT_TAIL_CHARS);
+                            }
+                            run
                         }
                     }
                 }
@@ -1104,7 +1146,7 @@ fn run_gates(
                         Some(p.session.as_str()).filter(|s| !s.is_empty()),
                         crate::policy::rules::ProofKind::Gate,
                         gate.as_str(),
-                        stop_head(project).as_deref(),
+                        stop_head(project, jail).as_deref(),
                     )
                     .map_err(sql)?;
             }

@@ -149,6 +149,9 @@ pub(crate) struct ToolInput<'v> {
     pub path: Option<&'v str>,
     #[serde(borrow, deserialize_with = "wire::text")]
     pub model: Option<&'v str>,
+    /// A Bash call asking to run outside Claude Code's sandbox.
+    #[serde(rename = "dangerouslyDisableSandbox", deserialize_with = "wire::flag")]
+    pub dangerously_disable_sandbox: Option<bool>,
 }
 
 /// One of a Stop's `background_tasks`.
@@ -206,6 +209,9 @@ impl Provider for Claude {
     fn settings_file(&self) -> &'static str {
         "settings.json"
     }
+    fn project_settings_files(&self) -> &'static [&'static str] {
+        &[".claude/settings.json", ".claude/settings.local.json"]
+    }
     fn events(&self) -> &'static [&'static str] {
         EVENTS
     }
@@ -232,6 +238,92 @@ impl Provider for Claude {
     /// directory (and the payload's `cwd`) follow the agent's shell instead.
     fn project_dir_var(&self) -> Option<&'static str> {
         Some("CLAUDE_PROJECT_DIR")
+    }
+    /// Claude Code's Bash sandbox (bubblewrap and seccomp on Linux): on, with no command allowed
+    /// out of it and no start without it; the protected set in its `denyWrite` (absolute paths,
+    /// the only form its user settings honour; a path that does not exist yet is kept from being
+    /// created) and in `Edit(…)` deny rules, which its file tools obey in every permission mode;
+    /// and every repository's `.tlc/` by pattern for the file tools.
+    fn sandbox_wants(&self, protected: &[crate::policy::boundary::Protected]) -> Option<Vec<super::additions::Want>> {
+        use super::additions::Want;
+        let key = |pointer: &str, value: bool| Want::Key {
+            pointer: pointer.to_string(),
+            value: Value::Bool(value),
+            keeps: if value { |v| *v == Value::Bool(true) } else { |v| *v == Value::Bool(false) },
+        };
+        let mut wants = vec![
+            key("/sandbox/enabled", true),
+            key("/sandbox/allowUnsandboxedCommands", false),
+            key("/sandbox/failIfUnavailable", true),
+        ];
+        for p in protected {
+            wants.push(Want::Item {
+                pointer: "/sandbox/filesystem/denyWrite".into(),
+                item: Value::String(p.path.display().to_string()),
+            });
+        }
+        wants.push(Want::Item {
+            pointer: "/permissions/deny".into(),
+            item: Value::String("Edit(//**/.tlc/**)".into()),
+        });
+        for p in protected {
+            let rule = if p.member.is_folder() {
+                format!("Edit(/{}/**)", p.path.display())
+            } else {
+                format!("Edit(/{})", p.path.display())
+            };
+            wants.push(Want::Item {
+                pointer: "/permissions/deny".into(),
+                item: Value::String(rule),
+            });
+        }
+        Some(wants)
+    }
+    fn sandbox_state(&self, value: &Value) -> Option<super::provider::SandboxState> {
+        let sandbox = value.get("sandbox");
+        let flag = |k: &str| sandbox.and_then(|s| s.get(k)).and_then(Value::as_bool);
+        let strings = |v: Option<&Value>| -> Vec<String> {
+            v.and_then(Value::as_array)
+                .map(|l| l.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default()
+        };
+        let mut openings = Vec::new();
+        for c in strings(sandbox.and_then(|s| s.get("excludedCommands"))) {
+            let program = c.trim_start_matches("Bash(").split([' ', ':', ')', '*']).next().unwrap_or("");
+            let program = program.rsplit('/').next().unwrap_or(program);
+            if c.trim() == "*" || crate::policy::floor::runs_code_or_tlc(program) {
+                openings.push(format!("sandbox.excludedCommands runs `{c}` outside the sandbox"));
+            }
+        }
+        let network = sandbox.and_then(|s| s.get("network"));
+        if network.and_then(|n| n.get("allowAllUnixSockets")).and_then(Value::as_bool) == Some(true) {
+            openings.push("sandbox.network.allowAllUnixSockets lets commands reach any unix socket (a tmux or screen server outside)".into());
+        }
+        let sockets = strings(network.and_then(|n| n.get("allowUnixSockets")));
+        if !sockets.is_empty() {
+            openings.push(format!(
+                "sandbox.network.allowUnixSockets lets commands reach {} (ignored on Linux, honoured on macOS)",
+                sockets.join(", ")
+            ));
+        }
+        if flag("enableWeakerNestedSandbox") == Some(true) || flag("allowNestedUserNamespaces") == Some(true) {
+            openings.push("the sandbox lets commands make user namespaces of their own, which can take its read-only binds away".into());
+        }
+        if sandbox
+            .and_then(|s| s.get("filesystem"))
+            .and_then(|f| f.get("disabled"))
+            .and_then(Value::as_bool)
+            == Some(true)
+        {
+            openings.push("sandbox.filesystem.disabled turns the sandbox's file-system rules off".into());
+        }
+        Some(super::provider::SandboxState {
+            enabled: flag("enabled") == Some(true),
+            no_escape: flag("allowUnsandboxedCommands") == Some(false),
+            required: flag("failIfUnavailable") == Some(true),
+            deny_write: strings(sandbox.and_then(|s| s.get("filesystem")).and_then(|f| f.get("denyWrite"))),
+            openings,
+        })
     }
     fn has_statusline(&self) -> bool {
         true
@@ -334,6 +426,13 @@ fn acts(v: &Value) -> Vec<Act<'_>> {
     }
     let tool = p.tool().unwrap_or("");
     let input = &p.tool_input;
+    if tool == "Bash" && input.dangerously_disable_sandbox == Some(true) {
+        // Judged first: whatever the command, it asks to leave the boundary.
+        return [Some(Act::SandboxEscape), given(input.command).map(Act::Shell)]
+            .into_iter()
+            .flatten()
+            .collect();
+    }
     let act = if tool == "Bash" {
         given(input.command).map(Act::Shell)
     } else if tool.starts_with("mcp__") {

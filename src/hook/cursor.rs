@@ -201,6 +201,9 @@ impl Provider for Cursor {
     fn settings_file(&self) -> &'static str {
         "hooks.json"
     }
+    fn project_settings_files(&self) -> &'static [&'static str] {
+        &[".cursor/hooks.json"]
+    }
     fn events(&self) -> &'static [&'static str] {
         EVENTS
     }

@@ -28,7 +28,13 @@ fn context(provider: &dyn Provider, v: &Value, paths: &Paths) -> Context {
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_else(|| paths.root.clone());
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-    Context::new(paths.root.clone(), cwd, home, paths.home.clone(), Context::system_temp())
+    use crate::policy::boundary::Member;
+    // tlc's own folders are the surface already, with the evidence folder an agent writes.
+    let protected = crate::policy::boundary::protected_set(&super::boundary::places(paths))
+        .into_iter()
+        .filter(|m| !matches!(m.member, Member::TlcHome | Member::ProjectState))
+        .map(|m| m.path);
+    Context::new(paths.root.clone(), cwd, home, paths.home.clone(), Context::system_temp()).with_protected(protected)
 }
 
 /// What the floor decided on an acting event.

@@ -5,7 +5,9 @@
 //! provider and the process exits 0. Faults are recorded where anything is writable: a
 //! `hook.fault` event, else a size-capped log under the home.
 
+pub(crate) mod additions;
 mod adopt;
+pub(crate) mod boundary;
 pub(crate) mod claude;
 pub(crate) mod cursor;
 mod fault_log;
@@ -16,6 +18,7 @@ mod pending;
 pub(crate) mod provider;
 mod record;
 mod rules;
+pub(crate) mod settings_file;
 pub(crate) mod settings_text;
 mod turn;
 mod untrusted;

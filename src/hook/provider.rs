@@ -37,6 +37,11 @@ pub(crate) trait Provider: Sync + std::panic::RefUnwindSafe {
     fn config_dir_default(&self) -> &'static str;
     /// The file in that folder where its hooks are configured.
     fn settings_file(&self) -> &'static str;
+    /// The settings files the provider reads inside a project (relative to its root): hooks or
+    /// sandbox settings an agent could rewrite there are in the protected set (issue 51).
+    fn project_settings_files(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The events tlc is wired to.
     fn events(&self) -> &'static [&'static str];
     /// How the settings file lists them.
@@ -49,6 +54,18 @@ pub(crate) trait Provider: Sync + std::panic::RefUnwindSafe {
     /// The environment variable in which the provider names the project folder of every hook
     /// call (see [`crate::paths::Paths::for_hook`]); `None`: the hook's working directory.
     fn project_dir_var(&self) -> Option<&'static str> {
+        None
+    }
+    /// What the provider's settings file takes so that its agent's commands run in the client's
+    /// own kernel sandbox with `protected` (absolute paths of the protected set) not writable,
+    /// and its file tools refused there (issue 51); `None` when the client has no such sandbox,
+    /// and the boundary there is recognition only.
+    fn sandbox_wants(&self, _protected: &[crate::policy::boundary::Protected]) -> Option<Vec<super::additions::Want>> {
+        None
+    }
+    /// How the client's sandbox stands in its settings `value`, as `tlc status` says it: `None`
+    /// when the client has no sandbox tlc wires.
+    fn sandbox_state(&self, _value: &Value) -> Option<SandboxState> {
         None
     }
     /// Whether its settings file holds a status line command (`tlc install --statusline`).
@@ -170,6 +187,22 @@ pub(crate) struct ToolResult<'v> {
     pub output: Option<&'v Value>,
     /// The tool is an MCP server's.
     pub mcp: bool,
+}
+
+/// How a client's own sandbox stands in its settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct SandboxState {
+    /// The agent's commands run in the sandbox.
+    pub enabled: bool,
+    /// No command may ask to run outside it.
+    pub no_escape: bool,
+    /// The client refuses to start without it.
+    pub required: bool,
+    /// The paths its commands may not write.
+    pub deny_write: Vec<String>,
+    /// What the settings open that lets a command reach outside the sandbox (commands excluded
+    /// from it that run a shell or tlc, unix sockets allowed).
+    pub openings: Vec<String>,
 }
 
 /// How a provider's settings file lists hook commands.

@@ -173,6 +173,9 @@ pub(crate) fn process(provider: &dyn Provider, value: Option<Value>, now: chrono
     let raw = usable.then_some(&value);
     // Read once: the floor judges them, and the edit claim takes its file from them.
     let acts = raw.map(|v| provider.acts(v)).unwrap_or_default();
+    if !acts.is_empty() {
+        super::boundary::settle(provider);
+    }
     let super::guard::FloorVerdict { floor, ran, parsed } = raw
         .zip(paths.as_ref())
         .map(|(v, p)| super::guard::floor(provider, &acts, v, p))
@@ -368,6 +371,13 @@ fn record(
     let adopted = mapped
         .as_ref()
         .and_then(|m| super::adopt::adopt_on_hook(project, config, m.event.kind, faults));
+    // Issue 51: a session's start puts its repository's `.tlc/` in the client's sandbox, where
+    // tlc wired one and the repository is not in it yet.
+    if mapped.as_ref().is_some_and(|m| m.event.kind == Kind::SessionStart) && !project.guest {
+        if let Err(e) = super::boundary::wire_project(provider, &project.paths) {
+            faults.push(Fault::Boundary(format!("the repository was not added to the client's sandbox: {e}")));
+        }
+    }
     let mut mapped = mapped;
     if let Some(m) = mapped.as_mut() {
         await_response(m, sources);
@@ -382,6 +392,8 @@ fn record(
     conn.busy_handler(Some(wait_for_writer))?;
     // Transcripts are read before the write lock is taken; their generations are written below.
     let deltas = read_transcripts(provider, project, &conn, mapped.as_ref(), sources, faults)?;
+    // Issue 51: every process the stop checks start runs in the project's jail, made only if one does.
+    let jail = crate::confine::LazyJail::new(|| super::boundary::jail(&project.paths));
     // Issue 17: turn bases, the stop checks and the handoff run before the event's transaction,
     // so none is held while a gate command runs; their rows are written inside it.
     let turn = mapped.as_ref().and_then(|m| m.turn.as_ref()).map(|f| {
@@ -398,7 +410,7 @@ fn record(
         };
         faults.extend(policy.faults.iter().cloned());
         let config = policy.config.as_ref().unwrap_or(config);
-        crate::gate::stop::on_hook(&mut conn, project, config, f, &policy, faults)
+        crate::gate::stop::on_hook(&mut conn, project, &jail, config, f, &policy, faults)
     });
     // Issue 34 (operator rules): the rule files and HEAD are read before the transaction, and
     // only with the switch on: the files on an acting event, HEAD where a rule or a proof needs it.

@@ -2,6 +2,7 @@
 //! produces a [`crate::decision::Decision`]; the provider adapter renders it.
 
 pub(crate) mod attest;
+pub(crate) mod boundary;
 pub(crate) mod catalog;
 pub(crate) mod claims;
 pub(crate) mod contract;

@@ -330,7 +330,7 @@ fn install_dry_run_prints_a_diff_refuses_a_non_array_event_and_keeps_one_backup(
     );
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
 
-    // Two runs that change the file keep one backup: the state before the latest run.
+    // Two runs that change the file keep one backup: the file as it was before tlc first changed it.
     assert!(run(&["install", "--claude"]).status.success());
     assert!(run(&["uninstall"]).status.success());
     let backups: Vec<String> = std::fs::read_dir(&claude)
@@ -341,7 +341,7 @@ fn install_dry_run_prints_a_diff_refuses_a_non_array_event_and_keeps_one_backup(
         .collect();
     assert_eq!(backups, vec!["settings.json.tlc-backup".to_string()]);
     let backup = std::fs::read_to_string(claude.join("settings.json.tlc-backup")).unwrap();
-    assert!(backup.contains(" hook claude"), "the backup is the installed state:\n{backup}");
+    assert!(!backup.contains(" hook claude"), "the backup is the original, not an installed state:\n{backup}");
 }
 
 /// The lines of `before` that `after` no longer has, and the lines `after` gained (a line diff).

@@ -1,2 +1,2 @@
 -- The gate lock's holder, if any.
-SELECT session_id, pid, host, acquired_at, provider FROM gate_lock WHERE id = 1
+SELECT session_id, pid, host, acquired_at, provider, pid_start FROM gate_lock WHERE id = 1

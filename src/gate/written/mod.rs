@@ -46,7 +46,8 @@ const MAX_FINDINGS: usize = 12;
 
 /// Runs the enabled checks over the turn's changes. Every check is returned, with or without
 /// findings; the caller blocks on those that have some.
-pub(crate) fn run(root: &Path, base: &Head, changes: &Changes, s: &Settings) -> Result<Vec<Found>, GateError> {
+pub(crate) fn run(t: changes::Tree<'_>, base: &Head, changes: &Changes, s: &Settings) -> Result<Vec<Found>, GateError> {
+    let root = t.root;
     let present: Vec<String> = changes.present().map(str::to_string).collect();
     let mut wanted: Vec<String> = Vec::new();
     if s.comments.is_some() {
@@ -60,17 +61,17 @@ pub(crate) fn run(root: &Path, base: &Head, changes: &Changes, s: &Settings) -> 
     let added = if wanted.is_empty() {
         AddedLines::new()
     } else {
-        changes::added_lines(root, base, changes, &wanted)?
+        changes::added_lines(t, base, changes, &wanted)?
     };
     let mut out = Vec::new();
     if let Some(mode) = s.comments {
         out.push(check_comments(root, &added, mode));
     }
     if let Some(min_run) = s.duplication {
-        out.push(check_duplication(root, changes, &added, min_run)?);
+        out.push(check_duplication(t, changes, &added, min_run)?);
     }
     if s.supply_chain {
-        out.push(check_supply(root, base, changes));
+        out.push(check_supply(t, base, changes));
     }
     Ok(out)
 }
@@ -124,7 +125,8 @@ fn check_comments(root: &Path, added: &AddedLines, mode: comments::Mode) -> Foun
     }
 }
 
-fn check_duplication(root: &Path, changes: &Changes, added: &AddedLines, min_run: usize) -> Result<Found, GateError> {
+fn check_duplication(t: changes::Tree<'_>, changes: &Changes, added: &AddedLines, min_run: usize) -> Result<Found, GateError> {
+    let root = t.root;
     let mut texts: Vec<(String, String, BTreeSet<usize>)> = Vec::new();
     let mut bytes = 0usize;
     let mut bound = None;
@@ -145,7 +147,7 @@ fn check_duplication(root: &Path, changes: &Changes, added: &AddedLines, min_run
     for (path, lines) in added {
         push(path, line_set(lines), &mut texts);
     }
-    let tracked = changes::tracked_files(root)?;
+    let tracked = changes::tracked_files(t)?;
     let total = tracked.len() + changes.files.values().filter(|k| **k == ChangeKind::Untracked).count();
     for path in tracked.iter().filter(|p| !added.contains_key(*p)) {
         if !push(path, BTreeSet::new(), &mut texts) {
@@ -183,7 +185,8 @@ fn check_duplication(root: &Path, changes: &Changes, added: &AddedLines, min_run
     })
 }
 
-fn check_supply(root: &Path, base: &Head, changes: &Changes) -> Found {
+fn check_supply(t: changes::Tree<'_>, base: &Head, changes: &Changes) -> Found {
+    let root = t.root;
     let changed = changes.paths();
     let mut findings = Vec::new();
     let mut notes = Vec::new();
@@ -191,7 +194,7 @@ fn check_supply(root: &Path, base: &Head, changes: &Changes) -> Found {
     for path in changes.present().filter(|p| supply::manifest_for(p).is_some()) {
         let Some(after) = read_text(root, path) else { continue };
         manifests += 1;
-        let before = changes::file_at(root, base, path).map(|b| String::from_utf8_lossy(&b).into_owned());
+        let before = changes::file_at(t, base, path).map(|b| String::from_utf8_lossy(&b).into_owned());
         match supply::check_manifest(path, before.as_deref(), &after, &changed) {
             Ok(problems) => findings.extend(problems.iter().map(supply::Problem::describe)),
             Err(e) => notes.push(format!("{e}: not checked")),
@@ -210,17 +213,18 @@ fn check_supply(root: &Path, base: &Head, changes: &Changes) -> Found {
 
 /// The early, non-blocking warning for one edited file: its added comments that the stop will
 /// refuse, or `None`.
-pub(crate) fn heads_up(root: &Path, base: &Head, rel: &str, mode: comments::Mode) -> Option<String> {
+pub(crate) fn heads_up(t: changes::Tree<'_>, base: &Head, rel: &str, mode: comments::Mode) -> Option<String> {
+    let root = t.root;
     comments::syntax_for(rel)?;
     let mut changes = Changes::default();
-    for (p, k) in changes::status_of(root, rel).ok()? {
+    for (p, k) in changes::status_of(t, rel).ok()? {
         changes.files.insert(p, k);
     }
     if base.commit().is_some() && !changes.files.contains_key(rel) {
         // Committed inside the turn: the diff from the base still has it.
         changes.files.insert(rel.to_string(), ChangeKind::Modified);
     }
-    let added = changes::added_lines(root, base, &changes, &[rel.to_string()]).ok()?;
+    let added = changes::added_lines(t, base, &changes, &[rel.to_string()]).ok()?;
     let lines = added.get(rel)?;
     let text = read_text(root, rel)?;
     let v = comments::check_file(rel, &text, &line_set(lines), mode);

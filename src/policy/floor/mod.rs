@@ -204,6 +204,22 @@ impl Context {
         ctx
     }
 
+    /// Adds the rest of the protected set (issue 51: the clients' settings files, the operator's
+    /// start-up files, the repository's git hooks and config, as `policy::boundary` names them)
+    /// to the policy surface: writing one is refused like writing tlc's own state.
+    pub(crate) fn with_protected(mut self, members: impl IntoIterator<Item = PathBuf>) -> Context {
+        for m in members {
+            let m = normalize(&m);
+            if let Some(c) = self.world.canonicalize(&m).filter(|c| *c != m) {
+                self.surface.push(c);
+            }
+            self.surface.push(m);
+        }
+        self.surface.sort();
+        self.surface.dedup();
+        self
+    }
+
     /// The system temp folders of this process: `$TMPDIR` (or the platform's), `/tmp`, `/var/tmp`.
     pub fn system_temp() -> Vec<PathBuf> {
         let mut out = vec![std::env::temp_dir()];
@@ -268,6 +284,9 @@ pub enum Act<'a> {
     Edit(&'a str),
     /// A tool that deletes a file.
     Delete(&'a str),
+    /// A command asked to run outside the client's sandbox (Claude Code's
+    /// `dangerouslyDisableSandbox`), where tlc's policy and state are read-only (issue 51).
+    SandboxEscape,
     /// An MCP tool and its input.
     Mcp {
         /// The tool's name as the provider gives it.
@@ -360,6 +379,10 @@ fn evaluate_in(act: &Act<'_>, floor: &Floor<'_>) -> Option<Finding> {
         Act::Write(path) => floor.file_write(path, "write"),
         Act::Delete(path) => floor.file_write(path, "delete").or_else(|| floor.file_remove(path)),
         Act::Mcp { tool, input } => floor.mcp(tool, *input),
+        Act::SandboxEscape => Some(surface_denial(
+            "this command asks to run outside the sandbox (`dangerouslyDisableSandbox`), which keeps tlc's policy and state, the clients' settings and the operator's start-up files read-only to the agent's commands. Run it inside the sandbox; if it cannot work there, tell the operator what it needs.".to_string(),
+            "a command asked to run outside the sandbox".to_string(),
+        )),
     }
 }
 
@@ -465,6 +488,17 @@ const SECRET_HOME_DIRS: &[&str] = &[
 ];
 
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish"];
+
+/// Whether the program named `program` runs code it is given, or is tlc: a shell, an interpreter,
+/// a launcher that runs any other program (`env`, `xargs`, `sudo`, …). A client setting that runs
+/// one outside its sandbox reopens the boundary (`tlc doctor` says so).
+pub(crate) fn runs_code_or_tlc(program: &str) -> bool {
+    const LAUNCHERS: &[&str] = &[
+        "tlc", "env", "xargs", "sudo", "doas", "nohup", "setsid", "timeout", "nice", "exec", "command", "script", "tmux", "screen",
+        "make", "npm", "npx", "node", "git", "find", "parallel", "watch", "at", "batch",
+    ];
+    SHELLS.contains(&program) || INTERPRETERS.contains(&program) || LAUNCHERS.contains(&program)
+}
 const INTERPRETERS: &[&str] = &[
     "python",
     "python2",

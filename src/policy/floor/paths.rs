@@ -213,6 +213,19 @@ impl Floor<'_> {
         !in_home && self.ctx.temp.iter().chain(c.temp.iter()).any(strictly_under)
     }
 
+    /// Where a path outside the zone is, as a reason names it: inside the home (or the runtime
+    /// home) whatever folder the home lives in, else outside the project and the temp folders.
+    pub(super) fn zone_name(&self, p: &Path) -> (&'static str, &'static str) {
+        let c = &self.ctx.canonical;
+        if [Some(&self.ctx.tlc_home), c.tlc_home.as_ref()].into_iter().flatten().any(|h| under(p, h)) {
+            return ("inside tlc's runtime home", "inside the runtime home");
+        }
+        if [self.ctx.home.as_ref(), c.home.as_ref()].into_iter().flatten().any(|h| under(p, h)) {
+            return ("inside the home folder, outside the project", "inside the home");
+        }
+        ("outside the project and the temp folders", "outside the project")
+    }
+
     /// The folders whose removal is never inside the project: the project itself, the homes.
     pub(super) fn protected(&self) -> &[PathBuf] {
         &self.ctx.protected
@@ -225,6 +238,11 @@ impl Floor<'_> {
     /// Whether the path is a folder that holds the policy surface (but not the project or above).
     pub(super) fn holds_surface(&self, p: &Path) -> bool {
         !self.protected().iter().any(|r| under(r, p)) && self.ctx.surface().iter().any(|s| !same(s, p) && under(s, p))
+    }
+
+    /// The credential folder `p` is under (`~/.ssh`, `~/.aws`, …), where nothing is written.
+    pub(super) fn credential_folder(&self, p: &Path) -> Option<&Path> {
+        self.ctx.secret_dirs.iter().find(|d| under(p, d)).map(PathBuf::as_path)
     }
 
     pub(super) fn is_secret(&self, p: &Path) -> Option<String> {

@@ -17,18 +17,47 @@ impl Floor<'_> {
         None
     }
 
+    /// A write tool (Write, Edit, MultiEdit, NotebookEdit, a delete): judged like the shell route
+    /// to the same file (issue 51). Refused into the protected set, into a credential folder, and
+    /// anywhere outside the project and the temp folders — the file tools are for the project's
+    /// files; a file of the home is the operator's.
     pub(super) fn file_write(&self, path: &str, verb: &str) -> Option<Finding> {
         let p = self.absolute(path);
-        for form in self.forms(&p) {
-            if self.on_surface(&form) {
+        let forms = self.forms(&p);
+        for form in &forms {
+            if self.on_surface(form) {
                 return Some(surface_denial(
                     format!(
-                        "a {verb} of {} writes tlc's policy or state, which is the operator's to change.",
+                        "a {verb} of {} writes tlc's policy or state, the clients' settings, the operator's start-up files or the repository's git hooks and config, which are the operator's to change.",
                         p.display()
                     ),
                     format!("{verb} of {}", p.display()),
                 ));
             }
+        }
+        for form in &forms {
+            if let Some(dir) = self.credential_folder(form) {
+                return Some(Finding::new(
+                    Rule::SecretAccess,
+                    format!(
+                        "{} is under {}, where credentials and login keys live; a {verb} there changes who can log in or what the operator's tools are allowed to do. Credentials are the operator's to change.",
+                        p.display(),
+                        dir.display()
+                    ),
+                    format!("{verb} of {} (a credential folder)", p.display()),
+                ));
+            }
+        }
+        if !forms.iter().all(|f| self.in_zone(f)) {
+            let (where_, note) = self.zone_name(&forms[1]);
+            return Some(Finding::new(
+                Rule::OutsideProjectDestruction,
+                format!(
+                    "a {verb} of {} writes {where_}; the file tools write inside the project (and the temp folders). If the operator wants this file changed, say what and why.",
+                    p.display()
+                ),
+                format!("{verb} of {} ({note})", p.display()),
+            ));
         }
         None
     }

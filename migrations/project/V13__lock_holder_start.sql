@@ -1,0 +1,6 @@
+-- Issue 51 (fail closed): the gate lock's holder is the process with this pid *and* this start
+-- time on its host (`/proc/<pid>/stat`'s start time, in clock ticks since boot). A row whose
+-- process is not alive as recorded — gone, or its pid reused by another process — is reclaimed;
+-- a forged row naming pid 1 no longer defers every gate. NULL in rows older than this migration:
+-- their holder is then checked by pid alone, as before.
+ALTER TABLE gate_lock ADD COLUMN pid_start INTEGER;

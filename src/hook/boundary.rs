@@ -1,0 +1,160 @@
+//! Where the boundary's protected set is for one project (`policy::boundary`), with the clients'
+//! settings files each provider names, and the jail tlc's children run in.
+
+use crate::confine::Jail;
+use crate::paths::Paths;
+use crate::policy::boundary::{self, store::BoundaryStore, Member, Places, Protected};
+use std::path::PathBuf;
+
+/// Every provider's own settings file (`~/.claude/settings.json`, `~/.cursor/hooks.json`).
+fn user_client_files() -> Vec<PathBuf> {
+    super::PROVIDERS
+        .iter()
+        .filter_map(|p| p.config_dir().ok().map(|d| d.join(p.settings_file())))
+        .collect()
+}
+
+/// The places of `paths`' protected set: the runtime home, the operator's home, the project, and
+/// every provider's settings files (its own, and those it reads inside the project).
+pub(crate) fn places(paths: &Paths) -> Places {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let mut client_files = user_client_files();
+    for p in super::PROVIDERS {
+        client_files.extend(p.project_settings_files().iter().map(|f| paths.root.join(f)));
+    }
+    Places {
+        tlc_home: paths.home.clone(),
+        home,
+        project: Some(paths.root.clone()),
+        client_files,
+    }
+}
+
+/// The `PATH` an operator command recorded (`tlc install`), read from the home database without
+/// creating it; `None` when there is none.
+pub(crate) fn operator_path(paths: &Paths) -> Option<String> {
+    let store = crate::store::open_read(crate::store::DbKind::Home, &paths.home_db()).ok().flatten()?;
+    BoundaryStore::new(store.conn())
+        .fact(boundary::store::OPERATOR_PATH)
+        .ok()
+        .flatten()
+}
+
+/// The jail of `paths`' project: its protected set read-only, the operator's recorded `PATH`.
+pub(crate) fn jail(paths: &Paths) -> Jail {
+    boundary::jail(&places(paths), operator_path(paths).as_deref())
+}
+
+/// The protected set a client's sandbox is given at `tlc install`: the runtime home, every
+/// client's settings file, the operator's start-up files, and the repository the command runs
+/// in when tlc has adopted it (every other repository is added by its first session's hook:
+/// [`wire_project`]). A repository's git hooks and config are left to the client, which keeps
+/// its working folder's own.
+pub(crate) fn install_set(paths: &Paths) -> Vec<Protected> {
+    let mut set = boundary::protected_set(&Places {
+        tlc_home: paths.home.clone(),
+        home: std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
+        project: None,
+        client_files: user_client_files(),
+    });
+    if let Some(state) = project_state(paths) {
+        set.push(state);
+    }
+    set
+}
+
+/// The repository's `.tlc/` as a sandbox names it (its real path), when tlc has adopted it.
+fn project_state(paths: &Paths) -> Option<Protected> {
+    let dir = paths.root.join(".tlc");
+    let real = std::fs::canonicalize(&dir).ok().filter(|d| d.is_dir())?;
+    Some(Protected {
+        path: real,
+        member: Member::ProjectState,
+    })
+}
+
+/// Why a client's sandbox cannot run on this machine (Claude Code's needs bubblewrap and socat
+/// on Linux), or `None` when it can.
+pub(crate) fn sandbox_missing() -> Option<String> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let missing: Vec<&str> = ["bwrap", "socat"]
+        .into_iter()
+        .filter(|p| !std::env::split_paths(&path).any(|d| d.is_absolute() && d.join(p).is_file()))
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "{} not found on PATH (Debian: apt-get install bubblewrap socat)",
+            missing.join(" and ")
+        )
+    })
+}
+
+/// How long a client may take to read its settings again after tlc changed them (Claude Code
+/// watches its settings files: it takes a change once the file has been stable for a second,
+/// polling every half second).
+pub(crate) const SETTLE: std::time::Duration = std::time::Duration::from_millis(2500);
+
+/// Adds the repository's `.tlc/` to the client's sandbox when tlc's sandbox wiring is in the
+/// client's settings (`tlc install` put the runtime home in its `denyWrite`) and the repository
+/// is not there yet: the first session in a newly adopted repository wires it. Returns whether it
+/// wrote. The operator's own choices are left alone: a sandbox that is off, or settings tlc did
+/// not wire, get nothing.
+pub(crate) fn wire_project(provider: &dyn super::Provider, paths: &Paths) -> anyhow::Result<bool> {
+    let Some(state) = project_state(paths) else { return Ok(false) };
+    let Ok(dir) = provider.config_dir() else { return Ok(false) };
+    let file = dir.join(provider.settings_file());
+    let needs = |value: &serde_json::Value| {
+        provider.sandbox_state(value).is_some_and(|st| {
+            st.enabled
+                && st.deny_write.iter().any(|d| std::path::Path::new(d) == paths.home)
+                && !st.deny_write.iter().any(|d| std::path::Path::new(d) == state.path)
+        })
+    };
+    if !needs(&super::settings_file::Settings::read(&dir, &file)?.value) {
+        return Ok(false);
+    }
+    let Some(wants) = provider.sandbox_wants(std::slice::from_ref(&state)) else {
+        return Ok(false);
+    };
+    let settings = super::settings_file::Settings::read_locked(&dir, &file)?;
+    if !needs(&settings.value) {
+        return Ok(false);
+    }
+    let mut value = settings.value.clone();
+    let added = super::additions::apply(&mut value, &wants).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    if added.is_empty() {
+        return Ok(false);
+    }
+    let text = settings.text_for(&value)?;
+    let mut home = crate::store::open_write(crate::store::DbKind::Home, &paths.home_db())?;
+    let tx = home.conn_mut().transaction()?;
+    let store = BoundaryStore::new(&tx);
+    for a in &added {
+        store.record_added(provider.name(), &file.display().to_string(), a)?;
+    }
+    settings.write(&text)?;
+    tx.commit()?;
+    Ok(true)
+}
+
+/// Waits, on an acting event, until the client has had [`SETTLE`] to read its settings again
+/// since tlc last changed them ([`wire_project`] at a session's start): a command is not let run
+/// before the sandbox that keeps the repository's state from it is in force. One `stat` when
+/// nothing changed lately.
+pub(crate) fn settle(provider: &dyn super::Provider) {
+    if provider.sandbox_state(&serde_json::Value::Null).is_none() {
+        return;
+    }
+    let Ok(dir) = provider.config_dir() else { return };
+    let Ok(modified) = std::fs::metadata(dir.join(provider.settings_file())).and_then(|m| m.modified()) else {
+        return;
+    };
+    if let Ok(age) = std::time::SystemTime::now().duration_since(modified) {
+        if age < SETTLE {
+            std::thread::sleep(SETTLE - age);
+        }
+    }
+}
