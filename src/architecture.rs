@@ -31,7 +31,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The one reader of files tlc did not write (configs, git files, transcripts), the git files
     // read on it, its writing counterpart, paths and patterns as text, and the hook's faults:
     // every layer above uses them, and they use nothing of the crate but `gitfiles → fsread`.
-    ("system", &["confine", "fault", "fsread", "fswrite", "gitfiles", "pathtext", "revision"]),
+    (
+        "system",
+        &["confine", "fault", "fsread", "fswrite", "gitfiles", "pathtext", "revision"],
+    ),
 ];
 
 /// The arrows allowed between two modules of the same layer; every other pair in a layer is

@@ -89,7 +89,9 @@ impl Jail {
     /// bubblewrap when there is one, with the fixed environment either way. The caller adds the
     /// program's arguments.
     pub(crate) fn command(&self, program: &str, cwd: &Path) -> Command {
-        let resolved = self.resolve(program).map_or_else(|| OsString::from(program), PathBuf::into_os_string);
+        let resolved = self
+            .resolve(program)
+            .map_or_else(|| OsString::from(program), PathBuf::into_os_string);
         let mut c = match &self.bwrap {
             Some(bwrap) => {
                 let mut c = Command::new(bwrap);
@@ -163,7 +165,14 @@ mod tests {
 
     #[test]
     fn the_environment_drops_what_makes_a_program_run_other_code() {
-        for v in ["GIT_DIR", "GIT_CONFIG_PARAMETERS", "LD_PRELOAD", "LD_LIBRARY_PATH", "BASH_ENV", "ENV"] {
+        for v in [
+            "GIT_DIR",
+            "GIT_CONFIG_PARAMETERS",
+            "LD_PRELOAD",
+            "LD_LIBRARY_PATH",
+            "BASH_ENV",
+            "ENV",
+        ] {
             assert!(dropped(OsStr::new(v)), "{v}");
         }
         for v in ["HOME", "LANG", "CLAUDECODE", "TMPDIR", "GITHUB_TOKEN_X"] {
@@ -187,7 +196,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let kept = dir.path().join("kept");
         std::fs::create_dir(&kept).unwrap();
-        let jail = Jail::new(vec![kept.clone(), dir.path().join("missing")], std::env::var_os("PATH").unwrap_or_default());
+        let jail = Jail::new(
+            vec![kept.clone(), dir.path().join("missing")],
+            std::env::var_os("PATH").unwrap_or_default(),
+        );
         assert_eq!(jail.read_only(), [kept.clone()], "a missing path is left out");
         if !jail.confined() {
             eprintln!("bubblewrap is not installed: the confinement is not tested here");

@@ -63,6 +63,43 @@ pub(crate) fn silent_failure() -> anyhow::Error {
     })
 }
 
+/// The message `main` prints for an error: its chain, and where the error is that tlc's state is
+/// read-only, why that is likely — the command runs inside the agent's sandbox, where tlc's state
+/// and policy are out of reach by design (issue 51).
+pub fn message(err: &anyhow::Error) -> String {
+    let text = format!("{err:#}");
+    if text.is_empty() || !read_only(err) {
+        return text;
+    }
+    format!(
+        "{text}\n(tlc's files are read-only here: this process runs inside an agent's sandbox — or another read-only mount — where tlc's policy and state cannot be changed. An operator command runs from your own terminal.)"
+    )
+}
+
+/// Whether the error is a write refused by a read-only file system or database.
+fn read_only(err: &anyhow::Error) -> bool {
+    const EROFS: i32 = 30;
+    err.chain().any(|e| {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            return io.raw_os_error() == Some(EROFS);
+        }
+        if let Some(rusqlite::Error::SqliteFailure(f, _)) = e.downcast_ref::<rusqlite::Error>() {
+            return f.code == rusqlite::ErrorCode::ReadOnly;
+        }
+        let t = e.to_string();
+        t.contains("Read-only file system") || t.contains("readonly database")
+    }) || (format!("{err:#}").contains("unable to open database file") && state_read_only())
+}
+
+/// Whether the project's or the home's state folder is on a read-only mount (a database there
+/// cannot be opened for writing: SQLite says only that it cannot open it).
+fn state_read_only() -> bool {
+    let Ok(paths) = crate::paths::Paths::from_env() else { return false };
+    [paths.project_state_dir(), paths.home_state_dir()]
+        .iter()
+        .any(|d| crate::sys::on_read_only_mount(d))
+}
+
 /// The exit code for an error that reached `main`: the first error in its chain whose kind is
 /// known decides. This is the one place a domain's error becomes an exit code.
 pub fn exit_code(err: &anyhow::Error) -> u8 {

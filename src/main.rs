@@ -13,7 +13,7 @@ fn main() -> ExitCode {
     match tlc::cli::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            let message = format!("{e:#}");
+            let message = tlc::error::message(&e);
             if !message.is_empty() {
                 // Messages name files, packages and values from outside: nothing in them may act
                 // on the terminal.

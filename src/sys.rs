@@ -33,6 +33,18 @@ pub(crate) fn process_start_time(pid: i64) -> Option<u64> {
     after.split_whitespace().nth(19)?.parse().ok()
 }
 
+/// Whether `path` lies on a read-only mount (`access(W_OK)` answers `EROFS`): the agent's
+/// sandbox binds tlc's state so.
+pub(crate) fn on_read_only_mount(path: &std::path::Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: a NUL-terminated path that outlives the call; access reads it and nothing else.
+    let r = unsafe { libc::access(c.as_ptr(), libc::W_OK) };
+    r != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EROFS)
+}
+
 /// This machine's host name; `None` when the system does not say.
 pub(crate) fn hostname() -> Option<String> {
     let mut buf = [0u8; 256];

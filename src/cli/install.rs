@@ -120,7 +120,13 @@ pub(crate) fn install(args: InstallArgs) -> anyhow::Result<()> {
 /// Wires one provider: tlc's hook entries, and where the client has a kernel sandbox, that
 /// sandbox on with `protected` out of its commands' reach (issue 51). One write, one backup;
 /// what the sandbox wiring added is recorded in the home database first, for `tlc uninstall`.
-fn wire(p: &'static dyn Provider, dir: &Path, exe: &str, args: &InstallArgs, protected: &[crate::policy::boundary::Protected]) -> anyhow::Result<()> {
+fn wire(
+    p: &'static dyn Provider,
+    dir: &Path,
+    exe: &str,
+    args: &InstallArgs,
+    protected: &[crate::policy::boundary::Protected],
+) -> anyhow::Result<()> {
     let file = dir.join(p.settings_file());
     let settings = if args.dry_run {
         Settings::read(dir, &file)?
@@ -201,15 +207,22 @@ fn describe(command: &str, hooks: &[String], sandbox: &[crate::policy::boundary:
         parts.push(format!("`{command}` to {}", hooks.join(", ")));
     }
     if !sandbox.is_empty() {
-        let keys: std::collections::BTreeSet<&str> = sandbox.iter().filter(|a| !a.container).map(|a| a.pointer.as_str()).collect();
-        parts.push(format!(
-            "{}'s sandbox ({})",
-            p.product(),
-            keys.into_iter()
-                .map(|k| k.trim_start_matches('/').replace('/', "."))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        let dotted = |k: &str| k.trim_start_matches('/').replace('/', ".");
+        let mut what: Vec<String> = sandbox
+            .iter()
+            .filter(|a| !a.container && a.item.is_empty())
+            .map(|a| format!("{} = {}", dotted(&a.pointer), a.written))
+            .collect();
+        let items = sandbox.iter().filter(|a| !a.item.is_empty()).count();
+        if items > 0 {
+            let lists: std::collections::BTreeSet<String> =
+                sandbox.iter().filter(|a| !a.item.is_empty()).map(|a| dotted(&a.pointer)).collect();
+            what.push(format!(
+                "{items} entries of the protected set in {}",
+                lists.into_iter().collect::<Vec<_>>().join(" and ")
+            ));
+        }
+        parts.push(format!("{}'s sandbox ({})", p.product(), what.join(", ")));
     }
     parts.join(" and ")
 }

@@ -39,6 +39,9 @@ pub(crate) struct Status {
     pub live_sessions: Vec<LiveSession>,
     pub policy_diverged: bool,
     pub divergences: Vec<Divergence>,
+    /// Issue 51: what keeps tlc's state out of the agent's reach, per provider and for tlc's
+    /// own children.
+    pub boundary: crate::hook::boundary::BoundaryReport,
 }
 
 /// Reads everything `status` shows without writing.
@@ -75,6 +78,7 @@ pub(crate) fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
         policy_diverged: !divergences.is_empty(),
         live_sessions: live,
         divergences,
+        boundary: crate::hook::boundary::report(&project.paths),
     })
 }
 
@@ -148,6 +152,31 @@ pub(crate) fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
             "as baselined".to_string()
         }
     ));
+    for b in st.boundary.providers.iter().filter(|b| b.wired) {
+        let line = if b.agent_commands == "kernel" {
+            format!("boundary ({}): kernel — {}", b.provider, b.by)
+        } else {
+            render::paint(
+                &format!(
+                    "boundary ({}): recognition only — {}; {} route(s) stay open (`tlc status --json` lists them)",
+                    b.provider,
+                    b.by,
+                    b.open_routes.len()
+                ),
+                Tone::Warn,
+            )
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out.push_str(&if st.boundary.gates == "bubblewrap" {
+        format!("gates: sandboxed — {}\n", st.boundary.gates_detail)
+    } else {
+        format!(
+            "{}\n",
+            render::paint(&format!("gates: not sandboxed — {}", st.boundary.gates_detail), Tone::Warn)
+        )
+    });
     out.push_str(&format!("live sessions: {}\n", st.live_sessions.len()));
     render::out_escaped(&out)?;
     t.print(output)?;

@@ -270,9 +270,10 @@ pub(crate) fn changed_files(t: Tree<'_>, base: &Head) -> Result<Changes, GateErr
         changes.files.entry(path).or_insert(kind);
     }
     let committed: Vec<String> = match (base, &head) {
-        (Head::Commit(b), Head::Commit(h)) if b != h => {
-            parse_names_z(&run_git(t, &["diff", "--no-ext-diff", "--name-only", "-z", "--no-renames", b, h, "--"])?)
-        }
+        (Head::Commit(b), Head::Commit(h)) if b != h => parse_names_z(&run_git(
+            t,
+            &["diff", "--no-ext-diff", "--name-only", "-z", "--no-renames", b, h, "--"],
+        )?),
         (Head::Unborn, Head::Commit(h)) => parse_names_z(&run_git(t, &["ls-tree", "-r", "-z", "--name-only", h])?),
         (Head::Unknown, _) => {
             changes.note = Some("no base was recorded for this turn: the changes are counted from HEAD".into());
@@ -317,7 +318,9 @@ pub(crate) fn parse_ls_files_vs(out: &[u8]) -> Vec<Listed> {
         if !flagged {
             continue;
         }
-        let Some(tab) = rest.iter().position(|b| *b == b'\t') else { continue };
+        let Some(tab) = rest.iter().position(|b| *b == b'\t') else {
+            continue;
+        };
         let meta = String::from_utf8_lossy(&rest[..tab]);
         let Some(object) = meta.split_whitespace().nth(1) else { continue };
         found.push(Listed::Flagged {
@@ -362,8 +365,8 @@ fn global_excludes(t: Tree<'_>) -> Option<std::path::PathBuf> {
         .filter(|h| !h.is_empty())
         .map(std::path::PathBuf::from)
         .or_else(|| home.as_ref().map(|h| h.join(".config")));
-    let has_global_config = home.as_ref().is_some_and(|h| h.join(".gitconfig").is_file())
-        || xdg.as_ref().is_some_and(|x| x.join("git/config").is_file());
+    let has_global_config =
+        home.as_ref().is_some_and(|h| h.join(".gitconfig").is_file()) || xdg.as_ref().is_some_and(|x| x.join("git/config").is_file());
     if has_global_config {
         if let Ok(out) = run_git(t, &["config", "--global", "--path", "--get", "core.excludesFile"]) {
             let p = String::from_utf8_lossy(&out).trim().to_string();

@@ -790,7 +790,10 @@ mod tests {
             );
         }
         let start: Option<i64> = conn.query_row("SELECT pid_start FROM gate_lock", [], |r| r.get(0)).unwrap();
-        assert_eq!(start, crate::sys::process_start_time(i64::from(std::process::id())).map(|s| s as i64));
+        assert_eq!(
+            start,
+            crate::sys::process_start_time(i64::from(std::process::id())).map(|s| s as i64)
+        );
     }
 
     #[test]

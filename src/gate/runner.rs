@@ -212,10 +212,7 @@ impl ReportFolder {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
         let dir = std::env::temp_dir().join(format!("tlc-gate-{}-{gate}-{stamp}", std::process::id()));
-        let made = std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&dir)
-            .is_ok();
+        let made = std::fs::DirBuilder::new().mode(0o700).create(&dir).is_ok();
         let report = dir.join("report.json");
         ReportFolder {
             dir: made.then_some(dir),

@@ -50,6 +50,10 @@ pub(crate) struct StopFacts {
     /// and later run subagents in the background: `background_tasks`); empty when none is, or
     /// when the client does not say.
     pub running_subagents: Vec<String>,
+    /// When the client stops waiting for this hook's answer, less a margin for recording it
+    /// (`None`: it did not say). Gate commands are cut there, and the stop is held: a stop that
+    /// cannot decide in time never lets the client move on silently (issue 51).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// The rule of a stop whose checks wait for running subagents.
@@ -352,18 +356,34 @@ pub(crate) fn on_hook(
                 }
             }
             if let Err(e) = decided {
+                // Fail closed (issue 51): checks that could not run never let a turn through; the
+                // loop budget still bounds how often the same fault holds it.
                 p.lessons = Default::default();
                 let e = e.to_string();
-                faults.push(Fault::Stop(format!("stop checks failed, the stop was let through: {e}")));
+                faults.push(Fault::Stop(format!("stop checks failed, the stop was held: {e}")));
                 p.decision = None;
                 p.stop_state = None;
-                p.outcomes = vec![StopOutcome {
-                    outcome: Outcome::Allow,
-                    rule: "fault".into(),
-                    attempt: 0,
-                    fingerprint: None,
-                    detail: Some(e),
-                }];
+                p.outcomes.clear();
+                let max = config.settings.grind.max_loops.max(1);
+                let turn = TurnStore::new(conn).get(&p.provider, &p.session).ok().flatten();
+                p.turn = turn.as_ref().map(|t| t.turn);
+                let attempt = match stop.first_of_turn {
+                    Some(true) => 0,
+                    _ => turn.as_ref().map_or(0, |t| t.attempt),
+                };
+                if attempt >= max {
+                    allow(
+                        &mut p,
+                        Outcome::Capped,
+                        "budget",
+                        attempt,
+                        Some(format!(
+                            "attempt {attempt} of grind.maxLoops = {max}: the stop checks failed ({e}) and the turn spent its loop budget"
+                        )),
+                    );
+                } else {
+                    finish_block(&mut p, vec![fault_block(config, &e, attempt + 1, max)], attempt + 1);
+                }
             }
         }
     }
@@ -371,6 +391,26 @@ pub(crate) fn on_hook(
         faults.push(Fault::Stop(f));
     }
     p
+}
+
+/// The answer of a stop whose hook could not read or write the project's state (the database
+/// locked or unwritable) while stop checks are on: held, naming why (issue 51: a check that cannot
+/// run never lets the turn through). `None` when no stop check is configured, or the provider says
+/// the turn did not complete (nothing is checked then either).
+pub(crate) fn held_without_state(config: &Config, stop: &StopFacts, why: &str) -> Option<Decision> {
+    if !Rails::from(config).any() || !stop.completed {
+        return None;
+    }
+    let max = config.settings.grind.max_loops.max(1);
+    let block = fault_block(config, why, 1, max);
+    Some(Decision {
+        permission: Permission::Deny,
+        rule: block.rule.clone(),
+        reason: Some(format!("BLOCKED: {}", block.headline)),
+        user_note: None,
+        follow_up: Some(block.text),
+        context: None,
+    })
 }
 
 /// Whether this stop lets a completed turn end: no block, and no wait for running subagents
@@ -635,7 +675,18 @@ fn decide_stop(
     };
     let mut advice: Vec<(String, String)> = Vec::new();
 
-    let gated = run_gates(conn, project, jail, config, rails, p, &changes, this_attempt, &mut advice)?;
+    let gated = run_gates(
+        conn,
+        project,
+        jail,
+        config,
+        rails,
+        p,
+        &changes,
+        this_attempt,
+        stop.deadline,
+        &mut advice,
+    )?;
     match gated {
         GatesResult::Deferred(rule, detail) => {
             allow(p, Outcome::Deferred, &rule, attempt, Some(detail));
@@ -1027,6 +1078,7 @@ fn run_gates(
     p: &Pending,
     changes: &Changes,
     attempt: i64,
+    facts_deadline: Option<std::time::Instant>,
     advice: &mut Vec<(String, String)>,
 ) -> Result<GatesResult, GateError> {
     let s = &config.settings;
@@ -1114,12 +1166,15 @@ fn run_gates(
                     match reuse(previous.as_ref(), &inputs, gate, &argv, p, attempt, &files) {
                         Some(r) => r,
                         None => {
+                            let configured = Duration::from_secs(u64::try_from(s.grind.gate_timeout_seconds.max(1)).unwrap_or(300));
+                            let left = facts_deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
+                            let timeout = left.map_or(configured, |l| l.min(configured));
                             let req = RunRequest {
                                 gate,
                                 argv: argv.clone(),
                                 root: project.root(),
                                 jail: jail.get(),
-                                timeout: Duration::from_secs(u64::try_from(s.grind.gate_timeout_seconds.max(1)).unwrap_or(300)),
+                                timeout,
                                 provider: Some(p.provider.clone()),
                                 session: Some(p.session.clone()),
                                 attempt: Some(attempt),
@@ -1127,8 +1182,19 @@ fn run_gates(
                                 inputs: inputs.clone(),
                             };
                             let mut run = super::execute(&req, redactor.as_ref());
+                            if timeout < configured && run.category.as_deref() == Some("timeout") {
+                                run.output_tail = super::runner::last_chars(
+                                    &format!(
+                                        "{}\n[tlc: cut after {} s, where the client stops waiting for this stop's answer; the stop is held, not let through]",
+                                        run.output_tail,
+                                        timeout.as_secs()
+                                    ),
+                                    super::runner::OUTPUT_TAIL_CHARS,
+                                );
+                            }
                             if let Some(note) = took_over.take() {
-                                run.output_tail = super::runner::last_chars(&format!("{}\n{note}", run.output_tail), super::runner::OUTPUT_TAIL_CHARS);
+                                run.output_tail =
+                                    super::runner::last_chars(&format!("{}\n{note}", run.output_tail), super::runner::OUTPUT_TAIL_CHARS);
                             }
                             run
                         }
@@ -1568,6 +1634,42 @@ fn unreadable_tree_block(config: &Config, why: &str, attempt: i64, max: i64) -> 
         gaps: vec![gap],
         next,
         category: UNREADABLE_TREE.into(),
+    }
+}
+
+/// The rule of a stop held because its checks could not run (git failed, the state could not be
+/// read): an outcome `fault` is never an allow while stop checks are on.
+pub(crate) const STOP_FAULT: &str = "fault";
+
+/// The block of a stop whose checks failed to run: what failed, and that the operator fixes it.
+fn fault_block(config: &Config, why: &str, attempt: i64, max: i64) -> Block {
+    let next = "if your own work broke what the stop checks read (the repository's git files, tlc's state), restore it; otherwise tell the operator the stop checks cannot run and why, then stop again.".to_string();
+    let gap = Gap {
+        gate: STOP_FAULT.into(),
+        category: STOP_FAULT.into(),
+        summary: why.to_string(),
+    };
+    let f = FollowUp {
+        gate: STOP_FAULT.into(),
+        category: STOP_FAULT.into(),
+        attempt: attempt as usize,
+        max: max as usize,
+        headline: Some("the stop checks could not run".into()),
+        tried: format!("to run this repository's stop checks: {why}."),
+        need: "stop checks that can run; a turn is not let through unchecked because a check failed to run.".into(),
+        gaps: vec![gap.clone()],
+        next: next.clone(),
+        level: followup::level(attempt as usize, config.settings.intelligence.progressive_context),
+        ..FollowUp::default()
+    };
+    Block {
+        rule: STOP_FAULT.into(),
+        fingerprint: Some(crate::hashing::sha256_hex(why.as_bytes())),
+        text: f.render(),
+        headline: format!("the stop checks could not run: {why}"),
+        gaps: vec![gap],
+        next,
+        category: STOP_FAULT.into(),
     }
 }
 

@@ -17,7 +17,11 @@ use serde_json::{Map, Value};
 pub(crate) enum Want {
     /// The key at `pointer` (a JSON pointer: `/sandbox/enabled`) holds `value`, unless what it
     /// holds already `keeps` the protection (is at least as strict).
-    Key { pointer: String, value: Value, keeps: fn(&Value) -> bool },
+    Key {
+        pointer: String,
+        value: Value,
+        keeps: fn(&Value) -> bool,
+    },
     /// The list at `pointer` holds `item`.
     Item { pointer: String, item: Value },
 }
@@ -32,7 +36,9 @@ fn keys(pointer: &str) -> Vec<String> {
 }
 
 fn pointer_of(keys: &[String]) -> String {
-    keys.iter().map(|k| format!("/{}", k.replace('~', "~0").replace('/', "~1"))).collect()
+    keys.iter()
+        .map(|k| format!("/{}", k.replace('~', "~0").replace('/', "~1")))
+        .collect()
 }
 
 /// The object at the parent of `keys`, created (and recorded as a container tlc made) where
@@ -40,7 +46,9 @@ fn pointer_of(keys: &[String]) -> String {
 fn parent_object<'v>(root: &'v mut Value, keys: &[String], added: &mut Vec<Added>) -> Result<&'v mut Map<String, Value>, String> {
     let mut cur = root;
     for (i, k) in keys[..keys.len() - 1].iter().enumerate() {
-        let obj = cur.as_object_mut().ok_or_else(|| format!("`{}` is not an object", keys[..i].join(".")))?;
+        let obj = cur
+            .as_object_mut()
+            .ok_or_else(|| format!("`{}` is not an object", keys[..i].join(".")))?;
         if !obj.contains_key(k) {
             obj.insert(k.clone(), Value::Object(Map::new()));
             added.push(Added {
@@ -132,7 +140,9 @@ pub(crate) fn revert(settings: &mut Value, added: &[Added]) -> Vec<String> {
         let Some((last, parents)) = ks.split_last() else { continue };
         let Some(parent) = walk(settings, parents) else { continue };
         if !a.item.is_empty() {
-            let Ok(item) = serde_json::from_str::<Value>(&a.item) else { continue };
+            let Ok(item) = serde_json::from_str::<Value>(&a.item) else {
+                continue;
+            };
             if let Some(list) = parent.get_mut(last).and_then(Value::as_array_mut) {
                 if let Some(i) = list.iter().position(|v| *v == item) {
                     list.remove(i);
@@ -141,7 +151,9 @@ pub(crate) fn revert(settings: &mut Value, added: &[Added]) -> Vec<String> {
             }
             continue;
         }
-        let Ok(written) = serde_json::from_str::<Value>(&a.written) else { continue };
+        let Ok(written) = serde_json::from_str::<Value>(&a.written) else {
+            continue;
+        };
         if parent.get(last) != Some(&written) {
             // Changed since tlc wrote it: the operator's now.
             continue;
@@ -247,7 +259,11 @@ mod tests {
         let added = apply(&mut s, &wants()).unwrap();
         assert_eq!(s["sandbox"]["enabled"], true, "a weaker value is made strict");
         assert_eq!(added.len(), 2, "enabled and one denyWrite item: {added:?}");
-        assert_eq!(s["permissions"]["deny"].as_array().unwrap().len(), 1, "an item there is not added twice");
+        assert_eq!(
+            s["permissions"]["deny"].as_array().unwrap().len(),
+            1,
+            "an item there is not added twice"
+        );
         revert(&mut s, &added);
         assert_eq!(s, original);
     }

@@ -33,11 +33,10 @@ pub(crate) fn places(paths: &Paths) -> Places {
 /// The `PATH` an operator command recorded (`tlc install`), read from the home database without
 /// creating it; `None` when there is none.
 pub(crate) fn operator_path(paths: &Paths) -> Option<String> {
-    let store = crate::store::open_read(crate::store::DbKind::Home, &paths.home_db()).ok().flatten()?;
-    BoundaryStore::new(store.conn())
-        .fact(boundary::store::OPERATOR_PATH)
+    let store = crate::store::open_read(crate::store::DbKind::Home, &paths.home_db())
         .ok()
-        .flatten()
+        .flatten()?;
+    BoundaryStore::new(store.conn()).fact(boundary::store::OPERATOR_PATH).ok().flatten()
 }
 
 /// The jail of `paths`' project: its protected set read-only, the operator's recorded `PATH`.
@@ -157,4 +156,134 @@ pub(crate) fn settle(provider: &dyn super::Provider) {
             std::thread::sleep(SETTLE - age);
         }
     }
+}
+
+/// What holds the boundary for one provider, as `tlc status` and `tlc doctor` say it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct ProviderBoundary {
+    pub provider: &'static str,
+    pub product: &'static str,
+    /// tlc's hooks are in the provider's settings.
+    pub wired: bool,
+    /// `kernel` when the agent's commands run in the client's sandbox with the protected set out
+    /// of their reach, else `recognition` (tlc refuses what it recognises: the floor, the operator
+    /// check, policy integrity).
+    pub agent_commands: &'static str,
+    /// What enforces it (`Claude Code's sandbox (bubblewrap)`), or why the kernel does not.
+    pub by: String,
+    /// Where only recognition stands: the routes that stay open.
+    pub open_routes: Vec<String>,
+}
+
+/// The boundary of `paths`' project: per provider, and for tlc's own children.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct BoundaryReport {
+    pub providers: Vec<ProviderBoundary>,
+    /// `bubblewrap` when gate commands and tlc's git run in the jail, else `none`.
+    pub gates: &'static str,
+    /// What the jail keeps read-only, or why there is none.
+    pub gates_detail: String,
+}
+
+/// Routes that stay open where only recognition stands (docs/policy.md, *The boundary*).
+const RECOGNITION_ROUTES: &[&str] = &[
+    "a process the agent detaches (a double fork with setsid, tmux, screen, at) and gives a terminal (script) is not recognised as the agent's: it passes the operator check",
+    "a write to tlc's state or config through a path only known at run time (compiled code, an interpreter assembling the path): the floor sees only what a command line names; policy integrity notices a changed config or state at the next acting call, and the stop runs on the session's baseline",
+    "code planted where the operator runs it later (shell start-up files, git hooks, git's config) through a path the floor cannot read",
+    "a `tlc hook` payload forged by the agent's own command",
+];
+
+/// Reads what holds the boundary, writing nothing.
+pub(crate) fn report(paths: &Paths) -> BoundaryReport {
+    let providers = super::PROVIDERS.iter().map(|p| provider_boundary(*p, paths)).collect();
+    let jail = jail(paths);
+    let (gates, gates_detail) = match jail.bwrap() {
+        Some(b) => (
+            "bubblewrap",
+            format!(
+                "gate commands and tlc's git run under {} with {} paths of the protected set read-only and the {} PATH",
+                b.display(),
+                jail.read_only().len(),
+                if operator_path(paths).is_some() {
+                    "operator's recorded"
+                } else {
+                    "hook's own (no `tlc install` recorded one)"
+                }
+            ),
+        ),
+        None => (
+            "none",
+            "bubblewrap not found on the operator's PATH (Debian: apt-get install bubblewrap): gate commands run unconfined and can write tlc's state".to_string(),
+        ),
+    };
+    BoundaryReport {
+        providers,
+        gates,
+        gates_detail,
+    }
+}
+
+fn provider_boundary(p: &'static dyn super::Provider, paths: &Paths) -> ProviderBoundary {
+    let mut out = ProviderBoundary {
+        provider: p.name(),
+        product: p.product(),
+        wired: false,
+        agent_commands: "recognition",
+        by: String::new(),
+        open_routes: RECOGNITION_ROUTES.iter().map(|r| r.to_string()).collect(),
+    };
+    let value = p
+        .config_dir()
+        .ok()
+        .and_then(|dir| super::settings_file::Settings::read(&dir, &dir.join(p.settings_file())).ok())
+        .filter(|s| s.existed)
+        .map(|s| s.value);
+    out.wired = value.as_ref().is_some_and(|v| {
+        super::wiring::wired_commands(v)
+            .iter()
+            .any(|(_, c)| super::wiring::is_tlc_command(c, p.name()))
+    });
+    let Some(state) = p.sandbox_state(value.as_ref().unwrap_or(&serde_json::Value::Null)) else {
+        out.by = format!("{} has no kernel sandbox tlc can configure", p.product());
+        return out;
+    };
+    let mut missing = Vec::new();
+    if !state.enabled {
+        missing.push("its sandbox is off (sandbox.enabled)".to_string());
+    }
+    if !state.no_escape {
+        missing.push("commands may ask to run outside it (sandbox.allowUnsandboxedCommands is not false)".to_string());
+    }
+    let listed = |p: &std::path::Path| state.deny_write.iter().any(|d| std::path::Path::new(d) == p);
+    if !listed(&paths.home) {
+        missing.push(format!("{} is not in sandbox.filesystem.denyWrite", paths.home.display()));
+    }
+    if let Some(project) = project_state(paths) {
+        if !listed(&project.path) {
+            missing.push(format!(
+                "{} is not in sandbox.filesystem.denyWrite (the repository's next session adds it)",
+                project.path.display()
+            ));
+        }
+    }
+    if let Some(why) = sandbox_missing() {
+        missing.push(why);
+    }
+    missing.extend(state.openings.iter().cloned());
+    if missing.is_empty() {
+        out.agent_commands = "kernel";
+        out.by = format!(
+            "{}'s sandbox (bubblewrap and seccomp): the protected set is read-only to the agent's commands{}",
+            p.product(),
+            if state.required {
+                ""
+            } else {
+                " (sandbox.failIfUnavailable is not set: it runs unsandboxed, with a warning, where the sandbox cannot start)"
+            }
+        );
+        out.open_routes = Vec::new();
+    } else {
+        out.by = format!("not {}'s sandbox: {}", p.product(), missing.join("; "));
+    }
+    out
 }

@@ -249,7 +249,11 @@ impl Provider for Claude {
         let key = |pointer: &str, value: bool| Want::Key {
             pointer: pointer.to_string(),
             value: Value::Bool(value),
-            keeps: if value { |v| *v == Value::Bool(true) } else { |v| *v == Value::Bool(false) },
+            keeps: if value {
+                |v| *v == Value::Bool(true)
+            } else {
+                |v| *v == Value::Bool(false)
+            },
         };
         let mut wants = vec![
             key("/sandbox/enabled", true),
@@ -297,7 +301,8 @@ impl Provider for Claude {
         }
         let network = sandbox.and_then(|s| s.get("network"));
         if network.and_then(|n| n.get("allowAllUnixSockets")).and_then(Value::as_bool) == Some(true) {
-            openings.push("sandbox.network.allowAllUnixSockets lets commands reach any unix socket (a tmux or screen server outside)".into());
+            openings
+                .push("sandbox.network.allowAllUnixSockets lets commands reach any unix socket (a tmux or screen server outside)".into());
         }
         let sockets = strings(network.and_then(|n| n.get("allowUnixSockets")));
         if !sockets.is_empty() {
@@ -635,6 +640,7 @@ fn stop(v: &Value) -> StopFacts {
         status: None,
         last_response: p.last_assistant_message.map(str::to_string),
         running_subagents: running_subagents(&p.background_tasks),
+        deadline: None,
     }
 }
 

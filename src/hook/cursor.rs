@@ -553,6 +553,7 @@ fn stop(v: &Value) -> StopFacts {
         last_response: None,
         // Cursor's stop names no background subagents.
         running_subagents: Vec::new(),
+        deadline: None,
     }
 }
 

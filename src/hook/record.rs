@@ -243,14 +243,24 @@ pub(crate) fn process(provider: &dyn Provider, value: Option<Value>, now: chrono
         usize::try_from(settings.obs.max_attr_chars).unwrap_or(usize::MAX),
     );
     let mapped = usable.then_some(mapped);
+    // A stop that cannot be checked is held (issue 51, fail closed): what it says is kept here.
+    let stop = mapped.as_ref().and_then(|m| m.turn.as_ref()).and_then(|t| match &t.event {
+        crate::gate::stop::TurnEvent::Stop(s) => Some(s.clone()),
+        _ => None,
+    });
     // Without paths nothing can be located; and a config that does not load hides the machine
     // tier's guest list, so writing anywhere in the repository could write into a guest. Either
     // way the fault goes to the home's log instead.
     let Some(paths) = paths.filter(|_| !config_broken) else {
         fault_log::append_best_effort(provider.name(), &fault_line(&redactor, &faults));
+        let decision = match &stop {
+            // Which stop checks are on is in the config that did not load: held, naming it.
+            Some(s) if config_broken && s.completed => held_config(guard.finish(fallback), &faults),
+            _ => fallback,
+        };
         return Outcome {
             hook_event,
-            decision: fallback,
+            decision,
             mask,
         };
     };
@@ -266,22 +276,45 @@ pub(crate) fn process(provider: &dyn Provider, value: Option<Value>, now: chrono
         config: &config,
         redactor: &redactor,
     };
-    let decision = match record(into, mapped, &guard, sources, &mut faults) {
+    let mut stop_verdict = None;
+    let decision = match record(into, mapped, &guard, sources, &mut stop_verdict, &mut faults) {
         Ok(d) => d,
         Err(e) => {
-            faults.push(Fault::NotRecorded(format!(
-                "{}: not recorded: {}",
-                project.db_path().display(),
-                e.named(&project.db_path())
-            )));
+            let why = format!("{}: not recorded: {}", project.db_path().display(), e.named(&project.db_path()));
+            faults.push(Fault::NotRecorded(why.clone()));
             fault_log::append_best_effort(provider.name(), &fault_line(&redactor, &faults));
-            fallback
+            // A stop whose checks ran answers their verdict though it was not recorded; one whose
+            // state could not be read is held while stop checks are on (issue 51).
+            match (stop_verdict, &stop) {
+                (Some(verdict), _) => verdict,
+                (None, Some(s)) => crate::gate::stop::held_without_state(&config, s, &why).unwrap_or(fallback),
+                (None, None) => fallback,
+            }
         }
     };
     Outcome {
         hook_event,
         decision,
         mask,
+    }
+}
+
+/// A stop held because the config does not load: which stop checks are on cannot be known, and
+/// a check that cannot run never lets the turn through (issue 51).
+fn held_config(fallback: Decision, faults: &[Fault]) -> Decision {
+    let why = faults
+        .iter()
+        .find(|f| matches!(f, Fault::Config(_)))
+        .map_or_else(|| "tlc's config does not load".to_string(), ToString::to_string);
+    Decision {
+        permission: Permission::Deny,
+        rule: crate::gate::stop::STOP_FAULT.into(),
+        reason: Some(format!("BLOCKED: the stop checks could not run: {why}")),
+        user_note: Some(format!("tlc: the stop checks cannot run until the config is fixed: {why}")),
+        follow_up: Some(format!(
+            "tlc cannot read its config, so the stop checks could not run ({why}). The operator fixes the file named; tell them, then stop again."
+        )),
+        ..fallback
     }
 }
 
@@ -354,11 +387,14 @@ struct Recording<'a> {
 
 /// Opens the project database, decides, and records the event, its decision and any faults in
 /// one transaction.
+/// `stop_verdict` gets a stop's decision as soon as its checks have decided, so that an error in
+/// recording it afterwards still answers it.
 fn record(
     into: Recording<'_>,
     mapped: Option<Mapped>,
     guard: &Guard,
     sources: Sources<'_>,
+    stop_verdict: &mut Option<Decision>,
     faults: &mut Faults,
 ) -> Result<Decision, HookError> {
     let Recording {
@@ -375,7 +411,9 @@ fn record(
     // tlc wired one and the repository is not in it yet.
     if mapped.as_ref().is_some_and(|m| m.event.kind == Kind::SessionStart) && !project.guest {
         if let Err(e) = super::boundary::wire_project(provider, &project.paths) {
-            faults.push(Fault::Boundary(format!("the repository was not added to the client's sandbox: {e}")));
+            faults.push(Fault::Boundary(format!(
+                "the repository was not added to the client's sandbox: {e}"
+            )));
         }
     }
     let mut mapped = mapped;
@@ -412,6 +450,9 @@ fn record(
         let config = policy.config.as_ref().unwrap_or(config);
         crate::gate::stop::on_hook(&mut conn, project, &jail, config, f, &policy, faults)
     });
+    if let Some(t) = turn.as_ref().filter(|t| t.outcome().is_some()) {
+        *stop_verdict = Some(guard.finish(t.decision.clone().unwrap_or_else(Decision::allow)));
+    }
     // Issue 34 (operator rules): the rule files and HEAD are read before the transaction, and
     // only with the switch on: the files on an acting event, HEAD where a rule or a proof needs it.
     let rule_facts = mapped.as_ref().and_then(|m| m.rules.as_ref());

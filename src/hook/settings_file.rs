@@ -132,7 +132,8 @@ impl Settings {
             None
         };
         if let Some(dir) = self.target.parent() {
-            crate::store::create_private_dir(dir).map_err(|e| SettingsFileError::refused(format!("{}: cannot create: {e}", dir.display())))?;
+            crate::store::create_private_dir(dir)
+                .map_err(|e| SettingsFileError::refused(format!("{}: cannot create: {e}", dir.display())))?;
         }
         crate::fswrite::replace(&self.target, text.as_bytes(), mode)
             .map_err(|e| SettingsFileError::refused(format!("{}: cannot write: {e}", self.path.display())))?;
@@ -185,7 +186,8 @@ fn read_text(path: &Path) -> anyhow::Result<(String, bool)> {
 /// [`LOCK_WAIT`] for another holder.
 fn lock_folder(dir: &Path) -> anyhow::Result<std::fs::File> {
     crate::store::create_private_dir(dir).map_err(|e| SettingsFileError::refused(format!("{}: cannot create: {e}", dir.display())))?;
-    let folder = crate::fswrite::open_folder(dir).map_err(|e| SettingsFileError::refused(format!("{}: cannot open: {e}", dir.display())))?;
+    let folder =
+        crate::fswrite::open_folder(dir).map_err(|e| SettingsFileError::refused(format!("{}: cannot open: {e}", dir.display())))?;
     let start = std::time::Instant::now();
     loop {
         match folder.try_lock() {
@@ -214,4 +216,3 @@ pub(crate) fn diff(path: &Path, before: &str, after: &str) -> String {
         .header(&name, &name)
         .to_string()
 }
-

@@ -8,6 +8,10 @@ use crate::gate::stop::{TurnEvent, TurnFacts};
 use crate::obs::Kind;
 use serde_json::Value;
 
+/// What a stop keeps of the client's hook time for itself: waiting for the transcript, recording
+/// its verdict, answering.
+const STOP_MARGIN: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The payload's neutral event, with what the stop checks read of it.
 pub(super) fn map(provider: &dyn Provider, v: &Value, now: chrono::DateTime<chrono::Utc>) -> Mapped {
     let mut mapped = provider.map(v, now);
@@ -24,7 +28,13 @@ pub(crate) fn facts(provider: &dyn Provider, mapped: &Mapped, payload: &Value) -
         },
         Kind::PromptSubmit => TurnEvent::Prompt,
         // A subagent's stop is not the turn's.
-        Kind::Stop => TurnEvent::Stop(provider.stop(payload)),
+        Kind::Stop => {
+            let mut stop = provider.stop(payload);
+            stop.deadline = provider
+                .timeout(&mapped.hook_event)
+                .map(|secs| std::time::Instant::now() + std::time::Duration::from_secs(secs).saturating_sub(STOP_MARGIN));
+            TurnEvent::Stop(stop)
+        }
         Kind::AgentResponse => TurnEvent::AgentResponse(provider.response_text(payload)?),
         Kind::FileEdit => TurnEvent::FileEdited(provider.written_file(payload)?.to_string()),
         Kind::SessionEnd => TurnEvent::SessionEnd,

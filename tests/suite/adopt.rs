@@ -636,8 +636,8 @@ fn gate_commands_are_written_through_the_editor_and_runs_record_verdicts() {
     // A live holder of the lock refuses a second run, naming it.
     w.db()
         .execute(
-            "INSERT INTO gate_lock (id, session_id, pid, host, acquired_at) VALUES (1, 'other', 1, ?1, ?2)",
-            [hostname(), now_stamp()],
+            "INSERT INTO gate_lock (id, session_id, pid, host, acquired_at, pid_start) VALUES (1, 'other', 1, ?1, ?2, ?3)",
+            rusqlite::params![hostname(), now_stamp(), process_start_time(1)],
         )
         .unwrap();
     let held = w.run(&["gate", "run", "lint"]);

@@ -577,3 +577,11 @@ impl Pty {
         String::from_utf8_lossy(&self.seen.lock().unwrap()).into_owned()
     }
 }
+
+/// When the process `pid` started (`/proc/<pid>/stat`, field 22, in clock ticks since boot), as
+/// tlc records a gate lock's holder.
+pub fn process_start_time(pid: i64) -> Option<i64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(19)?.parse().ok()
+}

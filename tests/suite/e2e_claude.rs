@@ -515,7 +515,8 @@ fn result_of(calls: &[HookCall], results: &BTreeMap<String, (bool, String)>, com
 /// the floor since issue 29.)
 #[test]
 fn a_policy_edit_is_denied_and_the_command_does_not_run() {
-    let s = Scratch::new();
+    // Without Claude Code's sandbox only recognition stands: the floor and policy integrity.
+    let s = Scratch::without_sandbox();
     let edit = "printf '\\n# appended by the agent\\n' >> .tlc/harness/config.toml";
     let script =
         "python3 -c \"import os; open(os.path.join('.t' + 'lc', 'harness', 'config.toml'), 'a').write('\\n# appended by a script\\n')\"";

@@ -394,8 +394,8 @@ fn a_live_lock_holder_defers_and_a_dead_one_is_reclaimed() {
     let pid = holder.id();
     r.db()
         .execute(
-            "INSERT INTO gate_lock (id, session_id, pid, host, acquired_at, provider) VALUES (1, 'neighbour', ?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ','now'), 'cursor')",
-            rusqlite::params![pid, hostname()],
+            "INSERT INTO gate_lock (id, session_id, pid, host, acquired_at, provider, pid_start) VALUES (1, 'neighbour', ?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ','now'), 'cursor', ?3)",
+            rusqlite::params![pid, hostname(), common::process_start_time(i64::from(pid))],
         )
         .unwrap();
     let (out, took) = r.hook_env("claude", &r.stop_payload("s1", false, "done"), &[("TLC_GATE_LOCK_WAIT_MS", "300")]);
@@ -420,6 +420,185 @@ fn a_live_lock_holder_defers_and_a_dead_one_is_reclaimed() {
     assert_eq!(r.stop("s1", false), None);
     assert_eq!(r.count("runs"), 1, "the dead holder's lock was reclaimed and the gate ran");
     assert_eq!(r.one::<i64>("SELECT count(*) FROM gate_lock"), 0, "and released");
+}
+
+/// Issue 51, item 5: a forged lock row — pid 1 with another start time or none, or a time in
+/// 2099 — is not a live holder, and defers nothing.
+#[test]
+fn a_forged_lock_row_defers_nothing() {
+    let r = Repo::new(GRIND);
+    failing_until_pass(&r);
+    r.prompt("s1");
+    r.write("src/a.rs", "pub fn z() {}\n");
+    let init = common::process_start_time(1);
+    for (start, at) in [
+        (init.map(|s| s + 1), "strftime('%Y-%m-%dT%H:%M:%fZ','now')"),
+        (None, "strftime('%Y-%m-%dT%H:%M:%fZ','now')"),
+        (init, "'2099-01-01T00:00:00.000Z'"),
+    ] {
+        r.db()
+            .execute(
+                &format!("INSERT OR REPLACE INTO gate_lock (id, session_id, pid, host, acquired_at, pid_start) VALUES (1, 'forged', 1, ?1, {at}, ?2)"),
+                rusqlite::params![hostname(), start],
+            )
+            .unwrap();
+        let (out, _) = r.hook_env("claude", &r.stop_payload("s1", false, "done"), &[("TLC_GATE_LOCK_WAIT_MS", "300")]);
+        assert!(
+            block_reason(&stdout(&out)).is_some(),
+            "the forged holder ({start:?}, {at}) deferred the stop"
+        );
+    }
+    assert_eq!(
+        r.one::<i64>("SELECT count(*) FROM stop_outcomes WHERE outcome = 'deferred'"),
+        0,
+        "no stop deferred to a forged holder"
+    );
+}
+
+/// Issue 51, item 5: a live holder that keeps the lock through `grind.maxLoops` stops of a session
+/// in a row is not waited for again: its lock is taken over and the stop is judged.
+#[test]
+fn lock_deferrals_in_a_row_are_capped_then_the_stop_is_judged() {
+    let r = Repo::new(&format!("{GRIND}maxLoops = 2\n"));
+    failing_until_pass(&r);
+    r.prompt("s1");
+    r.write("src/a.rs", "pub fn z() {}\n");
+    let mut holder = Command::new("sleep").arg("60").spawn().unwrap();
+    let pid = holder.id();
+    r.db()
+        .execute(
+            "INSERT INTO gate_lock (id, session_id, pid, host, acquired_at, provider, pid_start) VALUES (1, 'stuck', ?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ','now'), 'cursor', ?3)",
+            rusqlite::params![pid, hostname(), common::process_start_time(i64::from(pid))],
+        )
+        .unwrap();
+    let env = [("TLC_GATE_LOCK_WAIT_MS", "200")];
+    for n in 1..=2 {
+        let (out, _) = r.hook_env("claude", &r.stop_payload("s1", n > 1, "done"), &env);
+        assert_eq!(stdout(&out), "", "deferral {n} lets the stop through");
+    }
+    assert_eq!(r.count("runs"), 0);
+    let (out, _) = r.hook_env("claude", &r.stop_payload("s1", true, "done"), &env);
+    let reason = block_reason(&stdout(&out)).expect("the third stop is judged: the failing test blocks it");
+    assert!(reason.contains("test failed"), "{reason}");
+    assert_eq!(r.count("runs"), 1);
+    assert!(
+        r.gate_show()["outputTail"]
+            .as_str()
+            .unwrap()
+            .contains("the gate lock was taken over from provider cursor, session stuck"),
+        "{}",
+        r.gate_show()
+    );
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+}
+
+/// Issue 51, item 2: nothing the agent can write in `.git` hides a change from the stop — the
+/// index's `assume-unchanged` and `skip-worktree` flags, and a new file named in
+/// `.git/info/exclude` — and a stop whose git fails (a moved `.git/HEAD`) is held, never let
+/// through.
+#[test]
+fn index_flags_and_info_exclude_hide_no_change_and_a_broken_git_holds_the_stop() {
+    let r = Repo::new(&format!("{GRIND}maxLoops = 9\n"));
+    failing_until_pass(&r);
+    r.write("src/b.rs", "pub fn b() {}\n");
+    r.git(&["add", "-A"]);
+    r.git(&["commit", "-qm", "b"]);
+    for (n, (flag, file)) in [("assume-unchanged", "src/a.rs"), ("skip-worktree", "src/b.rs")]
+        .into_iter()
+        .enumerate()
+    {
+        let session = format!("s{n}");
+        r.prompt(&session);
+        r.write(file, "pub fn changed() {}\n");
+        r.git(&["update-index", &format!("--{flag}"), file]);
+        assert_eq!(r.git(&["status", "--porcelain"]).trim(), "", "git itself sees nothing after {flag}");
+        let reason = r
+            .stop(&session, false)
+            .unwrap_or_else(|| panic!("{flag}: the change was hidden from the stop"));
+        assert!(reason.contains(file), "{reason}");
+        r.git(&["update-index", &format!("--no-{flag}"), file]);
+        r.git(&["checkout", "-q", "--", file]);
+    }
+    r.prompt("s9");
+    r.write("src/hidden.rs", "pub fn hidden() {}\n");
+    std::fs::write(r.root().join(".git/info/exclude"), "src/hidden.rs\n").unwrap();
+    let reason = r.stop("s9", false).expect("a file hidden by .git/info/exclude is still a change");
+    assert!(reason.contains("src/hidden.rs"), "{reason}");
+
+    // A moved HEAD: git cannot say what changed, and the stop is held naming why.
+    std::fs::rename(r.root().join(".git/HEAD"), r.root().join(".git/HEAD.x")).unwrap();
+    r.prompt("s10");
+    let reason = r.stop("s10", false).expect("a stop whose git fails is held");
+    assert!(
+        reason.contains("could not run") || reason.contains("cannot read the diff"),
+        "{reason}"
+    );
+    assert_ne!(
+        r.one::<String>("SELECT outcome FROM stop_outcomes ORDER BY id DESC LIMIT 1"),
+        "allow",
+        "an outcome `fault` is never an allow"
+    );
+}
+
+/// Issue 51, items 2 and 5: a gate command runs in the jail — `.tlc/` and `$TLC_HOME` read-only —
+/// so a test script that tries to write them fails with a read-only error, and its verdict is
+/// still recorded.
+#[test]
+fn a_gate_command_cannot_write_the_state_and_its_verdict_is_recorded() {
+    let r = Repo::new(GRIND);
+    let tlc_home = r.w.home.clone();
+    std::fs::create_dir_all(&tlc_home).unwrap();
+    r.script(
+        "t.sh",
+        &format!(
+            "touch .tlc/harness/state/planted 2>&1; echo state=$?\necho '[grind]' >> .tlc/harness/config.toml 2>&1; echo config=$?\ntouch {home}/planted 2>&1; echo home=$?\nexit 1",
+            home = tlc_home.display()
+        ),
+    );
+    r.prompt("s1");
+    r.write("src/a.rs", "pub fn z() {}\n");
+    let reason = r.stop("s1", false).expect("the failing gate blocks");
+    assert!(reason.contains("Read-only file system"), "{reason}");
+    for planted in [r.root().join(".tlc/harness/state/planted"), tlc_home.join("planted")] {
+        assert!(!planted.exists(), "{} was written", planted.display());
+    }
+    let config = std::fs::read_to_string(r.root().join(".tlc/harness/config.toml")).unwrap();
+    assert_eq!(config.matches("[grind]").count(), 1, "{config}");
+    let show = r.gate_show();
+    assert_eq!(show["verdict"], "fail");
+    for want in ["state=1", "config=", "home=1"] {
+        assert!(show["outputTail"].as_str().unwrap().contains(want), "{want}: {show}");
+    }
+}
+
+/// Issue 51, item 5: a stop whose state cannot be read — another process holds the project
+/// database with `BEGIN EXCLUSIVE` across it — is held, naming the cause; it is never let through.
+#[test]
+fn a_stop_that_cannot_read_its_state_is_held() {
+    let r = Repo::new(GRIND);
+    failing_until_pass(&r);
+    std::fs::write(r.aux.join("pass"), "").unwrap();
+    r.prompt("s1");
+    r.write("src/a.rs", "pub fn z() {}\n");
+    let db = r.root().join(".tlc/harness/state/tlc.db");
+    let mut locker = Command::new("python3")
+        .arg("-c")
+        .arg(format!(
+            "import sqlite3, sys, time\nc = sqlite3.connect({:?}, isolation_level=None)\nc.execute('BEGIN EXCLUSIVE')\nprint('locked', flush=True)\ntime.sleep(30)",
+            db.display().to_string()
+        ))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(locker.stdout.as_mut().unwrap()), &mut line).unwrap();
+    assert_eq!(line.trim(), "locked");
+    let out = r.claude(r.stop_payload("s1", false, "done"));
+    locker.kill().unwrap();
+    locker.wait().unwrap();
+    let reason = block_reason(&out).unwrap_or_else(|| panic!("a stop that cannot read its state was let through: {out:?}"));
+    assert!(reason.contains("could not run") && reason.contains("locked"), "{reason}");
 }
 
 #[test]

@@ -39,7 +39,14 @@ fn install_and_uninstall_round_trip_a_settings_json_that_holds_another_tools_hoo
     run(&["install"]);
     let installed = read();
     assert_eq!(installed["model"], "opus");
-    assert_eq!(installed["permissions"], original["permissions"]);
+    assert_eq!(installed["permissions"]["allow"], original["permissions"]["allow"]);
+    // Issue 51: Claude Code's own sandbox, on, with tlc's protected set out of reach.
+    assert_eq!(installed["sandbox"]["enabled"], true);
+    assert_eq!(installed["sandbox"]["allowUnsandboxedCommands"], false);
+    assert!(installed["permissions"]["deny"]
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!("Edit(//**/.tlc/**)")));
     assert_eq!(
         installed["hooks"]["PreToolUse"][0], original["hooks"]["PreToolUse"][0],
         "the other tool's hook is untouched"
@@ -341,7 +348,10 @@ fn install_dry_run_prints_a_diff_refuses_a_non_array_event_and_keeps_one_backup(
         .collect();
     assert_eq!(backups, vec!["settings.json.tlc-backup".to_string()]);
     let backup = std::fs::read_to_string(claude.join("settings.json.tlc-backup")).unwrap();
-    assert!(!backup.contains(" hook claude"), "the backup is the original, not an installed state:\n{backup}");
+    assert!(
+        !backup.contains(" hook claude"),
+        "the backup is the original, not an installed state:\n{backup}"
+    );
 }
 
 /// The lines of `before` that `after` no longer has, and the lines `after` gained (a line diff).
@@ -407,9 +417,10 @@ fn install_and_uninstall_keep_the_text_outside_tlcs_entries_as_written() {
     }
     std::fs::write(&settings, original).unwrap();
 
-    let plan = run(&["install", "--claude", "--dry-run"]);
+    // The hooks alone here (the sandbox's keys have a test of their own, below).
+    let plan = run(&["install", "--claude", "--no-sandbox", "--dry-run"]);
     assert_eq!(read(), original, "a dry run writes nothing");
-    run(&["install", "--claude"]);
+    run(&["install", "--claude", "--no-sandbox"]);
     let installed = read();
     // Nothing of the original was removed or changed, only text inserted ...
     let mut rest = installed.chars();
@@ -654,4 +665,107 @@ for i in range(n):
     assert!(out.status.success(), "{}", stderr(&out));
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(v, lookalikes);
+}
+
+/// Issue 51, item 1: `install --claude` turns Claude Code's own sandbox on — no unsandboxed
+/// escape, no start without it — with tlc's protected set in its `denyWrite` and in `Edit(…)`
+/// deny rules; an operator's stricter values stay, a weaker one is made strict; the dry run shows
+/// it; `uninstall` takes back exactly what install added (the operator's own sandbox settings,
+/// the weaker value included, are back byte for byte); `--no-sandbox` wires the hooks alone.
+#[test]
+fn install_wires_claude_codes_sandbox_and_uninstall_takes_exactly_it_back() {
+    let w = World::new();
+    let claude = w.dir.path().join("claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let settings = claude.join("settings.json");
+    let original = concat!(
+        "{\n",
+        "  \"sandbox\": {\n",
+        "    \"enabled\": false,\n",
+        "    \"allowUnsandboxedCommands\": false,\n",
+        "    \"filesystem\": {\"denyWrite\": [\"/opt/secret\"]}\n",
+        "  },\n",
+        "  \"permissions\": {\"deny\": [\"Bash(curl:*)\"]}\n",
+        "}\n",
+    );
+    std::fs::write(&settings, original).unwrap();
+    let run = |args: &[&str]| {
+        let out = run_in(&w, &claude, args);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    let read = || std::fs::read_to_string(&settings).unwrap();
+
+    let plan = run(&["install", "--claude", "--dry-run"]);
+    assert!(
+        plan.contains("Claude Code's sandbox (") && plan.contains("sandbox.enabled"),
+        "{plan}"
+    );
+    assert!(
+        plan.contains("+      \"enabled\": true") || plan.contains("+    \"enabled\": true"),
+        "{plan}"
+    );
+    assert_eq!(read(), original, "a dry run writes nothing");
+
+    run(&["install", "--claude"]);
+    let v: serde_json::Value = serde_json::from_str(&read()).unwrap();
+    assert_eq!(v["sandbox"]["enabled"], true, "a weaker value is made strict");
+    assert_eq!(v["sandbox"]["allowUnsandboxedCommands"], false);
+    assert_eq!(v["sandbox"]["failIfUnavailable"], true);
+    let deny_write: Vec<&str> = v["sandbox"]["filesystem"]["denyWrite"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert_eq!(deny_write[0], "/opt/secret", "the operator's own entry stays first");
+    let tlc_home = w.home.display().to_string();
+    let user = w.dir.path().join("user");
+    for want in [
+        tlc_home.clone(),
+        settings.display().to_string(),
+        user.join(".bashrc").display().to_string(),
+        user.join(".gitconfig").display().to_string(),
+    ] {
+        assert!(deny_write.contains(&want.as_str()), "{want} not in denyWrite: {deny_write:?}");
+    }
+    let deny: Vec<&str> = v["permissions"]["deny"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert_eq!(deny[0], "Bash(curl:*)");
+    for want in [
+        "Edit(//**/.tlc/**)".to_string(),
+        format!("Edit(/{tlc_home}/**)"),
+        format!("Edit(/{})", user.join(".bashrc").display()),
+    ] {
+        assert!(deny.contains(&want.as_str()), "{want} not in permissions.deny: {deny:?}");
+    }
+    let again = run(&["install", "--claude"]);
+    assert!(again.contains("nothing to do") && again.contains("sandbox on"), "{again}");
+
+    // What install added is recorded where the agent cannot write: the home database.
+    let home_db = rusqlite::Connection::open(w.home.join("state/tlc.db")).unwrap();
+    let rows: i64 = home_db
+        .query_row("SELECT count(*) FROM client_wiring WHERE provider = 'claude'", [], |r| r.get(0))
+        .unwrap();
+    assert!(rows >= 10, "{rows} rows recorded");
+    let path: String = home_db
+        .query_row("SELECT value FROM machine_facts WHERE name = 'operator-path'", [], |r| r.get(0))
+        .unwrap();
+    assert!(path.contains("/usr/bin") || path.contains("/bin"), "{path}");
+    drop(home_db);
+
+    run(&["uninstall"]);
+    assert_eq!(read(), original, "uninstall takes back exactly what install added");
+
+    // --no-sandbox: the hooks alone.
+    run(&["install", "--claude", "--no-sandbox"]);
+    let v: serde_json::Value = serde_json::from_str(&read()).unwrap();
+    assert_eq!(v["sandbox"]["enabled"], false);
+    assert!(v["hooks"]["PreToolUse"].is_array());
+    run(&["uninstall"]);
+    assert_eq!(read(), original);
 }

@@ -18,6 +18,7 @@ mod agent_hostile;
 mod agent_install;
 mod agent_lifecycle;
 mod attest;
+mod boundary;
 mod cli_contract;
 mod cost;
 mod docs;

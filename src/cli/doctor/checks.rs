@@ -133,6 +133,7 @@ fn run_checks(paths: &Paths) -> Vec<Check> {
     }
     out.push(policy_divergence(&project, project_store.as_ref(), mode_state.as_deref()));
     out.extend(hook_wiring());
+    out.extend(boundary(paths));
     out.push(hook_faults(paths, project_store.as_ref()));
     out.push(price_catalog(paths));
     out.push(stables_and_pins(paths, config.as_ref().ok()));
@@ -736,6 +737,44 @@ fn policy_divergence(project: &Project, store: Option<&Store>, mode_state: Optio
 
 fn hook_wiring() -> Vec<Check> {
     crate::hook::PROVIDERS.iter().copied().map(wiring).collect()
+}
+
+/// Issue 51: per wired provider, whether the kernel keeps tlc's state from the agent's commands
+/// (ok) or only recognition does (warn: what is missing and which routes stay open); and whether
+/// tlc's own children run in bubblewrap (fail when they cannot: a gate command could write the
+/// state).
+fn boundary(paths: &Paths) -> Vec<Check> {
+    let report = crate::hook::boundary::report(paths);
+    let mut out: Vec<Check> = report
+        .providers
+        .iter()
+        .filter(|b| b.wired)
+        .map(|b| {
+            let id = format!("boundary-{}", b.provider);
+            let name = format!("{} boundary", b.provider);
+            if b.agent_commands == "kernel" {
+                check(&id, &name, Status::Ok, format!("kernel: {}", b.by))
+            } else {
+                check(
+                    &id,
+                    &name,
+                    Status::Warn,
+                    format!(
+                        "recognition only: {}. Open routes: {}; fix: `tlc install --{}` wires the sandbox",
+                        b.by,
+                        b.open_routes.join("; "),
+                        b.provider
+                    ),
+                )
+            }
+        })
+        .collect();
+    out.push(if report.gates == "bubblewrap" {
+        check("gate-sandbox", "gate sandbox", Status::Ok, report.gates_detail)
+    } else {
+        check("gate-sandbox", "gate sandbox", Status::Fail, report.gates_detail)
+    });
+    out
 }
 
 fn wiring(p: &dyn crate::hook::Provider) -> Check {

@@ -89,15 +89,9 @@ impl<'c> BoundaryStore<'c> {
     }
 
     pub(crate) fn put_anchor(&self, project: &str, kind: &str, key: &str, a: &Anchor) -> rusqlite::Result<()> {
-        self.conn.prepare_cached(q::ANCHOR_PUT)?.execute(params![
-            project,
-            kind,
-            key,
-            a.hash,
-            a.content,
-            a.seq,
-            clock::now_stamp()
-        ])?;
+        self.conn
+            .prepare_cached(q::ANCHOR_PUT)?
+            .execute(params![project, kind, key, a.hash, a.content, a.seq, clock::now_stamp()])?;
         Ok(())
     }
 

@@ -494,8 +494,8 @@ const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fi
 /// one outside its sandbox reopens the boundary (`tlc doctor` says so).
 pub(crate) fn runs_code_or_tlc(program: &str) -> bool {
     const LAUNCHERS: &[&str] = &[
-        "tlc", "env", "xargs", "sudo", "doas", "nohup", "setsid", "timeout", "nice", "exec", "command", "script", "tmux", "screen",
-        "make", "npm", "npx", "node", "git", "find", "parallel", "watch", "at", "batch",
+        "tlc", "env", "xargs", "sudo", "doas", "nohup", "setsid", "timeout", "nice", "exec", "command", "script", "tmux", "screen", "make",
+        "npm", "npx", "node", "git", "find", "parallel", "watch", "at", "batch",
     ];
     SHELLS.contains(&program) || INTERPRETERS.contains(&program) || LAUNCHERS.contains(&program)
 }

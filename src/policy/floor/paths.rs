@@ -217,7 +217,11 @@ impl Floor<'_> {
     /// home) whatever folder the home lives in, else outside the project and the temp folders.
     pub(super) fn zone_name(&self, p: &Path) -> (&'static str, &'static str) {
         let c = &self.ctx.canonical;
-        if [Some(&self.ctx.tlc_home), c.tlc_home.as_ref()].into_iter().flatten().any(|h| under(p, h)) {
+        if [Some(&self.ctx.tlc_home), c.tlc_home.as_ref()]
+            .into_iter()
+            .flatten()
+            .any(|h| under(p, h))
+        {
             return ("inside tlc's runtime home", "inside the runtime home");
         }
         if [self.ctx.home.as_ref(), c.home.as_ref()].into_iter().flatten().any(|h| under(p, h)) {

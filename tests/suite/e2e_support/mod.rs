@@ -157,7 +157,13 @@ pub struct Run {
 impl Scratch {
     /// A world in the system temp folder.
     pub fn new() -> Scratch {
-        Scratch::in_dir(tempfile::tempdir().expect("tempdir"))
+        Scratch::in_dir(tempfile::tempdir().expect("tempdir"), true)
+    }
+
+    /// A world wired by `tlc install --claude --no-sandbox`: the agent's commands run outside
+    /// Claude Code's sandbox, and only tlc's recognition of the agent stands (issue 51).
+    pub fn without_sandbox() -> Scratch {
+        Scratch::in_dir(tempfile::tempdir().expect("tempdir"), false)
     }
 
     /// A world outside the system temp folders (`common::outside_temp_root`), as a real home is:
@@ -172,10 +178,10 @@ impl Scratch {
         for t in ["/tmp", "/var/tmp"] {
             assert!(!dir.path().starts_with(t), "{} is in a temp folder", dir.path().display());
         }
-        Scratch::in_dir(dir)
+        Scratch::in_dir(dir, true)
     }
 
-    fn in_dir(dir: tempfile::TempDir) -> Scratch {
+    fn in_dir(dir: tempfile::TempDir, sandbox: bool) -> Scratch {
         let repo = dir.path().join("repo");
         let home = dir.path().join("home");
         let claude_config = dir.path().join("claude-config");
@@ -196,7 +202,7 @@ impl Scratch {
             client: CLAUDE_CODE_VERSION,
             permission_mode: "bypassPermissions",
         };
-        s.wire_hooks();
+        s.wire_hooks(sandbox);
         s
     }
 
@@ -234,9 +240,14 @@ impl Scratch {
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("tlc {args:?}: not JSON ({e}):\n{text}"))
     }
 
-    /// `tlc install --claude`, then a logger hook beside tlc's on every event tlc wired.
-    fn wire_hooks(&self) {
-        self.tlc(&["install", "--claude"]);
+    /// `tlc install --claude` (`--no-sandbox` unless `sandbox`), then a logger hook beside tlc's
+    /// on every event tlc wired.
+    fn wire_hooks(&self, sandbox: bool) {
+        if sandbox {
+            self.tlc(&["install", "--claude"]);
+        } else {
+            self.tlc(&["install", "--claude", "--no-sandbox"]);
+        }
         let logger = self.dir.path().join("log-hook.sh");
         std::fs::write(
             &logger,
