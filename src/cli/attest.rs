@@ -42,7 +42,8 @@ pub(crate) fn run(ctx: &Ctx, args: AttestArgs) -> anyhow::Result<()> {
         None => (Vec::new(), 0),
     };
     let (chain, open) = chain;
-    let verification = attest::verify(&chain);
+    let anchor = crate::hook::boundary::attest_anchor(&project)?;
+    let verification = attest::against_anchor(attest::verify(&chain), &chain, anchor);
     if args.verify {
         return print_verification(&verification, output.format == render::Format::Json);
     }

@@ -57,8 +57,9 @@ impl Mutation {
     pub(crate) fn finish(&self) -> anyhow::Result<()> {
         let conn = self.store.conn();
         let now = integrity::current_sources(conn, &self.project.paths)?;
-        IntegrityStore::new(conn).rerecord_changed(&self.before, &now, "tlc-command")?;
-        Ok(())
+        let store = IntegrityStore::new(conn);
+        store.rerecord_changed(&self.before, &now, "tlc-command")?;
+        anchor(&self.project, conn, &store.touched())
     }
 }
 
@@ -89,8 +90,17 @@ pub(crate) fn rerecord_if_recorded(ctx: &Ctx, before: &[integrity::Source]) -> a
     let store = store::open_write(DbKind::Project, &project.db_path())?;
     let conn = store.conn();
     let now = integrity::current_sources(conn, &project.paths)?;
-    IntegrityStore::new(conn).rerecord_changed(before, &now, "tlc-command")?;
-    Ok(())
+    let store = IntegrityStore::new(conn);
+    store.rerecord_changed(before, &now, "tlc-command")?;
+    anchor(&project, conn, &store.touched())
+}
+
+/// Anchors the baselines a command re-recorded in the home database (issue 51).
+pub(crate) fn anchor(project: &Project, conn: &rusqlite::Connection, written: &[integrity::Touched]) -> anyhow::Result<()> {
+    if written.is_empty() {
+        return Ok(());
+    }
+    crate::hook::boundary::mirror_baselines(project, conn, written)
 }
 
 /// What an operator-only command needs besides not running inside an agent session.

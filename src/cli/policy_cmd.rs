@@ -132,6 +132,16 @@ fn accept(ctx: &Ctx, typed: &[String]) -> anyhow::Result<()> {
     let sources = integrity::current_sources(conn, &project.paths)?;
     let mut chosen = Vec::new();
     for t in typed {
+        if t == integrity::BASELINES_SOURCE {
+            // The anchored baselines are the ones kept: the project's rows are restored from them.
+            let anchored =
+                |provider: &str, session: &str| crate::hook::boundary::anchored_baselines(&project, provider, session).unwrap_or_default();
+            let n = integrity::restore_anchored(conn, &anchored)?;
+            render::out(&format!(
+                "{t}: the baselines anchored in the home database restored for {n} live session(s)\n"
+            ))?;
+            continue;
+        }
         match integrity::match_source(t, &cwd, &sources) {
             Some(s) => chosen.push(s.clone()),
             None => {
@@ -148,5 +158,5 @@ fn accept(ctx: &Ctx, typed: &[String]) -> anyhow::Result<()> {
         let n = st.accept(s)?;
         render::out(&format!("{}: accepted as the baseline of {n} live session(s)\n", s.name))?;
     }
-    Ok(())
+    super::mutating::anchor(&project, conn, &st.touched())
 }

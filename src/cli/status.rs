@@ -152,15 +152,15 @@ pub(crate) fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
             "as baselined".to_string()
         }
     ));
+    // One short line each: the whole of it is in `--json` and `tlc doctor`.
     for b in st.boundary.providers.iter().filter(|b| b.wired) {
         let line = if b.agent_commands == "kernel" {
-            format!("boundary ({}): kernel — {}", b.provider, b.by)
+            format!("boundary ({}): kernel ({}'s sandbox)", b.provider, b.product)
         } else {
             render::paint(
                 &format!(
-                    "boundary ({}): recognition only — {}; {} route(s) stay open (`tlc status --json` lists them)",
+                    "boundary ({}): recognition only, {} routes open (see `tlc doctor`)",
                     b.provider,
-                    b.by,
                     b.open_routes.len()
                 ),
                 Tone::Warn,
@@ -170,11 +170,11 @@ pub(crate) fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
         out.push('\n');
     }
     out.push_str(&if st.boundary.gates == "bubblewrap" {
-        format!("gates: sandboxed — {}\n", st.boundary.gates_detail)
+        "gates: sandboxed (bubblewrap)\n".to_string()
     } else {
         format!(
             "{}\n",
-            render::paint(&format!("gates: not sandboxed — {}", st.boundary.gates_detail), Tone::Warn)
+            render::paint("gates: NOT sandboxed (no bubblewrap; see `tlc doctor`)", Tone::Warn)
         )
     });
     out.push_str(&format!("live sessions: {}\n", st.live_sessions.len()));

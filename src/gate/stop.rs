@@ -328,7 +328,7 @@ pub(crate) fn on_hook(
                     );
                     Ok(())
                 }
-                Ok(_) => decide_stop(conn, project, jail, config, &rails, facts, stop, &mut p),
+                Ok(_) => decide_stop(conn, project, jail, policy, config, &rails, facts, stop, &mut p),
                 Err(e) => Err(GateError::store(&project.db_path())(e)),
             };
             if decided.is_ok() {
@@ -500,6 +500,7 @@ fn decide_stop(
     conn: &mut Connection,
     project: &Project,
     jail: &LazyJail<'_>,
+    policy: &crate::policy::integrity::SessionPolicy,
     config: &Config,
     rails: &Rails,
     facts: &TurnFacts,
@@ -610,7 +611,18 @@ fn decide_stop(
         // The operator's stop rules need no diff: they are read here too.
         let mut advice = Vec::new();
         if rails.rules {
-            let blocks = operator_rules(conn, project, jail, config, p, this_attempt, max, &mut advice).map_err(sql)?;
+            let blocks = operator_rules(
+                conn,
+                project,
+                jail,
+                policy.rules.as_ref(),
+                config,
+                p,
+                this_attempt,
+                max,
+                &mut advice,
+            )
+            .map_err(sql)?;
             if !blocks.is_empty() {
                 finish_block(p, blocks, this_attempt);
                 return Ok(());
@@ -750,7 +762,18 @@ fn decide_stop(
     // The operator's stop rules, after the lint, test and docs gates (a `gate(test) since HEAD`
     // can be satisfied by this turn's run) and the plan gate, before the ship checks.
     if rails.rules {
-        let blocks = operator_rules(conn, project, jail, config, p, this_attempt, max, &mut advice).map_err(sql)?;
+        let blocks = operator_rules(
+            conn,
+            project,
+            jail,
+            policy.rules.as_ref(),
+            config,
+            p,
+            this_attempt,
+            max,
+            &mut advice,
+        )
+        .map_err(sql)?;
         if !blocks.is_empty() {
             finish_block(p, blocks, this_attempt);
             return Ok(());
@@ -836,6 +859,7 @@ fn operator_rules(
     conn: &Connection,
     project: &Project,
     jail: &LazyJail<'_>,
+    baselined: Option<&crate::policy::rules::RuleSet>,
     config: &Config,
     p: &Pending,
     attempt: i64,
@@ -843,7 +867,11 @@ fn operator_rules(
     advice: &mut Vec<(String, String)>,
 ) -> rusqlite::Result<Vec<Block>> {
     use crate::policy::rules::{self, Scope, Trigger, Verdict};
-    let set = rules::load(&project.paths);
+    // A rule folder edited during the session is not obeyed: its baselined rules are.
+    let set = match baselined {
+        Some(set) => set.clone(),
+        None => rules::load(&project.paths),
+    };
     let at_stop: Vec<_> = set.active().into_iter().filter(|(_, s)| s.on == Trigger::Stop).collect();
     if at_stop.is_empty() {
         return Ok(Vec::new());

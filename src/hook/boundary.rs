@@ -287,3 +287,70 @@ fn provider_boundary(p: &'static dyn super::Provider, paths: &Paths) -> Provider
     }
     out
 }
+
+/// The key a project's anchors are kept under in the home database: its state folder.
+pub(crate) fn project_key(project: &crate::project::Project) -> String {
+    project.state_dir.display().to_string()
+}
+
+/// A session's baselines as anchored in the home database; none when it has no home database.
+pub(crate) fn anchored_baselines(
+    project: &crate::project::Project,
+    provider: &str,
+    session: &str,
+) -> anyhow::Result<Vec<crate::policy::integrity::Source>> {
+    let Some(home) = crate::store::open_read(crate::store::DbKind::Home, &project.paths.home_db())? else {
+        return Ok(Vec::new());
+    };
+    Ok(crate::policy::integrity::anchored(
+        home.conn(),
+        &project_key(project),
+        provider,
+        session,
+    )?)
+}
+
+/// Anchors the baselines `written` (as the project database `conn` holds them) in the home
+/// database, which it creates when missing.
+pub(crate) fn mirror_baselines(
+    project: &crate::project::Project,
+    conn: &rusqlite::Connection,
+    written: &[crate::policy::integrity::Touched],
+) -> anyhow::Result<()> {
+    let home = crate::store::open_write(crate::store::DbKind::Home, &project.paths.home_db())?;
+    crate::policy::integrity::mirror(conn, home.conn(), &project_key(project), written)?;
+    Ok(())
+}
+
+/// The attestation chain's head as anchored in the home database: (seq, hash); none when there is
+/// no home database or no anchor.
+pub(crate) fn attest_anchor(project: &crate::project::Project) -> anyhow::Result<Option<(i64, String)>> {
+    use crate::policy::boundary::store::ATTEST_HEAD;
+    let Some(home) = crate::store::open_read(crate::store::DbKind::Home, &project.paths.home_db())? else {
+        return Ok(None);
+    };
+    Ok(BoundaryStore::new(home.conn())
+        .anchor(&project_key(project), ATTEST_HEAD, "")?
+        .and_then(|a| a.seq.map(|seq| (seq, a.hash))))
+}
+
+/// Anchors the attestation chain's head (as the project database `conn` holds it) in the home
+/// database.
+pub(crate) fn mirror_attest_head(project: &crate::project::Project, conn: &rusqlite::Connection) -> anyhow::Result<()> {
+    use crate::policy::boundary::store::{Anchor, ATTEST_HEAD};
+    let Some((seq, hash)) = crate::policy::attest::AttestStore::new(conn).head()? else {
+        return Ok(());
+    };
+    let home = crate::store::open_write(crate::store::DbKind::Home, &project.paths.home_db())?;
+    BoundaryStore::new(home.conn()).put_anchor(
+        &project_key(project),
+        ATTEST_HEAD,
+        "",
+        &Anchor {
+            hash,
+            content: None,
+            seq: Some(seq),
+        },
+    )?;
+    Ok(())
+}

@@ -439,7 +439,12 @@ fn record(
         // under it without a tlc command (issue 29): an unaccepted edit never switches a gate off.
         let policy = match (&f.event, f.session.as_deref()) {
             (crate::gate::stop::TurnEvent::Stop(_), Some(session)) => {
-                crate::policy::integrity::session_policy(&conn, &project.paths, &f.provider, session).unwrap_or_else(|e| {
+                // Issue 51: the session's baselines as anchored where the agent cannot write.
+                let anchored = super::boundary::anchored_baselines(project, &f.provider, session).unwrap_or_else(|e| {
+                    faults.push(Fault::Boundary(format!("the anchored baselines were not read: {e}")));
+                    Vec::new()
+                });
+                crate::policy::integrity::session_policy(&conn, &project.paths, &f.provider, session, &anchored).unwrap_or_else(|e| {
                     faults.push(Fault::Baseline(format!("the session's baselined policy was not read: {e}")));
                     Default::default()
                 })
@@ -508,7 +513,8 @@ fn record(
         let session = facts.and_then(|f| f.session);
         es.record_scaffolded(facts.map_or("tlc", |f| f.provider), session, path, "hook")?;
     }
-    let integrity = crate::policy::integrity::on_hook(&tx, &project.paths, written_config.is_some(), facts)?;
+    let anchored = |provider: &str, session: &str| super::boundary::anchored_baselines(project, provider, session).unwrap_or_default();
+    let (integrity, baselined) = crate::policy::integrity::on_hook(&tx, &project.paths, written_config.is_some(), facts, &anchored)?;
     // Issue 34: untrusted content read by this event is kept and framed; a prompt clears the frame.
     let untrusted = match mapped.as_ref() {
         Some(m) => crate::policy::untrusted::on_hook(
@@ -682,6 +688,21 @@ fn record(
         note(es.record(&mut f, Plane::Signal)?);
     }
     tx.commit()?;
+    if closes.is_some() {
+        // Issue 51: the attestation chain's head, anchored where the agent cannot rewrite it.
+        if let Err(e) = super::boundary::mirror_attest_head(project, &conn) {
+            fault_log::append_best_effort(
+                provider.name(),
+                &format!("the attestation head was not anchored in the home database: {e}"),
+            );
+        }
+    }
+    if !baselined.is_empty() {
+        // Issue 51: the baselines just written, anchored where the agent cannot write them.
+        if let Err(e) = super::boundary::mirror_baselines(project, &conn, &baselined) {
+            fault_log::append_best_effort(provider.name(), &format!("baselines not anchored in the home database: {e}"));
+        }
+    }
     if let Some(drained) = drained {
         if let Err(e) = drained.finish() {
             // Harmless: every kept row has a dedup key, so the next drain adds nothing twice.

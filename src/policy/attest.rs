@@ -173,6 +173,55 @@ pub(crate) fn verify(chain: &[Attestation]) -> Verification {
     }
 }
 
+/// `verification` of `chain` held against its head as anchored in the home database (issue 51):
+/// the chain must end exactly at the anchored record, with the anchored hash. A chain cut short
+/// (its tail truncated, or emptied), a record rewritten with every later hash recomputed, and
+/// records added past the anchor all fail, naming the difference. Without an anchor (a chain
+/// started before anchors, or a home database that could not be written) the links alone decide.
+pub(crate) fn against_anchor(mut v: Verification, chain: &[Attestation], anchor: Option<(i64, String)>) -> Verification {
+    let Some((seq, hash)) = anchor else { return v };
+    if !v.ok {
+        return v;
+    }
+    let last = chain.last();
+    let reason = match chain.iter().find(|a| a.seq == seq) {
+        None if last.is_none_or(|l| l.seq < seq) => Some((
+            seq,
+            format!(
+                "the chain is truncated: it ends at {}, and its head anchored in the home database is record {seq}",
+                last.map_or("no record".to_string(), |l| format!("record {}", l.seq))
+            ),
+        )),
+        None => Some((
+            seq,
+            format!("record {seq}, its head anchored in the home database, is missing from the chain"),
+        )),
+        Some(a) if a.hash != hash => Some((
+            seq,
+            format!(
+                "record {seq} hashes to {} but its hash anchored in the home database is {hash}: the chain was rewritten",
+                a.hash
+            ),
+        )),
+        Some(_) => last.filter(|l| l.seq > seq).map(|l| {
+            (
+                seq + 1,
+                format!(
+                    "records {} to {} are past the head anchored in the home database (record {seq}): not written by tlc's hook",
+                    seq + 1,
+                    l.seq
+                ),
+            )
+        }),
+    };
+    if let Some((at, why)) = reason {
+        v.ok = false;
+        v.broken_at = Some(at);
+        v.reason = Some(why);
+    }
+    v
+}
+
 /// The one writer of `attestations`; it reads what a record says from the other domains' tables.
 pub(crate) struct AttestStore<'c> {
     conn: &'c Connection,
@@ -327,6 +376,14 @@ impl<'c> AttestStore<'c> {
             })
         })?;
         rows.collect()
+    }
+
+    /// The chain's last record: (seq, hash).
+    pub(crate) fn head(&self) -> rusqlite::Result<Option<(i64, String)>> {
+        self.conn
+            .prepare_cached(q::ATTEST_HEAD)?
+            .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()
     }
 
     /// Sessions the chain covers whose record is not written yet (still open, or quiet too briefly).

@@ -63,7 +63,36 @@ pub(crate) fn sources(paths: &Paths, states: States<'_>) -> Vec<Source> {
     }
     out.push(Source::of_state(MODE_STATE, states.mode));
     out.push(Source::of_state(PAUSE_STATE, states.paused.then_some("true")));
+    // Issue 51: the operator's rules are policy like the config: an edit made during a session is
+    // not obeyed until accepted.
+    out.push(folder_source(&super::rules::global_dir(paths)));
+    if !paths.root_overlaps_home() {
+        out.push(folder_source(&super::rules::project_dir(paths)));
+    }
     out
+}
+
+/// A rule folder as a source: its rule files' names and text (`absent` when there is no folder).
+fn folder_source(dir: &Path) -> Source {
+    let (hash, content) = match super::rules::folder_text(dir) {
+        None => (ABSENT.to_string(), None),
+        Some(texts) => {
+            let bytes = serde_json::to_vec(&texts).unwrap_or_default();
+            (crate::hashing::sha256_hex(&bytes), Some(bytes))
+        }
+    };
+    Source {
+        name: dir.display().to_string(),
+        hash,
+        content,
+    }
+}
+
+/// Whether a source is one of `paths`' rule folders.
+fn is_rule_folder(paths: &Paths, name: &str) -> bool {
+    [super::rules::global_dir(paths), super::rules::project_dir(paths)]
+        .iter()
+        .any(|d| d.display().to_string() == name)
 }
 
 /// A file read as the config loader reads it (`fsread`: a FIFO or a device is never read, so it
@@ -86,6 +115,9 @@ fn file_source(path: &Path) -> Source {
 
 /// One stored baseline: source, hash, bytes.
 type BaselineRow = (String, String, Option<Vec<u8>>);
+
+/// A baseline written: (provider, session, source).
+pub(crate) type Touched = (String, String, String);
 
 /// A source a session diverged from: what its baseline held.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,11 +177,30 @@ pub(crate) struct LiveSession {
 /// only place their SQL runs. It borrows a project-database connection.
 pub(crate) struct IntegrityStore<'c> {
     conn: &'c Connection,
+    /// The baselines this store wrote — (provider, session, source) — whose anchors are written
+    /// after the caller's transaction commits ([`mirror`]).
+    touched: std::cell::RefCell<Vec<Touched>>,
 }
 
 impl<'c> IntegrityStore<'c> {
     pub(crate) fn new(conn: &'c Connection) -> IntegrityStore<'c> {
-        IntegrityStore { conn }
+        IntegrityStore {
+            conn,
+            touched: Default::default(),
+        }
+    }
+
+    /// The baselines this store wrote, each once.
+    pub(crate) fn touched(&self) -> Vec<Touched> {
+        let mut t = self.touched.borrow().clone();
+        t.sort();
+        t.dedup();
+        t
+    }
+
+    /// A session's baselines with their bytes: (source, hash, bytes).
+    pub(crate) fn session_baselines(&self, provider: &str, session: &str) -> rusqlite::Result<Vec<(String, String, Option<Vec<u8>>)>> {
+        self.baselines_with_content(provider, session)
     }
 
     fn baselines(&self, provider: &str, session: &str) -> rusqlite::Result<Vec<(String, String)>> {
@@ -167,6 +218,9 @@ impl<'c> IntegrityStore<'c> {
     }
 
     fn set_baseline(&self, provider: &str, session: &str, source: &Source, reason: &str) -> rusqlite::Result<()> {
+        self.touched
+            .borrow_mut()
+            .push((provider.to_string(), session.to_string(), source.name.clone()));
         self.conn.prepare_cached(q::BASELINE_UPSERT)?.execute(params![
             provider,
             session,
@@ -327,15 +381,27 @@ impl<'c> IntegrityStore<'c> {
     /// The hook's part: baseline a session at its start or first sight; on an acting call,
     /// compare with the baseline and deny naming what changed. `now` is only asked for when a
     /// hash is needed, so most events read no policy file.
+    ///
+    /// A session with no baseline here but one anchored in the home database (`anchored`: its
+    /// baselines were deleted from the project database) gets the anchored ones back, never the
+    /// sources as they are now (issue 51).
     pub(crate) fn on_hook(
         &self,
         now: &mut dyn FnMut() -> rusqlite::Result<Vec<Source>>,
+        anchored: &dyn Fn(&str, &str) -> Vec<Source>,
         facts: HookFacts<'_>,
     ) -> rusqlite::Result<Decision> {
         let Some(session) = facts.session else {
             return Ok(Decision::allow());
         };
-        let baselines = self.baselines(facts.provider, session)?;
+        let mut baselines = self.baselines(facts.provider, session)?;
+        if baselines.is_empty() && !facts.starts_session {
+            let restored = anchored(facts.provider, session);
+            for source in &restored {
+                self.set_baseline(facts.provider, session, source, "restored-from-anchor")?;
+            }
+            baselines = restored.into_iter().map(|s| (s.name, s.hash)).collect();
+        }
         if facts.starts_session || baselines.is_empty() {
             let reason = if facts.starts_session { "session-start" } else { "first-seen" };
             for source in &now()? {
@@ -396,6 +462,8 @@ fn shell_word(s: &str) -> String {
 pub(crate) struct SessionPolicy {
     pub config: Option<crate::config::Config>,
     pub paused: Option<bool>,
+    /// The operator's rules as baselined, when a rule folder diverged.
+    pub rules: Option<super::rules::RuleSet>,
     pub diverged: Vec<String>,
     /// What could not be restored (a baseline older than the bytes were kept, a baselined file
     /// that no longer parses): the current state is used for it.
@@ -415,14 +483,65 @@ impl SessionPolicy {
 }
 
 /// The baselined policy of `session`, where its sources diverged.
-pub(crate) fn session_policy(conn: &Connection, paths: &Paths, provider: &str, session: &str) -> rusqlite::Result<SessionPolicy> {
+///
+/// `anchored` is the session's baselines as mirrored in the home database (issue 51), where the
+/// agent cannot write: when they differ from the project database's — rewritten, emptied,
+/// deleted — the anchored ones are the baselines, the project's are not obeyed, and the
+/// difference is recorded as a divergence and named in the stop's follow-up.
+pub(crate) fn session_policy(
+    conn: &Connection,
+    paths: &Paths,
+    provider: &str,
+    session: &str,
+    anchored: &[Source],
+) -> rusqlite::Result<SessionPolicy> {
     let now = current_sources(conn, paths)?;
-    let diverged = IntegrityStore::new(conn).diverged(provider, session, &now)?;
+    let store = IntegrityStore::new(conn);
     let mut out = SessionPolicy::default();
+    let project: Vec<BaselineRow> = store.baselines_with_content(provider, session)?;
+    let differs = !anchored.is_empty() && {
+        let mut a: Vec<(&str, &str, Option<&[u8]>)> = anchored
+            .iter()
+            .map(|s| (s.name.as_str(), s.hash.as_str(), s.content.as_deref()))
+            .collect();
+        let mut p: Vec<(&str, &str, Option<&[u8]>)> = project.iter().map(|(n, h, c)| (n.as_str(), h.as_str(), c.as_deref())).collect();
+        a.sort();
+        p.sort();
+        a != p
+    };
+    let diverged = if differs {
+        let digest = |rows: Vec<String>| crate::hashing::sha256_hex(rows.join("\n").as_bytes());
+        let anchor_digest = digest(anchored.iter().map(|s| format!("{} {}", s.name, s.hash)).collect());
+        let project_digest = digest(project.iter().map(|(n, h, _)| format!("{n} {h}")).collect());
+        if !store.has_open_divergence(provider, session, BASELINES_SOURCE)? {
+            conn.prepare_cached(q::DIVERGENCE_INSERT)?.execute(params![
+                provider,
+                session,
+                BASELINES_SOURCE,
+                anchor_digest,
+                project_digest,
+                clock::now_stamp()
+            ])?;
+        }
+        out.diverged.push(BASELINES_SOURCE.to_string());
+        anchored
+            .iter()
+            .filter_map(|a| {
+                let cur = now.iter().find(|s| s.name == a.name)?;
+                (cur.hash != a.hash).then(|| Baselined {
+                    name: a.name.clone(),
+                    content: a.content.clone(),
+                    known: a.hash == ABSENT || a.content.is_some(),
+                })
+            })
+            .collect()
+    } else {
+        store.diverged(provider, session, &now)?
+    };
     if diverged.is_empty() {
         return Ok(out);
     }
-    out.diverged = diverged.iter().map(|d| d.name.clone()).collect();
+    out.diverged.extend(diverged.iter().map(|d| d.name.clone()));
     for d in diverged.iter().filter(|d| !d.known) {
         out.faults.push(Fault::Baseline(format!(
             "{}: changed during the session, but its baseline predates kept bytes; the stop ran on it as it is now",
@@ -432,9 +551,24 @@ pub(crate) fn session_policy(conn: &Connection, paths: &Paths, provider: &str, s
     if let Some(p) = diverged.iter().find(|d| d.name == PAUSE_STATE && d.known) {
         out.paused = Some(p.content.as_deref() == Some(b"true".as_slice()));
     }
+    let folders: Vec<&Baselined> = diverged.iter().filter(|d| d.known && is_rule_folder(paths, &d.name)).collect();
+    if !folders.is_empty() {
+        let given = |dir: &Path| -> Option<super::rules::FolderText> {
+            let b = folders.iter().find(|b| Path::new(&b.name) == dir)?;
+            Some(match &b.content {
+                Some(bytes) => serde_json::from_slice(bytes).unwrap_or_default(),
+                None => Vec::new(),
+            })
+        };
+        out.rules = Some(super::rules::load_given(
+            &super::rules::global_dir(paths),
+            &super::rules::project_dir(paths),
+            &given,
+        ));
+    }
     let files: Vec<&Baselined> = diverged
         .iter()
-        .filter(|d| d.known && d.name != MODE_STATE && d.name != PAUSE_STATE)
+        .filter(|d| d.known && d.name != MODE_STATE && d.name != PAUSE_STATE && !is_rule_folder(paths, &d.name))
         .collect();
     if !files.is_empty() {
         let given = |p: &Path| files.iter().find(|b| Path::new(&b.name) == p).map(|b| b.content.clone());
@@ -462,11 +596,81 @@ pub(crate) fn current_sources(conn: &Connection, paths: &Paths) -> rusqlite::Res
     ))
 }
 
+/// The source name of a divergence between a session's baselines in the project database and
+/// their anchor in the home database.
+pub(crate) const BASELINES_SOURCE: &str = "policy-baselines";
+
+/// Writes the baselines `written` (as the project database `conn` holds them now) to their
+/// anchors in the home database `home`, under the project's key (its state folder).
+pub(crate) fn mirror(conn: &Connection, home: &Connection, project_key: &str, written: &[Touched]) -> rusqlite::Result<()> {
+    use super::boundary::store::{baseline_key, Anchor, BoundaryStore, BASELINE};
+    let store = IntegrityStore::new(conn);
+    let anchors = BoundaryStore::new(home);
+    let tx = home.unchecked_transaction()?;
+    for (provider, session, source) in written {
+        let row = store
+            .baselines_with_content(provider, session)?
+            .into_iter()
+            .find(|(name, _, _)| name == source);
+        if let Some((source, hash, content)) = row {
+            anchors.put_anchor(
+                project_key,
+                BASELINE,
+                &baseline_key(provider, session, &source),
+                &Anchor { hash, content, seq: None },
+            )?;
+        }
+    }
+    tx.commit()
+}
+
+/// `tlc policy accept policy-baselines`: the operator takes the anchored baselines as the
+/// baselines of every live session whose project rows differ from them (the project's rows are
+/// replaced, the anchors stay), and the divergence is marked accepted.
+pub(crate) fn restore_anchored(conn: &Connection, anchored: &dyn Fn(&str, &str) -> Vec<Source>) -> rusqlite::Result<usize> {
+    let store = IntegrityStore::new(conn);
+    let mut n = 0;
+    for s in store.live_sessions()? {
+        let restored = anchored(&s.provider, &s.session_id);
+        if restored.is_empty() {
+            continue;
+        }
+        for source in &restored {
+            store.set_baseline(&s.provider, &s.session_id, source, "restored-from-anchor")?;
+        }
+        n += 1;
+    }
+    conn.prepare_cached(q::DIVERGENCE_ACCEPT)?
+        .execute(params![BASELINES_SOURCE, clock::now_stamp()])?;
+    Ok(n)
+}
+
+/// A session's baselines as anchored in the home database `home` (empty when none are).
+pub(crate) fn anchored(home: &Connection, project_key: &str, provider: &str, session: &str) -> rusqlite::Result<Vec<Source>> {
+    use super::boundary::store::{session_prefix, BoundaryStore, BASELINE};
+    let prefix = session_prefix(provider, session);
+    Ok(BoundaryStore::new(home)
+        .anchors(project_key, BASELINE, &prefix)?
+        .into_iter()
+        .map(|(key, a)| Source {
+            name: key[prefix.len()..].to_string(),
+            hash: a.hash,
+            content: a.content,
+        })
+        .collect())
+}
+
 /// The hook path's integrity step, inside its transaction: when this hook adopted the repository
 /// (`adopted`), live sessions take the project config it wrote as their baseline where they had
 /// none of it (adoption is a tlc change to that one source); then baselines or checks the
 /// session.
-pub(crate) fn on_hook(conn: &Connection, paths: &Paths, adopted: bool, facts: Option<HookFacts<'_>>) -> rusqlite::Result<Decision> {
+pub(crate) fn on_hook(
+    conn: &Connection,
+    paths: &Paths,
+    adopted: bool,
+    facts: Option<HookFacts<'_>>,
+    anchored: &dyn Fn(&str, &str) -> Vec<Source>,
+) -> rusqlite::Result<(Decision, Vec<Touched>)> {
     let store = IntegrityStore::new(conn);
     let mut now = || current_sources(conn, paths);
     if adopted {
@@ -488,10 +692,11 @@ pub(crate) fn on_hook(conn: &Connection, paths: &Paths, adopted: bool, facts: Op
             .collect();
         store.rerecord_changed(&before, &now, "adoption")?;
     }
-    match facts {
-        Some(f) => store.on_hook(&mut now, f),
-        None => Ok(Decision::allow()),
-    }
+    let decision = match facts {
+        Some(f) => store.on_hook(&mut now, anchored, f)?,
+        None => Decision::allow(),
+    };
+    Ok((decision, store.touched()))
 }
 
 /// Resolves what an operator typed (`tlc policy accept <path>`) to a source name: the mode state
@@ -541,14 +746,24 @@ mod tests {
         .unwrap();
         let st = IntegrityStore::new(conn);
         let a = vec![src("/p/config.toml", "h1"), src(MODE_STATE, ABSENT)];
-        assert!(!st.on_hook(&mut || Ok(a.clone()), facts("s1", true, true)).unwrap().interrupts());
-        assert!(!st.on_hook(&mut || Ok(a.clone()), facts("s1", false, true)).unwrap().interrupts());
+        assert!(!st
+            .on_hook(&mut || Ok(a.clone()), &|_, _| Vec::new(), facts("s1", true, true))
+            .unwrap()
+            .interrupts());
+        assert!(!st
+            .on_hook(&mut || Ok(a.clone()), &|_, _| Vec::new(), facts("s1", false, true))
+            .unwrap()
+            .interrupts());
         let b = vec![src("/p/config.toml", "h2"), a[1].clone()];
         assert!(
-            !st.on_hook(&mut || Ok(b.clone()), facts("s1", false, false)).unwrap().interrupts(),
+            !st.on_hook(&mut || Ok(b.clone()), &|_, _| Vec::new(), facts("s1", false, false))
+                .unwrap()
+                .interrupts(),
             "reads pass"
         );
-        let d = st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap();
+        let d = st
+            .on_hook(&mut || Ok(b.clone()), &|_, _| Vec::new(), facts("s1", false, true))
+            .unwrap();
         assert!(d.interrupts());
         assert!(d.reason.unwrap().contains("/p/config.toml changed during this session"));
         // A tlc command that changed something else does not launder it, nor one that changed
@@ -556,18 +771,29 @@ mod tests {
         st.rerecord_changed(&b, &b, "tlc-command").unwrap();
         let b2 = vec![src("/p/config.toml", "h2b"), a[1].clone()];
         st.rerecord_changed(&b, &b2, "tlc-command").unwrap();
-        assert!(st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap().interrupts());
-        assert!(st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap().interrupts());
+        assert!(st
+            .on_hook(&mut || Ok(b.clone()), &|_, _| Vec::new(), facts("s1", false, true))
+            .unwrap()
+            .interrupts());
+        assert!(st
+            .on_hook(&mut || Ok(b.clone()), &|_, _| Vec::new(), facts("s1", false, true))
+            .unwrap()
+            .interrupts());
         assert_eq!(st.current_divergences(&b).unwrap().len(), 1);
         st.accept(&b[0]).unwrap();
-        assert!(!st.on_hook(&mut || Ok(b.clone()), facts("s1", false, true)).unwrap().interrupts());
+        assert!(!st
+            .on_hook(&mut || Ok(b.clone()), &|_, _| Vec::new(), facts("s1", false, true))
+            .unwrap()
+            .interrupts());
         let recs = st.divergence_records().unwrap();
         assert_eq!(recs.len(), 1);
         assert!(recs[0].accepted_at.is_some());
         // A new session baselines what is there now.
         let c = vec![src("/p/config.toml", "h3"), a[1].clone()];
         assert!(
-            !st.on_hook(&mut || Ok(c.clone()), facts("s2", false, true)).unwrap().interrupts(),
+            !st.on_hook(&mut || Ok(c.clone()), &|_, _| Vec::new(), facts("s2", false, true))
+                .unwrap()
+                .interrupts(),
             "first sight baselines"
         );
     }

@@ -217,3 +217,52 @@ fn version_names_the_commit_this_binary_was_built_from_and_what_the_project_last
     assert_eq!(v["project"]["previous_revision"], "feedfacefeedfacefeedfacefeedfacefeedface");
     assert_eq!(v["project"]["hooks_revision_since"], "2026-12-02T09:00:00.000Z");
 }
+
+/// Issue 51, item 6: the chain's head is anchored in the home database at each append, so a chain
+/// whose tail was truncated, or one rewritten with every later hash recomputed (its links all
+/// hold), fails `--verify`, naming what differs from the anchor.
+#[test]
+fn a_truncated_or_rewritten_chain_fails_verify_against_its_anchor() {
+    let w = World::outside_temp();
+    for (i, s) in ["A", "B", "C"].iter().enumerate() {
+        start(&w, s, &format!("2026-12-01T1{i}:00:00Z"));
+        bash(&w, s, "ls", &format!("2026-12-01T1{i}:01:00Z"));
+        end(&w, s, &format!("2026-12-01T1{i}:02:00Z"));
+    }
+    assert!(w.ok(&["attest", "--verify"]).contains("3 records"));
+    sqlite3(&w, "PRAGMA wal_checkpoint(TRUNCATE)");
+    let saved = std::fs::read(w.project_db()).unwrap();
+
+    // Truncated: the last record deleted. Every remaining link holds.
+    sqlite3(&w, "DELETE FROM attestations WHERE seq = 3");
+    let out = w.run(&["attest", "--verify"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("truncated") && stdout(&out).contains("record 3"),
+        "{}",
+        stdout(&out)
+    );
+
+    // Rewritten: record 1's text changed and every hash after it recomputed as tlc would.
+    std::fs::write(w.project_db(), &saved).unwrap();
+    for f in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{f}", w.project_db().display()));
+    }
+    assert!(w.ok(&["attest", "--verify"]).contains("3 records"));
+    sqlite3(
+        &w,
+        "UPDATE attestations SET record = replace(record, '\"closed_by\":\"session-end\"', '\"closed_by\":\"forged\"') WHERE seq = 1;
+         UPDATE attestations SET hash = lower(hex(sha3(prev_hash || record, 256))) WHERE seq = 1;
+         UPDATE attestations SET prev_hash = (SELECT hash FROM attestations WHERE seq = 1) WHERE seq = 2;
+         UPDATE attestations SET hash = lower(hex(sha3(prev_hash || record, 256))) WHERE seq = 2;
+         UPDATE attestations SET prev_hash = (SELECT hash FROM attestations WHERE seq = 2) WHERE seq = 3;
+         UPDATE attestations SET hash = lower(hex(sha3(prev_hash || record, 256))) WHERE seq = 3;",
+    );
+    let out = w.run(&["attest", "--verify"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("rewritten") && stdout(&out).contains("record 3"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -473,14 +473,19 @@ fn the_global_spool_mirrors_records_and_degrades_when_the_home_is_unwritable() {
     assert_eq!(repo, w.repo.display().to_string());
     assert_eq!(project, "repo");
 
-    // The spool is off by default: a project with no machine config writes nothing under the home.
+    // The spool is off by default: a project with no machine config spools nothing under the home
+    // (its home database holds the session's policy anchors only, issue 51).
     let w2 = World::new();
     assert_neutral(
         &w2.hook("claude", w2.payload("providers/claude/stop.json").as_bytes()),
         "claude",
         "no spool",
     );
-    assert!(!w2.home_db().exists());
+    let spooled: i64 = rusqlite::Connection::open(w2.home_db())
+        .unwrap()
+        .query_row("SELECT count(*) FROM spool", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(spooled, 0);
 }
 
 /// Every payload the real Claude Code 2.1.197 sent (`real-2.1.197/`), replayed scenario by scenario

@@ -232,6 +232,10 @@ fn a_symlinked_wal_or_shm_beside_the_project_database_is_refused() {
     // A FIFO in the database's place is refused without blocking.
     let fifo_home = a.w.dir.path().join("home/state/tlc.db");
     std::fs::create_dir_all(fifo_home.parent().unwrap()).unwrap();
+    // The session's anchors made the home database at its start (issue 51): the FIFO replaces it.
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", fifo_home.display()));
+    }
     mkfifo(&fifo_home);
     a.machine_config("[obs]\nglobalSpool = true\n");
     a.hook("claude", a.w.payload("providers/claude/post-tool-use-bash.json").as_bytes());

@@ -340,6 +340,8 @@ fn an_on_stop_rule_blocks_until_the_test_gate_passes_and_warn_and_follow_up_land
         .replace("otherwise: warn", "otherwise: follow-up")
         .replace("Consider convening", "Convene");
     write(&w2.repo, ".tlc/harness/rules/jury.md", &follow);
+    // A rule edited during a session is policy changed under it (issue 51): the operator accepts it.
+    w2.op_ok(&["policy", "accept", ".tlc/harness/rules"]);
     let v: Value = serde_json::from_str(&stop2(&w2)).unwrap();
     assert_eq!(v["decision"], "block", "{v}");
     let reason = v["reason"].as_str().unwrap();

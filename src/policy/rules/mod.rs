@@ -264,9 +264,22 @@ pub(crate) fn load(paths: &Paths) -> RuleSet {
 
 /// [`load`] from two folders.
 pub(crate) fn load_from(global: &Path, project: &Path) -> RuleSet {
+    load_given(global, project, &|_| None)
+}
+
+/// The text of each rule file of a folder as a session baselined it (issue 51: the rule folders
+/// are policy sources like the config): `(file name, text)`, sorted by name.
+pub(crate) type FolderText = Vec<(String, String)>;
+
+/// [`load_from`], with a folder for which `given` answers read from that text instead of the disk
+/// (`Some(empty)`: the folder was absent at the baseline).
+pub(crate) fn load_given(global: &Path, project: &Path, given: &dyn Fn(&Path) -> Option<FolderText>) -> RuleSet {
     let mut set = RuleSet::default();
     for (tier, dir) in [(Tier::Global, global), (Tier::Project, project)] {
-        let (files, folder) = read_folder(tier, dir);
+        let (files, folder) = match given(dir) {
+            Some(texts) => given_folder(tier, dir, texts),
+            None => read_folder(tier, dir),
+        };
         set.files.extend(files);
         set.folders.push(folder);
     }
@@ -339,6 +352,62 @@ fn read_folder(tier: Tier, dir: &Path) -> (Vec<RuleFile>, Folder) {
         })
         .collect();
     (files, folder)
+}
+
+/// A folder's rule files from their baselined text.
+fn given_folder(tier: Tier, dir: &Path, texts: FolderText) -> (Vec<RuleFile>, Folder) {
+    let folder = Folder {
+        tier,
+        path: dir.to_path_buf(),
+        exists: !texts.is_empty(),
+        problem: None,
+    };
+    let files = texts
+        .into_iter()
+        .map(|(name, text)| {
+            let rule = parse::parse(&text);
+            let state = match &rule {
+                Ok(r) if r.enabled => State::Active,
+                Ok(_) => State::Disabled,
+                Err(_) => State::Broken,
+            };
+            RuleFile {
+                path: dir.join(&name),
+                name,
+                tier,
+                rule,
+                state,
+            }
+        })
+        .collect();
+    (files, folder)
+}
+
+/// The rule files of `dir` as text, for a policy baseline: `None` when the folder does not
+/// exist; a file that cannot be read is kept with its problem as its text (it then fails to
+/// parse, as it does when loaded).
+pub(crate) fn folder_text(dir: &Path) -> Option<FolderText> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    let mut names: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".md") && !n.starts_with('.'))
+        .collect();
+    names.sort();
+    names.truncate(MAX_FILES);
+    Some(
+        names
+            .into_iter()
+            .map(|name| {
+                let text = match fsread::read_capped_text(&dir.join(&name), fsread::RULE_CAP, Links::Refuse) {
+                    Ok(Some(t)) => t,
+                    Ok(None) => "[vanished while it was read]".into(),
+                    Err(e) => format!("[unreadable: {}]", e.reason()),
+                };
+                (name, text)
+            })
+            .collect(),
+    )
 }
 
 /// One rule file: a regular file (a symlink is refused: a rule is the operator's own file where it
