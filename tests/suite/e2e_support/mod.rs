@@ -392,6 +392,11 @@ impl Scratch {
             .collect()
     }
 
+    /// Whether the project database exists yet.
+    pub fn db_exists(&self) -> bool {
+        self.project_db_path().is_file()
+    }
+
     pub fn project_db_path(&self) -> PathBuf {
         self.repo.join(".tlc/harness/state/tlc.db")
     }
