@@ -51,9 +51,14 @@ pub(crate) const EXAMPLES: &[(&str, &str)] = &[
         "rules",
         "tlc rules\ntlc rules --json | jq '.rules[] | select(.state != \"active\") | {path, state, by, error}'",
     ),
-    ("policy accept", "tlc policy accept .tlc/config.toml\ntlc policy accept mode-state --yes"),
-    ("gate test-command", "tlc gate test-command cargo test\ntlc gate test-command --yes npm test"),
-    ("gate lint-command", "tlc gate lint-command cargo clippy -- -D warnings\ntlc gate lint-command --yes npm run lint"),
+    ("policy accept", "tlc policy accept .tlc/harness/config.toml\ntlc policy accept mode-state pause-state"),
+    (
+        "gate test-command",
+        "tlc gate test-command python3 -m unittest discover -s tests\ntlc gate test-command --off npm test",
+    ),
+    ("gate lint-command", "tlc gate lint-command cargo clippy -- -D warnings\ntlc gate lint-command --off npm run lint"),
+    ("config set", "tlc config set grind.maxLoops 3\ntlc config set grind.testCommand python3 -m pytest -q\ntlc config set --machine obs.globalSpool true"),
+    ("config unset", "tlc config unset grind.maxLoops\ntlc config unset --machine obs.globalSpool"),
     ("gate run", "tlc gate run\ntlc gate run test"),
     ("gate show", "tlc gate show\ntlc gate show lint --json"),
     (

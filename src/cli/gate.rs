@@ -12,9 +12,11 @@ use std::time::Duration;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum GateCommand {
-    /// Set grind.testCommand in the project config (refused unless the command resolves on PATH).
+    /// Set grind.testCommand in the project config and turn the gate on (grind.enabled = true;
+    /// --off sets the command only). Refused unless the command resolves on PATH.
     TestCommand(SetArgs),
-    /// Set grind.lintCommand in the project config (refused unless the command resolves on PATH).
+    /// Set grind.lintCommand in the project config and turn the gate on (grind.enabled = true;
+    /// --off sets the command only). Refused unless the command resolves on PATH.
     LintCommand(SetArgs),
     /// Run the configured lint and/or test gate now and record the run.
     Run {
@@ -37,6 +39,9 @@ pub(crate) enum GateCommand {
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SetArgs {
+    /// Set the command without turning the gate on (grind.enabled stays as it is).
+    #[arg(long)]
+    pub off: bool,
     /// The command and its arguments.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub argv: Vec<String>,
@@ -67,8 +72,12 @@ fn set_command(ctx: &Ctx, g: Gate, a: SetArgs) -> anyhow::Result<()> {
     let m = Mutation::begin(ctx, &format!("gate {}-command", g.as_str()))?;
     let mut edit = m.project.edit_config()?;
     edit.set(g.key(), toml_edit::Value::Array(a.argv.iter().map(String::as_str).collect()));
+    if !a.off {
+        edit.set("grind.enabled", true.into());
+    }
     edit.save()?;
     m.finish()?;
+    let cfg = crate::config::Config::load(&m.project.paths)?;
     let mut text = format!(
         "{} = {:?} in {} ({first} resolves to {})\n",
         g.key(),
@@ -76,10 +85,27 @@ fn set_command(ctx: &Ctx, g: Gate, a: SetArgs) -> anyhow::Result<()> {
         edit.path().display(),
         resolved.display()
     );
-    if let Some(why) = gate::cannot_narrow(&a.argv) {
-        text.push_str(&format!(
-            "note: with grind.appendFiles = \"auto\" this gate runs in full on every attempt: {why}\n"
-        ));
+    let on = cfg.settings.grind.enabled;
+    text.push_str(&if on {
+        format!("the {} gate is on (grind.enabled = true): the next stop that changed code runs it\n", g.as_str())
+    } else {
+        format!(
+            "the {} gate is off (grind.enabled = false): `tlc config set grind.enabled true` turns it on\n",
+            g.as_str()
+        )
+    });
+    let append = cfg.settings.grind.append_files.as_str();
+    match (append, gate::narrow::runner(&a.argv)) {
+        ("auto", Some(r)) => text.push_str(&format!(
+            "the next stop runs: `{}` followed by the changed files {} takes (grind.appendFiles = auto)\n",
+            a.argv.join(" "),
+            r.name
+        )),
+        ("always", _) => text.push_str(&format!(
+            "the next stop runs: `{}` followed by the changed files (grind.appendFiles = always)\n",
+            a.argv.join(" ")
+        )),
+        _ => text.push_str(&format!("the next stop runs: `{}`, exactly as written\n", a.argv.join(" "))),
     }
     render::out(&text)
 }
@@ -120,7 +146,25 @@ fn run_gates(ctx: &Ctx, only: Option<Gate>) -> anyhow::Result<()> {
     let jail = crate::hook::boundary::jail(&m.project.paths);
     let mut failed = false;
     let mut results = Vec::new();
+    // The argv the stop would run for the tree as it is: the changes from HEAD, narrowed as the
+    // stop narrows them (`grind.appendFiles`).
+    let changed = if m.project.paths.in_git {
+        let tree = crate::gate::changes::Tree {
+            root: m.project.root(),
+            jail: &jail,
+        };
+        let head = crate::gate::changes::read_head(m.project.root());
+        crate::gate::changes::changed_files(tree, &head)
+            .map(|c| c.present().map(str::to_string).collect::<Vec<_>>())
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     for (g, argv) in &gates {
+        let argv = match g {
+            Gate::Docs => argv.clone(),
+            _ => crate::gate::narrow::final_argv(argv, &s.grind.append_files, &changed),
+        };
         let req = gate::RunRequest {
             gate: *g,
             argv: argv.clone(),

@@ -157,6 +157,8 @@ fn operator_only(cmd: &Command) -> Option<(String, mutating::Needs)> {
         Command::Pause => ("`tlc pause`", Terminal),
         Command::Resume => ("`tlc resume`", Terminal),
         Command::Policy(a) if a.command.is_some() => ("`tlc policy accept`", Terminal),
+        Command::Config(config_cmd::ConfigCommand::Set { .. }) => ("`tlc config set`", Terminal),
+        Command::Config(config_cmd::ConfigCommand::Unset { .. }) => ("`tlc config unset`", Terminal),
         Command::Gate(gate::GateCommand::TestCommand(_)) => ("`tlc gate test-command`", Terminal),
         Command::Gate(gate::GateCommand::LintCommand(_)) => ("`tlc gate lint-command`", Terminal),
         Command::Lessons(l) => match l {

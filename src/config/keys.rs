@@ -525,9 +525,9 @@ pub const KEYS: &[KeySpec] = &[
         "intelligence.autopilot",
         Kind::Bool,
         Default::Bool(true),
-        "Follow-ups carry runtime-ordered AUTOPILOT steps and a NEXT_ACTION.",
+        "Follow-ups carry runtime-ordered AUTOPILOT steps.",
     )
-    .docs("Follow-ups carry runtime-ordered `AUTOPILOT` steps and a `NEXT_ACTION`."),
+    .docs("Follow-ups carry runtime-ordered `AUTOPILOT` steps."),
     k(
         "intelligence.budgetContinue",
         Kind::Bool,

@@ -122,6 +122,8 @@ pub(crate) struct FollowUp {
     pub previous_gaps: Vec<Gap>,
     /// The attempt whose failure this one repeats exactly (stagnation).
     pub repeats_attempt: Option<usize>,
+    /// With a repeat: the files whose content changed between that attempt's run and this one.
+    pub changed_since: Vec<String>,
     pub fingerprint: Option<String>,
     /// One line of resolution history, already phrased as history.
     pub history: Option<String>,
@@ -149,10 +151,17 @@ impl FollowUp {
             )),
         }
         if let Some(prev) = self.repeats_attempt {
-            out.push_str(&format!(
-                "STAGNATION: this is the same failure as attempt {prev} (fingerprint {}): the change made since then did not alter the result. Repeating that approach will not help; change it.\n",
-                self.fingerprint.as_deref().map_or("?", |f| &f[..f.len().min(12)])
-            ));
+            let fp = self.fingerprint.as_deref().map_or("?", |f| &f[..f.len().min(12)]);
+            if self.changed_since.is_empty() {
+                out.push_str(&format!(
+                    "STAGNATION: this is the same failure as attempt {prev} (fingerprint {fp}): the change made since then did not alter the result. Repeating that approach will not help; change it.\n"
+                ));
+            } else {
+                out.push_str(&format!(
+                    "STAGNATION: this is the same failure as attempt {prev} (fingerprint {fp}), although {} changed since then. The failure may not come from what you changed: read the output below again, and if the command itself is at fault, tell the operator instead of changing more code.\n",
+                    self.changed_since.join(", ")
+                ));
+            }
         }
         out.push_str(&format!("TRIED: {}\n", self.tried));
         out.push_str(&format!("NEED: {}\n", self.need));

@@ -1,8 +1,7 @@
 //! The intelligence rails of a stop (issue 33, item 4), each honoured by its switch:
 //!
-//! - `intelligence.autopilot`: a blocked stop's follow-up ends with ordered `AUTOPILOT:` steps and
-//!   one `NEXT_ACTION:`, built by tlc from the failing rule, its gaps and its category — never
-//!   from anything the model wrote;
+//! - `intelligence.autopilot`: a blocked stop's follow-up ends with ordered `AUTOPILOT:` steps,
+//!   built by tlc from the failing gaps' category — never from anything the model wrote;
 //! - `intelligence.budgetContinue`: the block at attempt `grind.maxLoops - 1`, with gaps open,
 //!   says keep working and do not summarise;
 //! - `intelligence.idleTurnGate` (rule `idle-turn`): a turn that ends with gaps open, no tool event
@@ -16,19 +15,22 @@ pub(crate) const IDLE_TURN: &str = "idle-turn";
 /// Steps shown at most, one per gap.
 const MAX_STEPS: usize = 5;
 
-/// The `AUTOPILOT:` steps and `NEXT_ACTION:` line for a block of `rule` whose first gap has
-/// `category`; `next` is tlc's own next step for that rule.
-pub(crate) fn autopilot(rule: &str, gaps: &[Gap], next: &str) -> String {
+/// The `AUTOPILOT:` steps for a block whose first gap has its category: what to do, in order,
+/// built by tlc from the category and from whether a command can be run again — never from
+/// anything the model wrote. The gaps themselves are listed once, above it (issue 52: the steps
+/// used to repeat them, and named the rule by its internal name), and the block's own `NEXT:` is
+/// the next action, so it is not said twice.
+pub(crate) fn autopilot(gaps: &[Gap], rerunnable: bool) -> String {
     let category = gaps.first().map_or("verification", |g| g.category.as_str());
     let mut steps: Vec<String> = Vec::new();
     match category {
         "config" => {
             steps.push("Do not edit code or tests for this: the check's own command cannot run.".into());
-            steps.push("Tell the operator which command fails and the key that sets it (NEED above).".into());
+            steps.push("Tell the operator which command fails and how they set it (NEED above).".into());
         }
         "timeout" => {
             steps.push("Find what hangs: a test waiting on input, a server that never stops, an endless loop.".into());
-            steps.push("Fix it, and run the check yourself under a timeout.".into());
+            steps.push("Fix it, and run the command yourself under a timeout.".into());
         }
         "plan-scope" => {
             steps.push("Keep to the declared plan: undo a change it does not cover, or justify it with `HARNESS_PLAN_DEVIATION: <path> — <reason>`.".into());
@@ -38,14 +40,15 @@ pub(crate) fn autopilot(rule: &str, gaps: &[Gap], next: &str) -> String {
         }
         _ => {}
     }
-    for (i, g) in gaps.iter().take(MAX_STEPS).enumerate() {
-        steps.push(format!("Close gap {}: [{}/{}] {}", i + 1, g.gate, g.category, one_line(&g.summary)));
+    if !gaps.is_empty() && category != "config" {
+        steps.push(if gaps.len() == 1 {
+            "Close the gap listed above.".into()
+        } else {
+            format!("Close the {} gaps listed above, gap 1 first.", gaps.len())
+        });
     }
-    if gaps.len() > MAX_STEPS {
-        steps.push(format!("Close the other {} gaps listed above.", gaps.len() - MAX_STEPS));
-    }
-    if !matches!(category, "config" | "plan-scope") {
-        steps.push(format!("Run the check behind `{rule}` yourself and read its result."));
+    if rerunnable && !matches!(category, "config" | "plan-scope") {
+        steps.push("Run the command TRIED names yourself and read its result.".into());
     }
     steps.push(if category == "plan-scope" {
         "Stop again once every changed file is in the plan or justified.".into()
@@ -56,8 +59,7 @@ pub(crate) fn autopilot(rule: &str, gaps: &[Gap], next: &str) -> String {
     for (i, s) in steps.iter().enumerate() {
         out.push_str(&format!("{}. {s}\n", i + 1));
     }
-    out.push_str(&format!("NEXT_ACTION: {}", one_line(next)));
-    out
+    out.trim_end().to_string()
 }
 
 /// The budget line: this block is attempt `attempt` of `max`, with work open.
@@ -101,18 +103,17 @@ mod tests {
     }
 
     #[test]
-    fn autopilot_is_ordered_and_built_from_the_gaps() {
-        let a = autopilot(
-            "grind-test",
-            &[gap("verification", "test adds_two FAILED"), gap("verification", "assert\nfailed")],
-            "fix gap 1 first",
+    fn autopilot_is_ordered_and_names_no_gap_or_rule_twice() {
+        let a = autopilot(&[gap("verification", "test adds_two FAILED"), gap("verification", "assert\nfailed")], true);
+        assert_eq!(
+            a,
+            "AUTOPILOT:\n1. Close the 2 gaps listed above, gap 1 first.\n2. Run the command TRIED names yourself and read its result.\n3. Stop again only when it passes."
         );
-        assert!(a.starts_with("AUTOPILOT:\n1. Close gap 1: [test/verification] test adds_two FAILED\n2. Close gap 2: [test/verification] assert failed\n3. Run"), "{a}");
-        assert!(a.ends_with("NEXT_ACTION: fix gap 1 first"), "{a}");
-        let c = autopilot("grind-test", &[gap("config", "cannot run")], "tell the operator");
-        assert!(c.contains("1. Do not edit code") && !c.contains("Run the check"), "{c}");
-        let many: Vec<Gap> = (0..9).map(|i| gap("verification", &format!("g{i}"))).collect();
-        assert!(autopilot("r", &many, "n").contains("Close the other 4 gaps"));
+        assert!(!a.contains("adds_two") && !a.contains("grind-") && !a.contains("NEXT_ACTION"), "{a}");
+        let c = autopilot(&[gap("config", "cannot run")], true);
+        assert!(c.contains("1. Do not edit code") && !c.contains("Run the command"), "{c}");
+        let p = autopilot(&[gap("plan-scope", "x")], false);
+        assert!(p.ends_with("Stop again once every changed file is in the plan or justified."), "{p}");
     }
 
     #[test]

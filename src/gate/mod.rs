@@ -13,6 +13,7 @@ pub(crate) mod followup;
 pub(crate) mod inputs;
 pub(crate) mod intelligence;
 pub(crate) mod lessons;
+pub(crate) mod narrow;
 pub(crate) mod observe;
 pub(crate) mod plan;
 pub(crate) mod runner;
@@ -122,84 +123,6 @@ pub(crate) fn resolve_on_path(program: &str) -> Option<PathBuf> {
     }
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path).map(|d| d.join(program)).find(|p| executable(p))
-}
-
-/// Why `appendFiles = auto` cannot narrow `argv` (so the gate runs in full every attempt), or
-/// `None` when appending the changed files does narrow it.
-pub(crate) fn cannot_narrow(argv: &[String]) -> Option<String> {
-    let mut args: Vec<&str> = argv.iter().map(String::as_str).collect();
-    let base = |a: &str| a.rsplit('/').next().unwrap_or(a).to_string();
-    // npx, bunx, dlx and exec are transparent: the tool named next decides.
-    while let Some(first) = args.first().map(|a| base(a)) {
-        let drop = if matches!(first.as_str(), "npx" | "bunx") {
-            1
-        } else if matches!(first.as_str(), "npm" | "pnpm" | "yarn" | "bun")
-            && args.get(1).is_some_and(|s| matches!(*s, "exec" | "dlx" | "x"))
-        {
-            2
-        } else {
-            break;
-        };
-        args.drain(..drop.min(args.len()));
-        while args.first().is_some_and(|a| a.starts_with('-')) {
-            let was_separator = args[0] == "--";
-            args.remove(0);
-            if was_separator {
-                break;
-            }
-        }
-    }
-    let first = base(args.first()?);
-    if matches!(first.as_str(), "just" | "make" | "task" | "mise" | "rake") {
-        return Some(format!(
-            "`{first}` is a recipe runner: it takes a target name, and a path reads as a second target"
-        ));
-    }
-    // cargo and go take packages and test-name filters, not files: `cargo test src/a.rs` runs the
-    // tests whose names contain "src/a.rs" (none, so it passes), and a second path is an error.
-    if matches!(first.as_str(), "cargo" | "go") {
-        return Some(format!(
-            "`{first}` takes packages and test-name filters, not files: an appended path would filter the run down to nothing"
-        ));
-    }
-    let sub = args.get(1).copied().unwrap_or("");
-    let script = match first.as_str() {
-        "npm" | "yarn" | "pnpm" => !sub.is_empty() && !sub.starts_with('-'),
-        "bun" => matches!(sub, "run"),
-        _ => false,
-    };
-    if script {
-        return Some(format!(
-            "`{first} {sub}` runs a package script: whether an appended path reaches the runner cannot be known"
-        ));
-    }
-    if let Some(g) = args
-        .iter()
-        .skip(1)
-        .find(|a| a.contains('*') || a.contains('?') || (a.contains('{') && a.contains('}')))
-    {
-        return Some(format!(
-            "`{g}` already globs: appending files widens the run instead of narrowing it"
-        ));
-    }
-    None
-}
-
-/// The argv a gate runs: `argv` with the changed `files` appended when `append_files` says so
-/// (`always`; `auto` unless [`cannot_narrow`]; never with `never`).
-pub(crate) fn final_argv(argv: &[String], append_files: &str, files: &[String]) -> Vec<String> {
-    let append = match append_files {
-        "always" => true,
-        "never" => false,
-        _ => cannot_narrow(argv).is_none(),
-    };
-    let mut out = argv.to_vec();
-    if append {
-        // A file the agent named `-rf` or `--exec=…` must reach the command as a path, never as
-        // an option of the operator's command.
-        out.extend(files.iter().map(|f| if f.starts_with('-') { format!("./{f}") } else { f.clone() }));
-    }
-    out
 }
 
 /// One gate invocation, as stored.
@@ -438,6 +361,14 @@ impl<'c> GateStore<'c> {
             .optional()
     }
 
+    /// The latest run of `gate` before `before_id` that ran (not deferred, not reused).
+    pub(crate) fn verdict_before(&self, gate: &str, before_id: i64) -> rusqlite::Result<Option<GateRun>> {
+        self.conn
+            .prepare_cached(q::RUN_VERDICT_BEFORE)?
+            .query_row(params![gate, before_id], GateRun::from_row)
+            .optional()
+    }
+
     /// Whether a run before `before_id` already failed with this fingerprint.
     pub(crate) fn fingerprint_seen(&self, fingerprint: &str, before_id: i64) -> rusqlite::Result<bool> {
         self.conn
@@ -622,7 +553,8 @@ pub(crate) fn execute(req: &RunRequest<'_>, redactor: Option<&Redactor>) -> Gate
         None => s,
     };
     let mut output_tail = redact(finished.output_tail);
-    let category = classify::classify(finished.started, finished.timed_out, finished.exit_code, &output_tail);
+    let runner = narrow::program(&req.argv);
+    let category = classify::classify(finished.started, finished.timed_out, finished.exit_code, &output_tail, runner.as_deref());
     let mut findings = match report {
         runner::Report::Findings(f, total) => {
             if total > f.len() {
@@ -692,49 +624,6 @@ mod tests {
 
     fn v(args: &[&str]) -> Vec<String> {
         args.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn shapes_auto_cannot_narrow() {
-        assert!(cannot_narrow(&v(&["make", "test"])).unwrap().contains("recipe runner"));
-        assert!(cannot_narrow(&v(&["just"])).is_some());
-        assert!(cannot_narrow(&v(&["/usr/bin/rake", "spec"])).is_some());
-        assert!(cannot_narrow(&v(&["npm", "test"])).unwrap().contains("package script"));
-        assert!(cannot_narrow(&v(&["yarn", "test"])).is_some());
-        assert!(cannot_narrow(&v(&["pnpm", "run", "lint"])).is_some());
-        assert!(cannot_narrow(&v(&["bun", "run", "test"])).is_some());
-        assert_eq!(cannot_narrow(&v(&["bun", "test"])), None, "bun's own runner takes files");
-        assert!(cannot_narrow(&v(&["eslint", "src/**/*.ts"])).unwrap().contains("globs"));
-        assert_eq!(cannot_narrow(&v(&["npx", "jest"])), None);
-        assert_eq!(cannot_narrow(&v(&["npx", "--yes", "jest"])), None);
-        assert!(
-            cannot_narrow(&v(&["cargo", "test"])).unwrap().contains("not files"),
-            "cargo test src/a.rs would run no test"
-        );
-        assert!(cannot_narrow(&v(&["cargo", "clippy", "--all-targets"])).is_some());
-        assert!(cannot_narrow(&v(&["go", "test", "./..."])).is_some());
-        assert_eq!(cannot_narrow(&v(&["pytest"])), None);
-        assert_eq!(cannot_narrow(&v(&["pnpm", "dlx", "vitest"])), None);
-        assert_eq!(cannot_narrow(&v(&["pnpm", "exec", "vitest"])), None);
-        assert_eq!(cannot_narrow(&v(&["npm", "exec", "--", "jest"])), None);
-        assert_eq!(cannot_narrow(&v(&["bunx", "eslint"])), None);
-        assert!(cannot_narrow(&v(&["npx", "make"])).is_some());
-        assert!(cannot_narrow(&v(&["pnpm", "exec", "just", "t"])).is_some());
-        assert_eq!(cannot_narrow(&v(&[])), None);
-    }
-
-    #[test]
-    fn files_are_appended_only_where_they_narrow() {
-        let files = v(&["src/a.rs"]);
-        assert_eq!(final_argv(&v(&["jest"]), "auto", &files), v(&["jest", "src/a.rs"]));
-        assert_eq!(final_argv(&v(&["make", "t"]), "auto", &files), v(&["make", "t"]));
-        assert_eq!(final_argv(&v(&["make", "t"]), "always", &files), v(&["make", "t", "src/a.rs"]));
-        assert_eq!(final_argv(&v(&["jest"]), "never", &files), v(&["jest"]));
-        assert_eq!(
-            final_argv(&v(&["jest"]), "auto", &v(&["--exec=x", "-rf"])),
-            v(&["jest", "./--exec=x", "./-rf"]),
-            "a file name is never an option"
-        );
     }
 
     #[test]

@@ -156,7 +156,15 @@ pub(crate) fn read_report(path: &Path) -> Report {
     Report::Findings(findings, items.len())
 }
 
-/// Lines of output that read as a failure, as findings (used when the child wrote no report).
+/// What a gate's output says went wrong, as findings (used when the child wrote no report), each
+/// said once, in the order the output says them (issue 52):
+///
+/// - a Python traceback is one finding: its last frame's file and line and its exception line
+///   (`tests/test_calc.py:6: AssertionError: 5 != 4`), never its `Traceback (most recent call
+///   last):` header;
+/// - every other line that reads as a failure (`error`, `FAILED`, `assert`, …), but for the
+///   decoration and the runner's own tallies around them (rules of dashes, `Ran 1 test in 0.001s`,
+///   `FAILED (failures=1)`), which say nothing the agent can act on.
 pub(crate) fn findings_from_output(output: &str) -> Vec<Finding> {
     const MARKERS: &[&str] = &[
         "error",
@@ -164,25 +172,84 @@ pub(crate) fn findings_from_output(output: &str) -> Vec<Finding> {
         "panic",
         "assert",
         "exception",
-        "traceback",
         "not ok",
         "✗",
         "✘",
         "expected",
     ];
+    let lines: Vec<&str> = output.lines().collect();
     let mut seen = std::collections::HashSet::new();
-    output
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .filter(|l| {
-            let lower = l.to_lowercase();
-            MARKERS.iter().any(|m| lower.contains(m))
-        })
-        .filter(|l| seen.insert(l.to_string()))
-        .take(MAX_FINDINGS)
-        .map(Finding::new)
-        .collect()
+    let mut out = Vec::new();
+    let mut push = |f: Finding, out: &mut Vec<Finding>| {
+        let key = format!("{:?}:{:?}:{}", f.file, f.line, f.summary);
+        if seen.insert(key) {
+            out.push(f);
+        }
+    };
+    let mut i = 0;
+    while i < lines.len() && out.len() < MAX_FINDINGS {
+        let line = lines[i].trim_end();
+        if line.trim() == "Traceback (most recent call last):" {
+            let (finding, next) = traceback(&lines, i + 1);
+            if let Some(f) = finding {
+                push(f, &mut out);
+            }
+            i = next;
+            continue;
+        }
+        let t = line.trim();
+        let lower = t.to_lowercase();
+        let decoration = t.chars().all(|c| matches!(c, '-' | '=' | '_' | '*' | '~' | '#' | ' '));
+        let tally = lower.starts_with("ran ") && lower.contains(" test")
+            || (lower.starts_with("failed (") && lower.ends_with(')'))
+            || (lower.starts_with("ok (") && lower.ends_with(')'));
+        // A unittest header (`FAIL: test_add (…)`) is followed by the traceback that says what failed.
+        let header = (t.starts_with("FAIL: ") || t.starts_with("ERROR: "))
+            && lines.get(i + 1).is_some_and(|n| n.trim().chars().all(|c| c == '-') && !n.trim().is_empty())
+            && lines.get(i + 2).is_some_and(|n| n.trim() == "Traceback (most recent call last):");
+        if !t.is_empty() && !decoration && !tally && !header && MARKERS.iter().any(|m| lower.contains(m)) {
+            push(Finding::new(t), &mut out);
+        }
+        i += 1;
+    }
+    out.truncate(MAX_FINDINGS);
+    out
+}
+
+/// A Python traceback whose frames start at `lines[start]`: its last frame (file, line) and the
+/// exception line that ends it; and the index of the first line after it.
+fn traceback(lines: &[&str], start: usize) -> (Option<Finding>, usize) {
+    let mut frame: Option<(String, i64)> = None;
+    let mut i = start;
+    while i < lines.len() {
+        let line = lines[i];
+        let t = line.trim();
+        if let Some(rest) = t.strip_prefix("File \"") {
+            if let Some((file, after)) = rest.split_once('"') {
+                let number = after
+                    .split_once("line ")
+                    .and_then(|(_, n)| n.split(|c: char| !c.is_ascii_digit()).next())
+                    .and_then(|n| n.parse().ok());
+                if let Some(n) = number {
+                    frame = Some((file.to_string(), n));
+                }
+            }
+            i += 1;
+            continue;
+        }
+        if line.starts_with(' ') || line.starts_with('\t') || t.is_empty() || t.chars().all(|c| matches!(c, '^' | '~' | ' ')) {
+            i += 1;
+            continue;
+        }
+        // The first line back at the margin: the exception and its message.
+        let mut f = Finding::new(t);
+        if let Some((file, n)) = frame {
+            f.file = Some(first_chars(&file, MAX_SUMMARY_CHARS));
+            f.line = Some(n);
+        }
+        return (Some(f), i + 1);
+    }
+    (None, i)
 }
 
 /// A finished command.
@@ -441,6 +508,20 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    /// Issue 52, item 6: a traceback is its last frame and its exception, not its header; the
+    /// runner's tallies and rules are not gaps; nothing is said twice.
+    #[test]
+    fn a_traceback_is_its_last_frame_and_message_and_nothing_is_said_twice() {
+        let unittest = "F\n======================================================================\nFAIL: test_add (test_calc.TestCalc.test_add)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"/p/tests/test_calc.py\", line 6, in test_add\n    self.assertEqual(add(2, 2), 4)\nAssertionError: 5 != 4\n\n----------------------------------------------------------------------\nRan 1 test in 0.000s\n\nFAILED (failures=1)\n";
+        let f = findings_from_output(unittest);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].summary, "AssertionError: 5 != 4");
+        assert_eq!((f[0].file.as_deref(), f[0].line), (Some("/p/tests/test_calc.py"), Some(6)));
+        let twice = "error: a\nerror: a\nTraceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: bad\nTraceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: bad\n";
+        let f = findings_from_output(twice);
+        assert_eq!(f.iter().map(|f| f.summary.as_str()).collect::<Vec<_>>(), ["error: a", "ValueError: bad"]);
     }
 
     #[test]

@@ -436,11 +436,8 @@ fn intelligence(p: &mut Pending, s: &crate::config::Settings) {
     }
     if s.intelligence.autopilot {
         text.push('\n');
-        text.push_str(&super::intelligence::autopilot(
-            &state.rule,
-            &state.gaps,
-            state.next_action.as_deref().unwrap_or(""),
-        ));
+        let rerunnable = [Gate::Lint, Gate::Test, Gate::Docs].iter().any(|g| g.rule() == state.rule);
+        text.push_str(&super::intelligence::autopilot(&state.gaps, rerunnable));
     }
 }
 
@@ -1117,11 +1114,11 @@ fn run_gates(
     let mut due: Vec<(Gate, Vec<String>)> = Vec::new();
     if !rails.lint.is_empty() && files.iter().any(|f| code.matches(f)) {
         let narrowed: Vec<String> = present.iter().filter(|f| code.matches(f)).cloned().collect();
-        due.push((Gate::Lint, super::final_argv(&rails.lint, &s.grind.append_files, &narrowed)));
+        due.push((Gate::Lint, super::narrow::final_argv(&rails.lint, &s.grind.append_files, &narrowed)));
     }
     if !rails.test.is_empty() && files.iter().any(|f| code.matches(f) || tests.matches(f)) {
         let narrowed: Vec<String> = present.iter().filter(|f| code.matches(f) || tests.matches(f)).cloned().collect();
-        due.push((Gate::Test, super::final_argv(&rails.test, &s.grind.append_files, &narrowed)));
+        due.push((Gate::Test, super::narrow::final_argv(&rails.test, &s.grind.append_files, &narrowed)));
     }
     if !rails.docs.is_empty() && !files.is_empty() {
         due.push((Gate::Docs, rails.docs.clone()));
@@ -1420,6 +1417,14 @@ fn gate_block(
         None => None,
     };
     let repeats = stagnates(previous_attempt, last_fp, run).then_some(previous_attempt as usize);
+    // Issue 52: the same failure although the code changed says so, for the command may be at fault.
+    let changed_since = match repeats {
+        Some(_) if !run.reused => GateStore::new(conn)
+            .verdict_before(gate.as_str(), run.id)?
+            .map(|prev| super::inputs::changed_between(&prev.file_hashes, &run.file_hashes))
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
     let f = FollowUp {
         gate: gate.as_str().into(),
         category: category.clone(),
@@ -1431,6 +1436,7 @@ fn gate_block(
         gaps: gaps.clone(),
         previous_gaps,
         repeats_attempt: repeats,
+        changed_since,
         fingerprint: run.fingerprint.clone(),
         history,
         next: next.clone(),

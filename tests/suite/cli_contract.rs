@@ -20,6 +20,8 @@ const NOT_TABLES: &[(&str, &str)] = &[
     ("pause", "a switch"),
     ("resume", "a switch"),
     ("policy accept", "writes baselines and says so"),
+    ("config set", "writes one config key"),
+    ("config unset", "removes one config key"),
     ("gate test-command", "writes one config key"),
     ("gate lint-command", "writes one config key"),
     ("gate run", "runs the gate and streams its verdict"),
@@ -288,4 +290,110 @@ fn version_names_the_commit_and_both_schema_versions() {
     // `tlc version` prints the same first line.
     let long = stdout(&w.run(&["version"]));
     assert_eq!(long.lines().next(), v.lines().next(), "{long}");
+}
+
+/// The words of a shell line: single and double quotes taken off, cut at the first `|`, `>`,
+/// `<`, `;` or `&&` outside quotes (what follows is another program or a redirect).
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut has_word = false;
+    let (mut single, mut double) = (false, false);
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\'' if !double => {
+                single = !single;
+                has_word = true;
+            }
+            '"' if !single => {
+                double = !double;
+                has_word = true;
+            }
+            '\\' if !single && i + 1 < chars.len() => {
+                i += 1;
+                word.push(chars[i]);
+                has_word = true;
+            }
+            '|' | '>' | '<' | ';' | '&' if !single && !double => break,
+            c if c.is_whitespace() && !single && !double => {
+                if has_word {
+                    words.push(std::mem::take(&mut word));
+                    has_word = false;
+                }
+            }
+            c => {
+                word.push(c);
+                has_word = true;
+            }
+        }
+        i += 1;
+    }
+    if has_word {
+        words.push(word);
+    }
+    words
+}
+
+/// The `tlc …` lines to check in a Markdown file: the commands of ```console blocks (`$ tlc …`).
+fn doc_commands(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_console = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") {
+            in_console = t.trim_start_matches('`').starts_with("console") && !in_console;
+            continue;
+        }
+        if in_console {
+            if let Some(cmd) = t.strip_prefix("$ ") {
+                if cmd.starts_with("tlc ") {
+                    out.push(cmd.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Issue 52, item 3: every example of every command's `--help`, and every `$ tlc …` line of the
+/// README and docs/, runs as printed — the command tree takes its words (a flag an example names
+/// that no longer exists, such as `--yes` where there is none, fails here).
+#[test]
+fn every_example_in_help_and_the_docs_parses_as_printed() {
+    let mut lines: Vec<(String, String)> = Vec::new();
+    for (path, cmd) in commands() {
+        let after = cmd.get_after_help().map(|h| h.to_string()).unwrap_or_default();
+        if let Some((_, rest)) = after.split_once("Examples:") {
+            for l in rest.lines().map(str::trim).filter(|l| l.starts_with("tlc ")) {
+                lines.push((format!("`tlc {path} --help`"), l.to_string()));
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut docs: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.push(root.join("README.md"));
+    for d in docs {
+        for l in doc_commands(&std::fs::read_to_string(&d).unwrap()) {
+            lines.push((d.display().to_string(), l));
+        }
+    }
+    assert!(lines.len() > 150, "{} example lines found", lines.len());
+    let mut broken = Vec::new();
+    for (from, line) in &lines {
+        let words = shell_words(line);
+        if let Err(e) = tlc::cli::command().try_get_matches_from(&words) {
+            if !matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) {
+                broken.push(format!("{from}: `{line}`: {}", e.kind()));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "examples that do not parse:\n{}", broken.join("\n"));
 }

@@ -396,20 +396,13 @@ fn gate_commands(cfg: &Config) -> Vec<Check> {
             ));
             continue;
         }
-        let narrowable = gate != crate::gate::Gate::Docs;
-        match (g.append_files.as_str(), crate::gate::cannot_narrow(argv)) {
-            ("auto", Some(why)) if narrowable => out.push(check(
-                &id,
-                &name,
-                Status::Warn,
-                format!(
-                    "{} = {argv:?}: appendFiles = auto cannot narrow it, so it runs in full on every attempt (up to maxLoops = {}): {why}",
-                    gate.key(),
-                    g.max_loops
-                ),
-            )),
-            _ => out.push(check(&id, &name, Status::Ok, format!("{} = {argv:?}", gate.key()))),
-        }
+        let narrowed = gate != crate::gate::Gate::Docs && g.append_files == "auto";
+        let how = match crate::gate::narrow::runner(argv) {
+            Some(r) if narrowed => format!("; narrowed to the changed files {} takes (appendFiles = auto)", r.name),
+            _ if g.append_files == "always" && gate != crate::gate::Gate::Docs => "; the changed files appended (appendFiles = always)".to_string(),
+            _ => "; runs exactly as written".to_string(),
+        };
+        out.push(check(&id, &name, Status::Ok, format!("{} = {argv:?}{how}", gate.key())));
     }
     out
 }
