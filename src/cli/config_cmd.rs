@@ -214,13 +214,20 @@ mod tests {
         assert!(parse_value(Kind::Bool, &w(&["yes"])).is_err());
         assert_eq!(
             parse_value(Kind::StrList, &w(&["python3", "-m", "pytest"])),
-            Ok(Value::List(vec![Value::Str("python3".into()), Value::Str("-m".into()), Value::Str("pytest".into())]))
+            Ok(Value::List(vec![
+                Value::Str("python3".into()),
+                Value::Str("-m".into()),
+                Value::Str("pytest".into())
+            ]))
         );
         assert_eq!(
             parse_value(Kind::StrList, &w(&["[\"a\", \"b c\"]"])),
             Ok(Value::List(vec![Value::Str("a".into()), Value::Str("b c".into())]))
         );
-        assert_eq!(parse_value(Kind::Enum(&["auto", "never"]), &w(&["never"])), Ok(Value::Str("never".into())));
+        assert_eq!(
+            parse_value(Kind::Enum(&["auto", "never"]), &w(&["never"])),
+            Ok(Value::Str("never".into()))
+        );
         assert!(parse_value(Kind::Enum(&["auto", "never"]), &w(&["sometimes"])).is_err());
         assert_eq!(parse_value(Kind::Str, &w(&["a", "b"])), Ok(Value::Str("a b".into())));
     }

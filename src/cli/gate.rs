@@ -87,7 +87,10 @@ fn set_command(ctx: &Ctx, g: Gate, a: SetArgs) -> anyhow::Result<()> {
     );
     let on = cfg.settings.grind.enabled;
     text.push_str(&if on {
-        format!("the {} gate is on (grind.enabled = true): the next stop that changed code runs it\n", g.as_str())
+        format!(
+            "the {} gate is on (grind.enabled = true): the next stop that changed code runs it\n",
+            g.as_str()
+        )
     } else {
         format!(
             "the {} gate is off (grind.enabled = false): `tlc config set grind.enabled true` turns it on\n",

@@ -104,16 +104,25 @@ mod tests {
 
     #[test]
     fn autopilot_is_ordered_and_names_no_gap_or_rule_twice() {
-        let a = autopilot(&[gap("verification", "test adds_two FAILED"), gap("verification", "assert\nfailed")], true);
+        let a = autopilot(
+            &[gap("verification", "test adds_two FAILED"), gap("verification", "assert\nfailed")],
+            true,
+        );
         assert_eq!(
             a,
             "AUTOPILOT:\n1. Close the 2 gaps listed above, gap 1 first.\n2. Run the command TRIED names yourself and read its result.\n3. Stop again only when it passes."
         );
-        assert!(!a.contains("adds_two") && !a.contains("grind-") && !a.contains("NEXT_ACTION"), "{a}");
+        assert!(
+            !a.contains("adds_two") && !a.contains("grind-") && !a.contains("NEXT_ACTION"),
+            "{a}"
+        );
         let c = autopilot(&[gap("config", "cannot run")], true);
         assert!(c.contains("1. Do not edit code") && !c.contains("Run the command"), "{c}");
         let p = autopilot(&[gap("plan-scope", "x")], false);
-        assert!(p.ends_with("Stop again once every changed file is in the plan or justified."), "{p}");
+        assert!(
+            p.ends_with("Stop again once every changed file is in the plan or justified."),
+            "{p}"
+        );
     }
 
     #[test]

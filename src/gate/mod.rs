@@ -554,7 +554,13 @@ pub(crate) fn execute(req: &RunRequest<'_>, redactor: Option<&Redactor>) -> Gate
     };
     let mut output_tail = redact(finished.output_tail);
     let runner = narrow::program(&req.argv);
-    let category = classify::classify(finished.started, finished.timed_out, finished.exit_code, &output_tail, runner.as_deref());
+    let category = classify::classify(
+        finished.started,
+        finished.timed_out,
+        finished.exit_code,
+        &output_tail,
+        runner.as_deref(),
+    );
     let mut findings = match report {
         runner::Report::Findings(f, total) => {
             if total > f.len() {

@@ -66,7 +66,13 @@ pub(crate) const RUNNERS: &[Runner] = &[
     r("deno lint", "deno", Some("lint"), Takes::SourceFiles, JS),
 ];
 
-const fn r(name: &'static str, program: &'static str, sub: Option<&'static str>, takes: Takes, extensions: &'static [&'static str]) -> Runner {
+const fn r(
+    name: &'static str,
+    program: &'static str,
+    sub: Option<&'static str>,
+    takes: Takes,
+    extensions: &'static [&'static str],
+) -> Runner {
     Runner {
         name,
         program,
@@ -208,7 +214,11 @@ pub(crate) fn final_argv(argv: &[String], append_files: &str, files: &[String]) 
     let mut out = argv.to_vec();
     // A file the agent named `-rf` or `--exec=…` must reach the command as a path, never as an
     // option of the operator's command.
-    out.extend(chosen.into_iter().map(|f| if f.starts_with('-') { format!("./{f}") } else { f.clone() }));
+    out.extend(
+        chosen
+            .into_iter()
+            .map(|f| if f.starts_with('-') { format!("./{f}") } else { f.clone() }),
+    );
     out
 }
 
@@ -222,7 +232,14 @@ mod tests {
 
     #[test]
     fn every_runner_of_the_table_and_its_launchers_narrow() {
-        let changed = v(&["src/calc.py", "tests/test_calc.py", "web/app.ts", "web/app.test.ts", "lib/a_spec.rb", "lib/a.rb"]);
+        let changed = v(&[
+            "src/calc.py",
+            "tests/test_calc.py",
+            "web/app.ts",
+            "web/app.test.ts",
+            "lib/a_spec.rb",
+            "lib/a.rb",
+        ]);
         let cases: &[(&[&str], &[&str])] = &[
             (&["pytest"], &["tests/test_calc.py"]),
             (&["pytest", "-q"], &["tests/test_calc.py"]),
@@ -278,10 +295,7 @@ mod tests {
             assert!(runs_as_written(&argv).is_some(), "{argv:?}");
         }
         // `always` appends whatever the command; `never` nothing.
-        assert_eq!(
-            final_argv(&v(&["sh", "t.sh"]), "always", &v(&["a.py"])),
-            v(&["sh", "t.sh", "a.py"])
-        );
+        assert_eq!(final_argv(&v(&["sh", "t.sh"]), "always", &v(&["a.py"])), v(&["sh", "t.sh", "a.py"]));
         assert_eq!(final_argv(&v(&["pytest"]), "never", &changed), v(&["pytest"]));
     }
 

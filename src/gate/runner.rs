@@ -166,17 +166,7 @@ pub(crate) fn read_report(path: &Path) -> Report {
 ///   decoration and the runner's own tallies around them (rules of dashes, `Ran 1 test in 0.001s`,
 ///   `FAILED (failures=1)`), which say nothing the agent can act on.
 pub(crate) fn findings_from_output(output: &str) -> Vec<Finding> {
-    const MARKERS: &[&str] = &[
-        "error",
-        "fail",
-        "panic",
-        "assert",
-        "exception",
-        "not ok",
-        "✗",
-        "✘",
-        "expected",
-    ];
+    const MARKERS: &[&str] = &["error", "fail", "panic", "assert", "exception", "not ok", "✗", "✘", "expected"];
     let lines: Vec<&str> = output.lines().collect();
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
@@ -205,7 +195,9 @@ pub(crate) fn findings_from_output(output: &str) -> Vec<Finding> {
             || (lower.starts_with("ok (") && lower.ends_with(')'));
         // A unittest header (`FAIL: test_add (…)`) is followed by the traceback that says what failed.
         let header = (t.starts_with("FAIL: ") || t.starts_with("ERROR: "))
-            && lines.get(i + 1).is_some_and(|n| n.trim().chars().all(|c| c == '-') && !n.trim().is_empty())
+            && lines
+                .get(i + 1)
+                .is_some_and(|n| n.trim().chars().all(|c| c == '-') && !n.trim().is_empty())
             && lines.get(i + 2).is_some_and(|n| n.trim() == "Traceback (most recent call last):");
         if !t.is_empty() && !decoration && !tally && !header && MARKERS.iter().any(|m| lower.contains(m)) {
             push(Finding::new(t), &mut out);
@@ -521,7 +513,10 @@ mod tests {
         assert_eq!((f[0].file.as_deref(), f[0].line), (Some("/p/tests/test_calc.py"), Some(6)));
         let twice = "error: a\nerror: a\nTraceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: bad\nTraceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: bad\n";
         let f = findings_from_output(twice);
-        assert_eq!(f.iter().map(|f| f.summary.as_str()).collect::<Vec<_>>(), ["error: a", "ValueError: bad"]);
+        assert_eq!(
+            f.iter().map(|f| f.summary.as_str()).collect::<Vec<_>>(),
+            ["error: a", "ValueError: bad"]
+        );
     }
 
     #[test]

@@ -115,7 +115,17 @@ pub(crate) fn wire_project(provider: &dyn super::Provider, paths: &Paths) -> any
     if !needs(&super::settings_file::Settings::read(&dir, &file)?.value) {
         return Ok(false);
     }
-    let Some(wants) = provider.sandbox_wants(std::slice::from_ref(&state)) else {
+    // The repository's `.tlc/`, and every client's settings read inside the repository (the
+    // client keeps its own; another client's, `.cursor/hooks.json`, is tlc's to name).
+    let root = state.path.parent().map(std::path::Path::to_path_buf).unwrap_or_default();
+    let mut members = vec![state.clone()];
+    for p in super::PROVIDERS {
+        members.extend(p.project_settings_files().iter().map(|f| Protected {
+            path: root.join(f),
+            member: Member::ClientSettings,
+        }));
+    }
+    let Some(wants) = provider.sandbox_wants(&members) else {
         return Ok(false);
     };
     let settings = super::settings_file::Settings::read_locked(&dir, &file)?;
@@ -335,14 +345,30 @@ pub(crate) fn attest_anchor(project: &crate::project::Project) -> anyhow::Result
 }
 
 /// Anchors the attestation chain's head (as the project database `conn` holds it) in the home
-/// database.
+/// database — only when the chain still holds the record its anchor names, with the anchored hash:
+/// a chain truncated or rewritten before this append keeps its old anchor, so `tlc attest
+/// --verify` still names the difference instead of the append laundering it.
 pub(crate) fn mirror_attest_head(project: &crate::project::Project, conn: &rusqlite::Connection) -> anyhow::Result<()> {
     use crate::policy::boundary::store::{Anchor, ATTEST_HEAD};
-    let Some((seq, hash)) = crate::policy::attest::AttestStore::new(conn).head()? else {
+    let store = crate::policy::attest::AttestStore::new(conn);
+    let Some((seq, hash)) = store.head()? else {
         return Ok(());
     };
     let home = crate::store::open_write(crate::store::DbKind::Home, &project.paths.home_db())?;
-    BoundaryStore::new(home.conn()).put_anchor(
+    let anchors = BoundaryStore::new(home.conn());
+    if let Some(old) = anchors.anchor(&project_key(project), ATTEST_HEAD, "")? {
+        let kept = match old.seq {
+            Some(old_seq) => store.hash_of(old_seq)? == Some(old.hash.clone()),
+            None => false,
+        };
+        if !kept {
+            anyhow::bail!(
+                "the attestation chain no longer holds its anchored head (record {}): the anchor was left as it was",
+                old.seq.unwrap_or_default()
+            );
+        }
+    }
+    anchors.put_anchor(
         &project_key(project),
         ATTEST_HEAD,
         "",

@@ -378,6 +378,14 @@ impl<'c> AttestStore<'c> {
         rows.collect()
     }
 
+    /// The hash of record `seq`, when the chain has it.
+    pub(crate) fn hash_of(&self, seq: i64) -> rusqlite::Result<Option<String>> {
+        self.conn
+            .prepare_cached(q::ATTEST_HASH_OF)?
+            .query_row([seq], |r| r.get(0))
+            .optional()
+    }
+
     /// The chain's last record: (seq, hash).
     pub(crate) fn head(&self) -> rusqlite::Result<Option<(i64, String)>> {
         self.conn

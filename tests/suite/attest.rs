@@ -242,6 +242,23 @@ fn a_truncated_or_rewritten_chain_fails_verify_against_its_anchor() {
         "{}",
         stdout(&out)
     );
+    // A session that appends after the truncation does not launder it: the anchor stays.
+    let log_before = std::fs::read_to_string(w.home.join("state/hook-faults.log")).unwrap_or_default();
+    for (event, at) in [("SessionStart", "2026-12-01T15:00:00Z"), ("SessionEnd", "2026-12-01T15:02:00Z")] {
+        w.hook_faulty_with(
+            "claude",
+            json!({"hook_event_name": event, "session_id": "D", "cwd": w.repo, "source": "startup", "reason": "exit"})
+                .to_string()
+                .as_bytes(),
+            |c| {
+                c.env("TLC_NOW", at);
+            },
+        );
+    }
+    let out = w.run(&["attest", "--verify"]);
+    assert_eq!(out.status.code(), Some(1), "the append laundered the truncation: {}", stdout(&out));
+    let log = std::fs::read_to_string(w.home.join("state/hook-faults.log")).unwrap_or_default();
+    assert!(log.len() > log_before.len() && log.contains("anchored head"), "{log}");
 
     // Rewritten: record 1's text changed and every hash after it recomputed as tlc would.
     std::fs::write(w.project_db(), &saved).unwrap();

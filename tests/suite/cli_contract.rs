@@ -390,7 +390,10 @@ fn every_example_in_help_and_the_docs_parses_as_printed() {
     for (from, line) in &lines {
         let words = shell_words(line);
         if let Err(e) = tlc::cli::command().try_get_matches_from(&words) {
-            if !matches!(e.kind(), clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion) {
+            if !matches!(
+                e.kind(),
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+            ) {
                 broken.push(format!("{from}: `{line}`: {}", e.kind()));
             }
         }

@@ -399,7 +399,9 @@ fn gate_commands(cfg: &Config) -> Vec<Check> {
         let narrowed = gate != crate::gate::Gate::Docs && g.append_files == "auto";
         let how = match crate::gate::narrow::runner(argv) {
             Some(r) if narrowed => format!("; narrowed to the changed files {} takes (appendFiles = auto)", r.name),
-            _ if g.append_files == "always" && gate != crate::gate::Gate::Docs => "; the changed files appended (appendFiles = always)".to_string(),
+            _ if g.append_files == "always" && gate != crate::gate::Gate::Docs => {
+                "; the changed files appended (appendFiles = always)".to_string()
+            }
             _ => "; runs exactly as written".to_string(),
         };
         out.push(check(&id, &name, Status::Ok, format!("{} = {argv:?}{how}", gate.key())));
