@@ -6,7 +6,7 @@ use crate::hook::settings_file::{diff, Settings};
 use crate::hook::{additions, boundary, wiring, Provider, PROVIDERS};
 use crate::policy::boundary::store::{BoundaryStore, OPERATOR_PATH};
 use crate::render;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct InstallArgs {

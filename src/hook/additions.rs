@@ -195,19 +195,6 @@ fn walk<'v>(root: &'v mut Value, keys: &[String]) -> Option<&'v mut Map<String, 
     cur.as_object_mut()
 }
 
-/// Whether the key at `pointer` of `settings` holds `value`.
-pub(crate) fn holds(settings: &Value, pointer: &str, value: &Value) -> bool {
-    settings.pointer(pointer) == Some(value)
-}
-
-/// Whether the list at `pointer` of `settings` holds `item`.
-pub(crate) fn lists(settings: &Value, pointer: &str, item: &Value) -> bool {
-    settings
-        .pointer(pointer)
-        .and_then(Value::as_array)
-        .is_some_and(|l| l.contains(item))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -198,11 +198,6 @@ impl<'c> IntegrityStore<'c> {
         t
     }
 
-    /// A session's baselines with their bytes: (source, hash, bytes).
-    pub(crate) fn session_baselines(&self, provider: &str, session: &str) -> rusqlite::Result<Vec<(String, String, Option<Vec<u8>>)>> {
-        self.baselines_with_content(provider, session)
-    }
-
     fn baselines(&self, provider: &str, session: &str) -> rusqlite::Result<Vec<(String, String)>> {
         Ok(self
             .baselines_with_content(provider, session)?

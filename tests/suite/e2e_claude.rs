@@ -1086,7 +1086,8 @@ fn failing_test_sends_the_agent_back_on(client: &'static str) {
     );
     // The test command ran once, on the changed file; the tree did not change, so the next two
     // blocked stops reused its verdict; the capped stop ran no gate.
-    assert_eq!(std::fs::read_to_string(&runs).unwrap(), "src/lib.rs\n");
+    // `sh tools/t.sh` is no runner that takes file paths: it runs exactly as written (issue 52).
+    assert_eq!(std::fs::read_to_string(&runs).unwrap(), "\n");
     assert_eq!(gate_runs(&s), (3, 2));
     // The model got tlc's follow-up each time, as Claude Code's stop feedback.
     let feedback = stop_feedback(&api);
@@ -1096,11 +1097,7 @@ fn failing_test_sends_the_agent_back_on(client: &'static str) {
         assert!(f.starts_with(&head), "{f}");
         assert!(f.contains("test adds_two ... FAILED"), "{f}");
     }
-    assert!(
-        feedback[0].contains("TRIED: `sh tools/t.sh src/lib.rs` failed (exit 1)"),
-        "{}",
-        feedback[0]
-    );
+    assert!(feedback[0].contains("TRIED: `sh tools/t.sh` failed (exit 1)"), "{}", feedback[0]);
     let show = s.tlc_json(&["gate", "show", "--json"]);
     assert_eq!(show["passed"], false, "{show}");
     assert_eq!(show["provider"], "claude", "{show}");
@@ -1442,8 +1439,11 @@ fn listing(dir: &Path) -> String {
     names.join("\n")
 }
 
+/// Rows of two text columns.
+type Pairs = Vec<(String, String)>;
+
 /// The operator state and a session's baselines, as the project database holds them.
-fn state_and_baselines(s: &Scratch, session: &str) -> (Vec<(String, String)>, Vec<(String, String)>) {
+fn state_and_baselines(s: &Scratch, session: &str) -> (Pairs, Pairs) {
     let db = s.db();
     let state = db
         .prepare("SELECT key, value FROM state ORDER BY key")
@@ -1478,7 +1478,11 @@ fn run_route(s: &Scratch, n: usize, route: Route, rule: &str) -> Vec<String> {
     steps.push(Step::Respond(vec![text("Done, whatever the tests say.")]));
     let api = ScriptedApi::start(vec![conversation(&marker, steps)]);
     let protected = protected_files(s);
-    let state_before = s.db_exists().then(|| state_and_baselines(s, &session).0).unwrap_or_default();
+    let state_before = if s.db_exists() {
+        state_and_baselines(s, &session).0
+    } else {
+        Vec::new()
+    };
     let run = s.claude(&api, &format!("{marker} take the route"), &["--session-id", &session]);
     ok(&run);
     assert_no_unexpected(&api);

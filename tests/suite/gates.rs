@@ -167,7 +167,7 @@ fn a_failing_test_blocks_until_it_passes_and_cursor_gets_a_followup() {
     r.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
     let reason = r.stop("s1", false).expect("a failing test blocks the stop");
     assert!(
-        reason.starts_with("BLOCKED: test failed (attempt 1/5) [verification].\nTRIED: `sh tools/t.sh src/a.rs` failed (exit 1)"),
+        reason.starts_with("BLOCKED: test failed (attempt 1/5) [verification].\nTRIED: `sh tools/t.sh` failed (exit 1)"),
         "{reason}"
     );
     assert!(reason.contains("\nNEED: "), "{reason}");

@@ -14,7 +14,7 @@
 
 pub(crate) mod store;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// What a member of the protected set is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -38,18 +38,6 @@ impl Member {
     /// Whether the member is a folder (else a file).
     pub(crate) fn is_folder(self) -> bool {
         matches!(self, Member::TlcHome | Member::ProjectState | Member::GitHooks)
-    }
-
-    /// How a message names it.
-    pub(crate) fn describe(self) -> &'static str {
-        match self {
-            Member::TlcHome => "tlc's runtime home",
-            Member::ProjectState => "the repository's tlc state",
-            Member::ClientSettings => "an agent client's settings, where tlc's hooks are wired",
-            Member::StartupFile => "a start-up file the operator's shell or git runs",
-            Member::GitHooks => "the repository's git hooks",
-            Member::GitConfig => "the repository's git config",
-        }
     }
 }
 
@@ -137,7 +125,8 @@ pub(crate) fn protected_set(places: &Places) -> Vec<Protected> {
 }
 
 /// The member of `set` that holds `path` (the path itself or a folder above it), if any.
-pub(crate) fn member_holding<'s>(set: &'s [Protected], path: &Path) -> Option<&'s Protected> {
+#[cfg(test)]
+pub(crate) fn member_holding<'s>(set: &'s [Protected], path: &std::path::Path) -> Option<&'s Protected> {
     set.iter().find(|p| path.starts_with(&p.path))
 }
 
@@ -177,7 +166,7 @@ mod tests {
             client_files: vec![dir.path().join("home/.claude/settings.json")],
         };
         let set = protected_set(&places);
-        let member = |p: &Path| member_holding(&set, p).map(|m| m.member);
+        let member = |p: &std::path::Path| member_holding(&set, p).map(|m| m.member);
         assert_eq!(member(&root.join(".tlc/harness/state/tlc.db")), Some(Member::ProjectState));
         assert_eq!(member(&root.join(".git/hooks/post-commit")), Some(Member::GitHooks));
         assert_eq!(member(&root.join(".git/config")), Some(Member::GitConfig));
