@@ -155,6 +155,8 @@ pub(crate) struct Changes {
     pub head: Option<String>,
     /// Why the base was not the turn's own (none recorded): the diff is from HEAD.
     pub note: Option<String>,
+    /// Every file found deleted, the turn's or not (the next turn's stop reads it: issue 52).
+    pub deleted_all: Vec<String>,
 }
 
 impl Changes {
@@ -231,7 +233,53 @@ pub(crate) fn parse_names_z(out: &[u8]) -> Vec<String> {
 /// `assume-unchanged` or `skip-worktree` flag is hashed and compared with its index entry whatever
 /// the flag says, and untracked files are listed with the repository's `.gitignore` files and the
 /// operator's global excludes only — never `.git/info/exclude`.
+/// What the turn's start was (issue 52: "changed" means changed by this turn): its start on the
+/// real clock, and the files a stop before it already found deleted.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TurnStart {
+    /// Milliseconds since the epoch; `None`: unknown (every dirty file counts).
+    pub wall_ms: Option<i64>,
+    pub deleted_before: Vec<String>,
+}
+
+/// How far before the turn's start a ctime still counts as the turn's: a file system whose times
+/// are coarser than the clock must never hide a change made in the turn's first moment.
+const CTIME_SLACK_MS: i64 = 2000;
+
+/// The changes of [`changed_files`] that the turn made: a file still there whose ctime (the last
+/// time its content or its entry changed, which no process can set back) is at or after the turn's
+/// start, a file deleted that no earlier stop found deleted and whose folder changed since the
+/// turn's start, and every file a commit made during the turn touched. Without a start every
+/// change counts.
+pub(crate) fn of_this_turn(root: &Path, mut changes: Changes, start: &TurnStart, committed: &BTreeSet<String>) -> Changes {
+    use std::os::unix::fs::MetadataExt;
+    let Some(since) = start.wall_ms else { return changes };
+    let changed_since = |p: &Path| {
+        p.symlink_metadata()
+            .map(|m| m.ctime().saturating_mul(1000) + m.ctime_nsec() / 1_000_000 >= since - CTIME_SLACK_MS)
+            .ok()
+    };
+    changes.files.retain(|path, kind| {
+        if committed.contains(path) {
+            return true;
+        }
+        let at = root.join(path);
+        match kind {
+            // Deleting a file changes its folder: a folder unchanged since before the turn lost it
+            // before the turn.
+            ChangeKind::Deleted => !start.deleted_before.contains(path) && at.parent().and_then(|d| changed_since(d)).unwrap_or(true),
+            _ => changed_since(&at).unwrap_or(true),
+        }
+    });
+    changes
+}
+
 pub(crate) fn changed_files(t: Tree<'_>, base: &Head) -> Result<Changes, GateError> {
+    changed_files_since(t, base, &TurnStart::default())
+}
+
+/// [`changed_files`], of this turn only ([`of_this_turn`]).
+pub(crate) fn changed_files_since(t: Tree<'_>, base: &Head, start: &TurnStart) -> Result<Changes, GateError> {
     let root = t.root;
     let head = read_head(root);
     let head = if head == Head::Unknown { head_from_git(t) } else { head };
@@ -281,16 +329,23 @@ pub(crate) fn changed_files(t: Tree<'_>, base: &Head) -> Result<Changes, GateErr
         }
         _ => Vec::new(),
     };
-    for path in committed {
-        let kind = if root.join(&path).symlink_metadata().is_ok() {
+    let committed: BTreeSet<String> = committed.into_iter().collect();
+    for path in &committed {
+        let kind = if root.join(path).symlink_metadata().is_ok() {
             ChangeKind::Modified
         } else {
             ChangeKind::Deleted
         };
-        changes.files.entry(path).or_insert(kind);
+        changes.files.entry(path.clone()).or_insert(kind);
     }
     changes.files.retain(|p, _| !p.starts_with(TLC_PREFIX));
-    Ok(changes)
+    changes.deleted_all = changes
+        .files
+        .iter()
+        .filter(|(_, k)| **k == ChangeKind::Deleted)
+        .map(|(p, _)| p.clone())
+        .collect();
+    Ok(of_this_turn(root, changes, start, &committed))
 }
 
 /// One entry of `git ls-files -z -v -s --cached --others` that matters to what changed.

@@ -135,7 +135,11 @@ pub(crate) fn observe(
         root: project.root(),
         jail: jail.get(),
     };
-    let changed = changes::changed_files(t, &base)?;
+    let start = changes::TurnStart {
+        wall_ms: turn.as_ref().and_then(|t| t.base_wall_ms),
+        deleted_before: turn.as_ref().map(|t| t.deleted_seen.clone()).unwrap_or_default(),
+    };
+    let changed = changes::changed_files_since(t, &base, &start)?;
     let mut out = Vec::new();
     for rail in rails {
         // Only `comments` has a checker (`OBSERVABLE`).

@@ -106,6 +106,8 @@ pub(crate) struct Pending {
     lessons: super::lessons::LessonWrites,
     /// Observation-mode readings of this stop (`observe.reading` events).
     observations: Vec<super::observe::Reading>,
+    /// The files this stop found deleted, kept on the turn row for the next turn's stop.
+    deleted_seen: Option<Vec<String>>,
 }
 
 impl Pending {
@@ -142,6 +144,9 @@ impl Pending {
         }
         if let Some(state) = &self.stop_state {
             st.stop_update(p, s, state, &self.at)?;
+        }
+        if let Some(deleted) = &self.deleted_seen {
+            st.set_deleted_seen(p, s, deleted)?;
         }
         for r in &self.observations {
             crate::obs::EventStore::new(conn).record_observation(p, s, r.attrs.clone())?;
@@ -675,13 +680,18 @@ fn decide_stop(
             return Ok(());
         }
     }
-    let changes = match changes::changed_files(tree(project, jail), &base) {
+    let start = changes::TurnStart {
+        wall_ms: turn.as_ref().and_then(|t| t.base_wall_ms),
+        deleted_before: turn.as_ref().map(|t| t.deleted_seen.clone()).unwrap_or_default(),
+    };
+    let changes = match changes::changed_files_since(tree(project, jail), &base, &start) {
         Err(GateError::GitWouldBlock { why }) => {
             finish_block(p, vec![unreadable_tree_block(config, &why, this_attempt, max)], this_attempt);
             return Ok(());
         }
         changes => changes?,
     };
+    p.deleted_seen = Some(changes.deleted_all.clone());
     let mut advice: Vec<(String, String)> = Vec::new();
 
     let gated = run_gates(

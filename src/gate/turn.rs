@@ -72,6 +72,10 @@ pub(crate) struct Turn {
     /// `verification`, `config`, `timeout`, `stagnation`, `ship-evidence`, a written check's rule,
     /// `idle-turn`; `None` when it passed or the switch was off.
     pub last_category: Option<String>,
+    /// The turn's start on the real clock (ms since the epoch; `None` in a row older than V14).
+    pub base_wall_ms: Option<i64>,
+    /// The files the session's latest stop found deleted.
+    pub deleted_seen: Vec<String>,
 }
 
 impl Turn {
@@ -93,6 +97,8 @@ impl Turn {
             claim_at: r.get(13)?,
             updated_at: r.get(14)?,
             last_category: r.get(15)?,
+            base_wall_ms: r.get(16)?,
+            deleted_seen: serde_json::from_str(&r.get::<_, String>(17)?).unwrap_or_default(),
         })
     }
 }
@@ -108,6 +114,14 @@ pub(crate) struct StopState {
     pub next_action: Option<String>,
     /// The failure category to keep, already `None` when classification is off.
     pub category: Option<String>,
+}
+
+/// Now on the machine's real clock, in milliseconds since the epoch: what a file's ctime is
+/// compared with (never `TLC_NOW`, which the file system does not know).
+pub(crate) fn wall_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
 
 pub(crate) struct TurnStore<'c> {
@@ -146,7 +160,17 @@ impl<'c> TurnStore<'c> {
     pub(crate) fn begin(&self, provider: &str, session: &str, head: Option<&str>, at: &str, source: &str) -> rusqlite::Result<()> {
         self.conn
             .prepare_cached(q::TURN_BEGIN)?
-            .execute(params![provider, session, head, at, source])?;
+            .execute(params![provider, session, head, at, source, wall_ms()])?;
+        Ok(())
+    }
+
+    /// The files a stop found deleted, for the next turn's stop.
+    pub(crate) fn set_deleted_seen(&self, provider: &str, session: &str, deleted: &[String]) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::TURN_DELETED_SEEN)?.execute(params![
+            provider,
+            session,
+            serde_json::to_string(deleted).unwrap_or_else(|_| "[]".into())
+        ])?;
         Ok(())
     }
 
@@ -154,7 +178,7 @@ impl<'c> TurnStore<'c> {
     pub(crate) fn first_base(&self, provider: &str, session: &str, head: Option<&str>, at: &str) -> rusqlite::Result<()> {
         self.conn
             .prepare_cached(q::TURN_FIRST_BASE)?
-            .execute(params![provider, session, head, at, "session-start"])?;
+            .execute(params![provider, session, head, at, "session-start", wall_ms()])?;
         Ok(())
     }
 

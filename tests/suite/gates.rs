@@ -601,6 +601,31 @@ fn a_stop_that_cannot_read_its_state_is_held() {
     assert!(reason.contains("could not run") && reason.contains("locked"), "{reason}");
 }
 
+/// Issue 52, item 7: "changed" means changed by this turn. A file left dirty before the turn (the
+/// operator's, or a session's before) does not run the test gate for a turn that only wrote notes,
+/// and it counts again once the turn changes it; a file deleted before the turn is not the turn's.
+#[test]
+fn a_file_dirty_before_the_turn_counts_only_if_the_turn_changes_it_again() {
+    let r = Repo::new(GRIND);
+    failing_until_pass(&r);
+    r.write("src/a.rs", "pub fn left_over() {}\n");
+    r.write("src/old.rs", "pub fn old() {}\n");
+    r.git(&["add", "src/old.rs"]);
+    r.git(&["commit", "-qm", "old"]);
+    std::fs::remove_file(r.root().join("src/old.rs")).unwrap();
+    std::thread::sleep(Duration::from_millis(2100));
+    r.prompt("s1");
+    r.write("notes.md", "notes\n");
+    assert_eq!(r.stop("s1", false), None, "a turn that wrote only notes runs no test gate");
+    assert_eq!(r.count("runs"), 0);
+    // Past the slack a coarse file-system clock gets: notes.md is the turn before's now.
+    std::thread::sleep(Duration::from_millis(2100));
+    r.prompt("s1");
+    r.write("src/a.rs", "pub fn changed_again() {}\n");
+    let reason = r.stop("s1", false).expect("the turn changed the dirty file again: the gate runs");
+    assert!(reason.contains("changed files: src/a.rs."), "{reason}");
+}
+
 #[test]
 fn the_same_tree_twice_reuses_the_verdict_without_running_again() {
     let r = Repo::new(GRIND);
