@@ -805,7 +805,12 @@ fn shift_day(day: &str, days: i64) -> Option<String> {
     Some((date + Duration::days(days)).format("%Y-%m-%d").to_string())
 }
 
-/// ccusage's burn rate and projection of an active block.
+/// The least activity a block's burn rate is measured over (issue 52): 15 cents spent in six
+/// seconds is no hourly rate, and projecting it to the block's end printed $382.
+pub(crate) const MIN_BURN_MINUTES: f64 = 10.0;
+
+/// ccusage's burn rate and projection of an active block, once its responses span at least
+/// [`MIN_BURN_MINUTES`].
 fn burn(
     row: &CostRow,
     first: DateTime<Utc>,
@@ -814,7 +819,7 @@ fn burn(
     now: DateTime<Utc>,
 ) -> (Option<BurnRate>, Option<Projection>) {
     let minutes = (last - first).num_milliseconds() as f64 / 60_000.0;
-    if minutes <= 0.0 {
+    if minutes < MIN_BURN_MINUTES {
         return (None, None);
     }
     let cost = row.cost_usd.unwrap_or(0.0);
@@ -856,6 +861,33 @@ fn iso_week(day: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 52, item 4: a burn rate and a projection only over ten minutes of activity or more.
+    #[test]
+    fn a_block_of_a_few_seconds_has_no_burn_rate() {
+        let row = CostRow {
+            cost_usd: Some(0.15),
+            total_tokens: 10_000,
+            ..CostRow::keyed("b")
+        };
+        let t = |s: &str| crate::clock::parse(s).unwrap();
+        let (rate, projection) = burn(
+            &row,
+            t("2026-12-07T10:00:00Z"),
+            t("2026-12-07T10:00:06Z"),
+            t("2026-12-07T15:00:00Z"),
+            t("2026-12-07T10:00:07Z"),
+        );
+        assert!(rate.is_none() && projection.is_none());
+        let (rate, _) = burn(
+            &row,
+            t("2026-12-07T10:00:00Z"),
+            t("2026-12-07T10:10:00Z"),
+            t("2026-12-07T15:00:00Z"),
+            t("2026-12-07T10:10:07Z"),
+        );
+        assert!((rate.unwrap().cost_per_hour - 0.9).abs() < 1e-9);
+    }
 
     #[test]
     fn unpriced_rows_have_no_cost_and_make_totals_incomplete() {

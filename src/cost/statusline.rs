@@ -21,6 +21,13 @@ pub(crate) struct Payload {
     pub transcript_path: Option<String>,
     pub model: Option<PayloadModel>,
     pub context_window: Option<ContextWindow>,
+    /// Claude Code's own tally of the session (`cost.total_cost_usd`).
+    pub cost: Option<PayloadCost>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct PayloadCost {
+    pub total_cost_usd: Option<f64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -59,6 +66,8 @@ pub(crate) struct Status {
     pub model: String,
     /// USD; `None` unknown (nothing recorded, or nothing priced).
     pub session: Option<f64>,
+    /// The session figure is the client's own (`cost.total_cost_usd`): tlc has none yet.
+    pub session_from_client: bool,
     pub today: Option<f64>,
     /// The active block's cost and minutes left.
     pub block: Option<(Option<f64>, i64)>,
@@ -119,6 +128,16 @@ pub(crate) fn status(payload: &Payload, home_db: &Path, now: DateTime<Utc>) -> S
             }
         }
     }
+    // tlc's figure is the session's responses as the hooks priced them, in the home database from
+    // the session's first stop on; before that the client's own tally stands in, marked as its.
+    if s.session.is_none() {
+        s.session = payload
+            .cost
+            .as_ref()
+            .and_then(|c| c.total_cost_usd)
+            .filter(|c| c.is_finite() && *c >= 0.0);
+        s.session_from_client = s.session.is_some();
+    }
     let window = payload
         .context_window
         .as_ref()
@@ -175,7 +194,12 @@ fn one_line(text: &str) -> String {
 
 /// The line as printed: always one line.
 pub(crate) fn render(s: &Status) -> String {
-    let mut line = format!("{} | {} session · {} today", one_line(&s.model), usd(s.session), usd(s.today));
+    let session = if s.session_from_client {
+        format!("{} session (client's)", usd(s.session))
+    } else {
+        format!("{} session", usd(s.session))
+    };
+    let mut line = format!("{} | {session} · {} today", one_line(&s.model), usd(s.today));
     match s.block {
         Some((cost, left)) => {
             line += &format!(" · {} block ({}h{:02}m left)", usd(cost), left / 60, left % 60);
@@ -201,6 +225,7 @@ mod tests {
         let s = Status {
             model: "Sonnet 4.5".into(),
             session: Some(0.5),
+            session_from_client: false,
             today: None,
             block: Some((Some(1.25), 135)),
             burn_per_hour: Some(0.75),
@@ -215,6 +240,13 @@ mod tests {
             ..Status::default()
         };
         assert_eq!(render(&empty), "Claude | - session · - today · no active block");
+        let client = Status {
+            model: "Claude".into(),
+            session: Some(0.0653),
+            session_from_client: true,
+            ..Status::default()
+        };
+        assert_eq!(render(&client), "Claude | $0.0653 session (client's) · - today · no active block");
     }
 
     #[test]

@@ -587,6 +587,7 @@ fn record(
     let mut session = None;
     // Issue 35: a session's end appends its attestation record; a fresh start attests the earlier
     // sessions that never ended.
+    let closing_kind = mapped.as_ref().map(|m| m.event.kind);
     let closes = mapped.as_ref().and_then(|m| match m.event.kind {
         Kind::SessionEnd => Some(ClosedBy::SessionEnd),
         Kind::SessionStart if !continues_session(&m.event) => Some(ClosedBy::NextSessionStart),
@@ -711,6 +712,14 @@ fn record(
     }
     store::checkpoint_if_large(&conn);
 
+    // Issue 52: a turn's end puts the session's responses, exact as the hooks priced them, into the
+    // home database's usage (the spool does it with every row when it is on): cost without an import.
+    let ends_a_turn = matches!(closing_kind, Some(Kind::Stop | Kind::StopFailure | Kind::SessionEnd));
+    if ends_a_turn && !settings.obs.global_spool {
+        if let Err(e) = mirror_usage(project, &conn) {
+            fault_log::append_best_effort(provider.name(), &format!("usage not written to the home database: {e}"));
+        }
+    }
     if settings.obs.global_spool {
         if let Err(e) = spool(project, &conn, own_from) {
             // Best effort: an unwritable home degrades to project-only recording; what was not
@@ -1047,6 +1056,43 @@ const SPOOL_BATCH: i64 = 256;
 /// Sends the home spool what it lacks of this project database — this hook's rows, and any a
 /// killed or locked-out hook left behind — then moves the spool cursor. The cursor moves only
 /// after the home database committed, so a hook killed in between leaves the rows past it.
+/// Generation rows given to the home `usage` table per hook (a project's history the first time
+/// goes over several turns).
+const USAGE_BATCH: i64 = 5000;
+
+/// The generations recorded since the usage cursor, into the home database's `usage` table
+/// (through the spool's one writer of it, keyed as a transcript import would key them); the
+/// cursor moves once the home database committed them.
+fn mirror_usage(project: &Project, conn: &rusqlite::Connection) -> Result<(), String> {
+    let db = project.db_path();
+    let es = EventStore::new(conn);
+    let named = |e: rusqlite::Error| HookError::from(e).named(&db);
+    let from = es.usage_cursor().map_err(named)?;
+    let rows = es.generations_after(from, USAGE_BATCH).map_err(named)?;
+    let Some(through) = rows.last().map(|r| r.id) else {
+        return Ok(());
+    };
+    let home_db = project.paths.home_db();
+    let sent = (|| -> Result<(), HookError> {
+        let mut home = store::open_hook(DbKind::Home, &home_db)?;
+        home.busy_handler(Some(wait_for_writer))?;
+        let tx = home.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let spool = Spool::new(&tx);
+        let (repo, name) = (project.root().display().to_string(), project.name());
+        for ev in &rows {
+            spool.usage(&repo, &name, ev)?;
+        }
+        tx.commit()?;
+        store::leave_open_until_exit(home);
+        Ok(())
+    })();
+    sent.map_err(|e| format!("{}: {}", home_db.display(), e.named(&home_db)))?;
+    conn.busy_handler(Some(wait_for_writer))
+        .map_err(|e| format!("{}: usage cursor not moved: {e}", db.display()))?;
+    es.advance_usage_cursor(through)
+        .map_err(|e| format!("{}: usage cursor not moved: {}", db.display(), named(e)))
+}
+
 fn spool(project: &Project, conn: &rusqlite::Connection, own_from: Option<i64>) -> Result<(), String> {
     let db = project.db_path();
     let backlog = crate::obs::spool::backlog(conn, SPOOL_BATCH, own_from).map_err(|e| HookError::from(e).named(&db))?;

@@ -370,7 +370,27 @@ impl<'c> EventStore<'c> {
 
     /// Event rows after `after`, oldest first, at most `limit`.
     pub(crate) fn unspooled(&self, after: i64, limit: i64) -> rusqlite::Result<Vec<StoredEvent>> {
-        let mut st = self.conn.prepare_cached(q::UNSPOOLED)?;
+        self.stored(q::UNSPOOLED, after, limit)
+    }
+
+    /// Generation rows after `after`, oldest first, at most `limit`.
+    pub(crate) fn generations_after(&self, after: i64, limit: i64) -> rusqlite::Result<Vec<StoredEvent>> {
+        self.stored(q::GENERATIONS_AFTER, after, limit)
+    }
+
+    /// The id up to which every generation is in the home `usage` table.
+    pub(crate) fn usage_cursor(&self) -> rusqlite::Result<i64> {
+        self.conn.prepare_cached(q::USAGE_CURSOR_GET)?.query_row([], |r| r.get(0))
+    }
+
+    /// Moves the usage cursor to `through` (never back), once the home database committed the rows.
+    pub(crate) fn advance_usage_cursor(&self, through: i64) -> rusqlite::Result<()> {
+        self.conn.prepare_cached(q::USAGE_CURSOR_ADVANCE)?.execute([through])?;
+        Ok(())
+    }
+
+    fn stored(&self, sql: &str, after: i64, limit: i64) -> rusqlite::Result<Vec<StoredEvent>> {
+        let mut st = self.conn.prepare_cached(sql)?;
         let rows = st.query_map(params![after, limit], |r| {
             let tokens = match (r.get::<_, Option<i64>>(13)?, r.get::<_, Option<i64>>(14)?) {
                 (None, None) => None,

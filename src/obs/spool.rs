@@ -106,26 +106,33 @@ impl<'c> Spool<'c> {
             record: &record,
             dedup_key: Some(&dedup),
         })?;
-        if let (Some(t), Some(key)) = (ev.tokens, ev.dedup_key.as_deref()) {
-            // The same response imported from its transcript is keyed `<message.id>:<requestId>`;
-            // a generation event's key carries a `gen:` prefix, dropped here so it counts once.
-            let key = key.strip_prefix("gen:").unwrap_or(key);
-            UsageWriter::new(self.conn)?.insert(&UsageRow {
-                dedup_key: key,
-                source: "spool",
-                project,
-                repo_path: Some(repo_path),
-                session_id: ev.session_id.as_deref().unwrap_or(""),
-                provider: Some(&ev.provider),
-                ts: &ev.ts,
-                model: ev.model.as_deref().unwrap_or(""),
-                usage: token_usage(t),
-                cost_usd: ev.cost_usd,
-                cost_source: ev.cost_source.as_deref(),
-                cost_pool: ev.cost_pool.as_deref(),
-            })?;
-        }
+        self.usage(repo_path, project, ev)?;
         Ok(inserted)
+    }
+
+    /// A generation's usage into the home `usage` table, keyed as the same response imported
+    /// from its transcript is (`<message.id>:<requestId>`; a generation event's key carries a `gen:`
+    /// prefix, dropped here), so it counts once however many ways it arrives. Nothing for an event
+    /// without tokens or a key.
+    pub(crate) fn usage(&self, repo_path: &str, project: &str, ev: &StoredEvent) -> rusqlite::Result<bool> {
+        let (Some(t), Some(key)) = (ev.tokens, ev.dedup_key.as_deref()) else {
+            return Ok(false);
+        };
+        let key = key.strip_prefix("gen:").unwrap_or(key);
+        UsageWriter::new(self.conn)?.insert(&UsageRow {
+            dedup_key: key,
+            source: "spool",
+            project,
+            repo_path: Some(repo_path),
+            session_id: ev.session_id.as_deref().unwrap_or(""),
+            provider: Some(&ev.provider),
+            ts: &ev.ts,
+            model: ev.model.as_deref().unwrap_or(""),
+            usage: token_usage(t),
+            cost_usd: ev.cost_usd,
+            cost_source: ev.cost_source.as_deref(),
+            cost_pool: ev.cost_pool.as_deref(),
+        })
     }
 
     /// Spool rows of one repository (for `doctor`).

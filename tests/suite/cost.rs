@@ -1256,12 +1256,13 @@ fn the_statusline_prints_session_today_block_and_context_from_the_home_database(
     let session = file.file_stem().unwrap().to_str().unwrap().to_string();
     let payload = statusline_payload(&session, &file);
 
-    // Nothing recorded yet: a line all the same, and no file created.
+    // Nothing recorded yet: a line all the same — the session's figure Claude Code's own, marked
+    // as its (issue 52) — and no file created.
     let out = statusline(&env, payload.as_bytes(), "2026-11-20T12:00:00Z");
     assert!(out.status.success());
     let line = String::from_utf8(out.stdout).unwrap();
     assert!(
-        line.starts_with("Sonnet 4.5 | - session · - today · no active block | ctx "),
+        line.starts_with("Sonnet 4.5 | $0.0123 session (client's) · - today · no active block | ctx "),
         "{line}"
     );
     assert!(!env.home.exists());

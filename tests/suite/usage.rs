@@ -61,6 +61,33 @@ fn the_session_transcript_adds_up_to_its_expected_totals_and_prices() {
     assert_eq!(rep["cost_incomplete"], false);
 }
 
+/// Issue 52, item 4: a turn's end puts the session's responses, as the hooks priced them, into the
+/// home database, so `tlc obs cost` has them without `tlc obs import transcripts` — and the import
+/// afterwards counts each response once (the same key), leaving the figures as they were.
+#[test]
+fn obs_cost_has_the_session_without_an_import_and_the_import_changes_nothing() {
+    let w = World::new();
+    let transcript = w.dir.path().join("claude/projects/p").join(format!("{SID}.jsonl"));
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    std::fs::copy(fixtures().join("providers/claude/session/transcript.jsonl"), &transcript).unwrap();
+    hook_with_transcript(&w, "Stop", &transcript);
+    let expected: serde_json::Value = serde_json::from_str(&fixture("providers/claude/session/expected.json")).unwrap();
+    let before: serde_json::Value = serde_json::from_str(&w.ok(&["obs", "cost", "--json"])).unwrap();
+    let t = &before["totals"];
+    assert_eq!(t["output_tokens"], expected["output_tokens"], "{before}");
+    assert_eq!(t["input_tokens"], expected["input_tokens"]);
+    let want = expected["cost_usd_litellm_claude_sonnet_4_5"].as_f64().unwrap();
+    assert!((t["cost_usd"].as_f64().unwrap() - want).abs() <= 1e-9 * want, "{before}");
+    w.ok(&[
+        "obs",
+        "import",
+        "transcripts",
+        transcript.parent().unwrap().parent().unwrap().to_str().unwrap(),
+    ]);
+    let after: serde_json::Value = serde_json::from_str(&w.ok(&["obs", "cost", "--json"])).unwrap();
+    assert_eq!(after["totals"], before["totals"], "the import counted a response twice");
+}
+
 #[test]
 fn a_replaced_or_shrunk_transcript_restarts_without_double_counting_and_counts_malformed_lines() {
     let w = World::new();
