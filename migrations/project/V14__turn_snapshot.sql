@@ -6,3 +6,7 @@
 -- deleted that was already deleted then is not that turn's change.
 ALTER TABLE turns ADD COLUMN base_wall_ms INTEGER;
 ALTER TABLE turns ADD COLUMN deleted_seen TEXT NOT NULL DEFAULT '[]';
+
+-- Issue 52 (the story of a stop): the text a stop sent the agent — a block's follow-up, or the
+-- advice a stop let through carried — kept with its outcome, for `tlc serve`'s session timeline.
+ALTER TABLE stop_outcomes ADD COLUMN follow_up TEXT;

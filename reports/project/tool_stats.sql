@@ -1,4 +1,5 @@
--- Per session and tool: calls, successful ends, failures and the time between start and end.
+-- Per session and tool: calls, successful ends, failures and the time between start and end, and
+-- how many calls a rail denied or asked about (the decision the hook recorded on the call's start).
 CREATE VIEW tool_stats AS
 SELECT
     session_id,
@@ -12,7 +13,9 @@ SELECT
     CAST(total(duration_ms) AS INTEGER) AS total_ms,
     CAST(max(duration_ms) AS INTEGER) AS worst_ms,
     CAST(min(ts) AS TEXT) AS first_at,
-    CAST(max(ts) AS TEXT) AS last_at
+    CAST(max(ts) AS TEXT) AS last_at,
+    CAST(sum(phase = 'start' AND json_extract(attrs, '$.decision') = 'deny') AS INTEGER) AS denied,
+    CAST(sum(phase = 'start' AND json_extract(attrs, '$.decision') = 'ask') AS INTEGER) AS asked
 FROM events
 WHERE tool IS NOT NULL AND phase IS NOT NULL
 GROUP BY session_id, provider, tool;

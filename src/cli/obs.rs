@@ -332,14 +332,23 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
         models.push(vec![m.clone().into()]);
     }
     out.push(("Models", models));
-    let mut tools =
-        Table::new(["tool", "calls", "ok", "fail", "total ms"]).roles([Role::Text, Role::Number, Role::Number, Role::Number, Role::Number]);
+    let mut tools = Table::new(["tool", "calls", "ok", "fail", "denied", "asked", "total ms"]).roles([
+        Role::Text,
+        Role::Number,
+        Role::Number,
+        Role::Number,
+        Role::Number,
+        Role::Number,
+        Role::Number,
+    ]);
     for t in &rep.tools {
         tools.push(vec![
             t.tool.clone().into(),
             t.calls.into(),
             t.ok.into(),
             t.fail.into(),
+            t.denied.into(),
+            t.asked.into(),
             t.total_ms.into(),
         ]);
     }
@@ -378,7 +387,12 @@ fn sections(rep: &SessionReport) -> Vec<(&'static str, Table)> {
             i.total.into(),
         ]);
     }
-    out.push(("Interruptions by rule", ints));
+    out.push(("Interruptions by rule (the rails a posture calibrates)", ints));
+    let mut floor = Table::new(["floor rule", "denials"]).roles([Role::Text, Role::Number]);
+    for f in &rep.floor {
+        floor.push(vec![f.rule.clone().into(), f.denials.into()]);
+    }
+    out.push(("Floor denials (kept out of the interruption rate: no posture chooses them)", floor));
     let mut rails = Table::new(["rail", "decision", "times"]);
     for r in &rep.rails {
         rails.push(vec![r.rule.clone().into(), r.permission.clone().into(), r.count.into()]);
@@ -556,7 +570,7 @@ fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
         Format::Jsonl => return render::json_text(jsonl(&lines)?),
         Format::Table if lines.is_empty() => {
             return render::out(
-                "The hooks have made no decisions here yet: no shell command, tool call or MCP call has been asked about.\n",
+                "The hooks have made no decisions here yet: no shell command, tool call or MCP call has been asked about, and no stop was checked.\n",
             )
         }
         _ => {}
@@ -582,7 +596,7 @@ fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
             d.rule.clone().into(),
             d.posture.clone().into(),
             d.detail.clone().into(),
-            d.reason.clone().into(),
+            d.reason.as_deref().map(readable).into(),
         ]);
     }
     t.print_with(output, &|i, c| match (i, c) {
@@ -634,4 +648,16 @@ fn live(ctx: &Ctx, a: LiveArgs) -> anyhow::Result<()> {
             std::thread::sleep(interval);
         }
     }
+}
+
+/// A reason as one readable line in a table: its lines joined, the floor's boilerplate after the
+/// first line (the same two sentences on every floor denial) and its `rule=` tail left out (the
+/// rule has a column of its own).
+fn readable(reason: &str) -> String {
+    let lines: Vec<&str> = reason
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("rule=") && !l.starts_with("This is a floor rule"))
+        .collect();
+    lines.join(" ")
 }

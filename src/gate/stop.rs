@@ -139,8 +139,10 @@ impl Pending {
         if let Some((claim, at)) = &self.claim {
             st.set_claim(p, s, claim, at)?;
         }
-        for o in &self.outcomes {
-            st.add_outcome(p, Some(s), self.turn, o, &self.at)?;
+        // The text the stop sent the agent goes with its first outcome (the rule that decided it).
+        let sent = self.decision.as_ref().and_then(|d| d.follow_up.as_deref().or(d.context.as_deref()));
+        for (i, o) in self.outcomes.iter().enumerate() {
+            st.add_outcome(p, Some(s), self.turn, o, &self.at, if i == 0 { sent } else { None })?;
         }
         if let Some(state) = &self.stop_state {
             st.stop_update(p, s, state, &self.at)?;

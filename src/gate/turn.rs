@@ -246,6 +246,7 @@ impl<'c> TurnStore<'c> {
         turn: Option<i64>,
         o: &StopOutcome,
         at: &str,
+        sent: Option<&str>,
     ) -> rusqlite::Result<()> {
         self.conn.prepare_cached(q::OUTCOME_INSERT)?.execute(params![
             at,
@@ -256,7 +257,8 @@ impl<'c> TurnStore<'c> {
             o.outcome.as_str(),
             o.rule,
             o.fingerprint,
-            o.detail
+            o.detail,
+            sent
         ])?;
         Ok(())
     }

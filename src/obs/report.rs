@@ -47,6 +47,15 @@ pub(crate) struct SessionReport {
     pub observations: Vec<ObservationLine>,
     /// The session's stops by the rule that decided them (`stop_outcomes`).
     pub stops: Vec<StopLine>,
+    /// The floor's denials by rule (not interruptions: the posture chose none of them).
+    pub floor: Vec<FloorLine>,
+}
+
+/// One floor rule's denials in a session.
+#[derive(Debug, Serialize)]
+pub(crate) struct FloorLine {
+    pub rule: String,
+    pub denials: i64,
 }
 
 /// One rail's reading in observation mode, and how many turns read so (issue 33).
@@ -81,6 +90,9 @@ pub(crate) struct ToolLine {
     pub ok: i64,
     pub fail: i64,
     pub total_ms: i64,
+    /// Calls a rail denied, and calls it asked the operator about.
+    pub denied: i64,
+    pub asked: i64,
 }
 
 #[derive(Debug, Serialize)]
@@ -216,6 +228,7 @@ impl<'c> Reports<'c> {
                     contracts: Vec::new(),
                     observations: Vec::new(),
                     stops: Vec::new(),
+                    floor: Vec::new(),
                 })
             })
             .optional()?;
@@ -231,6 +244,8 @@ impl<'c> Reports<'c> {
                     ok: r.get(2)?,
                     fail: r.get(3)?,
                     total_ms: r.get(4)?,
+                    denied: r.get(5)?,
+                    asked: r.get(6)?,
                 })
             })?
             .collect::<Result<_, _>>()?;
@@ -267,6 +282,16 @@ impl<'c> Reports<'c> {
                     rule: r.get(0)?,
                     permission: r.get(1)?,
                     count: r.get(2)?,
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        rep.floor = self
+            .conn
+            .prepare_cached(q::REPORT_FLOOR)?
+            .query_map(p, |r| {
+                Ok(FloorLine {
+                    rule: r.get(0)?,
+                    denials: r.get(1)?,
                 })
             })?
             .collect::<Result<_, _>>()?;
@@ -364,12 +389,15 @@ fn event_line(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventLine> {
 #[derive(Debug, Serialize)]
 pub(crate) struct DecisionLine {
     pub id: i64,
+    /// `decision` (a hook's, on a tool call, a command or a prompt) or `stop` (a stop's outcome).
+    pub kind: String,
     pub ts: String,
     pub provider: String,
     pub session_id: Option<String>,
     pub subject: String,
     pub permission: String,
-    pub posture: String,
+    /// The posture in force (none is recorded with a stop's outcome).
+    pub posture: Option<String>,
     pub rule: String,
     pub reason: Option<String>,
     pub detail: Option<String>,
@@ -435,6 +463,7 @@ impl Reports<'_> {
                 rule: r.get(7)?,
                 reason: r.get(8)?,
                 detail: r.get(9)?,
+                kind: r.get(10)?,
             })
         })?;
         rows.collect()

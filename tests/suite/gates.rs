@@ -626,6 +626,58 @@ fn a_file_dirty_before_the_turn_counts_only_if_the_turn_changes_it_again() {
     assert!(reason.contains("changed files: src/a.rs."), "{reason}");
 }
 
+/// Issue 52, item 5: the story of a stop. `tlc obs why` lists the stop's outcome beside the hooks'
+/// decisions; `tlc obs report` counts it among the rails that fired, the floor's denial in a table
+/// of its own, and the denied call in the Tools table.
+#[test]
+fn obs_why_and_obs_report_tell_the_story_of_a_blocked_stop() {
+    let r = Repo::new(GRIND);
+    failing_until_pass(&r);
+    r.prompt("s1");
+    let denied = r.claude(
+        json!({"hook_event_name": "PreToolUse", "session_id": "s1", "tool_name": "Bash", "tool_use_id": "t1",
+                                 "tool_input": {"command": "rm -rf /"}, "cwd": r.root()}),
+    );
+    assert!(denied.contains("outside-project-destruction"), "{denied}");
+    r.write("src/a.rs", "pub fn z() {}\n");
+    assert!(r.stop("s1", false).is_some());
+    let why: Value = serde_json::from_str(&r.tlc(&["obs", "why", "--json"])).unwrap();
+    let rows = why.as_array().unwrap();
+    let stop = rows
+        .iter()
+        .find(|d| d["kind"] == "stop")
+        .unwrap_or_else(|| panic!("no stop in obs why: {why}"));
+    assert_eq!(
+        (stop["permission"].as_str(), stop["rule"].as_str()),
+        (Some("block"), Some("grind-test")),
+        "{stop}"
+    );
+    assert!(stop["reason"].as_str().unwrap().contains("test failed"), "{stop}");
+    assert!(rows.iter().any(|d| d["rule"] == "outside-project-destruction"), "{why}");
+    let table = r.tlc(&["obs", "why", "--wide"]);
+    assert!(table.contains("grind-test") && !table.contains("This is a floor rule"), "{table}");
+    let report: Value = serde_json::from_str(&r.tlc(&["obs", "report", "s1", "--json"])).unwrap();
+    assert!(
+        report["rails"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|x| x["rule"] == "grind-test" && x["permission"] == "block"),
+        "{report}"
+    );
+    assert_eq!(report["floor"][0]["rule"], "outside-project-destruction", "{report}");
+    let bash = report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["tool"] == "Bash")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(bash["denied"], 1, "{report}");
+    let text = r.tlc(&["obs", "report", "s1"]);
+    assert!(text.contains("Floor denials (kept out of the interruption rate"), "{text}");
+}
+
 #[test]
 fn the_same_tree_twice_reuses_the_verdict_without_running_again() {
     let r = Repo::new(GRIND);
