@@ -227,7 +227,29 @@ impl Floor<'_> {
         if [self.ctx.home.as_ref(), c.home.as_ref()].into_iter().flatten().any(|h| under(p, h)) {
             return ("inside the home folder, outside the project", "inside the home");
         }
-        ("outside the project and the temp folders", "outside the project")
+        ("outside the project and outside the temp folders", "outside the project")
+    }
+
+    /// Which of the folders never removed `p` is, or holds, in words (`the project itself`, `the
+    /// home folder`, `a folder holding the project`, …).
+    pub(super) fn protected_name(&self, p: &Path) -> String {
+        let c = &self.ctx.canonical;
+        let named: [(&str, [Option<&PathBuf>; 2]); 3] = [
+            ("the project", [Some(&self.ctx.project), c.project.as_ref()]),
+            ("the home folder", [self.ctx.home.as_ref(), c.home.as_ref()]),
+            ("tlc's runtime home", [Some(&self.ctx.tlc_home), c.tlc_home.as_ref()]),
+        ];
+        for (name, forms) in &named {
+            if forms.iter().flatten().any(|f| same(p, f)) {
+                return if *name == "the project" { "the project itself".into() } else { (*name).to_string() };
+            }
+        }
+        for (name, forms) in &named {
+            if forms.iter().flatten().any(|f| under(f, p)) {
+                return format!("a folder holding {name}");
+            }
+        }
+        "a folder tlc never lets go".into()
     }
 
     /// The folders whose removal is never inside the project: the project itself, the homes.

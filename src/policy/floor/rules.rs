@@ -527,9 +527,10 @@ impl Floor<'_> {
                     .iter()
                     .all(|f| self.in_zone(&f.join("x")) && !self.protected().iter().any(|r| under(r, f) && !same(r, f)));
                 if !rooted_inside {
+                    let (where_, _) = self.zone_name(dir);
                     return Some(Finding::new(
                         Rule::UnprovableDestruction,
-                        format!("{verb} targets the pattern {pattern}, rooted outside the project and the temp folder, so what it matches cannot be established."),
+                        format!("{verb} targets the pattern {pattern}, rooted {where_}, so what it matches cannot be established."),
                         format!("{verb} on a pattern outside the project"),
                     ));
                 }
@@ -561,17 +562,27 @@ impl Floor<'_> {
                                 t.display().to_string()
                             };
                             let temp_itself = self.ctx.temp.iter().chain(self.ctx.canonical.temp.iter()).any(|z| *z == form);
-                            let where_ = if temp_itself {
-                                "which is a temp folder itself (what is inside it may go, the folder may not)".to_string()
+                            // Issue 52: the reason names what applies — the home even when it lives
+                            // under a temp folder, the project itself, a folder holding one.
+                            let (where_, note) = if temp_itself {
+                                (
+                                    "which is a temp folder itself (what is inside it may go, the folder may not)".to_string(),
+                                    "a temp folder itself".to_string(),
+                                )
                             } else if protected {
-                                "which is the project, a home folder, or a folder holding one".to_string()
+                                let what = self.protected_name(&form);
+                                (format!("which is {what}"), what)
                             } else {
-                                "which is outside the project and outside the temp folder".to_string()
+                                let (where_, note) = self.zone_name(&form);
+                                let credentials = self
+                                    .credential_folder(&form)
+                                    .map_or(String::new(), |d| format!(" (under {}, where credentials live)", d.display()));
+                                (format!("which is {where_}{credentials}"), note.to_string())
                             };
                             return Some(Finding::new(
                                 Rule::OutsideProjectDestruction,
                                 format!("{verb} {action} {place}, {where_}."),
-                                format!("{verb} outside the project"),
+                                format!("{verb}: {note}"),
                             ));
                         }
                     }

@@ -1019,3 +1019,47 @@ fn paths_resolve_a_folder_at_a_time_and_through_linked_folders() {
     let gone = asked.iter().filter(|p| **p == Path::new(&format!("{PROJECT}/gone"))).count();
     assert_eq!(gone, 1, "{asked:?}");
 }
+
+/// Issue 52, item 8: a floor reason names the rule that applied — inside the home (even when the
+/// home lives under a temp folder), outside the project and the temp folders, a credential folder,
+/// the project itself, the policy surface — for the shell and for the write tools alike.
+#[test]
+fn reasons_name_what_applied_with_the_home_inside_and_outside_a_temp_folder() {
+    for home in [HOME, "/tmp/ci-runner/home/someone"] {
+        let project = format!("{home}/src/calc");
+        let ctx = Context::new(
+            project.clone().into(),
+            project.clone().into(),
+            Some(home.into()),
+            format!("{home}/.tlc/harness").into(),
+            vec!["/tmp".into()],
+        );
+        let what = |act: Act<'_>| {
+            evaluate(&ctx, &act)
+                .unwrap_or_else(|| panic!("{act:?} was allowed (home {home})"))
+                .what
+        };
+        let w = what(Act::Shell("rm -rf ~/calc-old-build"));
+        assert!(w.contains("inside the home folder") && !w.contains("temp folder"), "{home}: {w}");
+        let w = what(Act::Shell("rm -rf /opt/data"));
+        assert!(w.contains("outside the project and outside the temp folders"), "{home}: {w}");
+        let w = what(Act::Shell("rm -rf ~/.aws/config"));
+        assert!(w.contains("where credentials live"), "{home}: {w}");
+        let w = what(Act::Shell("rm -rf ."));
+        assert!(w.contains("the project itself"), "{home}: {w}");
+        let w = what(Act::Shell("rm -rf ~"));
+        assert!(w.contains("the home folder"), "{home}: {w}");
+        let notes = format!("{home}/notes.md");
+        let w = what(Act::Write(&notes));
+        assert!(w.contains("inside the home folder, outside the project"), "{home}: {w}");
+        let w = what(Act::Write("/opt/x.txt"));
+        assert!(w.contains("outside the project and outside the temp folders"), "{home}: {w}");
+        let w = what(Act::Write(".tlc/harness/config.toml"));
+        assert!(w.contains("tlc's policy or state"), "{home}: {w}");
+        let keys = format!("{home}/.ssh/authorized_keys");
+        let w = what(Act::Write(&keys));
+        assert!(w.contains("where credentials and login keys live"), "{home}: {w}");
+        assert!(evaluate(&ctx, &Act::Write("src/calc.py")).is_none(), "{home}: a file of the project");
+        assert!(evaluate(&ctx, &Act::Write("/tmp/scratch.txt")).is_none(), "{home}: the temp folder");
+    }
+}
