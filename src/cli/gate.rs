@@ -211,7 +211,10 @@ fn show(ctx: &Ctx, only: Option<Gate>, session: Option<&str>, output: render::Ou
     let json = output.format == render::Format::Json;
     let project = ctx.project()?;
     let latest = match store::open_read(DbKind::Project, &project.db_path())? {
-        Some(store) => GateStore::new(store.conn()).latest(only.map(Gate::as_str), session)?,
+        Some(store) => {
+            let session = super::whole_session_id(store.conn(), session)?;
+            GateStore::new(store.conn()).latest(only.map(Gate::as_str), session.as_deref())?
+        }
         None => None,
     };
     if !json && output.format != render::Format::Table {

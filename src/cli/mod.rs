@@ -318,3 +318,18 @@ fn man(out_dir: Option<&std::path::Path>) -> anyhow::Result<()> {
         }
     }
 }
+
+/// `--session`'s value as the whole id, for every command that takes one: a unique prefix is
+/// completed, an ambiguous one refused; a value no session starts with is kept as given (it then
+/// matches nothing, and the command says so in its own words).
+pub(crate) fn whole_session_id(conn: &rusqlite::Connection, session: Option<&str>) -> anyhow::Result<Option<String>> {
+    let Some(id) = session else { return Ok(None) };
+    let found = crate::obs::report::Reports::new(conn).find_session(id)?;
+    match found.as_slice() {
+        [(_, one)] => Ok(Some(one.clone())),
+        [] => Ok(Some(id.to_string())),
+        _ => Err(crate::error::unusable(format!(
+            "--session {id:?} matches more than one session; give more of it"
+        ))),
+    }
+}

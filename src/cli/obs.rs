@@ -518,7 +518,7 @@ fn events(ctx: &Ctx, a: EventsArgs) -> anyhow::Result<()> {
     };
     let conn = store.conn();
     let reports = Reports::new(conn);
-    let session = session_filter(&reports, a.session.as_deref())?;
+    let session = super::whole_session_id(conn, a.session.as_deref())?;
     let lines = reports.events(a.n.max(0), a.kind.as_deref(), session.as_deref(), plane.as_deref())?;
     match output.format {
         Format::Json => render::json(&lines),
@@ -542,20 +542,6 @@ fn jsonl<T: serde::Serialize>(items: &[T]) -> anyhow::Result<String> {
     Ok(s)
 }
 
-/// `--session`'s value as the whole id: a unique prefix is completed, an ambiguous one refused.
-fn session_filter(reports: &Reports<'_>, session: Option<&str>) -> anyhow::Result<Option<String>> {
-    let Some(id) = session else { return Ok(None) };
-    let found = reports.find_session(id)?;
-    match found.as_slice() {
-        [(_, one)] => Ok(Some(one.clone())),
-        // No session row: filter on the text as given, which matches nothing or what it names.
-        [] => Ok(Some(id.to_string())),
-        _ => Err(crate::error::unusable(format!(
-            "--session {id:?} matches more than one session; give more of it"
-        ))),
-    }
-}
-
 fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
     let output = a.output.output()?;
     let Some(store) = ctx.project_store()? else {
@@ -563,7 +549,7 @@ fn why(ctx: &Ctx, a: WhyArgs) -> anyhow::Result<()> {
     };
     let conn = store.conn();
     let reports = Reports::new(conn);
-    let session = session_filter(&reports, a.session.as_deref())?;
+    let session = super::whole_session_id(conn, a.session.as_deref())?;
     let lines = reports.decisions(a.n.max(0), session.as_deref())?;
     match output.format {
         Format::Json => return render::json(&lines),

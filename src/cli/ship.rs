@@ -36,7 +36,10 @@ pub(crate) fn run(ctx: &Ctx, cmd: ShipCommand) -> anyhow::Result<()> {
     let json = output.format == render::Format::Json;
     let project = ctx.project()?;
     let rows: Vec<LedgerRow> = match store::open_read(DbKind::Project, &project.db_path())? {
-        Some(store) => ShipLedger::new(store.conn()).list(session.as_deref())?,
+        Some(store) => {
+            let session = super::whole_session_id(store.conn(), session.as_deref())?;
+            ShipLedger::new(store.conn()).list(session.as_deref())?
+        }
         None => Vec::new(),
     };
     if json {
@@ -90,7 +93,8 @@ pub(crate) fn handoff(ctx: &Ctx, args: HandoffArgs) -> anyhow::Result<()> {
         };
     };
     let st = TurnStore::new(store.conn());
-    let Some(mut turn) = st.latest(args.session.as_deref())? else {
+    let session = super::whole_session_id(store.conn(), args.session.as_deref())?;
+    let Some(mut turn) = st.latest(session.as_deref())? else {
         if let Some(s) = &args.session {
             return Err(crate::error::unusable(format!(
                 "no turn recorded for session {s:?} in {}",

@@ -35,7 +35,11 @@ pub(crate) struct Status {
     #[serde(skip)]
     pub resolution: PostureResolution,
     pub rails: Vec<RailState>,
+    /// The stop rails that act now (empty: a stop is let through with nothing checked).
+    pub stop_checks: Vec<&'static str>,
     pub paused: bool,
+    /// Whether any session's policy has been baselined (false before the first session).
+    pub baselined: bool,
     pub live_sessions: Vec<LiveSession>,
     pub policy_diverged: bool,
     pub divergences: Vec<Divergence>,
@@ -50,6 +54,7 @@ pub(crate) fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
     let project = ctx.project()?;
     let s = &cfg.settings;
     let (mut mode, mut paused, mut live, mut divergences) = (None, false, Vec::new(), Vec::new());
+    let mut baselined = false;
     if let Some(store) = store::open_read(DbKind::Project, &project.db_path())? {
         let conn = store.conn();
         let state = OperatorState::new(conn);
@@ -57,6 +62,7 @@ pub(crate) fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
         paused = state.paused()?;
         let st = IntegrityStore::new(conn);
         live = st.live_sessions()?;
+        baselined = st.any_baseline()?;
         divergences = st.current_divergences(&integrity::current_sources(conn, &project.paths)?)?;
     }
     let resolution = crate::policy::resolve_for(mode.as_deref(), cfg);
@@ -73,8 +79,10 @@ pub(crate) fn gather(ctx: &Ctx) -> anyhow::Result<Status> {
         posture_source: resolution.source,
         rejected: resolution.rejected.clone().map(|(word, found_in)| Rejected { word, found_in }),
         resolution,
+        stop_checks: catalog::acting_stop_checks(&rails),
         rails,
         paused,
+        baselined,
         policy_diverged: !divergences.is_empty(),
         live_sessions: live,
         divergences,
@@ -136,8 +144,10 @@ pub(crate) fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
         "stop checks: {}\n",
         if st.paused {
             render::paint("paused (`tlc resume` turns them back on)", Tone::Warn)
+        } else if st.stop_checks.is_empty() {
+            "none configured (`tlc gate test-command <cmd>` turns one on)".to_string()
         } else {
-            "on".to_string()
+            format!("on: {}", st.stop_checks.join(", "))
         }
     ));
     out.push_str(&format!(
@@ -148,6 +158,8 @@ pub(crate) fn run(ctx: &Ctx, args: StatusArgs) -> anyhow::Result<()> {
                 &format!("DIVERGED: {} (see `tlc policy`)", paths.into_iter().collect::<Vec<_>>().join(", ")),
                 Tone::Bad,
             )
+        } else if !st.baselined {
+            "not yet baselined (the first session records it)".to_string()
         } else {
             "as baselined".to_string()
         }

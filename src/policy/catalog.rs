@@ -24,6 +24,9 @@ pub(crate) struct RailState {
     pub acts: bool,
 }
 
+/// The switch of a rail no key turns off: the floor and the always-on checks.
+pub(crate) const NO_SWITCH: &str = "(none)";
+
 fn row(rail: &'static str, kind: &'static str, key: &'static str, on: bool, enforced: bool) -> RailState {
     RailState {
         rail,
@@ -45,10 +48,10 @@ fn needing(mut r: RailState, missing: Option<&'static str>) -> RailState {
 
 /// The rails, given the loaded settings and the running posture.
 pub(crate) fn rails(s: &Settings, posture: Posture) -> Vec<RailState> {
-    let mut out: Vec<RailState> = Rule::ALL.iter().map(|r| row(r.as_str(), "floor", "(none)", true, true)).collect();
-    out.push(row("policy integrity", "always-on", "(none)", true, true));
-    out.push(row("edit collision", "always-on", "(none)", true, true));
-    out.push(row(super::work_loss::RULE, "always-on", "(none)", true, true));
+    let mut out: Vec<RailState> = Rule::ALL.iter().map(|r| row(r.as_str(), "floor", NO_SWITCH, true, true)).collect();
+    out.push(row("policy integrity", "always-on", NO_SWITCH, true, true));
+    out.push(row("edit collision", "always-on", NO_SWITCH, true, true));
+    out.push(row(super::work_loss::RULE, "always-on", NO_SWITCH, true, true));
     out.push(row(
         "secret redaction",
         "configurable",
@@ -271,6 +274,30 @@ fn can_block_a_stop(s: &Settings) -> bool {
         || s.comments.enabled
         || s.duplication.enabled
         || s.supply_chain.enabled
+}
+
+/// The rails a stop runs (gate::stop), by name as [`rails`] lists them.
+const STOP_RAILS: &[&str] = &[
+    "grind (lint/test gates)",
+    "docs gate",
+    "ship gate",
+    "empty-diff anti-ship",
+    "plan gate",
+    OPERATOR_RULES,
+    "comment policy",
+    "duplication",
+    "supply chain",
+    "idle turn gate",
+];
+
+/// The stop rails of `rails` that act now: what `tlc status` calls the stop checks. Empty on a
+/// fresh install, where a stop is let through with nothing checked.
+pub(crate) fn acting_stop_checks(rails: &[RailState]) -> Vec<&'static str> {
+    rails
+        .iter()
+        .filter(|r| r.acts && STOP_RAILS.contains(&r.rail))
+        .map(|r| r.rail)
+        .collect()
 }
 
 /// Whether the rail waits only for another rail to be switched on (an intelligence rail with no

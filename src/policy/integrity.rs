@@ -265,6 +265,11 @@ impl<'c> IntegrityStore<'c> {
         rows.collect()
     }
 
+    /// Whether any session's policy has been baselined yet.
+    pub(crate) fn any_baseline(&self) -> rusqlite::Result<bool> {
+        self.conn.prepare_cached(q::BASELINES_ANY)?.query_row([], |r| r.get(0))
+    }
+
     /// Every source of every live session whose current hash differs from its baseline.
     pub(crate) fn current_divergences(&self, now: &[Source]) -> rusqlite::Result<Vec<Divergence>> {
         let mut st = self.conn.prepare_cached(q::BASELINES_LIVE)?;

@@ -790,3 +790,29 @@ fn doctor_names_a_home_database_it_cannot_read_instead_of_calling_prices_never_r
 fn harmless(w: &World, rel: &str) -> String {
     w.payload(rel).replace("rm -rf /", "ls")
 }
+
+/// Issue 52, item 9: on a fresh repository, status says no stop check is configured (with the
+/// command that sets one) and that no policy is baselined yet; each changes once it is true.
+#[test]
+fn status_says_what_is_configured_and_baselined_not_what_could_be() {
+    let w = World::new();
+    let text = w.ok(&["status"]);
+    assert!(
+        text.contains("stop checks: none configured (`tlc gate test-command <cmd>` turns one on)"),
+        "{text}"
+    );
+    assert!(text.contains("policy: not yet baselined"), "{text}");
+    let st = json(&w.ok(&["status", "--json"]));
+    assert_eq!(st["stop_checks"], serde_json::json!([]), "{st}");
+    assert_eq!(st["baselined"], false, "{st}");
+
+    // One command at a terminal turns the test gate on; a session baselines the policy.
+    w.op_ok(&["gate", "test-command", "true"]);
+    w.hook("claude", w.payload("providers/claude/session-start.json").as_bytes());
+    let text = w.ok(&["status"]);
+    assert!(text.contains("stop checks: on: grind (lint/test gates)"), "{text}");
+    assert!(text.contains("policy: as baselined"), "{text}");
+    let st = json(&w.ok(&["status", "--json"]));
+    assert_eq!(st["stop_checks"], serde_json::json!(["grind (lint/test gates)"]), "{st}");
+    assert_eq!(st["baselined"], true, "{st}");
+}

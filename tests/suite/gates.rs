@@ -855,6 +855,35 @@ fn the_handoff_carries_open_gaps_into_the_next_session() {
         .contains("open gaps:\n  1. [test/verification]"));
 }
 
+/// Issue 52, item 10: `--session` takes a unique prefix in handoff, gate show and the ship ledger
+/// as it does in obs; an ambiguous prefix is refused naming it.
+#[test]
+fn handoff_gate_show_and_the_ship_ledger_take_a_unique_session_prefix() {
+    let r = Repo::new(GRIND);
+    failing_until_pass(&r);
+    let id = "b9e650ab-5c1d-4e7f-8a90-123456789abc";
+    r.prompt(id);
+    r.write("src/a.rs", "pub fn open() {}\n");
+    assert!(r.stop(id, false).is_some());
+    let handoff: Value = serde_json::from_str(&r.tlc(&["handoff", "--session", "b9e650ab", "--json"])).unwrap();
+    assert_eq!(handoff["session_id"], id, "{handoff}");
+    assert_eq!(handoff["last_result"], "block", "{handoff}");
+    let shown: Value = serde_json::from_str(&r.tlc(&["gate", "show", "--session", "b9e650ab", "--json"])).unwrap();
+    assert_eq!(shown["session"], id, "{shown}");
+    r.tlc(&["ship", "ledger", "--session", "b9e650ab"]);
+    // A second session with the same start: the prefix is ambiguous, and said so.
+    r.prompt("b9e650ab-0000-4000-8000-000000000000");
+    let out = r.w.run(&["handoff", "--session", "b9e650ab"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("\"b9e650ab\" matches more than one session"),
+        "{}",
+        stderr(&out)
+    );
+    let handoff: Value = serde_json::from_str(&r.tlc(&["handoff", "--session", "b9e650ab-5c", "--json"])).unwrap();
+    assert_eq!(handoff["session_id"], id, "{handoff}");
+}
+
 #[test]
 fn paused_stops_and_rails_that_are_off_cost_no_git_process() {
     // No rail on: the stop answers without git (a PATH without git would fail any git call).

@@ -1,6 +1,7 @@
 //! Issue 35, items 5 and 6: `tlc init` at a real pseudo-terminal walks the capability catalog and
 //! writes only what was chosen; without a terminal, or with `--defaults`, it writes the commented
-//! template; `tlc doctor` warns (exit 0) for every opt-in left off, naming its key and `tlc init`.
+//! template; `tlc doctor` lists the opt-ins left off in one info row (exit 0, no warning), naming
+//! each key, `tlc init` and `tlc config set`.
 
 use crate::common::*;
 use serde_json::Value;
@@ -82,11 +83,14 @@ fn the_wizard_writes_grind_with_the_detected_cargo_test_and_nothing_else() {
     let shown: Value = serde_json::from_str(&w.ok(&["config", "show", "--json"])).unwrap();
     assert_eq!(shown["grind.testCommand"], serde_json::json!(["cargo", "test"]));
     assert_eq!(shown["grind.lintCommand"], serde_json::json!([]));
-    // Doctor: grind is on now; every other opt-in is still a warning, and nothing fails.
+    // Doctor: grind is on now; every other opt-in is in the info row of those off, and nothing fails.
     let (code, d) = doctor(&w);
     assert_eq!(code, Some(0), "{d}");
     assert_eq!(check(&d, "opt-in-grind.enabled")["status"], "ok", "{d}");
-    assert_eq!(check(&d, "opt-in-shipGate.enabled")["status"], "warn", "{d}");
+    let off = check(&d, "opt-ins-off");
+    assert_eq!(off["status"], "info", "{d}");
+    let listed = off["detail"].as_str().unwrap();
+    assert!(listed.contains("shipGate.enabled") && !listed.contains("grind.enabled"), "{listed}");
     assert_eq!(check(&d, "restated-keys")["status"], "ok", "the wizard restates nothing: {d}");
     // Adopted by init: one config.scaffolded event.
     assert_eq!(w.count("SELECT count(*) FROM events WHERE kind = 'config.scaffolded'"), 1);
@@ -165,32 +169,52 @@ fn an_adopted_repository_gets_the_questions_too_and_an_answer_back_to_the_inheri
     for key in ["intelligence.lessons.enabled", "subagents.enforceAllowlist", "subagents.minEffort"] {
         assert_eq!(check(&d, &format!("opt-in-{key}"))["status"], "ok", "{key}: {d}");
     }
-    assert_eq!(check(&d, "opt-in-comments.enabled")["status"], "warn", "{d}");
+    let off = check(&d, "opt-ins-off")["detail"].as_str().unwrap().to_string();
+    assert!(off.contains("comments.enabled") && !off.contains("subagents.minEffort"), "{off}");
 }
 
 #[test]
-fn doctor_lists_every_opt_in_left_off_naming_its_key_and_init_and_still_exits_0() {
+fn doctor_lists_every_opt_in_left_off_in_one_info_row_naming_its_key_init_and_config_set() {
     let w = World::new();
     let (code, d) = doctor(&w);
-    assert_eq!(code, Some(0), "warnings never fail doctor: {d}");
+    assert_eq!(code, Some(0), "{d}");
     assert_eq!(d["failed"], 0, "{d}");
+    let c = check(&d, "opt-ins-off");
+    assert_eq!(c["status"], "info", "{c}");
+    let detail = c["detail"].as_str().unwrap();
     for opt in CATALOG {
-        let c = check(&d, &format!("opt-in-{}", opt.key));
-        assert_eq!(c["status"], "warn", "{}: {c}", opt.key);
-        let detail = c["detail"].as_str().unwrap();
-        assert!(detail.contains(opt.key) && detail.contains("`tlc init`"), "{detail}");
-        assert!(detail.contains("the shipped default"), "{detail}");
+        assert!(detail.contains(opt.key), "{}: {detail}", opt.key);
+        assert!(
+            d["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|c| c["id"] != format!("opt-in-{}", opt.key)),
+            "no row of its own while off: {}",
+            opt.key
+        );
     }
-    // The table says it too, one row per opt-in, and exits 0.
+    assert!(detail.contains("`tlc init`") && detail.contains("`tlc config set"), "{detail}");
+    // A fresh install warns about nothing: features off by design are not faults.
+    assert_eq!(d["warned"], 0, "{d}");
+    // The table says it in one INFO line and exits 0.
     let out = w.run(&["doctor"]);
     assert_eq!(out.status.code(), Some(0));
     let table = stdout(&out);
     assert_eq!(
-        table.lines().filter(|l| l.contains("WARN") && l.contains("opt-in:")).count(),
-        CATALOG.len(),
+        table.lines().filter(|l| l.contains("INFO") && l.contains("opt-ins off")).count(),
+        1,
         "{table}"
     );
-    // Turned on in the machine tier: that row is ok and names where; never turned on by doctor.
+    assert!(!table.contains("WARN"), "{table}");
+    // The rails that act name an always-on rail as such, never "((none))".
+    let rails = check(&d, "rails")["detail"].as_str().unwrap().to_string();
+    assert!(
+        rails.contains("policy integrity (always on)") && !rails.contains("(none)"),
+        "{rails}"
+    );
+    // Turned on in the machine tier: that opt-in gets an ok row naming where; never turned on by
+    // doctor.
     std::fs::create_dir_all(&w.home).unwrap();
     std::fs::write(w.home.join("config.toml"), "[duplication]\nenabled = true\n").unwrap();
     let (code, d) = doctor(&w);
@@ -198,5 +222,6 @@ fn doctor_lists_every_opt_in_left_off_naming_its_key_and_init_and_still_exits_0(
     let c = check(&d, "opt-in-duplication.enabled");
     assert_eq!(c["status"], "ok", "{c}");
     assert!(c["detail"].as_str().unwrap().contains("machine config"), "{c}");
+    assert!(!check(&d, "opt-ins-off")["detail"].as_str().unwrap().contains("duplication.enabled"));
     assert!(!w.repo.join(".tlc").exists(), "doctor writes nothing");
 }

@@ -352,6 +352,14 @@ fn install_dry_run_prints_a_diff_refuses_a_non_array_event_and_keeps_one_backup(
         !backup.contains(" hook claude"),
         "the backup is the original, not an installed state:\n{backup}"
     );
+    // Issue 52, item 10: `--statusline` after `--claude` (the README's order) leaves the backup
+    // holding the file as it was before tlc, byte for byte.
+    std::fs::remove_file(claude.join("settings.json.tlc-backup")).unwrap();
+    std::fs::write(&settings, before).unwrap();
+    assert!(run(&["install", "--claude"]).status.success());
+    let o = run(&["install", "--statusline"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(claude.join("settings.json.tlc-backup")).unwrap(), before);
 }
 
 /// The lines of `before` that `after` no longer has, and the lines `after` gained (a line diff).

@@ -177,6 +177,10 @@ fn wide_shows_whole_ids_at_any_width() {
 #[test]
 fn colour_only_on_a_terminal_and_never_with_no_color() {
     let w = filled();
+    // Something wrong to colour: a loop budget at Claude Code's own cap (a fresh install warns
+    // about nothing).
+    std::fs::create_dir_all(&w.home).unwrap();
+    std::fs::write(w.home.join("config.toml"), "[grind]\nmaxLoops = 9\n").unwrap();
     let doctor = json(&w, &["doctor", "--json"]);
     assert!(doctor["warned"].as_i64().unwrap() > 0, "the test needs a warning to colour");
     // Every warning names the command that fixes it.

@@ -1,4 +1,5 @@
-//! `tlc doctor`'s checks: one row each, `ok`, `warn` or `fail`. Every check reads only: a
+//! `tlc doctor`'s checks: one row each, `ok`, `info`, `warn` or `fail` (`info` says a fact an
+//! operator may want, such as the features off by design; `warn` and `fail` only what is wrong). Every check reads only: a
 //! database is opened only if it exists, nothing is created. The questions about a domain's
 //! tables are answered by that domain (`obs` for hook faults, `cost` for the price catalog,
 //! `policy` for divergences and the mode state, `agent` for stables and pins); this module
@@ -19,6 +20,7 @@ use std::path::Path;
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Status {
     Ok,
+    Info,
     Warn,
     Fail,
 }
@@ -27,6 +29,7 @@ impl Status {
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             Status::Ok => "ok",
+            Status::Info => "info",
             Status::Warn => "warn",
             Status::Fail => "fail",
         }
@@ -91,7 +94,8 @@ fn fix_for(id: &str) -> std::borrow::Cow<'static, str> {
 /// Runs every check for `paths`.
 pub(crate) fn run_all(paths: &Paths) -> Vec<Check> {
     let mut out = run_checks(paths);
-    for c in out.iter_mut().filter(|c| c.status != Status::Ok && !c.detail.contains("`tlc ")) {
+    let wrong = |c: &Check| matches!(c.status, Status::Warn | Status::Fail);
+    for c in out.iter_mut().filter(|c| wrong(c) && !c.detail.contains("`tlc ")) {
         c.detail = format!("{}; fix: {}", c.detail, fix_for(&c.id));
     }
     out
@@ -511,7 +515,7 @@ fn rails(cfg: &Config, mode_state: Option<&str>, rule_set: Option<&crate::policy
     let acting: Vec<String> = all
         .iter()
         .filter(|r| r.kind != "floor" && r.acts)
-        .map(|r| format!("{} ({})", r.rail, r.key))
+        .map(|r| rail_and_switch(r))
         .collect();
     out.push(check("rails", "rails that act", Status::Ok, acting.join(", ")));
     let inert: Vec<String> = all
@@ -550,35 +554,57 @@ fn rails(cfg: &Config, mode_state: Option<&str>, rule_set: Option<&crate::policy
     out
 }
 
-/// One row per opt-in of the capability catalog (`config::catalog`): a warning, never a failure,
-/// while it is off (at its shipped default), naming its key and `tlc init`; nothing turns one on
-/// by itself.
+/// A rail as doctor names it: with its switch, or as always on when no key turns it off.
+fn rail_and_switch(r: &crate::policy::catalog::RailState) -> String {
+    if r.key == crate::policy::catalog::NO_SWITCH {
+        format!("{} (always on)", r.rail)
+    } else {
+        format!("{} ({})", r.rail, r.key)
+    }
+}
+
+/// The opt-ins of the capability catalog (`config::catalog`): one `ok` row per opt-in that is on,
+/// naming where; the ones off, which is how tlc ships them, together in one `info` row with the
+/// two ways to turn one on (issue 52: fifteen warnings on a fresh install said nothing was wrong).
+/// Nothing turns one on by itself.
 fn opt_ins(cfg: &Config) -> Vec<Check> {
-    crate::config::catalog::states(cfg)
-        .into_iter()
+    let states = crate::config::catalog::states(cfg);
+    let from = |s: &crate::config::catalog::OptInState| match &s.origin.file {
+        Some(f) => format!("{} config {}", s.origin.tier.name(), f.display()),
+        None => "the shipped default".to_string(),
+    };
+    let mut out: Vec<Check> = states
+        .iter()
+        .filter(|s| s.on)
         .map(|s| {
-            let id = format!("opt-in-{}", s.opt.key);
-            let name = format!("opt-in: {}", s.opt.feature);
-            let value = s.value.to_toml_text();
-            let from = match &s.origin.file {
-                Some(f) => format!("{} config {}", s.origin.tier.name(), f.display()),
-                None => "the shipped default".to_string(),
-            };
-            if s.on {
-                check(&id, &name, Status::Ok, format!("on: {} = {value} ({from})", s.opt.key))
-            } else {
-                check(
-                    &id,
-                    &name,
-                    Status::Warn,
-                    format!(
-                        "off: {} = {value} ({from}); opt in with `tlc init` at a terminal (never on by itself)",
-                        s.opt.key
-                    ),
-                )
-            }
+            check(
+                &format!("opt-in-{}", s.opt.key),
+                &format!("opt-in: {}", s.opt.feature),
+                Status::Ok,
+                format!("on: {} = {} ({})", s.opt.key, s.value.to_toml_text(), from(s)),
+            )
         })
-        .collect()
+        .collect();
+    let off: Vec<String> = states
+        .iter()
+        .filter(|s| !s.on)
+        .map(|s| match &s.origin.file {
+            Some(_) => format!("{} ({}, set off in {})", s.opt.feature, s.opt.key, from(s)),
+            None => format!("{} ({})", s.opt.feature, s.opt.key),
+        })
+        .collect();
+    if !off.is_empty() {
+        out.push(check(
+            "opt-ins-off",
+            "opt-ins off by design",
+            Status::Info,
+            format!(
+                "{}; each is off until the operator turns it on: `tlc init` at a terminal asks about each, `tlc config set <key> <value>` sets one",
+                off.join(", ")
+            ),
+        ));
+    }
+    out
 }
 
 /// Operator rules: the active rules with their tier, trigger and verdict; with the switch on and
@@ -899,11 +925,12 @@ fn price_catalog(paths: &Paths) -> Check {
             ),
             _ => check("prices", "price catalog", Status::Ok, format!("last refreshed {ts}")),
         },
+        // The snapshot is how tlc ships: nothing is wrong until the operator refreshes once.
         Ok(None) => check(
             "prices",
             "price catalog",
-            Status::Warn,
-            "never refreshed: costs use the built-in snapshot",
+            Status::Info,
+            "never refreshed: costs use the built-in snapshot; `tlc prices refresh` fetches the current catalog",
         ),
         Err(e) => check(
             "prices",

@@ -8,7 +8,8 @@ use checks::Status;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct DoctorArgs {
-    // JSON is {"ok", "failed", "warned", "checks": [{"id", "name", "status", "detail"}]}; csv,
+    // JSON is {"ok", "failed", "warned", "checks": [{"id", "name", "status", "detail"}]} (status
+    // ok, info, warn or fail; info is never a fault); csv,
     // jsonl and markdown carry the checks.
     #[command(flatten)]
     pub output: crate::cli::OutputArgs,
@@ -33,6 +34,7 @@ pub(crate) fn run(ctx: &Ctx, args: DoctorArgs) -> anyhow::Result<()> {
                     Status::Fail => t.tone_last(0, Tone::Bad),
                     Status::Warn => t.tone_last(0, Tone::Warn),
                     Status::Ok => t.tone_last(0, Tone::Good),
+                    Status::Info => {}
                 }
             }
             t.print(output)?;

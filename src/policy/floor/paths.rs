@@ -241,7 +241,11 @@ impl Floor<'_> {
         ];
         for (name, forms) in &named {
             if forms.iter().flatten().any(|f| same(p, f)) {
-                return if *name == "the project" { "the project itself".into() } else { (*name).to_string() };
+                return if *name == "the project" {
+                    "the project itself".into()
+                } else {
+                    (*name).to_string()
+                };
             }
         }
         for (name, forms) in &named {

@@ -1059,7 +1059,10 @@ fn reasons_name_what_applied_with_the_home_inside_and_outside_a_temp_folder() {
         let keys = format!("{home}/.ssh/authorized_keys");
         let w = what(Act::Write(&keys));
         assert!(w.contains("where credentials and login keys live"), "{home}: {w}");
-        assert!(evaluate(&ctx, &Act::Write("src/calc.py")).is_none(), "{home}: a file of the project");
+        assert!(
+            evaluate(&ctx, &Act::Write("src/calc.py")).is_none(),
+            "{home}: a file of the project"
+        );
         assert!(evaluate(&ctx, &Act::Write("/tmp/scratch.txt")).is_none(), "{home}: the temp folder");
     }
 }
