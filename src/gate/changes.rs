@@ -267,7 +267,7 @@ pub(crate) fn of_this_turn(root: &Path, mut changes: Changes, start: &TurnStart,
         match kind {
             // Deleting a file changes its folder: a folder unchanged since before the turn lost it
             // before the turn.
-            ChangeKind::Deleted => !start.deleted_before.contains(path) && at.parent().and_then(|d| changed_since(d)).unwrap_or(true),
+            ChangeKind::Deleted => !start.deleted_before.contains(path) && at.parent().and_then(&changed_since).unwrap_or(true),
             _ => changed_since(&at).unwrap_or(true),
         }
     });

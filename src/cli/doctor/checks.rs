@@ -512,11 +512,7 @@ fn rails(cfg: &Config, mode_state: Option<&str>, rule_set: Option<&crate::policy
             floor.join(", ")
         ),
     )];
-    let acting: Vec<String> = all
-        .iter()
-        .filter(|r| r.kind != "floor" && r.acts)
-        .map(|r| rail_and_switch(r))
-        .collect();
+    let acting: Vec<String> = all.iter().filter(|r| r.kind != "floor" && r.acts).map(rail_and_switch).collect();
     out.push(check("rails", "rails that act", Status::Ok, acting.join(", ")));
     let inert: Vec<String> = all
         .iter()
