@@ -9,9 +9,10 @@
 //! `tlc demo --dir` a folder outside the temp folders. Between "check it" and "read it back", where
 //! the README says to work as usual, a recorded Claude Code session is replayed through the command
 //! `tlc install --claude` wired into settings.json, run as Claude Code runs it (`sh -c`), with its
-//! transcript where Claude Code writes it.
+//! transcript where Claude Code writes it. `tlc gate test-command`, which the README runs at the
+//! operator's terminal, runs at a pseudo-terminal.
 
-use crate::common::{fixtures, isolate, outside_temp_root, TLC};
+use crate::common::{at_terminal, fixtures, isolate, outside_temp_root, TLC};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -135,7 +136,12 @@ impl Scratch {
         let mut c = Command::new(TLC);
         c.args(args).current_dir(&self.repo).env("COLUMNS", "100").stdin(Stdio::null());
         isolate(&mut c, &self.home.join(".tlc/harness"), &self.home);
-        let out = c.output().unwrap();
+        // The README says to set the gate's command at your terminal: it is an operator's command.
+        let out = if args.starts_with(&["gate", "test-command"]) {
+            at_terminal(&c)
+        } else {
+            c.output().unwrap()
+        };
         assert!(
             out.status.success(),
             "tlc {args:?}: {}\n{}",
@@ -211,9 +217,11 @@ fn the_readme_commands_print_what_the_readme_shows() {
             "tlc install --statusline",
             "tlc doctor",
             "tlc status",
+            "tlc gate test-command python3 -m unittest discover -s tests",
             "tlc obs report",
-            "tlc obs import transcripts",
+            "tlc obs why",
             "tlc obs cost",
+            "tlc obs import transcripts",
             "tlc uninstall",
         ],
         "the README's everyday steps"
