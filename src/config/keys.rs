@@ -200,7 +200,7 @@ pub const KEYS: &[KeySpec] = &[
         "grind.appendFiles",
         Kind::Enum(APPEND_FILES),
         Default::Str("auto"),
-        "Append the changed files to the gate argv: auto, always or never.",
+        "Give a stop's gate the changed files: auto (only the runners of the table in docs/gate.md), always or never.",
     ),
     k(
         "grind.maxLoops",
