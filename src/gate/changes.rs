@@ -242,9 +242,14 @@ pub(crate) struct TurnStart {
     pub deleted_before: Vec<String>,
 }
 
-/// How far before the turn's start a ctime still counts as the turn's: a file system whose times
-/// are coarser than the clock must never hide a change made in the turn's first moment.
-const CTIME_SLACK_MS: i64 = 2000;
+/// How far before the turn's start a ctime still counts as the turn's, on a file system that keeps
+/// whole seconds (or FAT's two): its times are coarser than the clock, and must never hide a change
+/// made in the turn's first moment.
+const COARSE_CTIME_SLACK_MS: i64 = 2000;
+/// The same on a file system with sub-second times: the kernel stamps files from a clock that may
+/// lag the real one by a few ticks. Anything wider makes a file written by the previous session in
+/// its last second count as this turn's when the next session starts at once.
+const FINE_CTIME_SLACK_MS: i64 = 50;
 
 /// The changes of [`changed_files`] that the turn made: a file still there whose ctime (the last
 /// time its content or its entry changed, which no process can set back) is at or after the turn's
@@ -256,7 +261,16 @@ pub(crate) fn of_this_turn(root: &Path, mut changes: Changes, start: &TurnStart,
     let Some(since) = start.wall_ms else { return changes };
     let changed_since = |p: &Path| {
         p.symlink_metadata()
-            .map(|m| m.ctime().saturating_mul(1000) + m.ctime_nsec() / 1_000_000 >= since - CTIME_SLACK_MS)
+            .map(|m| {
+                // A time with no fraction of a second is read as a coarse file system's (one in a
+                // billion fine times is too, which only widens the window).
+                let slack = if m.ctime_nsec() == 0 {
+                    COARSE_CTIME_SLACK_MS
+                } else {
+                    FINE_CTIME_SLACK_MS
+                };
+                m.ctime().saturating_mul(1000) + m.ctime_nsec() / 1_000_000 >= since - slack
+            })
             .ok()
     };
     changes.files.retain(|path, kind| {

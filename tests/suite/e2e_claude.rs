@@ -18,7 +18,7 @@ fn recorded_hook_events(s: &Scratch) -> BTreeMap<String, i64> {
     let mut stmt = db
         .prepare(
             "SELECT json_extract(attrs, '$.event'), count(*) FROM events
-             WHERE kind NOT IN ('generation.end', 'hook.fault', 'cost.session_alert', 'config.scaffolded')
+             WHERE kind NOT IN ('generation.end', 'hook.fault', 'cost.session_alert', 'config.scaffolded', 'operator.command')
              GROUP BY 1",
         )
         .unwrap();
@@ -1636,4 +1636,208 @@ fn the_boundary_holds_against_index_flags_a_moved_head_and_the_file_tools() {
     let results = run_route(&s, 10, Route::Write(s.home.join(".bashrc"), "tlc pause\n".into()), "grind-test");
     assert!(results.iter().any(|r| r.contains("denied")), "{results:?}");
     assert_eq!(std::fs::read_to_string(s.home.join(".bashrc")).unwrap(), "# the operator's own\n");
+}
+
+/// `tlc statusline`'s session figure in `line`, when it is tlc's own (not the client's, not `-`).
+fn statusline_session_usd(line: &str) -> Option<f64> {
+    let (before, after) = line.split_once(" session")?;
+    if after.starts_with(" (client's)") {
+        return None;
+    }
+    before.rsplit(' ').next()?.strip_prefix('$')?.parse().ok()
+}
+
+/// The first hour (issue 52) with the real client, as the README's "Everyday use" tells a new user:
+/// a Python project tested by `python3 -m unittest discover -s tests`; the gate turned on by one
+/// `tlc gate test-command …` at a terminal; the agent writes a bug, its Stop is blocked with the
+/// failing assertion as gap 1, it fixes the code, and the next Stop is let through (two stops, no
+/// cap). `tlc obs why` tells that story; `tlc obs cost` holds the client's own `total_cost_usd`
+/// with no import, and the import changes nothing; the statusline shows the session's cost while it
+/// runs; a following session that only writes `notes.md` runs no test gate.
+#[test]
+fn the_first_hour_on_a_python_project() {
+    let s = Scratch::new();
+    let calc = s.repo.join("src/calc.py");
+    std::fs::create_dir_all(s.repo.join("src")).unwrap();
+    std::fs::create_dir_all(s.repo.join("tests")).unwrap();
+    std::fs::write(&calc, "def add(a, b):\n    return a + b\n").unwrap();
+    // As in any Python project: the bytecode the test runs leave behind is no one's change.
+    std::fs::write(s.repo.join(".gitignore"), "__pycache__/\n").unwrap();
+    std::fs::write(
+        s.repo.join("tests/test_calc.py"),
+        "import os\nimport sys\nimport unittest\n\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), \"..\", \"src\"))\n\nimport calc\n\n\nclass TestCalc(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(2, 2), 4)\n\n    def test_mul(self):\n        self.assertEqual(calc.mul(3, 4), 12)\n",
+    )
+    .unwrap();
+    e2e_support::git(&s.repo, &["add", "-A"]);
+    e2e_support::git(
+        &s.repo,
+        &[
+            "-c",
+            "user.name=e2e",
+            "-c",
+            "user.email=e2e@example.invalid",
+            "commit",
+            "-qm",
+            "calc",
+        ],
+    );
+
+    // One step, at the operator's terminal, turns the gate on and says what the next stop runs.
+    let on = crate::common::at_terminal(&s.tlc_command(
+        &s.repo,
+        &["gate", "test-command", "python3", "-m", "unittest", "discover", "-s", "tests"],
+    ));
+    let said = String::from_utf8_lossy(&on.stdout).into_owned();
+    assert!(on.status.success(), "{said}");
+    assert!(said.contains("the test gate is on (grind.enabled = true)"), "{said}");
+    assert!(
+        said.contains("the next stop runs: `python3 -m unittest discover -s tests`, exactly as written"),
+        "{said}"
+    );
+
+    let session = "5e1f0a52-0000-4000-8000-00000000f175";
+    let buggy = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a + b\n";
+    // Python trusts its cached bytecode while the source's size and mtime (in seconds) match: a
+    // fix of the same size written within the same second as the bug would run the bug again.
+    let fixed = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    product = a * b\n    return product\n";
+    let api = ScriptedApi::start(vec![
+        conversation(
+            "E2E-FIRST-HOUR",
+            vec![
+                // Claude Code writes over a file only once it has read it.
+                Step::Respond(vec![tool("Read", json!({"file_path": calc.to_string_lossy()}))]),
+                Step::Respond(vec![tool("Write", json!({"file_path": calc.to_string_lossy(), "content": buggy}))]),
+                Step::Respond(vec![text("Done: mul is written.")]),
+                Step::Respond(vec![tool("Write", json!({"file_path": calc.to_string_lossy(), "content": fixed}))]),
+                Step::Respond(vec![text("Fixed: mul multiplies.")]),
+            ],
+        ),
+        conversation(
+            "E2E-NOTES",
+            vec![
+                Step::Respond(vec![tool(
+                    "Write",
+                    json!({"file_path": s.repo.join("notes.md").to_string_lossy(), "content": "# notes\n\nmul is done.\n"}),
+                )]),
+                Step::Respond(vec![text("Noted.")]),
+            ],
+        ),
+    ]);
+
+    // The statusline, polled as Claude Code's interactive client would while the session runs.
+    let running = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let poller = {
+        let running = running.clone();
+        let cmd = s.tlc_command(&s.repo, &["statusline"]);
+        let payload = json!({"session_id": session, "cwd": s.repo, "model": {"display_name": "Sonnet"}}).to_string();
+        std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            let mut cmd = cmd;
+            while running.load(std::sync::atomic::Ordering::SeqCst) {
+                let mut child = cmd
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("tlc statusline");
+                use std::io::Write;
+                child.stdin.take().unwrap().write_all(payload.as_bytes()).unwrap();
+                let out = child.wait_with_output().unwrap();
+                seen.push(String::from_utf8_lossy(&out.stdout).trim().to_string());
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            seen
+        })
+    };
+    let run = s.claude(&api, "E2E-FIRST-HOUR write mul in src/calc.py", &["--session-id", session]);
+    running.store(false, std::sync::atomic::Ordering::SeqCst);
+    let lines = poller.join().unwrap();
+    ok(&run);
+    assert_no_unexpected(&api);
+    assert_one_row_per_hook_call(&s);
+
+    // Two stops: the bug blocked with the failing assertion as gap 1, the fix let through.
+    assert_eq!(stop_outcomes(&s), ["block:grind-test", "allow:passed"]);
+    let feedback = stop_feedback(&api);
+    assert_eq!(feedback.len(), 1, "{feedback:#?}");
+    let f = &feedback[0];
+    assert!(
+        f.starts_with("Stop hook feedback:\nBLOCKED: test failed (attempt 1/5) [verification]."),
+        "{f}"
+    );
+    assert!(f.contains("TRIED: `python3 -m unittest discover -s tests` failed (exit 1)"), "{f}");
+    let gap1 = f.lines().find(|l| l.starts_with("1. ")).unwrap_or_else(|| panic!("no gap 1: {f}"));
+    assert!(
+        gap1.contains("AssertionError: 7 != 12"),
+        "gap 1 is the failing assertion: {gap1}\n{f}"
+    );
+    assert!(!f.contains("grind-test"), "an internal rule name reached the agent: {f}");
+    assert_eq!(gate_runs(&s), (2, 0));
+    let show = s.tlc_json(&["gate", "show", "--json"]);
+    assert_eq!(show["passed"], true, "{show}");
+    assert_eq!(
+        show["command"],
+        json!(["python3", "-m", "unittest", "discover", "-s", "tests"]),
+        "{show}"
+    );
+
+    // The read-back: obs why lists the block beside the hooks' decisions.
+    let why = s.tlc_json(&["obs", "why", "50", "--json"]);
+    let stops: Vec<(String, String)> = why
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["subject"] == "stop")
+        .map(|d| {
+            (
+                d["permission"].as_str().unwrap().to_string(),
+                d["rule"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        stops,
+        [
+            ("block".to_string(), "grind-test".to_string()),
+            ("allow".to_string(), "passed".to_string())
+        ],
+        "{why}"
+    );
+    let why_table = s.tlc(&["obs", "why"]);
+    assert!(why_table.contains("block") && why_table.contains("grind-test"), "{why_table}");
+
+    // The statusline showed tlc's figure for the session while it ran (from its first stop on),
+    // never more than the client's total.
+    let client_first = run.result["total_cost_usd"].as_f64().expect("total_cost_usd");
+    let shown: Vec<f64> = lines.iter().filter_map(|l| statusline_session_usd(l)).collect();
+    assert!(
+        !shown.is_empty(),
+        "the statusline never showed tlc's session cost while it ran: {lines:#?}"
+    );
+    assert!(
+        shown.iter().all(|c| *c > 0.0 && *c <= client_first + 5e-5),
+        "{shown:?} against {client_first}"
+    );
+
+    // A second session that only writes notes.md runs no test gate.
+    let notes = s.claude(&api, "E2E-NOTES note that mul is done", &[]);
+    ok(&notes);
+    assert_no_unexpected(&api);
+    assert_eq!(gate_runs(&s), (2, 0), "a notes-only session ran a gate");
+    assert_eq!(stop_outcomes(&s).len(), 3);
+    assert!(stop_outcomes(&s)[2].starts_with("allow:"), "{:?}", stop_outcomes(&s));
+
+    // Cost with no import: the sum of the client's own figures, and the import changes nothing.
+    let client_total = client_first + notes.result["total_cost_usd"].as_f64().expect("total_cost_usd");
+    let before = s.tlc_json(&["obs", "cost", "--json"]);
+    let tlc_total = before["totals"]["cost_usd"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no total: {before}"));
+    assert!(
+        (tlc_total - client_total).abs() < 1e-9,
+        "obs cost {tlc_total} against the client's {client_total}"
+    );
+    let import = s.tlc(&["obs", "import", "transcripts"]);
+    assert!(import.contains(" 0 new"), "{import}");
+    let after = s.tlc_json(&["obs", "cost", "--json"]);
+    assert_eq!(after["totals"], before["totals"], "the import changed the cost");
 }

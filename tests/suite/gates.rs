@@ -687,7 +687,9 @@ fn the_same_tree_twice_reuses_the_verdict_without_running_again() {
     assert_eq!(r.stop("s1", false), None);
     let first = r.gate_show();
     assert_eq!((first["passed"].clone(), first["reused"].clone()), (json!(true), json!(false)));
+    // The next turn writes the same content again: a change of this turn, the same tree.
     r.prompt("s1");
+    r.write("src/a.rs", "pub fn same() {}\n");
     assert_eq!(r.stop("s1", false), None);
     let second = r.gate_show();
     assert_eq!(second["reused"], true);
@@ -710,7 +712,8 @@ fn max_loops_two_blocks_twice_then_allows_and_the_next_prompt_gates_again() {
         "capped:budget"
     );
     r.prompt("s1");
-    assert!(r.stop("s1", false).unwrap().contains("(attempt 1/2)"), "a new turn gates again");
+    r.write("src/a.rs", "pub fn loops() {}\n");
+    assert!(r.stop("s1", false).unwrap().contains("(attempt 1/2)"), "a new turn that changes code gates again");
 }
 
 #[test]

@@ -327,12 +327,13 @@ fn an_idle_turn_with_open_gaps_is_blocked_and_a_turn_with_a_tool_call_is_not() {
     assert_eq!(rule, "idle-turn");
     let gate_runs_before: i64 = w.count("SELECT count(*) FROM gate_runs");
 
-    // The next turn calls a tool: not idle (the gate decides again).
+    // The next turn calls a tool and writes the file again: not idle (the gate decides again).
     prompt(&w, "s1");
     let mut bash = real(&w, "04-PreToolUse-Bash.json");
     bash["session_id"] = json!("s1");
     bash["tool_input"]["command"] = json!("cargo test");
     claude_event(&w, bash);
+    w.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
     let reason = stop(&w, "s1", false).unwrap_or_default();
     assert!(!reason.contains("[idle-turn]"), "{reason}");
     assert!(w.count("SELECT count(*) FROM gate_runs") > gate_runs_before, "the gate ran instead");

@@ -148,6 +148,7 @@ fn no_plan_no_gate_and_a_plan_of_ten_thousand_paths_is_capped_and_says_so() {
     );
 
     prompt(&w, "s2");
+    w.write("src/b.txt", "changed again\n");
     let mut paths: Vec<String> = (0..9_999).map(|i| format!("src/gen/f{i}.rs")).collect();
     paths.push("src/b.txt".into());
     let message = format!("HARNESS_PLAN: {}", paths.join(", "));

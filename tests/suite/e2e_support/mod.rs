@@ -217,9 +217,16 @@ impl Scratch {
 
     /// `tlc <args>` in `cwd` with this world's environment.
     pub fn tlc_in(&self, cwd: &Path, args: &[&str]) -> Output {
+        self.tlc_command(cwd, args).stdin(Stdio::null()).output().expect("run tlc")
+    }
+
+    /// The command `tlc <args>` in `cwd` with this world's environment, not started (for a
+    /// pseudo-terminal or a payload on stdin).
+    pub fn tlc_command(&self, cwd: &Path, args: &[&str]) -> Command {
         let mut c = Command::new(TLC);
         self.env(&mut c);
-        c.args(args).current_dir(cwd).stdin(Stdio::null()).output().expect("run tlc")
+        c.args(args).current_dir(cwd);
+        c
     }
 
     /// `tlc <args>` in the repository; asserts success and returns stdout.
