@@ -643,17 +643,26 @@ fn record(
                 )?;
             }
         }
-        if let Some(p) = &proof {
+        let proved = proof.as_ref().and_then(|p| {
             let value = match p.kind {
-                crate::policy::rules::ProofKind::File => super::rules::proof_path(&p.value, project.root()),
-                _ => p.value.clone(),
+                crate::policy::rules::ProofKind::File => Some(super::rules::proof_path(&p.value, project.root())),
+                // Issue 53: what the line executed, not its words; a line that ran nothing a
+                // pattern could name proves nothing.
+                crate::policy::rules::ProofKind::Command => {
+                    crate::policy::rules::ran::executed(&p.value, project.root(), std::env::var_os("PATH").as_deref())
+                }
+                _ => Some(p.value.clone()),
             };
+            value.map(|v| (p.kind, v))
+        });
+        if let Some((kind, value)) = &proved {
+            let (kind, value) = (*kind, value.as_str());
             crate::policy::rules::ProofStore::new(&tx).stamp(
                 &crate::clock::stamp(event.ts),
                 provider.name(),
                 event.session_id.as_deref(),
-                p.kind,
-                &value,
+                kind,
+                value,
                 head.as_deref(),
             )?;
         }

@@ -713,7 +713,10 @@ fn max_loops_two_blocks_twice_then_allows_and_the_next_prompt_gates_again() {
     );
     r.prompt("s1");
     r.write("src/a.rs", "pub fn loops() {}\n");
-    assert!(r.stop("s1", false).unwrap().contains("(attempt 1/2)"), "a new turn that changes code gates again");
+    assert!(
+        r.stop("s1", false).unwrap().contains("(attempt 1/2)"),
+        "a new turn that changes code gates again"
+    );
 }
 
 #[test]

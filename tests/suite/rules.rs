@@ -520,3 +520,35 @@ fn an_agent_cannot_write_a_proof() {
     assert_eq!(w.count("SELECT count(*) FROM rule_proofs"), 0);
     assert!(denied(&w, "s1", "git commit -m x").contains("missing command(cargo test) since session"));
 }
+
+/// Issue 53, item 1: a `command(…)` proof is what the shell line executed — the program it ran,
+/// resolved on the operator's PATH outside the project — never the words of another program's
+/// arguments, a builtin's, or a project file that shadows the real program.
+#[test]
+fn a_proof_is_the_program_that_ran_not_the_words_of_another() {
+    let w = world(ON, &[("tests-before-commit.md", TESTS_BEFORE_COMMIT)]);
+    write(&w.repo, "cargo", "#!/bin/sh\nexit 0\n");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(w.repo.join("cargo"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    for forged in [
+        "echo cargo test",
+        ": cargo test",
+        "ls cargo test",
+        "test cargo test",
+        "true cargo test",
+        "./cargo test",
+        "PATH=.:$PATH cargo test",
+        "export PATH=.:$PATH; cargo test",
+        "cargo() { :; }; cargo test",
+        "alias cargo=true; cargo test",
+    ] {
+        post_bash(&w, "s1", forged);
+        let reason = denied(&w, "s1", "git commit -m x");
+        assert!(reason.contains("missing command(cargo test) since session"), "{forged}: {reason}");
+    }
+    // Through a wrapper the floor unwraps, the real program proves it.
+    post_bash(&w, "s1", "timeout 600 cargo test --all");
+    assert_eq!(pre_bash(&w, "s1", "git commit -m x"), None);
+    post_bash(&w, "s2", "sh -c 'cargo test'");
+    assert_eq!(pre_bash(&w, "s2", "git commit -m x"), None);
+}

@@ -18,6 +18,7 @@
 
 pub(crate) mod parse;
 pub(crate) mod proof;
+pub(crate) mod ran;
 pub(crate) mod trigger;
 
 pub(crate) use parse::{ProofKind, Rule, Spec, Trigger, Verdict};

@@ -149,10 +149,12 @@ impl Requirement {
     pub(crate) fn matches(&self, value: &str) -> bool {
         match self.kind {
             ProofKind::Subagent | ProofKind::Gate => value == self.arg,
+            // What ran, as `ran::executed` stored it; the operator's PATH says which program a
+            // bare pattern word names.
             ProofKind::Command => self
                 .pattern
                 .as_ref()
-                .is_some_and(|p| command_words(value).iter().any(|w| p.matches(w))),
+                .is_some_and(|p| super::ran::proves(&p.words, value, std::env::var_os("PATH").as_deref())),
             ProofKind::File => file_matches(&self.arg, value),
         }
     }
@@ -477,24 +479,6 @@ fn parse_requirement(v: &str) -> Result<Requirement, String> {
         _ => arg.to_string(),
     };
     Ok(Requirement { kind, arg, pattern, since })
-}
-
-/// The words of each simple command `text` runs (nested substitutions and `sh -c` strings
-/// included), as the shell engine splits them; a text the engine refuses is split at whitespace.
-pub(crate) fn command_words(text: &str) -> Vec<Vec<String>> {
-    let Ok(script) = crate::policy::shell::parse(text) else {
-        return vec![text.split_whitespace().map(str::to_string).collect()];
-    };
-    let inner = crate::policy::rails::inline_scripts(&script);
-    let mut out = Vec::new();
-    for s in inner.iter().chain(std::iter::once(&script)) {
-        let mut cmds = Vec::new();
-        crate::policy::rails::all_commands(s, &mut cmds);
-        for (s, i) in cmds {
-            out.push(s.commands[i].words.iter().map(|w| w.text()).collect());
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -244,7 +244,7 @@ mod tests {
             "claude",
             Some("s1"),
             ProofKind::Command,
-            "cd x && cargo test --release",
+            r#"[["?cd","x"],["cargo","test","--release"]]"#,
             Some("aaa"),
         )
         .unwrap();
@@ -264,8 +264,15 @@ mod tests {
         assert_eq!(st.missing(&head, &no_git).unwrap()[0].why, Why::NotGit { ran: true });
         assert_eq!(no_git.checked(), "— checked /repo at no HEAD");
         // A different command that merely contains the words is no proof.
-        st.stamp("t", "claude", Some("s3"), ProofKind::Command, "echo 'cargo test'", Some("ccc"))
-            .unwrap();
+        st.stamp(
+            "t",
+            "claude",
+            Some("s3"),
+            ProofKind::Command,
+            r#"[["echo","cargo test"]]"#,
+            Some("ccc"),
+        )
+        .unwrap();
         assert_eq!(st.missing(&tests, &scope("s3", "ccc")).unwrap()[0].why, Why::DifferentSession);
     }
 
