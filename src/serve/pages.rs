@@ -667,6 +667,10 @@ fn timeline_entry(e: &Value) -> String {
     for d in decisions {
         let p = s(d, "permission");
         let rule = s(d, "rule");
+        // A call let through by no rule says no more than its "allowed" beside the tool.
+        if p == "allow" && (rule.is_empty() || rule == "none") && s(d, "reason").is_empty() {
+            continue;
+        }
         let mut line = format!(
             "<div class=\"decision {}\"><strong>{}</strong>",
             tone(&p),
@@ -678,13 +682,14 @@ fn timeline_entry(e: &Value) -> String {
         line.push_str(&format!(" · posture {}", esc(&s(d, "posture"))));
         let detail = s(d, "detail");
         if !detail.is_empty()
+            && detail != tool
             && !HEADLINE_ATTRS
                 .iter()
                 .any(|k| attrs.get(*k).and_then(Value::as_str) == Some(detail.as_str()))
         {
             line.push_str(&format!(" · about <code>{}</code>", esc(&html::clip(&detail, 500))));
         }
-        let reason = s(d, "reason");
+        let reason = readable(&s(d, "reason"));
         if !reason.is_empty() {
             line.push_str(&format!("<div class=\"reason\">{}</div>", esc_lines(&html::clip(&reason, 2000))));
         }
@@ -750,8 +755,17 @@ fn timeline_entry(e: &Value) -> String {
     }
     let mut rest = attrs.clone();
     if let Some(m) = rest.as_object_mut() {
-        // The hook's own name says what the kind says; the headline attribute is shown above.
+        // The hook's own name says what the kind says; the headline attribute is shown above, and
+        // so are the decision and the outcome the hook copied into its attributes.
         m.remove("event");
+        if !decisions.is_empty() {
+            m.remove("decision");
+            m.remove("rule");
+        }
+        if !outcomes.is_empty() {
+            m.remove("outcome");
+            m.remove("rule");
+        }
         for key in HEADLINE_ATTRS {
             if m.get(*key).is_some_and(Value::is_string) {
                 m.remove(*key);
@@ -770,6 +784,18 @@ fn timeline_entry(e: &Value) -> String {
         "<li class=\"entry{denied}\"{id}><div class=\"when\">{}</div><div class=\"what\"><div class=\"head\">{head}</div>{body}</div></li>",
         esc(&time)
     )
+}
+
+/// A decision's reason as the timeline shows it: its lines, without the floor's boilerplate (the
+/// same two sentences on every floor denial) and its `rule=` tail (the rule is named beside it),
+/// as `tlc obs why` prints it.
+fn readable(reason: &str) -> String {
+    let lines: Vec<&str> = reason
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("rule=") && !l.starts_with("This is a floor rule"))
+        .collect();
+    lines.join("\n")
 }
 
 fn capitalised(text: &str) -> String {

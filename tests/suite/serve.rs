@@ -802,7 +802,12 @@ pub fn docs_world() -> World {
         .collect();
     files.sort();
     for day in 0..10u32 {
-        let date = format!("2026-11-{:02}", 22 + day);
+        // 2026-11-22 and the nine days after it (a day that does not exist would stamp the hooks
+        // with the machine's clock: TLC_NOW must be a real time).
+        let date = match 22 + day {
+            d @ ..=30 => format!("2026-11-{d:02}"),
+            d => format!("2026-12-{:02}", d - 30),
+        };
         let session = format!("7c0d{day:04}-1f2e-4a5b-9c8d-{:012}", day * 7919);
         let transcript = w.dir.path().join(format!("transcript-{day}.jsonl"));
         let lines = std::fs::read_to_string(fixtures().join("providers/claude/session/transcript.jsonl")).unwrap();
@@ -921,6 +926,9 @@ fn a_blocked_stop_is_told_on_its_session_page_and_the_policy_page_names_the_comm
         "{page:.6000}"
     );
     assert!(page.contains(">rm -rf /<"), "the denied command is named");
+    // The reason as `obs why` prints it: the rule is named beside it, not repeated as `rule=`.
+    assert!(page.contains("FLOOR: `rm` removes /"), "{page:.6000}");
+    assert!(!page.contains("rule=outside-project-destruction"), "{page:.6000}");
     assert!(!page.contains("No rail decided anything"), "a blocked stop decided something");
     // Attributes as fields: no JSON object reaches the page as text.
     assert!(page.contains("<dl class=\"fields\">"), "{page:.4000}");
