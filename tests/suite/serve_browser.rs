@@ -165,7 +165,18 @@ fn chromium_loads_the_overview_and_a_session_page_with_the_figures_obs_cost_prin
 /// timeline, and the denied call reads as denied.
 #[test]
 fn chromium_shows_a_blocked_stops_follow_up_and_gate_output_on_its_session_page() {
-    let (w, follow_up) = blocked_stop_world();
+    let (w, answered) = blocked_stop_world();
+    // The text the page must show is the one the record keeps (stop_outcomes.follow_up), and that
+    // is the text the Stop answered the agent.
+    let follow_up: String = w
+        .db()
+        .query_row(
+            "SELECT follow_up FROM stop_outcomes WHERE session_id = ?1 AND outcome = 'block'",
+            [BLOCKED],
+            |r| r.get(0),
+        )
+        .expect("the blocked stop's follow-up is kept");
+    assert_eq!(follow_up, answered);
     let s = Served::start(&w);
     let mut c = Chromium::start();
     c.viewport(1280, 800, false);
