@@ -353,6 +353,14 @@ impl<'c> GateStore<'c> {
             .optional()
     }
 
+    /// A session's last `limit` runs, oldest first (`tlc serve`'s session timeline: each stop's
+    /// gate and the tail of its output).
+    pub(crate) fn session_runs(&self, provider: &str, session: &str, limit: i64) -> rusqlite::Result<Vec<GateRun>> {
+        let mut st = self.conn.prepare_cached(q::RUNS_OF_SESSION)?;
+        let rows = st.query_map(params![provider, session, limit], GateRun::from_row)?;
+        rows.collect()
+    }
+
     /// The latest run of `gate` with a verdict of its own (not deferred).
     pub(crate) fn latest_verdict(&self, gate: &str) -> rusqlite::Result<Option<GateRun>> {
         self.conn

@@ -23,6 +23,19 @@ pub(crate) enum Outcome {
 }
 
 impl Outcome {
+    /// The stored name back (the table's CHECK allows no other; anything else reads as `allow`,
+    /// as a stop that was let through).
+    fn parse(name: &str) -> Outcome {
+        match name {
+            "block" => Outcome::Block,
+            "advisory" => Outcome::Advisory,
+            "capped" => Outcome::Capped,
+            "paused" => Outcome::Paused,
+            "deferred" => Outcome::Deferred,
+            _ => Outcome::Allow,
+        }
+    }
+
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             Outcome::Allow => "allow",
@@ -44,6 +57,19 @@ pub(crate) struct StopOutcome {
     pub attempt: i64,
     pub fingerprint: Option<String>,
     pub detail: Option<String>,
+}
+
+/// One stop of a session as the timeline shows it: when, which turn, its outcome, and the text it
+/// sent the agent (a block's follow-up, a let-through stop's advice; `None` when it sent none or
+/// was recorded before V14 kept it).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub(crate) struct StopRecord {
+    pub id: i64,
+    pub ts: String,
+    pub turn: Option<i64>,
+    #[serde(flatten)]
+    pub stop: StopOutcome,
+    pub follow_up: Option<String>,
 }
 
 /// A session's turn row.
@@ -296,6 +322,29 @@ impl<'c> TurnStore<'c> {
         ])
     }
 
+    /// A session's last `limit` stops, oldest first, each with the text it sent the agent
+    /// (`tlc serve`'s session timeline).
+    pub(crate) fn session_stops(&self, provider: &str, session: &str, limit: i64) -> rusqlite::Result<Vec<StopRecord>> {
+        let mut stmt = self.conn.prepare_cached(q::OUTCOMES_OF_SESSION)?;
+        let rows = stmt.query_map(params![provider, session, limit], |r| {
+            let outcome: String = r.get(4)?;
+            Ok(StopRecord {
+                id: r.get(0)?,
+                ts: r.get(1)?,
+                turn: r.get(2)?,
+                stop: StopOutcome {
+                    attempt: r.get(3)?,
+                    outcome: Outcome::parse(&outcome),
+                    rule: r.get(5)?,
+                    fingerprint: r.get(6)?,
+                    detail: r.get(7)?,
+                },
+                follow_up: r.get(8)?,
+            })
+        })?;
+        rows.collect()
+    }
+
     /// A session's latest stop outcomes, newest first: (ts, turn, outcome).
     pub(crate) fn outcomes(&self, provider: &str, session: &str, limit: i64) -> rusqlite::Result<Vec<(String, Option<i64>, StopOutcome)>> {
         let mut stmt = self.conn.prepare_cached(q::OUTCOMES_LIST)?;
@@ -306,14 +355,7 @@ impl<'c> TurnStore<'c> {
                 r.get(1)?,
                 StopOutcome {
                     attempt: r.get(2)?,
-                    outcome: match outcome.as_str() {
-                        "block" => Outcome::Block,
-                        "advisory" => Outcome::Advisory,
-                        "capped" => Outcome::Capped,
-                        "paused" => Outcome::Paused,
-                        "deferred" => Outcome::Deferred,
-                        _ => Outcome::Allow,
-                    },
+                    outcome: Outcome::parse(&outcome),
                     rule: r.get(4)?,
                     fingerprint: r.get(5)?,
                     detail: r.get(6)?,

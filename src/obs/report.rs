@@ -525,3 +525,88 @@ impl Reports<'_> {
         rows.collect()
     }
 }
+
+/// One decision of a hook in a session, with the event it answered (`tlc serve`'s timeline puts
+/// it beside that tool call, command or prompt).
+#[derive(Debug, Serialize)]
+pub(crate) struct SessionDecision {
+    pub id: i64,
+    pub event_id: Option<i64>,
+    pub ts: String,
+    pub subject: String,
+    pub permission: String,
+    pub posture: String,
+    pub rule: String,
+    pub reason: Option<String>,
+    /// What it was about: the command or the file.
+    pub detail: Option<String>,
+}
+
+/// A denial or a question the hooks answered, anywhere in the repository (`tlc serve`'s Policy
+/// page).
+#[derive(Debug, Serialize)]
+pub(crate) struct InterruptionRecord {
+    pub id: i64,
+    pub ts: String,
+    pub provider: String,
+    pub session_id: Option<String>,
+    pub subject: String,
+    pub permission: String,
+    pub posture: String,
+    pub rule: String,
+    pub reason: Option<String>,
+    /// What it was about: the command or the file.
+    pub detail: Option<String>,
+    /// A floor rule's denial: kept out of the interruption rate (no posture chooses it).
+    pub floor: bool,
+}
+
+impl Reports<'_> {
+    /// One session's last `limit` events on every plane but the model's API calls, oldest first:
+    /// the prompts, tool calls, stops and the rest a timeline tells.
+    pub(crate) fn session_story(&self, provider: &str, session: &str, limit: i64) -> rusqlite::Result<Vec<EventLine>> {
+        let mut st = self.conn.prepare_cached(q::SESSION_STORY)?;
+        let rows = st.query_map(params![session, provider, limit], event_line)?;
+        rows.collect()
+    }
+
+    /// One session's last `limit` decisions, oldest first.
+    pub(crate) fn session_decisions(&self, provider: &str, session: &str, limit: i64) -> rusqlite::Result<Vec<SessionDecision>> {
+        let mut st = self.conn.prepare_cached(q::SESSION_DECISIONS)?;
+        let rows = st.query_map(params![session, provider, limit], |r| {
+            Ok(SessionDecision {
+                id: r.get(0)?,
+                event_id: r.get(1)?,
+                ts: r.get(2)?,
+                subject: r.get(3)?,
+                permission: r.get(4)?,
+                posture: r.get(5)?,
+                rule: r.get(6)?,
+                reason: r.get(7)?,
+                detail: r.get(8)?,
+            })
+        })?;
+        rows.collect()
+    }
+
+    /// The last `limit` denials and questions of every session, newest first.
+    pub(crate) fn recent_interruptions(&self, limit: i64) -> rusqlite::Result<Vec<InterruptionRecord>> {
+        let mut st = self.conn.prepare_cached(q::RECENT_INTERRUPTIONS)?;
+        let rows = st.query_map([limit], |r| {
+            Ok(InterruptionRecord {
+                id: r.get(0)?,
+                ts: r.get(1)?,
+                provider: r.get(2)?,
+                session_id: r.get(3)?,
+                subject: r.get(4)?,
+                permission: r.get(5)?,
+                posture: r.get(6)?,
+                rule: r.get(7)?,
+                reason: r.get(8)?,
+                detail: r.get(9)?,
+                floor: r.get(10)?,
+            })
+        })?;
+        rows.collect()
+    }
+}

@@ -14,6 +14,7 @@ use crate::policy::integrity::IntegrityStore;
 use crate::store::{DbKind, PooledConnection, StoreError};
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
 /// Why a page could not be made: each names what it is about.
 #[derive(Debug, thiserror::Error)]
@@ -355,6 +356,7 @@ pub(crate) fn session(state: &State, id: &str, events: i64) -> Result<Value, Pag
         }
     };
     let report = report_value(&db, conn, &provider, &session)?.ok_or_else(not_found)?;
+    let timeline = timeline(&db, conn, &provider, &session)?;
     let mut planes = serde_json::Map::new();
     for plane in ["signal", "debug", "audit"] {
         let rows = reports
@@ -364,6 +366,7 @@ pub(crate) fn session(state: &State, id: &str, events: i64) -> Result<Value, Pag
     }
     Ok(json!({
         "report": report,
+        "timeline": timeline,
         "events": planes,
         "commands": {
             "report": format!("tlc obs report {session} --json"),
@@ -371,6 +374,179 @@ pub(crate) fn session(state: &State, id: &str, events: i64) -> Result<Value, Pag
         },
         "database": db.describe(),
     }))
+}
+
+/// The events a session's timeline tells at most (the last ones): a few turns of a busy session.
+pub(crate) const TIMELINE_EVENTS: i64 = 200;
+/// The stops and gate runs read beside them at most.
+const TIMELINE_STOPS: i64 = 100;
+
+/// One entry of a session's timeline: an event of the hooks (a prompt, a tool call, a stop, …)
+/// with the decisions that answered it and, for a stop, its outcomes (one per rule that decided)
+/// and the gate runs it judged by. A decision, an outcome or a run whose event is not among those
+/// read stands alone (its `kind` is then `decision`, `stop.outcome` or `gate.run`).
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct TimelineEntry {
+    pub ts: String,
+    pub kind: String,
+    /// The event's id (none for an entry standing alone).
+    pub event_id: Option<i64>,
+    pub tool: Option<String>,
+    pub duration_ms: Option<i64>,
+    pub attrs: Value,
+    pub decisions: Vec<crate::obs::report::SessionDecision>,
+    pub outcomes: Vec<crate::gate::turn::StopRecord>,
+    pub gate_runs: Vec<Value>,
+}
+
+impl TimelineEntry {
+    fn bare(ts: String, kind: &str) -> TimelineEntry {
+        TimelineEntry {
+            ts,
+            kind: kind.into(),
+            event_id: None,
+            tool: None,
+            duration_ms: None,
+            attrs: json!({}),
+            decisions: Vec::new(),
+            outcomes: Vec::new(),
+            gate_runs: Vec::new(),
+        }
+    }
+}
+
+/// A gate run as the timeline shows it: what ran, its verdict, and the tail of its output.
+fn run_value(r: &crate::gate::GateRun) -> Value {
+    json!({
+        "id": r.id,
+        "gate": r.gate,
+        "command": r.command,
+        "files": r.files,
+        "verdict": r.verdict,
+        "classification": r.classification(),
+        "exit_code": r.exit_code,
+        "reused": r.reused,
+        "attempt": r.attempt,
+        "started_at": r.started_at,
+        "duration_ms": r.duration_ms,
+        "output_tail": r.output_tail,
+    })
+}
+
+/// What the timeline merges, in the order it is told at one instant: an event before the
+/// decision on it, a stop's outcome (stamped when the stop began judging) before its gate runs.
+enum Item {
+    Event(TimelineEntry),
+    Decision(crate::obs::report::SessionDecision),
+    Outcome(crate::gate::turn::StopRecord),
+    Run(Value),
+}
+
+impl Item {
+    fn rank(&self) -> u8 {
+        match self {
+            Item::Event(_) => 0,
+            Item::Decision(_) => 1,
+            Item::Outcome(_) => 2,
+            Item::Run(_) => 3,
+        }
+    }
+}
+
+/// A session's story, oldest first: its last [`TIMELINE_EVENTS`] events (the model's API calls
+/// left to the totals), each tool call with the hooks' decision on it, each stop with its
+/// outcomes, the text it sent the agent and the gate runs it judged by.
+fn timeline(db: &Db, conn: &rusqlite::Connection, provider: &str, session: &str) -> Result<Vec<TimelineEntry>, PageError> {
+    let err = |e: rusqlite::Error| db.read_error(e);
+    let reports = Reports::new(conn);
+    let events = reports.session_story(provider, session, TIMELINE_EVENTS).map_err(err)?;
+    let decisions = reports.session_decisions(provider, session, TIMELINE_EVENTS).map_err(err)?;
+    let stops = crate::gate::turn::TurnStore::new(conn)
+        .session_stops(provider, session, TIMELINE_STOPS)
+        .map_err(err)?;
+    let runs = crate::gate::GateStore::new(conn)
+        .session_runs(provider, session, TIMELINE_STOPS)
+        .map_err(err)?;
+    // When the events were cut, what happened before the first one kept is cut too: a decision
+    // or a stop alone at the top would read as the session's start.
+    let from = match events.first() {
+        Some(e) if events.len() as i64 == TIMELINE_EVENTS => Some(e.ts.clone()),
+        _ => None,
+    };
+    let kept = |ts: &str| from.as_deref().is_none_or(|f| ts >= f);
+    let ids: std::collections::BTreeSet<i64> = events.iter().map(|e| e.id).collect();
+    let mut items: Vec<(String, Item)> = Vec::with_capacity(events.len() + decisions.len() + stops.len() + runs.len());
+    for e in events {
+        let entry = TimelineEntry {
+            event_id: Some(e.id),
+            tool: e.tool,
+            duration_ms: e.duration_ms,
+            attrs: e.attrs,
+            ..TimelineEntry::bare(e.ts.clone(), &e.kind)
+        };
+        items.push((e.ts, Item::Event(entry)));
+    }
+    for d in decisions {
+        if d.event_id.is_some_and(|id| ids.contains(&id)) || kept(&d.ts) {
+            items.push((d.ts.clone(), Item::Decision(d)));
+        }
+    }
+    for st in stops.into_iter().filter(|s| kept(&s.ts)) {
+        items.push((st.ts.clone(), Item::Outcome(st)));
+    }
+    for r in runs.iter().filter(|r| kept(&r.started_at)) {
+        items.push((r.started_at.clone(), Item::Run(run_value(r))));
+    }
+    // Stable: at one instant and rank, the order each was read in (by id).
+    items.sort_by(|a, b| (&a.0, a.1.rank()).cmp(&(&b.0, b.1.rank())));
+    let mut out: Vec<TimelineEntry> = Vec::with_capacity(items.len());
+    let mut event_at: BTreeMap<i64, usize> = BTreeMap::new();
+    // The stop event whose judging is under way: its outcomes and runs follow it, until the next
+    // stop event or prompt.
+    let mut open_stop: Option<usize> = None;
+    for (ts, item) in items {
+        match item {
+            Item::Event(entry) => {
+                let stop = matches!(entry.kind.as_str(), "stop" | "stop.failure");
+                if stop || entry.kind == "prompt.submit" {
+                    open_stop = None;
+                }
+                if let Some(id) = entry.event_id {
+                    event_at.insert(id, out.len());
+                }
+                if stop {
+                    open_stop = Some(out.len());
+                }
+                out.push(entry);
+            }
+            Item::Decision(d) => match d.event_id.and_then(|id| event_at.get(&id)) {
+                Some(&at) => out[at].decisions.push(d),
+                None => {
+                    let mut alone = TimelineEntry::bare(ts, "decision");
+                    alone.decisions.push(d);
+                    out.push(alone);
+                }
+            },
+            Item::Outcome(o) => match open_stop {
+                Some(at) => out[at].outcomes.push(o),
+                None => {
+                    let mut alone = TimelineEntry::bare(ts, "stop.outcome");
+                    alone.outcomes.push(o);
+                    open_stop = Some(out.len());
+                    out.push(alone);
+                }
+            },
+            Item::Run(r) => match open_stop {
+                Some(at) => out[at].gate_runs.push(r),
+                None => {
+                    let mut alone = TimelineEntry::bare(ts, "gate.run");
+                    alone.gate_runs.push(r);
+                    out.push(alone);
+                }
+            },
+        }
+    }
+    Ok(out)
 }
 
 /// The rows of `views` in the project database, keyed by view name.
@@ -399,19 +575,33 @@ pub(crate) fn gates(state: &State) -> Result<Value, PageError> {
     )
 }
 
-/// `/policy`: floor denials and interruptions by rule, and the policy divergences recorded.
+/// The denials and questions the Policy page lists one by one (the newest).
+pub(crate) const RECENT_INTERRUPTIONS: i64 = 50;
+
+/// `/policy`: floor denials and interruptions by rule, the latest of them one by one with the
+/// command or file each was about, and the policy divergences recorded.
 pub(crate) fn policy(state: &State) -> Result<Value, PageError> {
     let mut v = project_views(state, &["floor_denials_by_rule", "interruptions_by_posture"])?;
-    let divergences = match project(state)? {
+    let (divergences, recent) = match project(state)? {
         Some(db) => match &db.conn {
-            Some(conn) => serde_json::to_value(IntegrityStore::new(conn).divergence_records().map_err(|e| db.read_error(e))?)
-                .map_err(|e| db.read_error(e))?,
-            None => json!([]),
+            Some(conn) => {
+                let err = |e: rusqlite::Error| db.read_error(e);
+                let divergences = IntegrityStore::new(conn).divergence_records().map_err(err)?;
+                let recent = Reports::new(conn).recent_interruptions(RECENT_INTERRUPTIONS).map_err(err)?;
+                (
+                    serde_json::to_value(divergences).map_err(|e| db.read_error(e))?,
+                    serde_json::to_value(recent).map_err(|e| db.read_error(e))?,
+                )
+            }
+            None => (json!([]), json!([])),
         },
-        None => json!([]),
+        None => (json!([]), json!([])),
     };
     v["divergences"] = divergences;
     v["commands"]["divergences"] = "tlc policy --json (its history)".into();
+    v["recent_interruptions"] = recent;
+    v["commands"]["recent_interruptions"] =
+        format!("tlc obs export decision_log --db project --format json (its last {RECENT_INTERRUPTIONS} rows that deny or ask)").into();
     Ok(v)
 }
 

@@ -14,7 +14,16 @@ pub(crate) const REFRESH_SNIPPET: &str = "(()=>{const m=document.querySelector('
 /// `text` made safe for HTML text and attribute values: `& < > " '` as entities, and the
 /// controls and direction marks that could disguise it shown as escapes (as the terminal does).
 pub(crate) fn esc(text: &str) -> String {
-    let text = render::escape_controls(text);
+    entities(&render::escape_controls(text))
+}
+
+/// [`esc`] for text that is lines by design (a follow-up, a gate's output, a prompt): its line
+/// breaks and tabs stay, every other control is shown escaped.
+pub(crate) fn esc_lines(text: &str) -> String {
+    entities(&render::escape(text, true))
+}
+
+fn entities(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         match c {
@@ -59,10 +68,24 @@ pub(crate) fn session_href(id: &str) -> String {
 }
 
 /// USD as the terminal shows it; "unknown" when nothing was priced, a `*` when part was not.
+/// A zero is `$0.00` when it is known and "unknown" when it is only the sum of what had no price
+/// (six zeros after the point read as a measured figure).
 pub(crate) fn usd(v: Option<f64>, complete: bool) -> String {
     match v {
         None => "unknown".into(),
-        Some(v) => format!("{}{}", render::usd(v), if complete { "" } else { "*" }),
+        Some(v) if v == 0.0 && !complete => "unknown".into(),
+        Some(v) => format!("{}{}", amount(v), if complete { "" } else { "*" }),
+    }
+}
+
+/// A known amount of USD as the terminal writes it, but a zero as `$0.00`: the terminal's six
+/// decimals for small sums make a zero read as a measured figure (every amount a page writes goes
+/// through here).
+pub(crate) fn amount(v: f64) -> String {
+    if v == 0.0 {
+        "$0.00".into()
+    } else {
+        render::usd(v)
     }
 }
 
@@ -78,6 +101,81 @@ pub(crate) fn when(stamp: &str) -> String {
     }
 }
 
+/// A stamp's moment as the timeline shows it, `HH:MM:SS` (UTC, as stored), and its day.
+pub(crate) fn moment(stamp: &str) -> (String, String) {
+    match (stamp.get(..10), stamp.get(11..19)) {
+        (Some(day), Some(time)) => (time.to_string(), day.to_string()),
+        _ => (stamp.to_string(), String::new()),
+    }
+}
+
+/// The characters of one attribute's text a page shows (the rest is counted).
+const FIELD_CHARS: usize = 1200;
+/// How deep nested attributes are drawn as nested fields (deeper ones are counted).
+const FIELD_DEPTH: usize = 4;
+
+/// `text` cut at `max` characters, saying how many more there were.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    let n = text.chars().count();
+    if n <= max {
+        return text.to_string();
+    }
+    format!("{}… ({} more characters)", text.chars().take(max).collect::<String>(), n - max)
+}
+
+/// Attributes (a JSON object) as fields: a definition list of name and value, a nested object as
+/// a nested list, a list of plain values joined by commas, text of several lines kept in lines.
+/// Every name and value is escaped; no JSON text reaches the page.
+pub(crate) fn fields(v: &serde_json::Value) -> String {
+    fields_at(v, 0)
+}
+
+fn fields_at(v: &serde_json::Value, depth: usize) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) if m.is_empty() => String::new(),
+        Value::Object(m) if depth >= FIELD_DEPTH => format!("<span class=\"muted\">{} fields</span>", m.len()),
+        Value::Object(m) => {
+            let mut out = String::from("<dl class=\"fields\">");
+            for (k, val) in m {
+                out.push_str(&format!("<dt>{}</dt><dd>{}</dd>", esc(k), field_value(val, depth)));
+            }
+            out + "</dl>"
+        }
+        other => field_value(other, depth),
+    }
+}
+
+fn field_value(v: &serde_json::Value, depth: usize) -> String {
+    use serde_json::Value;
+    let plain = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(if *b { "yes" } else { "no" }.to_string()),
+        Value::Null => Some("none".to_string()),
+        _ => None,
+    };
+    match v {
+        Value::String(s) if s.contains('\n') => format!("<pre>{}</pre>", esc_lines(&clip(s, FIELD_CHARS))),
+        Value::Array(a) if a.is_empty() => "<span class=\"muted\">none</span>".into(),
+        Value::Array(a) if a.iter().all(|x| plain(x).is_some()) => {
+            let joined: Vec<String> = a.iter().filter_map(plain).collect();
+            esc(&clip(&joined.join(", "), FIELD_CHARS))
+        }
+        Value::Array(a) if depth >= FIELD_DEPTH => format!("<span class=\"muted\">{} items</span>", a.len()),
+        Value::Array(a) => {
+            let mut out = String::from("<ol class=\"items\">");
+            for x in a {
+                out.push_str(&format!("<li>{}</li>", fields_at(x, depth + 1)));
+            }
+            out + "</ol>"
+        }
+        Value::Object(m) if m.is_empty() => "<span class=\"muted\">none</span>".into(),
+        Value::Object(_) => fields_at(v, depth + 1),
+        other => esc(&clip(&plain(other).unwrap_or_default(), FIELD_CHARS)),
+    }
+}
+
 /// One cell of a table.
 pub(crate) enum Cell {
     Text(String),
@@ -85,8 +183,10 @@ pub(crate) enum Cell {
     Num(String),
     /// A link inside the dashboard: (href, text); the href is built by this module's functions.
     Link(String, String),
-    /// Monospaced text (ids, commands, attributes).
+    /// Monospaced text (ids, commands).
     Code(String),
+    /// Attributes drawn as fields ([`fields`]).
+    Fields(serde_json::Value),
 }
 
 impl Cell {
@@ -96,6 +196,7 @@ impl Cell {
             Cell::Num(t) => format!("<td class=\"num\">{}</td>", esc(t)),
             Cell::Link(h, t) => format!("<td><a href=\"{}\">{}</a></td>", esc(h), esc(t)),
             Cell::Code(t) => format!("<td><code>{}</code></td>", esc(t)),
+            Cell::Fields(v) => format!("<td>{}</td>", fields(v)),
         }
     }
 }
@@ -216,5 +317,42 @@ mod tests {
             "{t}"
         );
         assert_eq!(session_href("a/b c<"), "/sessions/a%2Fb%20c%3C");
+    }
+
+    #[test]
+    fn a_known_zero_is_dollars_an_unknown_one_is_unknown() {
+        assert_eq!(usd(Some(0.0), true), "$0.00");
+        assert_eq!(usd(Some(0.0), false), "unknown");
+        assert_eq!(usd(None, true), "unknown");
+        assert_eq!(usd(Some(0.0511), true), "$0.0511");
+        assert_eq!(usd(Some(0.0511), false), "$0.0511*");
+        assert_eq!(amount(0.0), "$0.00");
+        assert_eq!(amount(0.000002), "$0.000002");
+    }
+
+    #[test]
+    fn attributes_are_fields_escaped_never_json_text() {
+        let v = serde_json::json!({
+            "command": "rm -rf / <x>",
+            "stop_hook_active": false,
+            "files": ["a.rs", "b.rs"],
+            "tool_response": {"status": "ok", "lines": 3},
+            "output": "line one\nline two",
+            "empty": {},
+        });
+        let out = fields(&v);
+        assert!(out.starts_with("<dl class=\"fields\">"), "{out}");
+        assert!(out.contains("<dt>command</dt><dd>rm -rf / &lt;x&gt;</dd>"), "{out}");
+        assert!(out.contains("<dt>stop_hook_active</dt><dd>no</dd>"), "{out}");
+        assert!(out.contains("<dt>files</dt><dd>a.rs, b.rs</dd>"), "{out}");
+        assert!(
+            out.contains("<dt>tool_response</dt><dd><dl class=\"fields\"><dt>status</dt><dd>ok</dd><dt>lines</dt><dd>3</dd></dl>"),
+            "{out}"
+        );
+        assert!(out.contains("<pre>line one\nline two</pre>"), "{out}");
+        assert_eq!(esc_lines("a\n<b>\x1b"), "a\n&lt;b&gt;\\x1b");
+        assert!(!out.contains('{') && !out.contains("\"status\""), "{out}");
+        assert_eq!(fields(&serde_json::json!({})), "");
+        assert!(clip(&"x".repeat(10), 4).ends_with("… (6 more characters)"));
     }
 }

@@ -5,7 +5,7 @@
 use super::api;
 use super::data::{self, PageError};
 use super::guard::Req;
-use super::html::{self, card, esc, h2, int, p, same_as, table, usd, when, Cell, Frame};
+use super::html::{self, card, esc, esc_lines, h2, int, p, same_as, table, usd, when, Cell, Frame};
 use super::respond::Answer;
 use super::svg::{self, Series};
 use super::State;
@@ -135,7 +135,7 @@ fn cost_chart(id: &str, title: &str, report: &Value) -> String {
                 .collect(),
         })
         .collect();
-    svg::stacked_bars(id, title, "USD", &labels, &series, &|v| crate::render::usd(v))
+    svg::stacked_bars(id, title, "USD", &labels, &series, &html::amount)
 }
 
 fn cost_table(id: &str, by: &str, report: &Value) -> String {
@@ -205,7 +205,7 @@ fn overview(state: &State, req: &Req, project: Option<&str>) -> Result<String, P
             label,
             &cost_of(t),
             f(t, "cost_usd"),
-            &format!("{} responses · {} tokens", int(i(t, "responses")), int(i(t, "total_tokens"))),
+            &format!("{} responses · {} total tokens", int(i(t, "responses")), int(i(t, "total_tokens"))),
         ));
     }
     let active = rows(&v["block"]["rows"])
@@ -220,8 +220,8 @@ fn overview(state: &State, req: &Req, project: Option<&str>) -> Result<String, P
             let note = match burn {
                 Some(rate) => format!(
                     "burn {}/h · projected {} · {}h{:02}m left",
-                    crate::render::usd(rate),
-                    crate::render::usd(f(proj, "total_cost").unwrap_or(0.0)),
+                    html::amount(rate),
+                    html::amount(f(proj, "total_cost").unwrap_or(0.0)),
                     left / 60,
                     left % 60
                 ),
@@ -323,7 +323,7 @@ fn cost(state: &State, req: &Req, project: Option<&str>) -> Result<String, PageE
         "In this window",
         &cost_of(t),
         f(t, "cost_usd"),
-        &format!("{} responses · {} tokens", int(i(t, "responses")), int(i(t, "total_tokens"))),
+        &format!("{} responses · {} total tokens", int(i(t, "responses")), int(i(t, "total_tokens"))),
     ));
     body.push_str("</div>");
     body.push_str(&h2(&format!("Cost per {by}, stacked by model ({})", s(&v, "timezone"))));
@@ -371,7 +371,7 @@ fn projects(state: &State, req: &Req, project: Option<&str>) -> Result<String, P
     if !bars.is_empty() {
         body.push_str(&format!(
             "<div class=\"chartbox\">{}</div>",
-            svg::hbars("chart-projects", "Cost by project", &bars, &|v| crate::render::usd(v))
+            svg::hbars("chart-projects", "Cost by project", &bars, &html::amount)
         ));
     }
     body.push_str(&cost_table("projects", "project", cost));
@@ -440,14 +440,15 @@ fn sessions(state: &State, req: &Req, project: Option<&str>) -> Result<String, P
     let v = data::sessions(state, limit, offset)?;
     let mut body = project_notice(&v["database"]);
     let list = rows(&v["sessions"]);
-    let bars: Vec<(String, f64)> = list
+    // Each bar says what the table's cost column says (a session with no usage: "none").
+    let bars: Vec<(String, f64, String)> = list
         .iter()
-        .map(|r| (s(r, "session_id"), f(r, "estimated_cost_usd").unwrap_or(0.0)))
+        .map(|r| (s(r, "session_id"), f(r, "estimated_cost_usd").unwrap_or(0.0), session_cost(r)))
         .collect();
     if bars.iter().any(|b| b.1 > 0.0) {
         body.push_str(&format!(
             "<div class=\"chartbox\">{}</div>",
-            svg::hbars("chart-sessions", "Estimated cost per session", &bars, &|v| crate::render::usd(v))
+            svg::hbars_text("chart-sessions", "Estimated cost per session", &bars)
         ));
     }
     let table_rows: Vec<Vec<Cell>> = list
@@ -464,7 +465,7 @@ fn sessions(state: &State, req: &Req, project: Option<&str>) -> Result<String, P
                 Cell::Num(int(i(r, "prompts"))),
                 Cell::Num(int(i(r, "generations"))),
                 Cell::Num(int(i(r, "denials"))),
-                Cell::Num(int(i(r, "input_tokens") + i(r, "output_tokens"))),
+                Cell::Num(int(total_tokens(r))),
                 Cell::Num(session_cost(r)),
             ]
         })
@@ -481,7 +482,7 @@ fn sessions(state: &State, req: &Req, project: Option<&str>) -> Result<String, P
             "prompts",
             "generations",
             "denials",
-            "tokens in+out",
+            "total tokens",
             "estimated cost",
         ],
         &table_rows,
@@ -524,15 +525,6 @@ fn event_table(id: &str, events: &Value) -> String {
     let body: Vec<Vec<Cell>> = rows(events)
         .iter()
         .map(|e| {
-            let attrs = match &e["attrs"] {
-                Value::Object(m) if m.is_empty() => String::new(),
-                other => other.to_string(),
-            };
-            let attrs = if attrs.chars().count() > 300 {
-                attrs.chars().take(299).collect::<String>() + "…"
-            } else {
-                attrs
-            };
             vec![
                 Cell::Num(i(e, "id").to_string()),
                 Cell::Text(when(&s(e, "ts"))),
@@ -540,8 +532,8 @@ fn event_table(id: &str, events: &Value) -> String {
                 Cell::Text(s(e, "tool")),
                 Cell::Text(s(e, "model")),
                 Cell::Num(e.get("duration_ms").and_then(Value::as_i64).map(int).unwrap_or_default()),
-                Cell::Num(f(e, "cost_usd").map(crate::render::usd).unwrap_or_default()),
-                Cell::Code(attrs),
+                Cell::Num(f(e, "cost_usd").map(html::amount).unwrap_or_default()),
+                Cell::Fields(e["attrs"].clone()),
             ]
         })
         .collect();
@@ -551,6 +543,286 @@ fn event_table(id: &str, events: &Value) -> String {
         &body,
         "No event on this plane.",
     )
+}
+
+/// A session's tokens as `obs cost` counts them in its "total tokens": input, output, cache write
+/// and cache read (the one total every page shows under that name).
+fn total_tokens(r: &Value) -> i64 {
+    ["input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"]
+        .iter()
+        .map(|k| i(r, k))
+        .fold(0i64, i64::saturating_add)
+}
+
+/// What an event of the timeline is, in words.
+fn kind_label(kind: &str) -> &str {
+    match kind {
+        "prompt.submit" => "Prompt",
+        "tool.start" | "shell.start" | "mcp.start" => "Tool call",
+        "tool.end" | "shell.end" | "mcp.end" => "Tool done",
+        "tool.fail" => "Tool failed",
+        "tool.batch" => "Tool batch",
+        "file.read" => "File read",
+        "file.edit" => "File edit",
+        // Not the hook's own name (tlc's words, the same for every provider).
+        "stop" => "Turn end",
+        "stop.failure" => "Turn end after an API error",
+        "stop.outcome" => "Stop outcome",
+        "gate.run" => "Gate run",
+        "decision" => "Decision",
+        "session.start" => "Session start",
+        "session.end" => "Session end",
+        "agent.response" => "Response",
+        "agent.thought" => "Thought",
+        "compact" => "Compaction",
+        "subagent.start" => "Subagent start",
+        "subagent.end" => "Subagent end",
+        "permission.request" => "Permission dialog",
+        "permission.denied" => "Permission denied",
+        "notification" => "Notice",
+        "observe.reading" => "Observation",
+        "hook.fault" => "Hook fault",
+        other => other,
+    }
+}
+
+/// The attribute an event is about, shown on its first line (and not again among its fields).
+const HEADLINE_ATTRS: &[&str] = &["prompt", "command", "file_path", "text", "message", "error_message"];
+
+/// A hook's decision in words: a denied call reads "denied".
+fn permission_words(p: &str) -> &str {
+    match p {
+        "deny" => "denied",
+        "ask" => "asked the operator",
+        "allow" => "allowed",
+        other => other,
+    }
+}
+
+/// A stop's outcome in words.
+fn outcome_words(o: &str) -> &str {
+    match o {
+        "block" => "blocked",
+        "allow" => "let through",
+        "advisory" => "let through with advice",
+        "capped" => "let through: the turn's loop cap was reached",
+        "paused" => "let through: stop checks are paused",
+        "deferred" => "let through: deferred (another session held the gate lock)",
+        other => other,
+    }
+}
+
+/// A class name from a closed set of words (the record's own words never become markup).
+fn tone(word: &str) -> &'static str {
+    match word {
+        "deny" | "block" | "fail" | "config" => "bad",
+        "ask" | "advisory" | "capped" | "deferred" | "paused" | "skipped" => "warn",
+        _ => "ok",
+    }
+}
+
+/// One entry of the timeline (an item of `data::TimelineEntry`'s JSON).
+fn timeline_entry(e: &Value) -> String {
+    let kind = s(e, "kind");
+    let (time, _) = html::moment(&s(e, "ts"));
+    let attrs = &e["attrs"];
+    let decisions = rows(&e["decisions"]);
+    let outcomes = rows(&e["outcomes"]);
+    let runs = rows(&e["gate_runs"]);
+    let mut head = format!("<span class=\"tag\">{}</span>", esc(kind_label(&kind)));
+    let tool = s(e, "tool");
+    if !tool.is_empty() {
+        head.push_str(&format!(" <code class=\"tool\">{}</code>", esc(&tool)));
+    }
+    // The strongest decision on the call is its headline: a denied call reads as denied.
+    let verdict = ["deny", "ask", "allow"]
+        .into_iter()
+        .find(|p| decisions.iter().any(|d| s(d, "permission") == *p));
+    if let Some(p) = verdict {
+        head.push_str(&format!(" <span class=\"verdict {}\">{}</span>", tone(p), esc(permission_words(p))));
+    }
+    if let Some(o) = outcomes.first() {
+        let word = s(o, "outcome");
+        head.push_str(&format!(
+            " <span class=\"verdict {}\">{}</span>",
+            tone(&word),
+            esc(outcome_words(&word))
+        ));
+    }
+    if let Some(ms) = e.get("duration_ms").and_then(Value::as_i64) {
+        head.push_str(&format!(" <span class=\"muted\">{} ms</span>", int(ms)));
+    }
+    let mut body = String::new();
+    for key in HEADLINE_ATTRS {
+        if let Some(Value::String(t)) = attrs.get(*key) {
+            let class = if *key == "command" || *key == "file_path" {
+                "about code"
+            } else {
+                "about"
+            };
+            body.push_str(&format!("<div class=\"{class}\">{}</div>", esc_lines(&html::clip(t, 2000))));
+            break;
+        }
+    }
+    for d in decisions {
+        let p = s(d, "permission");
+        let rule = s(d, "rule");
+        // A call let through by no rule says no more than its "allowed" beside the tool.
+        if p == "allow" && (rule.is_empty() || rule == "none") && s(d, "reason").is_empty() {
+            continue;
+        }
+        let mut line = format!(
+            "<div class=\"decision {}\"><strong>{}</strong>",
+            tone(&p),
+            esc(&capitalised(permission_words(&p)))
+        );
+        if rule != "none" && !rule.is_empty() {
+            line.push_str(&format!(" by rule <code>{}</code>", esc(&rule)));
+        }
+        line.push_str(&format!(" · posture {}", esc(&s(d, "posture"))));
+        let detail = s(d, "detail");
+        if !detail.is_empty()
+            && detail != tool
+            && !HEADLINE_ATTRS
+                .iter()
+                .any(|k| attrs.get(*k).and_then(Value::as_str) == Some(detail.as_str()))
+        {
+            line.push_str(&format!(" · about <code>{}</code>", esc(&html::clip(&detail, 500))));
+        }
+        let reason = readable(&s(d, "reason"));
+        if !reason.is_empty() {
+            line.push_str(&format!("<div class=\"reason\">{}</div>", esc_lines(&html::clip(&reason, 2000))));
+        }
+        body.push_str(&line);
+        body.push_str("</div>");
+    }
+    for o in outcomes {
+        let word = s(o, "outcome");
+        let mut line = format!(
+            "<div class=\"outcome {}\"><strong>Stop {}</strong> · rule <code>{}</code>",
+            tone(&word),
+            esc(outcome_words(&word)),
+            esc(&s(o, "rule"))
+        );
+        if i(o, "attempt") > 0 {
+            line.push_str(&format!(" · attempt {}", i(o, "attempt")));
+        }
+        if let Some(t) = o.get("turn").and_then(Value::as_i64) {
+            line.push_str(&format!(" · turn {t}"));
+        }
+        let detail = s(o, "detail");
+        if !detail.is_empty() {
+            line.push_str(&format!("<div class=\"reason\">{}</div>", esc_lines(&html::clip(&detail, 2000))));
+        }
+        let sent = s(o, "follow_up");
+        if !sent.is_empty() {
+            line.push_str(&format!(
+                "<div class=\"sent\"><div class=\"label\">Sent to the agent</div><pre class=\"follow-up\">{}</pre></div>",
+                esc_lines(&html::clip(&sent, 8000))
+            ));
+        }
+        body.push_str(&line);
+        body.push_str("</div>");
+    }
+    for r in runs {
+        let verdict = s(r, "verdict");
+        let command: Vec<String> = rows(&r["command"]).iter().filter_map(|c| c.as_str().map(str::to_string)).collect();
+        let mut line = format!(
+            "<div class=\"gate-run {}\"><strong>Gate {}</strong>: {}",
+            tone(&verdict),
+            esc(&s(r, "gate")),
+            esc(&s(r, "classification"))
+        );
+        if let Some(code) = r.get("exit_code").and_then(Value::as_i64) {
+            line.push_str(&format!(" · exit {code}"));
+        }
+        if r["reused"].as_bool().unwrap_or(false) {
+            line.push_str(" · verdict reused");
+        }
+        line.push_str(&format!(" · {} ms", int(i(r, "duration_ms"))));
+        if !command.is_empty() {
+            line.push_str(&format!(" · <code>{}</code>", esc(&command.join(" "))));
+        }
+        let tail = s(r, "output_tail");
+        if !tail.trim().is_empty() {
+            line.push_str(&format!(
+                "<div class=\"sent\"><div class=\"label\">Output (its tail)</div><pre class=\"output-tail\">{}</pre></div>",
+                esc_lines(&html::clip(&tail, 8000))
+            ));
+        }
+        body.push_str(&line);
+        body.push_str("</div>");
+    }
+    let mut rest = attrs.clone();
+    if let Some(m) = rest.as_object_mut() {
+        // The hook's own name says what the kind says; the headline attribute is shown above, and
+        // so are the decision and the outcome the hook copied into its attributes.
+        m.remove("event");
+        if !decisions.is_empty() {
+            m.remove("decision");
+            m.remove("rule");
+        }
+        if !outcomes.is_empty() {
+            m.remove("outcome");
+            m.remove("rule");
+        }
+        for key in HEADLINE_ATTRS {
+            if m.get(*key).is_some_and(Value::is_string) {
+                m.remove(*key);
+                break;
+            }
+        }
+    }
+    body.push_str(&html::fields(&rest));
+    let denied = if verdict == Some("deny") { " denied" } else { "" };
+    let id = e
+        .get("event_id")
+        .and_then(Value::as_i64)
+        .map(|n| format!(" id=\"event-{n}\""))
+        .unwrap_or_default();
+    format!(
+        "<li class=\"entry{denied}\"{id}><div class=\"when\">{}</div><div class=\"what\"><div class=\"head\">{head}</div>{body}</div></li>",
+        esc(&time)
+    )
+}
+
+/// A decision's reason as the timeline shows it: its lines, without the floor's boilerplate (the
+/// same two sentences on every floor denial) and its `rule=` tail (the rule is named beside it),
+/// as `tlc obs why` prints it.
+fn readable(reason: &str) -> String {
+    let lines: Vec<&str> = reason
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("rule=") && !l.starts_with("This is a floor rule"))
+        .collect();
+    lines.join("\n")
+}
+
+fn capitalised(text: &str) -> String {
+    let mut c = text.chars();
+    match c.next() {
+        Some(first) => first.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// The session's story, oldest first, a line for each day it crosses.
+fn timeline(entries: &Value) -> String {
+    let list = rows(entries);
+    if list.is_empty() {
+        return "<p class=\"empty\" id=\"timeline\">Nothing recorded in this session yet.</p>".into();
+    }
+    let mut out = String::from("<ol class=\"timeline\" id=\"timeline\">");
+    let mut day = String::new();
+    for e in list {
+        let (_, d) = html::moment(&s(e, "ts"));
+        if d != day {
+            out.push_str(&format!("<li class=\"day\">{} (UTC)</li>", esc(&d)));
+            day = d;
+        }
+        out.push_str(&timeline_entry(e));
+    }
+    out + "</ol>"
 }
 
 fn session(state: &State, req: &Req, project: Option<&str>, id: &str) -> Result<String, PageError> {
@@ -577,13 +849,15 @@ fn session(state: &State, req: &Req, project: Option<&str>, id: &str) -> Result<
     ));
     body.push_str(&card(
         "tokens",
-        "Tokens in / out",
-        &format!("{} / {}", int(i(r, "input_tokens")), int(i(r, "output_tokens"))),
-        None,
+        "Total tokens",
+        &int(total_tokens(r)),
+        Some(total_tokens(r) as f64),
         &format!(
-            "cache read {} · cache write {}",
-            int(i(r, "cache_read_tokens")),
-            int(i(r, "cache_write_tokens"))
+            "input {} · output {} · cache write {} · cache read {}",
+            int(i(r, "input_tokens")),
+            int(i(r, "output_tokens")),
+            int(i(r, "cache_write_tokens")),
+            int(i(r, "cache_read_tokens"))
         ),
     ));
     body.push_str(&card(
@@ -618,6 +892,11 @@ fn session(state: &State, req: &Req, project: Option<&str>, id: &str) -> Result<
         ),
     ));
     body.push_str("</div>");
+    body.push_str(&h2(&format!(
+        "Timeline (the last {} events, the model's API calls left to the totals)",
+        data::TIMELINE_EVENTS
+    )));
+    body.push_str(&timeline(&v["timeline"]));
     body.push_str(&h2("Tools"));
     let tools = rows(&r["tools"]);
     if !tools.is_empty() {
@@ -635,13 +914,15 @@ fn session(state: &State, req: &Req, project: Option<&str>, id: &str) -> Result<
                 Cell::Num(int(i(t, "calls"))),
                 Cell::Num(int(i(t, "ok"))),
                 Cell::Num(int(i(t, "fail"))),
+                Cell::Num(int(i(t, "denied"))),
+                Cell::Num(int(i(t, "asked"))),
                 Cell::Num(int(i(t, "total_ms"))),
             ]
         })
         .collect();
     body.push_str(&table(
         "tools",
-        &["tool", "calls", "ok", "fail", "total ms"],
+        &["tool", "calls", "ok", "fail", "denied", "asked", "total ms"],
         &tool_rows,
         "No tool call.",
     ));
@@ -663,7 +944,7 @@ fn session(state: &State, req: &Req, project: Option<&str>, id: &str) -> Result<
         &subs,
         "No subagent.",
     ));
-    body.push_str(&h2("Interruptions"));
+    body.push_str(&h2(INTERRUPTIONS_TITLE));
     let ints: Vec<Vec<Cell>> = rows(&r["interruptions"])
         .iter()
         .map(|x| {
@@ -682,6 +963,13 @@ fn session(state: &State, req: &Req, project: Option<&str>, id: &str) -> Result<
         &ints,
         "No interruption.",
     ));
+    body.push_str(&h2(FLOOR_TITLE));
+    let floor: Vec<Vec<Cell>> = rows(&r["floor"])
+        .iter()
+        .map(|x| vec![Cell::Text(s(x, "rule")), Cell::Num(int(i(x, "denials")))])
+        .collect();
+    body.push_str(&table("floor", &["floor rule", "denials"], &floor, "No floor denial."));
+    body.push_str(&h2("Rails that fired (the hooks' decisions and the stops' outcomes)"));
     let rails: Vec<Vec<Cell>> = rows(&r["rails"])
         .iter()
         .map(|x| {
@@ -692,7 +980,12 @@ fn session(state: &State, req: &Req, project: Option<&str>, id: &str) -> Result<
             ]
         })
         .collect();
-    body.push_str(&table("rails", &["rail", "decision", "count"], &rails, "No rail decided anything."));
+    body.push_str(&table(
+        "rails",
+        &["rail", "decision or outcome", "times"],
+        &rails,
+        "No rail decided anything: no call was denied or asked about by a rule, no stop was held or let through by one.",
+    ));
     for plane in ["signal", "debug", "audit"] {
         body.push_str(&h2(&format!("Events: {plane} plane (the last {events})")));
         body.push_str(&event_table(&format!("events-{plane}"), &v["events"][plane]));
@@ -711,6 +1004,11 @@ fn session(state: &State, req: &Req, project: Option<&str>, id: &str) -> Result<
         &body,
     ))
 }
+
+/// The interruption rate's table, as `tlc obs report` titles it.
+const INTERRUPTIONS_TITLE: &str = "Interruptions by rule (the rails a posture calibrates)";
+/// The floor's denials, apart from the interruption rate, as `tlc obs report` titles them.
+const FLOOR_TITLE: &str = "Floor denials (kept out of the interruption rate: no posture chooses them)";
 
 fn gates(state: &State, req: &Req, project: Option<&str>) -> Result<String, PageError> {
     req.only(&[])?;
@@ -892,7 +1190,7 @@ fn policy(state: &State, req: &Req, project: Option<&str>) -> Result<String, Pag
     req.only(&[])?;
     let v = data::policy(state)?;
     let mut body = project_notice(&v["database"]);
-    body.push_str(&h2("Floor denials by rule"));
+    body.push_str(&h2(FLOOR_TITLE));
     let mut by_rule: BTreeMap<String, i64> = BTreeMap::new();
     for r in rows(&v["floor_denials_by_rule"]) {
         *by_rule.entry(s(r, "rule")).or_default() += i(r, "denials");
@@ -922,7 +1220,7 @@ fn policy(state: &State, req: &Req, project: Option<&str>) -> Result<String, Pag
         &floor,
         "No floor denial.",
     ));
-    body.push_str(&h2("Interruptions by rule and posture"));
+    body.push_str(&h2("Interruptions by rule and posture (the rails a posture calibrates)"));
     let mut by_rule: BTreeMap<String, i64> = BTreeMap::new();
     for r in rows(&v["interruptions_by_posture"]) {
         *by_rule.entry(s(r, "rule")).or_default() += i(r, "interruptions");
@@ -953,6 +1251,37 @@ fn policy(state: &State, req: &Req, project: Option<&str>) -> Result<String, Pag
         &["rule", "subject", "posture", "asks", "denials", "sessions", "last"],
         &ints,
         "No interruption.",
+    ));
+    body.push_str(&h2(&format!(
+        "The last {} denials and questions, and what each was about",
+        data::RECENT_INTERRUPTIONS
+    )));
+    let recent: Vec<Vec<Cell>> = rows(&v["recent_interruptions"])
+        .iter()
+        .map(|r| {
+            let sid = s(r, "session_id");
+            let session = if sid.is_empty() {
+                Cell::Text(String::new())
+            } else {
+                Cell::Link(html::session_href(&sid), sid)
+            };
+            let floor = r["floor"].as_bool().unwrap_or(false);
+            vec![
+                Cell::Text(when(&s(r, "ts"))),
+                session,
+                Cell::Text(permission_words(&s(r, "permission")).to_string()),
+                Cell::Text(s(r, "rule")),
+                Cell::Text(s(r, "subject")),
+                Cell::Code(html::clip(&s(r, "detail"), 300)),
+                Cell::Text(if floor { "floor (not counted)".into() } else { s(r, "posture") }),
+            ]
+        })
+        .collect();
+    body.push_str(&table(
+        "recent-denials",
+        &["time", "session", "decision", "rule", "subject", "command or file", "posture"],
+        &recent,
+        "No call was denied or asked about.",
     ));
     body.push_str(&h2("Policy divergences"));
     let divs: Vec<Vec<Cell>> = rows(&v["divergences"])

@@ -198,6 +198,65 @@ pub fn recorded() -> World {
     w
 }
 
+/// The session of [`blocked_stop_world`].
+pub const BLOCKED: &str = "b10cced0-5e55-4a1b-9c2d-3e4f5a6b7c8d";
+/// The line the failing test prints: the tail of the gate's output.
+pub const FAILING_ASSERTION: &str = "assertion failed: add(2, 2) == 5";
+
+/// A repository whose test gate fails (`sh tools/t.sh`, as tests/suite/gates.rs drives it): a
+/// Claude Code session is prompted, has `rm -rf /` denied by the floor, edits `src/a.rs`, and its
+/// Stop is blocked by the test gate. Returns the world and the follow-up the Stop answered.
+pub fn blocked_stop_world() -> (World, String) {
+    let w = World::new();
+    w.write(
+        ".tlc/harness/config.toml",
+        "[grind]\nenabled = true\ntestCommand = [\"sh\", \"tools/t.sh\"]\n",
+    );
+    w.write(
+        "tools/t.sh",
+        &format!("#!/bin/sh\necho 'test adds_two ... FAILED'\necho '{FAILING_ASSERTION}'\nexit 1\n"),
+    );
+    w.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b\n}\n");
+    w.git(&["add", "-A"]);
+    w.git(&["commit", "-qm", "init"]);
+    let at = |m: u32| format!("2026-11-21T10:{m:02}:00Z");
+    let hook = |payload: Value, m: u32| {
+        let out = w.hook_with("claude", payload.to_string().as_bytes(), |c| {
+            c.env("TLC_NOW", at(m));
+        });
+        stdout(&out)
+    };
+    hook(
+        serde_json::json!({"hook_event_name": "UserPromptSubmit", "session_id": BLOCKED, "cwd": w.repo, "prompt": "Make add() add"}),
+        1,
+    );
+    let denied = hook(
+        serde_json::json!({"hook_event_name": "PreToolUse", "session_id": BLOCKED, "cwd": w.repo, "tool_name": "Bash",
+                           "tool_use_id": "toolu_rm", "tool_input": {"command": "rm -rf /"}}),
+        2,
+    );
+    assert!(denied.contains("deny"), "the floor denies rm -rf /: {denied}");
+    let edit = serde_json::json!({"session_id": BLOCKED, "cwd": w.repo, "tool_name": "Edit", "tool_use_id": "toolu_edit",
+                                  "tool_input": {"file_path": w.repo.join("src/a.rs"), "old_string": "a + b", "new_string": "a + b + 1"}});
+    let mut pre = edit.clone();
+    pre["hook_event_name"] = "PreToolUse".into();
+    hook(pre, 3);
+    w.write("src/a.rs", "pub fn add(a: u32, b: u32) -> u32 {\n    a + b + 1\n}\n");
+    let mut post = edit;
+    post["hook_event_name"] = "PostToolUse".into();
+    hook(post, 3);
+    let answer = hook(
+        serde_json::json!({"hook_event_name": "Stop", "session_id": BLOCKED, "cwd": w.repo, "stop_hook_active": false,
+                           "last_assistant_message": "Done: add() now adds."}),
+        4,
+    );
+    let v: Value = serde_json::from_str(&answer).unwrap_or_else(|e| panic!("the Stop answered no JSON ({e}): {answer}"));
+    assert_eq!(v["decision"], "block", "{answer}");
+    let reason = v["reason"].as_str().unwrap().to_string();
+    assert!(reason.starts_with("BLOCKED: test failed"), "{reason}");
+    (w, reason)
+}
+
 pub fn json(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text:.500}"))
 }
@@ -743,7 +802,12 @@ pub fn docs_world() -> World {
         .collect();
     files.sort();
     for day in 0..10u32 {
-        let date = format!("2026-11-{:02}", 22 + day);
+        // 2026-11-22 and the nine days after it (a day that does not exist would stamp the hooks
+        // with the machine's clock: TLC_NOW must be a real time).
+        let date = match 22 + day {
+            d @ ..=30 => format!("2026-11-{d:02}"),
+            d => format!("2026-12-{:02}", d - 30),
+        };
         let session = format!("7c0d{day:04}-1f2e-4a5b-9c8d-{:012}", day * 7919);
         let transcript = w.dir.path().join(format!("transcript-{day}.jsonl"));
         let lines = std::fs::read_to_string(fixtures().join("providers/claude/session/transcript.jsonl")).unwrap();
@@ -796,4 +860,348 @@ pub fn docs_world() -> World {
         }
     }
     w
+}
+
+/// Issue 52, item 5: a session's page tells its story — the prompt, the denied call (read as
+/// denied, with its rule and command), the blocked stop with its rule, the follow-up it sent the
+/// agent and the test gate's output — with the events' attributes as fields, never JSON text; the
+/// floor's denial stands apart from the interruption rate, under a title that says so; the Policy
+/// page names the command each denial was about.
+#[test]
+fn a_blocked_stop_is_told_on_its_session_page_and_the_policy_page_names_the_command() {
+    let (w, follow_up) = blocked_stop_world();
+    let s = Served::start(&w);
+    let api = s.ok(&format!("/api/sessions/{BLOCKED}")).json();
+    let timeline = api["timeline"].as_array().expect("a timeline").clone();
+    let kinds: Vec<&str> = timeline.iter().filter_map(|e| e["kind"].as_str()).collect();
+    let at = |k: &str| kinds.iter().position(|x| *x == k).unwrap_or_else(|| panic!("no {k} in {kinds:?}"));
+    assert!(at("prompt.submit") < at("stop"), "oldest first: {kinds:?}");
+    let denied = timeline
+        .iter()
+        .find(|e| e["tool"] == "Bash")
+        .unwrap_or_else(|| panic!("no Bash call: {timeline:?}"));
+    assert_eq!(denied["decisions"][0]["permission"], "deny", "{denied}");
+    assert_eq!(denied["decisions"][0]["rule"], "outside-project-destruction", "{denied}");
+    assert_eq!(denied["attrs"]["command"], "rm -rf /");
+    let stop = &timeline[at("stop")];
+    assert_eq!(stop["outcomes"][0]["outcome"], "block", "{stop}");
+    assert_eq!(stop["outcomes"][0]["rule"], "grind-test", "{stop}");
+    assert_eq!(
+        stop["outcomes"][0]["follow_up"], follow_up,
+        "the text kept is the text the Stop sent"
+    );
+    let run = &stop["gate_runs"][0];
+    assert_eq!(
+        (run["gate"].as_str(), run["verdict"].as_str()),
+        (Some("test"), Some("fail")),
+        "{stop}"
+    );
+    assert!(run["output_tail"].as_str().unwrap().contains(FAILING_ASSERTION), "{run}");
+    // The report's rails count the stop's block: a stop outcome is a decision.
+    assert!(
+        api["report"]["rails"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["rule"] == "grind-test" && r["permission"] == "block"),
+        "{}",
+        api["report"]
+    );
+
+    let page = s.ok(&format!("/sessions/{BLOCKED}")).text();
+    let text = |t: &str| {
+        t.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&#39;")
+    };
+    let first_line = follow_up.lines().next().unwrap();
+    assert!(page.contains(&text(first_line)), "the follow-up is on the page: {first_line}");
+    assert!(page.contains("class=\"follow-up\""), "{page:.4000}");
+    assert!(page.contains(&text(FAILING_ASSERTION)), "the gate's output tail is on the page");
+    assert!(page.contains("Stop blocked") && page.contains("grind-test"), "{page:.4000}");
+    assert!(
+        page.contains(">Denied</strong> by rule <code>outside-project-destruction</code>"),
+        "{page:.6000}"
+    );
+    assert!(page.contains(">rm -rf /<"), "the denied command is named");
+    // The reason as `obs why` prints it: the rule is named beside it, not repeated as `rule=`.
+    assert!(page.contains("FLOOR: `rm` removes /"), "{page:.6000}");
+    assert!(!page.contains("rule=outside-project-destruction"), "{page:.6000}");
+    assert!(!page.contains("No rail decided anything"), "a blocked stop decided something");
+    // Attributes as fields: no JSON object reaches the page as text.
+    assert!(page.contains("<dl class=\"fields\">"), "{page:.4000}");
+    assert!(!page.contains("{&quot;"), "JSON text on the page");
+    // The floor apart from the interruption rate, each table under its own title.
+    assert!(page.contains("<h2>Interruptions by rule (the rails a posture calibrates)</h2>"));
+    let floor_title = "<h2>Floor denials (kept out of the interruption rate: no posture chooses them)</h2>";
+    let floor = page.find(floor_title).expect("the floor's table has its title");
+    assert!(
+        page[floor..].find("<table id=\"floor\"") < page[floor..].find("<h2>Rails that fired"),
+        "the floor's denial is in its own table"
+    );
+    assert!(page[floor..].contains("<td>outside-project-destruction</td>"));
+    assert!(page.contains("<h2>Rails that fired"), "the rails' table has a title");
+
+    let policy = s.ok("/policy").text();
+    assert!(policy.contains(floor_title), "{policy:.3000}");
+    let recent = policy.find("<table id=\"recent-denials\"").expect("the denials one by one");
+    let row = &policy[recent..];
+    assert!(
+        row.contains("<code>rm -rf /</code>") && row.contains("outside-project-destruction"),
+        "{row:.2000}"
+    );
+    let api = s.ok("/api/policy").json();
+    assert_eq!(api["recent_interruptions"][0]["detail"], "rm -rf /", "{api}");
+    assert_eq!(api["recent_interruptions"][0]["floor"], true);
+}
+
+/// The clock of [`hooks_only_world`]: the replayed session's day, after its last response.
+pub const HOOKS_NOW: &str = "2026-11-28T12:00:00Z";
+/// A session whose one response used no token: a known cost of zero.
+pub const ZERO: &str = "0e0e0e0e-0000-4000-8000-000000000000";
+/// A session whose responses came from a model without a price: a cost unknown.
+pub const UNPRICED: &str = "9a9a9a9a-0000-4000-8000-000000000000";
+/// A session with a prompt and no response.
+pub const QUIET: &str = "9e9e9e9e-0000-4000-8000-000000000000";
+
+/// One response of `model` in a transcript, at `ts`.
+fn transcript_line(session: &str, id: &str, ts: &str, model: &str, input: i64, output: i64) -> String {
+    serde_json::json!({
+        "type": "assistant", "sessionId": session, "cwd": "/repo", "uuid": format!("{id}-0"), "requestId": format!("req_{id}"),
+        "timestamp": ts,
+        "message": {"id": format!("msg_{id}"), "type": "message", "role": "assistant", "model": model,
+                    "content": [{"type": "text", "text": "ok"}],
+                    "usage": {"input_tokens": input, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": output}},
+    })
+    .to_string()
+}
+
+/// A record written by the hooks alone — no `tlc obs import`: the replayed Claude Code session
+/// (its responses on 2026-11-28), a session whose one response used no token, one of a model
+/// without a price, and one with a prompt and no response.
+pub fn hooks_only_world() -> World {
+    let w = World::new();
+    replay_claude_session(&w);
+    for (session, line) in [
+        (
+            ZERO,
+            transcript_line(ZERO, "zero", "2026-11-28T11:00:00.000Z", "claude-sonnet-4-5-20250929", 0, 0),
+        ),
+        (
+            UNPRICED,
+            transcript_line(UNPRICED, "unpriced", "2026-11-28T11:10:00.000Z", "acme-unpriced-1", 100, 20),
+        ),
+    ] {
+        let transcript = w.dir.path().join(format!("{session}.jsonl"));
+        std::fs::write(&transcript, line + "\n").unwrap();
+        for event in ["UserPromptSubmit", "Stop"] {
+            let p = serde_json::json!({"hook_event_name": event, "session_id": session, "cwd": w.repo,
+                                       "transcript_path": transcript, "prompt": "go", "stop_hook_active": false});
+            w.hook("claude", p.to_string().as_bytes());
+        }
+    }
+    let p = serde_json::json!({"hook_event_name": "UserPromptSubmit", "session_id": QUIET, "cwd": w.repo, "prompt": "hello"});
+    w.hook("claude", p.to_string().as_bytes());
+    w
+}
+
+/// The cells of the table row that links to `session` (text between the tags).
+fn session_row(page: &str, session: &str) -> Vec<String> {
+    let at = page
+        .find(&format!("<a href=\"/sessions/{session}\">"))
+        .unwrap_or_else(|| panic!("no row for {session}"));
+    let start = page[..at].rfind("<tr>").unwrap();
+    let end = at + page[at..].find("</tr>").unwrap();
+    let cell = regex::Regex::new(r"<td[^>]*>(.*?)</td>").unwrap();
+    let tag = regex::Regex::new(r"<[^>]+>").unwrap();
+    cell.captures_iter(&page[start..end])
+        .map(|c| tag.replace_all(&c[1], "").into_owned())
+        .collect()
+}
+
+/// Issue 52, items 4 and 10: the overview's cost is the sessions' — for a session the hooks
+/// alone recorded (no import), the overview's today is what the sessions page shows, not
+/// "unknown"; a session's tokens are one total everywhere (`obs cost`'s "total tokens"); a zero
+/// that is known reads `$0.00`, one that is not reads "unknown", and no cost is written with six
+/// zeros beside "none".
+#[test]
+fn the_overview_the_session_list_and_obs_cost_agree_on_a_session_the_hooks_alone_recorded() {
+    let w = hooks_only_world();
+    let s = Served::start_in(&w, &w.repo, &[], Some(HOOKS_NOW));
+    let cli = |args: &[&str]| json(&w.ok_env(args, HOOKS_NOW));
+    let overview = s.ok("/api/overview").json();
+    let today = &overview["today"]["totals"];
+    let list = s.ok("/api/sessions").json();
+    let sessions = list["sessions"].as_array().unwrap();
+    let cost_of = |id: &str| {
+        sessions
+            .iter()
+            .find(|r| r["session_id"] == id)
+            .unwrap_or_else(|| panic!("no {id} in {list}"))["estimated_cost_usd"]
+            .as_f64()
+    };
+    let session_cost = cost_of(SESSION).expect("the replayed session is priced");
+    assert!(session_cost > 0.0);
+    assert_eq!(cost_of(ZERO), Some(0.0), "a response of no token costs a known zero");
+    assert_eq!(cost_of(UNPRICED), None);
+    let today_cost = today["cost_usd"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("the overview says unknown: {today}"));
+    assert!(
+        (today_cost - session_cost).abs() <= 1e-12 * session_cost,
+        "today on the overview {today_cost} against the sessions' {session_cost}"
+    );
+    let overview_page = s.ok("/").text();
+    let card = regex::Regex::new(r#"<div class="card" id="today">.*?<div class="figure"[^>]*>([^<]*)</div>"#).unwrap();
+    let figure = card.captures(&overview_page).expect("the today card")[1].to_string();
+    let list_page = s.ok("/sessions").text();
+    let row = session_row(&list_page, SESSION);
+    // Part of today had no price (the unpriced session): the overview marks it, the session's own
+    // figure is whole.
+    assert_eq!(figure.trim_end_matches('*'), row[10], "the overview's today and the session's cost");
+    assert!(figure.ends_with('*'), "{figure}");
+
+    // One total of tokens, named as `obs cost` names it.
+    assert!(list_page.contains("<th>total tokens</th>") && !list_page.contains("in+out"));
+    let by_session = cli(&["obs", "cost", "--here", "--by", "session", "--json"]);
+    let cost_row = by_session["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == SESSION)
+        .expect("the session in obs cost --here --by session")
+        .clone();
+    let total = cost_row["total_tokens"].as_i64().unwrap();
+    assert_eq!(row[9].replace(',', ""), total.to_string(), "the list's total tokens: {row:?}");
+    let page = s.ok(&format!("/sessions/{SESSION}")).text();
+    assert!(
+        page.contains(&format!(
+            "<div class=\"label\">Total tokens</div><div class=\"figure\" data-value=\"{total}\">"
+        )),
+        "{page:.3000}"
+    );
+
+    // Zero, unknown and none, and never six decimals.
+    assert_eq!(session_row(&list_page, ZERO)[10], "$0.00");
+    assert_eq!(session_row(&list_page, UNPRICED)[10], "unknown");
+    assert_eq!(session_row(&list_page, QUIET)[10], "none");
+    for path in ["/sessions", "/", &format!("/sessions/{ZERO}"), "/cost", "/projects"] {
+        let t = s.ok(path).text();
+        assert!(!t.contains("$0.000000"), "{path}: a zero written as a measured figure");
+    }
+    assert!(s.ok(&format!("/sessions/{ZERO}")).text().contains(">$0.00<"));
+}
+
+/// The `<svg id="{id}" …>…</svg>` of `page`.
+fn chart<'p>(page: &'p str, id: &str) -> &'p str {
+    let at = page
+        .find(&format!("<svg id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no chart {id}: {page:.3000}"));
+    let end = at + page[at..].find("</svg>").expect("the chart ends");
+    &page[at..end]
+}
+
+/// Issue 52, item 10: a chart of one day is one narrow bar (as wide as a day of a week), not a
+/// bar across the plot; a session id on the Sessions chart is drawn from its start (anchored at
+/// the left edge, its whole id in its title; only its end is cut), and its bar says what the
+/// table's cost column says.
+#[test]
+fn one_day_is_a_narrow_bar_and_a_session_id_is_drawn_from_its_start() {
+    let w = hooks_only_world();
+    let s = Served::start_in(&w, &w.repo, &[], Some(HOOKS_NOW));
+    let number = |svg: &str, re: &str| -> Vec<f64> {
+        regex::Regex::new(re)
+            .unwrap()
+            .captures_iter(svg)
+            .map(|c| c[1].parse::<f64>().unwrap())
+            .collect()
+    };
+    for (path, id) in [("/", "chart-days"), ("/cost", "chart-cost")] {
+        let page = s.ok(path).text();
+        let svg = chart(&page, id);
+        let width = number(svg, r#"viewBox="0 0 ([0-9.]+) "#)[0];
+        let xs = number(svg, r#"<rect x="([0-9.]+)""#);
+        let widths = number(svg, r#"<rect x="[0-9.]+" y="[0-9.]+" width="([0-9.]+)""#);
+        assert!(!widths.is_empty(), "{path}: no bar in {svg}");
+        let days: std::collections::BTreeSet<String> = xs.iter().map(|x| format!("{x:.1}")).collect();
+        assert_eq!(days.len(), 1, "{path}: one day of responses, one bar: {svg}");
+        for bar in widths {
+            assert!(bar < width / 8.0, "{path}: one day's bar is {bar} of a {width} wide chart");
+        }
+    }
+
+    let page = s.ok("/sessions").text();
+    let svg = chart(&page, "chart-sessions");
+    assert!(
+        !svg.contains("text-anchor=\"end\""),
+        "a label anchored at its end is cut at its start: {svg}"
+    );
+    let label =
+        regex::Regex::new(r#"<text x="([0-9.]+)" y="[0-9.]+" class="tick" text-anchor="start"><title>([^<]*)</title>([^<]*)</text>"#)
+            .unwrap();
+    let labels: Vec<(f64, String, String)> = label
+        .captures_iter(svg)
+        .map(|c| (c[1].parse().unwrap(), c[2].to_string(), c[3].to_string()))
+        .collect();
+    assert!(labels.iter().any(|l| l.1 == SESSION), "{svg}");
+    for (x, whole, drawn) in &labels {
+        assert!(*x >= 0.0, "{whole} starts at {x}");
+        let kept = drawn.trim_end_matches('…');
+        assert!(whole.starts_with(kept) && kept.len() >= 20, "{whole} drawn as {drawn}");
+    }
+    // The bar's figure is the table's: "$0.00" for a known zero, the session's cost otherwise.
+    let row = session_row(&page, SESSION);
+    assert!(svg.contains(&format!(">{}</text>", row[10])), "the bar writes {}: {svg}", row[10]);
+}
+
+/// The titles of `page` (its `<h1>`, then each `<h2>`) and, for each, the ids of the tables (or
+/// their empty notes) under it before the next title.
+fn tables_by_title(page: &str) -> Vec<(String, Vec<String>)> {
+    let piece = regex::Regex::new(r#"<h[12]>([^<]*)</h[12]>|<table id="([^"]+)"|<p class="empty" id="([^"]+)""#).unwrap();
+    let mut out: Vec<(String, Vec<String>)> = vec![(String::new(), Vec::new())];
+    for c in piece.captures_iter(page) {
+        match (c.get(1), c.get(2).or(c.get(3))) {
+            (Some(title), _) => out.push((title.as_str().to_string(), Vec::new())),
+            (None, Some(id)) => out.last_mut().unwrap().1.push(id.as_str().to_string()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Issue 52, item 10: no table stands without a title of its own — on a session page the rails
+/// that fired no longer sit unlabelled under "Interruptions", the floor's denials are a table of
+/// their own — on the session, Policy and Gates pages alike.
+#[test]
+fn every_table_has_a_title_of_its_own() {
+    let (w, _) = blocked_stop_world();
+    let s = Served::start(&w);
+    for path in [
+        format!("/sessions/{BLOCKED}"),
+        "/policy".into(),
+        "/gates".into(),
+        "/sessions".into(),
+    ] {
+        let page = s.ok(&path).text();
+        let sections = tables_by_title(&page);
+        assert!(sections[0].1.is_empty(), "{path}: a table before any title: {sections:?}");
+        for (title, ids) in &sections[1..] {
+            assert!(ids.len() <= 1, "{path}: {ids:?} share the title {title:?}");
+        }
+        if path.starts_with("/sessions/") {
+            let under = |t: &str| {
+                sections
+                    .iter()
+                    .find(|(title, _)| title.starts_with(t))
+                    .unwrap_or_else(|| panic!("{path}: no title {t}: {sections:?}"))
+                    .1
+                    .clone()
+            };
+            assert_eq!(under("Interruptions by rule"), ["interruptions"]);
+            assert_eq!(under("Floor denials"), ["floor"]);
+            assert_eq!(under("Rails that fired"), ["rails"]);
+        }
+    }
 }

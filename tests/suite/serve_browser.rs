@@ -4,7 +4,10 @@
 //! here measures time: the waits are generous for a loaded two-core machine.
 
 use crate::chromium_support::{picture, Chromium};
-use crate::serve::{json, recorded, Served, LIVE, NOW, SCRIPT, SESSION};
+use crate::serve::{
+    blocked_stop_world, hooks_only_world, json, recorded, Served, BLOCKED, FAILING_ASSERTION, HOOKS_NOW, LIVE, NOW, QUIET, SCRIPT, SESSION,
+    UNPRICED, ZERO,
+};
 use serde_json::Value;
 
 /// USD as the pages (and the terminal) write it.
@@ -157,6 +160,107 @@ fn chromium_loads_the_overview_and_a_session_page_with_the_figures_obs_cost_prin
     assert_eq!(figure(&mut c, "today").0, today["totals"]["cost_usd"].as_f64().unwrap());
 }
 
+/// Issue 52, item 5: in a browser, a blocked stop's session page shows the follow-up the stop
+/// sent the agent and the tail of the test gate's output, inside the stop's entry of the
+/// timeline, and the denied call reads as denied.
+#[test]
+fn chromium_shows_a_blocked_stops_follow_up_and_gate_output_on_its_session_page() {
+    let (w, answered) = blocked_stop_world();
+    // The text the page must show is the one the record keeps (stop_outcomes.follow_up), and that
+    // is the text the Stop answered the agent.
+    let follow_up: String = w
+        .db()
+        .query_row(
+            "SELECT follow_up FROM stop_outcomes WHERE session_id = ?1 AND outcome = 'block'",
+            [BLOCKED],
+            |r| r.get(0),
+        )
+        .expect("the blocked stop's follow-up is kept");
+    assert_eq!(follow_up, answered);
+    let s = Served::start(&w);
+    let mut c = Chromium::start();
+    c.viewport(1280, 800, false);
+    let from = c.events.len();
+    c.load(&format!("{}sessions/{BLOCKED}", s.url));
+    assert_eq!(c.errors_since(from), Vec::<String>::new(), "console errors on the session page");
+    assert_not_blank(&c.screenshot(), 1280, "the blocked stop's session page");
+    let text = c.eval("document.body.innerText").as_str().unwrap().to_string();
+    assert!(text.contains("BLOCKED: test failed"), "{text:.3000}");
+    assert!(text.contains(FAILING_ASSERTION), "the gate's output tail: {text:.3000}");
+    // The follow-up as the agent read it, whole, in the stop's entry; the output tail beside it.
+    let entry = c.eval(
+        "(() => { const p = document.querySelector('#timeline pre.follow-up'); if (!p) return null; \
+         const li = p.closest('li'); const r = p.getBoundingClientRect(); \
+         return [p.innerText, li.querySelector('pre.output-tail')?.innerText || '', li.querySelector('.tag').innerText, r.width, r.height]; })()",
+    );
+    assert!(!entry.is_null(), "no follow-up in the timeline");
+    assert_eq!(entry[0].as_str().unwrap().trim_end(), follow_up.trim_end(), "the follow-up as sent");
+    assert!(entry[1].as_str().unwrap().contains(FAILING_ASSERTION), "{entry}");
+    assert_eq!(entry[2], "Turn end");
+    assert!(
+        entry[3].as_f64().unwrap() > 200.0 && entry[4].as_f64().unwrap() > 20.0,
+        "drawn: {entry}"
+    );
+    let denied = c.eval("Array.from(document.querySelectorAll('#timeline li.denied')).map(li => li.innerText).join('\\n---\\n')");
+    let denied = denied.as_str().unwrap();
+    assert!(
+        denied.contains("rm -rf /") && denied.contains("denied") && denied.contains("outside-project-destruction"),
+        "{denied}"
+    );
+    // No JSON text: the attributes are fields.
+    assert_eq!(c.eval("document.body.innerText.includes('{\"')"), Value::Bool(false));
+    assert!(c.eval("document.querySelectorAll('#timeline dl.fields').length").as_i64().unwrap() > 0);
+}
+
+/// Issue 52, item 10: a chart of one day draws one narrow bar (a day's width in a week), not a
+/// bar across the plot; a session id on a chart starts at its left, whole (only its end may be
+/// cut); a phone shows the same.
+#[test]
+fn chromium_draws_one_day_as_a_narrow_bar_and_session_ids_from_their_start() {
+    let w = hooks_only_world();
+    let s = Served::start_in(&w, &w.repo, &[], Some(HOOKS_NOW));
+    let mut c = Chromium::start();
+    for (width, height, phone) in [(1280, 800, false), (390, 844, true)] {
+        c.viewport(width, height, phone);
+        let from = c.events.len();
+        c.load(&s.url);
+        assert_eq!(c.errors_since(from), Vec::<String>::new());
+        let bars = c.eval(
+            "(() => { const svg = document.getElementById('chart-days'); const rects = svg.querySelectorAll('rect'); \
+             const days = new Set(Array.from(rects).map(r => r.getAttribute('x'))); \
+             return [days.size, Math.max(...Array.from(rects).map(r => r.getBoundingClientRect().width)), svg.getBoundingClientRect().width]; })()",
+        );
+        assert_eq!(bars[0], 1, "one day of responses: {bars}");
+        let (bar, chart) = (bars[1].as_f64().unwrap(), bars[2].as_f64().unwrap());
+        assert!(bar > 0.0 && bar < chart / 8.0, "one day's bar is {bar} px of a {chart} px chart");
+
+        let from = c.events.len();
+        c.load(&format!("{}sessions", s.url));
+        assert_eq!(c.errors_since(from), Vec::<String>::new());
+        let labels = c.eval(
+            "(() => { const svg = document.getElementById('chart-sessions'); const box = svg.getBoundingClientRect(); \
+             return Array.from(svg.querySelectorAll('text[text-anchor=start]')).map(t => { const r = t.getBoundingClientRect(); \
+             return [t.textContent, r.left - box.left, box.right - r.right]; }); })()",
+        );
+        let labels = labels.as_array().unwrap();
+        assert!(!labels.is_empty());
+        for l in labels {
+            // The label's text: its <title> (the whole id) then the drawn part.
+            let drawn = l[0].as_str().unwrap();
+            let left = l[1].as_f64().unwrap();
+            assert!(left >= 0.0, "a label starts {left} px left of its chart: {l}");
+            let id = [SESSION, ZERO, UNPRICED, QUIET]
+                .into_iter()
+                .find(|id| drawn.starts_with(*id))
+                .unwrap_or_else(|| panic!("a label that is no session id: {drawn}"));
+            assert!(
+                drawn[id.len()..].starts_with(&id[..20]),
+                "the drawn id starts with the id's start: {drawn}"
+            );
+        }
+    }
+}
+
 /// Writes docs/serve/*.png: one screenshot of each page at 1280×800, over a record with a few
 /// weeks of sessions, gates and decisions. Run by hand when the pages change:
 /// `cargo test --release --test suite serve_browser::docs_screenshots -- --ignored`.
@@ -193,4 +297,17 @@ fn docs_screenshots() {
     c.viewport(390, 844, true);
     c.load(&s.url);
     std::fs::write(out.join("overview-phone.png"), c.screenshot()).unwrap();
+
+    // A session whose stop the test gate blocked: its timeline, from the prompt to the follow-up
+    // the stop sent the agent and the gate's output.
+    let (w, _) = blocked_stop_world();
+    let s = Served::start(&w);
+    c.viewport(1280, 1000, false);
+    let from = c.events.len();
+    c.load(&format!("{}sessions/{BLOCKED}", s.url));
+    assert_eq!(c.errors_since(from), Vec::<String>::new(), "the blocked stop's session page");
+    c.eval("window.scrollTo(0, document.getElementById('timeline').getBoundingClientRect().top + window.scrollY - 60)");
+    let png = c.screenshot();
+    assert_not_blank(&png, 1280, "session-timeline");
+    std::fs::write(out.join("session-timeline.png"), png).unwrap();
 }
