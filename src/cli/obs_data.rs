@@ -37,6 +37,10 @@ pub(crate) struct ExportArgs {
     /// Write to FILE instead of stdout.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// CSV: write text cells as stored, without the `'` that keeps a spreadsheet from reading a
+    /// cell starting `=`, `+`, `-` or `@` as a formula.
+    #[arg(long)]
+    pub raw: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -125,6 +129,7 @@ pub(crate) fn export(ctx: &Ctx, a: ExportArgs) -> anyhow::Result<()> {
         let format = match output.format {
             Format::Json => ExportFormat::Json,
             Format::Jsonl => ExportFormat::Jsonl,
+            _ if a.raw => ExportFormat::CsvRaw,
             _ => ExportFormat::Csv,
         };
         match run(format, &mut sink) {

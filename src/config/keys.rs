@@ -307,7 +307,7 @@ pub const KEYS: &[KeySpec] = &[
         Default::Str("frame"),
         "frame only frames; enforce also asks before a shell command found verbatim in what was read.",
     )
-    .docs("`frame` only frames; `enforce` also keeps the session's last 64,000 characters of untrusted output and asks (`untrusted-command`) before a shell command of 12 characters or more found verbatim in it."),
+    .docs("`frame` only frames; `enforce` also keeps up to 64,000 characters of the session's untrusted output (each read's head and tail and its command-looking lines) and asks (`untrusted-command`) before a shell command of 12 characters or more found verbatim in it."),
     k(
         "untrustedContent.extraTools",
         Kind::StrList,

@@ -79,8 +79,10 @@ pub(crate) fn str_field(v: &Value, key: &str) -> Option<String> {
 pub(crate) struct ToolRead {
     pub tool: String,
     pub command: Option<String>,
-    /// Whitespace collapsed, at most the last `KEEP_CHARS` characters.
+    /// Whitespace collapsed; of a long output its head and tail only.
     pub output: String,
+    /// The output's lines that look like commands, each collapsed.
+    pub commands: Vec<String>,
     pub mcp: bool,
     pub declared: bool,
     pub carries_context: bool,
@@ -92,6 +94,7 @@ impl ToolRead {
             tool: &self.tool,
             command: self.command.as_deref(),
             output: &self.output,
+            commands: &self.commands,
             mcp: self.mcp,
             declared: self.declared,
             carries_context: self.carries_context,

@@ -88,7 +88,10 @@ impl Window {
 /// Output format of an export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ExportFormat {
+    /// A text cell a spreadsheet would read as a formula gets a leading `'` (`render::csv_text`).
     Csv,
+    /// Every cell as stored (controls still made visible): `obs export --raw`.
+    CsvRaw,
     /// One JSON array of objects.
     Json,
     /// One JSON object per line.
@@ -165,15 +168,22 @@ fn export(
     let mut rows = st.query(rusqlite::params_from_iter(args.iter()))?;
     let mut n = 0u64;
     match format {
-        ExportFormat::Csv => {
+        ExportFormat::Csv | ExportFormat::CsvRaw => {
             let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(out);
             w.write_record(cols)?;
             let mut record = csv::StringRecord::new();
             while let Some(row) = rows.next()? {
                 record.clear();
                 for i in 0..cols.len() {
-                    // One record per line, nothing a terminal obeys (as `render::Table::to_csv`).
-                    record.push_field(&crate::render::escape_controls(&cell_text(row.get_ref(i)?)));
+                    // One record per line, nothing a terminal obeys, no formula a spreadsheet
+                    // runs (as `render::Table::to_csv`).
+                    let v = row.get_ref(i)?;
+                    let text = cell_text(v);
+                    let field = match v {
+                        ValueRef::Text(_) if format == ExportFormat::Csv => crate::render::csv_text(&text),
+                        _ => crate::render::escape_controls(&text),
+                    };
+                    record.push_field(&field);
                 }
                 w.write_record(&record)?;
                 n += 1;

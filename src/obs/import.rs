@@ -48,6 +48,10 @@ pub(crate) struct ImportCounts {
     pub unrecognised: u64,
 }
 
+/// Kinds only tlc itself records, from an operator's terminal or its own checks: an imported
+/// line of one is stored as `imported.<kind>`.
+pub(crate) const OWN_KINDS: &[&str] = &["operator.command", "config.scaffolded", "hook.fault"];
+
 const DEBUG_KINDS: &[&str] = &[
     "tool.start",
     "tool.end",
@@ -223,6 +227,13 @@ impl<'c> Importer<'c> {
 
     fn observability(&mut self, v: &Value, dedup: &str) -> rusqlite::Result<bool> {
         let kind = s(v, "kind").unwrap_or_else(|| "unknown".into());
+        // Issue 53: a record of what only tlc itself writes is history, never a fact tlc acts on
+        // (an imported `operator.command` would enter a session's attestation as the operator's).
+        let kind = if OWN_KINDS.contains(&kind.as_str()) {
+            format!("imported.{kind}")
+        } else {
+            kind
+        };
         let provider = s(v, "provider").unwrap_or_else(|| "unknown".into());
         let ts = ts_of(v).unwrap_or_else(crate::clock::now_stamp);
         let session = s(v, "session_id").map(|id| client_session(&provider, id));

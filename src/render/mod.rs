@@ -404,12 +404,16 @@ impl Table {
 
     /// RFC 4180 CSV with a header row. Every control character in a cell, line breaks included,
     /// is written as visible text ([`escape_controls`]: `\n`, `\x1b`, `\u{2028}`), so each record
-    /// is one line and no cell can act on a terminal or a spreadsheet's import.
+    /// is one line and no cell can act on a terminal; a text cell a spreadsheet would read as a
+    /// formula is neutralised ([`csv_text`]).
     pub(crate) fn to_csv(&self) -> anyhow::Result<String> {
         let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new());
         w.write_record(self.headers.iter().map(|h| escape_controls(h).into_owned()))?;
         for row in &self.rows {
-            w.write_record(row.iter().map(|c| escape_controls(&c.plain()).into_owned()))?;
+            w.write_record(row.iter().map(|c| match c {
+                Cell::Text(t) => csv_text(t).into_owned(),
+                other => escape_controls(&other.plain()).into_owned(),
+            }))?;
         }
         Ok(String::from_utf8(w.into_inner()?)?)
     }
@@ -556,6 +560,19 @@ pub fn escape(text: &str, keep_lines: bool) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// A text cell of CSV as a spreadsheet may open it: a cell starting `=`, `+`, `-` or `@` (tab and
+/// carriage return are already visible text after [`escape_controls`]) gets a leading `'`, as
+/// OWASP's CSV-injection advice says, so an agent's command is never read as a formula
+/// (`=HYPERLINK(…)`). Numbers are not text cells and keep their sign.
+pub(crate) fn csv_text(text: &str) -> std::borrow::Cow<'_, str> {
+    let escaped = escape_controls(text);
+    if escaped.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        std::borrow::Cow::Owned(format!("'{escaped}"))
+    } else {
+        escaped
+    }
 }
 
 /// [`escape`] of a single-line field: everything, line breaks included.

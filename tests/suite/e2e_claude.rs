@@ -1066,6 +1066,9 @@ fn failing_test_sends_the_agent_back_on(client: &'static str) {
         conversation(
             "E2E-GATE-AGAIN",
             vec![
+                // The new turn touches the file again: a turn that changed nothing runs no gate
+                // (issue 52, "changed means changed by this turn").
+                Step::Respond(vec![bash("touch src/lib.rs")]),
                 Step::Respond(vec![text("Nothing more to do.")]),
                 Step::Respond(vec![text("Done.")]),
                 Step::Respond(vec![text("Done, again.")]),
@@ -1104,7 +1107,7 @@ fn failing_test_sends_the_agent_back_on(client: &'static str) {
     assert_eq!(show["files"], json!(["src/lib.rs"]), "{show}");
     assert_stops_caught_up(&s, "a_failing_test_sends_the_agent_back_until_the_loop_budget");
 
-    // The next prompt is a new turn: it gates again from attempt 1.
+    // The next prompt is a new turn that changes the file again: it gates again from attempt 1.
     let session = run.result["session_id"].as_str().unwrap().to_string();
     let again = s.claude(&api, "E2E-GATE-AGAIN anything else?", &["--resume", &session]);
     ok(&again);

@@ -816,6 +816,9 @@ fn a_ship_claim_without_evidence_is_blocked_until_fresh_evidence_exists() {
     let ws = r.root().display().to_string();
     let cursor = |payload: Value| stdout(&r.hook_env("cursor", &payload, &[]).0).trim_end().to_string();
     cursor(json!({"hook_event_name": "beforeSubmitPrompt", "conversation_id": "c1", "prompt": "ship it", "workspace_roots": [ws]}));
+    // This turn's own runtime change (an earlier turn's is not this turn's, issue 52).
+    std::thread::sleep(Duration::from_millis(20));
+    r.write("src/a.rs", "pub fn shipped_by_cursor() {}\n");
     let stop = json!({"hook_event_name": "stop", "conversation_id": "c1", "status": "completed", "loop_count": 0, "workspace_roots": [ws]});
     assert_eq!(cursor(stop.clone()), "{}", "no claim in this turn yet");
     cursor(

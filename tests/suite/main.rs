@@ -29,6 +29,7 @@ mod gates;
 mod harness_toolkit;
 mod hook;
 mod hostile;
+mod hostile4;
 mod init_wizard;
 mod install;
 mod lessons;

@@ -104,7 +104,9 @@ fn a_replayed_session_reports_the_counts_it_was_fed() {
         serde_json::from_str(&w.ok(&["obs", "events", "100", "--kind", "shell", "--plane", "all", "--json"])).unwrap();
     assert_eq!(ev.as_array().unwrap().len(), 4);
     let why: serde_json::Value = serde_json::from_str(&w.ok(&["obs", "why", "50", "--json"])).unwrap();
-    assert_eq!(why.as_array().unwrap().len(), 6);
+    // Six decisions of the hooks and the stop's outcome (issue 52: obs why tells the stops too).
+    assert_eq!(why.as_array().unwrap().len(), 7);
+    assert_eq!(why.as_array().unwrap().iter().filter(|d| d["kind"] == "stop").count(), 1, "{why}");
     assert!(why
         .as_array()
         .unwrap()
@@ -132,7 +134,7 @@ fn reports_in_a_repository_with_nothing_recorded_say_so_and_create_nothing() {
     assert!(w.ok(&["obs", "why"]).contains("nothing recorded"));
     assert_eq!(
         w.ok(&["obs", "export", "tool_stats"]).trim(),
-        "session_id,provider,tool,calls,ok,fail,total_ms,worst_ms,first_at,last_at"
+        "session_id,provider,tool,calls,ok,fail,total_ms,worst_ms,first_at,last_at,denied,asked"
     );
     assert_eq!(tree(&w.repo), before_repo);
     assert!(!w.home.exists(), "nothing under the home either");
@@ -170,7 +172,7 @@ fn an_exported_csv_loaded_by_sqlite3_sums_to_the_views_totals() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(
-        text.starts_with("session_id,provider,tool,calls,ok,fail,total_ms,worst_ms,first_at,last_at\r\n"),
+        text.starts_with("session_id,provider,tool,calls,ok,fail,total_ms,worst_ms,first_at,last_at,denied,asked\r\n"),
         "{text}"
     );
     assert!(text.contains("T") && text.contains("Z,"), "timestamps in ISO 8601 UTC: {text}");

@@ -659,14 +659,16 @@ pub(super) fn keychain_read(program: &str, args: &[String]) -> Option<String> {
     hit.then(|| format!("{program} {}", args.iter().take(2).cloned().collect::<Vec<_>>().join(" ")))
 }
 
-pub(super) fn collect_strings<'v>(v: &'v Value, out: &mut Vec<&'v str>, depth: usize) {
+/// Every string of `v` (at most 256, at most 8 levels deep), each with the object key it sits
+/// under (an array's items under the array's key).
+pub(super) fn collect_keyed<'v>(v: &'v Value, key: Option<&'v str>, out: &mut Vec<(Option<&'v str>, &'v str)>, depth: usize) {
     if depth > 8 || out.len() > 256 {
         return;
     }
     match v {
-        Value::String(s) => out.push(s),
-        Value::Array(a) => a.iter().for_each(|x| collect_strings(x, out, depth + 1)),
-        Value::Object(m) => m.values().for_each(|x| collect_strings(x, out, depth + 1)),
+        Value::String(s) => out.push((key, s)),
+        Value::Array(a) => a.iter().for_each(|x| collect_keyed(x, key, out, depth + 1)),
+        Value::Object(m) => m.iter().for_each(|(k, x)| collect_keyed(x, Some(k), out, depth + 1)),
         _ => {}
     }
 }

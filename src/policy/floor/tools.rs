@@ -2,6 +2,36 @@
 
 use super::*;
 
+/// Words in an MCP tool's name that make it a write, whatever verb it starts with.
+const WRITE_WORDS: &[&str] = &[
+    "save", "write", "put", "create", "update", "delete", "remove", "move", "rename", "copy", "upload", "download", "edit", "append",
+    "patch", "set", "store", "replace",
+];
+
+/// Argument keys whose string names a file an MCP tool acts on.
+const PATH_KEYS: &[&str] = &[
+    "path",
+    "paths",
+    "file",
+    "files",
+    "file_path",
+    "filepath",
+    "filename",
+    "dest",
+    "destination",
+    "target",
+    "target_path",
+    "output",
+    "output_path",
+    "out",
+    "save_path",
+    "save_to",
+    "to",
+    "dir",
+    "directory",
+    "new_path",
+];
+
 impl Floor<'_> {
     pub(super) fn file_read(&self, path: &str) -> Option<Finding> {
         let p = self.absolute(path);
@@ -67,18 +97,25 @@ impl Floor<'_> {
         self.destruction_target(&Target::Path(p), path, "a delete", Effect::Remove, None)
     }
 
+    /// An MCP tool: its arguments judged as the file tools' would be (issue 53). A tool's name
+    /// is the server's word, not a fact: one that says it reads (`get_`, `fetch_`, …) but names a
+    /// write (`fetch_and_save`) is a write. Every string is checked for a metadata endpoint, a
+    /// secret and (for a write) tlc's protected set; a string under a key that names a path
+    /// ([`PATH_KEYS`]) of a write is judged as a Write of that path is.
     pub(super) fn mcp(&self, tool: &str, input: Option<&Value>) -> Option<Finding> {
         let lower = tool.to_ascii_lowercase();
-        let reads_only = [
+        let name = lower.rsplit("__").next().unwrap_or(&lower);
+        let says_read = [
             "read", "get", "list", "search", "view", "find", "query", "fetch", "show", "describe",
         ]
         .iter()
-        .any(|v| lower.rsplit("__").next().unwrap_or(&lower).starts_with(v));
+        .any(|v| name.starts_with(v));
+        let writes = !says_read || WRITE_WORDS.iter().any(|w| name.contains(w));
         let mut strings = Vec::new();
         if let Some(v) = input {
-            collect_strings(v, &mut strings, 0);
+            collect_keyed(v, None, &mut strings, 0);
         }
-        for s in strings {
+        for (key, s) in strings {
             if let Some(host) = METADATA_HOSTS.iter().find(|h| s.contains(*h)) {
                 return Some(Finding::new(
                     Rule::SecretAccess,
@@ -86,12 +123,18 @@ impl Floor<'_> {
                     format!("{tool} to {host}"),
                 ));
             }
-            if s.len() > 4096 || s.contains('\n') {
+            if s.len() > 4096 || s.contains('\n') || s.is_empty() {
                 continue;
+            }
+            let names_path = key.is_some_and(|k| PATH_KEYS.contains(&k.to_ascii_lowercase().as_str()));
+            if writes && names_path {
+                if let Some(f) = self.file_write(s, &format!("write by the MCP tool `{tool}`")) {
+                    return Some(f);
+                }
             }
             let p = self.absolute(s);
             for form in self.forms(&p) {
-                if !reads_only && self.on_surface(&form) {
+                if writes && self.on_surface(&form) {
                     return Some(surface_denial(
                         format!(
                             "the MCP tool `{tool}` names {}, tlc's policy or state, and is not a read.",

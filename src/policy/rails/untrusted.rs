@@ -7,11 +7,9 @@
 use super::ask;
 use crate::decision::Decision;
 use crate::policy::facts::Context;
-use crate::policy::untrusted::{collapse, UntrustedStore};
+use crate::policy::untrusted::{collapse, UntrustedStore, MIN_COMMAND_CHARS};
 
 pub(crate) const RULE: &str = "untrusted-command";
-/// Shorter commands (`ls`, `cargo test`) are too common to say they came from the content.
-pub(crate) const MIN_COMMAND_CHARS: usize = 12;
 
 /// The rail's entry: only a shell act, only in `enforce`, only with content kept.
 pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
