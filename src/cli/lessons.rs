@@ -1,10 +1,12 @@
 //! `tlc lessons add|list|show|promote|pin|unpin|forget|garden` (docs/lessons.md). `list` and
-//! `show` only read; `promote`, `pin`, `unpin`, `forget` and `garden` are the operator's
-//! (`cli::operator_only`); `add` may run inside an agent session, and says so in its category.
+//! `show` only read; `promote`, `pin`, `unpin`, `forget`, `garden` and `add --global|--pin` are
+//! the operator's (`cli::operator_only`). `add` may run inside an agent session: the lesson is then
+//! the agent's (`origin = agent`, an id of its own), in this project only, and rewrites no lesson
+//! the operator wrote, pinned or promoted.
 
 use super::mutating::Mutation;
 use super::Ctx;
-use crate::lesson::{self, core, garden, refs, Effectiveness, Lesson, LessonStore, NewLesson, Tier};
+use crate::lesson::{self, core, garden, refs, Effectiveness, Lesson, LessonStore, NewLesson, Origin, Tier};
 use crate::render::{self, Cell, Table};
 use crate::store::{self, DbKind};
 use clap::Subcommand;
@@ -168,10 +170,18 @@ pub(crate) fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
             for r in &given_refs {
                 refs::check_new(project.root(), r).map_err(crate::error::unusable)?;
             }
-            let category = if crate::hook::provider::inside_agent_session() {
-                "agent-session"
-            } else {
-                "manual"
+            // Who writes it, decided as the operator check decides it: a marker cleared from the
+            // command's own environment (`env -u CLAUDECODE tlc lessons add …`) still leaves the
+            // agent among its ancestors.
+            let agent = super::mutating::started_by_agent("`tlc lessons add`");
+            if let (Some(why), true) = (&agent, global || pin) {
+                // `cli::operator_only` refused this already; kept here so that no route to this
+                // code lets an agent's lesson reach every repository or outrank the rest.
+                return Err(crate::error::refused(format!("--global and --pin are the operator's: {why}")));
+            }
+            let (origin, category) = match agent {
+                Some(_) => (Origin::Agent, "agent-session"),
+                None => (Origin::Operator, "manual"),
             };
             let opt = |what: &str, v: Option<String>| v.filter(|v| !v.trim().is_empty()).map(|v| clean(what, &v));
             let lesson = NewLesson {
@@ -185,16 +195,35 @@ pub(crate) fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
                 until,
                 pinned: pin,
                 category: category.into(),
+                origin,
             };
+            let id = lesson::id_for(&lesson.instruction, origin);
+            if origin == Origin::Agent {
+                // A global lesson of this id is one the operator promoted (or an agent wrote there
+                // before that was the operator's): a project lesson of the same id would shadow it
+                // (the nearer tier wins), so the agent may not write one.
+                if let Some(home) = store::open_read(DbKind::Home, &ctx.paths()?.home_db())? {
+                    if LessonStore::new(home.conn(), DbKind::Home).get(&id)?.is_some() {
+                        return Err(crate::error::refused(format!(
+                            "lesson {id} is in the global tier: an agent session may not rewrite or shadow it; the operator changes it (`tlc lessons forget {id}` from their own terminal)"
+                        )));
+                    }
+                }
+            }
             let now = crate::clock::now_stamp();
-            let id = if global {
+            let written = if global {
                 let store = store::open_write(DbKind::Home, &ctx.paths()?.home_db())?;
                 LessonStore::new(store.conn(), DbKind::Home).add(&lesson, &now)?
             } else {
                 let m = Mutation::begin(ctx, "lessons add")?;
-                let id = LessonStore::new(m.store.conn(), DbKind::Project).add(&lesson, &now)?;
+                let written = LessonStore::new(m.store.conn(), DbKind::Project).add(&lesson, &now)?;
                 m.finish()?;
-                id
+                written
+            };
+            let Some(id) = written else {
+                return Err(crate::error::refused(format!(
+                    "lesson {id} was pinned by the operator: an agent session may not rewrite it; the operator changes it (`tlc lessons unpin {id}` from their own terminal)"
+                )));
             };
             render::out(&format!("{id}\n"))
         }
@@ -212,19 +241,31 @@ pub(crate) fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
             if rows.is_empty() && output.format == render::Format::Table {
                 return render::out("no lessons match\n");
             }
-            let mut t = Table::new(["id", "tier", "status", "gate", "instruction", "refs", "valid", "verdict", "pinned"])
-                .roles([
-                    render::Role::Key,
-                    render::Role::Key,
-                    render::Role::Key,
-                    render::Role::Key,
-                    render::Role::Text,
-                    render::Role::Text,
-                    render::Role::Key,
-                    render::Role::Key,
-                    render::Role::Key,
-                ])
-                .droppable(&["refs", "pinned", "valid"]);
+            let mut t = Table::new([
+                "id",
+                "tier",
+                "status",
+                "gate",
+                "origin",
+                "instruction",
+                "refs",
+                "valid",
+                "verdict",
+                "pinned",
+            ])
+            .roles([
+                render::Role::Key,
+                render::Role::Key,
+                render::Role::Key,
+                render::Role::Key,
+                render::Role::Key,
+                render::Role::Text,
+                render::Role::Text,
+                render::Role::Key,
+                render::Role::Key,
+                render::Role::Key,
+            ])
+            .droppable(&["refs", "pinned", "valid"]);
             for l in rows {
                 t.push(vec![
                     l.lesson.id.clone().into(),
@@ -235,6 +276,7 @@ pub(crate) fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
                         l.lesson.status.clone()
                     }),
                     l.lesson.gate.clone().into(),
+                    l.lesson.origin.clone().into(),
                     l.lesson.instruction.clone().into(),
                     Cell::Text(
                         l.refs
@@ -265,15 +307,31 @@ pub(crate) fn run(ctx: &Ctx, cmd: LessonsCommand) -> anyhow::Result<()> {
         LessonsCommand::Promote { id } => {
             refuse_core(&id)?;
             let project = ctx.project()?;
-            let Some(pstore) = store::open_read(DbKind::Project, &project.db_path())? else {
-                return Err(unknown(&id));
+            let now = crate::clock::now_stamp();
+            let project_lesson = match store::open_read(DbKind::Project, &project.db_path())? {
+                Some(pstore) => LessonStore::new(pstore.conn(), DbKind::Project).get(&id)?,
+                None => None,
             };
-            let Some(l) = LessonStore::new(pstore.conn(), DbKind::Project).get(&id)? else {
+            let Some(mut l) = project_lesson else {
+                // A global lesson an agent wrote, never promoted, is given to no repository until
+                // the operator promotes it where it is.
+                let home_db = ctx.paths()?.home_db();
+                if let Some(read) = store::open_read(DbKind::Home, &home_db)? {
+                    let unendorsed = LessonStore::new(read.conn(), DbKind::Home)
+                        .get(&id)?
+                        .is_some_and(|l| l.by_agent() && l.promoted_at.is_none());
+                    drop(read);
+                    if unendorsed {
+                        let home = store::open_write(DbKind::Home, &home_db)?;
+                        LessonStore::new(home.conn(), DbKind::Home).set_promoted(&id, &now)?;
+                        return render::out(&format!("{id}\n"));
+                    }
+                }
                 return Err(crate::error::unusable(format!(
-                    "no project lesson has the id {id:?}: only a project lesson is promoted"
+                    "no project lesson has the id {id:?}: only a project lesson (or a global one an agent wrote and no operator promoted) is promoted"
                 )));
             };
-            drop(pstore);
+            l.promoted_at = Some(now);
             let home = store::open_write(DbKind::Home, &ctx.paths()?.home_db())?;
             LessonStore::new(home.conn(), DbKind::Home).insert_whole(&l)?;
             let pstore = store::open_write(DbKind::Project, &project.db_path())?;

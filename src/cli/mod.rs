@@ -162,6 +162,10 @@ fn operator_only(cmd: &Command) -> Option<(String, mutating::Needs)> {
         Command::Gate(gate::GateCommand::TestCommand(_)) => ("`tlc gate test-command`", Terminal),
         Command::Gate(gate::GateCommand::LintCommand(_)) => ("`tlc gate lint-command`", Terminal),
         Command::Lessons(l) => match l {
+            // An agent may write a lesson for this repository, unpinned: one for every repository
+            // or ranked above the rest is the operator's to write (issue 53).
+            lessons::LessonsCommand::Add { global: true, .. } => ("`tlc lessons add --global`", NoAgent),
+            lessons::LessonsCommand::Add { pin: true, .. } => ("`tlc lessons add --pin`", NoAgent),
             lessons::LessonsCommand::Promote { .. } => ("`tlc lessons promote`", NoAgent),
             lessons::LessonsCommand::Pin { .. } => ("`tlc lessons pin`", NoAgent),
             lessons::LessonsCommand::Unpin { .. } => ("`tlc lessons unpin`", NoAgent),

@@ -132,6 +132,17 @@ pub(crate) fn operator_only(what: &str, needs: Needs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Whether an agent session started this process, as the operator check decides it (its own
+/// environment or an ancestor's carries an agent's marker, or an ancestor is an agent's program),
+/// without asking for a terminal: `Some(why)` names what gave it away. Commands an agent may run
+/// but whose result must say who wrote it (`lessons add`) ask this, not the environment alone,
+/// which `env -u CLAUDECODE` clears.
+pub(crate) fn started_by_agent(what: &str) -> Option<String> {
+    use crate::policy::operator;
+    let parent = std::os::unix::process::parent_id();
+    operator::refusal_with_ancestry(what, |k| std::env::var(k).ok(), true, &operator::ProcFs, parent)
+}
+
 /// Records an operator-only command that succeeded in the project's record, when the project
 /// already has a database (a command never creates one for this): what ran, the terminal on its
 /// stdin, and what the operator check established. Best effort: the command already did its work,

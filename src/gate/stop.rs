@@ -58,6 +58,10 @@ pub(crate) struct StopFacts {
 
 /// The rule of a stop whose checks wait for running subagents.
 pub(crate) const SUBAGENTS_RUNNING: &str = "subagents-running";
+/// The most stops of one turn deferred for running subagents. A deferred stop lets the turn end,
+/// and the subagent's completion notice starts the next one, so a turn that needs a second wait
+/// stopped again without a new prompt: it was blocked, or its client is not the one measured.
+const SUBAGENT_DEFERRALS_PER_TURN: i64 = 1;
 /// The rule of a Stop refused because git cannot be asked what the turn changed without hanging
 /// (a FIFO or folder planted at `.git/HEAD`, the index or the config): a gate that cannot see the
 /// diff does not let the turn through as if nothing changed.
@@ -653,16 +657,26 @@ fn decide_stop(
     if !stop.running_subagents.is_empty() {
         // A subagent still running can change the tree after the gates judged it: the checks wait
         // for the stop that follows its end (Claude Code starts a new turn with its completion
-        // notice). An agent could keep a subagent alive to never be judged: after
-        // `grind.maxLoops` deferrals in a row the stop is judged anyway.
-        let recent = TurnStore::new(conn).outcomes(&p.provider, &p.session, max).map_err(sql)?;
-        let in_a_row = recent.iter().take_while(|(_, _, o)| o.rule == SUBAGENTS_RUNNING).count() as i64;
-        if in_a_row < max {
+        // notice). An agent could keep a subagent alive to never be judged, so a wait is granted
+        // only while it cannot be an escape (issue 53): never right after a block, at most
+        // SUBAGENT_DEFERRALS_PER_TURN in a turn, and at most `grind.maxLoops` since the checks
+        // last let a stop of the session through — a block does not start that count over.
+        let store = TurnStore::new(conn);
+        let after_block = attempt > 0
+            || store
+                .outcomes(&p.provider, &p.session, 1)
+                .map_err(sql)?
+                .first()
+                .is_some_and(|(_, _, o)| o.outcome == Outcome::Block);
+        let (since_judged, this_turn) = store
+            .deferrals_since_judged(&p.provider, &p.session, p.turn, SUBAGENTS_RUNNING)
+            .map_err(sql)?;
+        if !after_block && this_turn < SUBAGENT_DEFERRALS_PER_TURN && since_judged < max {
             let names = stop.running_subagents.join(", ");
             let detail = format!(
-                "{} subagent(s) still running ({names}): the tree is not final, so the stop checks wait for the next stop (deferral {} of grind.maxLoops = {max})",
+                "{} subagent(s) still running ({names}): the tree is not final, so the stop checks wait for the next stop (deferral {} of grind.maxLoops = {max} since the checks last let a stop through)",
                 stop.running_subagents.len(),
-                in_a_row + 1,
+                since_judged + 1,
             );
             allow(p, Outcome::Deferred, SUBAGENTS_RUNNING, attempt, Some(detail.clone()));
             p.stop_state = Some(StopState {

@@ -182,7 +182,8 @@ impl<'c> TurnStore<'c> {
             .optional()
     }
 
-    /// A new turn begins (a prompt): its base, attempt 0, no claim.
+    /// A new turn begins (a prompt): its base, attempt 0, no claim. After a deferred stop the
+    /// turn keeps the base it had: nothing judged what that turn changed.
     pub(crate) fn begin(&self, provider: &str, session: &str, head: Option<&str>, at: &str, source: &str) -> rusqlite::Result<()> {
         self.conn
             .prepare_cached(q::TURN_BEGIN)?
@@ -346,6 +347,20 @@ impl<'c> TurnStore<'c> {
     }
 
     /// A session's latest stop outcomes, newest first: (ts, turn, outcome).
+    /// The session's stops deferred by `rule` since the checks last let one of its stops through,
+    /// and how many of those were in `turn`: (since, in the turn).
+    pub(crate) fn deferrals_since_judged(
+        &self,
+        provider: &str,
+        session: &str,
+        turn: Option<i64>,
+        rule: &str,
+    ) -> rusqlite::Result<(i64, i64)> {
+        self.conn
+            .prepare_cached(q::SUBAGENT_DEFERRALS)?
+            .query_row(params![provider, session, turn, rule], |r| Ok((r.get(0)?, r.get(1)?)))
+    }
+
     pub(crate) fn outcomes(&self, provider: &str, session: &str, limit: i64) -> rusqlite::Result<Vec<(String, Option<i64>, StopOutcome)>> {
         let mut stmt = self.conn.prepare_cached(q::OUTCOMES_LIST)?;
         let rows = stmt.query_map(params![provider, session, limit], |r| {
@@ -448,6 +463,36 @@ mod tests {
         assert_eq!(t.open_gaps, vec![gap(1)], "the handoff stays until a stop replaces it");
         assert_eq!(st.previous("cursor", "other").unwrap().unwrap().session_id, "s1");
         assert!(st.previous("claude", "s1").unwrap().is_none());
+    }
+
+    #[test]
+    fn a_turn_after_a_deferred_stop_keeps_the_unjudged_turn_s_base() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::open_write(crate::store::DbKind::Project, &dir.path().join("t.db")).unwrap();
+        let st = TurnStore::new(store.conn());
+        st.begin("claude", "s1", Some("abc"), "2026-01-01T00:00:00.000Z", "prompt").unwrap();
+        let deferred = StopState {
+            result: "deferred".into(),
+            rule: "subagents-running".into(),
+            ..StopState::default()
+        };
+        st.stop_update("claude", "s1", &deferred, "2026-01-01T00:00:01.000Z").unwrap();
+        st.begin("claude", "s1", Some("def"), "2026-01-01T00:00:02.000Z", "prompt").unwrap();
+        let t = st.get("claude", "s1").unwrap().unwrap();
+        assert_eq!(
+            (t.turn, t.base_head.as_deref(), t.base_at.as_str()),
+            (2, Some("abc"), "2026-01-01T00:00:00.000Z"),
+            "nothing judged the first turn's changes: the second turn keeps its base"
+        );
+        let judged = StopState {
+            result: "block".into(),
+            rule: "grind-test".into(),
+            ..StopState::default()
+        };
+        st.stop_update("claude", "s1", &judged, "2026-01-01T00:00:03.000Z").unwrap();
+        st.begin("claude", "s1", Some("ghi"), "2026-01-01T00:00:04.000Z", "prompt").unwrap();
+        let t = st.get("claude", "s1").unwrap().unwrap();
+        assert_eq!((t.turn, t.base_head.as_deref()), (3, Some("ghi")), "a judged stop ends the carry");
     }
 
     #[test]

@@ -197,9 +197,6 @@ impl Provider for Claude {
     fn product(&self) -> &'static str {
         "Claude Code"
     }
-    fn agent_markers(&self) -> &'static [&'static str] {
-        &["CLAUDECODE"]
-    }
     fn config_dir_var(&self) -> &'static str {
         "CLAUDE_CONFIG_DIR"
     }

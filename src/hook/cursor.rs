@@ -189,9 +189,6 @@ impl Provider for Cursor {
     fn product(&self) -> &'static str {
         "Cursor"
     }
-    fn agent_markers(&self) -> &'static [&'static str] {
-        &["CURSOR_AGENT"]
-    }
     fn config_dir_var(&self) -> &'static str {
         "CURSOR_CONFIG_DIR"
     }

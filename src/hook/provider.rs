@@ -28,9 +28,6 @@ pub(crate) trait Provider: Sync + std::panic::RefUnwindSafe {
     fn name(&self) -> &'static str;
     /// The product, as messages name it.
     fn product(&self) -> &'static str;
-    /// Environment variables the provider sets in the commands its agent runs: one of them
-    /// present means a command runs inside an agent session.
-    fn agent_markers(&self) -> &'static [&'static str];
     /// The variable that names the provider's configuration folder, when set and not empty.
     fn config_dir_var(&self) -> &'static str;
     /// The configuration folder under `HOME` otherwise.
@@ -252,12 +249,4 @@ pub(crate) fn by_name(name: &str) -> Option<&'static dyn Provider> {
 /// The provider that sent `payload`, a hook payload found in another tool's log.
 pub(crate) fn sender(payload: &Value) -> Option<&'static str> {
     super::PROVIDERS.iter().find(|p| p.sent(payload)).map(|p| p.name())
-}
-
-/// Whether this process runs inside an agent session (a provider's marker is in the environment).
-pub(crate) fn inside_agent_session() -> bool {
-    super::PROVIDERS
-        .iter()
-        .flat_map(|p| p.agent_markers())
-        .any(|k| std::env::var_os(k).is_some())
 }

@@ -53,6 +53,8 @@ pub(crate) fn lessons() -> Vec<Lesson> {
             last_accessed: None,
             created_at: String::new(),
             updated_at: String::new(),
+            origin: super::Origin::Tlc.as_str().into(),
+            promoted_at: None,
         })
         .collect()
 }

@@ -177,6 +177,8 @@ mod tests {
             last_accessed: None,
             created_at: seen.clone(),
             updated_at: seen,
+            origin: "operator".into(),
+            promoted_at: None,
         }
     }
 

@@ -2,8 +2,10 @@
 //!
 //! Three tiers: `core` (compiled in, [`core`]), `global` (the home database) and `project` (the
 //! project database); on a duplicate id the nearer tier wins. A hand-written lesson's id is a hash
-//! of its instruction, so writing it again updates it; a mined one's is derived from its gate and
-//! failure fingerprint, so the same failure again updates it. [`LessonStore`] is the one writer of
+//! of its instruction, so writing it again updates it; an agent's is `agent-` and the same hash, so
+//! an agent's text never names (and so never rewrites or shadows) a lesson the operator wrote; a
+//! mined one's is derived from its gate and failure fingerprint, so the same failure again updates
+//! it. Every lesson keeps who wrote it ([`Origin`]). [`LessonStore`] is the one writer of
 //! the lesson tables; [`garden`] (the lifecycle), [`refs`] (staleness) and [`rank`] (what is
 //! injected) are pure.
 
@@ -44,6 +46,31 @@ impl Tier {
     }
 }
 
+/// Who wrote a lesson (the `origin` column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Hand-written outside any agent session.
+    Operator,
+    /// Written from inside an agent session, or by a process an agent started: an agent's words,
+    /// shown as such wherever the lesson is injected.
+    Agent,
+    /// Mined by tlc from a stagnating gate, or compiled in.
+    Tlc,
+}
+
+impl Origin {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Origin::Operator => "operator",
+            Origin::Agent => "agent",
+            Origin::Tlc => "tlc",
+        }
+    }
+}
+
+/// The prefix of an agent-written lesson's id.
+pub(crate) const AGENT_ID_PREFIX: &str = "agent-";
+
 /// A lesson as stored.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub(crate) struct Lesson {
@@ -76,12 +103,21 @@ pub(crate) struct Lesson {
     pub last_accessed: Option<String>,
     pub created_at: String,
     pub updated_at: String,
+    /// Who wrote it: `operator`, `agent` or `tlc` ([`Origin`]).
+    pub origin: String,
+    /// When the operator promoted it to the global tier (`lessons promote`).
+    pub promoted_at: Option<String>,
 }
 
 impl Lesson {
     /// Whence idle time is counted: the last sighting, or when it was added.
     pub(crate) fn seen_at(&self) -> &str {
         self.last_seen.as_deref().unwrap_or(&self.created_at)
+    }
+
+    /// Whether an agent wrote it.
+    pub(crate) fn by_agent(&self) -> bool {
+        self.origin == Origin::Agent.as_str()
     }
 
     fn from_row(r: &Row<'_>) -> rusqlite::Result<Lesson> {
@@ -112,6 +148,8 @@ impl Lesson {
             last_accessed: r.get(21)?,
             created_at: r.get(22)?,
             updated_at: r.get(23)?,
+            origin: r.get(24)?,
+            promoted_at: r.get(25)?,
         })
     }
 }
@@ -130,6 +168,15 @@ pub(crate) struct NewLesson {
     pub pinned: bool,
     /// `manual` (written by the operator) or `agent-session` (written from inside one).
     pub category: String,
+    /// Who writes it: [`Origin::Operator`] or [`Origin::Agent`].
+    pub origin: Origin,
+}
+
+impl Default for Origin {
+    /// What a lesson written with no origin said counts as: the least trusted writer.
+    fn default() -> Origin {
+        Origin::Agent
+    }
 }
 
 /// A lesson mined from a stagnating gate (the same failure fingerprint on consecutive attempts).
@@ -232,6 +279,16 @@ pub(crate) fn lesson_id(instruction: &str) -> String {
     crate::hashing::sha256_hex(folded.as_bytes())[..16].to_string()
 }
 
+/// The id a lesson written by `origin` gets: an agent's is [`AGENT_ID_PREFIX`] and
+/// [`lesson_id`], so the same text from an agent is another lesson than the operator's (a mined
+/// lesson's `<gate>-<12 hex digits>` is never 16 hex digits long, so it cannot collide either).
+pub(crate) fn id_for(instruction: &str, origin: Origin) -> String {
+    match origin {
+        Origin::Agent => format!("{AGENT_ID_PREFIX}{}", lesson_id(instruction)),
+        Origin::Operator | Origin::Tlc => lesson_id(instruction),
+    }
+}
+
 /// Splits `a,b, c` into tokens, dropping empties and duplicates.
 pub(crate) fn parse_tokens(s: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -283,10 +340,12 @@ impl<'c> LessonStore<'c> {
         }
     }
 
-    /// Adds or updates a hand-written lesson (active, confidence at least 0.8); returns its id.
-    pub(crate) fn add(&self, l: &NewLesson, now: &str) -> rusqlite::Result<String> {
-        let id = lesson_id(&l.instruction);
-        self.conn.prepare_cached(self.sql(pq::UPSERT, hq::UPSERT))?.execute(params![
+    /// Adds or updates a hand-written lesson (active, confidence at least 0.8); returns its id, or
+    /// `None` when the lesson of that id is not the writer's to rewrite (an agent's add meeting a
+    /// lesson the operator pinned: the store's guard changes no row).
+    pub(crate) fn add(&self, l: &NewLesson, now: &str) -> rusqlite::Result<Option<String>> {
+        let id = id_for(&l.instruction, l.origin);
+        let n = self.conn.prepare_cached(self.sql(pq::UPSERT, hq::UPSERT))?.execute(params![
             id,
             l.instruction.trim(),
             l.gate,
@@ -299,8 +358,9 @@ impl<'c> LessonStore<'c> {
             l.category,
             i64::from(l.pinned),
             now,
+            l.origin.as_str(),
         ])?;
-        Ok(id)
+        Ok((n > 0).then_some(id))
     }
 
     pub(crate) fn list(&self) -> rusqlite::Result<Vec<Lesson>> {
@@ -345,8 +405,17 @@ impl<'c> LessonStore<'c> {
                 l.last_accessed,
                 l.created_at,
                 l.updated_at,
+                l.origin,
+                l.promoted_at,
             ])?;
         Ok(())
+    }
+
+    /// Marks a global lesson promoted by the operator (home only); false when there is no such
+    /// lesson or it already was.
+    pub(crate) fn set_promoted(&self, id: &str, now: &str) -> rusqlite::Result<bool> {
+        let n = self.conn.prepare_cached(hq::SET_PROMOTED)?.execute(params![id, now])?;
+        Ok(n > 0)
     }
 
     /// Pins or unpins; false when there is no such lesson.
@@ -502,16 +571,49 @@ mod tests {
         let mut l = NewLesson {
             instruction: "Grep for a producer.".into(),
             category: "manual".into(),
+            origin: Origin::Operator,
             ..Default::default()
         };
-        let id = st.add(&l, NOW).unwrap();
+        let id = st.add(&l, NOW).unwrap().unwrap();
         l.tokens = vec!["producer".into()];
-        assert_eq!(st.add(&l, NOW).unwrap(), id);
+        assert_eq!(st.add(&l, NOW).unwrap(), Some(id.clone()));
         let all = st.list().unwrap();
         assert_eq!(all.len(), 1);
         assert_eq!(all[0].tokens, vec!["producer"]);
         assert_eq!(all[0].confidence, MANUAL_CONFIDENCE);
         assert_eq!((all[0].status.as_str(), all[0].source.as_str()), ("active", "manual"));
+        assert_eq!(all[0].origin, "operator");
+    }
+
+    #[test]
+    fn an_agent_s_text_is_another_lesson_and_the_store_keeps_the_operator_s_pin() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::open_write(DbKind::Project, &dir.path().join("p.db")).unwrap();
+        let st = LessonStore::new(store.conn(), DbKind::Project);
+        let operator = NewLesson {
+            instruction: "Run the whole suite.".into(),
+            category: "manual".into(),
+            origin: Origin::Operator,
+            pinned: true,
+            ..Default::default()
+        };
+        let op_id = st.add(&operator, NOW).unwrap().unwrap();
+        let agent = NewLesson {
+            refs: vec!["no-such-file".into()],
+            category: "agent-session".into(),
+            origin: Origin::Agent,
+            pinned: false,
+            ..operator.clone()
+        };
+        let agent_id = st.add(&agent, NOW).unwrap().unwrap();
+        assert_eq!(agent_id, format!("agent-{op_id}"));
+        let kept = st.get(&op_id).unwrap().unwrap();
+        assert_eq!((kept.origin.as_str(), kept.pinned, kept.refs.len()), ("operator", true, 0));
+        // The operator pins the agent's lesson: the agent may no longer rewrite it.
+        assert!(st.set_pinned(&agent_id, true, NOW).unwrap());
+        assert_eq!(st.add(&agent, NOW).unwrap(), None, "the guard changes no row");
+        // An operator's add of the same id (a lesson of a version before ids had origins) is theirs.
+        assert_eq!(id_for("x", Origin::Tlc), lesson_id("x"));
     }
 
     #[test]

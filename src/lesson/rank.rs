@@ -4,8 +4,11 @@
 //! session start carries active project and global lessons (never a candidate, never a core one);
 //! a blocked stop also carries core lessons and candidates of the failing gate. A lesson that is
 //! quarantined, stale ([`super::refs`]), past its `until` or before its `valid_from` is withheld.
-//! Each lesson renders as `- [<gate>/<status>/<tier>] <instruction>` with its avoid / prefer /
-//! before-retrying lines; what the budget leaves out is counted.
+//! An agent-written global lesson is withheld until the operator promotes it: an agent's words
+//! reach another repository only by the operator's act. Each lesson renders as
+//! `- [<gate>/<status>/<tier>] <instruction>` with its avoid / prefer / before-retrying lines, an
+//! agent's with `/agent-written` in the brackets, so the reader never takes an agent's words for
+//! the operator's; what the budget leaves out is counted.
 
 use super::garden::{decayed, hours_since};
 use super::{refs, Injection, Lesson, Tier};
@@ -101,7 +104,10 @@ pub(crate) fn eligible(tier: Tier, l: &Lesson, ctx: &Context, now: DateTime<Utc>
     };
     let after =
         |t: &Option<String>, f: &dyn Fn(DateTime<Utc>) -> bool| t.as_deref().map(crate::clock::parse).is_some_and(|r| r.is_ok_and(f));
-    status_ok && !after(&l.until, &|u| u < now) && !after(&l.valid_from, &|v| v > now)
+    // An agent's lesson in the global tier that the operator did not promote (one written with
+    // `--global` from a session, before that was the operator's) reaches no repository.
+    let unendorsed = tier == Tier::Global && l.by_agent() && l.promoted_at.is_none();
+    status_ok && !unendorsed && !after(&l.until, &|u| u < now) && !after(&l.valid_from, &|v| v > now)
 }
 
 /// How well `l` fits `ctx` (1 for a lesson about nothing in particular).
@@ -126,13 +132,17 @@ pub(crate) fn score(tier: Tier, l: &Lesson, ctx: &Context, budget: &Budget, now:
     relevance(l, ctx) * decayed(l.confidence, budget.decay_lambda, hours_since(l.seen_at(), now)) * boost
 }
 
+/// What an agent-written lesson's brackets add: its origin, shown wherever it is injected.
+pub(crate) const AGENT_WRITTEN: &str = "/agent-written";
+
 /// One lesson as the agent reads it.
 pub(crate) fn render(tier: Tier, l: &Lesson) -> String {
     let mut s = format!(
-        "- [{}/{}/{}] {}",
+        "- [{}/{}/{}{}] {}",
         l.gate.as_deref().unwrap_or("any"),
         l.status,
         tier.as_str(),
+        if l.by_agent() { AGENT_WRITTEN } else { "" },
         one_line(&l.instruction)
     );
     for (label, v) in [("avoid", &l.avoid), ("prefer", &l.prefer), ("before retrying", &l.check)] {
@@ -276,5 +286,33 @@ mod tests {
         let sel = select(&all, &retry, &budget(8, 1400), dir.path(), now);
         assert_eq!(sel.injected.len(), 4);
         assert_eq!(sel.injected[0].lesson_id, "cand");
+    }
+
+    #[test]
+    fn an_agent_s_lesson_shows_its_origin_and_stays_out_of_the_global_tier_until_promoted() {
+        let now = chrono::Utc::now();
+        let dir = tempfile::tempdir().unwrap();
+        let mut agent = l("agent-1", None, "active", 0.8);
+        agent.origin = "agent".into();
+        let session = Context {
+            mode: Mode::Session,
+            gate: None,
+            category: None,
+            text: String::new(),
+            after_run: None,
+        };
+        let project = select(&[(Tier::Project, agent.clone())], &session, &budget(5, 900), dir.path(), now);
+        assert_eq!(
+            project.text.as_deref(),
+            Some("LESSONS:\n- [any/active/project/agent-written] lesson agent-1")
+        );
+        let global = select(&[(Tier::Global, agent.clone())], &session, &budget(5, 900), dir.path(), now);
+        assert!(global.injected.is_empty(), "not promoted: {:?}", global.text);
+        agent.promoted_at = Some("2026-01-01T00:00:00.000Z".into());
+        let promoted = select(&[(Tier::Global, agent)], &session, &budget(5, 900), dir.path(), now);
+        assert_eq!(
+            promoted.text.as_deref(),
+            Some("LESSONS:\n- [any/active/global/agent-written] lesson agent-1")
+        );
     }
 }

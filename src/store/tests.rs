@@ -207,3 +207,41 @@ fn the_lessons_migrations_carry_a_landed_lesson_over() {
         assert_eq!(has_ref, 0, "{}: ref and weight are gone", kind.name());
     }
 }
+
+/// Issue 53: a lesson written before the origin column says who wrote it only in its category;
+/// the migration carries that over, so an agent's global lesson of then is not the operator's now.
+#[test]
+fn the_origin_migrations_read_who_wrote_a_landed_lesson() {
+    for (kind, before) in [(DbKind::Project, 14), (DbKind::Home, 11)] {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        super::schema::runner(kind)
+            .set_target(refinery::Target::Version(before))
+            .run(&mut conn)
+            .unwrap();
+        conn.execute_batch(
+            "INSERT INTO lessons (id, instruction, source, category, status, confidence, created_at, updated_at)
+             VALUES ('op', 'by hand', 'manual', 'manual', 'active', 0.8, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+                    ('ag', 'an order', 'manual', 'agent-session', 'active', 0.8, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'),
+                    ('test-abc', 'mined', 'mined', 'verification', 'candidate', 0.4, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z');",
+        )
+        .unwrap();
+        super::schema::runner(kind).run(&mut conn).unwrap();
+        let rows: Vec<(String, String, Option<String>)> = conn
+            .prepare("SELECT id, origin, promoted_at FROM lessons ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            rows,
+            vec![
+                ("ag".to_string(), "agent".to_string(), None),
+                ("op".to_string(), "operator".to_string(), None),
+                ("test-abc".to_string(), "tlc".to_string(), None),
+            ],
+            "{}",
+            kind.name()
+        );
+    }
+}

@@ -1287,7 +1287,9 @@ pub(super) fn names_operator_command(text: &str) -> Option<String> {
             .filter(|t| !t.starts_with('-') && **t != "harness")
             .map(|t| t.to_string())
             .collect();
-        if let Some(sub) = super::mutating_subcommand(&rest) {
+        // A flag may come after a lesson's text of any length: every later flag-like token counts.
+        let flags: Vec<&str> = tokens[k + 1..].iter().copied().filter(|t| t.starts_with('-')).collect();
+        if let Some(sub) = super::mutating_subcommand(&rest, &flags) {
             return Some(sub);
         }
     }

@@ -297,9 +297,19 @@ pub enum Act<'a> {
 }
 
 /// The subcommand of `tlc <words…>` when it changes tlc's policy, state, wiring or record
-/// (`pause`, `mode focus`, `gate test-command`, …): the operator's, never an agent's.
-pub(super) fn mutating_subcommand(words: &[String]) -> Option<String> {
+/// (`pause`, `mode focus`, `gate test-command`, …): the operator's, never an agent's. `words` are
+/// the positional words, `flags` the words that begin with `-`: `lessons add` is an agent's to run,
+/// but with `--global` or `--pin` it is the operator's (issue 53).
+pub(super) fn mutating_subcommand(words: &[String], flags: &[&str]) -> Option<String> {
     let sub = words.first()?.as_str();
+    if sub == "lessons" && words.get(1).is_some_and(|w| w == "add") {
+        let operator_flag = ["--global", "--pin"].into_iter().find(|f| {
+            flags
+                .iter()
+                .any(|g| g == f || g.strip_prefix(f).is_some_and(|rest| rest.starts_with('=')))
+        });
+        return operator_flag.map(|f| format!("lessons add {f}"));
+    }
     let second = words.get(1).map(String::as_str);
     let mutating = match sub {
         "pause" | "resume" | "init" | "install" | "uninstall" | "hook" => true,

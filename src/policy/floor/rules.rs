@@ -288,13 +288,15 @@ impl Floor<'_> {
         if inv.program.as_deref() != Some("tlc") {
             return None;
         }
-        let words: Vec<String> = inv.arg_texts().iter().filter(|a| !a.starts_with('-')).cloned().collect();
+        let args = inv.arg_texts();
+        let words: Vec<String> = args.iter().filter(|a| !a.starts_with('-')).cloned().collect();
+        let flags: Vec<&str> = args.iter().map(String::as_str).filter(|a| a.starts_with('-')).collect();
         let words: &[String] = if words.first().is_some_and(|w| w == "harness") {
             &words[1..]
         } else {
             &words
         };
-        mutating_subcommand(words)
+        mutating_subcommand(words, &flags)
     }
 
     pub(super) fn filter_may_match_surface(&self, inv: &Invocation<'_>) -> bool {
