@@ -26,6 +26,10 @@ pub(crate) const MODE_STATE: &str = "mode-state";
 pub(crate) const PAUSE_STATE: &str = "pause-state";
 /// The hash recorded for a source that does not exist.
 pub(crate) const ABSENT: &str = "absent";
+/// The source name of the checkout's `origin` URL (issue 53): the remote a rule scoped to "this
+/// repository" means is the one baselined with the session's policy, and a changed origin is a
+/// divergence like an edited config.
+pub(crate) const ORIGIN_STATE: &str = "git-origin";
 
 /// One policy source: its hash now, and its bytes (`None` when it is absent or unreadable).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -63,6 +67,10 @@ pub(crate) fn sources(paths: &Paths, states: States<'_>) -> Vec<Source> {
     }
     out.push(Source::of_state(MODE_STATE, states.mode));
     out.push(Source::of_state(PAUSE_STATE, states.paused.then_some("true")));
+    if paths.in_git && !paths.root_overlaps_home() {
+        let origin = crate::project::origin_url(&paths.root).ok().flatten();
+        out.push(Source::of_state(ORIGIN_STATE, origin.as_deref()));
+    }
     // Issue 51: the operator's rules are policy like the config: an edit made during a session is
     // not obeyed until accepted.
     out.push(folder_source(&super::rules::global_dir(paths)));
@@ -204,6 +212,16 @@ impl<'c> IntegrityStore<'c> {
             .into_iter()
             .map(|(n, h, _)| (n, h))
             .collect())
+    }
+
+    /// The `origin` URL baselined with the session's policy: `None` when the session has no such
+    /// baseline (then the checkout's current one stands), `Some(None)` when it had no origin.
+    pub(crate) fn baselined_origin(&self, provider: &str, session: &str) -> rusqlite::Result<Option<Option<String>>> {
+        Ok(self
+            .baselines_with_content(provider, session)?
+            .into_iter()
+            .find(|(name, _, _)| name == ORIGIN_STATE)
+            .map(|(_, _, content)| content.map(|c| String::from_utf8_lossy(&c).into_owned())))
     }
 
     fn baselines_with_content(&self, provider: &str, session: &str) -> rusqlite::Result<Vec<BaselineRow>> {
@@ -568,7 +586,7 @@ pub(crate) fn session_policy(
     }
     let files: Vec<&Baselined> = diverged
         .iter()
-        .filter(|d| d.known && d.name != MODE_STATE && d.name != PAUSE_STATE && !is_rule_folder(paths, &d.name))
+        .filter(|d| d.known && d.name != MODE_STATE && d.name != PAUSE_STATE && d.name != ORIGIN_STATE && !is_rule_folder(paths, &d.name))
         .collect();
     if !files.is_empty() {
         let given = |p: &Path| files.iter().find(|b| Path::new(&b.name) == p).map(|b| b.content.clone());

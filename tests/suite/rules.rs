@@ -552,3 +552,31 @@ fn a_proof_is_the_program_that_ran_not_the_words_of_another() {
     post_bash(&w, "s2", "sh -c 'cargo test'");
     assert_eq!(pre_bash(&w, "s2", "git commit -m x"), None);
 }
+
+/// Issue 53, item 6: a rule scoped to this repository's remote follows the `origin` baselined with
+/// the session's policy. Rewriting `origin` mid-session (`git remote set-url`) does not make the
+/// operator's repository "another one": `gh pr create -R acme/widget` still fires, and the change
+/// is a policy divergence.
+#[test]
+fn a_rewritten_origin_does_not_move_a_remote_scoped_rule() {
+    let rule = "---\non: pr-open\nrequire:\n  - subagent(the-jury) since HEAD\notherwise: deny\n---\nConvene the jury on this branch.\n";
+    let w = world(ON, &[("jury.md", rule)]);
+    git(&w, &["remote", "add", "origin", "git@github.com:acme/widget.git"]);
+    hook(
+        &w,
+        "claude",
+        &json!({"hook_event_name": "SessionStart", "session_id": "s1", "source": "startup", "cwd": w.repo}),
+    );
+    denied(&w, "s1", "gh pr create -R acme/widget --fill");
+    git(&w, &["remote", "set-url", "origin", "https://github.com/x/y"]);
+    let reason = denied(&w, "s1", "gh pr create -R acme/widget --fill");
+    assert!(
+        reason.contains("missing subagent(the-jury) since HEAD") || reason.contains("git-origin"),
+        "{reason}"
+    );
+    let status: Value = serde_json::from_str(&w.ok(&["status", "--json"])).unwrap();
+    assert!(
+        status.to_string().contains("git-origin"),
+        "the changed origin is a divergence: {status}"
+    );
+}

@@ -33,7 +33,17 @@ fn evaluate<'p>(cx: &Context<'p>) -> rusqlite::Result<Option<(Vec<Unmet<'p>>, Sc
         mcp: acting.subject == Subject::Mcp,
         input: input.tool_input.as_ref(),
     };
-    let fired = trigger::fired(&act, &OwnRepo::new(cx.facts.root));
+    // Issue 53: "this repository" is the remote baselined with the session's policy; an `origin`
+    // rewritten during the session is a divergence, not a new scope.
+    let baselined = match cx.facts.session {
+        Some(session) => crate::policy::integrity::IntegrityStore::new(cx.conn).baselined_origin(cx.facts.provider, session)?,
+        None => None,
+    };
+    let own = match &baselined {
+        Some(url) => OwnRepo::baselined(cx.facts.root, url.as_deref()),
+        None => OwnRepo::new(cx.facts.root),
+    };
+    let fired = trigger::fired(&act, &own);
     let scope = Scope {
         root: cx.facts.root,
         provider: cx.facts.provider,

@@ -51,6 +51,14 @@ impl<'a> OwnRepo<'a> {
         }
     }
 
+    /// The checkout whose remote is `url` as baselined with the session's policy (`None`: it had
+    /// none), whatever `origin` says now.
+    pub(crate) fn baselined(root: &'a Path, url: Option<&str>) -> OwnRepo<'a> {
+        let cell = OnceCell::new();
+        let _ = cell.set(url.and_then(owner_repo));
+        OwnRepo { root, cell }
+    }
+
     /// A repository known in advance (tests).
     #[cfg(test)]
     pub(crate) fn known(root: &'a Path, owner: &str, repo: &str) -> OwnRepo<'a> {
