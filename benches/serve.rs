@@ -42,10 +42,6 @@ fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn run(args: &[&str], cwd: &Path, home: &Path) -> String {
-    run_with(&tlc(), args, cwd, home)
-}
-
 fn run_with(bin: &Path, args: &[&str], cwd: &Path, home: &Path) -> String {
     let out = Command::new(bin)
         .args(args)
