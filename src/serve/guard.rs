@@ -1,11 +1,14 @@
 //! Whether a request is let in, and its parameters read within bounds.
 //!
-//! In order: GET only; a URL of bounded length in origin form; a `Host` header naming the bound
-//! address (a page from another site that rebinds its name to 127.0.0.1 carries its own name and
-//! is refused); the token, when the server has one, from the `Authorization: Bearer` header, the
-//! cookie set on the first visit, or `?token=`; then each route reads only the parameters it
-//! names, each bounded, and answers 400 naming the parameter otherwise.
+//! In order: GET only, with no body; a URL of bounded length in origin form; a `Host` header
+//! naming the bound address (a page from another site that rebinds its name to 127.0.0.1 carries
+//! its own name and is refused, 421); the token made at this start, from the cookie set on the
+//! first visit, the `Authorization: Bearer` header or `?token=` (403 without it: another local
+//! user, or a page in the operator's browser that is not the dashboard's, has no token); then each
+//! route reads only the parameters it names, each bounded, and answers 400 naming the parameter
+//! otherwise.
 
+use super::http::Request;
 use super::State;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -69,28 +72,27 @@ fn bad(name: &str, why: impl Into<String>) -> BadParam {
     }
 }
 
-fn header<'r>(rq: &'r tiny_http::Request, name: &'static str) -> Option<&'r str> {
-    rq.headers().iter().find(|h| h.field.equiv(name)).map(|h| h.value.as_str())
-}
-
-/// Equal in time whatever the position of the first difference.
+/// Equal in time whatever the position of the first difference (a token's length is not kept
+/// secret: every generated one has 32 characters).
 fn same_secret(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    // black_box: so that the optimiser cannot turn the fold into a loop that stops early.
+    a.len() == b.len() && std::hint::black_box(a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y))) == 0
 }
 
 /// Lets `rq` in, or says why not.
-pub(crate) fn check(state: &State, rq: &tiny_http::Request) -> Result<Req, Refusal> {
-    let url = rq.url();
+pub(crate) fn check(state: &State, rq: &Request) -> Result<Req, Refusal> {
+    let url = rq.target.as_str();
     let json = url.starts_with("/api/");
-    if *rq.method() != tiny_http::Method::Get {
-        let mut r = Refusal::new(
-            405,
-            format!("method {}: this server is read-only and answers GET only", rq.method()),
-            json,
-        );
+    if rq.method != "GET" {
+        let shown: String = rq.method.chars().take(20).collect();
+        let mut r = Refusal::new(405, format!("method {shown}: this server is read-only and answers GET only"), json);
         r.headers.push(("Allow", "GET".into()));
         return Err(r);
+    }
+    if rq.has_body() {
+        // No body is read: what follows the head would be taken for the next request.
+        return Err(Refusal::new(400, "a GET request carries no body here", json));
     }
     if url.len() > MAX_URL {
         return Err(Refusal::new(
@@ -102,7 +104,7 @@ pub(crate) fn check(state: &State, rq: &tiny_http::Request) -> Result<Req, Refus
     if !url.starts_with('/') {
         return Err(Refusal::new(400, "the request target must be a path (origin form)", json));
     }
-    let host = header(rq, "Host").unwrap_or("").trim().to_ascii_lowercase();
+    let host = rq.header("Host").unwrap_or("").trim().to_ascii_lowercase();
     if !state.hosts.contains(&host) {
         let shown: String = host.chars().take(80).filter(|c| !c.is_control()).collect();
         return Err(Refusal::new(
@@ -125,9 +127,14 @@ pub(crate) fn check(state: &State, rq: &tiny_http::Request) -> Result<Req, Refus
     let mut params = BTreeMap::new();
     let mut kept = form_urlencoded::Serializer::new(String::new());
     let mut query_token = None;
+    let mut query_open = None;
     for (k, v) in form_urlencoded::parse(query.as_bytes()) {
         if k == "token" {
             query_token = Some(v.into_owned());
+            continue;
+        }
+        if k == "open" {
+            query_open = Some(v.into_owned());
             continue;
         }
         kept.append_pair(&k, &v);
@@ -137,27 +144,23 @@ pub(crate) fn check(state: &State, rq: &tiny_http::Request) -> Result<Req, Refus
     }
     let port = state.hosts[0].rsplit(':').next().unwrap_or("");
     let cookie_name = format!("tlc_token_{port}");
-    let mut token_in_query = false;
-    if let Some(token) = &state.opts.token {
-        let bearer = header(rq, "Authorization").and_then(|v| v.strip_prefix("Bearer ")).map(str::trim);
-        let cookie = header(rq, "Cookie").and_then(|c| {
-            c.split(';')
-                .filter_map(|kv| kv.trim().split_once('='))
-                .find(|(k, _)| *k == cookie_name)
-                .map(|(_, v)| v)
-        });
-        let good = |t: Option<&str>| t.is_some_and(|t| same_secret(t, token));
-        if good(query_token.as_deref()) {
-            token_in_query = true;
-        } else if !good(bearer) && !good(cookie) {
-            let mut r = Refusal::new(
-                401,
-                "this server needs its token: open the URL `tlc serve` printed, or send `Authorization: Bearer <token>`",
-                json,
-            );
-            r.headers.push(("WWW-Authenticate", "Bearer".into()));
-            return Err(r);
-        }
+    let token = state.opts.token.as_str();
+    let bearer = rq.header("Authorization").and_then(|v| v.strip_prefix("Bearer ")).map(str::trim);
+    let cookie = rq.header("Cookie").and_then(|c| {
+        c.split(';')
+            .filter_map(|kv| kv.trim().split_once('='))
+            .find(|(k, _)| *k == cookie_name)
+            .map(|(_, v)| v)
+    });
+    let good = |t: Option<&str>| t.is_some_and(|t| same_secret(t, token));
+    // `--open`'s code lets in once, as the token in the URL would (its redirect sets the cookie).
+    let token_in_query = good(query_token.as_deref()) || query_open.is_some_and(|c| state.use_open_code(&c));
+    if !token_in_query && !good(bearer) && !good(cookie) {
+        return Err(Refusal::new(
+            403,
+            "this dashboard needs the token of its current start: open the URL `tlc serve` printed (it sets a cookie), or send `Authorization: Bearer <token>`",
+            json,
+        ));
     }
     Ok(Req {
         path,
@@ -166,6 +169,18 @@ pub(crate) fn check(state: &State, rq: &tiny_http::Request) -> Result<Req, Refus
         query_without_token: kept.finish(),
         cookie_name,
     })
+}
+
+impl State {
+    /// Whether `code` is `--open`'s one-time code, not used yet; it is used up by this.
+    fn use_open_code(&self, code: &str) -> bool {
+        let mut slot = self.open_code.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.as_deref().is_some_and(|c| same_secret(c, code)) {
+            *slot = None;
+            return true;
+        }
+        false
+    }
 }
 
 impl Req {

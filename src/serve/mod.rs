@@ -2,12 +2,13 @@
 //! `tlc obs report|export|cost` and `tlc prices`, drawn as HTML pages with SVG charts, and each
 //! page's numbers as JSON under `/api/`.
 //!
-//! The parts: [`guard`] decides whether a request is let in (GET only, the bound `Host`, the
-//! token on a non-loopback bind, bounded parameters); [`data`] gathers what a page shows from the
-//! domains' repository types over pooled read-only connections (`store::open_read_pool`), one
-//! value per page that is both the page's JSON and what [`pages`] draws; [`html`] escapes every
-//! text from the record, [`svg`] draws the charts. HTTP itself is tiny_http's (a small synchronous
-//! server: docs/ARCHITECTURE.md says why), served by a fixed set of worker threads.
+//! The parts: [`http`] accepts connections and reads requests within deadlines and limits (its
+//! own loop on httparse: docs/decisions/008 says why); [`guard`] decides whether a request is let
+//! in (GET only, the bound `Host`, the token made at this start, bounded parameters); [`data`]
+//! gathers what a page shows from the domains' repository types over pooled read-only connections
+//! (`store::open_read_pool`), one value per page that is both the page's JSON and what [`pages`]
+//! draws; [`html`] escapes every text from the record, [`svg`] draws the charts. At most as many
+//! requests as there are workers are answered at once.
 //!
 //! Nothing here writes: the pools are read-only and a database that does not exist yet is not
 //! created (its pages say how to fill it).
@@ -16,15 +17,15 @@ mod api;
 mod data;
 mod guard;
 mod html;
+mod http;
 mod pages;
 mod respond;
 mod svg;
 
 use crate::store::{self, DbKind, ReadPool, StoreError};
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 /// The port `tlc serve` listens on unless `--port` says otherwise.
 pub(crate) const DEFAULT_PORT: u16 = 7433;
@@ -42,15 +43,18 @@ pub(crate) struct ProjectDb {
 pub(crate) struct Options {
     pub bind: IpAddr,
     pub port: u16,
-    /// Required on every request when set (always set for a non-loopback bind).
-    pub token: Option<String>,
+    /// Required on every request: made at each start unless `--token` names one.
+    pub token: String,
+    /// A code that lets one request in as the token would (`--open`): the opener's command line,
+    /// which other local users can read (`ps`), carries it instead of the token.
+    pub open_code: Option<String>,
     /// The time zone the cost pages group days by when a request names none (`None`: UTC).
     pub timezone: Option<String>,
     pub home_db: PathBuf,
     pub project: Option<ProjectDb>,
     /// The operator's price override file (`prices` page).
     pub override_file: PathBuf,
-    /// Worker threads; each pool has as many connections.
+    /// Requests answered at once; each pool has as many connections.
     pub workers: usize,
 }
 
@@ -65,9 +69,9 @@ pub(crate) enum ServeError {
     TimeZone { name: String },
 }
 
-/// How many worker threads serve requests: twice the cores, at least 4, at most 16. A page is a
-/// few milliseconds of SQLite reads, so more threads than cores keeps the cores busy while one
-/// request waits on the disk or on a slow client; more than 16 would only queue on two cores.
+/// How many requests are answered at once: twice the cores, at least 4, at most 16. A page is a
+/// few milliseconds of SQLite reads, so more at once than cores keeps the cores busy while one
+/// request waits on the disk; more than 16 would only queue on two cores.
 pub(crate) fn default_workers() -> usize {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
     (cores * 2).clamp(4, 16)
@@ -103,11 +107,15 @@ pub(crate) struct State {
     home: LazyPool,
     /// `Host` header values accepted, lower-case.
     hosts: Vec<String>,
+    /// Turns to answer a request: at most `opts.workers` at once.
+    workers: http::Workers,
+    /// `opts.open_code` until it is used.
+    open_code: Mutex<Option<String>>,
 }
 
 /// A bound server, ready to [`Server::run`].
 pub(crate) struct Server {
-    http: Arc<tiny_http::Server>,
+    listener: TcpListener,
     state: Arc<State>,
     url: String,
 }
@@ -124,11 +132,11 @@ pub(crate) fn bind(opts: Options) -> Result<Server, ServeError> {
         }
     }
     let addr = SocketAddr::new(opts.bind, opts.port);
-    let http = tiny_http::Server::http(addr).map_err(|e| ServeError::Bind {
+    let listener = TcpListener::bind(addr).map_err(|e| ServeError::Bind {
         addr,
         cause: e.to_string(),
     })?;
-    let port = http.server_addr().to_ip().map(|a| a.port()).unwrap_or(opts.port);
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(opts.port);
     let host = match opts.bind {
         IpAddr::V4(a) => a.to_string(),
         IpAddr::V6(a) => format!("[{a}]"),
@@ -137,10 +145,7 @@ pub(crate) fn bind(opts: Options) -> Result<Server, ServeError> {
     if opts.bind.is_loopback() {
         hosts.push(format!("localhost:{port}"));
     }
-    let mut url = format!("http://{host}:{port}/");
-    if let Some(t) = &opts.token {
-        url.push_str(&format!("?token={t}"));
-    }
+    let url = format!("http://{host}:{port}/?token={}", opts.token);
     let size = u32::try_from(opts.workers).unwrap_or(16);
     let state = State {
         project: LazyPool {
@@ -156,52 +161,68 @@ pub(crate) fn bind(opts: Options) -> Result<Server, ServeError> {
             pool: Mutex::new(None),
         },
         hosts,
+        workers: http::Workers::new(opts.workers),
+        open_code: Mutex::new(opts.open_code.clone()),
         opts,
     };
     Ok(Server {
-        http: Arc::new(http),
+        listener,
         state: Arc::new(state),
         url,
     })
 }
 
 impl Server {
-    /// The address to open (with the token, when there is one).
+    /// The address to open, with the token.
     pub(crate) fn url(&self) -> &str {
         &self.url
     }
 
-    /// Serves until the process is stopped: the workers take requests from tiny_http's queue.
-    pub(crate) fn run(self) {
-        let workers: Vec<_> = (0..self.state.opts.workers.max(1))
-            .map(|i| {
-                let http = self.http.clone();
-                let state = self.state.clone();
-                std::thread::Builder::new().name(format!("serve-{i}")).spawn(move || {
-                    while let Ok(rq) = http.recv() {
-                        handle(&state, rq);
-                    }
-                })
-            })
-            .collect();
-        for w in workers.into_iter().flatten() {
-            let _ = w.join();
-        }
+    /// The address `--open` hands the desktop's opener: with the one-time code, not the token.
+    pub(crate) fn open_url(&self) -> Option<String> {
+        let code = self.state.opts.open_code.as_ref()?;
+        let base = self.url.split_once('?').map_or(self.url.as_str(), |(b, _)| b);
+        Some(format!("{base}?open={code}"))
+    }
+
+    /// Serves until the process is stopped.
+    pub(crate) fn run(self) -> ! {
+        http::serve(self.listener, self.state)
     }
 }
 
-/// Answers one request; a handler that panics answers 500 instead of taking its worker down.
-fn handle(state: &State, rq: tiny_http::Request) {
-    let started = Instant::now();
-    let decided = guard::check(state, &rq);
-    let answer = match decided {
-        Err(refusal) => respond::Answer::refused(refusal),
-        Ok(req) => match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| route(state, &req))) {
-            Ok(a) => a,
-            Err(_) => respond::Answer::error(500, "the page failed while being drawn; the server goes on", req.wants_json()),
-        },
-    };
-    respond::send(rq, answer, started);
+impl http::Handler for State {
+    /// Answers one request; a handler that panics answers 500 instead of taking its connection
+    /// down. False when the connection is to close.
+    fn answer(&self, conn: &mut http::Conn, rq: http::Request) -> bool {
+        let started = rq.arrived;
+        let mut keep = !rq.wants_close() && !rq.has_body();
+        let (answer, turn) = match guard::check(self, &rq) {
+            Err(refusal) => {
+                // A client refused at the door gets no second request on this connection.
+                keep = false;
+                (respond::Answer::refused(refusal), None)
+            }
+            Ok(req) => {
+                let turn = self.workers.take();
+                let answer = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| route(self, &req))) {
+                    Ok(a) => a,
+                    Err(_) => respond::Answer::error(500, "the page failed while being drawn; the server goes on", req.wants_json()),
+                };
+                (answer, Some(turn))
+            }
+        };
+        // An answer held in memory needs no worker to be written: a client that reads slowly, or
+        // not at all, holds its own connection and no one else's turn. A stream keeps its turn
+        // (and its pooled connection) until written, each write within the deadline.
+        let turn = match answer.body {
+            respond::Body::Bytes(_) => None,
+            respond::Body::Stream(_) => turn,
+        };
+        let sent = respond::send(conn, answer, started, keep, rq.http11);
+        drop(turn);
+        sent.is_ok() && keep
+    }
 }
 
 /// The page or API answer for a request the guard let in.

@@ -25,11 +25,7 @@ pub(crate) fn route(state: &State, req: &Req) -> Answer {
         } else {
             format!("?{}", req.query_without_token)
         };
-        let cookie = format!(
-            "{}={}; Path=/; HttpOnly; SameSite=Strict",
-            req.cookie_name,
-            state.opts.token.as_deref().unwrap_or("")
-        );
+        let cookie = format!("{}={}; Path=/; HttpOnly; SameSite=Strict", req.cookie_name, state.opts.token);
         return Answer::redirect(format!("{}{q}", req.path), vec![("Set-Cookie", cookie)]);
     }
     let project = state.opts.project.as_ref().map(|p| p.name.as_str());

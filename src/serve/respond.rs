@@ -1,8 +1,9 @@
 //! Answers: their headers (the Content-Security-Policy, no sniffing, no caching, no framing, the
-//! render time), error pages, the compiled-in assets, and sending them through tiny_http.
+//! render time), error pages, the compiled-in assets, and writing them to the connection.
 
 use super::guard::Refusal;
 use super::html::{self, esc, Frame};
+use super::http::Conn;
 use std::io::Read;
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -70,7 +71,7 @@ impl Answer {
     }
 
     pub(crate) fn refused(r: Refusal) -> Answer {
-        let mut a = if r.status == 405 || r.status == 421 || r.status == 401 {
+        let mut a = if matches!(r.status, 403 | 405 | 421) {
             // Refused before any routing: plain text, nothing of the dashboard.
             Answer {
                 status: r.status,
@@ -120,11 +121,13 @@ pub(crate) fn reason(status: u16) -> &'static str {
         200 => "OK",
         303 => "See Other",
         400 => "Bad Request",
-        401 => "Unauthorized",
+        403 => "Forbidden",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        408 => "Request Timeout",
         414 => "URI Too Long",
         421 => "Misdirected Request",
+        431 => "Request Header Fields Too Large",
         500 => "Internal Server Error",
         503 => "Service Unavailable",
         _ => "",
@@ -146,39 +149,102 @@ pub(crate) fn csp() -> &'static str {
     })
 }
 
-fn header(name: &str, value: &str) -> Option<tiny_http::Header> {
-    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
-}
-
-/// Sends `answer`, with the time from the request's arrival to here as `Server-Timing` (for a
-/// stream, the time to its first byte).
-pub(crate) fn send(rq: tiny_http::Request, answer: Answer, started: Instant) {
-    let dur = started.elapsed().as_secs_f64() * 1000.0;
-    let mut headers: Vec<tiny_http::Header> = [
-        ("Content-Type", answer.content_type),
+/// The head of an answer: its status line and fields, the connection's fate among them.
+fn head(status: u16, content_type: &str, extra: &[(&'static str, String)], framing: &str, dur: f64, keep: bool) -> Vec<u8> {
+    let mut h = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    let mut field = |k: &str, v: &str| {
+        // A value from a request (a redirect's Location) never splits the head.
+        if !v.chars().any(|c| c.is_control() && c != '\t') {
+            h.push_str(k);
+            h.push_str(": ");
+            h.push_str(v);
+            h.push_str("\r\n");
+        }
+    };
+    for (k, v) in [
+        ("Content-Type", content_type),
         ("Content-Security-Policy", csp()),
         ("X-Content-Type-Options", "nosniff"),
         ("X-Frame-Options", "DENY"),
         ("Referrer-Policy", "no-referrer"),
         ("Cross-Origin-Resource-Policy", "same-origin"),
-    ]
-    .iter()
-    .filter_map(|(k, v)| header(k, v))
-    .collect();
-    if !answer.headers.iter().any(|(k, _)| *k == "Cache-Control") {
-        headers.extend(header("Cache-Control", "no-store"));
+    ] {
+        field(k, v);
     }
-    headers.extend(header("Server-Timing", &format!("render;dur={dur:.3}")));
-    headers.extend(answer.headers.iter().filter_map(|(k, v)| header(k, v)));
-    let status = tiny_http::StatusCode(answer.status);
-    // A client that went away is no error of the server's.
-    let _ = match answer.body {
+    if !extra.iter().any(|(k, _)| *k == "Cache-Control") {
+        field("Cache-Control", "no-store");
+    }
+    field("Server-Timing", &format!("render;dur={dur:.3}"));
+    for (k, v) in extra {
+        field(k, v);
+    }
+    h.push_str(framing);
+    if !keep {
+        h.push_str("Connection: close\r\n");
+    }
+    h.push_str("\r\n");
+    h.into_bytes()
+}
+
+/// A whole plain-text answer refusing a connection or a request before it was read whole (408,
+/// 414, 431, 503, a head that is not HTTP): the connection closes after it.
+pub(crate) fn plain(status: u16, why: &str) -> Vec<u8> {
+    let body = format!("{status} {}: {why}\n", reason(status));
+    let mut out = head(status, TEXT, &[], &format!("Content-Length: {}\r\n", body.len()), 0.0, false);
+    out.extend_from_slice(body.as_bytes());
+    out
+}
+
+/// Sends `answer`, with the time from the request's arrival to here as `Server-Timing` (for a
+/// stream, the time to its first byte). `keep`: the connection stays open after it; `http11`: the
+/// client reads chunks (an HTTP/1.0 client's stream ends with the connection).
+pub(crate) fn send(conn: &mut Conn, answer: Answer, started: Instant, keep: bool, http11: bool) -> std::io::Result<()> {
+    let dur = started.elapsed().as_secs_f64() * 1000.0;
+    match answer.body {
         Body::Bytes(b) => {
-            let len = b.len();
-            rq.respond(tiny_http::Response::new(status, headers, std::io::Cursor::new(b), Some(len), None))
+            let mut out = head(
+                answer.status,
+                answer.content_type,
+                &answer.headers,
+                &format!("Content-Length: {}\r\n", b.len()),
+                dur,
+                keep,
+            );
+            out.extend_from_slice(&b);
+            conn.write_all(&out)
         }
-        Body::Stream(r) => rq.respond(tiny_http::Response::new(status, headers, r, None, None)),
-    };
+        Body::Stream(mut r) => {
+            let (framing, keep) = if http11 {
+                ("Transfer-Encoding: chunked\r\n", keep)
+            } else {
+                ("", false)
+            };
+            conn.write_all(&head(answer.status, answer.content_type, &answer.headers, framing, dur, keep))?;
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                let n = match r.read(&mut buf) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    // A stream that breaks ends without its last chunk: the client sees it cut.
+                    Err(e) => return Err(e),
+                };
+                if !http11 {
+                    if n == 0 {
+                        return Ok(());
+                    }
+                    conn.write_all(&buf[..n])?;
+                    continue;
+                }
+                if n == 0 {
+                    return conn.write_all(b"0\r\n\r\n");
+                }
+                let mut chunk = format!("{n:x}\r\n").into_bytes();
+                chunk.extend_from_slice(&buf[..n]);
+                chunk.extend_from_slice(b"\r\n");
+                conn.write_all(&chunk)?;
+            }
+        }
+    }
 }
 
 /// A page saying what went wrong (a parameter, a missing session, an unreadable database).

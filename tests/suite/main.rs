@@ -41,6 +41,7 @@ mod scope;
 mod scope2;
 mod serve;
 mod serve_browser;
+mod serve_hostile;
 mod ship;
 mod terminal;
 mod update;

@@ -22,10 +22,15 @@ pub const HOSTILE_TOOL: &str = "<img src=x onerror=alert(2)>";
 /// A running `tlc serve`, killed when dropped.
 pub struct Served {
     child: Child,
+    /// The URL it printed: `http://<host>/?token=<token>`.
     pub url: String,
+    /// The URL without the token: `http://<host>/`, what a page's links are relative to.
+    pub base: String,
     /// `127.0.0.1:<port>` (or the bound address).
     pub host: String,
     pub port: u16,
+    /// The token made at its start (from the printed URL).
+    pub token: String,
 }
 
 /// An HTTP answer.
@@ -79,14 +84,42 @@ pub fn raw_to(addr: std::net::IpAddr, port: u16, request: &str) -> Http {
     s.write_all(request.as_bytes()).unwrap();
     let mut buf = Vec::new();
     s.read_to_end(&mut buf).expect("read the answer");
-    let head_end = buf.windows(4).position(|w| w == b"\r\n\r\n").expect("an HTTP answer");
+    parse_answer(&buf).expect("an HTTP answer")
+}
+
+/// Sends `request` to `port` on 127.0.0.1 and reads the answer, or says why there is none within
+/// `wait` (from the connect to the answer's end).
+pub fn raw_within(port: u16, request: &str, wait: Duration) -> Result<Http, String> {
+    let deadline = std::time::Instant::now() + wait;
+    let mut s = TcpStream::connect_timeout(&(std::net::Ipv4Addr::LOCALHOST, port).into(), wait).map_err(|e| format!("connect: {e}"))?;
+    s.write_all(request.as_bytes()).map_err(|e| format!("send: {e}"))?;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 65536];
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(format!("no whole answer in {wait:?} ({} bytes read)", buf.len()));
+        }
+        s.set_read_timeout(Some(left)).map_err(|e| e.to_string())?;
+        match s.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(e) => return Err(format!("read: {e} ({} bytes read)", buf.len())),
+        }
+    }
+    parse_answer(&buf).ok_or_else(|| format!("not an HTTP answer: {:?}", String::from_utf8_lossy(&buf[..buf.len().min(200)])))
+}
+
+/// An answer read whole (to the connection's end), its chunks joined.
+pub fn parse_answer(buf: &[u8]) -> Option<Http> {
+    let head_end = buf.windows(4).position(|w| w == b"\r\n\r\n")?;
     let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
     let mut lines = head.lines();
     let status: u16 = lines
         .next()
         .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|c| c.parse().ok())
-        .expect("a status line");
+        .and_then(|c| c.parse().ok())?;
     let headers: Vec<(String, String)> = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
@@ -98,18 +131,24 @@ pub fn raw_to(addr: std::net::IpAddr, port: u16, request: &str) -> Http {
     {
         body = dechunk(&body);
     }
-    Http { status, headers, body }
+    Some(Http { status, headers, body })
 }
 
 impl Served {
     /// `tlc serve --port 0 <args>` in `cwd` with `w`'s home and the clock at `now`.
     pub fn start_in(w: &World, cwd: &Path, args: &[&str], now: Option<&str>) -> Served {
+        Served::start_with(w, cwd, args, now, |_| {})
+    }
+
+    /// [`Served::start_in`], the command changed by `also` before it starts (a resource limit).
+    pub fn start_with(w: &World, cwd: &Path, args: &[&str], now: Option<&str>, also: impl FnOnce(&mut Command)) -> Served {
         let mut c = Command::new(TLC);
         c.arg("serve").args(["--port", "0"]).args(args).current_dir(cwd);
         isolate(&mut c, &w.home, &w.dir.path().join("user"));
         if let Some(n) = now {
             c.env("TLC_NOW", n);
         }
+        also(&mut c);
         let mut child = c
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -131,23 +170,49 @@ impl Served {
         });
         let host = rest.split('/').next().unwrap_or("").to_string();
         let port = host.rsplit(':').next().and_then(|p| p.parse().ok()).expect("a port in the URL");
-        Served { child, url, host, port }
+        let token = url.split_once("/?token=").map(|(_, t)| t.to_string()).unwrap_or_else(|| {
+            let _ = child.kill();
+            panic!("tlc serve printed no token in its URL: {url}")
+        });
+        Served {
+            child,
+            base: format!("http://{host}/"),
+            url,
+            host,
+            port,
+            token,
+        }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The header line that carries the token as the browser sends it, after opening the URL.
+    pub fn cookie(&self) -> String {
+        format!("Cookie: tlc_token_{}={}\r\n", self.port, self.token)
     }
 
     pub fn start(w: &World) -> Served {
         Served::start_in(w, &w.repo, &[], Some(NOW))
     }
 
-    /// GET `path` with this server's Host.
+    /// GET `path` with this server's Host and its token's cookie.
     pub fn get(&self, path: &str) -> Http {
         self.get_with(path, "")
     }
 
-    /// GET `path` with extra header lines (each ending in `\r\n`).
+    /// GET `path` with this server's Host, its token's cookie and extra header lines (each ending
+    /// in `\r\n`).
     pub fn get_with(&self, path: &str, extra: &str) -> Http {
         raw(
             self.port,
-            &format!("GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n{extra}\r\n", self.host),
+            &format!(
+                "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n{}{extra}\r\n",
+                self.host,
+                self.cookie()
+            ),
         )
     }
 
@@ -280,8 +345,10 @@ fn args_of(command: &str) -> Vec<String> {
 fn serve_port_0_prints_its_url_and_every_page_answers_with_its_safety_headers() {
     let w = recorded();
     let s = Served::start(&w);
+    // One URL to open, with the token made at this start.
+    assert_eq!(s.url, format!("http://127.0.0.1:{}/?token={}", s.port, s.token));
     assert!(
-        s.url.starts_with("http://127.0.0.1:") && s.url.ends_with('/') && s.port > 0,
+        s.port > 0 && s.token.len() == 32 && s.token.bytes().all(|b| b.is_ascii_hexdigit()),
         "{}",
         s.url
     );
@@ -520,7 +587,11 @@ fn a_foreign_host_another_method_and_a_missing_token_are_refused() {
     assert_eq!(
         raw(
             s.port,
-            &format!("GET / HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n\r\n", s.port)
+            &format!(
+                "GET / HTTP/1.1\r\nHost: localhost:{}\r\nConnection: close\r\n{}\r\n",
+                s.port,
+                s.cookie()
+            )
         )
         .status,
         200,
@@ -584,11 +655,11 @@ fn a_non_loopback_bind_requires_its_token_on_every_request() {
     };
     for path in ["/", "/api/overview", "/api/cost_by_day", "/assets/style.css", "/sessions"] {
         let r = to(path, "");
-        assert_eq!(r.status, 401, "{path} without the token: {}", r.text());
+        assert_eq!(r.status, 403, "{path} without the token: {}", r.text());
         assert!(!r.text().contains("cost_usd"));
         assert_eq!(
             to(path, "Authorization: Bearer 0123456789abcdef0123456789abcdef\r\n").status,
-            401,
+            403,
             "{path} with another token"
         );
     }
@@ -744,13 +815,17 @@ fn a_database_that_appears_while_serving_is_read_and_hooks_write_while_clients_r
     // Readers and the hooks' writer at once: every request answered, every event stored.
     let port = s.port;
     let host = s.host.clone();
+    let cookie = s.cookie();
     let readers: Vec<_> = (0..4)
         .map(|n| {
-            let host = host.clone();
+            let (host, cookie) = (host.clone(), cookie.clone());
             std::thread::spawn(move || {
                 for i in 0..25 {
                     let path = ["/", "/sessions", &format!("/sessions/{SESSION}"), "/api/session_rollup"][(n + i) % 4].to_string();
-                    let r = raw(port, &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"));
+                    let r = raw(
+                        port,
+                        &format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{cookie}\r\n"),
+                    );
                     assert_eq!(r.status, 200, "{path}: {}", r.text());
                     assert!(!r.text().contains("locked"), "{path}: {}", r.text());
                 }

@@ -50,9 +50,33 @@ fn chromium_loads_the_overview_and_a_session_page_with_the_figures_obs_cost_prin
     let mut c = Chromium::start();
 
     c.viewport(1280, 800, false);
+    // Without the token (this browser has no cookie yet): refused, nothing of the record.
+    c.load(&s.base);
+    let refused = c.eval("document.body.innerText");
+    let refused = refused.as_str().unwrap();
+    assert!(refused.starts_with("403 Forbidden") && refused.contains("token"), "{refused}");
+    assert_eq!(c.eval("document.querySelector('#today') === null"), Value::Bool(true));
+    // The refused page's favicon is refused too (every address needs the token): its error is
+    // this page's, let it arrive before the next page's errors are counted.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while std::time::Instant::now() < deadline
+        && !c
+            .events
+            .iter()
+            .any(|(m, p)| m == "Log.entryAdded" && p["entry"]["url"].as_str().is_some_and(|u| u.ends_with("/favicon.ico")))
+    {
+        c.eval("0");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // The printed URL: the token moves into a SameSite=Strict cookie, the address bar keeps none.
     let from = c.events.len();
     c.load(&s.url);
     assert_eq!(c.errors_since(from), Vec::<String>::new(), "console errors on the overview");
+    assert_eq!(
+        c.eval("location.href"),
+        Value::from(s.base.clone()),
+        "the token left the address bar"
+    );
     assert_not_blank(&c.screenshot(), 1280, "overview at 1280x800");
     // Today, this week and this month: the totals of `obs cost` over those days (the clock is
     // Saturday 2026-11-21; its ISO week began on Monday the 16th).
@@ -98,7 +122,7 @@ fn chromium_loads_the_overview_and_a_session_page_with_the_figures_obs_cost_prin
 
     // One session's page: its estimated cost as `obs cost --here --by session` prints it.
     let from = c.events.len();
-    c.load(&format!("{}sessions/{SESSION}", s.url));
+    c.load(&format!("{}sessions/{SESSION}", s.base));
     assert_eq!(c.errors_since(from), Vec::<String>::new(), "console errors on the session page");
     assert_not_blank(&c.screenshot(), 1280, "session page at 1280x800");
     let by_session = cli(&["obs", "cost", "--here", "--by", "session", "--json"]);
@@ -133,7 +157,7 @@ fn chromium_loads_the_overview_and_a_session_page_with_the_figures_obs_cost_prin
     c.viewport(390, 844, true);
     for path in [String::new(), format!("sessions/{SESSION}"), "cost".into(), "gates".into()] {
         let from = c.events.len();
-        c.load(&format!("{}{path}", s.url));
+        c.load(&format!("{}{path}", s.base));
         assert_eq!(c.errors_since(from), Vec::<String>::new(), "/{path} on a phone");
         let wide = c.eval("document.documentElement.scrollWidth").as_i64().unwrap();
         assert!(wide <= 391, "/{path} is {wide} px wide on a 390 px screen");
@@ -144,7 +168,7 @@ fn chromium_loads_the_overview_and_a_session_page_with_the_figures_obs_cost_prin
     c.viewport(1280, 800, false);
     c.javascript(false);
     let from = c.events.len();
-    c.load(&s.url);
+    c.load(&s.base);
     assert_eq!(c.errors_since(from), Vec::<String>::new());
     let today = cli(&[
         "obs",
@@ -180,8 +204,9 @@ fn chromium_shows_a_blocked_stops_follow_up_and_gate_output_on_its_session_page(
     let s = Served::start(&w);
     let mut c = Chromium::start();
     c.viewport(1280, 800, false);
+    c.load(&s.url);
     let from = c.events.len();
-    c.load(&format!("{}sessions/{BLOCKED}", s.url));
+    c.load(&format!("{}sessions/{BLOCKED}", s.base));
     assert_eq!(c.errors_since(from), Vec::<String>::new(), "console errors on the session page");
     assert_not_blank(&c.screenshot(), 1280, "the blocked stop's session page");
     let text = c.eval("document.body.innerText").as_str().unwrap().to_string();
@@ -235,7 +260,7 @@ fn chromium_draws_one_day_as_a_narrow_bar_and_session_ids_from_their_start() {
         assert!(bar > 0.0 && bar < chart / 8.0, "one day's bar is {bar} px of a {chart} px chart");
 
         let from = c.events.len();
-        c.load(&format!("{}sessions", s.url));
+        c.load(&format!("{}sessions", s.base));
         assert_eq!(c.errors_since(from), Vec::<String>::new());
         let labels = c.eval(
             "(() => { const svg = document.getElementById('chart-sessions'); const box = svg.getBoundingClientRect(); \
@@ -277,6 +302,7 @@ fn docs_screenshots() {
         .to_string();
     let mut c = Chromium::start();
     c.viewport(1280, 800, false);
+    c.load(&s.url);
     for (name, path) in [
         ("overview", String::new()),
         ("cost", "cost".to_string()),
@@ -288,7 +314,7 @@ fn docs_screenshots() {
         ("prices", "prices?model=claude-sonnet-4-5".to_string()),
     ] {
         let from = c.events.len();
-        c.load(&format!("{}{path}", s.url));
+        c.load(&format!("{}{path}", s.base));
         assert_eq!(c.errors_since(from), Vec::<String>::new(), "/{path}");
         let png = c.screenshot();
         assert_not_blank(&png, 1280, name);
@@ -303,8 +329,9 @@ fn docs_screenshots() {
     let (w, _) = blocked_stop_world();
     let s = Served::start(&w);
     c.viewport(1280, 1000, false);
+    c.load(&s.url);
     let from = c.events.len();
-    c.load(&format!("{}sessions/{BLOCKED}", s.url));
+    c.load(&format!("{}sessions/{BLOCKED}", s.base));
     assert_eq!(c.errors_since(from), Vec::<String>::new(), "the blocked stop's session page");
     c.eval("window.scrollTo(0, document.getElementById('timeline').getBoundingClientRect().top + window.scrollY - 60)");
     let png = c.screenshot();
