@@ -22,7 +22,7 @@ use super::respond::plain;
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Connections open at once; the next is answered 503 and closed. A browser opens at most six
@@ -433,6 +433,9 @@ pub(crate) fn serve<H: Handler>(listener: TcpListener, handler: Arc<H>) -> ! {
     let mut spare = reserve();
     let mut trouble = Trouble::default();
     let busy = format!("tlc serve has {MAX_CONNECTIONS} connections open, its most; try again in a moment");
+    // A rendezvous: a connection is handed over only to a kept thread waiting for one.
+    let (idle, waiting) = mpsc::sync_channel::<(TcpStream, Slot)>(0);
+    let waiting = Arc::new(Mutex::new(waiting));
     let exhausted = "tlc serve has no file descriptor free for this connection; try again in a moment";
     loop {
         let accepted = match listener.accept() {
@@ -478,16 +481,40 @@ pub(crate) fn serve<H: Handler>(listener: TcpListener, handler: Arc<H>) -> ! {
             continue;
         }
         open.fetch_add(1, Ordering::AcqRel);
-        let slot = Slot(open.clone());
-        let h = handler.clone();
-        let spawned = std::thread::Builder::new().name("serve-conn".into()).spawn(move || {
-            let _slot = slot;
-            serve_connection(accepted, &*h);
-        });
+        let job = (accepted, Slot(open.clone()));
+        // A thread that finished its connection takes this one, else a new thread does.
+        let job = match idle.try_send(job) {
+            Ok(()) => continue,
+            Err(mpsc::TrySendError::Full(job) | mpsc::TrySendError::Disconnected(job)) => job,
+        };
+        let (h, waiting) = (handler.clone(), waiting.clone());
+        let spawned = std::thread::Builder::new()
+            .name("serve-conn".into())
+            .spawn(move || connection_thread(job, &*h, &waiting));
         if let Err(e) = spawned {
             // The closure, its socket and its slot are dropped with the error: the client sees
             // the connection close.
             trouble.wait(&e);
+        }
+    }
+}
+
+/// How long a connection's thread, its connection closed, waits for the next one before it ends.
+const THREAD_IDLE: Duration = Duration::from_secs(30);
+
+/// Serves `job`, then the connections the accept loop hands over while this thread waits, until
+/// none comes for [`THREAD_IDLE`]. Starting a thread for each connection cost a connection's round
+/// trip a tenth of a millisecond and more on a busy machine; a thread kept is handed the next.
+fn connection_thread<H: Handler>(mut job: (TcpStream, Slot), handler: &H, waiting: &Mutex<mpsc::Receiver<(TcpStream, Slot)>>) {
+    loop {
+        let (stream, slot) = job;
+        serve_connection(stream, handler);
+        drop(slot);
+        // One kept thread waits on the channel at a time; the others wait for their turn here.
+        let next = waiting.lock().unwrap_or_else(|p| p.into_inner()).recv_timeout(THREAD_IDLE);
+        match next {
+            Ok(j) => job = j,
+            Err(_) => return,
         }
     }
 }
