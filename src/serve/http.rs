@@ -22,7 +22,7 @@ use super::respond::plain;
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 /// Connections open at once; the next is answered 503 and closed. A browser opens at most six
@@ -273,10 +273,20 @@ impl Conn {
 }
 
 /// Counts the requests being answered, at most as many as there are workers: the pools hold
-/// that many connections, so no request waits for one.
+/// that many connections, so no request waits for one. Turns go in the order they were asked for
+/// (a ticket each), so that under load no request waits behind ones that came after it.
 pub(crate) struct Workers {
-    free: Mutex<usize>,
+    n: u64,
+    tickets: Mutex<Tickets>,
     freed: Condvar,
+}
+
+#[derive(Default)]
+struct Tickets {
+    /// Tickets handed out.
+    issued: u64,
+    /// Turns given back.
+    done: u64,
 }
 
 /// One worker's turn; given back when dropped.
@@ -285,27 +295,31 @@ pub(crate) struct Turn<'w>(&'w Workers);
 impl Workers {
     pub(crate) fn new(n: usize) -> Workers {
         Workers {
-            free: Mutex::new(n.max(1)),
+            n: u64::try_from(n.max(1)).unwrap_or(1),
+            tickets: Mutex::new(Tickets::default()),
             freed: Condvar::new(),
         }
     }
 
-    /// Waits for a worker's turn.
+    /// Waits for a worker's turn: ticket `t` is served once `t - n + 1` turns were given back,
+    /// so at most `n` are out at once, in ticket order.
     pub(crate) fn take(&self) -> Turn<'_> {
-        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
-        while *free == 0 {
-            free = self.freed.wait(free).unwrap_or_else(|p| p.into_inner());
+        let mut t = self.tickets.lock().unwrap_or_else(|p| p.into_inner());
+        let mine = t.issued;
+        t.issued += 1;
+        while mine >= t.done + self.n {
+            t = self.freed.wait(t).unwrap_or_else(|p| p.into_inner());
         }
-        *free -= 1;
         Turn(self)
     }
 }
 
 impl Drop for Turn<'_> {
     fn drop(&mut self) {
-        let mut free = self.0.free.lock().unwrap_or_else(|p| p.into_inner());
-        *free += 1;
-        self.0.freed.notify_one();
+        let mut t = self.0.tickets.lock().unwrap_or_else(|p| p.into_inner());
+        t.done += 1;
+        // Every waiter checks its ticket: the next in line goes.
+        self.0.freed.notify_all();
     }
 }
 
@@ -376,83 +390,131 @@ fn turn_away(stream: TcpStream, why: &str) {
     let _ = stream.shutdown(Shutdown::Write);
 }
 
+/// What the accept loop remembers of failures in a row: the last pause, and whether the operator
+/// was told (once per run of failures, and once when they end).
+#[derive(Default)]
+struct Trouble {
+    pause: Option<Duration>,
+    told: bool,
+}
+
+impl Trouble {
+    fn tell(&mut self, what: &str) {
+        if !self.told {
+            eprintln!("tlc serve: {what}");
+            self.told = true;
+        }
+    }
+
+    /// Waits before the next `accept`: 5 ms, doubling at each failure in a row up to 1 s.
+    fn wait(&mut self, e: &io::Error) {
+        let next = self.pause.map_or(BACKOFF_FIRST, |b| (b * 2).min(BACKOFF_MAX));
+        self.tell(&format!(
+            "cannot accept a connection: {e}; retrying after a pause ({} ms, doubling to at most {} s)",
+            BACKOFF_FIRST.as_millis(),
+            BACKOFF_MAX.as_secs()
+        ));
+        self.pause = Some(next);
+        std::thread::sleep(next);
+    }
+
+    fn over(&mut self) {
+        if self.told {
+            eprintln!("tlc serve: accepting connections again");
+        }
+        *self = Trouble::default();
+    }
+}
+
 /// Accepts connections until the process ends, each served by a thread of its own. Never returns:
 /// no error of `accept` ends the loop.
 pub(crate) fn serve<H: Handler>(listener: TcpListener, handler: Arc<H>) -> ! {
     let open = Arc::new(AtomicUsize::new(0));
     let mut spare = reserve();
-    let mut backoff: Option<Duration> = None;
+    let mut trouble = Trouble::default();
     let busy = format!("tlc serve has {MAX_CONNECTIONS} connections open, its most; try again in a moment");
+    // A rendezvous: a connection is handed over only to a kept thread waiting for one.
+    let (idle, waiting) = mpsc::sync_channel::<(TcpStream, Slot)>(0);
+    let waiting = Arc::new(Mutex::new(waiting));
     let exhausted = "tlc serve has no file descriptor free for this connection; try again in a moment";
-    let pause = |backoff: &mut Option<Duration>, e: &io::Error| {
-        let next = backoff.map_or(BACKOFF_FIRST, |b| (b * 2).min(BACKOFF_MAX));
-        if backoff.is_none() {
-            eprintln!(
-                "tlc serve: cannot accept a connection: {e}; retrying, after {} ms at first and at most every {} s",
-                next.as_millis(),
-                BACKOFF_MAX.as_secs()
-            );
-        }
-        *backoff = Some(next);
-        std::thread::sleep(next);
-    };
     loop {
         let accepted = match listener.accept() {
             Ok((stream, _)) => stream,
             Err(e) if this_connection_only(&e) => continue,
             Err(e) if out_of_descriptors(&e) => {
-                match spare.take() {
-                    Some(held) => {
-                        drop(held);
-                        // Waits for the next connection if none is waiting.
-                        match listener.accept() {
-                            Ok((stream, _)) => {
-                                spare = reserve();
-                                if spare.is_none() {
-                                    // Still none free: refused now, not left in the queue.
-                                    turn_away(stream, exhausted);
-                                    spare = reserve();
-                                    continue;
-                                }
-                                stream
-                            }
-                            Err(e) => {
-                                spare = reserve();
-                                pause(&mut backoff, &e);
-                                continue;
-                            }
-                        }
-                    }
-                    None => {
-                        pause(&mut backoff, &e);
+                let Some(held) = spare.take() else {
+                    trouble.wait(&e);
+                    spare = reserve();
+                    continue;
+                };
+                trouble.tell(&format!(
+                    "cannot accept a connection: {e}; until descriptors are free, each connection is answered 503 and closed"
+                ));
+                drop(held);
+                // With the spare's descriptor free: the waiting connection, or the next one.
+                match listener.accept() {
+                    Ok((stream, _)) => {
                         spare = reserve();
+                        if spare.is_none() {
+                            // Still none free: refused now, not left in the queue.
+                            turn_away(stream, exhausted);
+                            spare = reserve();
+                            continue;
+                        }
+                        stream
+                    }
+                    Err(e) => {
+                        spare = reserve();
+                        trouble.wait(&e);
                         continue;
                     }
                 }
             }
             Err(e) => {
-                pause(&mut backoff, &e);
+                trouble.wait(&e);
                 continue;
             }
         };
-        if backoff.take().is_some() {
-            eprintln!("tlc serve: accepting connections again");
-        }
+        trouble.over();
         if open.load(Ordering::Acquire) >= MAX_CONNECTIONS {
             turn_away(accepted, &busy);
             continue;
         }
         open.fetch_add(1, Ordering::AcqRel);
-        let slot = Slot(open.clone());
-        let h = handler.clone();
-        let spawned = std::thread::Builder::new().name("serve-conn".into()).spawn(move || {
-            let _slot = slot;
-            serve_connection(accepted, &*h);
-        });
+        let job = (accepted, Slot(open.clone()));
+        // A thread that finished its connection takes this one, else a new thread does.
+        let job = match idle.try_send(job) {
+            Ok(()) => continue,
+            Err(mpsc::TrySendError::Full(job) | mpsc::TrySendError::Disconnected(job)) => job,
+        };
+        let (h, waiting) = (handler.clone(), waiting.clone());
+        let spawned = std::thread::Builder::new()
+            .name("serve-conn".into())
+            .spawn(move || connection_thread(job, &*h, &waiting));
         if let Err(e) = spawned {
             // The closure, its socket and its slot are dropped with the error: the client sees
             // the connection close.
-            pause(&mut backoff, &e);
+            trouble.wait(&e);
+        }
+    }
+}
+
+/// How long a connection's thread, its connection closed, waits for the next one before it ends.
+const THREAD_IDLE: Duration = Duration::from_secs(30);
+
+/// Serves `job`, then the connections the accept loop hands over while this thread waits, until
+/// none comes for [`THREAD_IDLE`]. Starting a thread for each connection cost a connection's round
+/// trip a tenth of a millisecond and more on a busy machine; a thread kept is handed the next.
+fn connection_thread<H: Handler>(mut job: (TcpStream, Slot), handler: &H, waiting: &Mutex<mpsc::Receiver<(TcpStream, Slot)>>) {
+    loop {
+        let (stream, slot) = job;
+        serve_connection(stream, handler);
+        drop(slot);
+        // One kept thread waits on the channel at a time; the others wait for their turn here.
+        let next = waiting.lock().unwrap_or_else(|p| p.into_inner()).recv_timeout(THREAD_IDLE);
+        match next {
+            Ok(j) => job = j,
+            Err(_) => return,
         }
     }
 }
@@ -460,6 +522,32 @@ pub(crate) fn serve<H: Handler>(listener: TcpListener, handler: Arc<H>) -> ! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn turns_are_at_most_n_and_go_in_the_order_asked() {
+        let workers = Arc::new(Workers::new(1));
+        let first = workers.take();
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let mut waiting = Vec::new();
+        for i in 0..4u64 {
+            let (w, order) = (workers.clone(), order.clone());
+            waiting.push(std::thread::spawn(move || {
+                let _turn = w.take();
+                order.lock().unwrap().push(i);
+            }));
+            // Each asks after the one before it.
+            while workers.tickets.lock().unwrap().issued < 2 + i {
+                std::thread::yield_now();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(order.lock().unwrap().is_empty(), "no turn while the one is out");
+        drop(first);
+        for t in waiting {
+            t.join().unwrap();
+        }
+        assert_eq!(*order.lock().unwrap(), vec![0, 1, 2, 3]);
+    }
 
     #[test]
     fn a_head_is_read_within_its_limits() {
