@@ -18,7 +18,7 @@
 //!   bytes (414), the whole head up to [`MAX_HEAD`] bytes and [`MAX_HEADERS`] fields (431), and no
 //!   request body is ever read (a GET with one is refused, any other method is).
 
-use super::respond::plain;
+use super::head::plain;
 use std::io::{self, ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -16,6 +16,7 @@
 mod api;
 mod data;
 mod guard;
+mod head;
 mod html;
 mod http;
 mod pages;
