@@ -64,3 +64,14 @@ impl Decision {
         self.permission != Permission::Allow
     }
 }
+
+/// A decision's reason as a report shows it: its non-empty lines, without the `rule=` tail (a
+/// report names the rule beside it) and the floor's boilerplate (the same sentences on every floor
+/// denial, `policy::floor`). `tlc obs why` joins them into one line, the dashboard keeps them.
+pub(crate) fn reason_lines(reason: &str) -> Vec<&str> {
+    reason
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("rule=") && !l.starts_with("This is a floor rule"))
+        .collect()
+}

@@ -640,10 +640,5 @@ fn live(ctx: &Ctx, a: LiveArgs) -> anyhow::Result<()> {
 /// first line (the same two sentences on every floor denial) and its `rule=` tail left out (the
 /// rule has a column of its own).
 fn readable(reason: &str) -> String {
-    let lines: Vec<&str> = reason
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("rule=") && !l.starts_with("This is a floor rule"))
-        .collect();
-    lines.join(" ")
+    crate::decision::reason_lines(reason).join(" ")
 }

@@ -786,12 +786,7 @@ fn timeline_entry(e: &Value) -> String {
 /// same two sentences on every floor denial) and its `rule=` tail (the rule is named beside it),
 /// as `tlc obs why` prints it.
 fn readable(reason: &str) -> String {
-    let lines: Vec<&str> = reason
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("rule=") && !l.starts_with("This is a floor rule"))
-        .collect();
-    lines.join("\n")
+    crate::decision::reason_lines(reason).join("\n")
 }
 
 fn capitalised(text: &str) -> String {
