@@ -7,7 +7,6 @@ use super::provider::Provider;
 use crate::decision::{Decision, Permission};
 use crate::paths::Paths;
 use crate::policy::floor::{self, Act, Context};
-use crate::policy::rails::work_loss::MAY_LOSE;
 use crate::policy::shell::Script;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -42,8 +41,8 @@ fn context(provider: &dyn Provider, v: &Value, paths: &Paths) -> Context {
 pub(crate) struct FloorVerdict {
     /// The denial; `None` lets the rest of the policy decide.
     pub floor: Option<Decision>,
-    /// When a shell command names git or a remover (only such a line can lose work), every
-    /// command the line runs as the floor's walk saw it, for the work-loss rule.
+    /// Every command the line runs that can lose work (git or a remover), as the floor's walk
+    /// saw it, for the work-loss rule.
     pub ran: Vec<floor::Ran>,
     /// The shell line and its parse, handed on so the rails do not parse it again.
     pub parsed: Option<(String, Script)>,
@@ -63,8 +62,7 @@ pub(crate) fn floor(provider: &dyn Provider, acts: &[Act<'_>], v: &Value, paths:
             let found = match a {
                 Act::Shell(command) => match crate::policy::shell::parse(command) {
                     Ok(script) => {
-                        let may_lose = MAY_LOSE.iter().any(|w| command.contains(w));
-                        let (found, seen) = floor::evaluate_parsed(&ctx, command, &script, may_lose);
+                        let (found, seen) = floor::evaluate_parsed(&ctx, command, &script, true);
                         out.ran.extend(seen);
                         if out.parsed.is_none() {
                             out.parsed = Some((command.to_string(), script));

@@ -12,6 +12,11 @@ use super::floor::Ran;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// The programs that can lose work: the floor's walk records only the commands that run one (by
+/// the program's name after quote removal and expansion, never by the line's spelling: `g\\it`
+/// is git).
+pub(crate) const MAY_LOSE: &[&str] = &["git", "rm", "shred", "unlink", "srm", "wipe", "find"];
+
 /// The rule's name in decisions.
 pub(crate) const RULE: &str = "work-loss";
 /// Paths named in a message, at most.

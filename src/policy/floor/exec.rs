@@ -17,18 +17,23 @@ impl Floor<'_> {
                     self.join_cwds(dirs);
                 }
             }
-            let inv = invocation(cmd);
-            // `env -C DIR cmd`: this command runs in DIR, whatever the line's `cd`s did.
-            let cwds = match inv.chdir {
-                Some((w, skip)) => self.dirs_named(&strip_word_prefix(w, skip)),
-                None => self.cwds.borrow().clone(),
+            // `/bin/r[m]`: each program the pattern names is judged as the command's program.
+            let globbed = match self.program_glob(cmd) {
+                Ok(g) => g,
+                Err(f) => return Some(f),
             };
-            for cwd in cwds {
-                *self.cwd.borrow_mut() = cwd;
-                if let Some(f) = self.nested(cmd, depth).or_else(|| self.command(script, i, cmd, &inv, depth)) {
+            let judged: Vec<&Command> = match &globbed {
+                Some(commands) => commands.iter().collect(),
+                None => vec![cmd],
+            };
+            for cmd in judged {
+                let inv = invocation(cmd);
+                let folders = self.cwds.borrow().clone();
+                if let Some(f) = self.in_its_folders(script, i, cmd, &inv, depth, folders) {
                     return Some(f);
                 }
             }
+            let inv = invocation(cmd);
             if let Some(dirs) = self.after(cmd, &inv) {
                 match cmd.connector {
                     Connector::And => {
@@ -42,6 +47,31 @@ impl Floor<'_> {
         }
         for (_, dirs) in conditional {
             self.join_cwds(dirs);
+        }
+        None
+    }
+
+    /// One command judged in every folder it may run in: `env -C DIR cmd` runs in DIR, whatever
+    /// the line's `cd`s did; any other in each of `folders`. The current folder is left at the
+    /// last one judged.
+    fn in_its_folders(
+        &self,
+        script: &Script,
+        i: usize,
+        cmd: &Command,
+        inv: &Invocation<'_>,
+        depth: usize,
+        folders: Vec<Option<PathBuf>>,
+    ) -> Option<Finding> {
+        let cwds = match inv.chdir {
+            Some((w, skip)) => self.dirs_named(&strip_word_prefix(w, skip)),
+            None => folders,
+        };
+        for cwd in cwds {
+            *self.cwd.borrow_mut() = cwd;
+            if let Some(f) = self.nested(cmd, depth).or_else(|| self.command(script, i, cmd, inv, depth)) {
+                return Some(f);
+            }
         }
         None
     }
@@ -190,7 +220,8 @@ impl Floor<'_> {
 
     /// Every rule on one simple command, in order.
     pub(super) fn command(&self, script: &Script, i: usize, cmd: &Command, inv: &Invocation<'_>, depth: usize) -> Option<Finding> {
-        if let (Some(ran), Some(program)) = (&self.ran, inv.program.as_deref()) {
+        let may_lose = |p: &str| crate::policy::work_loss::MAY_LOSE.contains(&p);
+        if let (Some(ran), Some(program)) = (&self.ran, inv.program.as_deref().filter(|p| may_lose(p))) {
             let seen = Ran {
                 program: program.to_string(),
                 args: inv.arg_texts().to_vec(),
@@ -763,8 +794,11 @@ impl Floor<'_> {
                 ..Command::default()
             };
             let inner = invocation(&synthetic);
-            self.nested(&synthetic, depth + 1)
-                .or_else(|| self.command(script, usize::MAX, &synthetic, &inner, depth + 1))
+            // `parallel env -C ../other rm -rf {} ::: build` runs where `env -C` says.
+            let here = self.cwd.borrow().clone();
+            let found = self.in_its_folders(script, usize::MAX, &synthetic, &inner, depth + 1, vec![here.clone()]);
+            *self.cwd.borrow_mut() = here;
+            found
         };
         match program {
             "find" => {

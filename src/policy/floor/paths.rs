@@ -309,3 +309,105 @@ impl Floor<'_> {
 
     // ---- tool events ----
 }
+
+/// The most programs a pattern in a program word may name before the command is refused.
+const MAX_PROGRAM_MATCHES: usize = 16;
+
+impl Floor<'_> {
+    /// A program word that is a pattern (`/bin/r[m]`, `./scr*`): the commands it may run, one per
+    /// program the pattern names here, each judged as if written out (bash runs the first match
+    /// with the others as arguments; judging every match as the program covers that and more).
+    /// `Ok(None)` when the program word is no pattern; a pattern that names nothing, or more than
+    /// [`MAX_PROGRAM_MATCHES`], is refused: what would run cannot be established.
+    pub(super) fn program_glob(&self, cmd: &Command) -> Result<Option<Vec<Command>>, Finding> {
+        let inv = invocation(cmd);
+        let Some(word) = inv.program_word.filter(|w| has_live_glob(w)) else {
+            return Ok(None);
+        };
+        let Some(at) = cmd.words.iter().position(|w| std::ptr::eq(w, word)) else {
+            return Ok(None);
+        };
+        let refuse = |why: &str| {
+            Finding::new(
+                Rule::UnprovableExecution,
+                format!("the program this command runs is a pattern (`{}`) that {why}, so what runs cannot be established. Name the program literally.", word.text()),
+                "a program named by a pattern",
+            )
+        };
+        let text = match self.resolve(word) {
+            Target::Pattern(_, pattern) => pattern,
+            _ => return Err(refuse("the floor cannot resolve")),
+        };
+        let matches = self.glob_paths(&text, MAX_PROGRAM_MATCHES + 1);
+        if matches.is_empty() {
+            return Err(refuse("matches no file here"));
+        }
+        if matches.len() > MAX_PROGRAM_MATCHES {
+            return Err(refuse("matches too many files"));
+        }
+        let relative = !word.literal().is_some_and(|t| t.starts_with('/')) && !matches!(word.pieces.first(), Some(Piece::Tilde(_)));
+        Ok(Some(
+            matches
+                .into_iter()
+                .map(|m| {
+                    let mut c = cmd.clone();
+                    // A relative match without a `/` (`r[m]` matching `./rm`) is looked up on the
+                    // PATH, as bash does with the word it expands to.
+                    let shown = match (relative, m.strip_prefix(self.cwd.borrow().as_deref().unwrap_or(&self.ctx.cwd))) {
+                        (true, Ok(rel)) => rel.display().to_string(),
+                        _ => m.display().to_string(),
+                    };
+                    c.words[at] = Word {
+                        pieces: vec![Piece::Quoted(shown)],
+                    };
+                    c
+                })
+                .collect(),
+        ))
+    }
+
+    /// The existing paths an absolute pattern names, one component at a time, at most `cap`
+    /// (sorted, as bash sorts them). A `*` or `?` does not match a leading `.`, as in bash.
+    pub(super) fn glob_paths(&self, pattern: &str, cap: usize) -> Vec<PathBuf> {
+        let mut found = vec![PathBuf::from("/")];
+        for part in pattern.split('/').filter(|p| !p.is_empty()) {
+            let live = part.contains(['*', '?', '[']);
+            let mut next = Vec::new();
+            for dir in &found {
+                if !live {
+                    let p = dir.join(part);
+                    if self.ctx.world.entry(&p).is_some() {
+                        next.push(p);
+                    }
+                    continue;
+                }
+                let mut names = self.ctx.world.names_in(dir);
+                names.sort();
+                for n in names {
+                    if n.starts_with('.') && !part.starts_with('.') {
+                        continue;
+                    }
+                    if shell_glob_match(part, &n) {
+                        next.push(dir.join(n));
+                    }
+                }
+            }
+            if next.len() > cap {
+                next.truncate(cap);
+            }
+            found = next;
+            if found.is_empty() {
+                break;
+            }
+        }
+        found
+    }
+}
+
+/// Whether an unquoted part of the word holds a pattern character bash expands against files.
+fn has_live_glob(w: &Word) -> bool {
+    w.pieces.iter().any(|p| match p {
+        Piece::Lit(s) => s.contains(['*', '?']) || s.find('[').is_some_and(|open| s[open + 1..].contains(']')),
+        _ => false,
+    })
+}

@@ -55,6 +55,7 @@ fn destruction_outside_the_project() {
         "find / -name x -exec rm {} \\;",
         "env -S 'rm -rf /'",
         "eval rm -rf /",
+        "rm -rf /{etc,usr}",
     ] {
         denied(cmd, Rule::OutsideProjectDestruction);
     }
@@ -92,7 +93,7 @@ fn unprovable_destruction() {
         "rm -rf $(cat list.txt)",
         "rm -rf `pwd`/x",
         "rm -rf ~/*",
-        "rm -rf /{etc,usr}",
+        "rm -rf /{etc,usr}*",
         "xargs rm -rf",
         "cat list | xargs rm",
     ] {
@@ -1070,5 +1071,48 @@ fn reasons_name_what_applied_with_the_home_inside_and_outside_a_temp_folder() {
             "{home}: a file of the project"
         );
         assert!(evaluate(&ctx, &Act::Write("/tmp/scratch.txt")).is_none(), "{home}: the temp folder");
+    }
+}
+
+#[test]
+fn zz_probe() {
+    for cmd in [
+        "g\\it reset --hard",
+        "g'i't reset --hard",
+        "r''m -rf ~",
+        "{rm,-rf,~}",
+        "{rm,-rf,/etc}",
+        "/bin/r[m] -rf /etc",
+        "/bin/r? -rf /etc",
+        "trap 'rm -rf ~' EXIT",
+        "trap 'rm -rf ~' ERR",
+        ". /dev/stdin <<< 'rm -rf ~'",
+        "source <(printf '%s\\n' 'rm -rf ~')",
+        "source /dev/stdin <<'EOF'\nrm -rf ~\nEOF",
+        "echo 'rm -rf ~' > /tmp/x.sh; . /tmp/x.sh",
+        "git -c alias.zz='!rm -rf ~' zz",
+        "git -c alias.zz='reset --hard' zz",
+        "git -c core.hooksPath=/tmp/h commit -m x",
+        "perl -e 'system(\"bash\",\"-c\",$ARGV[0])' 'rm -rf ~'",
+        "python3 -c 'import os,sys; os.system(sys.argv[1])' 'rm -rf ~'",
+        "ruby -e 'system(ARGV[0])' 'rm -rf ~'",
+        "node -e 'require(\"child_process\").execSync(process.argv[1])' 'rm -rf ~'",
+        "bash -ic $'alias zz=\\'rm -rf ~\\'\\nzz'",
+        "printf '%s\\n' -rf ~ | xargs rm",
+        "echo -rf ~ | xargs rm",
+        "bash -c $'\\x72\\x6d -rf ~'",
+        "bash -c $'\\162\\155 -rf ~'",
+        "$'\\x72\\x6d' -rf ~",
+        "git reset --har",
+        "git push --forc origin main",
+        "perl <<EOF\nunlink glob(\"/etc/*\");\nEOF",
+        "parallel env -C /nonexistent/work/other rm -rf {} ::: build",
+        "srm -z ~/file.txt",
+        "wipe -rf ~/x",
+        "shred -u ~/x",
+        "rm -r --no-preserve-root /",
+        "rm --recurs -f ~",
+    ] {
+        eprintln!("{:70?} => {:?}", cmd, shell(cmd).map(|f| f.rule));
     }
 }

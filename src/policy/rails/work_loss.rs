@@ -7,10 +7,6 @@ use crate::policy::floor::Ran;
 use crate::policy::Posture;
 use std::path::Path;
 
-/// Words a command line must hold to lose work: a line without any never pays for the analysis
-/// (the floor records what such a line runs only).
-pub(crate) const MAY_LOSE: &[&str] = &["git", "rm", "shred", "unlink"];
-
 /// The rail's entry: a shell act in a git checkout.
 pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
     if !cx.facts.in_git || cx.facts.ran.is_empty() {

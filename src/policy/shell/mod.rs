@@ -1,4 +1,4 @@
-//! Shell commands: the tokenizer/parser ([`parse`]), the view of one command through its wrappers
+//! Shell commands: the tokenizer/parser ([`parse`]) with brace expansion ([`expand`]), the view of one command through its wrappers
 //! ([`invocation`]) and the one classifier table ([`classify`]).
 //!
 //! The tokenizer is written here rather than taken from a crate: brush-parser (the one
@@ -8,6 +8,7 @@
 //! 2017; shell-words splits words but knows no operators, heredocs or substitutions.
 
 pub(crate) mod classify;
+pub(crate) mod expand;
 pub(crate) mod invocation;
 pub(crate) mod parse;
 

@@ -1422,6 +1422,9 @@ impl<'a> Parser<'a> {
             let t = self.peek()?.clone();
             return Err(self.err(format!("a command expected, found {}", describe(&t))));
         }
+        if let Some(words) = super::expand::command_words(&cmd.words) {
+            cmd.words = words;
+        }
         script.commands.push(cmd);
         Ok(())
     }
