@@ -283,7 +283,7 @@ fn risks_of(program: &str, args: &[String], dynamic: &[bool], cwd: Option<&Path>
                 _ => {}
             }
         }
-        "rm" | "shred" | "unlink" => {
+        "rm" | "shred" | "unlink" | "srm" | "wipe" => {
             let Some(cwd) = cwd else { return out };
             let paths: Vec<PathBuf> = args.iter().filter(|a| !a.starts_with('-')).map(|a| abs(cwd, a)).collect();
             if !paths.is_empty() {
@@ -294,9 +294,98 @@ fn risks_of(program: &str, args: &[String], dynamic: &[bool], cwd: Option<&Path>
                 });
             }
         }
+        "find" => {
+            let Some(cwd) = cwd else { return out };
+            if let Some(paths) = find_removals(args, cwd) {
+                out.push(Risk::ChangesUnder {
+                    command: line.clone(),
+                    paths,
+                    removal: true,
+                });
+            }
+        }
         _ => {}
     }
     out
+}
+
+/// `find … -delete` and `find … -exec rm {} \;`: the files it may remove, as patterns (a `*`
+/// in them crosses folders) — under each starting point, those its `-name` tests select, or
+/// every file when the expression is one the rule does not narrow (`!`, `-iname`, `-path`, …).
+/// `None` when the command removes nothing.
+fn find_removals(args: &[String], cwd: &Path) -> Option<Vec<PathBuf>> {
+    const REMOVERS: &[&str] = &["rm", "shred", "unlink", "srm", "wipe"];
+    let removes = args.iter().any(|a| a == "-delete")
+        || args.windows(2).any(|p| {
+            matches!(p[0].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") && REMOVERS.contains(&p[1].rsplit('/').next().unwrap_or(&p[1]))
+        });
+    if !removes {
+        return None;
+    }
+    let first_test = args
+        .iter()
+        .position(|a| a.starts_with('-') || a == "!" || a == "(")
+        .unwrap_or(args.len());
+    let mut roots: Vec<PathBuf> = args[..first_test]
+        .iter()
+        .map(|r| crate::pathtext::normalize_in(cwd, Path::new(r)))
+        .collect();
+    if roots.is_empty() {
+        roots.push(cwd.to_path_buf());
+    }
+    let expression = &args[first_test..];
+    let exec_at = expression
+        .iter()
+        .position(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+        .unwrap_or(expression.len());
+    let tests = &expression[..exec_at];
+    let narrowing = tests.iter().all(|a| {
+        !matches!(
+            a.as_str(),
+            "!" | "-not" | "-iname" | "-path" | "-ipath" | "-wholename" | "-regex" | "-iregex" | "-lname" | "-ilname"
+        )
+    });
+    let names: Vec<&String> = tests.windows(2).filter(|p| p[0] == "-name").map(|p| &p[1]).collect();
+    if !narrowing || names.is_empty() {
+        return Some(roots);
+    }
+    Some(
+        roots
+            .iter()
+            .flat_map(|r| {
+                names
+                    .iter()
+                    .map(move |n| PathBuf::from(format!("{}/*{}", r.display().to_string().trim_end_matches('/'), n)))
+            })
+            .collect(),
+    )
+}
+
+/// Whether a path operand is a pattern (`*.log`, `src/[ab].rs`): it is matched against the
+/// changed files, not taken as a path.
+pub(crate) fn is_pattern(p: &Path) -> bool {
+    p.to_str().is_some_and(|t| t.contains(['*', '?', '[']))
+}
+
+/// `p` (a path, or a pattern per [`is_pattern`]) covers `file`: the file is `p`, under `p`, or
+/// (for a pattern) the pattern matches it or a folder above it.
+fn covers(p: &Path, file: &Path) -> bool {
+    if !is_pattern(p) {
+        return file.starts_with(p);
+    }
+    let (Some(pattern), Some(file)) = (p.to_str(), file.to_str()) else {
+        return true;
+    };
+    let mut prefix_end = file.len();
+    loop {
+        if crate::policy::floor::shell_glob_match(pattern, &file[..prefix_end]) {
+            return true;
+        }
+        match file[..prefix_end].rfind('/') {
+            Some(0) | None => return false,
+            Some(slash) => prefix_end = slash,
+        }
+    }
 }
 
 /// `git branch`'s risks: a forced delete (`-D`, `-d -f`, `--delete --force`) of each branch it
@@ -438,7 +527,7 @@ impl TreeState {
             .iter()
             .filter(|f| {
                 let abs = self.root.join(f.trim_end_matches('/'));
-                paths.is_empty() || paths.iter().any(|p| abs.starts_with(p))
+                paths.is_empty() || paths.iter().any(|p| covers(p, &abs))
             })
             .cloned()
             .collect()

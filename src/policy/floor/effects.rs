@@ -73,8 +73,8 @@ impl Floor<'_> {
         let args = &inv.args;
         // Most commands write nothing: no argument's text is built for them.
         const WRITERS: &[&str] = &[
-            "rm", "rmdir", "unlink", "shred", "srm", "trash", "mv", "cp", "install", "ln", "rsync", "tee", "truncate", "touch", "mkdir",
-            "dd", "sed", "perl", "sort", "find", "git",
+            "rm", "rmdir", "unlink", "shred", "srm", "wipe", "trash", "mv", "cp", "install", "ln", "rsync", "tee", "truncate", "touch",
+            "mkdir", "dd", "sed", "perl", "sort", "find", "git",
         ];
         if !WRITERS.contains(&program) {
             return out;
@@ -100,7 +100,7 @@ impl Floor<'_> {
             ops
         };
         match program {
-            "rm" | "rmdir" | "unlink" | "shred" | "srm" | "trash" => {
+            "rm" | "rmdir" | "unlink" | "shred" | "srm" | "wipe" | "trash" => {
                 out.extend(operands(&[]).into_iter().map(|w| (w, Effect::Remove)));
             }
             "mv" => {
@@ -224,7 +224,7 @@ impl Floor<'_> {
                     matches!(p[0].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
                         && matches!(
                             p[1].rsplit('/').next().unwrap_or(&p[1]),
-                            "rm" | "shred" | "unlink" | "rmdir" | "mv" | "truncate" | "dd"
+                            "rm" | "shred" | "srm" | "wipe" | "unlink" | "rmdir" | "mv" | "truncate" | "dd"
                         )
                 });
                 if deletes || exec_destroys {

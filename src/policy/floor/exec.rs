@@ -333,7 +333,36 @@ impl Floor<'_> {
             if word_fetches(file) {
                 return Some(fetched(program));
             }
+            // `. /dev/stdin <<< '…'`: the script is what arrives on stdin.
+            if file
+                .literal()
+                .is_some_and(|t| matches!(&*t, "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"))
+            {
+                return self.stdin_program(script, cmd, depth, program, true, Lang::Other);
+            }
+            // `source <(printf …)`: the script is what the substitution prints.
+            if let [Piece::Proc { script: s, input: true }] = file.pieces.as_slice() {
+                return self.printed_program(s, depth, program);
+            }
             return self.script_file(file, depth, program, Lang::Other);
+        }
+        // `trap 'CMD' EXIT`: the command runs later, when the signal or the event comes.
+        if program == "trap" {
+            return self.trap(args, depth);
+        }
+        // `alias zz='rm -rf ~'`: what the alias stands for runs wherever it is used (in an
+        // interactive shell or under `shopt -s expand_aliases`); each definition is judged as the
+        // command it stands for, and remembered for the words that use it.
+        if program == "alias" {
+            return self.alias_definitions(args, depth);
+        }
+        if let Some(found) = self.alias_use(inv, depth) {
+            return found;
+        }
+        if program == "git" {
+            if let Some(found) = self.git_config(script, cmd, inv, depth) {
+                return found;
+            }
         }
         // A program run by its path (`./deploy.sh`, `tools/x`): a text file is read like a
         // script; a binary (or a file outside the project and the temp folders) is not.
@@ -430,7 +459,11 @@ impl Floor<'_> {
                 return Some(fetched(program));
             }
             return match code.literal() {
-                Some(text) => self.code(&text, lang, depth, program),
+                // The words after the code are its own arguments (`sys.argv`, `$ARGV`, …).
+                Some(text) => {
+                    let own: Vec<Option<String>> = args.iter().skip(k + 2).map(|w| w.literal().map(Cow::into_owned)).collect();
+                    self.code(&interp::with_arguments(&text, lang, &own), lang, depth, program)
+                }
                 // `python -c "$CODE"`: code only known at run time.
                 None if code.pieces.iter().any(|p| !matches!(p, Piece::Lit(_) | Piece::Quoted(_))) => Some(runtime_code(program)),
                 None => None,
@@ -1279,6 +1312,15 @@ fn printf(format: &str, values: &[String]) -> String {
         if !used || vals.len() == 0 {
             return out;
         }
+    }
+}
+
+/// A word written back into a command line: its literal text quoted, or a variable the floor
+/// cannot know (so a removal of it is unprovable) when its value is only known at run time.
+pub(super) fn shell_quote_word(w: &Word) -> String {
+    match w.literal() {
+        Some(t) => shell_quote(&t),
+        None => format!("\"${PARALLEL_ITEM}\""),
     }
 }
 

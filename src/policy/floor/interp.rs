@@ -385,8 +385,12 @@ pub(crate) fn acts(code: &str, lang: Lang) -> Vec<CodeAct> {
         let after = k + 1;
         let (open, first) = match toks.get(after) {
             Some(Tok::Punct('(')) => (true, after + 1),
-            // Perl and Ruby call without parentheses: `system "rm -rf /"`.
+            // Perl and Ruby call without parentheses: `system "rm -rf /"`, and with an argument
+            // built at run time: `unlink glob("/etc/*")`, `unlink $f`, `system @ARGV`.
             Some(Tok::Str(_)) if matches!(lang, Lang::Perl | Lang::Ruby) => (false, after),
+            Some(Tok::Name(_) | Tok::Punct('$' | '@')) if matches!(lang, Lang::Perl | Lang::Ruby) && !method_name(&toks, k) => {
+                (false, after)
+            }
             Some(Tok::Punct('{')) if *call == "qx" => (true, after + 1),
             _ => continue,
         };
@@ -437,7 +441,13 @@ pub(crate) fn acts(code: &str, lang: Lang) -> Vec<CodeAct> {
                 }
                 let mut at = next;
                 while matches!(toks.get(at), Some(Tok::Punct(','))) {
+                    // Keyword arguments (`shell=True`), options objects (`{cwd: x}`): not the
+                    // command. Any other argument is one of its words, known or not.
+                    let keyword = matches!(toks.get(at + 2), Some(Tok::Punct('=' | ':')))
+                        && !matches!(toks.get(at + 3), Some(Tok::Punct('=' | ':')))
+                        || matches!(toks.get(at + 1), Some(Tok::Punct('{')));
                     match toks.get(at + 1) {
+                        _ if keyword => break,
                         Some(Tok::Str(_) | Tok::Punct('[')) => {
                             let (more, after) = argument(&toks, at + 1);
                             if let Some(s) = single.take() {
@@ -450,8 +460,11 @@ pub(crate) fn acts(code: &str, lang: Lang) -> Vec<CodeAct> {
                             }
                             at = after;
                         }
-                        // Keyword arguments (`shell=True`), options objects: not the command.
-                        _ => break,
+                        Some(Tok::Punct(')')) | None => break,
+                        Some(_) => {
+                            dynamic = true;
+                            break;
+                        }
                     }
                 }
                 // Python's `subprocess` runs one string without `shell=True` as the name of a
@@ -500,6 +513,14 @@ pub(crate) fn acts(code: &str, lang: Lang) -> Vec<CodeAct> {
         }
     }
     out
+}
+
+/// Whether the name at `toks[k]` is a variable's or a hash key's rather than a call: `$system`,
+/// `@exec`, `%unlink`, `{system}`, `system =>`, `->system`.
+fn method_name(toks: &[Tok], k: usize) -> bool {
+    let before = k.checked_sub(1).and_then(|i| toks.get(i));
+    matches!(before, Some(Tok::Punct('$' | '@' | '%' | '>' | '{' | ':' | '&')))
+        || matches!(toks.get(k + 1), Some(Tok::Punct('=' | ',' | ';' | '}' | ')')))
 }
 
 /// Perl's `qx` with any delimiter (`qx{…}`, `qx(…)`, `qx[…]`, `qx<…>`, `qx!…!`, `qx/…/`): its
@@ -834,5 +855,93 @@ mod tests {
                 let _ = acts(code, lang);
             }
         }
+    }
+}
+
+/// `code` with each reference to its own command-line arguments replaced by the argument's text as
+/// a string literal: `perl -e 'system($ARGV[0])' 'rm -rf ~'` runs `rm -rf ~`, and the floor
+/// must read it as if written in the code. `args` are the words after the code (`None`: only
+/// known at run time, left as a reference, which the reader takes as built at run time).
+/// References: Perl `$ARGV[N]` and `@ARGV`, Python `sys.argv[N]` and `sys.argv[1:]`, Ruby
+/// `ARGV[N]` and `*ARGV`, JavaScript `process.argv[N]` (after `-e`), PHP `$argv[N]`.
+pub(crate) fn with_arguments(code: &str, lang: Lang, args: &[Option<String>]) -> String {
+    let literal = |s: &str| format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"));
+    let all = || -> Option<String> {
+        let items: Option<Vec<String>> = args.iter().map(|a| a.as_deref().map(literal)).collect();
+        items.map(|i| i.join(", "))
+    };
+    // (the reference's text before the index, the index of the first argument, the whole list's
+    // spellings and what each stands for)
+    let (indexed, first, lists): (&str, usize, &[(&str, &str, &str)]) = match lang {
+        Lang::Perl => ("$ARGV[", 0, &[("@ARGV", "(", ")")]),
+        Lang::Python => ("sys.argv[", 1, &[("sys.argv[1:]", "[", "]")]),
+        Lang::Ruby => ("ARGV[", 0, &[("*ARGV", "", ""), ("ARGV", "[", "]")]),
+        Lang::JavaScript => ("process.argv[", 1, &[("process.argv.slice(1)", "[", "]")]),
+        Lang::Php => ("$argv[", 1, &[]),
+        _ => return code.to_string(),
+    };
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    'scan: while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix(indexed) {
+            let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+            let value = after[..digits]
+                .parse::<usize>()
+                .ok()
+                .filter(|_| after[digits..].starts_with(']'))
+                .and_then(|n| n.checked_sub(first))
+                .and_then(|n| args.get(n))
+                .and_then(|a| a.as_deref());
+            if let Some(v) = value {
+                out.push_str(&literal(v));
+                rest = &after[digits + 1..];
+                continue;
+            }
+        }
+        for (list, open, close) in lists {
+            if let Some(after) = rest.strip_prefix(list) {
+                if let Some(items) = all() {
+                    out.push_str(open);
+                    out.push_str(&items);
+                    out.push_str(close);
+                    rest = after;
+                    continue 'scan;
+                }
+            }
+        }
+        let ch = rest.chars().next().unwrap_or(' ');
+        out.push(ch);
+        rest = &rest[ch.len_utf8()..];
+    }
+    out
+}
+
+#[cfg(test)]
+mod argument_tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<Option<String>> {
+        a.iter().map(|s| Some(s.to_string())).collect()
+    }
+
+    #[test]
+    fn references_to_the_code_s_own_arguments_become_their_text() {
+        let a = args(&["rm -rf ~", "x'y"]);
+        assert_eq!(
+            with_arguments("system(\"bash\",\"-c\",$ARGV[0])", Lang::Perl, &a),
+            "system(\"bash\",\"-c\",'rm -rf ~')"
+        );
+        assert_eq!(with_arguments("system(@ARGV)", Lang::Perl, &a), "system(('rm -rf ~', 'x\\'y'))");
+        assert_eq!(with_arguments("os.system(sys.argv[1])", Lang::Python, &a), "os.system('rm -rf ~')");
+        assert_eq!(with_arguments("system(ARGV[1])", Lang::Ruby, &a), "system('x\\'y')");
+        assert_eq!(
+            with_arguments("execSync(process.argv[1])", Lang::JavaScript, &a),
+            "execSync('rm -rf ~')"
+        );
+        assert_eq!(with_arguments("system($argv[1]);", Lang::Php, &a), "system('rm -rf ~');");
+        // Out of range, unknown, or not an index: left for the reader to take as dynamic.
+        assert_eq!(with_arguments("os.system(sys.argv[5])", Lang::Python, &a), "os.system(sys.argv[5])");
+        assert_eq!(with_arguments("os.system(sys.argv[i])", Lang::Python, &a), "os.system(sys.argv[i])");
+        assert_eq!(with_arguments("system($ARGV[0])", Lang::Perl, &[None]), "system($ARGV[0])");
     }
 }

@@ -16,6 +16,7 @@ mod effects;
 mod exec;
 mod git;
 mod interp;
+mod later;
 mod paths;
 mod rules;
 mod tools;
@@ -419,6 +420,9 @@ struct Floor<'c> {
     ran: Option<std::cell::RefCell<Vec<Ran>>>,
     /// `HOME`, `PWD`, `TMPDIR` when the line may set them itself: their value is then unknown.
     reassigned: std::cell::RefCell<Vec<&'static str>>,
+    /// The aliases the line defines (`alias zz='rm -rf ~'`), by name: a later command named by
+    /// one is judged as what it expands to.
+    aliases: std::cell::RefCell<std::collections::BTreeMap<String, String>>,
     /// The effects of the command being judged, with their words resolved (see [`EffectsMemo`]).
     effects_memo: std::cell::RefCell<Option<EffectsMemo>>,
 }
@@ -452,6 +456,7 @@ impl<'c> Floor<'c> {
             written: Default::default(),
             ran: None,
             reassigned: Default::default(),
+            aliases: Default::default(),
             ctx,
             resolved: Default::default(),
             entries: Default::default(),
@@ -577,8 +582,8 @@ const METADATA_HOSTS: &[&str] = &[
 ];
 /// Programs that never put a file's content in front of the agent.
 const NON_READING: &[&str] = &[
-    "rm", "rmdir", "unlink", "shred", "ls", "stat", "test", "[", "[[", "touch", "mkdir", "chmod", "chown", "chgrp", "du", "realpath",
-    "readlink", "basename", "dirname", "echo", "printf", "find", "file", "ln", "wc", "git", "tlc",
+    "rm", "rmdir", "unlink", "shred", "srm", "wipe", "ls", "stat", "test", "[", "[[", "touch", "mkdir", "chmod", "chown", "chgrp", "du",
+    "realpath", "readlink", "basename", "dirname", "echo", "printf", "find", "file", "ln", "wc", "git", "tlc",
 ];
 /// Programs proven to only read: they may name the policy surface.
 const SURFACE_READERS: &[&str] = &[

@@ -399,6 +399,11 @@ impl Floor<'_> {
     /// `outside-project-destruction` and `unprovable-destruction`.
     pub(super) fn destruction(&self, script: &Script, _i: usize, cmd: &Command, inv: &Invocation<'_>) -> Option<Finding> {
         let program = inv.program.clone().unwrap_or_default();
+        if inv.args_from_stdin && matches!(base_destructive(&program), Some(true)) {
+            if let Some(found) = self.xargs_words(script, cmd, inv) {
+                return found;
+            }
+        }
         if inv.args_from_stdin && matches!(base_destructive(&program), Some(true)) && !self.stdin_paths_provable(script, cmd) {
             // Literal text piped in (`echo a b | xargs rm`): each item is known, and judged.
             if let Some(found) = self.xargs_items(script, cmd, inv) {
@@ -468,13 +473,91 @@ impl Floor<'_> {
         if from_file {
             return None;
         }
-        let items: Vec<&str> = match inv.stdin_token {
-            Some(_) => text.lines().filter(|l| !l.trim().is_empty()).collect(),
-            None => text.split_whitespace().collect(),
+        let quoted = |t: &str| Word {
+            pieces: vec![Piece::Quoted(t.to_string())],
         };
-        for item in items.into_iter().take(256) {
-            let value = Word {
-                pieces: vec![Piece::Quoted(item.to_string())],
+        let batches: Vec<Vec<Word>> = match inv.stdin_token {
+            // `-I R`: one command per input line.
+            Some(_) => text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .take(256)
+                .map(|l| vec![quoted(l)])
+                .collect(),
+            // Otherwise every item after the arguments, in one command (as many as fit).
+            None => vec![text.split_whitespace().take(256).map(quoted).collect()],
+        };
+        self.xargs_run(script, program, inv, batches)
+    }
+
+    /// `printf '%s\n' -rf ~ | xargs rm`: the items are the producer's own words (a `~`, a
+    /// pattern, a variable kept as the shell will expand it), in one command after the
+    /// arguments. `Some(verdict)` when the one producer is `echo`, or `printf` with a format of
+    /// `%s` and separators only.
+    fn xargs_words(&self, script: &Script, cmd: &Command, inv: &Invocation<'_>) -> Option<Option<Finding>> {
+        if inv.stdin_token.is_some() {
+            return None;
+        }
+        let [up] = cmd.upstream.as_slice() else { return None };
+        let producer = script.commands.get(*up)?;
+        let pinv = invocation(producer);
+        let items: Vec<Word> = match pinv.program.as_deref() {
+            Some("echo") => pinv
+                .args
+                .iter()
+                .skip_while(|w| w.literal().is_some_and(|t| matches!(&*t, "-n" | "-e" | "-E" | "-ne" | "-en")))
+                .map(|w| (*w).clone())
+                .collect(),
+            Some("printf") => {
+                let format = pinv.args.first()?.literal()?;
+                let separators = format.replace("%s", "");
+                let only_separators = separators
+                    .replace("\\n", "")
+                    .replace("\\0", "")
+                    .replace("\\t", "")
+                    .trim()
+                    .is_empty();
+                if !format.contains("%s") || !only_separators {
+                    return None;
+                }
+                pinv.args[1..].iter().map(|w| (*w).clone()).collect()
+            }
+            // `find X -name '*.o' | xargs rm` removes what `find X -name '*.o' -delete` would.
+            Some("find") if program_is_remover(inv) && !pinv.arg_texts().iter().any(|a| a.starts_with("-exec") || a.starts_with("-ok")) => {
+                let mut words: Vec<Word> = producer.words.clone();
+                words.push(Word {
+                    pieces: vec![Piece::Lit("-delete".into())],
+                });
+                let synthetic = Command {
+                    words,
+                    ..Command::default()
+                };
+                let inner = invocation(&synthetic);
+                return Some(self.command(script, usize::MAX, &synthetic, &inner, 1));
+            }
+            _ => return None,
+        };
+        let program = inv.program_word?;
+        // The producer's literal words may hold several items each (`echo "a b"`).
+        let mut split = Vec::new();
+        for w in items.into_iter().take(256) {
+            match w.literal() {
+                Some(t) => split.extend(t.split_whitespace().map(|i| Word {
+                    pieces: vec![Piece::Quoted(i.to_string())],
+                })),
+                None => split.push(w),
+            }
+        }
+        self.xargs_run(script, program, inv, vec![split])
+    }
+
+    /// xargs' command run once per batch of input items: each item in place of the `-I` text, or
+    /// the batch after the arguments.
+    fn xargs_run(&self, script: &Script, program: &Word, inv: &Invocation<'_>, batches: Vec<Vec<Word>>) -> Option<Option<Finding>> {
+        for batch in batches {
+            let value = match batch.as_slice() {
+                [one] => one.clone(),
+                _ => Word::default(),
             };
             let mut words = vec![program.clone()];
             let mut placed = false;
@@ -488,7 +571,7 @@ impl Floor<'_> {
                 }
             }
             if !placed {
-                words.push(value);
+                words.extend(batch);
             }
             let synthetic = Command {
                 words,
@@ -622,8 +705,16 @@ pub(super) fn reads_file_args(program: &str) -> bool {
         || TABLE.iter().any(|(p, c)| *p == program && *c == Class::Read)
 }
 
+/// `xargs rm`, `xargs shred -u`: the command xargs runs removes what it is given.
+fn program_is_remover(inv: &Invocation<'_>) -> bool {
+    matches!(inv.program.as_deref(), Some("rm" | "unlink" | "shred" | "srm" | "wipe"))
+}
+
 pub(super) fn base_destructive(program: &str) -> Option<bool> {
-    Some(matches!(program, "rm" | "rmdir" | "unlink" | "shred" | "mv" | "truncate"))
+    Some(matches!(
+        program,
+        "rm" | "rmdir" | "unlink" | "shred" | "srm" | "wipe" | "mv" | "truncate"
+    ))
 }
 
 pub(super) fn is_disk_tool(p: &str) -> bool {

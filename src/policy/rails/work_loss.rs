@@ -24,7 +24,7 @@ pub(crate) fn assess(ran: &[Ran], root: &Path, posture: Posture) -> Option<Decis
     // A removal under a build folder, or of nothing that exists, loses no work: no git look.
     for r in &mut risks {
         if let crate::policy::work_loss::Risk::ChangesUnder { paths, removal: true, .. } = r {
-            paths.retain(|p| !in_build_dir(p, root) && std::fs::symlink_metadata(p).is_ok());
+            paths.retain(|p| !in_build_dir(p, root) && (crate::policy::work_loss::is_pattern(p) || std::fs::symlink_metadata(p).is_ok()));
         }
     }
     risks.retain(|r| !matches!(r, crate::policy::work_loss::Risk::ChangesUnder { paths, removal: true, .. } if paths.is_empty()));

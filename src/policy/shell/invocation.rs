@@ -32,10 +32,20 @@ pub(crate) struct Invocation<'a> {
 }
 
 impl Invocation<'_> {
-    /// Each argument's text ([`Word::text`]), computed on first use. `args` is only set while
+    /// Each argument's text ([`Word::text`]) as the program reads it (an abbreviated long option
+    /// in full: [`super::options`]), computed on first use. `args` is only set while
     /// [`invocation`] builds the value, so the texts cannot go stale.
     pub(crate) fn arg_texts(&self) -> &[String] {
-        self.arg_texts.get_or_init(|| self.args.iter().map(|w| w.text()).collect())
+        self.arg_texts.get_or_init(|| {
+            let texts: Vec<String> = self.args.iter().map(|w| w.text()).collect();
+            match self.program.as_deref() {
+                Some(program) => match super::options::full_long_options(program, &texts) {
+                    std::borrow::Cow::Owned(full) => full,
+                    std::borrow::Cow::Borrowed(_) => texts,
+                },
+                None => texts,
+            }
+        })
     }
 }
 

@@ -10,6 +10,7 @@
 pub(crate) mod classify;
 pub(crate) mod expand;
 pub(crate) mod invocation;
+pub(crate) mod options;
 pub(crate) mod parse;
 
 pub use parse::parse;
