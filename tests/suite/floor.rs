@@ -26,7 +26,7 @@ const FLOOR_RULES: &[&str] = &[
 ];
 
 /// A Claude Code PreToolUse of Bash; its transcript exists, as Claude Code's does.
-fn claude_bash(w: &World, session: &str, command: &str) -> Value {
+pub(crate) fn claude_bash(w: &World, session: &str, command: &str) -> Value {
     let transcript = w.dir.path().join("t.jsonl");
     std::fs::OpenOptions::new().create(true).append(true).open(&transcript).unwrap();
     json!({
@@ -41,7 +41,7 @@ fn claude_bash(w: &World, session: &str, command: &str) -> Value {
     })
 }
 
-fn cursor_shell(w: &World, session: &str, command: &str) -> Value {
+pub(crate) fn cursor_shell(w: &World, session: &str, command: &str) -> Value {
     json!({
         "hook_event_name": "beforeShellExecution",
         "conversation_id": session,

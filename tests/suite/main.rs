@@ -24,6 +24,7 @@ mod cost;
 mod docs;
 mod e2e_claude;
 mod floor;
+mod floor_truth;
 mod foundation;
 mod gates;
 mod harness_toolkit;
