@@ -63,9 +63,9 @@ pub(crate) fn risks(script: &super::shell::parse::Script, cwd: &Path) -> Vec<Ris
     for cmd in &script.commands {
         let inv = invocation(cmd);
         let Some(program) = inv.program.as_deref() else { continue };
-        let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
+        let args = inv.arg_texts();
         let dynamic: Vec<bool> = inv.args.iter().map(|w| w.literal().is_none()).collect();
-        out.extend(risks_of(program, &args, &dynamic, Some(cwd), cwd));
+        out.extend(risks_of(program, args, &dynamic, Some(cwd), cwd));
     }
     out
 }
@@ -701,6 +701,41 @@ mod tests {
 
     fn r(cmd: &str) -> Vec<Risk> {
         risks(&crate::policy::shell::parse(cmd).unwrap(), Path::new("/repo"))
+    }
+
+    #[test]
+    fn the_spelling_does_not_hide_work_loss() {
+        for cmd in [
+            "g\\it reset --hard",
+            "g'i't reset --hard",
+            "git reset --har",
+            "{git,reset,--hard}",
+            "git checkout --forc main",
+            "rm -f *.txt",
+            "find . -name '*.txt' -exec rm {} \\;",
+            "find src -delete",
+            "srm -z a.txt",
+        ] {
+            assert!(!r(cmd).is_empty(), "{cmd}");
+        }
+        for cmd in [
+            "git reset --so HEAD",
+            "git status --shor",
+            "find . -name '*.txt' -print",
+            "g''it status",
+        ] {
+            assert!(r(cmd).is_empty(), "{cmd}");
+        }
+        let tree = TreeState {
+            root: "/repo".into(),
+            changed: vec!["src/a.txt".into(), "src/b.rs".into()],
+            ..TreeState::default()
+        };
+        let lost = |cmd: &str| r(cmd).iter().flat_map(|risk| tree.loses(risk)).collect::<Vec<_>>();
+        assert_eq!(lost("find . -name '*.txt' -delete"), ["src/a.txt"]);
+        assert_eq!(lost("rm -f src/*.rs"), ["src/b.rs"]);
+        assert!(lost("find . -name '*.o' -delete").is_empty());
+        assert!(lost("rm -f *.log").is_empty());
     }
 
     #[test]

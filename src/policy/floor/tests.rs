@@ -1074,45 +1074,58 @@ fn reasons_name_what_applied_with_the_home_inside_and_outside_a_temp_folder() {
     }
 }
 
+/// Issue 54: the shell's meaning, not its spelling, and code that runs later or elsewhere. Each
+/// construct in both directions: the destructive form refused, a harmless one let through.
 #[test]
-fn zz_probe() {
+fn what_bash_runs_whatever_the_spelling() {
     for cmd in [
-        "g\\it reset --hard",
-        "g'i't reset --hard",
         "r''m -rf ~",
         "{rm,-rf,~}",
         "{rm,-rf,/etc}",
         "/bin/r[m] -rf /etc",
-        "/bin/r? -rf /etc",
         "trap 'rm -rf ~' EXIT",
-        "trap 'rm -rf ~' ERR",
+        "trap -- 'rm -rf ~' ERR",
         ". /dev/stdin <<< 'rm -rf ~'",
         "source <(printf '%s\\n' 'rm -rf ~')",
         "source /dev/stdin <<'EOF'\nrm -rf ~\nEOF",
-        "echo 'rm -rf ~' > /tmp/x.sh; . /tmp/x.sh",
         "git -c alias.zz='!rm -rf ~' zz",
-        "git -c alias.zz='reset --hard' zz",
-        "git -c core.hooksPath=/tmp/h commit -m x",
         "perl -e 'system(\"bash\",\"-c\",$ARGV[0])' 'rm -rf ~'",
         "python3 -c 'import os,sys; os.system(sys.argv[1])' 'rm -rf ~'",
         "ruby -e 'system(ARGV[0])' 'rm -rf ~'",
         "node -e 'require(\"child_process\").execSync(process.argv[1])' 'rm -rf ~'",
+        "php -r 'system($argv[1]);' 'rm -rf ~'",
         "bash -ic $'alias zz=\\'rm -rf ~\\'\\nzz'",
-        "printf '%s\\n' -rf ~ | xargs rm",
-        "echo -rf ~ | xargs rm",
         "bash -c $'\\x72\\x6d -rf ~'",
-        "bash -c $'\\162\\155 -rf ~'",
-        "$'\\x72\\x6d' -rf ~",
-        "git reset --har",
-        "git push --forc origin main",
-        "perl <<EOF\nunlink glob(\"/etc/*\");\nEOF",
         "parallel env -C /nonexistent/work/other rm -rf {} ::: build",
         "srm -z ~/file.txt",
         "wipe -rf ~/x",
-        "shred -u ~/x",
-        "rm -r --no-preserve-root /",
         "rm --recurs -f ~",
     ] {
-        eprintln!("{:70?} => {:?}", cmd, shell(cmd).map(|f| f.rule));
+        assert!(shell(cmd).is_some(), "expected a refusal for {cmd:?}");
     }
+    for cmd in [
+        "{echo,hi}",
+        "echo {a,b}{c,d}",
+        "rm -rf build/{a,b}",
+        "trap 'echo bye' EXIT",
+        "trap - EXIT",
+        ". /dev/stdin <<< 'echo hi'",
+        "source <(echo 'echo hi')",
+        "git -c alias.zz=status zz",
+        "git -c alias.zz='!echo hi' zz",
+        "git -c core.pager=cat log",
+        "git -c core.hooksPath=/dev/null commit -m x",
+        "perl -e 'system(\"echo\",$ARGV[0])' hi",
+        "python3 -c 'import sys; print(sys.argv[1])' 'rm -rf ~'",
+        "bash -ic $'alias ll=\\'ls -l\\'\\nll'",
+        "bash -c $'\\x65cho hi'",
+        "parallel env -C build rm -f {} ::: out.o",
+        "rm --recurs build",
+    ] {
+        allowed(cmd);
+    }
+    denied("git -c core.hooksPath=.githooks commit -m x", Rule::UnprovableExecution);
+    denied("git -c core.editor='rm -rf ~' commit", Rule::OutsideProjectDestruction);
+    denied("git -c alias.zz='!rm -rf ~' zz", Rule::OutsideProjectDestruction);
+    denied("r[m] -rf ~", Rule::UnprovableExecution);
 }
