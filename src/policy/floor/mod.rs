@@ -355,8 +355,9 @@ pub fn evaluate(ctx: &Context, act: &Act<'_>) -> Option<Finding> {
 
 /// The floor's verdict on a shell command line already parsed (`script` is `command` as
 /// [`super::shell::parse`] splits it), and, with `recording`, every simple command it runs that
-/// can lose work ([`crate::policy::work_loss::MAY_LOSE`]) as the walk saw it: for the hook, which hands the same parse on to the rails instead of
-/// parsing the line twice. A line that does not parse is [`unparsable`].
+/// can lose work ([`crate::policy::work_loss::MAY_LOSE`]) as the walk saw it: for the hook, which
+/// hands the same parse on to the rails instead of parsing the line twice. A line that does not
+/// parse is [`unparsable`].
 pub fn evaluate_parsed(ctx: &Context, command: &str, script: &Script, recording: bool) -> (Option<Finding>, Vec<Ran>) {
     let mut floor = Floor::new(ctx);
     if recording {

@@ -24,9 +24,17 @@ enum Tok<'a> {
     Atom(&'a Piece),
 }
 
+/// What brace expansion may cost one parse of `src`, in characters scanned and made: a multiple of
+/// the line's length, so that no line can make the parser's time or memory grow past a constant
+/// factor of what it was handed.
+pub(crate) fn budget_for(src: &str) -> usize {
+    src.len().saturating_mul(64).saturating_add(64 * 1024)
+}
+
 /// `words` with brace expansion applied; `None` when no word has a brace expression (the common
-/// case, decided by a scan that allocates nothing).
-pub(crate) fn command_words(words: &[Word]) -> Option<Vec<Word>> {
+/// case, decided by a scan that allocates nothing). Each expansion's cost is taken from `budget`;
+/// a word whose expansion would exceed what is left is kept as written.
+pub(crate) fn command_words(words: &[Word], budget: &mut usize) -> Option<Vec<Word>> {
     if !words.iter().any(may_expand) {
         return None;
     }
@@ -36,7 +44,7 @@ pub(crate) fn command_words(words: &[Word]) -> Option<Vec<Word>> {
             out.push(w.clone());
             continue;
         }
-        match braces(w, MAX_WORDS.saturating_sub(out.len())) {
+        match braces(w, MAX_WORDS.saturating_sub(out.len()), budget) {
             Some(expanded) => out.extend(expanded),
             None => out.push(w.clone()),
         }
@@ -57,12 +65,18 @@ fn may_expand(w: &Word) -> bool {
 }
 
 /// The words one word expands to (at most `cap`), or `None` when it has no brace expression or
-/// would make more than `cap`.
-pub(crate) fn braces(w: &Word, cap: usize) -> Option<Vec<Word>> {
+/// would make more than `cap` or cost more than `budget` holds (what it cost is taken from it).
+pub(crate) fn braces(w: &Word, cap: usize, budget: &mut usize) -> Option<Vec<Word>> {
     let toks = tokens(w);
+    let mut spent = toks.len();
+    if spent > *budget {
+        return None;
+    }
     first_expression(&toks)?;
     let mut out = Vec::new();
-    expand(&toks, cap, &mut out)?;
+    let done = expand(&toks, cap, &mut out, &mut spent, *budget);
+    *budget = budget.saturating_sub(spent);
+    done?;
     Some(out.into_iter().filter(|t| !t.is_empty()).map(|t| word(&t)).collect())
 }
 
@@ -86,45 +100,52 @@ enum Expression<'t, 'a> {
     Sequence(Vec<String>),
 }
 
-/// The first brace expression: where it opens and closes, and what it stands for.
+/// The first brace expression: where it opens and closes, and what it stands for. One pass with
+/// a stack of the open braces (an unmatched `{` is text, as in bash), so a word of many braces
+/// costs its length, not its length squared.
 fn first_expression<'t, 'a>(toks: &'t [Tok<'a>]) -> Option<(usize, usize, Expression<'t, 'a>)> {
-    for open in 0..toks.len() {
-        if toks[open] != Tok::Live('{') {
-            continue;
-        }
-        let mut depth = 0usize;
-        let mut commas = Vec::new();
-        for (j, t) in toks.iter().enumerate().skip(open + 1) {
-            match t {
-                Tok::Live('{') => depth += 1,
-                Tok::Live('}') if depth > 0 => depth -= 1,
-                Tok::Live('}') => {
-                    let inner = &toks[open + 1..j];
-                    if !commas.is_empty() {
-                        let mut alts = Vec::with_capacity(commas.len() + 1);
-                        let mut from = open + 1;
-                        for &c in &commas {
-                            alts.push(&toks[from..c]);
-                            from = c + 1;
-                        }
-                        alts.push(&toks[from..j]);
-                        return Some((open, j, Expression::Alternatives(alts)));
-                    }
-                    if let Some(items) = sequence(inner) {
-                        return Some((open, j, Expression::Sequence(items)));
-                    }
-                    break;
+    let mut open: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut first: Option<(usize, usize, Vec<usize>)> = None;
+    for (j, t) in toks.iter().enumerate() {
+        match t {
+            Tok::Live('{') => open.push((j, Vec::new())),
+            Tok::Live(',') => {
+                if let Some((_, commas)) = open.last_mut() {
+                    commas.push(j);
                 }
-                Tok::Live(',') if depth == 0 => commas.push(j),
-                _ => {}
             }
+            Tok::Live('}') => {
+                let Some((at, commas)) = open.pop() else { continue };
+                // A sequence expression is short: longer text is not one, and is not scanned.
+                let valid = !commas.is_empty() || (j - at <= 64 && sequence(&toks[at + 1..j]).is_some());
+                if valid && first.as_ref().is_none_or(|(f, _, _)| at < *f) {
+                    first = Some((at, j, commas));
+                }
+            }
+            _ => {}
         }
     }
-    None
+    let (at, close, commas) = first?;
+    if commas.is_empty() {
+        return Some((at, close, Expression::Sequence(sequence(&toks[at + 1..close])?)));
+    }
+    let mut alts = Vec::with_capacity(commas.len() + 1);
+    let mut from = at + 1;
+    for c in commas {
+        alts.push(&toks[from..c]);
+        from = c + 1;
+    }
+    alts.push(&toks[from..close]);
+    Some((at, close, Expression::Alternatives(alts)))
 }
 
-/// Appends every expansion of `toks` to `out`; `None` past `cap` words.
-fn expand<'a>(toks: &[Tok<'a>], cap: usize, out: &mut Vec<Vec<Tok<'a>>>) -> Option<()> {
+/// Appends every expansion of `toks` to `out`; `None` past `cap` words or once `spent` (the
+/// characters scanned and made so far) passes `limit`.
+fn expand<'a>(toks: &[Tok<'a>], cap: usize, out: &mut Vec<Vec<Tok<'a>>>, spent: &mut usize, limit: usize) -> Option<()> {
+    *spent = spent.saturating_add(toks.len());
+    if *spent > limit {
+        return None;
+    }
     let Some((open, close, expression)) = first_expression(toks) else {
         if out.len() >= cap {
             return None;
@@ -138,7 +159,7 @@ fn expand<'a>(toks: &[Tok<'a>], cap: usize, out: &mut Vec<Vec<Tok<'a>>>) -> Opti
         joined.extend_from_slice(before);
         joined.extend_from_slice(middle);
         joined.extend_from_slice(after);
-        expand(&joined, cap, out)
+        expand(&joined, cap, out, spent, limit)
     };
     match expression {
         Expression::Alternatives(alts) => alts.into_iter().try_for_each(each),
@@ -186,7 +207,8 @@ fn sequence(inner: &[Tok<'_>]) -> Option<Vec<String>> {
             } else {
                 v.to_string()
             });
-            v = if a <= b { v + step as i64 } else { v - step as i64 };
+            let step = i64::try_from(step).unwrap_or(i64::MAX);
+            v = if a <= b { v.saturating_add(step) } else { v.saturating_sub(step) };
         }
         return Some(items);
     }
@@ -270,6 +292,12 @@ mod tests {
             ("echo {$x,y}", vec!["echo", "$x", "y"]),
             ("echo ${x}", vec!["echo", "$x"]),
             ("echo {1..2}{a,b}", vec!["echo", "1a", "1b", "2a", "2b"]),
+            (
+                "echo {9223372036854775806..9223372036854775807}",
+                vec!["echo", "9223372036854775806", "9223372036854775807"],
+            ),
+            ("echo {1..3..-9223372036854775808}", vec!["echo", "1"]),
+            ("echo {a,{b,c}", vec!["echo", "{a,b", "{a,c"]),
         ] {
             assert_eq!(words(line), want, "{line}");
         }
@@ -290,5 +318,10 @@ mod tests {
         let many = "echo {1..9}{1..9}{1..9}{1..9}{1..9}";
         assert_eq!(words(many), vec!["echo", "{1..9}{1..9}{1..9}{1..9}{1..9}"]);
         assert_eq!(words("echo {1..100000}"), vec!["echo", "{1..100000}"]);
+        // A word of many braces is answered in its length's time, and the line's budget holds.
+        let deep = format!("echo {}a,b{}", "{".repeat(200_000), "}".repeat(200_000));
+        assert_eq!(parse(&deep).unwrap().commands[0].words.len(), 3);
+        let bombs = "echo {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}\n".repeat(2000);
+        assert!(parse(&bombs).unwrap().commands.iter().all(|c| c.words.len() <= MAX_WORDS + 1));
     }
 }
