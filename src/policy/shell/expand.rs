@@ -1,13 +1,13 @@
 //! Brace expansion, as bash applies it to a simple command's words before any other expansion:
 //! `{rm,-rf,~}` is the three words `rm -rf ~`, `/bin/{r,}m` is `/bin/rm /bin/m`, `f{1..3}` is
-//! `f1 f2 f3`. The parser applies it ([`command_words`]) so that every reader of a command — the
+//! `f1 f2 f3`. [`super::parse`] applies it to every command ([`script`]) so that every reader of a command — the
 //! floor, the rails, the work-loss rule — sees the words bash runs, not their spelling.
 //!
 //! Quoted braces and commas are text, as in bash; an expansion (`$x`, `$(…)`) is kept whole inside
 //! the words it lands in. A word whose expansion would exceed [`MAX_WORDS`] is left as written
 //! (the floor then judges its braces as a pattern it cannot resolve).
 
-use super::parse::{Piece, Word};
+use super::parse::{Piece, RedirTarget, Script, Word};
 
 /// The most words brace expansion may make of one command: bash makes any number, but a line
 /// that asks for more is judged as written rather than costing the hook its time.
@@ -29,6 +29,34 @@ enum Tok<'a> {
 /// factor of what it was handed.
 pub(crate) fn budget_for(src: &str) -> usize {
     src.len().saturating_mul(64).saturating_add(64 * 1024)
+}
+
+/// Brace expansion over every simple command of `script`, and of the scripts inside its words
+/// (substitutions, process substitutions, a heredoc's substitutions), within one `budget`.
+pub(crate) fn script(script: &mut Script, budget: &mut usize) {
+    for cmd in &mut script.commands {
+        for w in cmd.assigns.iter_mut().map(|(_, w)| w).chain(cmd.words.iter_mut()) {
+            nested(w, budget);
+        }
+        for r in &mut cmd.redirects {
+            match &mut r.target {
+                RedirTarget::Word(w) => nested(w, budget),
+                RedirTarget::HereDoc(doc) => doc.subs.iter_mut().for_each(|s| self::script(s, budget)),
+                RedirTarget::Pending(_) => {}
+            }
+        }
+        if let Some(words) = command_words(&cmd.words, budget) {
+            cmd.words = words;
+        }
+    }
+}
+
+fn nested(w: &mut Word, budget: &mut usize) {
+    for p in &mut w.pieces {
+        if let Piece::Subst(s) | Piece::Proc { script: s, .. } = p {
+            script(s, budget);
+        }
+    }
 }
 
 /// `words` with brace expansion applied; `None` when no word has a brace expression (the common

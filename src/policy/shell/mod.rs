@@ -13,7 +13,14 @@ pub(crate) mod invocation;
 pub(crate) mod options;
 pub(crate) mod parse;
 
-pub use parse::parse;
+/// A command line split into the simple commands it runs ([`parse::parse`]), each command's words
+/// brace-expanded as bash expands them ([`expand::script`]), in nested substitutions too.
+pub fn parse(src: &str) -> Result<Script, ParseError> {
+    let mut script = parse::parse(src)?;
+    let mut budget = expand::budget_for(src);
+    expand::script(&mut script, &mut budget);
+    Ok(script)
+}
 pub(crate) use parse::{ParseError, Script};
 
 /// Parses a command line found inside another (`bash -c '…'`, `eval …`), `depth` levels down.
@@ -24,7 +31,7 @@ pub(crate) fn parse_nested(src: &str, depth: usize) -> Result<Script, ParseError
             at: 0,
         });
     }
-    parse::parse(src)
+    parse(src)
 }
 
 #[cfg(test)]

@@ -371,8 +371,6 @@ struct Parser<'a> {
     peeked: Option<(Tok, usize, usize)>,
     /// Inside `[[ … ]]`: `<`, `>`, `(`, `)`, `&&`, `||` are words.
     cond: bool,
-    /// What brace expansion may still cost this parse (see [`super::expand::budget_for`]).
-    brace_budget: usize,
 }
 
 fn is_name_start(c: u8) -> bool {
@@ -402,7 +400,6 @@ impl<'a> Parser<'a> {
             bodies: Vec::new(),
             peeked: None,
             cond: false,
-            brace_budget: super::expand::budget_for(src),
         }
     }
 
@@ -1424,9 +1421,6 @@ impl<'a> Parser<'a> {
         if cmd.words.is_empty() && cmd.assigns.is_empty() && cmd.redirects.is_empty() {
             let t = self.peek()?.clone();
             return Err(self.err(format!("a command expected, found {}", describe(&t))));
-        }
-        if let Some(words) = super::expand::command_words(&cmd.words, &mut self.brace_budget) {
-            cmd.words = words;
         }
         script.commands.push(cmd);
         Ok(())
