@@ -497,3 +497,38 @@ fn the_sandbox_keeps_the_machine_read_only() {
     assert!(!outside.with_extension("more").exists());
     std::fs::remove_file(&outside).unwrap();
 }
+
+/// The secure-delete tools this machine may not have (`srm`, `wipe`): their verdicts alone, on the
+/// dirty tree, through both providers — removing a changed file or a home folder is refused, a
+/// build file is not. (Where they are installed, running them is the truth above; `shred` is.)
+#[test]
+fn secure_delete_tools_are_judged_as_rm() {
+    let s = Scratch::new(true);
+    for (i, (command, refuse)) in [
+        ("srm -z src/a.txt", true),
+        ("srm -r ~/notes", true),
+        ("wipe -rf ~/notes", true),
+        ("wipe -f src/a.txt", true),
+        ("srm -z build/out.o", false),
+        ("wipe -f build/out.o", false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for provider in ["claude", "cursor"] {
+            let session = format!("secure-{provider}-{i}");
+            let payload = if provider == "claude" {
+                claude_bash(&s.world, &session, command)
+            } else {
+                cursor_shell(&s.world, &session, command)
+            };
+            let out = s.world.hook(provider, payload.to_string().as_bytes());
+            assert_eq!(
+                refused(provider, &out),
+                refuse,
+                "{command:?} through {provider}: {}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+    }
+}
