@@ -1129,3 +1129,35 @@ fn what_bash_runs_whatever_the_spelling() {
     denied("git -c alias.zz='!rm -rf ~' zz", Rule::OutsideProjectDestruction);
     denied("r[m] -rf ~", Rule::UnprovableExecution);
 }
+
+/// A measurement, not a check (issue 54's item 4): the floor's refusals over a corpus of command
+/// lines, one JSON object per line with a `command` (and a `peer`), named by `TLC_FLOOR_CORPUS`.
+/// Run with `cargo test --lib corpus_refusals -- --ignored --nocapture`; it prints each refused
+/// line and the rate per peer.
+#[test]
+#[ignore = "a measurement over a corpus file named by TLC_FLOOR_CORPUS"]
+fn corpus_refusals() {
+    let Some(path) = std::env::var_os("TLC_FLOOR_CORPUS") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut counts: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let (Some(cmd), peer) = (v["command"].as_str(), v["peer"].as_str().unwrap_or("all")) else {
+            continue;
+        };
+        let entry = counts.entry(peer.to_string()).or_default();
+        entry.0 += 1;
+        if let Some(f) = shell(cmd) {
+            entry.1 += 1;
+            println!("refused [{peer}] {}: {cmd:?}", f.rule.as_str());
+        }
+    }
+    for (peer, (all, refused)) in counts {
+        println!(
+            "{peer}: {refused} of {all} refused ({:.1}%)",
+            100.0 * refused as f64 / all.max(1) as f64
+        );
+    }
+}
