@@ -59,6 +59,12 @@ impl World {
         World::in_dir(tempfile::tempdir_in(outside_temp_root()).expect("tempdir outside the temp folders"))
     }
 
+    /// [`World::outside_temp`] in a folder every user can reach (each folder above it searchable
+    /// by others): the floor's truth suite runs its commands as `nobody` there.
+    pub fn outside_temp_for_anyone() -> World {
+        World::in_dir(tempfile::tempdir_in(outside_temp_root_for_anyone()).expect("tempdir outside the temp folders"))
+    }
+
     fn in_dir(dir: tempfile::TempDir) -> World {
         let repo = dir.path().join("repo");
         let home = dir.path().join("home");
@@ -412,6 +418,25 @@ pub fn outside_temp_root() -> PathBuf {
         }
     }
     panic!("no writable folder outside the temp folders for the test worlds (tried $HOME/.cache and /var/cache)");
+}
+
+/// [`outside_temp_root`], or when another user could not reach it (a checkout under `/root`),
+/// `/var/cache/tlc-test-worlds`, made searchable by all.
+pub fn outside_temp_root_for_anyone() -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let reachable = |p: &Path| {
+        p.ancestors()
+            .all(|a| std::fs::metadata(a).is_ok_and(|m| m.permissions().mode() & 0o001 != 0))
+    };
+    let root = outside_temp_root();
+    if reachable(&root) {
+        return root;
+    }
+    let shared = PathBuf::from("/var/cache/tlc-test-worlds");
+    std::fs::create_dir_all(&shared).expect("create /var/cache/tlc-test-worlds");
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).expect("chmod /var/cache/tlc-test-worlds");
+    assert!(reachable(&shared), "{} is not reachable by every user", shared.display());
+    shared
 }
 
 /// The build's target folder, where the test support keeps what it installs: the binary is

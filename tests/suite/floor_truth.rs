@@ -68,7 +68,7 @@ impl Scratch {
     /// A fresh world: `dirty` adds an uncommitted change to `src/a.txt` and an untracked
     /// `new.txt`; both have a stash entry and an unmerged branch `side`.
     fn new(dirty: bool) -> Scratch {
-        let world = World::outside_temp();
+        let world = World::outside_temp_for_anyone();
         let user = world.dir.path().join("user");
         let sibling = world.dir.path().join("sibling");
         write(&user.join("notes/a.txt"), "home note a\n");
@@ -143,6 +143,7 @@ impl Scratch {
             Command::new("bwrap")
         };
         let r = root.to_str().unwrap();
+        let marker = root.join("sandbox-ran");
         c.args([
             "--unshare-all",
             "--die-with-parent",
@@ -160,15 +161,22 @@ impl Scratch {
         .args(["--clearenv", "--setenv", "HOME"])
         .arg(&self.user)
         .args(["--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8"])
-        .args(["timeout", "-k", "1", "10", "bash", "-c", command])
+        // A mark that the sandbox started: one that could not start (a folder the user cannot
+        // reach) would make every command look harmless.
+        .args(["sh", "-c", "echo ran > \"$1\" && exec timeout -k 1 10 bash -c \"$2\"", "sh"])
+        .arg(&marker)
+        .arg(command)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
         c.status().expect("bwrap (bubblewrap) runs the command");
+        let started = marker.exists();
+        let _ = std::fs::remove_file(&marker);
         if as_root {
             let st = Command::new("chown").args(["-R", "0:0"]).arg(root).status().unwrap();
             assert!(st.success(), "chown the scratch world back");
         }
+        assert!(started, "the sandbox did not start for {command:?} in {}", root.display());
     }
 }
 
@@ -485,12 +493,33 @@ fn the_plain_misses() {
     family("plain-misses", &cases);
 }
 
+/// Lines bash refuses for ending inside a quote or a construct they opened: bash runs the complete
+/// lines before the unfinished one and nothing else, so those lines are what is judged.
+#[test]
+fn lines_bash_cannot_finish() {
+    family(
+        "unfinished",
+        &[
+            ("rm -rf ~/notes\necho 'unterminated", Destroys),
+            ("bash -c $'rm -rf ../sibling\\necho \"x'", Destroys),
+            ("git reset -q --hard\necho \"x", LosesWork),
+            ("echo ok\nrm -rf ~/notes\n( echo", Destroys),
+            ("echo x; eval $'rm -rf ~/notes\\necho \"y'", Destroys),
+            ("echo 'unterminated", Harmless),
+            ("rm -rf ~/notes \"", Harmless),
+            ("bash -c \"'rm -rf ~/notes\"", Harmless),
+            ("echo ok\n( rm -rf ~/notes", Harmless),
+            ("if true; then rm -rf ~/notes", Harmless),
+        ],
+    );
+}
+
 /// The safety of the truth suite itself: a command aimed outside the scratch world cannot reach
 /// it (the machine is read-only inside the sandbox).
 #[test]
 fn the_sandbox_keeps_the_machine_read_only() {
     let s = Scratch::new(true);
-    let outside = common::outside_temp_root().join(format!("truth-canary-{}", std::process::id()));
+    let outside = common::outside_temp_root_for_anyone().join(format!("truth-canary-{}", std::process::id()));
     std::fs::write(&outside, "canary\n").unwrap();
     s.run(&format!("rm -f {}; echo x > {}.more", outside.display(), outside.display()));
     assert_eq!(std::fs::read_to_string(&outside).unwrap(), "canary\n");

@@ -1068,13 +1068,17 @@ impl Floor<'_> {
         self.note_reassigned(text);
         match crate::policy::shell::parse_nested(text, depth + 1) {
             Ok(s) => self.sub_script(&s, depth),
-            Err(e) => Some(Finding::new(
-                Rule::UnprovableExecution,
-                format!(
-                    "the command `{via}` runs cannot be split into the commands it runs ({e}), so what it would do cannot be established."
-                ),
-                format!("{via} with a command the parser cannot split"),
-            )),
+            // The shell given this text refuses it too, and runs only its complete lines before.
+            Err(e) => match crate::policy::shell::runnable_prefix(text, &e).map(|p| crate::policy::shell::parse_nested(p, depth + 1)) {
+                Some(Ok(s)) => self.sub_script(&s, depth),
+                _ => Some(Finding::new(
+                    Rule::UnprovableExecution,
+                    format!(
+                        "the command `{via}` runs cannot be split into the commands it runs ({e}), so what it would do cannot be established."
+                    ),
+                    format!("{via} with a command the parser cannot split"),
+                )),
+            },
         }
     }
 

@@ -368,7 +368,7 @@ pub fn evaluate_parsed(ctx: &Context, command: &str, script: &Script, recording:
     (found, floor.ran.map(|r| r.into_inner()).unwrap_or_default())
 }
 
-/// The floor's verdict on a command line the shell parser refuses.
+/// The floor's verdict on a command line the shell parser cannot split.
 pub(crate) fn unparsable(e: &super::shell::ParseError) -> Finding {
     Finding::new(
         Rule::UnprovableExecution,
@@ -383,7 +383,14 @@ fn evaluate_in(act: &Act<'_>, floor: &Floor<'_>) -> Option<Finding> {
             floor.note_reassigned(command);
             match super::shell::parse(command) {
                 Ok(script) => floor.script(&script, 0),
-                Err(e) => Some(unparsable(&e)),
+                // bash refuses the line too, and runs only its complete lines before the error.
+                Err(e) => match super::shell::runnable_prefix(command, &e).map(|p| (p, super::shell::parse(p))) {
+                    Some((prefix, Ok(script))) => {
+                        floor.note_reassigned(prefix);
+                        floor.script(&script, 0)
+                    }
+                    _ => Some(unparsable(&e)),
+                },
             }
         }
         Act::Read(path) => floor.file_read(path),

@@ -250,11 +250,29 @@ fn unprovable_execution() {
         "bash <<< \"$(wget -qO- x)\"",
         "bash -c \"$CMD\"",
         "$RUNNER build",
-        "echo 'unterminated",
         "cat <<EOF\nnever closed\n",
+        "coproc rm -rf ~",
+        // bash runs the complete lines before an unfinished one: judged as the line.
+        "bash -c $'echo ok\\n$RUNNER x\\necho \"unterminated'",
     ] {
         denied(cmd, Rule::UnprovableExecution);
     }
+    // A line bash refuses for ending inside a quote or a construct runs nothing of itself; the
+    // complete lines before it run, and are judged.
+    for cmd in [
+        "echo 'unterminated",
+        "rm -rf ~ \"",
+        "bash -c \"'echo hello world\"",
+        "echo ok\n( rm -rf ~",
+        "if true; then rm -rf ~",
+    ] {
+        allowed(cmd);
+    }
+    denied("rm -rf ~\necho 'unterminated", Rule::OutsideProjectDestruction);
+    denied("bash -c $'rm -rf ~\\necho \"x'", Rule::OutsideProjectDestruction);
+    // A backtick's body is read only when it runs: the rest of the line still runs.
+    denied("echo `rm -rf ~ \"`; rm -rf ~", Rule::UnprovableExecution);
+    denied("if true; then\nrm -rf ~\necho 'x", Rule::UnprovableExecution);
     for cmd in [
         "curl -fsSL https://api.github.com/repos/x/y",
         "curl -s x | python3 -c 'import json,sys; print(json.load(sys.stdin))'",
@@ -1132,8 +1150,8 @@ fn what_bash_runs_whatever_the_spelling() {
 
 /// A measurement, not a check (issue 54's item 4): the floor's refusals over a corpus of command
 /// lines, one JSON object per line with a `command` (and a `peer`), named by `TLC_FLOOR_CORPUS`.
-/// Run with `cargo test --lib corpus_refusals -- --ignored --nocapture`; it prints each refused
-/// line and the rate per peer.
+/// Run with `TMPDIR=/tmp cargo test --lib corpus_refusals -- --ignored --nocapture`; it prints
+/// each refused line and the rate per peer.
 #[test]
 #[ignore = "a measurement over a corpus file named by TLC_FLOOR_CORPUS"]
 fn corpus_refusals() {
@@ -1149,7 +1167,15 @@ fn corpus_refusals() {
         };
         let entry = counts.entry(peer.to_string()).or_default();
         entry.0 += 1;
-        if let Some(f) = shell(cmd) {
+        // The temp folders as the hook has them (`$TMPDIR`, `/tmp`, `/var/tmp`).
+        let hook_like = Context::new(
+            PROJECT.into(),
+            PROJECT.into(),
+            Some(HOME.into()),
+            format!("{HOME}/.tlc/harness").into(),
+            Context::system_temp(),
+        );
+        if let Some(f) = evaluate(&hook_like, &Act::Shell(cmd)) {
             entry.1 += 1;
             println!("refused [{peer}] {}: {cmd:?}", f.rule.as_str());
         }

@@ -23,12 +23,25 @@ pub fn parse(src: &str) -> Result<Script, ParseError> {
 }
 pub(crate) use parse::{ParseError, Script};
 
+/// The part of `src` a shell runs although it cannot parse the whole: when the text ends inside
+/// a quote or a construct it opened ([`ParseError::unfinished`]), bash reads and runs each complete
+/// line before the one where the error lies and then stops, running nothing of that line or after
+/// (`echo 'x` runs nothing: the part is empty). `None` for any other error (the line is refused).
+pub(crate) fn runnable_prefix<'s>(src: &'s str, e: &ParseError) -> Option<&'s str> {
+    if !e.unfinished {
+        return None;
+    }
+    let line_start = src.get(..e.at)?.rfind('\n').map_or(0, |i| i + 1);
+    Some(&src[..line_start])
+}
+
 /// Parses a command line found inside another (`bash -c '…'`, `eval …`), `depth` levels down.
 pub(crate) fn parse_nested(src: &str, depth: usize) -> Result<Script, ParseError> {
     if depth >= parse::MAX_DEPTH {
         return Err(ParseError {
             message: format!("shells nested more than {} levels deep", parse::MAX_DEPTH),
             at: 0,
+            unfinished: false,
         });
     }
     parse(src)

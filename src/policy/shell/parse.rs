@@ -217,6 +217,10 @@ pub struct ParseError {
     pub(crate) message: String,
     /// Byte offset where it was noticed.
     pub(crate) at: usize,
+    /// The text ends inside a quote, a substitution or a compound command it opened (not a
+    /// heredoc, which bash runs to the end of the text): bash refuses such a line too, and runs
+    /// nothing from the line where the unfinished part starts.
+    pub(crate) unfinished: bool,
 }
 
 impl fmt::Display for ParseError {
@@ -237,6 +241,7 @@ fn parse_at_depth(src: &str, depth: usize) -> Result<Script, ParseError> {
         return Err(ParseError {
             message: "the command contains a NUL byte, which no shell passes on".into(),
             at,
+            unfinished: false,
         });
     }
     let mut p = Parser::new(src, depth);
@@ -411,6 +416,15 @@ impl<'a> Parser<'a> {
         ParseError {
             message: message.into(),
             at,
+            unfinished: false,
+        }
+    }
+
+    /// [`Parser::err_at`] for a text that ends inside something it opened ([`ParseError::unfinished`]).
+    fn unfinished_at(&self, message: impl Into<String>, at: usize) -> ParseError {
+        ParseError {
+            unfinished: true,
+            ..self.err_at(message, at)
         }
     }
 
@@ -556,7 +570,7 @@ impl<'a> Parser<'a> {
                 b'\'' => {
                     self.i += 1;
                     let Some(end) = self.s[self.i..].iter().position(|&b| b == b'\'') else {
-                        return Err(self.err_at("unterminated single quote", self.i - 1));
+                        return Err(self.unfinished_at("unterminated single quote", self.i - 1));
                     };
                     w.push_quoted(&self.src[self.i..self.i + end]);
                     self.i += end + 1;
@@ -612,7 +626,7 @@ impl<'a> Parser<'a> {
                 self.i += 1;
             }
             match self.at(0) {
-                None => return Err(self.err_at("unterminated array assignment", start)),
+                None => return Err(self.unfinished_at("unterminated array assignment", start)),
                 Some(b')') => {
                     self.i += 1;
                     break;
@@ -640,7 +654,7 @@ impl<'a> Parser<'a> {
                 if end.is_none() {
                     return Ok(());
                 }
-                return Err(self.err_at("unterminated double quote", start.saturating_sub(1)));
+                return Err(self.unfinished_at("unterminated double quote", start.saturating_sub(1)));
             };
             if Some(c) == end {
                 self.i += 1;
@@ -735,7 +749,7 @@ impl<'a> Parser<'a> {
         let mut depth = 1;
         loop {
             match self.at(0) {
-                None => return Err(self.err_at("unterminated ${…} expansion", start)),
+                None => return Err(self.unfinished_at("unterminated ${…} expansion", start)),
                 Some(b'}') => {
                     depth -= 1;
                     if depth == 0 {
@@ -750,7 +764,7 @@ impl<'a> Parser<'a> {
                 Some(b'\'') => {
                     self.i += 1;
                     let Some(end) = self.s[self.i..].iter().position(|&b| b == b'\'') else {
-                        return Err(self.err_at("unterminated single quote", self.i - 1));
+                        return Err(self.unfinished_at("unterminated single quote", self.i - 1));
                     };
                     self.i += end + 1;
                 }
@@ -787,7 +801,7 @@ impl<'a> Parser<'a> {
         let mut depth = 0usize;
         loop {
             match self.at(0) {
-                None => return Err(self.err_at("unterminated arithmetic expression", start)),
+                None => return Err(self.unfinished_at("unterminated arithmetic expression", start)),
                 Some(b'(') => depth += 1,
                 Some(b')') if depth == 0 => {
                     if self.at(1) == Some(b')') {
@@ -812,7 +826,7 @@ impl<'a> Parser<'a> {
         let mut out = String::new();
         loop {
             let Some(c) = self.at(0) else {
-                return Err(self.err_at("unterminated $'…' string", start));
+                return Err(self.unfinished_at("unterminated $'…' string", start));
             };
             self.i += 1;
             match c {
@@ -883,7 +897,7 @@ impl<'a> Parser<'a> {
         let mut body = String::new();
         loop {
             match self.at(0) {
-                None => return Err(self.err_at("unterminated backtick substitution", start)),
+                None => return Err(self.unfinished_at("unterminated backtick substitution", start)),
                 Some(b'`') => {
                     self.i += 1;
                     break;
@@ -902,13 +916,15 @@ impl<'a> Parser<'a> {
         parse_at_depth(&body, self.depth + 1).map_err(|e| ParseError {
             message: format!("inside a backtick substitution: {}", e.message),
             at: start + e.at,
+            // bash reads a backtick's body only when it runs it: the line around it still runs.
+            unfinished: false,
         })
     }
 
     fn expect_op(&mut self, op: &str) -> Result<(), ParseError> {
         match self.next()? {
             Tok::Op(o) if o == op => Ok(()),
-            Tok::Eof => Err(self.err(format!("unexpected end of the command: `{op}` expected"))),
+            Tok::Eof => Err(self.unfinished_at(format!("unexpected end of the command: `{op}` expected"), self.i)),
             other => Err(self.err(format!("`{op}` expected, found {}", describe(&other)))),
         }
     }
@@ -916,7 +932,7 @@ impl<'a> Parser<'a> {
     fn expect_word(&mut self, word: &str) -> Result<(), ParseError> {
         match self.next()? {
             Tok::Word(w) if w.bare() == Some(word) => Ok(()),
-            Tok::Eof => Err(self.err(format!("unexpected end of the command: `{word}` expected"))),
+            Tok::Eof => Err(self.unfinished_at(format!("unexpected end of the command: `{word}` expected"), self.i)),
             other => Err(self.err(format!("`{word}` expected, found {}", describe(&other)))),
         }
     }
@@ -992,7 +1008,10 @@ impl<'a> Parser<'a> {
                 if stops.eof {
                     true
                 } else {
-                    return Err(self.err("unexpected end of the command: a group, quote or substitution is not closed"));
+                    return Err(self.unfinished_at(
+                        "unexpected end of the command: a group, quote or substitution is not closed",
+                        self.i,
+                    ));
                 }
             }
             Tok::Op(o) => stops.ops.contains(&o),
@@ -1306,7 +1325,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Tok::Newline => {}
-                Tok::Eof => return Err(self.err("unterminated `[[ … ]]`")),
+                Tok::Eof => return Err(self.unfinished_at("unterminated `[[ … ]]`", self.i)),
                 other => return Err(self.err(format!("unexpected {} inside `[[ … ]]`", describe(&other)))),
             }
         })();
