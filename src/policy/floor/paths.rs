@@ -32,6 +32,11 @@ impl Floor<'_> {
                 }
                 Piece::Param(name) if text.is_empty() => {
                     let name = name.trim_start_matches("${").trim_end_matches('}');
+                    // `${TMPDIR:-/tmp}`: the default when the variable is unset (or empty).
+                    let (name, default) = match name.split_once(":-") {
+                        Some((n, d)) if !d.contains(['$', '`']) => (n, Some(d)),
+                        _ => (name, None),
+                    };
                     if self.reassigned.borrow().contains(&name) {
                         return Target::Unknown;
                     }
@@ -40,6 +45,12 @@ impl Floor<'_> {
                         "PWD" => self.cwd.borrow().clone(),
                         "TMPDIR" => self.ctx.tmpdir.clone(),
                         _ => None,
+                    };
+                    let known = matches!(name, "HOME" | "PWD" | "TMPDIR");
+                    let value = match (value, default) {
+                        (Some(v), _) => Some(v),
+                        (None, Some(d)) if known && !d.is_empty() => Some(PathBuf::from(d)),
+                        (None, _) => None,
                     };
                     match value {
                         Some(v) => text.push_str(&v.display().to_string()),

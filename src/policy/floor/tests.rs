@@ -1127,6 +1127,7 @@ fn what_bash_runs_whatever_the_spelling() {
         "rm -rf build/{a,b}",
         "trap 'echo bye' EXIT",
         "trap - EXIT",
+        "rm -rf ${TMPDIR:-/tmp}/build",
         ". /dev/stdin <<< 'echo hi'",
         "source <(echo 'echo hi')",
         "git -c alias.zz=status zz",
@@ -1146,6 +1147,9 @@ fn what_bash_runs_whatever_the_spelling() {
     denied("git -c core.editor='rm -rf ~' commit", Rule::OutsideProjectDestruction);
     denied("git -c alias.zz='!rm -rf ~' zz", Rule::OutsideProjectDestruction);
     denied("r[m] -rf ~", Rule::UnprovableExecution);
+    denied("rm -rf ${HOME:-/tmp}/x", Rule::OutsideProjectDestruction);
+    denied("rm -rf ${TMPDIR:-$X}/build", Rule::UnprovableDestruction);
+    denied("TMPDIR=/; rm -rf ${TMPDIR:-/tmp}/etc", Rule::UnprovableDestruction);
 }
 
 /// A measurement, not a check (issue 54's item 4): the floor's refusals over a corpus of command
