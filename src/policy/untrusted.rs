@@ -9,8 +9,8 @@
 //! parsed simple commands, so a pattern inside a quoted argument, a `grep` or a heredoc is no
 //! read). [`UntrustedStore`] owns the `untrusted_content` table.
 
-use super::rails::{all_commands, inline_scripts};
 use super::shell::invocation::invocation;
+use super::shell::walk::Commands;
 use crate::decision::Decision;
 use crate::store::queries::project::policy as q;
 use crate::store::PruneCount;
@@ -406,8 +406,7 @@ pub(crate) const BUILT_IN: &[&str] = &[
 /// word. `None` when none does, or when the line does not parse.
 pub(crate) fn reads_outside(command: &str, extra: &[String]) -> Option<String> {
     let script = crate::policy::shell::parse(command).ok()?;
-    let mut scripts = inline_scripts(&script);
-    scripts.push(script);
+
     let patterns: Vec<Vec<&str>> = BUILT_IN
         .iter()
         .copied()
@@ -415,17 +414,13 @@ pub(crate) fn reads_outside(command: &str, extra: &[String]) -> Option<String> {
         .map(|p| p.split_whitespace().collect::<Vec<_>>())
         .filter(|p| !p.is_empty())
         .collect();
-    for s in &scripts {
-        let mut cmds = Vec::new();
-        all_commands(s, &mut cmds);
-        for (s, i) in cmds {
-            let inv = invocation(&s.commands[i]);
-            let Some(program) = inv.program.clone() else { continue };
-            let words: Vec<String> = std::iter::once(program).chain(inv.args.iter().map(|w| w.text())).collect();
-            for p in &patterns {
-                if p.len() <= words.len() && p.iter().zip(&words).all(|(a, b)| *a == b) {
-                    return Some(p.join(" "));
-                }
+    for (s, i) in Commands::of(&script).iter() {
+        let inv = invocation(&s.commands[i]);
+        let Some(program) = inv.program.clone() else { continue };
+        let words: Vec<String> = std::iter::once(program).chain(inv.args.iter().map(|w| w.text())).collect();
+        for p in &patterns {
+            if p.len() <= words.len() && p.iter().zip(&words).all(|(a, b)| *a == b) {
+                return Some(p.join(" "));
             }
         }
     }

@@ -2,12 +2,13 @@
 //! floor does not already refuse — a device written, a disk formatted, untracked files cleaned
 //! outside a build folder, a database dropped.
 
-use super::{all_commands, ask, in_build_dir, inline_scripts, CATASTROPHIC};
+use super::{ask, in_build_dir, CATASTROPHIC};
 use crate::decision::Decision;
 use crate::policy::facts::Context;
 use crate::policy::shell::classify::is_harmless_device;
 use crate::policy::shell::invocation::invocation;
 use crate::policy::shell::parse::{Command, RedirOp, RedirTarget, Script};
+use crate::policy::shell::walk::Commands;
 use std::path::{Path, PathBuf};
 
 /// Database clients whose input is read for a destructive statement.
@@ -36,13 +37,7 @@ pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
 
 /// What the command can destroy, when the floor let it through.
 pub fn assess(script: &Script, cwd: &Path, root: &Path) -> Option<Decision> {
-    let inner = inline_scripts(script);
-    let mut cmds = Vec::new();
-    all_commands(script, &mut cmds);
-    for s in &inner {
-        all_commands(s, &mut cmds);
-    }
-    for (s, i) in cmds {
+    for (s, i) in Commands::of(script).iter() {
         if let Some(what) = catastrophic_command(s, &s.commands[i], cwd, root) {
             return Some(ask(
                 CATASTROPHIC,

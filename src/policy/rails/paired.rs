@@ -1,11 +1,12 @@
 //! `shell-posture-paired` (the posture `paired`): ask before a command that leaves the machine,
 //! can overwrite or remove a path, or changes who can reach one. An append never asks.
 
-use super::{all_commands, ask, inline_scripts, CHANGES_REACH, LEAVES_MACHINE, OVERWRITES, PAIRED};
+use super::{ask, CHANGES_REACH, LEAVES_MACHINE, OVERWRITES, PAIRED};
 use crate::decision::Decision;
 use crate::policy::facts::Context;
 use crate::policy::shell::classify::{classify, Class};
 use crate::policy::shell::parse::Script;
+use crate::policy::shell::walk::Commands;
 use crate::policy::Posture;
 
 /// The rail's entry: a shell act under `paired`.
@@ -19,13 +20,7 @@ pub(crate) fn check(cx: &Context<'_>) -> rusqlite::Result<Option<Decision>> {
 /// `shell-posture-paired`: under `paired`, ask before network, overwrite/remove and reach
 /// changes. An append never asks.
 pub fn assess(script: &Script) -> Option<Decision> {
-    let inner = inline_scripts(script);
-    let mut cmds = Vec::new();
-    all_commands(script, &mut cmds);
-    for s in &inner {
-        all_commands(s, &mut cmds);
-    }
-    let classes: Vec<Class> = cmds.iter().map(|(s, i)| classify(&s.commands[*i])).collect();
+    let classes: Vec<Class> = Commands::of(script).iter().map(|(s, i)| classify(&s.commands[i])).collect();
     let mut stakes = Vec::new();
     if classes.contains(&Class::Network) {
         stakes.push(LEAVES_MACHINE);

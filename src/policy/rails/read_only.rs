@@ -4,11 +4,11 @@
 //! reach a path (the paired rail's classes), call an MCP tool (tlc cannot tell what it does), or
 //! spawn a subagent of its own (which could write for it).
 
-use super::{all_commands, inline_scripts};
 use crate::decision::Decision;
 use crate::policy::facts::{Context, Subject};
 use crate::policy::shell::classify::{classify, Class};
 use crate::policy::shell::parse::Script;
+use crate::policy::shell::walk::Commands;
 
 pub(crate) const RULE: &str = "subagent-read-only";
 
@@ -48,15 +48,9 @@ pub(crate) fn is_read_only(agent: &str, types: &[String]) -> bool {
 /// Whether any command of `script` (`sh -c` strings included) overwrites, removes or changes
 /// who can reach a path.
 pub(crate) fn script_writes(script: &Script) -> bool {
-    let inner = inline_scripts(script);
-    let mut cmds = Vec::new();
-    all_commands(script, &mut cmds);
-    for s in &inner {
-        all_commands(s, &mut cmds);
-    }
-    cmds.iter().any(|(s, i)| {
+    Commands::of(script).iter().any(|(s, i)| {
         matches!(
-            classify(&s.commands[*i]),
+            classify(&s.commands[i]),
             Class::Write | Class::WritePreserving | Class::Destructive | Class::Privilege
         )
     })

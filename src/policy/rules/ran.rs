@@ -9,7 +9,7 @@
 //! naming the real program asks for. A line that could change what a bare name runs — it assigns
 //! `PATH`, defines a function or an alias, or turns builtins or hashing around — proves nothing.
 
-use crate::policy::rails::{all_commands, inline_scripts};
+use crate::policy::shell::walk::Commands;
 use crate::policy::shell::{self, invocation::invocation};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -28,31 +28,26 @@ pub(crate) fn executed(text: &str, root: &Path, path: Option<&OsStr>) -> Option<
     if text.contains("()") || text.contains("( )") {
         return None;
     }
-    let inner = inline_scripts(&script);
     let mut out: Vec<Vec<String>> = Vec::new();
-    for s in inner.iter().chain(std::iter::once(&script)) {
-        let mut cmds = Vec::new();
-        all_commands(s, &mut cmds);
-        for (s, i) in cmds {
-            let cmd = &s.commands[i];
-            if cmd.assigns.iter().any(|(name, _)| name == "PATH") || cmd.words.iter().any(|w| w.text().contains("PATH=")) {
-                return None;
-            }
-            let inv = invocation(cmd);
-            if inv.lookup_only || inv.args_from_stdin {
-                continue;
-            }
-            let (Some(program), Some(word)) = (inv.program.as_deref(), inv.program_word) else {
-                continue;
-            };
-            if RENAMERS.contains(&program) {
-                return None;
-            }
-            let Some(written) = word.literal() else { continue };
-            let mut words = vec![canonical_program(&written, root, path)];
-            words.extend(inv.arg_texts().iter().cloned());
-            out.push(words);
+    for (s, i) in Commands::of(&script).iter() {
+        let cmd = &s.commands[i];
+        if cmd.assigns.iter().any(|(name, _)| name == "PATH") || cmd.words.iter().any(|w| w.text().contains("PATH=")) {
+            return None;
         }
+        let inv = invocation(cmd);
+        if inv.lookup_only || inv.args_from_stdin {
+            continue;
+        }
+        let (Some(program), Some(word)) = (inv.program.as_deref(), inv.program_word) else {
+            continue;
+        };
+        if RENAMERS.contains(&program) {
+            return None;
+        }
+        let Some(written) = word.literal() else { continue };
+        let mut words = vec![canonical_program(&written, root, path)];
+        words.extend(inv.arg_texts().iter().cloned());
+        out.push(words);
     }
     (!out.is_empty()).then(|| serde_json::Value::from(out).to_string())
 }

@@ -154,30 +154,25 @@ pub(crate) fn fired(act: &Act<'_>, own: &OwnRepo<'_>) -> Fired {
 }
 
 fn shell(script: &Script, own: &OwnRepo<'_>, f: &mut Fired) {
-    let inner = crate::policy::rails::inline_scripts(script);
-    for s in inner.iter().chain(std::iter::once(script)) {
-        let mut cmds = Vec::new();
-        crate::policy::rails::all_commands(s, &mut cmds);
-        for (s, i) in cmds {
-            let cmd = &s.commands[i];
-            f.commands.push(cmd.words.iter().map(|w| w.text()).collect());
-            let inv = invocation(cmd);
-            if inv.lookup_only {
-                continue;
-            }
-            let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
-            match inv.program.as_deref() {
-                Some("git") => match crate::policy::floor::git_subcommand(&args) {
-                    Some(("commit", _)) => f.commit = true,
-                    Some(("push", _)) => f.push = true,
-                    _ => {}
-                },
-                Some("gh") => {
-                    let env_repo = cmd.assigns.iter().find(|(k, _)| k == "GH_REPO").map(|(_, w)| w.text());
-                    gh(&args, env_repo.as_deref(), own, f);
-                }
+    for (s, i) in crate::policy::shell::walk::Commands::of(script).iter() {
+        let cmd = &s.commands[i];
+        f.commands.push(cmd.words.iter().map(|w| w.text()).collect());
+        let inv = invocation(cmd);
+        if inv.lookup_only {
+            continue;
+        }
+        let args: Vec<String> = inv.args.iter().map(|w| w.text()).collect();
+        match inv.program.as_deref() {
+            Some("git") => match crate::policy::floor::git_subcommand(&args) {
+                Some(("commit", _)) => f.commit = true,
+                Some(("push", _)) => f.push = true,
                 _ => {}
+            },
+            Some("gh") => {
+                let env_repo = cmd.assigns.iter().find(|(k, _)| k == "GH_REPO").map(|(_, w)| w.text());
+                gh(&args, env_repo.as_deref(), own, f);
             }
+            _ => {}
         }
     }
 }

@@ -12,6 +12,7 @@ pub(crate) mod expand;
 pub(crate) mod invocation;
 pub(crate) mod options;
 pub(crate) mod parse;
+pub(crate) mod walk;
 
 /// A command line split into the simple commands it runs ([`parse::parse`]), each command's words
 /// brace-expanded as bash expands them ([`expand::script`]), in nested substitutions too.
