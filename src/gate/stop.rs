@@ -250,7 +250,6 @@ fn base_head(project: &Project, jail: &LazyJail<'_>, rails: &Rails) -> Option<St
 ///
 /// `policy` is the session's baselined policy where a source diverged: `config` is then already
 /// the baselined config, and its pause state stands in for the current one.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn on_hook(
     conn: &mut Connection,
     project: &Project,
@@ -339,7 +338,16 @@ pub(crate) fn on_hook(
                     );
                     Ok(())
                 }
-                Ok(_) => decide_stop(conn, project, jail, policy, config, &rails, facts, stop, &mut p),
+                Ok(_) => {
+                    let cx = StopContext {
+                        project,
+                        jail,
+                        config,
+                        rails: &rails,
+                        policy,
+                    };
+                    decide_stop(conn, &cx, facts, stop, &mut p)
+                }
                 Err(e) => Err(GateError::store(&project.db_path())(e)),
             };
             if decided.is_ok() {
@@ -503,18 +511,47 @@ struct Block {
     category: String,
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What every stop-time check reads and none changes: the project, the jail tlc's children run
+/// in, the config (the session's baselined one where its policy diverged), the rails that config
+/// turns on, and the session's baselined policy.
+#[derive(Clone, Copy)]
+struct StopContext<'a, 'j> {
+    project: &'a Project,
+    jail: &'a LazyJail<'j>,
+    config: &'a Config,
+    rails: &'a Rails,
+    policy: &'a crate::policy::integrity::SessionPolicy,
+}
+
+/// Which attempt a blocked stop is (1-based), of at most `grind.maxLoops`.
+#[derive(Clone, Copy)]
+struct Attempt {
+    this: i64,
+    max: i64,
+}
+
+/// What a gate's earlier runs in this turn say about a new failure: the turn, the last failure's
+/// fingerprint, and the attempt that failed it.
+struct Retry<'t> {
+    turn: Option<&'t Turn>,
+    last_fp: Option<&'t str>,
+    previous_attempt: i64,
+}
+
 fn decide_stop(
     conn: &mut Connection,
-    project: &Project,
-    jail: &LazyJail<'_>,
-    policy: &crate::policy::integrity::SessionPolicy,
-    config: &Config,
-    rails: &Rails,
+    cx: &StopContext<'_, '_>,
     facts: &TurnFacts,
     stop: &StopFacts,
     p: &mut Pending,
 ) -> Result<(), GateError> {
+    let StopContext {
+        project,
+        jail,
+        config,
+        rails,
+        ..
+    } = *cx;
     let s = &config.settings;
     let db = project.db_path();
     let sql = GateError::store(&db);
@@ -619,18 +656,7 @@ fn decide_stop(
         // The operator's stop rules need no diff: they are read here too.
         let mut advice = Vec::new();
         if rails.rules {
-            let blocks = operator_rules(
-                conn,
-                project,
-                jail,
-                policy.rules.as_ref(),
-                config,
-                p,
-                this_attempt,
-                max,
-                &mut advice,
-            )
-            .map_err(sql)?;
+            let blocks = operator_rules(conn, cx, p, Attempt { this: this_attempt, max }, &mut advice).map_err(sql)?;
             if !blocks.is_empty() {
                 finish_block(p, blocks, this_attempt);
                 return Ok(());
@@ -710,18 +736,7 @@ fn decide_stop(
     p.deleted_seen = Some(changes.deleted_all.clone());
     let mut advice: Vec<(String, String)> = Vec::new();
 
-    let gated = run_gates(
-        conn,
-        project,
-        jail,
-        config,
-        rails,
-        p,
-        &changes,
-        this_attempt,
-        stop.deadline,
-        &mut advice,
-    )?;
+    let gated = run_gates(conn, cx, p, &changes, this_attempt, stop.deadline, &mut advice)?;
     match gated {
         GatesResult::Deferred(rule, detail) => {
             allow(p, Outcome::Deferred, &rule, attempt, Some(detail));
@@ -746,19 +761,12 @@ fn decide_stop(
             } else {
                 None
             };
-            let block = gate_block(
-                conn,
-                config,
-                &run,
-                gate,
-                this_attempt,
-                max,
-                turn.as_ref(),
-                last_fp.as_deref(),
-                attempt,
-                lessons,
-            )
-            .map_err(sql)?;
+            let retry = Retry {
+                turn: turn.as_ref(),
+                last_fp: last_fp.as_deref(),
+                previous_attempt: attempt,
+            };
+            let block = gate_block(conn, config, &run, gate, Attempt { this: this_attempt, max }, retry, lessons).map_err(sql)?;
             finish_block(p, vec![block], this_attempt);
             return Ok(());
         }
@@ -785,18 +793,7 @@ fn decide_stop(
     // The operator's stop rules, after the lint, test and docs gates (a `gate(test) since HEAD`
     // can be satisfied by this turn's run) and the plan gate, before the ship checks.
     if rails.rules {
-        let blocks = operator_rules(
-            conn,
-            project,
-            jail,
-            policy.rules.as_ref(),
-            config,
-            p,
-            this_attempt,
-            max,
-            &mut advice,
-        )
-        .map_err(sql)?;
+        let blocks = operator_rules(conn, cx, p, Attempt { this: this_attempt, max }, &mut advice).map_err(sql)?;
         if !blocks.is_empty() {
             finish_block(p, blocks, this_attempt);
             return Ok(());
@@ -804,7 +801,7 @@ fn decide_stop(
     }
 
     if let Some(c) = &claim {
-        if let Some(block) = ship_check(conn, project, config, p, c, &changes, &base_at, this_attempt, max).map_err(sql)? {
+        if let Some(block) = ship_check(conn, cx, p, c, &changes, &base_at, Attempt { this: this_attempt, max }).map_err(sql)? {
             finish_block(p, vec![block], this_attempt);
             return Ok(());
         }
@@ -877,18 +874,16 @@ fn stop_head(project: &Project, jail: &LazyJail<'_>) -> Option<String> {
 /// The operator's `on: stop` rules (`rules.enabled`; `policy::rules`): each whose proofs are
 /// missing blocks (`deny`, `ask`: no host offers an ask at a stop; `follow-up`, framed as the
 /// next action) or, for `warn`, adds its text to `advice` and lets the stop through.
-#[allow(clippy::too_many_arguments)]
 fn operator_rules(
     conn: &Connection,
-    project: &Project,
-    jail: &LazyJail<'_>,
-    baselined: Option<&crate::policy::rules::RuleSet>,
-    config: &Config,
+    cx: &StopContext<'_, '_>,
     p: &Pending,
-    attempt: i64,
-    max: i64,
+    at: Attempt,
     advice: &mut Vec<(String, String)>,
 ) -> rusqlite::Result<Vec<Block>> {
+    let (project, jail, config) = (cx.project, cx.jail, cx.config);
+    let baselined = cx.policy.rules.as_ref();
+    let Attempt { this: attempt, max } = at;
     use crate::policy::rules::{self, Scope, Trigger, Verdict};
     // A rule folder edited during the session is not obeyed: its baselined rules are.
     let set = match baselined {
@@ -1119,19 +1114,16 @@ enum GatesResult {
     Failed(Box<GateRun>, Gate),
 }
 
-#[allow(clippy::too_many_arguments)]
 fn run_gates(
     conn: &mut Connection,
-    project: &Project,
-    jail: &LazyJail<'_>,
-    config: &Config,
-    rails: &Rails,
+    cx: &StopContext<'_, '_>,
     p: &Pending,
     changes: &Changes,
     attempt: i64,
     facts_deadline: Option<std::time::Instant>,
     advice: &mut Vec<(String, String)>,
 ) -> Result<GatesResult, GateError> {
+    let (project, jail, config, rails) = (cx.project, cx.jail, cx.config, cx.rails);
     let s = &config.settings;
     let code = PathSet::new(&s.grind.code_paths);
     let tests = PathSet::new(&s.grind.test_paths);
@@ -1366,19 +1358,21 @@ fn stagnates(previous_attempt: i64, last_fp: Option<&str>, run: &GateRun) -> boo
     previous_attempt > 0 && last_fp.is_some() && last_fp == run.fingerprint.as_deref()
 }
 
-#[allow(clippy::too_many_arguments)]
 fn gate_block(
     conn: &Connection,
     config: &Config,
     run: &GateRun,
     gate: Gate,
-    attempt: i64,
-    max: i64,
-    turn: Option<&Turn>,
-    last_fp: Option<&str>,
-    previous_attempt: i64,
+    at: Attempt,
+    retry: Retry<'_>,
     lessons: Option<String>,
 ) -> rusqlite::Result<Block> {
+    let Attempt { this: attempt, max } = at;
+    let Retry {
+        turn,
+        last_fp,
+        previous_attempt,
+    } = retry;
     let s = &config.settings;
     let category = run.category.clone().unwrap_or_else(|| "verification".into());
     let argv = run.command.join(" ");
@@ -1482,18 +1476,17 @@ fn gate_block(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 fn ship_check(
     ledger: &Connection,
-    project: &Project,
-    config: &Config,
+    cx: &StopContext<'_, '_>,
     p: &Pending,
     claim: &str,
     changes: &Changes,
     base_at: &str,
-    attempt: i64,
-    max: i64,
+    at: Attempt,
 ) -> rusqlite::Result<Option<Block>> {
+    let (project, config) = (cx.project, cx.config);
+    let Attempt { this: attempt, max } = at;
     let s = &config.settings.ship_gate;
     let files = changes.paths();
     let evidence_dir = Some(s.evidence_dir.clone());
