@@ -41,12 +41,12 @@ impl Prompter {
         }
     }
 
-    /// Prints `prompt` on stderr and reads one line; `None` at the end of input.
     /// Tells the operator something about their last answer (on stderr, with the prompts).
     pub(crate) fn say(&mut self, text: &str) {
         eprintln!("{text}");
     }
 
+    /// Prints `prompt` on stderr and reads one line; `None` at the end of input.
     pub(crate) fn ask(&mut self, prompt: &str) -> Option<String> {
         eprint!("{prompt}");
         let mut line = String::new();
