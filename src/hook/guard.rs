@@ -60,7 +60,7 @@ pub(crate) fn floor(provider: &dyn Provider, acts: &[Act<'_>], v: &Value, paths:
         let mut out = FloorVerdict::default();
         for a in acts {
             let found = match a {
-                Act::Shell(command) => match parsed_as_run(command) {
+                Act::Shell(command) => match crate::policy::shell::parse_as_run(command, 0) {
                     Ok((command, script)) => {
                         let (found, seen) = floor::evaluate_parsed(&ctx, command, &script, true);
                         out.ran.extend(seen);
@@ -84,19 +84,6 @@ pub(crate) fn floor(provider: &dyn Provider, acts: &[Act<'_>], v: &Value, paths:
         floor: Some(floor::Finding::unreadable().decision()),
         ..FloorVerdict::default()
     })
-}
-
-/// A shell line as the shell runs it, parsed: the whole line, or — when bash refuses it for ending
-/// inside a quote or a construct it opened — the complete lines before the error, which bash runs
-/// before it stops (`echo 'unterminated` runs nothing). Any other parse error is the line's.
-fn parsed_as_run(command: &str) -> Result<(&str, Script), crate::policy::shell::ParseError> {
-    match crate::policy::shell::parse(command) {
-        Ok(script) => Ok((command, script)),
-        Err(e) => match crate::policy::shell::runnable_prefix(command, &e) {
-            Some(prefix) => crate::policy::shell::parse(prefix).map(|s| (prefix, s)).map_err(|_| e),
-            None => Err(e),
-        },
-    }
 }
 
 /// The file an acting event is about to write (absolute), for the edit-collision claim.

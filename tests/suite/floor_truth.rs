@@ -130,7 +130,7 @@ impl Scratch {
     /// Runs `command` in the sandbox, from the project, with the world's home as `HOME`.
     fn run(&self, command: &str) {
         let root = self.world.dir.path();
-        let as_root = unsafe_is_root();
+        let as_root = running_as_root();
         if as_root {
             let st = Command::new("chown").args(["-R", "65534:65534"]).arg(root).status().unwrap();
             assert!(st.success(), "chown the scratch world");
@@ -180,7 +180,7 @@ impl Scratch {
     }
 }
 
-fn unsafe_is_root() -> bool {
+fn running_as_root() -> bool {
     Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"))
 }
 

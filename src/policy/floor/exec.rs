@@ -17,23 +17,25 @@ impl Floor<'_> {
                     self.join_cwds(dirs);
                 }
             }
+            let inv = invocation(cmd);
             // `/bin/r[m]`: each program the pattern names is judged as the command's program.
-            let globbed = match self.program_glob(cmd) {
-                Ok(g) => g,
+            match self.program_glob(cmd, &inv) {
                 Err(f) => return Some(f),
-            };
-            let judged: Vec<&Command> = match &globbed {
-                Some(commands) => commands.iter().collect(),
-                None => vec![cmd],
-            };
-            for cmd in judged {
-                let inv = invocation(cmd);
-                let folders = self.cwds.borrow().clone();
-                if let Some(f) = self.in_its_folders(script, i, cmd, &inv, depth, folders) {
-                    return Some(f);
+                Ok(Some(commands)) => {
+                    for c in &commands {
+                        let folders = self.cwds.borrow().clone();
+                        if let Some(f) = self.in_its_folders(script, i, c, &invocation(c), depth, folders) {
+                            return Some(f);
+                        }
+                    }
+                }
+                Ok(None) => {
+                    let folders = self.cwds.borrow().clone();
+                    if let Some(f) = self.in_its_folders(script, i, cmd, &inv, depth, folders) {
+                        return Some(f);
+                    }
                 }
             }
-            let inv = invocation(cmd);
             if let Some(dirs) = self.after(cmd, &inv) {
                 match cmd.connector {
                     Connector::And => {
@@ -1066,19 +1068,15 @@ impl Floor<'_> {
     /// A command line inside another (`bash -c`, `eval`, a heredoc fed to a shell).
     pub(super) fn inline(&self, text: &str, depth: usize, via: &str) -> Option<Finding> {
         self.note_reassigned(text);
-        match crate::policy::shell::parse_nested(text, depth + 1) {
-            Ok(s) => self.sub_script(&s, depth),
-            // The shell given this text refuses it too, and runs only its complete lines before.
-            Err(e) => match crate::policy::shell::runnable_prefix(text, &e).map(|p| crate::policy::shell::parse_nested(p, depth + 1)) {
-                Some(Ok(s)) => self.sub_script(&s, depth),
-                _ => Some(Finding::new(
-                    Rule::UnprovableExecution,
-                    format!(
-                        "the command `{via}` runs cannot be split into the commands it runs ({e}), so what it would do cannot be established."
-                    ),
-                    format!("{via} with a command the parser cannot split"),
-                )),
-            },
+        match crate::policy::shell::parse_as_run(text, depth + 1) {
+            Ok((_, s)) => self.sub_script(&s, depth),
+            Err(e) => Some(Finding::new(
+                Rule::UnprovableExecution,
+                format!(
+                    "the command `{via}` runs cannot be split into the commands it runs ({e}), so what it would do cannot be established."
+                ),
+                format!("{via} with a command the parser cannot split"),
+            )),
         }
     }
 

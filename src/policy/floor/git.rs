@@ -50,22 +50,8 @@ impl gitfiles::Files for WorldFiles<'_> {
 
 /// `git [global options] <sub> …`: the subcommand and what follows it.
 pub(in crate::policy) fn git_subcommand(args: &[String]) -> Option<(&str, &[String])> {
-    let mut k = 0;
-    while let Some(a) = args.get(k) {
-        if matches!(
-            a.as_str(),
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path"
-        ) {
-            k += 2;
-            continue;
-        }
-        if a.starts_with('-') {
-            k += 1;
-            continue;
-        }
-        return Some((a.as_str(), &args[k + 1..]));
-    }
-    None
+    let k = crate::policy::shell::options::git_subcommand_at(args)?;
+    Some((args[k].as_str(), &args[k + 1..]))
 }
 
 pub(super) fn resets_to_remote(target: &str) -> bool {

@@ -88,16 +88,15 @@ impl Floor<'_> {
     /// command the alias expands to (the alias is not expanded again inside itself, as in bash).
     pub(super) fn alias_use(&self, inv: &Invocation<'_>, depth: usize) -> Option<Option<Finding>> {
         let name = inv.program_word?.literal()?;
-        let value = self.aliases.borrow().get(&*name).cloned()?;
-        let mut line = value;
+        let name = name.into_owned();
+        let value = self.aliases.borrow_mut().remove(&name)?;
+        let mut line = value.clone();
         for a in &inv.args {
             line.push(' ');
             line.push_str(&shell_quote_word(a));
         }
-        let name = name.into_owned();
-        self.aliases.borrow_mut().remove(&name);
         let found = self.inline(&line, depth, &format!("alias {name}"));
-        self.aliases.borrow_mut().insert(name, line);
+        self.aliases.borrow_mut().insert(name, value);
         Some(found)
     }
 

@@ -381,16 +381,9 @@ fn evaluate_in(act: &Act<'_>, floor: &Floor<'_>) -> Option<Finding> {
     match act {
         Act::Shell(command) => {
             floor.note_reassigned(command);
-            match super::shell::parse(command) {
-                Ok(script) => floor.script(&script, 0),
-                // bash refuses the line too, and runs only its complete lines before the error.
-                Err(e) => match super::shell::runnable_prefix(command, &e).map(|p| (p, super::shell::parse(p))) {
-                    Some((prefix, Ok(script))) => {
-                        floor.note_reassigned(prefix);
-                        floor.script(&script, 0)
-                    }
-                    _ => Some(unparsable(&e)),
-                },
+            match super::shell::parse_as_run(command, 0) {
+                Ok((_, script)) => floor.script(&script, 0),
+                Err(e) => Some(unparsable(&e)),
             }
         }
         Act::Read(path) => floor.file_read(path),

@@ -330,8 +330,7 @@ impl Floor<'_> {
     /// with the others as arguments; judging every match as the program covers that and more).
     /// `Ok(None)` when the program word is no pattern; a pattern that names nothing, or more than
     /// [`MAX_PROGRAM_MATCHES`], is refused: what would run cannot be established.
-    pub(super) fn program_glob(&self, cmd: &Command) -> Result<Option<Vec<Command>>, Finding> {
-        let inv = invocation(cmd);
+    pub(super) fn program_glob(&self, cmd: &Command, inv: &Invocation<'_>) -> Result<Option<Vec<Command>>, Finding> {
         let Some(word) = inv.program_word.filter(|w| has_live_glob(w)) else {
             return Ok(None);
         };

@@ -403,17 +403,17 @@ impl Floor<'_> {
             if let Some(found) = self.xargs_words(script, cmd, inv) {
                 return found;
             }
-        }
-        if inv.args_from_stdin && matches!(base_destructive(&program), Some(true)) && !self.stdin_paths_provable(script, cmd) {
-            // Literal text piped in (`echo a b | xargs rm`): each item is known, and judged.
-            if let Some(found) = self.xargs_items(script, cmd, inv) {
-                return found;
+            if !self.stdin_paths_provable(script, cmd) {
+                // Literal text piped in (`echo a b | xargs rm`): each item is known, and judged.
+                if let Some(found) = self.xargs_items(script, cmd, inv) {
+                    return found;
+                }
+                return Some(Finding::new(
+                    Rule::UnprovableDestruction,
+                    format!("`xargs {program}` takes its targets from its input, which this gate cannot see, so their safety cannot be established. Run `{program}` with literal paths inside the project."),
+                    format!("xargs {program}"),
+                ));
             }
-            return Some(Finding::new(
-                Rule::UnprovableDestruction,
-                format!("`xargs {program}` takes its targets from its input, which this gate cannot see, so their safety cannot be established. Run `{program}` with literal paths inside the project."),
-                format!("xargs {program}"),
-            ));
         }
         for (w, effect, target) in self.judged_effects(cmd, inv).iter() {
             let effect = *effect;

@@ -28,12 +28,26 @@ pub(crate) use parse::{ParseError, Script};
 /// a quote or a construct it opened ([`ParseError::unfinished`]), bash reads and runs each complete
 /// line before the one where the error lies and then stops, running nothing of that line or after
 /// (`echo 'x` runs nothing: the part is empty). `None` for any other error (the line is refused).
-pub(crate) fn runnable_prefix<'s>(src: &'s str, e: &ParseError) -> Option<&'s str> {
+fn runnable_prefix<'s>(src: &'s str, e: &ParseError) -> Option<&'s str> {
     if !e.unfinished {
         return None;
     }
     let line_start = src.get(..e.at)?.rfind('\n').map_or(0, |i| i + 1);
     Some(&src[..line_start])
+}
+
+/// A command line (`depth` levels inside another) as the shell runs it, parsed: the whole line,
+/// or — when bash refuses it for ending inside a quote or a construct it opened — the complete
+/// lines before the error, which bash runs before it stops ([`runnable_prefix`]; `echo 'x` runs
+/// nothing). Any other parse error is the line's.
+pub(crate) fn parse_as_run(src: &str, depth: usize) -> Result<(&str, Script), ParseError> {
+    match parse_nested(src, depth) {
+        Ok(script) => Ok((src, script)),
+        Err(e) => match runnable_prefix(src, &e) {
+            Some(prefix) => parse_nested(prefix, depth).map(|s| (prefix, s)).map_err(|_| e),
+            None => Err(e),
+        },
+    }
 }
 
 /// Parses a command line found inside another (`bash -c '…'`, `eval …`), `depth` levels down.

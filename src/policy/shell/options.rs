@@ -356,8 +356,9 @@ pub(crate) fn full_long_options<'a>(program: &str, args: &'a [String]) -> Cow<'a
     }
 }
 
-/// The index of git's subcommand among its arguments (after the global options).
-fn git_subcommand_at(args: &[String]) -> Option<usize> {
+/// The index of git's subcommand among its arguments (after the global options, those that take
+/// a value skipped with it).
+pub(crate) fn git_subcommand_at(args: &[String]) -> Option<usize> {
     let mut k = 0;
     while let Some(a) = args.get(k) {
         if matches!(
